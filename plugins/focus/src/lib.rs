@@ -1,0 +1,2 @@
+//! The focus game as a Tabletop plugin (work in progress).
+#![forbid(unsafe_code)]

@@ -1,0 +1,266 @@
+//! The C ABI between engine-host and a game plugin.
+//!
+//! A plugin exports one symbol, [`ENTRY_SYMBOL`], an `extern "C" fn() -> *const
+//! PluginApi`. The table starts with the ABI version and its own size; function
+//! pointers follow and new ones are only ever appended (a minor version bump).
+//! The host refuses a plugin whose [`PluginApi::abi_major`] differs from
+//! [`ABI_MAJOR`], and never calls a function beyond the table's `size`.
+//!
+//! # Conventions for every function
+//! - **Return value**: an `i32` status, [`CODE_OK`] or an [`ErrorKind`](crate::ErrorKind)
+//!   code. On failure the function writes a UTF-8 message into its `out` buffer.
+//! - **Borrowed input**: [`StrRef`] and pointer+length pairs are owned by the
+//!   caller and only read during the call.
+//! - **Plugin-owned output**: a [`PluginBuf`] written to `out` is allocated by the
+//!   plugin and must be released with [`PluginApi::free_buf`] exactly once, by
+//!   the caller, from any thread. An untouched `out` stays `PluginBuf::EMPTY`.
+//! - **State handles** ([`StateHandle`]) are created by `new_state`,
+//!   `clone_state` and `resample` and owned by the caller until passed to
+//!   `free_state`. A handle may be used from any thread, but by one call at a
+//!   time; different handles may be used concurrently.
+//! - **No unwinding**: every function catches panics and reports
+//!   [`ErrorKind::Panic`](crate::ErrorKind::Panic). After a panic inside a call
+//!   that mutates a state, that handle is poisoned: later calls on it fail with
+//!   [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned) and it may only be freed.
+
+/// The major ABI version: a plugin with another major version is refused.
+pub const ABI_MAJOR: u32 = 1;
+/// The minor ABI version: functions appended since major 1.0.
+pub const ABI_MINOR: u32 = 0;
+/// The name of the one exported entry function.
+pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
+
+/// The status code of success.
+pub const CODE_OK: i32 = 0;
+
+/// The signature of [`ENTRY_SYMBOL`]. The returned table is static: it lives as
+/// long as the library, which the host never unloads. Callable from any thread.
+pub type EntryFn = unsafe extern "C" fn() -> *const PluginApi;
+
+/// An opaque game state owned by the plugin.
+#[repr(C)]
+#[derive(Debug)]
+pub struct StateHandle {
+    _private: [u8; 0],
+}
+
+/// A borrowed UTF-8 string: owned by the caller, valid for the duration of the
+/// call. A null `ptr` means "absent" where a function says so.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct StrRef {
+    /// First byte, or null.
+    pub ptr: *const u8,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+impl StrRef {
+    /// Borrows `s` for a call.
+    pub fn new(s: &str) -> StrRef {
+        StrRef {
+            ptr: s.as_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// The absent string.
+    pub const NULL: StrRef = StrRef {
+        ptr: std::ptr::null(),
+        len: 0,
+    };
+}
+
+/// Bytes allocated by the plugin and handed to the caller, who releases them
+/// with [`PluginApi::free_buf`]. Never freed by the caller's allocator.
+#[repr(C)]
+#[derive(Debug)]
+pub struct PluginBuf {
+    /// First byte (null when empty).
+    pub ptr: *mut u8,
+    /// Bytes in use.
+    pub len: usize,
+    /// Allocated capacity (needed by the plugin to free it).
+    pub cap: usize,
+}
+
+impl PluginBuf {
+    /// No buffer.
+    pub const EMPTY: PluginBuf = PluginBuf {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+        cap: 0,
+    };
+}
+
+/// One player's action in a joint action.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RawMove {
+    /// The seat.
+    pub player: u32,
+    /// The action id.
+    pub action: u64,
+}
+
+/// [`RawStatus::kind`]: players are to move.
+pub const STATUS_TO_MOVE: u32 = 0;
+/// [`RawStatus::kind`]: chance is to act.
+pub const STATUS_CHANCE: u32 = 1;
+/// [`RawStatus::kind`]: the game is over.
+pub const STATUS_TERMINAL: u32 = 2;
+
+/// A state's status, as plain data.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawStatus {
+    /// One of [`STATUS_TO_MOVE`], [`STATUS_CHANCE`], [`STATUS_TERMINAL`].
+    pub kind: u32,
+    /// For [`STATUS_TO_MOVE`]: bitmask of the players to move.
+    pub movers: u32,
+}
+
+/// [`RawTransition::kind`]: a joint action.
+pub const TRANSITION_MOVES: u32 = 0;
+/// [`RawTransition::kind`]: a chance outcome.
+pub const TRANSITION_CHANCE: u32 = 1;
+
+/// A transition, borrowed for the duration of a call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RawTransition {
+    /// [`TRANSITION_MOVES`] or [`TRANSITION_CHANCE`].
+    pub kind: u32,
+    /// For moves: the first move (caller-owned).
+    pub moves: *const RawMove,
+    /// For moves: how many.
+    pub move_count: usize,
+    /// For chance: the outcome.
+    pub outcome: u64,
+}
+
+/// The host's log sink: `level` is 1 error, 2 warn, 3 info, 4 debug, 5 trace;
+/// `message` is borrowed for the call. Must be callable from any thread.
+pub type LogFn = extern "C" fn(level: u32, message: StrRef);
+
+/// The function table a plugin exports. Fields are only ever appended.
+///
+/// Every function is callable from any thread; see the module docs for the
+/// conventions on status codes, buffers and handles.
+#[repr(C)]
+#[derive(Debug)]
+pub struct PluginApi {
+    /// [`ABI_MAJOR`] of the SDK the plugin was built with.
+    pub abi_major: u32,
+    /// [`ABI_MINOR`] of the SDK the plugin was built with.
+    pub abi_minor: u32,
+    /// `size_of::<PluginApi>()` in the plugin: the host calls no function that
+    /// lies beyond it.
+    pub size: usize,
+
+    /// Releases a buffer this plugin returned. Null/empty buffers are ignored.
+    pub free_buf: extern "C" fn(buf: PluginBuf),
+    /// Installs the host's log sink (or removes it with `None`). Process-wide.
+    pub set_logger: extern "C" fn(logger: Option<LogFn>),
+    /// Writes the manifest as JSON (see `Manifest`) into `out`.
+    pub manifest: extern "C" fn(out: *mut PluginBuf) -> i32,
+
+    /// Creates a state. `setup_json` is `{"players": n, "options": {"name": "text"}}`
+    /// with raw option texts, validated by the plugin; `position` is a position
+    /// text or null for the game's start. On success writes a new handle,
+    /// owned by the caller, into `*state_out`.
+    pub new_state: extern "C" fn(
+        setup_json: StrRef,
+        position: StrRef,
+        state_out: *mut *mut StateHandle,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Writes a new, independent copy of `state` into `*state_out`.
+    pub clone_state: extern "C" fn(
+        state: *const StateHandle,
+        state_out: *mut *mut StateHandle,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Destroys a handle. Null is ignored. The handle must not be used after.
+    pub free_state: extern "C" fn(state: *mut StateHandle),
+
+    /// Writes the status of `state` into `*status_out`.
+    pub status:
+        extern "C" fn(state: *const StateHandle, status_out: *mut RawStatus, out: *mut PluginBuf)
+            -> i32,
+    /// Writes the chance node as JSON (`{"Explicit":[[outcome,p],…]}` or `"Sampled"`).
+    pub chance: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
+    /// Writes the results as JSON (`[{"rank":1,"score":3.0},…]`).
+    pub results: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
+    /// Writes `player`'s legal action ids, ascending, into the caller's `ids`
+    /// array of `capacity` entries and their number into `*count_out`. If they do
+    /// not fit, writes only the count and returns
+    /// [`ErrorKind::BufferTooSmall`](crate::ErrorKind::BufferTooSmall).
+    pub legal_actions: extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        ids: *mut u64,
+        capacity: usize,
+        count_out: *mut usize,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Applies a joint action (`moves`, `count` entries, caller-owned). On error
+    /// the state is unchanged.
+    pub apply: extern "C" fn(
+        state: *mut StateHandle,
+        moves: *const RawMove,
+        count: usize,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Applies a chance outcome. On error the state is unchanged.
+    pub apply_chance:
+        extern "C" fn(state: *mut StateHandle, outcome: u64, out: *mut PluginBuf) -> i32,
+
+    /// Writes the JSON view for `viewer` (a seat, or `u32::MAX` for a spectator).
+    pub view: extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
+    /// Writes the text rendering for `viewer`.
+    pub render_text:
+        extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
+    /// Writes the JSON event `viewer` saw when `transition` took `before` to
+    /// `after` (two handles of this plugin).
+    pub event: extern "C" fn(
+        before: *const StateHandle,
+        transition: *const RawTransition,
+        after: *const StateHandle,
+        viewer: u32,
+        out: *mut PluginBuf,
+    ) -> i32,
+
+    /// Writes the position text of `state`.
+    pub position: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
+    /// Writes the text of `action` for `player`.
+    pub action_to_string: extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        action: u64,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Parses `text` as a legal action of `player`, writing its id to `*action_out`.
+    pub parse_action: extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        text: StrRef,
+        action_out: *mut u64,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Writes into `*state_out` a new state consistent with all `viewer` knows,
+    /// drawn with `random`.
+    pub resample: extern "C" fn(
+        state: *const StateHandle,
+        viewer: u32,
+        random: u64,
+        state_out: *mut *mut StateHandle,
+        out: *mut PluginBuf,
+    ) -> i32,
+}
+
+// SAFETY: the table holds only function pointers and integers; it is immutable
+// and every function is documented as callable from any thread.
+unsafe impl Sync for PluginApi {}
+// SAFETY: as above: no interior state, nothing tied to a thread.
+unsafe impl Send for PluginApi {}

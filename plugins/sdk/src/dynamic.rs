@@ -1,0 +1,208 @@
+//! Object-safe views of a game, so one driver (the host, the conformance kit)
+//! can run a game in-process or through a loaded plugin without knowing which.
+//!
+//! [`InProcess`] adapts any [`Game`]; engine-host's loader adapts a plugin's C
+//! table. Both return JSON views as text, so their outputs compare byte for byte.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::error::GameError;
+use crate::game::Game;
+use crate::manifest::{Manifest, Setup};
+use crate::types::{ActionId, Chance, Move, Player, PlayerResult, Status, Transition, Viewer};
+
+/// A game that can create states: a plugin, or a game linked in-process.
+pub trait DynGame: Send + Sync {
+    /// The game's manifest.
+    fn manifest(&self) -> &Manifest;
+
+    /// A new state for `players` with raw `options` (validated against the
+    /// manifest), from the game's start or from `position`.
+    fn new_state(
+        &self,
+        players: u32,
+        options: &BTreeMap<String, String>,
+        position: Option<&str>,
+    ) -> Result<Box<dyn DynState>, GameError>;
+}
+
+/// One game state behind a uniform interface. Every method mirrors the
+/// [`Game`] method of the same name; `Err` with a fault kind
+/// ([`crate::ErrorKind::is_fault`]) reports a plugin bug.
+pub trait DynState: Send {
+    /// For downcasting `before` in [`DynState::event`].
+    fn as_any(&self) -> &dyn Any;
+    /// An independent copy.
+    fn clone_state(&self) -> Result<Box<dyn DynState>, GameError>;
+    /// See [`Game::status`].
+    fn status(&self) -> Result<Status, GameError>;
+    /// See [`Game::chance`].
+    fn chance(&self) -> Result<Chance, GameError>;
+    /// See [`Game::results`].
+    fn results(&self) -> Result<Vec<PlayerResult>, GameError>;
+    /// See [`Game::legal_actions`].
+    fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError>;
+    /// See [`Game::apply`].
+    fn apply(&mut self, moves: &[Move]) -> Result<(), GameError>;
+    /// See [`Game::apply_chance`].
+    fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError>;
+    /// See [`Game::view`]; JSON text.
+    fn view(&self, viewer: Viewer) -> Result<String, GameError>;
+    /// See [`Game::render_text`].
+    fn render_text(&self, viewer: Viewer) -> Result<String, GameError>;
+    /// See [`Game::event`]: `self` is the state after `transition`, `before` a
+    /// state of the same game before it. JSON text.
+    fn event(
+        &self,
+        before: &dyn DynState,
+        transition: &Transition,
+        viewer: Viewer,
+    ) -> Result<String, GameError>;
+    /// See [`Game::position_to_string`].
+    fn position(&self) -> Result<String, GameError>;
+    /// See [`Game::action_to_string`].
+    fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError>;
+    /// See [`Game::parse_action`].
+    fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError>;
+    /// See [`Game::resample`].
+    fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError>;
+}
+
+/// A [`Game`] linked into this process, behind [`DynGame`].
+#[derive(Debug)]
+pub struct InProcess<G: Game> {
+    game: Arc<G>,
+    manifest: Manifest,
+}
+
+impl<G: Game> InProcess<G> {
+    /// Wraps `game`.
+    pub fn new(game: G) -> InProcess<G> {
+        let manifest = game.manifest();
+        InProcess {
+            game: Arc::new(game),
+            manifest,
+        }
+    }
+}
+
+impl<G: Game> Default for InProcess<G> {
+    fn default() -> Self {
+        InProcess::new(G::default())
+    }
+}
+
+impl<G: Game> DynGame for InProcess<G> {
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn new_state(
+        &self,
+        players: u32,
+        options: &BTreeMap<String, String>,
+        position: Option<&str>,
+    ) -> Result<Box<dyn DynState>, GameError> {
+        let setup = Setup::validate(&self.manifest, players, options)?;
+        let state = match position {
+            Some(text) => self.game.parse_position(&setup, text)?,
+            None => self.game.new_state(&setup)?,
+        };
+        Ok(Box::new(InProcessState {
+            game: Arc::clone(&self.game),
+            state,
+        }))
+    }
+}
+
+/// A state of an [`InProcess`] game.
+struct InProcessState<G: Game> {
+    game: Arc<G>,
+    state: G::State,
+}
+
+impl<G: Game> InProcessState<G> {
+    fn wrap(&self, state: G::State) -> Box<dyn DynState> {
+        Box::new(InProcessState {
+            game: Arc::clone(&self.game),
+            state,
+        })
+    }
+}
+
+impl<G: Game> DynState for InProcessState<G> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
+        Ok(self.wrap(self.state.clone()))
+    }
+
+    fn status(&self) -> Result<Status, GameError> {
+        Ok(self.game.status(&self.state))
+    }
+
+    fn chance(&self) -> Result<Chance, GameError> {
+        Ok(self.game.chance(&self.state))
+    }
+
+    fn results(&self) -> Result<Vec<PlayerResult>, GameError> {
+        Ok(self.game.results(&self.state))
+    }
+
+    fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
+        self.game.legal_actions(&self.state, player, out);
+        Ok(())
+    }
+
+    fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
+        self.game.apply(&mut self.state, moves)
+    }
+
+    fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
+        self.game.apply_chance(&mut self.state, outcome)
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<String, GameError> {
+        Ok(self.game.view(&self.state, viewer).to_string())
+    }
+
+    fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {
+        Ok(self.game.render_text(&self.state, viewer))
+    }
+
+    fn event(
+        &self,
+        before: &dyn DynState,
+        transition: &Transition,
+        viewer: Viewer,
+    ) -> Result<String, GameError> {
+        let before = before
+            .as_any()
+            .downcast_ref::<InProcessState<G>>()
+            .ok_or_else(|| GameError::internal("`before` is a state of another game"))?;
+        Ok(self
+            .game
+            .event(&before.state, transition, &self.state, viewer)
+            .to_string())
+    }
+
+    fn position(&self) -> Result<String, GameError> {
+        Ok(self.game.position_to_string(&self.state))
+    }
+
+    fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError> {
+        self.game.action_to_string(&self.state, player, action)
+    }
+
+    fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
+        self.game.parse_action(&self.state, player, text)
+    }
+
+    fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
+        Ok(self.wrap(self.game.resample(&self.state, viewer, random)))
+    }
+}

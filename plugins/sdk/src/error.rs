@@ -1,0 +1,114 @@
+//! The one error type a game returns, with a kind the host maps to a gRPC status.
+
+use std::fmt;
+
+/// What went wrong, coarsely: the host maps each kind to one gRPC status code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum ErrorKind {
+    /// An option is unknown, has the wrong type, is out of range, or does not
+    /// combine with the others or with the player count.
+    InvalidOption = 1,
+    /// A position text does not parse or describes an impossible position.
+    InvalidPosition = 2,
+    /// An action text does not parse.
+    InvalidNotation = 3,
+    /// The action is not legal in this state for this player.
+    IllegalAction = 4,
+    /// The player is not to move (or the state is a chance node or over).
+    NotYourTurn = 5,
+    /// A buffer the caller passed was too small (ABI only).
+    BufferTooSmall = 6,
+    /// The plugin panicked; the message says where. Always a bug in the plugin.
+    Panic = 7,
+    /// A state handle was used after an earlier call on it panicked.
+    Poisoned = 8,
+    /// Any other fault inside the plugin or the ABI.
+    Internal = 9,
+}
+
+impl ErrorKind {
+    /// Decodes an ABI status code; unknown codes are [`ErrorKind::Internal`].
+    pub fn from_code(code: i32) -> ErrorKind {
+        match code {
+            1 => ErrorKind::InvalidOption,
+            2 => ErrorKind::InvalidPosition,
+            3 => ErrorKind::InvalidNotation,
+            4 => ErrorKind::IllegalAction,
+            5 => ErrorKind::NotYourTurn,
+            6 => ErrorKind::BufferTooSmall,
+            7 => ErrorKind::Panic,
+            8 => ErrorKind::Poisoned,
+            _ => ErrorKind::Internal,
+        }
+    }
+
+    /// Whether this kind reports a fault of the plugin rather than bad input.
+    pub fn is_fault(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal
+        )
+    }
+}
+
+/// An error from a game: a kind and a message for the person who caused it.
+///
+/// Messages must not reveal hidden information (a face-down tile, another
+/// player's pending order): the conformance kit compares them across resampled
+/// states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameError {
+    /// The kind, which decides the gRPC status.
+    pub kind: ErrorKind,
+    /// One line for a human.
+    pub message: String,
+}
+
+impl GameError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> GameError {
+        GameError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// [`ErrorKind::InvalidOption`].
+    pub fn invalid_option(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::InvalidOption, message)
+    }
+
+    /// [`ErrorKind::InvalidPosition`].
+    pub fn invalid_position(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::InvalidPosition, message)
+    }
+
+    /// [`ErrorKind::InvalidNotation`].
+    pub fn invalid_notation(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::InvalidNotation, message)
+    }
+
+    /// [`ErrorKind::IllegalAction`].
+    pub fn illegal(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::IllegalAction, message)
+    }
+
+    /// [`ErrorKind::NotYourTurn`].
+    pub fn not_your_turn(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::NotYourTurn, message)
+    }
+
+    /// [`ErrorKind::Internal`].
+    pub fn internal(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::Internal, message)
+    }
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GameError {}

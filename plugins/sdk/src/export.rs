@@ -1,0 +1,494 @@
+//! The `extern "C"` shims behind [`export_game!`](crate::export_game). Game crates
+//! never call these; the macro builds a [`PluginApi`] from them.
+//!
+//! Every shim runs the game inside `catch_unwind`: a panic becomes
+//! [`ErrorKind::Panic`] with the panic message, never an unwind into the host.
+
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::abi::{
+    ABI_MAJOR, ABI_MINOR, CODE_OK, LogFn, PluginApi, PluginBuf, RawMove, RawStatus,
+    RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
+    TRANSITION_CHANCE, TRANSITION_MOVES,
+};
+use crate::error::{ErrorKind, GameError};
+use crate::game::Game;
+use crate::manifest::Setup;
+use crate::types::{Move, Status, Transition, Viewer};
+
+/// The one instance of a plugin's game, provided by [`export_game!`](crate::export_game).
+pub trait Instance: Game {
+    /// The process-wide game value.
+    fn instance() -> &'static Self;
+}
+
+/// What a [`StateHandle`] points to.
+struct Slot<G: Game> {
+    state: G::State,
+    /// Set while a mutating call runs; still set afterwards only if it panicked.
+    poisoned: bool,
+}
+
+/// Builds the table for game `G`.
+pub fn plugin_api<G: Instance>() -> PluginApi {
+    PluginApi {
+        abi_major: ABI_MAJOR,
+        abi_minor: ABI_MINOR,
+        size: std::mem::size_of::<PluginApi>(),
+        free_buf,
+        set_logger,
+        manifest: manifest::<G>,
+        new_state: new_state::<G>,
+        clone_state: clone_state::<G>,
+        free_state: free_state::<G>,
+        status: status::<G>,
+        chance: chance::<G>,
+        results: results::<G>,
+        legal_actions: legal_actions::<G>,
+        apply: apply::<G>,
+        apply_chance: apply_chance::<G>,
+        view: view::<G>,
+        render_text: render_text::<G>,
+        event: event::<G>,
+        position: position::<G>,
+        action_to_string: action_to_string::<G>,
+        parse_action: parse_action::<G>,
+        resample: resample::<G>,
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+fn into_buf(text: String) -> PluginBuf {
+    let mut bytes = std::mem::ManuallyDrop::new(text.into_bytes());
+    PluginBuf {
+        ptr: bytes.as_mut_ptr(),
+        len: bytes.len(),
+        cap: bytes.capacity(),
+    }
+}
+
+/// Stores `text` in `*out` (if `out` is not null).
+fn write_out(out: *mut PluginBuf, text: String) {
+    if out.is_null() {
+        return;
+    }
+    // SAFETY: `out` is non-null and, by the ABI contract, points to a writable
+    // PluginBuf owned by the caller for the duration of the call.
+    unsafe { out.write(into_buf(text)) };
+}
+
+/// Runs `body`, turning errors and panics into a status code plus message.
+fn guard(out: *mut PluginBuf, body: impl FnOnce() -> Result<Option<String>, GameError>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(text)) => {
+            if let Some(text) = text {
+                write_out(out, text);
+            }
+            CODE_OK
+        }
+        Ok(Err(error)) => {
+            write_out(out, error.message);
+            error.kind as i32
+        }
+        Err(payload) => {
+            write_out(
+                out,
+                format!("plugin panicked: {}", panic_message(payload.as_ref())),
+            );
+            ErrorKind::Panic as i32
+        }
+    }
+}
+
+fn slot<'a, G: Game>(state: *const StateHandle) -> Result<&'a Slot<G>, GameError> {
+    if state.is_null() {
+        return Err(GameError::internal("null state handle"));
+    }
+    // SAFETY: non-null handles come from `into_handle::<G>` of this plugin and
+    // stay valid until `free_state`; the caller guarantees one call at a time.
+    let slot = unsafe { &*(state as *const Slot<G>) };
+    if slot.poisoned {
+        return Err(GameError::new(
+            ErrorKind::Poisoned,
+            "state is poisoned by an earlier panic",
+        ));
+    }
+    Ok(slot)
+}
+
+fn slot_mut<'a, G: Game>(state: *mut StateHandle) -> Result<&'a mut Slot<G>, GameError> {
+    if state.is_null() {
+        return Err(GameError::internal("null state handle"));
+    }
+    // SAFETY: as in `slot`, and the caller holds the only reference during the call.
+    let slot = unsafe { &mut *(state as *mut Slot<G>) };
+    if slot.poisoned {
+        return Err(GameError::new(
+            ErrorKind::Poisoned,
+            "state is poisoned by an earlier panic",
+        ));
+    }
+    Ok(slot)
+}
+
+fn into_handle<G: Game>(state: G::State) -> *mut StateHandle {
+    Box::into_raw(Box::new(Slot::<G> {
+        state,
+        poisoned: false,
+    })) as *mut StateHandle
+}
+
+fn write_handle(state_out: *mut *mut StateHandle, handle: *mut StateHandle) {
+    // SAFETY: the caller passes a writable pointer slot for the new handle.
+    unsafe { state_out.write(handle) };
+}
+
+fn read_str<'a>(text: StrRef) -> Result<Option<&'a str>, GameError> {
+    if text.ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller lends `len` readable bytes at `ptr` for the call.
+    let bytes = unsafe { std::slice::from_raw_parts(text.ptr, text.len) };
+    std::str::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| GameError::invalid_notation("text is not valid UTF-8"))
+}
+
+fn read_moves<'a>(moves: *const RawMove, count: usize) -> &'a [RawMove] {
+    if count == 0 || moves.is_null() {
+        return &[];
+    }
+    // SAFETY: the caller lends `count` RawMoves at `moves` for the call.
+    unsafe { std::slice::from_raw_parts(moves, count) }
+}
+
+fn to_moves(raw: &[RawMove]) -> Vec<Move> {
+    raw.iter()
+        .map(|m| Move {
+            player: m.player,
+            action: m.action,
+        })
+        .collect()
+}
+
+extern "C" fn free_buf(buf: PluginBuf) {
+    if buf.ptr.is_null() {
+        return;
+    }
+    // SAFETY: non-null buffers come from `into_buf`, which leaked a Vec<u8> with
+    // exactly this pointer, length and capacity; the caller frees each once.
+    drop(unsafe { Vec::from_raw_parts(buf.ptr, buf.len, buf.cap) });
+}
+
+extern "C" fn set_logger(logger: Option<LogFn>) {
+    crate::log::set_logger(logger);
+}
+
+extern "C" fn manifest<G: Instance>(out: *mut PluginBuf) -> i32 {
+    guard(out, || {
+        serde_json::to_string(&G::instance().manifest())
+            .map(Some)
+            .map_err(|e| GameError::internal(e.to_string()))
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct RawSetup {
+    players: u32,
+    #[serde(default)]
+    options: std::collections::BTreeMap<String, String>,
+}
+
+extern "C" fn new_state<G: Instance>(
+    setup_json: StrRef,
+    position: StrRef,
+    state_out: *mut *mut StateHandle,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let game = G::instance();
+        let setup_text = read_str(setup_json)?.unwrap_or("");
+        let raw: RawSetup = serde_json::from_str(setup_text)
+            .map_err(|e| GameError::invalid_option(format!("malformed setup: {e}")))?;
+        let setup = Setup::validate(&game.manifest(), raw.players, &raw.options)?;
+        let state = match read_str(position)? {
+            Some(text) => game.parse_position(&setup, text)?,
+            None => game.new_state(&setup)?,
+        };
+        write_handle(state_out, into_handle::<G>(state));
+        Ok(None)
+    })
+}
+
+extern "C" fn clone_state<G: Instance>(
+    state: *const StateHandle,
+    state_out: *mut *mut StateHandle,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let copy = slot::<G>(state)?.state.clone();
+        write_handle(state_out, into_handle::<G>(copy));
+        Ok(None)
+    })
+}
+
+extern "C" fn free_state<G: Instance>(state: *mut StateHandle) {
+    if state.is_null() {
+        return;
+    }
+    let _ = catch_unwind(|| {
+        // SAFETY: the handle came from `into_handle::<G>` and the caller gives up
+        // ownership here, exactly once.
+        drop(unsafe { Box::from_raw(state as *mut Slot<G>) });
+    });
+}
+
+extern "C" fn status<G: Instance>(
+    state: *const StateHandle,
+    status_out: *mut RawStatus,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let raw = match G::instance().status(&slot::<G>(state)?.state) {
+            Status::ToMove(players) => RawStatus {
+                kind: STATUS_TO_MOVE,
+                movers: players.0,
+            },
+            Status::Chance => RawStatus {
+                kind: STATUS_CHANCE,
+                movers: 0,
+            },
+            Status::Terminal => RawStatus {
+                kind: STATUS_TERMINAL,
+                movers: 0,
+            },
+        };
+        // SAFETY: the caller passes a writable RawStatus.
+        unsafe { status_out.write(raw) };
+        Ok(None)
+    })
+}
+
+extern "C" fn chance<G: Instance>(state: *const StateHandle, out: *mut PluginBuf) -> i32 {
+    guard(out, || {
+        let chance = G::instance().chance(&slot::<G>(state)?.state);
+        serde_json::to_string(&chance)
+            .map(Some)
+            .map_err(|e| GameError::internal(e.to_string()))
+    })
+}
+
+extern "C" fn results<G: Instance>(state: *const StateHandle, out: *mut PluginBuf) -> i32 {
+    guard(out, || {
+        let results = G::instance().results(&slot::<G>(state)?.state);
+        serde_json::to_string(&results)
+            .map(Some)
+            .map_err(|e| GameError::internal(e.to_string()))
+    })
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+extern "C" fn legal_actions<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    ids: *mut u64,
+    capacity: usize,
+    count_out: *mut usize,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot::<G>(state)?;
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            G::instance().legal_actions(&slot.state, player, &mut scratch);
+            // SAFETY: the caller passes a writable usize.
+            unsafe { count_out.write(scratch.len()) };
+            if scratch.len() > capacity {
+                return Err(GameError::new(
+                    ErrorKind::BufferTooSmall,
+                    format!("{} legal actions, room for {capacity}", scratch.len()),
+                ));
+            }
+            if !scratch.is_empty() {
+                // SAFETY: the caller lends `capacity` writable u64s at `ids`, and
+                // we write at most `capacity`; the regions cannot overlap because
+                // `scratch` is this plugin's own allocation.
+                unsafe { std::ptr::copy_nonoverlapping(scratch.as_ptr(), ids, scratch.len()) };
+            }
+            Ok(None)
+        })
+    })
+}
+
+extern "C" fn apply<G: Instance>(
+    state: *mut StateHandle,
+    moves: *const RawMove,
+    count: usize,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot_mut::<G>(state)?;
+        let moves = to_moves(read_moves(moves, count));
+        slot.poisoned = true;
+        let result = G::instance().apply(&mut slot.state, &moves);
+        slot.poisoned = false;
+        result.map(|()| None)
+    })
+}
+
+extern "C" fn apply_chance<G: Instance>(
+    state: *mut StateHandle,
+    outcome: u64,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot_mut::<G>(state)?;
+        slot.poisoned = true;
+        let result = G::instance().apply_chance(&mut slot.state, outcome);
+        slot.poisoned = false;
+        result.map(|()| None)
+    })
+}
+
+extern "C" fn view<G: Instance>(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32 {
+    guard(out, || {
+        let view = G::instance().view(&slot::<G>(state)?.state, Viewer::from_code(viewer));
+        Ok(Some(view.to_string()))
+    })
+}
+
+extern "C" fn render_text<G: Instance>(
+    state: *const StateHandle,
+    viewer: u32,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        Ok(Some(G::instance().render_text(
+            &slot::<G>(state)?.state,
+            Viewer::from_code(viewer),
+        )))
+    })
+}
+
+extern "C" fn event<G: Instance>(
+    before: *const StateHandle,
+    transition: *const RawTransition,
+    after: *const StateHandle,
+    viewer: u32,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        if transition.is_null() {
+            return Err(GameError::internal("null transition"));
+        }
+        // SAFETY: the caller lends a readable RawTransition for the call.
+        let raw = unsafe { &*transition };
+        let transition = match raw.kind {
+            TRANSITION_MOVES => Transition::Moves(to_moves(read_moves(raw.moves, raw.move_count))),
+            TRANSITION_CHANCE => Transition::Chance(raw.outcome),
+            other => return Err(GameError::internal(format!("unknown transition kind {other}"))),
+        };
+        let event = G::instance().event(
+            &slot::<G>(before)?.state,
+            &transition,
+            &slot::<G>(after)?.state,
+            Viewer::from_code(viewer),
+        );
+        Ok(Some(event.to_string()))
+    })
+}
+
+extern "C" fn position<G: Instance>(state: *const StateHandle, out: *mut PluginBuf) -> i32 {
+    guard(out, || {
+        Ok(Some(
+            G::instance().position_to_string(&slot::<G>(state)?.state),
+        ))
+    })
+}
+
+extern "C" fn action_to_string<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    action: u64,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        G::instance()
+            .action_to_string(&slot::<G>(state)?.state, player, action)
+            .map(Some)
+    })
+}
+
+extern "C" fn parse_action<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    text: StrRef,
+    action_out: *mut u64,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let text = read_str(text)?.unwrap_or("");
+        let id = G::instance().parse_action(&slot::<G>(state)?.state, player, text)?;
+        // SAFETY: the caller passes a writable u64.
+        unsafe { action_out.write(id) };
+        Ok(None)
+    })
+}
+
+extern "C" fn resample<G: Instance>(
+    state: *const StateHandle,
+    viewer: u32,
+    random: u64,
+    state_out: *mut *mut StateHandle,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let copy = G::instance().resample(
+            &slot::<G>(state)?.state,
+            Viewer::from_code(viewer),
+            random,
+        );
+        write_handle(state_out, into_handle::<G>(copy));
+        Ok(None)
+    })
+}
+
+/// Exports a [`Game`] as a Tabletop plugin: writes the one entry symbol and the
+/// table of `extern "C"` shims. Put it once at the end of a game crate whose
+/// `Cargo.toml` has `crate-type = ["cdylib", "rlib"]`.
+///
+/// ```ignore
+/// tabletop_sdk::export_game!(MyGame);
+/// ```
+#[macro_export]
+macro_rules! export_game {
+    ($game:ty) => {
+        impl $crate::export::Instance for $game {
+            fn instance() -> &'static Self {
+                static GAME: ::std::sync::OnceLock<$game> = ::std::sync::OnceLock::new();
+                GAME.get_or_init(<$game as ::std::default::Default>::default)
+            }
+        }
+
+        /// The plugin's entry point (see `tabletop_sdk::abi`).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn tabletop_plugin_entry() -> *const $crate::abi::PluginApi {
+            static API: ::std::sync::OnceLock<$crate::abi::PluginApi> =
+                ::std::sync::OnceLock::new();
+            API.get_or_init($crate::export::plugin_api::<$game>)
+        }
+    };
+}

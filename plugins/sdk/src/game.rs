@@ -1,0 +1,128 @@
+//! The safe trait a game implements. The export macro turns it into the C ABI.
+
+use crate::error::GameError;
+use crate::manifest::{Manifest, Setup};
+use crate::types::{ActionId, Chance, Move, Player, PlayerResult, Status, Transition, Viewer};
+
+/// A game's rules. Implement this, end the crate with
+/// [`export_game!`](crate::export_game), and the crate is a plugin.
+///
+/// # Contract
+/// - **Pure and deterministic.** No clocks, no thread-local randomness, nothing that
+///   depends on hash-map iteration order. All randomness is a chance node
+///   ([`Status::Chance`]) whose outcome the host draws and records.
+/// - **A failed call changes nothing.** `apply` and `apply_chance` check their
+///   input before they mutate; an illegal action returns an error and leaves the
+///   state as it was.
+/// - **Never panic on input.** Bad ids, texts and options are errors; a panic is a
+///   bug, and the conformance kit fails on it.
+/// - **Hide what is hidden.** `view`, `render_text`, `event`, legal actions and
+///   error messages for a viewer may depend only on what that viewer knows; the
+///   kit checks it with [`Game::resample`].
+pub trait Game: Default + Send + Sync + 'static {
+    /// One game state. Cloning it must be cheap enough for the host to snapshot.
+    type State: Clone + Send + 'static;
+
+    /// The game's name, version, players, options and rules summary.
+    fn manifest(&self) -> Manifest;
+
+    /// The start state for `setup` (which the SDK has already checked against the
+    /// manifest's player range and option types). Refuse option combinations that
+    /// do not apply with [`GameError::invalid_option`].
+    fn new_state(&self, setup: &Setup) -> Result<Self::State, GameError>;
+
+    /// A state from a position in the game's notation, for matches that start
+    /// from a given position. The position's player count must match `setup`.
+    fn parse_position(&self, setup: &Setup, text: &str) -> Result<Self::State, GameError>;
+
+    /// The position in the game's notation; [`Game::parse_position`] reads it back
+    /// to an equal state. It contains everything, hidden information included.
+    fn position_to_string(&self, state: &Self::State) -> String;
+
+    /// Who acts next, or chance, or the end.
+    fn status(&self, state: &Self::State) -> Status;
+
+    /// How the current chance node is resolved. Called only when
+    /// [`Game::status`] is [`Status::Chance`].
+    fn chance(&self, state: &Self::State) -> Chance;
+
+    /// Every player's result. Called only when [`Game::status`] is
+    /// [`Status::Terminal`]; one entry per seat.
+    fn results(&self, state: &Self::State) -> Vec<PlayerResult>;
+
+    /// The legal actions of `player`, in ascending id order, written into `out`
+    /// (cleared first). Empty when the player is not to move.
+    fn legal_actions(&self, state: &Self::State, player: Player, out: &mut Vec<ActionId>);
+
+    /// Applies the joint action of the players to move: exactly one [`Move`] per
+    /// player in the current [`Status::ToMove`] set, in any order. Refuses (and
+    /// changes nothing) if a player is not to move, is missing or repeated, or an
+    /// action is not legal.
+    fn apply(&self, state: &mut Self::State, moves: &[Move]) -> Result<(), GameError>;
+
+    /// Applies a chance outcome: one listed in [`Chance::Explicit`], or any `u64`
+    /// for [`Chance::Sampled`].
+    fn apply_chance(&self, state: &mut Self::State, outcome: u64) -> Result<(), GameError>;
+
+    /// The text of `action` for `player` (`c3-e3`, `K2 Q5 J1`, `flip`).
+    fn action_to_string(
+        &self,
+        state: &Self::State,
+        player: Player,
+        action: ActionId,
+    ) -> Result<String, GameError>;
+
+    /// Reads an action text back to its id. Succeeds only for a legal action of
+    /// `player`; the message of a refusal reveals nothing hidden.
+    fn parse_action(
+        &self,
+        state: &Self::State,
+        player: Player,
+        text: &str,
+    ) -> Result<ActionId, GameError>;
+
+    /// The state as `viewer` may see it, as JSON. After the end the view may
+    /// reveal everything.
+    fn view(&self, state: &Self::State, viewer: Viewer) -> serde_json::Value;
+
+    /// A text rendering for a terminal (80 columns) as `viewer` may see it.
+    fn render_text(&self, state: &Self::State, viewer: Viewer) -> String;
+
+    /// What `viewer` saw happen when `transition` took `before` to `after`, as
+    /// JSON for clients to animate. The default names the movers' actions for
+    /// moves and only says "chance" for chance outcomes; games with hidden
+    /// information or richer stories override it.
+    fn event(
+        &self,
+        before: &Self::State,
+        transition: &Transition,
+        after: &Self::State,
+        viewer: Viewer,
+    ) -> serde_json::Value {
+        let _ = (after, viewer);
+        match transition {
+            Transition::Moves(moves) => {
+                let moves: Vec<serde_json::Value> = moves
+                    .iter()
+                    .map(|m| {
+                        serde_json::json!({
+                            "player": m.player,
+                            "action": self
+                                .action_to_string(before, m.player, m.action)
+                                .unwrap_or_else(|_| m.action.to_string()),
+                        })
+                    })
+                    .collect();
+                serde_json::json!({ "type": "moves", "moves": moves })
+            }
+            Transition::Chance(_) => serde_json::json!({ "type": "chance" }),
+        }
+    }
+
+    /// Another state consistent with everything `viewer` knows, drawn using
+    /// `random`. Games without hidden information return a clone (the default).
+    fn resample(&self, state: &Self::State, viewer: Viewer, random: u64) -> Self::State {
+        let _ = (viewer, random);
+        state.clone()
+    }
+}

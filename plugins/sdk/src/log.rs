@@ -1,0 +1,38 @@
+//! Logging from inside a plugin. A cdylib has its own copy of every static, so
+//! a `tracing` subscriber installed by the host is invisible here; lines go
+//! through the host's [`LogFn`](crate::abi::LogFn) callback instead.
+
+use std::sync::RwLock;
+
+use crate::abi::{LogFn, StrRef};
+
+static LOGGER: RwLock<Option<LogFn>> = RwLock::new(None);
+
+/// Severity of a log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum Level {
+    /// Something failed.
+    Error = 1,
+    /// Something looks wrong.
+    Warn = 2,
+    /// Worth knowing.
+    Info = 3,
+    /// For developers.
+    Debug = 4,
+    /// Very detailed.
+    Trace = 5,
+}
+
+/// Sends one line to the host's log. Without a host (in-process tests) the line
+/// is dropped.
+pub fn log(level: Level, message: &str) {
+    let logger = *LOGGER.read().unwrap_or_else(|e| e.into_inner());
+    if let Some(logger) = logger {
+        logger(level as u32, StrRef::new(message));
+    }
+}
+
+pub(crate) fn set_logger(logger: Option<LogFn>) {
+    *LOGGER.write().unwrap_or_else(|e| e.into_inner()) = logger;
+}

@@ -1,0 +1,142 @@
+//! The vocabulary shared by every game: players, actions, viewers, status and results.
+
+use serde::{Deserialize, Serialize};
+
+/// A seat index, `0..players`. Player 1 in a rule text is `Player(0)`.
+pub type Player = u32;
+
+/// A stable integer id in the game's action space. The hot path (legal actions,
+/// apply) moves these, never strings.
+pub type ActionId = u64;
+
+/// Who is looking at a state. Every view, text rendering and event is produced
+/// for one viewer and may contain only what that viewer may know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Viewer {
+    /// The player in this seat.
+    Seat(Player),
+    /// Someone who plays no seat: sees only public information.
+    Spectator,
+}
+
+impl Viewer {
+    /// The viewer's wire encoding: the seat index, or [`Viewer::SPECTATOR_CODE`].
+    pub fn code(self) -> u32 {
+        match self {
+            Viewer::Seat(p) => p,
+            Viewer::Spectator => Self::SPECTATOR_CODE,
+        }
+    }
+
+    /// Decodes [`Viewer::code`].
+    pub fn from_code(code: u32) -> Viewer {
+        if code == Self::SPECTATOR_CODE {
+            Viewer::Spectator
+        } else {
+            Viewer::Seat(code)
+        }
+    }
+
+    /// The wire code of the spectator.
+    pub const SPECTATOR_CODE: u32 = u32::MAX;
+}
+
+/// One player's action within a joint action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Move {
+    /// Who acts.
+    pub player: Player,
+    /// What they do.
+    pub action: ActionId,
+}
+
+/// A set of players as a bitmask (at most 32 seats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct PlayerSet(pub u32);
+
+impl PlayerSet {
+    /// Largest number of seats a game may have.
+    pub const MAX_PLAYERS: u32 = 32;
+
+    /// The empty set.
+    pub const EMPTY: PlayerSet = PlayerSet(0);
+
+    /// A set holding exactly one player.
+    pub fn single(player: Player) -> PlayerSet {
+        PlayerSet(1 << player)
+    }
+
+    /// Whether `player` is in the set.
+    pub fn contains(self, player: Player) -> bool {
+        player < Self::MAX_PLAYERS && self.0 & (1 << player) != 0
+    }
+
+    /// The set with `player` added.
+    #[must_use]
+    pub fn with(self, player: Player) -> PlayerSet {
+        PlayerSet(self.0 | (1 << player))
+    }
+
+    /// The number of players in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The players in ascending seat order.
+    pub fn iter(self) -> impl Iterator<Item = Player> {
+        (0..Self::MAX_PLAYERS).filter(move |&p| self.contains(p))
+    }
+}
+
+impl FromIterator<Player> for PlayerSet {
+    fn from_iter<I: IntoIterator<Item = Player>>(iter: I) -> Self {
+        iter.into_iter().fold(PlayerSet::EMPTY, PlayerSet::with)
+    }
+}
+
+/// What happens next in a state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    /// These players act now. One player for a sequential game; several for
+    /// simultaneous moves, whose actions are applied together as one joint action.
+    ToMove(PlayerSet),
+    /// Chance acts now; [`crate::Game::chance`] says how.
+    Chance,
+    /// The game is over; [`crate::Game::results`] gives every player's result.
+    Terminal,
+}
+
+/// How a chance node is resolved by the host's seeded random source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Chance {
+    /// A small listed distribution: `(outcome, probability)` pairs; the
+    /// probabilities are positive and sum to 1.
+    Explicit(Vec<(u64, f64)>),
+    /// Too many outcomes to list (a shuffle, a random setup): the host draws a
+    /// uniformly random `u64` and the game derives the outcome from it.
+    Sampled,
+}
+
+/// One player's final result.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlayerResult {
+    /// 1 is first place; players who share a place share its rank (a draw in
+    /// a two-player game is rank 1 for both).
+    pub rank: u32,
+    /// A game-specific score (chips, tiles left, …); informative only.
+    pub score: f64,
+}
+
+/// One state change, as the host applied it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Transition {
+    /// The joint action of the players who were to move.
+    Moves(Vec<Move>),
+    /// A chance outcome.
+    Chance(u64),
+}

@@ -1,0 +1,108 @@
+//! The SDK's own tests: the conformance kit on the example game, and the option
+//! validation every plugin shares.
+
+mod example;
+
+use std::collections::BTreeMap;
+
+use tabletop_sdk::conformance::{self, Config};
+use tabletop_sdk::{DynGame, ErrorKind, InProcess};
+
+fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn example_game_passes_the_conformance_kit() {
+    let game = InProcess::new(example::Guess);
+    let mut config = Config::for_game(&game);
+    config.matches = 20;
+    config.option_sets = vec![BTreeMap::new(), options(&[("rounds", "2")])];
+    let summary = conformance::run(&game, &config).unwrap();
+    assert_eq!(summary.matches, 3 * 2 * 20);
+    assert!(summary.chance_nodes > summary.matches, "{summary:?}");
+    assert!(summary.simultaneous_turns > 0, "{summary:?}");
+    assert!(summary.matches_with_dropout > 0, "{summary:?}");
+}
+
+#[test]
+fn the_kit_catches_a_leaking_view() {
+    // A game whose spectator view shows every secret must fail the kit.
+    #[derive(Default)]
+    struct Leaky(example::Guess);
+    impl tabletop_sdk::Game for Leaky {
+        type State = example::State;
+        fn manifest(&self) -> tabletop_sdk::Manifest {
+            self.0.manifest()
+        }
+        fn new_state(&self, s: &tabletop_sdk::Setup) -> Result<Self::State, tabletop_sdk::GameError> {
+            self.0.new_state(s)
+        }
+        fn parse_position(
+            &self,
+            s: &tabletop_sdk::Setup,
+            t: &str,
+        ) -> Result<Self::State, tabletop_sdk::GameError> {
+            self.0.parse_position(s, t)
+        }
+        fn position_to_string(&self, s: &Self::State) -> String {
+            self.0.position_to_string(s)
+        }
+        fn status(&self, s: &Self::State) -> tabletop_sdk::Status {
+            self.0.status(s)
+        }
+        fn chance(&self, s: &Self::State) -> tabletop_sdk::Chance {
+            self.0.chance(s)
+        }
+        fn results(&self, s: &Self::State) -> Vec<tabletop_sdk::PlayerResult> {
+            self.0.results(s)
+        }
+        fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
+            self.0.legal_actions(s, p, out)
+        }
+        fn apply(&self, s: &mut Self::State, m: &[tabletop_sdk::Move]) -> Result<(), tabletop_sdk::GameError> {
+            self.0.apply(s, m)
+        }
+        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), tabletop_sdk::GameError> {
+            self.0.apply_chance(s, o)
+        }
+        fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, tabletop_sdk::GameError> {
+            self.0.action_to_string(s, p, a)
+        }
+        fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, tabletop_sdk::GameError> {
+            self.0.parse_action(s, p, t)
+        }
+        fn view(&self, s: &Self::State, _: tabletop_sdk::Viewer) -> tabletop_sdk::serde_json::Value {
+            tabletop_sdk::serde_json::json!({ "secrets": s.secrets })
+        }
+        fn render_text(&self, s: &Self::State, v: tabletop_sdk::Viewer) -> String {
+            self.0.render_text(s, v)
+        }
+        fn resample(&self, s: &Self::State, v: tabletop_sdk::Viewer, r: u64) -> Self::State {
+            self.0.resample(s, v, r)
+        }
+    }
+    let game = InProcess::new(Leaky::default());
+    let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
+    assert!(failure.message.contains("hidden information leaks"), "{failure}");
+}
+
+#[test]
+fn options_are_validated_with_clear_errors() {
+    let game = InProcess::new(example::Guess);
+    let cases = [
+        (options(&[("colour", "red")]), "unknown option `colour`"),
+        (options(&[("rounds", "many")]), "must be an integer"),
+        (options(&[("rounds", "99")]), "between 1 and 20"),
+    ];
+    for (raw, expected) in cases {
+        let error = game.new_state(2, &raw, None).err().expect("refused");
+        assert_eq!(error.kind, ErrorKind::InvalidOption);
+        assert!(error.message.contains(expected), "{}", error.message);
+    }
+    let error = game.new_state(7, &BTreeMap::new(), None).err().expect("refused");
+    assert!(error.message.contains("2 to 4 players"), "{}", error.message);
+}

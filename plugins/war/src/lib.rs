@@ -1,0 +1,2 @@
+//! The war game as a Tabletop plugin (work in progress).
+#![forbid(unsafe_code)]
