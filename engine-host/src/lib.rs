@@ -1,1 +1,4 @@
-//! engine-host
+//! engine-host: the Tabletop server core and its gRPC layer.
+#![allow(missing_docs)]
+
+pub mod plugin;

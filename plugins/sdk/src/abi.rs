@@ -185,9 +185,11 @@ pub struct PluginApi {
     pub free_state: extern "C" fn(state: *mut StateHandle),
 
     /// Writes the status of `state` into `*status_out`.
-    pub status:
-        extern "C" fn(state: *const StateHandle, status_out: *mut RawStatus, out: *mut PluginBuf)
-            -> i32,
+    pub status: extern "C" fn(
+        state: *const StateHandle,
+        status_out: *mut RawStatus,
+        out: *mut PluginBuf,
+    ) -> i32,
     /// Writes the chance node as JSON (`{"Explicit":[[outcome,p],…]}` or `"Sampled"`).
     pub chance: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
     /// Writes the results as JSON (`[{"rank":1,"score":3.0},…]`).

@@ -227,7 +227,7 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
     let mut legal = Vec::new();
 
     loop {
-        let check = ctx.step % config.check_every.max(1) == 0;
+        let check = ctx.step.is_multiple_of(config.check_every.max(1));
         if check {
             check_position_round_trip(ctx, state.as_ref())?;
             check_clone(ctx, state.as_ref())?;
@@ -273,7 +273,9 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
                     }
                     ever_moved[p as usize] = true;
                     if legal.is_empty() {
-                        return Err(ctx.fail(format!("player {p} is to move but has no legal action")));
+                        return Err(
+                            ctx.fail(format!("player {p} is to move but has no legal action"))
+                        );
                     }
                     if legal.windows(2).any(|w| w[0] >= w[1]) {
                         return Err(ctx.fail(format!(
@@ -295,7 +297,14 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
         let before = ctx.ok("clone_state", state.clone_state())?;
         apply(ctx, state.as_mut(), &transition)?;
         if check {
-            check_events(ctx, config, before.as_ref(), &transition, state.as_ref(), &mut rng)?;
+            check_events(
+                ctx,
+                config,
+                before.as_ref(),
+                &transition,
+                state.as_ref(),
+                &mut rng,
+            )?;
         }
         log.push(transition);
         ctx.step += 1;
@@ -326,9 +335,10 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
 fn apply(ctx: &Ctx<'_>, state: &mut dyn DynState, transition: &Transition) -> Result<(), Failure> {
     match transition {
         Transition::Moves(moves) => ctx.ok(&format!("apply {moves:?}"), state.apply(moves)),
-        Transition::Chance(outcome) => {
-            ctx.ok(&format!("apply_chance {outcome}"), state.apply_chance(*outcome))
-        }
+        Transition::Chance(outcome) => ctx.ok(
+            &format!("apply_chance {outcome}"),
+            state.apply_chance(*outcome),
+        ),
     }
 }
 
@@ -337,7 +347,12 @@ fn check_position_round_trip(ctx: &Ctx<'_>, state: &dyn DynState) -> Result<(), 
     let parsed = ctx
         .game
         .new_state(ctx.players, ctx.options, Some(&text))
-        .map_err(|e| ctx.fail(format!("position does not parse back ({}): {text}", e.message)))?;
+        .map_err(|e| {
+            ctx.fail(format!(
+                "position does not parse back ({}): {text}",
+                e.message
+            ))
+        })?;
     let again = ctx.ok("position", parsed.position())?;
     if again != text {
         return Err(ctx.fail(format!(
@@ -380,7 +395,12 @@ fn check_notation(
             )));
         }
     }
-    for garbage in ["", "?? not an action ??", "\u{0}\u{7f}", "999999999999999999999999"] {
+    for garbage in [
+        "",
+        "?? not an action ??",
+        "\u{0}\u{7f}",
+        "999999999999999999999999",
+    ] {
         ctx.refused(
             &format!("parsing `{garbage:?}` as an action"),
             state.parse_action(player, garbage),
@@ -513,7 +533,10 @@ fn check_error_messages_agree(
         return Ok(());
     }
     let bad = legal.iter().copied().max().unwrap_or(0).wrapping_add(1);
-    let joint = [Move { player, action: bad }];
+    let joint = [Move {
+        player,
+        action: bad,
+    }];
     let mut a = ctx.ok("clone_state", state.clone_state())?;
     let mut b = ctx.ok("clone_state", other.clone_state())?;
     let ea = a.apply(&joint).err().map(|e| e.message);
@@ -549,7 +572,9 @@ fn check_events(
             };
             if let Err(e) = applied {
                 if e.kind.is_fault() {
-                    return Err(ctx.fail(format!("apply on a resampled state faulted: {}", e.message)));
+                    return Err(
+                        ctx.fail(format!("apply on a resampled state faulted: {}", e.message))
+                    );
                 }
                 continue;
             }
@@ -583,7 +608,10 @@ fn check_results(ctx: &Ctx<'_>, state: &dyn DynState) -> Result<(), Failure> {
         )));
     }
     if results.iter().any(|r| r.rank == 0 || r.rank > ctx.players) {
-        return Err(ctx.fail(format!("a rank is outside 1..={}: {results:?}", ctx.players)));
+        return Err(ctx.fail(format!(
+            "a rank is outside 1..={}: {results:?}",
+            ctx.players
+        )));
     }
     if results.iter().all(|r| r.rank != 1) {
         return Err(ctx.fail(format!("nobody is in first place: {results:?}")));

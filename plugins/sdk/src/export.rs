@@ -8,9 +8,9 @@ use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
-    ABI_MAJOR, ABI_MINOR, CODE_OK, LogFn, PluginApi, PluginBuf, RawMove, RawStatus,
-    RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
-    TRANSITION_CHANCE, TRANSITION_MOVES,
+    ABI_MAJOR, ABI_MINOR, CODE_OK, LogFn, PluginApi, PluginBuf, RawMove, RawStatus, RawTransition,
+    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
+    TRANSITION_MOVES,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
@@ -363,7 +363,11 @@ extern "C" fn apply_chance<G: Instance>(
     })
 }
 
-extern "C" fn view<G: Instance>(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32 {
+extern "C" fn view<G: Instance>(
+    state: *const StateHandle,
+    viewer: u32,
+    out: *mut PluginBuf,
+) -> i32 {
     guard(out, || {
         let view = G::instance().view(&slot::<G>(state)?.state, Viewer::from_code(viewer));
         Ok(Some(view.to_string()))
@@ -399,7 +403,11 @@ extern "C" fn event<G: Instance>(
         let transition = match raw.kind {
             TRANSITION_MOVES => Transition::Moves(to_moves(read_moves(raw.moves, raw.move_count))),
             TRANSITION_CHANCE => Transition::Chance(raw.outcome),
-            other => return Err(GameError::internal(format!("unknown transition kind {other}"))),
+            other => {
+                return Err(GameError::internal(format!(
+                    "unknown transition kind {other}"
+                )));
+            }
         };
         let event = G::instance().event(
             &slot::<G>(before)?.state,
@@ -456,11 +464,8 @@ extern "C" fn resample<G: Instance>(
     out: *mut PluginBuf,
 ) -> i32 {
     guard(out, || {
-        let copy = G::instance().resample(
-            &slot::<G>(state)?.state,
-            Viewer::from_code(viewer),
-            random,
-        );
+        let copy =
+            G::instance().resample(&slot::<G>(state)?.state, Viewer::from_code(viewer), random);
         write_handle(state_out, into_handle::<G>(copy));
         Ok(None)
     })

@@ -38,7 +38,10 @@ fn the_kit_catches_a_leaking_view() {
         fn manifest(&self) -> tabletop_sdk::Manifest {
             self.0.manifest()
         }
-        fn new_state(&self, s: &tabletop_sdk::Setup) -> Result<Self::State, tabletop_sdk::GameError> {
+        fn new_state(
+            &self,
+            s: &tabletop_sdk::Setup,
+        ) -> Result<Self::State, tabletop_sdk::GameError> {
             self.0.new_state(s)
         }
         fn parse_position(
@@ -63,19 +66,37 @@ fn the_kit_catches_a_leaking_view() {
         fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
             self.0.legal_actions(s, p, out)
         }
-        fn apply(&self, s: &mut Self::State, m: &[tabletop_sdk::Move]) -> Result<(), tabletop_sdk::GameError> {
+        fn apply(
+            &self,
+            s: &mut Self::State,
+            m: &[tabletop_sdk::Move],
+        ) -> Result<(), tabletop_sdk::GameError> {
             self.0.apply(s, m)
         }
         fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), tabletop_sdk::GameError> {
             self.0.apply_chance(s, o)
         }
-        fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, tabletop_sdk::GameError> {
+        fn action_to_string(
+            &self,
+            s: &Self::State,
+            p: u32,
+            a: u64,
+        ) -> Result<String, tabletop_sdk::GameError> {
             self.0.action_to_string(s, p, a)
         }
-        fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, tabletop_sdk::GameError> {
+        fn parse_action(
+            &self,
+            s: &Self::State,
+            p: u32,
+            t: &str,
+        ) -> Result<u64, tabletop_sdk::GameError> {
             self.0.parse_action(s, p, t)
         }
-        fn view(&self, s: &Self::State, _: tabletop_sdk::Viewer) -> tabletop_sdk::serde_json::Value {
+        fn view(
+            &self,
+            s: &Self::State,
+            _: tabletop_sdk::Viewer,
+        ) -> tabletop_sdk::serde_json::Value {
             tabletop_sdk::serde_json::json!({ "secrets": s.secrets })
         }
         fn render_text(&self, s: &Self::State, v: tabletop_sdk::Viewer) -> String {
@@ -87,7 +108,10 @@ fn the_kit_catches_a_leaking_view() {
     }
     let game = InProcess::new(Leaky::default());
     let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
-    assert!(failure.message.contains("hidden information leaks"), "{failure}");
+    assert!(
+        failure.message.contains("hidden information leaks"),
+        "{failure}"
+    );
 }
 
 #[test]
@@ -103,6 +127,13 @@ fn options_are_validated_with_clear_errors() {
         assert_eq!(error.kind, ErrorKind::InvalidOption);
         assert!(error.message.contains(expected), "{}", error.message);
     }
-    let error = game.new_state(7, &BTreeMap::new(), None).err().expect("refused");
-    assert!(error.message.contains("2 to 4 players"), "{}", error.message);
+    let error = game
+        .new_state(7, &BTreeMap::new(), None)
+        .err()
+        .expect("refused");
+    assert!(
+        error.message.contains("2 to 4 players"),
+        "{}",
+        error.message
+    );
 }

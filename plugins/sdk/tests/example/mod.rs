@@ -11,8 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
-    PlayerSet, Setup, Status, Viewer, serde_json,
+    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
+    Setup, Status, Viewer, serde_json,
 };
 
 #[derive(Debug, Default)]
@@ -46,7 +46,9 @@ impl State {
 }
 
 fn decode_secrets(random: u64, players: usize) -> Vec<u8> {
-    (0..players).map(|i| ((random >> (8 * i)) % 10) as u8).collect()
+    (0..players)
+        .map(|i| ((random >> (8 * i)) % 10) as u8)
+        .collect()
 }
 
 impl Game for Guess {
@@ -84,11 +86,18 @@ impl Game for Guess {
         let state: State = serde_json::from_str(text)
             .map_err(|e| GameError::invalid_position(format!("not a guess position: {e}")))?;
         let n = setup.players as usize;
-        if [state.scores.len(), state.active.len(), state.survived.len(), state.secrets.len()]
-            .iter()
-            .any(|&len| len != n)
+        if [
+            state.scores.len(),
+            state.active.len(),
+            state.survived.len(),
+            state.secrets.len(),
+        ]
+        .iter()
+        .any(|&len| len != n)
         {
-            return Err(GameError::invalid_position("position is for another player count"));
+            return Err(GameError::invalid_position(
+                "position is for another player count",
+            ));
         }
         if state.secrets.iter().any(|&s| s > 9) || state.roll > 3 {
             return Err(GameError::invalid_position("secret or die out of range"));
@@ -120,12 +129,19 @@ impl Game for Guess {
     }
 
     fn results(&self, state: &State) -> Vec<PlayerResult> {
-        let score = |p: usize| if state.active[p] { state.scores[p] as f64 } else { -1.0 };
+        let score = |p: usize| {
+            if state.active[p] {
+                state.scores[p] as f64
+            } else {
+                -1.0
+            }
+        };
         (0..state.secrets.len())
             .map(|p| PlayerResult {
-                rank: 1 + (0..state.secrets.len())
-                    .filter(|&q| score(q) > score(p))
-                    .count() as u32,
+                rank: 1
+                    + (0..state.secrets.len())
+                        .filter(|&q| score(q) > score(p))
+                        .count() as u32,
                 score: score(p),
             })
             .collect()
@@ -181,13 +197,20 @@ impl Game for Guess {
                 state.roll = outcome as u8;
                 state.phase = Phase::Bid;
             }
-            Phase::Roll => return Err(GameError::illegal(format!("the die has no face {outcome}"))),
+            Phase::Roll => {
+                return Err(GameError::illegal(format!("the die has no face {outcome}")));
+            }
             _ => return Err(GameError::illegal("not a chance node")),
         }
         Ok(())
     }
 
-    fn action_to_string(&self, _: &State, _: Player, action: ActionId) -> Result<String, GameError> {
+    fn action_to_string(
+        &self,
+        _: &State,
+        _: Player,
+        action: ActionId,
+    ) -> Result<String, GameError> {
         if action <= 3 {
             Ok(format!("bid{action}"))
         } else {
@@ -195,7 +218,12 @@ impl Game for Guess {
         }
     }
 
-    fn parse_action(&self, state: &State, player: Player, text: &str) -> Result<ActionId, GameError> {
+    fn parse_action(
+        &self,
+        state: &State,
+        player: Player,
+        text: &str,
+    ) -> Result<ActionId, GameError> {
         let bid: u64 = text
             .strip_prefix("bid")
             .and_then(|n| n.parse().ok())

@@ -1,0 +1,287 @@
+//! Game plugins: loading a cdylib from disk and using it as a [`DynGame`].
+//!
+//! A file is never opened in place: it is copied to a private path named by its
+//! content hash, and that copy is loaded. `dlopen` of a path that is already
+//! loaded returns the old library, and copying over a loaded library would
+//! crash the host; content addressing avoids both.
+
+mod ffi;
+pub mod registry;
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+use tabletop_sdk::abi::StrRef;
+use tabletop_sdk::{
+    ActionId, Chance, DynGame, DynState, GameError, Manifest, Move, Player, PlayerResult, Status,
+    Transition, Viewer,
+};
+
+use ffi::{RawPlugin, RawState};
+
+/// Why a plugin file was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file could not be read or copied.
+    Io(String),
+    /// The dynamic loader refused the file (not a shared library, wrong
+    /// architecture, missing dependency).
+    Open(String),
+    /// A shared library without the Tabletop entry symbol.
+    NotAPlugin,
+    /// A Tabletop plugin built against an incompatible ABI.
+    Incompatible(String),
+    /// The plugin's manifest is missing or malformed.
+    BadManifest(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Io(e) => write!(f, "cannot read the file: {e}"),
+            LoadError::Open(e) => write!(f, "not a loadable shared library: {e}"),
+            LoadError::NotAPlugin => write!(
+                f,
+                "a shared library, but not a Tabletop plugin (no `{}` symbol)",
+                tabletop_sdk::abi::ENTRY_SYMBOL
+            ),
+            LoadError::Incompatible(e) => write!(f, "incompatible plugin: {e}"),
+            LoadError::BadManifest(e) => write!(f, "bad manifest: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A loaded game plugin. Cheap to share (`Arc<Plugin>`); never unloaded.
+#[derive(Debug)]
+pub struct Plugin {
+    raw: RawPlugin,
+    manifest: Manifest,
+    file: PathBuf,
+    sha256: String,
+    loaded_at: SystemTime,
+}
+
+/// Where private copies of plugin files go when no other place is given.
+pub fn default_cache_dir() -> PathBuf {
+    std::env::temp_dir().join("tabletop-plugin-cache")
+}
+
+impl Plugin {
+    /// Loads the plugin file at `path` through a private copy in
+    /// [`default_cache_dir`].
+    pub fn load(path: &Path) -> Result<Arc<Plugin>, LoadError> {
+        Plugin::load_with_cache(path, &default_cache_dir())
+    }
+
+    /// Loads the plugin file at `path` through a private copy in `cache_dir`.
+    pub fn load_with_cache(path: &Path, cache_dir: &Path) -> Result<Arc<Plugin>, LoadError> {
+        let bytes = std::fs::read(path).map_err(|e| LoadError::Io(e.to_string()))?;
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let private = private_copy(&bytes, &sha256, path, cache_dir)?;
+        let raw = RawPlugin::open(&private)?;
+        let manifest_json = raw
+            .manifest_json()
+            .map_err(|e| LoadError::BadManifest(e.message))?;
+        let manifest: Manifest = serde_json::from_str(&manifest_json)
+            .map_err(|e| LoadError::BadManifest(e.to_string()))?;
+        validate_manifest(&manifest)?;
+        raw.set_logger(log_from_plugin);
+        Ok(Arc::new(Plugin {
+            raw,
+            manifest,
+            file: path.to_path_buf(),
+            sha256,
+            loaded_at: SystemTime::now(),
+        }))
+    }
+
+    /// The file it was loaded from (the user's path, not the private copy).
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// Hex SHA-256 of the file's content.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// When it was loaded.
+    pub fn loaded_at(&self) -> SystemTime {
+        self.loaded_at
+    }
+}
+
+fn validate_manifest(manifest: &Manifest) -> Result<(), LoadError> {
+    let bad = |m: &str| Err(LoadError::BadManifest(m.to_string()));
+    if manifest.name.is_empty()
+        || !manifest
+            .name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    {
+        return bad("the game name must be non-empty lowercase ASCII");
+    }
+    if parse_version(&manifest.version).is_none() {
+        return bad("the version must be semver MAJOR.MINOR.PATCH");
+    }
+    if manifest.min_players == 0
+        || manifest.min_players > manifest.max_players
+        || manifest.max_players > tabletop_sdk::PlayerSet::MAX_PLAYERS
+    {
+        return bad("the player range is empty or too large");
+    }
+    Ok(())
+}
+
+/// `MAJOR.MINOR.PATCH` as numbers, for ordering versions (`1.10.0` > `1.9.0`).
+pub fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
+    let core = version.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let v = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(v)
+}
+
+fn private_copy(
+    bytes: &[u8],
+    sha256: &str,
+    original: &Path,
+    cache_dir: &Path,
+) -> Result<PathBuf, LoadError> {
+    std::fs::create_dir_all(cache_dir).map_err(|e| LoadError::Io(e.to_string()))?;
+    let extension = original
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or(std::env::consts::DLL_EXTENSION);
+    let target = cache_dir.join(format!("{sha256}.{extension}"));
+    let already = std::fs::read(&target).is_ok_and(|existing| existing == bytes);
+    if !already {
+        // Write beside and rename, so a concurrent loader never sees half a file.
+        let temp = cache_dir.join(format!(
+            "{sha256}.{}.{:?}.tmp",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::write(&temp, bytes).map_err(|e| LoadError::Io(e.to_string()))?;
+        std::fs::rename(&temp, &target).map_err(|e| LoadError::Io(e.to_string()))?;
+    }
+    Ok(target)
+}
+
+extern "C" fn log_from_plugin(level: u32, message: StrRef) {
+    let text = if message.ptr.is_null() {
+        String::new()
+    } else {
+        // The callback only borrows; copy before logging.
+        String::from_utf8_lossy(ffi::borrowed_bytes(message)).into_owned()
+    };
+    match level {
+        1 => tracing::error!(target: "plugin", "{text}"),
+        2 => tracing::warn!(target: "plugin", "{text}"),
+        3 => tracing::info!(target: "plugin", "{text}"),
+        4 => tracing::debug!(target: "plugin", "{text}"),
+        _ => tracing::trace!(target: "plugin", "{text}"),
+    }
+}
+
+impl DynGame for Plugin {
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn new_state(
+        &self,
+        players: u32,
+        options: &BTreeMap<String, String>,
+        position: Option<&str>,
+    ) -> Result<Box<dyn DynState>, GameError> {
+        let setup = serde_json::json!({ "players": players, "options": options }).to_string();
+        Ok(Box::new(PluginState(self.raw.new_state(&setup, position)?)))
+    }
+}
+
+/// A state living inside a plugin.
+#[derive(Debug)]
+struct PluginState(RawState);
+
+fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, GameError> {
+    serde_json::from_str(text)
+        .map_err(|e| GameError::internal(format!("plugin returned malformed {what}: {e}")))
+}
+
+impl DynState for PluginState {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
+        Ok(Box::new(PluginState(self.0.clone_state()?)))
+    }
+
+    fn status(&self) -> Result<Status, GameError> {
+        self.0.status()
+    }
+
+    fn chance(&self) -> Result<Chance, GameError> {
+        parse_json("chance node", &self.0.chance_json()?)
+    }
+
+    fn results(&self) -> Result<Vec<PlayerResult>, GameError> {
+        parse_json("results", &self.0.results_json()?)
+    }
+
+    fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
+        self.0.legal_actions(player, out)
+    }
+
+    fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
+        self.0.apply(moves)
+    }
+
+    fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
+        self.0.apply_chance(outcome)
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<String, GameError> {
+        self.0.view(viewer)
+    }
+
+    fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {
+        self.0.render_text(viewer)
+    }
+
+    fn event(
+        &self,
+        before: &dyn DynState,
+        transition: &Transition,
+        viewer: Viewer,
+    ) -> Result<String, GameError> {
+        let before = before
+            .as_any()
+            .downcast_ref::<PluginState>()
+            .ok_or_else(|| GameError::internal("`before` is not a plugin state"))?;
+        self.0.event(&before.0, transition, viewer)
+    }
+
+    fn position(&self) -> Result<String, GameError> {
+        self.0.position()
+    }
+
+    fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError> {
+        self.0.action_to_string(player, action)
+    }
+
+    fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
+        self.0.parse_action(player, text)
+    }
+
+    fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
+        Ok(Box::new(PluginState(self.0.resample(viewer, random)?)))
+    }
+}
