@@ -7,10 +7,16 @@ use std::sync::{Arc, RwLock};
 use super::{LoadError, Plugin, parse_version};
 use tabletop_sdk::DynGame;
 
+/// A version as comparable numbers: (major, minor, patch).
+type VersionKey = (u64, u64, u64);
+
+/// The loaded versions of one game, oldest first.
+type Versions = BTreeMap<VersionKey, Arc<Plugin>>;
+
 /// Loaded plugins by game name, then version (newest last).
 #[derive(Debug, Default)]
 pub struct Registry {
-    games: RwLock<BTreeMap<String, BTreeMap<(u64, u64, u64), Arc<Plugin>>>>,
+    games: RwLock<BTreeMap<String, Versions>>,
 }
 
 /// What happened when a file was offered to the registry.
