@@ -1,2 +1,234 @@
-//! The war game as a Tabletop plugin (work in progress).
+//! War, the Hungarian two-army board game with infantry, cavalry, cannons,
+//! railways and entrenchments, as a Tabletop plugin. The rules and their
+//! rulings W1–W12 are in `shared/rules/war.md`; this crate's README lists
+//! every choice made where a ruling left room.
+//!
+//! Boards are data ([`board`], W1): the default board of W2 ships as a board
+//! document, and option `board` may hold a whole document instead.
+//!
+//! # Example
+//! ```
+//! use std::collections::BTreeMap;
+//! use tabletop_sdk::{DynGame, InProcess, Status};
+//!
+//! let game = InProcess::new(war::War);
+//! let mut state = game.new_state(2, &BTreeMap::new(), None).unwrap();
+//! // The setup (W3): South places one unit type on its next start point.
+//! let place = state.parse_action(0, "I@1").unwrap();
+//! state.apply(&[tabletop_sdk::Move { player: 0, action: place }]).unwrap();
+//! assert_eq!(state.status().unwrap(), Status::ToMove(tabletop_sdk::PlayerSet::single(0)));
+//! assert!(state.render_text(tabletop_sdk::Viewer::Spectator).unwrap().contains('I'));
+//! ```
 #![forbid(unsafe_code)]
+
+pub mod board;
+pub mod moves;
+pub mod notation;
+pub mod position;
+pub mod position_text;
+pub mod render;
+mod rules;
+pub mod side;
+
+use std::sync::{Arc, OnceLock};
+
+use tabletop_sdk::{
+    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
+    Setup, Status, Viewer, serde_json,
+};
+
+pub use board::{Board, BoardError};
+pub use moves::Action;
+pub use position::{Outcome, Phase, Position, Reason};
+pub use side::{Side, TileKind, Unit, UnitKind};
+
+/// The game, as the plugin exports it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct War;
+
+fn default_board() -> Arc<Board> {
+    static BOARD: OnceLock<Arc<Board>> = OnceLock::new();
+    Arc::clone(BOARD.get_or_init(|| Arc::new(Board::default_board())))
+}
+
+/// Resolves option `board`: the name of a shipped board, or a whole board
+/// document (W1).
+pub fn resolve_board(value: &str) -> Result<Arc<Board>, GameError> {
+    if value.trim() == "default" {
+        return Ok(default_board());
+    }
+    if let Some(b) = Board::shipped(value.trim()) {
+        return Ok(Arc::new(b));
+    }
+    if !value.contains('\n') && !value.trim_start().starts_with("point") {
+        let names: Vec<&str> = board::SHIPPED_BOARDS.iter().map(|(n, _)| *n).collect();
+        return Err(GameError::invalid_option(format!(
+            "option `board`: no shipped board `{}` (shipped: {}); or give a whole board document",
+            value.trim(),
+            names.join(", ")
+        )));
+    }
+    Board::parse(value)
+        .map(Arc::new)
+        .map_err(|e| GameError::invalid_option(format!("option `board`: {e}")))
+}
+
+fn settings(setup: &Setup) -> Result<(Arc<Board>, u8, u32), GameError> {
+    let board = resolve_board(setup.options.text("board"))?;
+    let rail: u8 = setup.options.text("rail_tiles").parse().unwrap_or(3);
+    let max_turns = setup.options.int("max_turns").clamp(1, i64::from(u32::MAX)) as u32;
+    Ok((board, rail, max_turns))
+}
+
+fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
+    if matches!(state.phase(), Phase::Over(_)) {
+        return Err(GameError::not_your_turn("the game is over"));
+    }
+    let seat = state.to_move().index() as Player;
+    match moves {
+        [Move { player, action }] if *player == seat => {
+            Action::from_id(*action, state.board()).ok_or_else(|| GameError::illegal(format!("no action {action}")))
+        }
+        [Move { player, .. }] => Err(GameError::not_your_turn(format!(
+            "player {player} is not to move; {} (player {seat}) is",
+            state.to_move().name()
+        ))),
+        _ => Err(GameError::illegal("a War turn is exactly one move by the side to move")),
+    }
+}
+
+impl Game for War {
+    type State = Position;
+
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            name: "war".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            min_players: 2,
+            max_players: 2,
+            options: vec![
+                OptionSpec::text(
+                    "board",
+                    "default",
+                    "A shipped board by name (`default`, the W2 reconstruction) or a whole board document.",
+                ),
+                OptionSpec::choice("rail_tiles", &["3", "5"], "3", "Railway tiles per side (W3)."),
+                OptionSpec::int(
+                    "max_turns",
+                    1,
+                    100_000,
+                    400,
+                    "Moves after the setup before the game is drawn (W11).",
+                ),
+            ],
+            rules_summary: "Two armies of 16 infantry, 6 cavalry and 2 cannons. South places its units \
+                on points 1-24, then North on I-XXIV; then one move per turn: step along black lines \
+                (cavalry up to two), up to three points along railways, jump an undefended enemy, fire \
+                a cannon along a line, or place or remove an entrenchment or railway tile. Captures are \
+                compulsory. Win by occupying the enemy fortress, by leaving the enemy two units or \
+                fewer, or when the enemy cannot move."
+                .into(),
+            simultaneous: false,
+            hidden_information: false,
+            chance: false,
+        }
+    }
+
+    fn new_state(&self, setup: &Setup) -> Result<Position, GameError> {
+        let (board, rail, max_turns) = settings(setup)?;
+        Ok(Position::new(board, rail, max_turns))
+    }
+
+    fn parse_position(&self, setup: &Setup, text: &str) -> Result<Position, GameError> {
+        let (board, rail, max_turns) = settings(setup)?;
+        position_text::parse(text, &board, rail, max_turns).map_err(|e| GameError::invalid_position(e.0))
+    }
+
+    fn position_to_string(&self, state: &Position) -> String {
+        position_text::to_string(state)
+    }
+
+    fn status(&self, state: &Position) -> Status {
+        match state.phase() {
+            Phase::Over(_) => Status::Terminal,
+            _ => Status::ToMove(PlayerSet::single(state.to_move().index() as Player)),
+        }
+    }
+
+    fn chance(&self, _: &Position) -> Chance {
+        // War has no chance (the status is never Chance); an empty list says so.
+        Chance::Explicit(Vec::new())
+    }
+
+    fn results(&self, state: &Position) -> Vec<PlayerResult> {
+        let winner = match state.phase() {
+            Phase::Over(o) => o.winner,
+            _ => None,
+        };
+        Side::BOTH
+            .iter()
+            .map(|&s| match winner {
+                None => PlayerResult { rank: 1, score: 0.5 },
+                Some(w) if w == s => PlayerResult { rank: 1, score: 1.0 },
+                Some(_) => PlayerResult { rank: 2, score: 0.0 },
+            })
+            .collect()
+    }
+
+    fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {
+        out.clear();
+        if matches!(state.phase(), Phase::Over(_)) || player as usize != state.to_move().index() {
+            return;
+        }
+        let mut actions = Vec::new();
+        state.legal(&mut actions);
+        out.extend(actions.iter().map(|a| a.id(state.board())));
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    fn apply(&self, state: &mut Position, moves: &[Move]) -> Result<(), GameError> {
+        let action = mover(state, moves)?;
+        if state.play(action) {
+            Ok(())
+        } else {
+            Err(GameError::illegal(format!(
+                "`{}` is not legal now",
+                notation::action_to_string(state, action)
+            )))
+        }
+    }
+
+    fn apply_chance(&self, _: &mut Position, _: u64) -> Result<(), GameError> {
+        Err(GameError::illegal("War has no chance"))
+    }
+
+    fn action_to_string(&self, state: &Position, _: Player, action: ActionId) -> Result<String, GameError> {
+        let a = Action::from_id(action, state.board()).ok_or_else(|| GameError::illegal(format!("no action {action}")))?;
+        Ok(notation::action_to_string(state, a))
+    }
+
+    fn parse_action(&self, state: &Position, player: Player, text: &str) -> Result<ActionId, GameError> {
+        let action = notation::parse_action(state, text).map_err(|e| GameError::invalid_notation(e.0))?;
+        if matches!(state.phase(), Phase::Over(_)) || player as usize != state.to_move().index() {
+            return Err(GameError::not_your_turn(format!("player {player} is not to move")));
+        }
+        let mut legal = Vec::new();
+        state.legal(&mut legal);
+        if legal.contains(&action) {
+            Ok(action.id(state.board()))
+        } else {
+            Err(GameError::illegal(format!("`{}` is not legal now", text.trim())))
+        }
+    }
+
+    fn view(&self, state: &Position, _: Viewer) -> serde_json::Value {
+        render::view(state)
+    }
+
+    fn render_text(&self, state: &Position, _: Viewer) -> String {
+        render::text(state)
+    }
+}
+
+tabletop_sdk::export_game!(War);

@@ -1,0 +1,607 @@
+//! Boards as data (ruling W1): the document format, its validation, and the
+//! precomputed adjacency the move generator walks.
+//!
+//! A board document is line based; `#` starts a comment, blank lines are
+//! ignored, and every other line is one directive:
+//!
+//! ```text
+//! name default                 the board's name (optional, once)
+//! point d4 3 4                 a point: id (also its label in notation), x, y
+//! segment d4 d5 black          a segment between two adjacent points: black | red | rail
+//! start 17 d3                  start point 1-24 (South) or I-XXIV (North)
+//! fortress I e12               fortress point 1-3 (South) or I-III (North)
+//! ```
+//!
+//! Coordinates are integers: x grows toward later files (East), y toward
+//! higher ranks (North). A segment may only join two points one king step
+//! apart, so every segment has one of the eight compass directions; that is
+//! what makes "the straight continuation" of rulings W5 and W7 well defined on
+//! any board. Two coordinate-adjacent points without a segment form a gap.
+
+use std::fmt;
+
+use crate::side::Side;
+
+/// The shipped default board of ruling W2, as a board document.
+pub const DEFAULT_BOARD: &str = include_str!("../boards/default.board");
+
+/// Names of the boards shipped inside the plugin, with their documents.
+pub const SHIPPED_BOARDS: &[(&str, &str)] = &[("default", DEFAULT_BOARD)];
+
+/// Most points a board may have: point indices are stored in a byte.
+pub const MAX_POINTS: usize = 250;
+
+/// The eight compass directions, in the order of their index.
+pub const DIRECTIONS: [Direction; 8] = [
+    Direction::N,
+    Direction::NE,
+    Direction::E,
+    Direction::SE,
+    Direction::S,
+    Direction::SW,
+    Direction::W,
+    Direction::NW,
+];
+
+/// A compass direction; N is toward higher ranks, E toward later files (W12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// Toward higher ranks.
+    N,
+    /// North-east.
+    NE,
+    /// Toward later files.
+    E,
+    /// South-east.
+    SE,
+    /// Toward lower ranks.
+    S,
+    /// South-west.
+    SW,
+    /// Toward earlier files.
+    W,
+    /// North-west.
+    NW,
+}
+
+impl Direction {
+    /// The index of the direction in [`DIRECTIONS`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The coordinate step `(dx, dy)`.
+    pub fn delta(self) -> (i32, i32) {
+        match self {
+            Direction::N => (0, 1),
+            Direction::NE => (1, 1),
+            Direction::E => (1, 0),
+            Direction::SE => (1, -1),
+            Direction::S => (0, -1),
+            Direction::SW => (-1, -1),
+            Direction::W => (-1, 0),
+            Direction::NW => (-1, 1),
+        }
+    }
+
+    /// The direction of a king step `(dx, dy)`, if it is one.
+    pub fn from_delta(dx: i32, dy: i32) -> Option<Direction> {
+        DIRECTIONS.iter().copied().find(|d| d.delta() == (dx, dy))
+    }
+
+    /// The notation of the direction (`N`, `NE`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::N => "N",
+            Direction::NE => "NE",
+            Direction::E => "E",
+            Direction::SE => "SE",
+            Direction::S => "S",
+            Direction::SW => "SW",
+            Direction::W => "W",
+            Direction::NW => "NW",
+        }
+    }
+
+    /// Reads a direction name.
+    pub fn parse(text: &str) -> Option<Direction> {
+        DIRECTIONS.iter().copied().find(|d| d.name() == text)
+    }
+}
+
+/// What a segment is printed as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SegmentKind {
+    /// Carries movement and captures.
+    Black,
+    /// Carries captures only.
+    Red,
+    /// A railway: carries ordinary steps, rail moves and captures.
+    Rail,
+}
+
+impl SegmentKind {
+    /// The word used in board documents and views.
+    pub fn name(self) -> &'static str {
+        match self {
+            SegmentKind::Black => "black",
+            SegmentKind::Red => "red",
+            SegmentKind::Rail => "rail",
+        }
+    }
+
+    fn parse(text: &str) -> Option<SegmentKind> {
+        match text {
+            "black" => Some(SegmentKind::Black),
+            "red" => Some(SegmentKind::Red),
+            "rail" => Some(SegmentKind::Rail),
+            _ => None,
+        }
+    }
+}
+
+/// One point of a board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Point {
+    /// The id, which is also the label used in notation (`d4`).
+    pub id: String,
+    /// Column coordinate, growing eastward.
+    pub x: i32,
+    /// Row coordinate, growing northward.
+    pub y: i32,
+}
+
+/// One segment: two adjacent points (ordered by rank, then file) and a kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// The lower end point (by rank, then file).
+    pub a: u8,
+    /// The higher end point.
+    pub b: u8,
+    /// The printed kind.
+    pub kind: SegmentKind,
+}
+
+/// Why a board document was refused, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardError {
+    /// The 1-based line of the document, when the problem sits on one line.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl BoardError {
+    fn at(line: usize, message: impl Into<String>) -> BoardError {
+        BoardError {
+            line: Some(line),
+            message: message.into(),
+        }
+    }
+
+    fn whole(message: impl Into<String>) -> BoardError {
+        BoardError {
+            line: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardError { line: Some(l), message } => write!(f, "board line {l}: {message}"),
+            BoardError { line: None, message } => write!(f, "board: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
+
+/// A validated board with its adjacency precomputed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Board {
+    name: String,
+    points: Vec<Point>,
+    segments: Vec<Segment>,
+    /// `start[side][n - 1]`: the point of start number `n`.
+    start: [Vec<u8>; 2],
+    /// `fortress[side][n - 1]`.
+    fortress: [[u8; 3]; 2],
+    /// Per point and direction: the neighbour there and the joining segment.
+    links: Vec<[Option<(u8, u16)>; 8]>,
+}
+
+/// Roman numerals 1–24, the North start numbers.
+pub const ROMAN: [&str; 24] = [
+    "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV",
+    "XVI", "XVII", "XVIII", "XIX", "XX", "XXI", "XXII", "XXIII", "XXIV",
+];
+
+/// Reads a start number: `1`–`24` is South's, `I`–`XXIV` North's.
+pub fn parse_start_number(text: &str) -> Option<(Side, usize)> {
+    if let Some(i) = ROMAN.iter().position(|r| *r == text) {
+        return Some((Side::North, i + 1));
+    }
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) || text.starts_with('0') {
+        return None;
+    }
+    match text.parse::<usize>() {
+        Ok(n) if (1..=24).contains(&n) => Some((Side::South, n)),
+        _ => None,
+    }
+}
+
+/// Writes start number `n` of `side`.
+pub fn start_number_name(side: Side, n: usize) -> String {
+    match side {
+        Side::South => n.to_string(),
+        Side::North => ROMAN[n - 1].to_string(),
+    }
+}
+
+fn valid_id(id: &str) -> bool {
+    let mut bytes = id.bytes();
+    matches!(bytes.next(), Some(b'a'..=b'z'))
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+impl Board {
+    /// A shipped board by name.
+    pub fn shipped(name: &str) -> Option<Board> {
+        SHIPPED_BOARDS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, doc)| Board::parse(doc).expect("shipped boards are valid"))
+    }
+
+    /// The default board of ruling W2.
+    pub fn default_board() -> Board {
+        Board::parse(DEFAULT_BOARD).expect("the default board is valid")
+    }
+
+    /// Parses and validates a board document (ruling W1).
+    pub fn parse(text: &str) -> Result<Board, BoardError> {
+        let mut name: Option<String> = None;
+        let mut points: Vec<Point> = Vec::new();
+        // Segments are read by id first and checked once all points are known,
+        // so a document may list them in any order.
+        let mut raw_segments: Vec<(usize, String, String, SegmentKind)> = Vec::new();
+        let mut start: [Vec<Option<u8>>; 2] = [vec![None; 24], vec![None; 24]];
+        let mut raw_start: Vec<(usize, Side, usize, String)> = Vec::new();
+        let mut raw_fortress: Vec<(usize, Side, usize, String)> = Vec::new();
+
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let content = raw.split('#').next().unwrap_or("").trim();
+            if content.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = content.split_whitespace().collect();
+            match words[0] {
+                "name" => {
+                    if words.len() != 2 {
+                        return Err(BoardError::at(line, "`name` takes one word"));
+                    }
+                    if name.is_some() {
+                        return Err(BoardError::at(line, "the board is named twice"));
+                    }
+                    name = Some(words[1].to_string());
+                }
+                "point" => {
+                    let [_, id, x, y] = words[..] else {
+                        return Err(BoardError::at(line, "`point` takes an id and two coordinates"));
+                    };
+                    if !valid_id(id) {
+                        return Err(BoardError::at(
+                            line,
+                            format!(
+                                "point id `{id}` must start with a lowercase letter and hold only \
+                                 lowercase letters, digits and `_`"
+                            ),
+                        ));
+                    }
+                    let coord = |t: &str| -> Result<i32, BoardError> {
+                        t.parse::<i32>()
+                            .ok()
+                            .filter(|v| (-1000..=1000).contains(v))
+                            .ok_or_else(|| {
+                                BoardError::at(
+                                    line,
+                                    format!("coordinate `{t}` of point `{id}` is not an integer in -1000..1000"),
+                                )
+                            })
+                    };
+                    let (x, y) = (coord(x)?, coord(y)?);
+                    if points.iter().any(|p| p.id == id) {
+                        return Err(BoardError::at(line, format!("point `{id}` is defined twice")));
+                    }
+                    if let Some(p) = points.iter().find(|p| p.x == x && p.y == y) {
+                        return Err(BoardError::at(
+                            line,
+                            format!("point `{id}` has the same coordinates as point `{}`", p.id),
+                        ));
+                    }
+                    if points.len() == MAX_POINTS {
+                        return Err(BoardError::at(line, format!("a board has at most {MAX_POINTS} points")));
+                    }
+                    points.push(Point { id: id.to_string(), x, y });
+                }
+                "segment" => {
+                    let [_, a, b, kind] = words[..] else {
+                        return Err(BoardError::at(line, "`segment` takes two point ids and a kind"));
+                    };
+                    let kind = SegmentKind::parse(kind).ok_or_else(|| {
+                        BoardError::at(line, format!("unknown segment kind `{kind}` (black, red or rail)"))
+                    })?;
+                    raw_segments.push((line, a.to_string(), b.to_string(), kind));
+                }
+                "start" | "fortress" => {
+                    let [directive, number, id] = words[..] else {
+                        return Err(BoardError::at(
+                            line,
+                            format!("`{}` takes a number and a point id", words[0]),
+                        ));
+                    };
+                    let Some((side, n)) = parse_start_number(number) else {
+                        return Err(BoardError::at(
+                            line,
+                            format!("`{number}` is not a start number (1-24 or I-XXIV)"),
+                        ));
+                    };
+                    if directive == "fortress" {
+                        if n > 3 {
+                            return Err(BoardError::at(
+                                line,
+                                format!("`{number}` is not a fortress number (1-3 or I-III)"),
+                            ));
+                        }
+                        raw_fortress.push((line, side, n, id.to_string()));
+                    } else {
+                        raw_start.push((line, side, n, id.to_string()));
+                    }
+                }
+                other => {
+                    return Err(BoardError::at(
+                        line,
+                        format!("unknown directive `{other}` (name, point, segment, start, fortress)"),
+                    ));
+                }
+            }
+        }
+        if points.is_empty() {
+            return Err(BoardError::whole("the board has no points"));
+        }
+        let find = |line: usize, id: &str| -> Result<u8, BoardError> {
+            points
+                .iter()
+                .position(|p| p.id == id)
+                .map(|i| i as u8)
+                .ok_or_else(|| BoardError::at(line, format!("unknown point `{id}`")))
+        };
+
+        let mut links: Vec<[Option<(u8, u16)>; 8]> = vec![[None; 8]; points.len()];
+        let mut segments: Vec<Segment> = Vec::new();
+        for (line, a, b, kind) in &raw_segments {
+            let (pa, pb) = (find(*line, a)?, find(*line, b)?);
+            let (p, q) = (&points[pa as usize], &points[pb as usize]);
+            let Some(dir) = Direction::from_delta(q.x - p.x, q.y - p.y) else {
+                return Err(BoardError::at(
+                    *line,
+                    format!("segment {a}-{b} does not join two adjacent points (one king step apart)"),
+                ));
+            };
+            if links[pa as usize][dir.index()].is_some() {
+                return Err(BoardError::at(*line, format!("segment {a}-{b} is listed twice")));
+            }
+            if segments.len() >= u16::MAX as usize {
+                return Err(BoardError::at(*line, "too many segments"));
+            }
+            // Canonical order: by rank (y), then file (x).
+            let (lo, hi) = if (p.y, p.x) <= (q.y, q.x) { (pa, pb) } else { (pb, pa) };
+            let index = segments.len() as u16;
+            segments.push(Segment { a: lo, b: hi, kind: *kind });
+            let back = DIRECTIONS[(dir.index() + 4) % 8];
+            links[pa as usize][dir.index()] = Some((pb, index));
+            links[pb as usize][back.index()] = Some((pa, index));
+        }
+
+        for (line, side, n, id) in &raw_start {
+            let p = find(*line, id)?;
+            let slot = &mut start[side.index()][n - 1];
+            if slot.is_some() {
+                return Err(BoardError::at(
+                    *line,
+                    format!("start point {} is given twice", start_number_name(*side, *n)),
+                ));
+            }
+            *slot = Some(p);
+        }
+        let mut owner: Vec<Option<String>> = vec![None; points.len()];
+        let mut start_done: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+        for side in Side::BOTH {
+            for n in 1..=24 {
+                let Some(p) = start[side.index()][n - 1] else {
+                    return Err(BoardError::whole(format!(
+                        "start point {} is missing",
+                        start_number_name(side, n)
+                    )));
+                };
+                if let Some(other) = &owner[p as usize] {
+                    return Err(BoardError::whole(format!(
+                        "point `{}` is both start point {other} and {}",
+                        points[p as usize].id,
+                        start_number_name(side, n)
+                    )));
+                }
+                owner[p as usize] = Some(start_number_name(side, n));
+                start_done[side.index()].push(p);
+            }
+        }
+        let mut fortress: [[Option<u8>; 3]; 2] = [[None; 3]; 2];
+        for (line, side, n, id) in &raw_fortress {
+            let p = find(*line, id)?;
+            let slot = &mut fortress[side.index()][n - 1];
+            if slot.is_some() {
+                return Err(BoardError::at(
+                    *line,
+                    format!("fortress point {} is given twice", start_number_name(*side, *n)),
+                ));
+            }
+            *slot = Some(p);
+        }
+        let mut fortress_done = [[0u8; 3]; 2];
+        for side in Side::BOTH {
+            for n in 1..=3 {
+                let Some(p) = fortress[side.index()][n - 1] else {
+                    return Err(BoardError::whole(format!(
+                        "fortress point {} is missing",
+                        start_number_name(side, n)
+                    )));
+                };
+                fortress_done[side.index()][n - 1] = p;
+            }
+            let f = fortress_done[side.index()];
+            if f[0] == f[1] || f[1] == f[2] || f[0] == f[2] {
+                return Err(BoardError::whole(format!(
+                    "the {} fortress points are not three distinct points",
+                    side.name()
+                )));
+            }
+        }
+        if fortress_done[0].iter().any(|p| fortress_done[1].contains(p)) {
+            return Err(BoardError::whole("a point belongs to both fortresses"));
+        }
+
+        Ok(Board {
+            name: name.unwrap_or_else(|| "custom".to_string()),
+            points,
+            segments,
+            start: start_done,
+            fortress: fortress_done,
+            links,
+        })
+    }
+
+    /// The canonical document of this board: what positions and records carry.
+    pub fn to_document(&self) -> String {
+        let mut out = format!("name {}\n", self.name);
+        for p in &self.points {
+            out.push_str(&format!("point {} {} {}\n", p.id, p.x, p.y));
+        }
+        for s in &self.segments {
+            out.push_str(&format!(
+                "segment {} {} {}\n",
+                self.points[s.a as usize].id,
+                self.points[s.b as usize].id,
+                s.kind.name()
+            ));
+        }
+        for side in Side::BOTH {
+            for (i, p) in self.start[side.index()].iter().enumerate() {
+                out.push_str(&format!(
+                    "start {} {}\n",
+                    start_number_name(side, i + 1),
+                    self.points[*p as usize].id
+                ));
+            }
+        }
+        for side in Side::BOTH {
+            for (i, p) in self.fortress[side.index()].iter().enumerate() {
+                out.push_str(&format!(
+                    "fortress {} {}\n",
+                    start_number_name(side, i + 1),
+                    self.points[*p as usize].id
+                ));
+            }
+        }
+        out
+    }
+
+    /// The board's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Every point, indexed by point number.
+    pub fn points(&self) -> &[Point] {
+        &self.points
+    }
+
+    /// Every segment, indexed by segment number.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The point of start number `n` (1-based) of `side`.
+    pub fn start_point(&self, side: Side, n: usize) -> u8 {
+        self.start[side.index()][n - 1]
+    }
+
+    /// The start points of `side`, in number order.
+    pub fn start_points(&self, side: Side) -> &[u8] {
+        &self.start[side.index()]
+    }
+
+    /// The three fortress points of `side` (its own, which the enemy must occupy).
+    pub fn fortress(&self, side: Side) -> [u8; 3] {
+        self.fortress[side.index()]
+    }
+
+    /// The neighbour of `point` in `dir` and the segment joining them, if any.
+    #[inline]
+    pub fn link(&self, point: u8, dir: usize) -> Option<(u8, u16)> {
+        self.links[point as usize][dir]
+    }
+
+    /// A point by its id.
+    pub fn point_by_id(&self, id: &str) -> Option<u8> {
+        self.points.iter().position(|p| p.id == id).map(|i| i as u8)
+    }
+
+    /// The segment joining two points, if any.
+    pub fn segment_between(&self, a: u8, b: u8) -> Option<u16> {
+        let (p, q) = (self.points.get(a as usize)?, self.points.get(b as usize)?);
+        let dir = Direction::from_delta(q.x - p.x, q.y - p.y)?;
+        self.link(a, dir.index()).map(|(_, s)| s)
+    }
+
+    /// The label of a point.
+    pub fn label(&self, point: u8) -> &str {
+        &self.points[point as usize].id
+    }
+
+    /// The number of points.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Whether the board has no points (never true for a validated board).
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_board_matches_ruling_w2_counts() {
+        let b = Board::default_board();
+        assert_eq!(b.len(), 76);
+        let red = b.segments().iter().filter(|s| s.kind == SegmentKind::Red).count();
+        let rail = b.segments().iter().filter(|s| s.kind == SegmentKind::Rail).count();
+        // Ranks 5–8 have 6 red segments each; two railways of 7 segments.
+        assert_eq!(red, 24);
+        assert_eq!(rail, 14);
+    }
+
+    #[test]
+    fn canonical_document_reparses_to_the_same_board() {
+        let b = Board::default_board();
+        let again = Board::parse(&b.to_document()).unwrap();
+        assert_eq!(b, again);
+        assert_eq!(again.to_document(), b.to_document());
+    }
+}

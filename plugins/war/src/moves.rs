@@ -1,0 +1,145 @@
+//! Actions and their stable integer ids.
+//!
+//! With `P` points and `S` segments on the board, ids are laid out in blocks,
+//! so sorting ids sorts actions by kind, then by points:
+//!
+//! | block | ids |
+//! |---|---|
+//! | placement (W3) | `0..3`: infantry, cavalry, cannon |
+//! | move (W4) | `8 + from·P + to` |
+//! | jump capture (W6) | `8 + P² + from·P + to` |
+//! | cannon fire (W7) | `8 + 2P² + from·8 + direction` |
+//! | place tile (W10) | `8 + 2P² + 8P + segment·2 + kind` |
+//! | remove tile (W10) | `8 + 2P² + 8P + 2S + segment` |
+
+use crate::board::{Board, DIRECTIONS, Direction};
+use crate::side::{TileKind, UnitKind};
+
+/// One action of the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    /// Place a unit of this type on the next empty start point (W3).
+    Place(UnitKind),
+    /// Move a unit from one point to another; a move is identified by its ends
+    /// alone, whatever path it took (W4).
+    Move {
+        /// Start point.
+        from: u8,
+        /// End point.
+        to: u8,
+    },
+    /// Jump from `from` over the adjacent enemy to `to`, removing it (W6).
+    Jump {
+        /// Start point.
+        from: u8,
+        /// Landing point.
+        to: u8,
+    },
+    /// Fire the cannon on `from` toward `dir` (W7).
+    Fire {
+        /// The cannon's point.
+        from: u8,
+        /// The direction of the shot.
+        dir: Direction,
+    },
+    /// Place a tile from hand on a segment (W10).
+    PlaceTile {
+        /// The segment.
+        segment: u16,
+        /// The tile type.
+        kind: TileKind,
+    },
+    /// Take an own tile back into hand (W10).
+    RemoveTile {
+        /// The segment.
+        segment: u16,
+    },
+}
+
+const BASE: u64 = 8;
+
+impl Action {
+    /// The id of this action on `board`.
+    pub fn id(self, board: &Board) -> u64 {
+        let p = board.len() as u64;
+        let s = board.segments().len() as u64;
+        match self {
+            Action::Place(kind) => kind as u64,
+            Action::Move { from, to } => BASE + u64::from(from) * p + u64::from(to),
+            Action::Jump { from, to } => BASE + p * p + u64::from(from) * p + u64::from(to),
+            Action::Fire { from, dir } => BASE + 2 * p * p + u64::from(from) * 8 + dir.index() as u64,
+            Action::PlaceTile { segment, kind } => {
+                BASE + 2 * p * p + 8 * p + u64::from(segment) * 2 + kind.index() as u64
+            }
+            Action::RemoveTile { segment } => BASE + 2 * p * p + 8 * p + 2 * s + u64::from(segment),
+        }
+    }
+
+    /// The action with `id` on `board`, if the id is in the action space at all
+    /// (legality is a separate question).
+    pub fn from_id(id: u64, board: &Board) -> Option<Action> {
+        let p = board.len() as u64;
+        let s = board.segments().len() as u64;
+        if id < 3 {
+            return Some(Action::Place(UnitKind::ALL[id as usize]));
+        }
+        let mut rest = id.checked_sub(BASE)?;
+        if rest < p * p {
+            return Some(Action::Move { from: (rest / p) as u8, to: (rest % p) as u8 });
+        }
+        rest -= p * p;
+        if rest < p * p {
+            return Some(Action::Jump { from: (rest / p) as u8, to: (rest % p) as u8 });
+        }
+        rest -= p * p;
+        if rest < 8 * p {
+            return Some(Action::Fire { from: (rest / 8) as u8, dir: DIRECTIONS[(rest % 8) as usize] });
+        }
+        rest -= 8 * p;
+        if rest < 2 * s {
+            return Some(Action::PlaceTile {
+                segment: (rest / 2) as u16,
+                kind: TileKind::ALL[(rest % 2) as usize],
+            });
+        }
+        rest -= 2 * s;
+        if rest < s {
+            return Some(Action::RemoveTile { segment: rest as u16 });
+        }
+        None
+    }
+
+    /// Whether this is a capture (W8).
+    pub fn is_capture(self) -> bool {
+        matches!(self, Action::Jump { .. } | Action::Fire { .. })
+    }
+
+    /// Whether this moves or captures with a unit (what W11's encirclement counts).
+    pub fn is_unit_action(self) -> bool {
+        matches!(self, Action::Move { .. } | Action::Jump { .. } | Action::Fire { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_over_the_whole_space() {
+        let board = Board::default_board();
+        let p = board.len() as u64;
+        let s = board.segments().len() as u64;
+        let end = BASE + 2 * p * p + 8 * p + 3 * s;
+        let mut last = None;
+        for id in 0..end + 5 {
+            match Action::from_id(id, &board) {
+                Some(a) => {
+                    assert_eq!(a.id(&board), id);
+                    assert!(last.is_none_or(|l| l < id));
+                    last = Some(id);
+                }
+                None => assert!((3..BASE).contains(&id) || id >= end, "{id}"),
+            }
+        }
+    }
+}

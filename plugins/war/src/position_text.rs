@@ -1,0 +1,371 @@
+//! Position notation (ruling W12): a whole state as text, so a match can start
+//! from any legal position, and its record carries the board's content (W1).
+//!
+//! One directive per line; every line but `units` may be left out:
+//!
+//! ```text
+//! war-position                          optional header
+//! phase play                            setup | play | over <south|north|draw> <reason>
+//! to-move south                         side to move (default south)
+//! moves 12                              moves played since the setup (default 0)
+//! max-turns 400                         the W11 move limit (default: the option)
+//! units I@c1 C@d1 A@e2 i@c12 …          upper case South, lower case North
+//! tiles #d5-d6:south =b4-c4:north       tiles on the board with their owners
+//! hand south 1 3 north 1 3              entrenchment and railway tiles in hand
+//! seized d3                             cannons awaiting removal (W9)
+//! history 9c1f…,0b7e…                   repetition keys since the last removal
+//! board                                 the rest of the text is the board document
+//! ```
+//!
+//! A `play` position given without a result is checked for the end conditions
+//! of W11 as a position where the side to move is about to move.
+
+use std::sync::Arc;
+
+use crate::board::Board;
+use crate::notation::parse_point;
+use crate::position::{Outcome, Phase, Position, Reason};
+use crate::side::{Side, Tile, TileKind, Unit, UnitKind};
+
+/// Why a position text was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionError(pub String);
+
+impl std::fmt::Display for PositionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+fn err<T>(message: impl Into<String>) -> Result<T, PositionError> {
+    Err(PositionError(message.into()))
+}
+
+/// Writes a position; [`parse`] reads it back to an equal state.
+pub fn to_string(pos: &Position) -> String {
+    let board = pos.board();
+    let mut out = String::from("war-position\n");
+    match pos.phase {
+        Phase::Setup => out.push_str("phase setup\n"),
+        Phase::Play => out.push_str("phase play\n"),
+        Phase::Over(o) => out.push_str(&format!(
+            "phase over {} {}\n",
+            o.winner.map_or("draw", Side::name),
+            o.reason.name()
+        )),
+    }
+    out.push_str(&format!("to-move {}\n", pos.to_move.name()));
+    out.push_str(&format!("moves {}\n", pos.moves));
+    out.push_str(&format!("max-turns {}\n", pos.max_turns));
+    out.push_str("units");
+    for (p, u) in pos.units.iter().enumerate() {
+        if let Some(u) = u {
+            out.push_str(&format!(" {}@{}", u.letter(), board.label(p as u8)));
+        }
+    }
+    out.push_str("\ntiles");
+    for (i, t) in pos.tiles.iter().enumerate() {
+        if let Some(t) = t {
+            let s = board.segments()[i];
+            out.push_str(&format!(
+                " {}{}-{}:{}",
+                t.kind.symbol(),
+                board.label(s.a),
+                board.label(s.b),
+                t.owner.name()
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\nhand south {} {} north {} {}\n",
+        pos.hand[0][0], pos.hand[0][1], pos.hand[1][0], pos.hand[1][1]
+    ));
+    out.push_str("seized");
+    for &p in &pos.seized {
+        out.push_str(&format!(" {}", board.label(p)));
+    }
+    out.push_str("\nhistory ");
+    let keys: Vec<String> = pos.history.iter().map(|k| format!("{k:016x}")).collect();
+    out.push_str(&keys.join(","));
+    out.push_str("\nboard\n");
+    out.push_str(&board.to_document());
+    out
+}
+
+/// Reads and validates a position. `default_board`, `rail_tiles` and
+/// `max_turns` fill in what the text leaves out.
+pub fn parse(
+    text: &str,
+    default_board: &Arc<Board>,
+    rail_tiles: u8,
+    max_turns: u32,
+) -> Result<Position, PositionError> {
+    let mut body = text;
+    let mut board_doc = None;
+    // `board` on a line of its own starts the board document.
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim() == "board" {
+            body = &text[..offset];
+            board_doc = Some(&text[offset + line.len()..]);
+            break;
+        }
+        offset += line.len();
+    }
+    let board = match board_doc {
+        Some(doc) => Arc::new(Board::parse(doc).map_err(|e| PositionError(e.to_string()))?),
+        None => Arc::clone(default_board),
+    };
+
+    let mut phase_word: Option<Vec<String>> = None;
+    let mut to_move = Side::South;
+    let mut moves = 0u32;
+    let mut limit = max_turns;
+    let mut units: Option<Vec<Option<Unit>>> = None;
+    let mut tiles: Vec<Option<Tile>> = vec![None; board.segments().len()];
+    let mut hand: Option<[[u8; 2]; 2]> = None;
+    let mut seized: Vec<u8> = Vec::new();
+    let mut history: Option<Vec<u64>> = None;
+
+    for (i, raw) in body.lines().enumerate() {
+        let line = i + 1;
+        let words: Vec<&str> = raw.split_whitespace().collect();
+        let Some(&first) = words.first() else { continue };
+        let args = &words[1..];
+        let at = |m: String| PositionError(format!("position line {line}: {m}"));
+        match first {
+            "war-position" => {}
+            "phase" => phase_word = Some(args.iter().map(|s| s.to_string()).collect()),
+            "to-move" => {
+                to_move = args
+                    .first()
+                    .and_then(|s| Side::parse(s))
+                    .filter(|_| args.len() == 1)
+                    .ok_or_else(|| at("`to-move` takes south or north".into()))?;
+            }
+            "moves" | "max-turns" => {
+                let n = args
+                    .first()
+                    .filter(|_| args.len() == 1)
+                    .and_then(|s| s.parse::<u32>().ok())
+                    .ok_or_else(|| at(format!("`{first}` takes a number")))?;
+                if first == "moves" {
+                    moves = n;
+                } else {
+                    if n == 0 {
+                        return Err(at("`max-turns` must be at least 1".into()));
+                    }
+                    limit = n;
+                }
+            }
+            "units" => {
+                let mut us = vec![None; board.len()];
+                for item in args {
+                    let (letter, point) = item
+                        .split_once('@')
+                        .ok_or_else(|| at(format!("unit `{item}` is not like `I@c1`")))?;
+                    let mut cs = letter.chars();
+                    let unit = match (cs.next().and_then(Unit::from_letter), cs.next()) {
+                        (Some(u), None) => u,
+                        _ => return Err(at(format!("`{letter}` is not a unit letter (I C A, i c a)"))),
+                    };
+                    let p = parse_point(&board, point).ok_or_else(|| at(format!("unknown point `{point}`")))?;
+                    if us[p as usize].is_some() {
+                        return Err(at(format!("two units on {point}")));
+                    }
+                    us[p as usize] = Some(unit);
+                }
+                units = Some(us);
+            }
+            "tiles" => {
+                for item in args {
+                    let bad = || at(format!("tile `{item}` is not like `#d5-d6:south`"));
+                    let (seg, owner) = item.split_once(':').ok_or_else(bad)?;
+                    let owner = Side::parse(owner).ok_or_else(bad)?;
+                    let kind = match seg.chars().next() {
+                        Some('#') => TileKind::Entrenchment,
+                        Some('=') => TileKind::Railway,
+                        _ => return Err(bad()),
+                    };
+                    let (a, b) = seg[1..].split_once('-').ok_or_else(bad)?;
+                    let (pa, pb) = (
+                        parse_point(&board, a).ok_or_else(|| at(format!("unknown point `{a}`")))?,
+                        parse_point(&board, b).ok_or_else(|| at(format!("unknown point `{b}`")))?,
+                    );
+                    let s = board
+                        .segment_between(pa, pb)
+                        .ok_or_else(|| at(format!("there is no segment {a}-{b}")))?;
+                    if board.segments()[s as usize].kind == crate::board::SegmentKind::Rail {
+                        return Err(at(format!("a tile cannot lie on the printed railway {a}-{b} (W10)")));
+                    }
+                    if tiles[s as usize].is_some() {
+                        return Err(at(format!("two tiles on {a}-{b}")));
+                    }
+                    tiles[s as usize] = Some(Tile { kind, owner });
+                }
+            }
+            "hand" => {
+                let bad = || at("`hand` is like `hand south 1 3 north 1 3`".into());
+                let [s1, a, b, s2, c, d] = args else { return Err(bad()) };
+                if *s1 != "south" || *s2 != "north" {
+                    return Err(bad());
+                }
+                let n = |t: &str| t.parse::<u8>().ok().filter(|v| *v <= 20).ok_or_else(bad);
+                hand = Some([[n(a)?, n(b)?], [n(c)?, n(d)?]]);
+            }
+            "seized" => {
+                for item in args {
+                    let p = parse_point(&board, item).ok_or_else(|| at(format!("unknown point `{item}`")))?;
+                    seized.push(p);
+                }
+            }
+            "history" => {
+                let mut keys = Vec::new();
+                for k in args.iter().flat_map(|a| a.split(',')).filter(|k| !k.is_empty()) {
+                    keys.push(u64::from_str_radix(k, 16).map_err(|_| at(format!("`{k}` is not a hex key")))?);
+                }
+                history = Some(keys);
+            }
+            other => return Err(at(format!("unknown directive `{other}`"))),
+        }
+    }
+
+    let Some(units) = units else { return err("the position has no `units` line") };
+    let mut pos = Position::new(Arc::clone(&board), rail_tiles, limit);
+    pos.units = units;
+    pos.tiles = tiles;
+    pos.to_move = to_move;
+    pos.moves = moves;
+    for side in Side::BOTH {
+        for kind in UnitKind::ALL {
+            if pos.count_of(side, kind) > kind.army_count() {
+                return err(format!(
+                    "{} has more than {} {} (W3)",
+                    side.name(),
+                    kind.army_count(),
+                    kind.name()
+                ));
+            }
+        }
+    }
+    // Default hands: the opening hands less the tiles each side has on the board.
+    let hand = match hand {
+        Some(h) => h,
+        None => {
+            let mut h = [[1, rail_tiles], [1, rail_tiles]];
+            for t in pos.tiles.iter().flatten() {
+                let slot = &mut h[t.owner.index()][t.kind.index()];
+                *slot = slot.checked_sub(1).ok_or_else(|| {
+                    PositionError("more tiles on the board than a side owns: give a `hand` line".into())
+                })?;
+            }
+            h
+        }
+    };
+    pos.hand = hand;
+    let on_board = |k: TileKind| pos.tiles.iter().flatten().filter(|t| t.kind == k).count() as u32;
+    let total = |k: TileKind| u32::from(hand[0][k.index()]) + u32::from(hand[1][k.index()]) + on_board(k);
+    if total(TileKind::Entrenchment) != 2 {
+        return err("there must be 2 entrenchment tiles in all, in hand or on the board (W3)");
+    }
+    if !matches!(total(TileKind::Railway), 6 | 10) {
+        return err("there must be 6 or 10 railway tiles in all, in hand or on the board (W3)");
+    }
+
+    let phase = phase_word.unwrap_or_else(|| vec!["play".to_string()]);
+    match phase.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["setup"] => {
+            pos.phase = Phase::Setup;
+            validate_setup(&pos, &seized, moves)?;
+            if history.is_some_and(|h| !h.is_empty()) {
+                return err("a setup position has no history");
+            }
+        }
+        ["play"] => {
+            pos.phase = Phase::Play;
+            validate_seized(&mut pos, seized)?;
+            pos.history = history.unwrap_or_default();
+            let key = pos.key();
+            if pos.history.is_empty() {
+                pos.history.push(key);
+            } else if pos.history.last() != Some(&key) {
+                return err("the history does not end with this position's key");
+            }
+            let mover = to_move.opponent();
+            let won = |side: Side| {
+                pos.board.fortress(side.opponent()).iter().all(|&p| pos.units[p as usize].is_some_and(|u| u.side == side))
+                    || pos.unit_count(side.opponent()) <= 2
+            };
+            if won(to_move) {
+                return err(format!("{} has already won before its move: not a position in play", to_move.name()));
+            }
+            if won(mover) {
+                let reason = if pos.unit_count(to_move) <= 2 { Reason::Destroyed } else { Reason::Fortress };
+                pos.phase = Phase::Over(Outcome { winner: Some(mover), reason });
+            } else {
+                pos.check_start_of_turn(mover);
+            }
+        }
+        ["over", winner, reason] => {
+            let winner = match winner {
+                "draw" => None,
+                w => Some(Side::parse(w).ok_or_else(|| PositionError(format!("`{w}` is not south, north or draw")))?),
+            };
+            let reason = Reason::parse(reason).ok_or_else(|| PositionError(format!("unknown end reason `{reason}`")))?;
+            if winner.is_none() != matches!(reason, Reason::Repetition | Reason::TurnLimit) {
+                return err("repetition and turn-limit end in a draw, the other reasons with a winner");
+            }
+            validate_seized(&mut pos, seized)?;
+            pos.history = history.unwrap_or_default();
+            pos.phase = Phase::Over(Outcome { winner, reason });
+        }
+        _ => return err("`phase` is setup, play, or over <south|north|draw> <reason>"),
+    }
+    Ok(pos)
+}
+
+fn validate_seized(pos: &mut Position, mut seized: Vec<u8>) -> Result<(), PositionError> {
+    seized.sort_unstable();
+    seized.dedup();
+    let side = pos.to_move;
+    for &p in &seized {
+        if pos.units[p as usize] != Some(Unit { side, kind: UnitKind::Cannon }) {
+            return err(format!(
+                "seized point {} holds no cannon of the side to move (W9)",
+                pos.board.label(p)
+            ));
+        }
+    }
+    pos.seized = seized;
+    Ok(())
+}
+
+fn validate_setup(pos: &Position, seized: &[u8], moves: u32) -> Result<(), PositionError> {
+    if !seized.is_empty() || moves != 0 || pos.tiles.iter().any(Option::is_some) {
+        return err("during the setup there are no moves, tiles or seized cannons");
+    }
+    if pos.hand[0] != pos.hand[1] || pos.hand[0][0] != 1 {
+        return err("during the setup both hands are full");
+    }
+    let placed = |side: Side| pos.unit_count(side);
+    for side in Side::BOTH {
+        let n = placed(side);
+        for (i, &p) in pos.board.start_points(side).iter().enumerate() {
+            let expected = i < n;
+            if pos.units[p as usize].is_some_and(|u| u.side == side) != expected {
+                return err(format!(
+                    "{} units must fill its start points in order from the first (W3)",
+                    side.name()
+                ));
+            }
+        }
+    }
+    let (s, n) = (placed(Side::South), placed(Side::North));
+    let expected_side = if s < 24 { Side::South } else { Side::North };
+    if (s < 24 && n > 0) || n >= 24 || pos.to_move != expected_side {
+        return err("in the setup South places all 24 units, then North (W3)");
+    }
+    Ok(())
+}

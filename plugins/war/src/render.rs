@@ -1,0 +1,281 @@
+//! What players see: the JSON view, a terminal rendering and an SVG drawing.
+//! War has no hidden information, so every viewer sees the same.
+
+use serde_json::{Value, json};
+
+use crate::board::{SegmentKind, start_number_name};
+use crate::position::{Phase, Position};
+use crate::side::{Side, TileKind};
+
+fn phase_json(pos: &Position) -> Value {
+    match pos.phase() {
+        Phase::Setup => json!({ "phase": "setup" }),
+        Phase::Play => json!({ "phase": "play" }),
+        Phase::Over(o) => json!({
+            "phase": "over",
+            "winner": o.winner.map(Side::name),
+            "reason": o.reason.name(),
+        }),
+    }
+}
+
+/// The JSON view: points, segments (printed kind, current kind, tile), units,
+/// tiles with owners, hands, seized cannons, side to move, and an `svg` drawing.
+pub fn view(pos: &Position) -> Value {
+    let board = pos.board();
+    let mut start_names = vec![None; board.len()];
+    for side in Side::BOTH {
+        for (i, &p) in board.start_points(side).iter().enumerate() {
+            start_names[p as usize] = Some(start_number_name(side, i + 1));
+        }
+    }
+    let points: Vec<Value> = board
+        .points()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let fortress = Side::BOTH.into_iter().find(|s| board.fortress(*s).contains(&(i as u8)));
+            json!({
+                "id": p.id, "x": p.x, "y": p.y,
+                "start": start_names[i],
+                "fortress": fortress.map(Side::name),
+            })
+        })
+        .collect();
+    let segments: Vec<Value> = board
+        .segments()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let tile = pos.tile(i as u16);
+            json!({
+                "a": board.label(s.a), "b": board.label(s.b),
+                "kind": s.kind.name(),
+                "current": pos.effective_kind(i as u16).map_or("gap", SegmentKind::name),
+                "tile": tile.map(|t| json!({ "kind": t.kind.name(), "owner": t.owner.name() })),
+            })
+        })
+        .collect();
+    let tiles: Vec<Value> = (0..board.segments().len() as u16)
+        .filter_map(|i| {
+            let t = pos.tile(i)?;
+            let s = board.segments()[i as usize];
+            Some(json!({
+                "segment": format!("{}-{}", board.label(s.a), board.label(s.b)),
+                "kind": t.kind.name(), "owner": t.owner.name(),
+            }))
+        })
+        .collect();
+    let units: Vec<Value> = (0..board.len() as u8)
+        .filter_map(|p| {
+            let u = pos.unit(p)?;
+            Some(json!({ "point": board.label(p), "side": u.side.name(), "kind": u.kind.name() }))
+        })
+        .collect();
+    let hands: Value = Side::BOTH
+        .iter()
+        .map(|s| {
+            (
+                s.name().to_string(),
+                json!({
+                    "entrenchment": pos.in_hand(*s, TileKind::Entrenchment),
+                    "railway": pos.in_hand(*s, TileKind::Railway),
+                }),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    json!({
+        "board": board.name(),
+        "status": phase_json(pos),
+        "to_move": pos.to_move().name(),
+        "moves": pos.moves_played(),
+        "max_turns": pos.max_turns(),
+        "next_start": pos.next_start().map(|n| start_number_name(pos.to_move(), n)),
+        "points": points,
+        "segments": segments,
+        "tiles": tiles,
+        "units": units,
+        "hands": hands,
+        "seized": pos.seized().iter().map(|&p| board.label(p)).collect::<Vec<_>>(),
+        "svg": svg(pos),
+    })
+}
+
+/// A terminal drawing: each point is a unit letter (upper case South, lower
+/// case North) or `.`; `---` black, `~~~` red, `===` railway, `/ \ X`
+/// diagonals, blank a gap; `#` marks an entrenchment tile.
+pub fn text(pos: &Position) -> String {
+    let board = pos.board();
+    let (minx, maxx) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+    let (miny, maxy) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+    let w = ((maxx - minx) * 4 + 1) as usize;
+    let h = ((maxy - miny) * 2 + 1) as usize;
+    let mut grid = vec![vec![' '; w]; h];
+    let at = |x: i32, y: i32| (((maxy - y) * 2) as usize, ((x - minx) * 4) as usize);
+    for (i, s) in board.segments().iter().enumerate() {
+        let (p, q) = (&board.points()[s.a as usize], &board.points()[s.b as usize]);
+        let (r0, c0) = at(p.x, p.y);
+        let (r1, c1) = at(q.x, q.y);
+        let kind = pos.effective_kind(i as u16);
+        let entrenched = pos.tile(i as u16).is_some_and(|t| t.kind == TileKind::Entrenchment);
+        if r0 == r1 {
+            let (lo, hi) = (c0.min(c1), c0.max(c1));
+            let ch = match kind {
+                Some(SegmentKind::Black) => '-',
+                Some(SegmentKind::Red) => '~',
+                Some(SegmentKind::Rail) => '=',
+                None => ' ',
+            };
+            for c in lo + 1..hi {
+                grid[r0][c] = ch;
+            }
+            if entrenched {
+                grid[r0][(lo + hi) / 2] = '#';
+            }
+        } else if c0 == c1 {
+            let r = (r0 + r1) / 2;
+            grid[r][c0] = match kind {
+                Some(SegmentKind::Black) => '|',
+                Some(SegmentKind::Red) => ':',
+                Some(SegmentKind::Rail) => 'H',
+                None if entrenched => '#',
+                None => ' ',
+            };
+        } else {
+            let (r, c) = ((r0 + r1) / 2, (c0 + c1) / 2);
+            // Going up-right on screen is `/`.
+            let slash = if (r1 < r0) == (c1 > c0) { '/' } else { '\\' };
+            let ch = match kind {
+                None if entrenched => '#',
+                None => ' ',
+                Some(_) => slash,
+            };
+            grid[r][c] = match (grid[r][c], ch) {
+                ('/', '\\') | ('\\', '/') => 'X',
+                (' ', ch) => ch,
+                (old, ' ') => old,
+                (_, ch) => ch,
+            };
+        }
+    }
+    for (i, p) in board.points().iter().enumerate() {
+        let (r, c) = at(p.x, p.y);
+        grid[r][c] = pos.unit(i as u8).map_or('.', |u| u.letter());
+    }
+    let mut out = String::new();
+    for (r, row) in grid.iter().enumerate() {
+        let y = maxy - (r as i32) / 2;
+        let label = if r % 2 == 0 { format!("{y:>3} ") } else { "    ".to_string() };
+        out.push_str(&label);
+        out.push_str(row.iter().collect::<String>().trim_end());
+        out.push('\n');
+    }
+    let status = match pos.phase() {
+        Phase::Setup => format!(
+            "setup: {} places on {}",
+            pos.to_move().name(),
+            pos.next_start().map_or(String::new(), |n| start_number_name(pos.to_move(), n))
+        ),
+        Phase::Play => format!("move {}: {} to move", pos.moves_played() + 1, pos.to_move().name()),
+        Phase::Over(o) => match o.winner {
+            Some(w) => format!("over: {} wins ({})", w.name(), o.reason.name()),
+            None => format!("over: draw ({})", o.reason.name()),
+        },
+    };
+    out.push_str(&status);
+    out.push('\n');
+    for side in Side::BOTH {
+        out.push_str(&format!(
+            "{}: {} units, hand {} entrenchment {} railway\n",
+            side.name(),
+            pos.unit_count(side),
+            pos.in_hand(side, TileKind::Entrenchment),
+            pos.in_hand(side, TileKind::Railway)
+        ));
+    }
+    let tiles: Vec<String> = (0..board.segments().len() as u16)
+        .filter_map(|i| {
+            let t = pos.tile(i)?;
+            let s = board.segments()[i as usize];
+            Some(format!("{}{}-{}:{}", t.kind.symbol(), board.label(s.a), board.label(s.b), t.owner.name()))
+        })
+        .collect();
+    if !tiles.is_empty() {
+        out.push_str(&format!("tiles: {}\n", tiles.join(" ")));
+    }
+    if !pos.seized().is_empty() {
+        let s: Vec<&str> = pos.seized().iter().map(|&p| board.label(p)).collect();
+        out.push_str(&format!("seized cannons (removed next turn): {}\n", s.join(" ")));
+    }
+    out
+}
+
+/// An SVG drawing: black lines solid, red lines red and dashed, railways
+/// brown and thick with sleepers, gaps absent; entrenchments as a bar across
+/// the segment and railway tiles as a marker, both in the owner's colour;
+/// South units light discs, North dark, with the unit letter; seized cannons
+/// ringed in red.
+pub fn svg(pos: &Position) -> String {
+    let board = pos.board();
+    let s = 40;
+    let (minx, maxx) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+    let (miny, maxy) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+    let px = |x: i32| (x - minx) * s + s;
+    let py = |y: i32| (maxy - y) * s + s;
+    let (w, h) = ((maxx - minx) * s + 2 * s, (maxy - miny) * s + 2 * s);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
+         <rect width=\"{w}\" height=\"{h}\" fill=\"#f4ecd8\"/>"
+    );
+    let owner_colour = |side: Side| if side == Side::South { "#1f5fbf" } else { "#bf7f1f" };
+    for (i, seg) in board.segments().iter().enumerate() {
+        let (p, q) = (&board.points()[seg.a as usize], &board.points()[seg.b as usize]);
+        let (x1, y1, x2, y2) = (px(p.x), py(p.y), px(q.x), py(q.y));
+        let style = match pos.effective_kind(i as u16) {
+            Some(SegmentKind::Black) => "stroke=\"#222\" stroke-width=\"2\"",
+            Some(SegmentKind::Red) => "stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"6 3\"",
+            Some(SegmentKind::Rail) => "stroke=\"#6d4c41\" stroke-width=\"5\" stroke-dasharray=\"2 2\"",
+            None => "stroke=\"none\"",
+        };
+        out.push_str(&format!(
+            "<line class=\"segment\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" {style}/>"
+        ));
+        if let Some(t) = pos.tile(i as u16) {
+            let (mx, my) = ((x1 + x2) / 2, (y1 + y2) / 2);
+            let c = owner_colour(t.owner);
+            match t.kind {
+                TileKind::Entrenchment => out.push_str(&format!(
+                    "<rect class=\"tile entrenchment\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{c}\" \
+                     stroke=\"#000\"/>",
+                    mx - 5,
+                    my - 5
+                )),
+                TileKind::Railway => out.push_str(&format!(
+                    "<circle class=\"tile railway\" cx=\"{mx}\" cy=\"{my}\" r=\"4\" fill=\"{c}\" stroke=\"#000\"/>"
+                )),
+            }
+        }
+    }
+    for (i, p) in board.points().iter().enumerate() {
+        let (cx, cy) = (px(p.x), py(p.y));
+        match pos.unit(i as u8) {
+            None => out.push_str(&format!("<circle class=\"point\" cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"#222\"/>")),
+            Some(u) => {
+                let (fill, ink) = if u.side == Side::South { ("#fafafa", "#000") } else { ("#333", "#fff") };
+                let ring = if pos.seized().contains(&(i as u8)) { "#e53935" } else { "#000" };
+                out.push_str(&format!(
+                    "<circle class=\"unit {} {}\" cx=\"{cx}\" cy=\"{cy}\" r=\"13\" fill=\"{fill}\" stroke=\"{ring}\" \
+                     stroke-width=\"2\"/><text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"sans-serif\" \
+                     font-size=\"14\" fill=\"{ink}\">{}</text>",
+                    u.side.name(),
+                    u.kind.name(),
+                    cy + 5,
+                    u.kind.letter()
+                ));
+            }
+        }
+    }
+    out.push_str("</svg>");
+    out
+}
