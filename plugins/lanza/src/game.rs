@@ -1,0 +1,308 @@
+//! The [`Game`] implementation: the SDK's view of a Lanza match.
+//!
+//! Action ids: orders are `0..216` (see [`crate::orders`]), placing a
+//! re-entering piece on field `f` is `216 + f.index()` (ruling L10).
+
+use tabletop_sdk::{
+    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
+    Setup, Status, Transition, Viewer, serde_json,
+};
+
+use crate::orders::{ORDER_IDS, Orders};
+use crate::position::{Phase, Position};
+use crate::{notation, view};
+
+/// The Lanza game, for the SDK.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Lanza;
+
+/// The default turn limit (ruling L12).
+pub const DEFAULT_MAX_TURNS: i64 = 300;
+
+fn max_turns(setup: &Setup) -> u32 {
+    // The SDK has checked the range declared in the manifest.
+    u32::try_from(setup.options.int("max_turns")).unwrap_or(u32::MAX)
+}
+
+/// The id of placing the next re-entering piece on `field` (ruling L10).
+pub fn place_id(field: crate::board::Field) -> ActionId {
+    ORDER_IDS + field.index() as u64
+}
+
+impl Lanza {
+    /// The joint orders of `moves` in seat order, checked against the movers.
+    fn joint_orders(&self, state: &Position, moves: &[Move]) -> Result<Vec<Orders>, GameError> {
+        let mut orders: Vec<Option<Orders>> = vec![None; state.players() as usize];
+        for m in moves {
+            let slot = orders.get_mut(m.player as usize).ok_or_else(|| {
+                GameError::not_your_turn(format!("seat {} is not playing", m.player))
+            })?;
+            if slot.is_some() {
+                return Err(GameError::illegal(format!(
+                    "seat {} ordered twice",
+                    m.player
+                )));
+            }
+            *slot = Some(
+                Orders::from_id(m.action)
+                    .map_err(|e| GameError::illegal(format!("seat {}: {e}", m.player)))?,
+            );
+        }
+        orders
+            .into_iter()
+            .enumerate()
+            .map(|(p, o)| {
+                o.ok_or_else(|| {
+                    GameError::illegal(format!(
+                        "seat {p} has not ordered: every player orders at once (ruling L5)"
+                    ))
+                })
+            })
+            .collect()
+    }
+}
+
+impl Game for Lanza {
+    type State = Position;
+
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            name: "lanza".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            min_players: 2,
+            max_players: 4,
+            options: vec![OptionSpec::int(
+                "max_turns",
+                1,
+                100_000,
+                DEFAULT_MAX_TURNS,
+                "Turns after which the game ends without a 3-chip winner: the sole chip leader \
+                 wins, tied leaders share first place (ruling L12).",
+            )],
+            rules_summary: crate::RULES_SUMMARY.into(),
+            simultaneous: true,
+            // Pending orders are collected by the host and never enter a
+            // state; everything a state holds is public.
+            hidden_information: false,
+            chance: true,
+        }
+    }
+
+    fn new_state(&self, setup: &Setup) -> Result<Position, GameError> {
+        Position::start(setup.players, max_turns(setup))
+            .map_err(|e| GameError::invalid_option(e.to_string()))
+    }
+
+    fn parse_position(&self, setup: &Setup, text: &str) -> Result<Position, GameError> {
+        notation::parse_position(text, setup.players, max_turns(setup))
+            .map_err(|e| GameError::invalid_position(e.to_string()))
+    }
+
+    fn position_to_string(&self, state: &Position) -> String {
+        notation::position_to_string(state)
+    }
+
+    fn status(&self, state: &Position) -> Status {
+        match state.phase() {
+            Phase::Setup | Phase::Reentry(_) => Status::Chance,
+            // Ruling L5: every player with a piece on the board orders at once.
+            Phase::Orders => Status::ToMove(
+                state
+                    .pieces()
+                    .filter(|&p| state.field_of(p).is_some())
+                    .map(|p| p.player())
+                    .collect(),
+            ),
+            Phase::Place(_) => match state.placer() {
+                Some((_, player)) => Status::ToMove(PlayerSet::single(player)),
+                None => Status::Terminal,
+            },
+            Phase::Over => Status::Terminal,
+        }
+    }
+
+    fn chance(&self, state: &Position) -> Chance {
+        match state.reentry_outcomes() {
+            Some(outcomes) => Chance::Explicit(outcomes),
+            None => Chance::Sampled,
+        }
+    }
+
+    fn results(&self, state: &Position) -> Vec<PlayerResult> {
+        state
+            .ranks()
+            .into_iter()
+            .enumerate()
+            .map(|(p, rank)| PlayerResult {
+                rank,
+                score: f64::from(state.chips(p as u32)),
+            })
+            .collect()
+    }
+
+    fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {
+        out.clear();
+        match self.status(state) {
+            Status::ToMove(movers) if movers.contains(player) => {}
+            _ => return,
+        }
+        match state.phase() {
+            Phase::Orders => out.extend_from_slice(Orders::all_ids()),
+            Phase::Place(_) => out.extend(state.empty_edge_fields().map(place_id)),
+            _ => {}
+        }
+    }
+
+    fn apply(&self, state: &mut Position, moves: &[Move]) -> Result<(), GameError> {
+        let Status::ToMove(movers) = self.status(state) else {
+            return Err(GameError::not_your_turn("no player is to move now"));
+        };
+        let named: PlayerSet = moves.iter().map(|m| m.player).collect();
+        if moves.len() != movers.len() || named != movers {
+            return Err(GameError::not_your_turn(format!(
+                "this step needs exactly one action from each of seats {:?}",
+                movers.iter().collect::<Vec<_>>()
+            )));
+        }
+        match state.phase() {
+            Phase::Orders => {
+                let orders = self.joint_orders(state, moves)?;
+                state
+                    .play_turn(&orders)
+                    .map(|_| ())
+                    .map_err(|e| GameError::internal(e.to_string()))
+            }
+            Phase::Place(_) => {
+                let action = moves[0].action;
+                let field = action
+                    .checked_sub(ORDER_IDS)
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| state.board().field(i))
+                    .ok_or_else(|| {
+                        GameError::illegal(format!("action {action} places no piece"))
+                    })?;
+                state.place(field).map_err(GameError::illegal)
+            }
+            _ => Err(GameError::not_your_turn("no player is to move now")),
+        }
+    }
+
+    fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
+        match state.phase() {
+            Phase::Setup => state.apply_setup(outcome).map_err(GameError::illegal),
+            Phase::Reentry(_) => state.apply_reentry(outcome).map_err(GameError::illegal),
+            _ => Err(GameError::not_your_turn("this is not a chance node")),
+        }
+    }
+
+    fn action_to_string(
+        &self,
+        state: &Position,
+        player: Player,
+        action: ActionId,
+    ) -> Result<String, GameError> {
+        match state.phase() {
+            Phase::Orders if action < ORDER_IDS => Orders::from_id(action)
+                .map(|o| o.to_string())
+                .map_err(|e| GameError::illegal(e.to_string())),
+            Phase::Place(_) => {
+                let (piece, owner) = state
+                    .placer()
+                    .ok_or_else(|| GameError::illegal("no piece is waiting to re-enter"))?;
+                let field = action
+                    .checked_sub(ORDER_IDS)
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| state.board().field(i))
+                    .ok_or_else(|| {
+                        GameError::illegal(format!("action {action} places no piece"))
+                    })?;
+                if owner != player {
+                    return Err(GameError::not_your_turn(format!(
+                        "{piece} is not seat {player}'s piece"
+                    )));
+                }
+                Ok(format!(
+                    "{}@{}",
+                    piece.rank().letter(),
+                    state.board().name(field)
+                ))
+            }
+            _ => Err(GameError::illegal(format!(
+                "action {action} means nothing now"
+            ))),
+        }
+    }
+
+    fn parse_action(
+        &self,
+        state: &Position,
+        player: Player,
+        text: &str,
+    ) -> Result<ActionId, GameError> {
+        let mut legal = Vec::new();
+        self.legal_actions(state, player, &mut legal);
+        if legal.is_empty() {
+            return Err(GameError::not_your_turn(format!(
+                "seat {player} has nothing to do now"
+            )));
+        }
+        let id = match state.phase() {
+            Phase::Orders => Orders::parse(text)
+                .map_err(|e| GameError::invalid_notation(e.to_string()))?
+                .id(),
+            Phase::Place(_) => {
+                let (piece, _) = state
+                    .placer()
+                    .ok_or_else(|| GameError::illegal("no piece is waiting to re-enter"))?;
+                let name = match text.split_once('@') {
+                    Some((rank, name))
+                        if rank.len() == 1 && rank.starts_with(piece.rank().letter()) =>
+                    {
+                        name
+                    }
+                    Some(_) => {
+                        return Err(GameError::invalid_notation(format!(
+                            "`{text}`: the piece to place is your {}",
+                            piece.rank().letter()
+                        )));
+                    }
+                    None => text,
+                };
+                let field = state.board().parse_field(name).ok_or_else(|| {
+                    GameError::invalid_notation(format!(
+                        "`{text}` is not a field like `{}@a1`",
+                        piece.rank().letter()
+                    ))
+                })?;
+                place_id(field)
+            }
+            _ => return Err(GameError::not_your_turn("no player is to move now")),
+        };
+        if legal.binary_search(&id).is_ok() {
+            Ok(id)
+        } else {
+            Err(GameError::illegal(format!(
+                "`{text}` is not legal now: re-enter on an empty edge field (ruling L10)"
+            )))
+        }
+    }
+
+    fn view(&self, state: &Position, viewer: Viewer) -> serde_json::Value {
+        view::json(self, state, viewer)
+    }
+
+    fn render_text(&self, state: &Position, viewer: Viewer) -> String {
+        view::text(self, state, viewer)
+    }
+
+    fn event(
+        &self,
+        before: &Position,
+        transition: &Transition,
+        after: &Position,
+        viewer: Viewer,
+    ) -> serde_json::Value {
+        let _ = viewer;
+        view::event(self, before, transition, after)
+    }
+}

@@ -1,0 +1,526 @@
+//! A validated game state ([`Position`]) and the unvalidated description it is
+//! built from ([`PositionSetup`]), plus the turn's transitions: setup (L4),
+//! adjudication (L7–L9), the end (L11, L12) and re-entry (L10).
+
+use std::fmt;
+
+use crate::adjudicate::{Adjudication, AdjudicationError, PieceOrder, adjudicate};
+use crate::board::{Board, BoardKind, Field};
+use crate::orders::Orders;
+use crate::piece::{MAX_PIECES, MAX_PLAYERS, PieceId};
+
+/// Where a match stands within its turn.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Before the random setup (ruling L4): a sampled chance node.
+    Setup,
+    /// Every player orders their pieces at once (ruling L5).
+    Orders,
+    /// The order of re-entry of these captured pieces (listed in
+    /// [`PieceId`] order) is drawn by chance (ruling L10).
+    Reentry(Vec<PieceId>),
+    /// These pieces re-enter in this order; the owner of the first places it.
+    Place(Vec<PieceId>),
+    /// The game is over (rulings L11, L12).
+    Over,
+}
+
+/// A position as written, not yet checked. [`Position::new`] validates it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionSetup {
+    /// The number of players, 2–4; it decides the board (ruling L2).
+    pub players: u32,
+    /// Each piece's field (`None`: off the board), indexed by [`PieceId::index`].
+    pub fields: [Option<Field>; MAX_PIECES],
+    /// Chips per seat.
+    pub chips: [u32; MAX_PLAYERS],
+    /// Turns adjudicated so far.
+    pub turns: u32,
+    /// The phase.
+    pub phase: Phase,
+}
+
+/// Why a [`PositionSetup`] is not a legal position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PositionError {
+    /// The player count is not 2–4.
+    Players(u32),
+    /// A piece of a seat that is not playing has a field, or chips.
+    ExtraSeat(u32),
+    /// A field is not on this board.
+    NotOnBoard(PieceId),
+    /// Two pieces share a field.
+    SharedField(PieceId, PieceId),
+    /// The phase does not fit which pieces are on the board.
+    Phase(String),
+    /// The game should be over, or is marked over but is not.
+    End(String),
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::Players(n) => write!(f, "lanza is played by 2 to 4 players, not {n}"),
+            PositionError::ExtraSeat(p) => write!(f, "seat {p} is not playing"),
+            PositionError::NotOnBoard(p) => write!(f, "piece {p} is not on a field of this board"),
+            PositionError::SharedField(a, b) => write!(f, "pieces {a} and {b} share a field"),
+            PositionError::Phase(why) | PositionError::End(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A legal Lanza position: the board, every piece's field, chips, the turn
+/// count and the phase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    kind: BoardKind,
+    players: u32,
+    fields: [Option<Field>; MAX_PIECES],
+    chips: [u32; MAX_PLAYERS],
+    turns: u32,
+    max_turns: u32,
+    phase: Phase,
+}
+
+/// A small deterministic generator (splitmix64) for deriving shuffles from
+/// one chance outcome; never thread RNG (plugins are pure).
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn factorial(n: usize) -> u64 {
+    (1..=n as u64).product()
+}
+
+/// Re-entry orders of at most this many pieces are an explicit chance node
+/// (4! = 24 outcomes); larger ones are sampled.
+pub const EXPLICIT_REENTRY_MAX: usize = 4;
+
+impl Position {
+    /// The start of a match: the setup chance node (ruling L4).
+    pub fn start(players: u32, max_turns: u32) -> Result<Position, PositionError> {
+        Position::new(
+            PositionSetup {
+                players,
+                fields: [None; MAX_PIECES],
+                chips: [0; MAX_PLAYERS],
+                turns: 0,
+                phase: Phase::Setup,
+            },
+            max_turns,
+        )
+    }
+
+    /// Validates `setup` into a position, with the turn limit `max_turns`
+    /// (ruling L12).
+    pub fn new(setup: PositionSetup, max_turns: u32) -> Result<Position, PositionError> {
+        let kind =
+            BoardKind::for_players(setup.players).ok_or(PositionError::Players(setup.players))?;
+        let board = kind.board();
+        let pieces = 3 * setup.players as usize;
+        for i in pieces..MAX_PIECES {
+            if setup.fields[i].is_some() {
+                return Err(PositionError::ExtraSeat((i / 3) as u32));
+            }
+        }
+        for p in setup.players as usize..MAX_PLAYERS {
+            if setup.chips[p] != 0 {
+                return Err(PositionError::ExtraSeat(p as u32));
+            }
+        }
+        let mut seen: Vec<Option<PieceId>> = vec![None; board.len()];
+        for (i, field) in setup.fields.iter().enumerate().take(pieces) {
+            let Some(field) = field else { continue };
+            let piece = PieceId::from_index(i).ok_or(PositionError::Players(setup.players))?;
+            let slot = seen
+                .get_mut(field.index())
+                .ok_or(PositionError::NotOnBoard(piece))?;
+            if let Some(other) = slot {
+                return Err(PositionError::SharedField(*other, piece));
+            }
+            *slot = Some(piece);
+        }
+        let off: Vec<PieceId> = (0..pieces)
+            .filter(|&i| setup.fields[i].is_none())
+            .filter_map(PieceId::from_index)
+            .collect();
+        let position = Position {
+            kind,
+            players: setup.players,
+            fields: setup.fields,
+            chips: setup.chips,
+            turns: setup.turns,
+            max_turns,
+            phase: setup.phase,
+        };
+        let phase_error = |why: &str| Err(PositionError::Phase(why.to_string()));
+        match &position.phase {
+            Phase::Setup => {
+                if off.len() != pieces
+                    || position.turns != 0
+                    || position.chips.iter().any(|&c| c > 0)
+                {
+                    return phase_error(
+                        "before the setup no piece is placed, no turn played, no chip won",
+                    );
+                }
+            }
+            Phase::Orders => {
+                if !off.is_empty() {
+                    return phase_error(
+                        "when orders are given every piece is on the board (ruling L10)",
+                    );
+                }
+            }
+            Phase::Reentry(listed) => {
+                if off.len() < 2 || *listed != off {
+                    return phase_error(
+                        "a re-entry draw lists exactly the pieces off the board, at least two, in K Q J order by seat",
+                    );
+                }
+            }
+            Phase::Place(queue) => {
+                let mut sorted = queue.clone();
+                sorted.sort();
+                if queue.is_empty() || sorted != off {
+                    return phase_error(
+                        "the re-entry queue lists exactly the pieces off the board, once each",
+                    );
+                }
+            }
+            Phase::Over => {}
+        }
+        let should_end = position.ends_here();
+        let over = position.phase == Phase::Over;
+        if should_end && !over && position.phase != Phase::Setup {
+            return Err(PositionError::End(
+                "the game is over here (rulings L11, L12): its phase must be `over`".to_string(),
+            ));
+        }
+        if over && !should_end {
+            return Err(PositionError::End(
+                "nobody has won and the turn limit is not reached: the game is not over"
+                    .to_string(),
+            ));
+        }
+        Ok(position)
+    }
+
+    /// The unvalidated form of this position (for notation and editing).
+    pub fn to_setup(&self) -> PositionSetup {
+        PositionSetup {
+            players: self.players,
+            fields: self.fields,
+            chips: self.chips,
+            turns: self.turns,
+            phase: self.phase.clone(),
+        }
+    }
+
+    /// The board.
+    pub fn board(&self) -> &'static Board {
+        self.kind.board()
+    }
+
+    /// The number of players.
+    pub fn players(&self) -> u32 {
+        self.players
+    }
+
+    /// Every piece of the match, in [`PieceId`] order.
+    pub fn pieces(&self) -> impl Iterator<Item = PieceId> + use<> {
+        (0..3 * self.players as usize).filter_map(PieceId::from_index)
+    }
+
+    /// The field of `piece`, `None` if it is off the board.
+    pub fn field_of(&self, piece: PieceId) -> Option<Field> {
+        self.fields.get(piece.index()).copied().flatten()
+    }
+
+    /// The piece on `field`, if any.
+    pub fn piece_on(&self, field: Field) -> Option<PieceId> {
+        self.pieces().find(|&p| self.field_of(p) == Some(field))
+    }
+
+    /// The chips of seat `player`.
+    pub fn chips(&self, player: u32) -> u32 {
+        self.chips.get(player as usize).copied().unwrap_or(0)
+    }
+
+    /// Turns adjudicated so far.
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// The turn limit (ruling L12).
+    pub fn max_turns(&self) -> u32 {
+        self.max_turns
+    }
+
+    /// The phase.
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// The seat with strictly more chips than every other, if any.
+    pub fn sole_leader(&self) -> Option<u32> {
+        let best = (0..self.players).max_by_key(|&p| self.chips(p))?;
+        let top = self.chips(best);
+        let tied = (0..self.players).filter(|&p| self.chips(p) == top).count();
+        (tied == 1).then_some(best)
+    }
+
+    /// The winner by ruling L11: at least 3 chips and strictly ahead.
+    pub fn winner(&self) -> Option<u32> {
+        self.sole_leader().filter(|&p| self.chips(p) >= 3)
+    }
+
+    /// Whether the game ends at this turn's end (rulings L11, L12).
+    fn ends_here(&self) -> bool {
+        self.winner().is_some() || self.turns >= self.max_turns
+    }
+
+    /// Each seat's place: 1 + the number of seats with strictly more chips, so
+    /// tied leaders share first place (ruling L12).
+    pub fn ranks(&self) -> Vec<u32> {
+        (0..self.players)
+            .map(|p| {
+                1 + (0..self.players)
+                    .filter(|&q| self.chips(q) > self.chips(p))
+                    .count() as u32
+            })
+            .collect()
+    }
+
+    /// The owner of the piece to place next, in the placing phase.
+    pub fn placer(&self) -> Option<(PieceId, u32)> {
+        match &self.phase {
+            Phase::Place(queue) => queue.first().map(|&p| (p, p.player())),
+            _ => None,
+        }
+    }
+
+    /// The empty edge fields, ascending (ruling L10).
+    pub fn empty_edge_fields(&self) -> impl Iterator<Item = Field> + '_ {
+        let board = self.board();
+        board
+            .fields()
+            .filter(move |&f| board.is_edge(f) && self.piece_on(f).is_none())
+    }
+
+    /// Ruling L4: shuffles all pieces onto the start fields, derived from one
+    /// sampled `u64` by Fisher–Yates over splitmix64.
+    pub fn apply_setup(&mut self, random: u64) -> Result<(), &'static str> {
+        if self.phase != Phase::Setup {
+            return Err("the setup is already done");
+        }
+        let starts = self.board().start_fields();
+        let mut order: Vec<Field> = starts.to_vec();
+        let mut seed = random;
+        for i in (1..order.len()).rev() {
+            let j = (splitmix64(&mut seed) % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+        for (i, field) in order.into_iter().enumerate() {
+            self.fields[i] = Some(field);
+        }
+        self.phase = Phase::Orders;
+        Ok(())
+    }
+
+    /// The chance distribution of the re-entry order (ruling L10): for few
+    /// pieces every permutation is listed with equal weight (outcome = its
+    /// lexicographic rank); otherwise `None` means sampled.
+    pub fn reentry_outcomes(&self) -> Option<Vec<(u64, f64)>> {
+        let Phase::Reentry(pending) = &self.phase else {
+            return None;
+        };
+        if pending.len() > EXPLICIT_REENTRY_MAX {
+            return None;
+        }
+        let n = factorial(pending.len());
+        Some((0..n).map(|i| (i, 1.0 / n as f64)).collect())
+    }
+
+    /// Applies the re-entry draw: the permutation of the pending pieces whose
+    /// lexicographic rank is `outcome` (explicit node) or `outcome mod k!`
+    /// (sampled node; k! ≤ 12! < 2^29, so the bias is below 2^-35).
+    pub fn apply_reentry(&mut self, outcome: u64) -> Result<(), &'static str> {
+        let Phase::Reentry(pending) = &self.phase else {
+            return Err("no re-entry order is being drawn");
+        };
+        let n = factorial(pending.len());
+        let mut index = if pending.len() <= EXPLICIT_REENTRY_MAX {
+            if outcome >= n {
+                return Err("that re-entry order is not one of the listed outcomes");
+            }
+            outcome
+        } else {
+            outcome % n
+        };
+        let mut pool = pending.clone();
+        let mut queue = Vec::with_capacity(pool.len());
+        while !pool.is_empty() {
+            let f = factorial(pool.len() - 1);
+            let pick = (index / f) as usize;
+            index %= f;
+            queue.push(pool.remove(pick));
+        }
+        self.phase = Phase::Place(queue);
+        Ok(())
+    }
+
+    /// Places the next queued piece on `field` (ruling L10); the field must be
+    /// an empty edge field.
+    pub fn place(&mut self, field: Field) -> Result<(), &'static str> {
+        let Phase::Place(queue) = &mut self.phase else {
+            return Err("no piece is waiting to re-enter");
+        };
+        let board = self.kind.board();
+        if field.index() >= board.len() || !board.is_edge(field) {
+            return Err("a piece re-enters on an edge field (ruling L10)");
+        }
+        if self.fields.contains(&Some(field)) {
+            return Err("that field is not empty");
+        }
+        let piece = queue.remove(0);
+        self.fields[piece.index()] = Some(field);
+        if queue.is_empty() {
+            self.phase = Phase::Orders;
+        }
+        Ok(())
+    }
+
+    /// Every piece's order for one turn: `orders[p]` are seat p's orders.
+    pub fn piece_orders(&self, orders: &[Orders]) -> Vec<PieceOrder> {
+        self.pieces()
+            .filter_map(|piece| {
+                let origin = self.field_of(piece)?;
+                let card = orders.get(piece.player() as usize)?.card(piece.rank());
+                Some(PieceOrder {
+                    piece,
+                    origin,
+                    card,
+                })
+            })
+            .collect()
+    }
+
+    /// Adjudicates one turn (rulings L7–L9) without changing the position.
+    pub fn adjudicate(&self, orders: &[Orders]) -> Result<Adjudication, AdjudicationError> {
+        adjudicate(self.board(), &self.piece_orders(orders))
+    }
+
+    /// Plays one turn: adjudication, chips (L9), the end check (L11, L12),
+    /// then the re-entry draw (L10). `orders[p]` are seat p's orders.
+    pub fn play_turn(&mut self, orders: &[Orders]) -> Result<Adjudication, AdjudicationError> {
+        let result = self.adjudicate(orders)?;
+        for r in result.resolutions() {
+            self.fields[r.piece.index()] = r.end();
+        }
+        for (p, won) in result
+            .chips()
+            .iter()
+            .enumerate()
+            .take(self.players as usize)
+        {
+            self.chips[p] += won;
+        }
+        self.turns += 1;
+        let captured: Vec<PieceId> = result.captures().map(|(_, victim)| victim).collect();
+        self.phase = if self.ends_here() {
+            // Ruling L11: the end is checked after the chips, before re-entry.
+            Phase::Over
+        } else {
+            match captured.len() {
+                0 => Phase::Orders,
+                // One piece has one order: no draw needed.
+                1 => Phase::Place(captured),
+                _ => Phase::Reentry(captured),
+            }
+        };
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_places_every_piece_on_a_start_field_ruling_l4() {
+        for players in 2..=4 {
+            let mut position = Position::start(players, 300).unwrap();
+            position.apply_setup(42).unwrap();
+            let mut fields: Vec<Field> = position
+                .pieces()
+                .map(|p| position.field_of(p).unwrap())
+                .collect();
+            fields.sort();
+            let mut starts = position.board().start_fields().to_vec();
+            starts.sort();
+            assert_eq!(fields, starts);
+            assert_eq!(position.phase(), &Phase::Orders);
+        }
+    }
+
+    #[test]
+    fn different_seeds_give_different_setups() {
+        let mut a = Position::start(4, 300).unwrap();
+        let mut b = a.clone();
+        a.apply_setup(1).unwrap();
+        b.apply_setup(2).unwrap();
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn reentry_outcomes_are_all_permutations() {
+        let mut position = Position::start(2, 300).unwrap();
+        position.apply_setup(7).unwrap();
+        let mut setup = position.to_setup();
+        let off = [0usize, 2, 4];
+        for &i in &off {
+            setup.fields[i] = None;
+        }
+        setup.phase = Phase::Reentry(off.iter().filter_map(|&i| PieceId::from_index(i)).collect());
+        let position = Position::new(setup, 300).unwrap();
+        let outcomes = position.reentry_outcomes().unwrap();
+        assert_eq!(outcomes.len(), 6);
+        let mut queues = Vec::new();
+        for (o, _) in outcomes {
+            let mut p = position.clone();
+            p.apply_reentry(o).unwrap();
+            let Phase::Place(queue) = p.phase().clone() else {
+                panic!()
+            };
+            queues.push(queue);
+        }
+        let mut unique = queues.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 6);
+        assert!(position.clone().apply_reentry(6).is_err());
+    }
+
+    #[test]
+    fn ranks_share_first_place_on_ties_ruling_l12() {
+        let mut position = Position::start(3, 300).unwrap();
+        position.chips = [2, 2, 1, 0];
+        assert_eq!(position.ranks(), vec![1, 1, 3]);
+        assert_eq!(position.sole_leader(), None);
+        position.chips = [3, 4, 1, 0];
+        assert_eq!(position.winner(), Some(1));
+        position.chips = [4, 4, 1, 0];
+        assert_eq!(
+            position.winner(),
+            None,
+            "ruling L11: a tie at the top plays on"
+        );
+    }
+}
