@@ -1,0 +1,7 @@
+//! The war crate's one integration test binary.
+
+mod boards;
+mod conformance;
+mod perft;
+mod scenarios;
+mod support;
