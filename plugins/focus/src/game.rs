@@ -1,0 +1,264 @@
+//! The [`Game`] implementation: the plugin boundary around [`Position`].
+
+use tabletop_sdk::serde_json::{self, json};
+use tabletop_sdk::{
+    ActionId, Chance, Game, GameError, Manifest, Move as Joint, Player, PlayerResult, PlayerSet,
+    Setup, Status, Transition, Viewer,
+};
+
+use crate::moves::{Move, swap_code, swap_squares};
+use crate::notation::{read_position, write_position};
+use crate::position::Position;
+use crate::render;
+use crate::rules::Rules;
+use crate::setup::Side;
+use crate::tower::Colour;
+
+/// Sackson's Focus for 2 to 4 players, as a Tabletop game.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Focus;
+
+const RULES_SUMMARY: &str = "\
+Focus (Sid Sackson, 1963; also Domination) on a 52-square board. A tower belongs to the \
+player whose piece is on top. On your turn either move the top k pieces of one of your \
+towers exactly k squares north, south, east or west (onto an empty square or any tower, \
+jumping what lies between), or drop a piece from your reserve on any square. A tower \
+higher than five loses pieces from the bottom: yours go to your reserve, the others are \
+captured. A player who cannot move on their turn is out for good. The last player (or, \
+with four players, team: 1+2 against 3+4) able to move wins; with three players you also \
+win by capturing 3 pieces of each opponent or removing 10 pieces in total. After \
+`max_turns` moves the game is drawn. Moves are written `c3-e3` (distance = pieces moved) \
+and drops `*d4`.";
+
+fn seat(player: Player) -> Option<Colour> {
+    u8::try_from(player).ok().filter(|&p| p < 4)
+}
+
+impl Game for Focus {
+    type State = Position;
+
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            name: "focus".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            min_players: 2,
+            max_players: 4,
+            options: Rules::specs(),
+            rules_summary: RULES_SUMMARY.into(),
+            simultaneous: false,
+            hidden_information: false,
+            chance: true,
+        }
+    }
+
+    fn new_state(&self, setup: &Setup) -> Result<Position, GameError> {
+        let rules = Rules::from_options(setup.players, &setup.options)?;
+        Ok(Position::start(rules))
+    }
+
+    fn parse_position(&self, setup: &Setup, text: &str) -> Result<Position, GameError> {
+        let rules = Rules::from_options(setup.players, &setup.options)?;
+        let raw = read_position(text, rules.players())?;
+        Ok(Position::from_raw(&raw, rules)?)
+    }
+
+    fn position_to_string(&self, state: &Position) -> String {
+        write_position(&state.to_raw())
+    }
+
+    fn status(&self, state: &Position) -> Status {
+        if state.side() == Side::Over {
+            Status::Terminal
+        } else if state.is_chance() {
+            Status::Chance
+        } else {
+            match state.to_move() {
+                Some(p) => Status::ToMove(PlayerSet::single(u32::from(p))),
+                None => Status::Terminal,
+            }
+        }
+    }
+
+    /// Ruling F9, `opening_swap = random`: uniform over the allowed pairs,
+    /// each outcome `r_square * 64 + g_square`.
+    fn chance(&self, state: &Position) -> Chance {
+        let pairs: Vec<u64> = state
+            .allowed_swaps()
+            .map(|(r, g)| swap_code(r, g))
+            .collect();
+        let p = 1.0 / pairs.len().max(1) as f64;
+        Chance::Explicit(pairs.into_iter().map(|o| (o, p)).collect())
+    }
+
+    /// Winners share rank 1. With four players the losing team shares rank 3.
+    /// With two or three, players still in rank above players out, and of
+    /// those out, the later out ranks higher. The score is pieces captured.
+    fn results(&self, state: &Position) -> Vec<PlayerResult> {
+        let n = state.players() as Colour;
+        let winners = state.outcome().map_or(0, |o| o.winners);
+        let key = |c: Colour| -> (u8, usize) {
+            if winners & (1 << c) != 0 {
+                (3, 0)
+            } else if n == 4 {
+                (0, 0)
+            } else {
+                match state.out_order().iter().position(|&o| o == c) {
+                    Some(i) => (1, i),
+                    None => (2, 0),
+                }
+            }
+        };
+        (0..n)
+            .map(|c| PlayerResult {
+                rank: 1 + (0..n).filter(|&d| key(d) > key(c)).count() as u32,
+                score: f64::from((0..n).map(|d| state.captured(c, d)).sum::<u32>()),
+            })
+            .collect()
+    }
+
+    fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {
+        match seat(player) {
+            Some(p) => state.legal_actions(p, out),
+            None => out.clear(),
+        }
+    }
+
+    fn apply(&self, state: &mut Position, moves: &[Joint]) -> Result<(), GameError> {
+        let Some(mover) = state.to_move() else {
+            return Err(GameError::not_your_turn(if state.side() == Side::Over {
+                "the game is over"
+            } else {
+                "chance acts next (the opening swap, ruling F9)"
+            }));
+        };
+        let [joint] = moves else {
+            return Err(GameError::illegal(format!(
+                "Focus takes exactly one move, from player {} (seat {mover}); got {}",
+                mover + 1,
+                moves.len()
+            )));
+        };
+        if seat(joint.player) != Some(mover) {
+            return Err(GameError::not_your_turn(format!(
+                "seat {} is not to move; seat {mover} is",
+                joint.player
+            )));
+        }
+        let mv = Move::from_id(joint.action).ok_or_else(|| {
+            GameError::illegal(format!("{} is not a focus action id", joint.action))
+        })?;
+        state.play(mover, mv)?;
+        Ok(())
+    }
+
+    fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
+        let (r, g) = swap_squares(outcome).ok_or_else(|| {
+            GameError::illegal(format!("{outcome} is not an opening-swap outcome"))
+        })?;
+        state.apply_swap_outcome(r, g)?;
+        Ok(())
+    }
+
+    fn action_to_string(
+        &self,
+        _state: &Position,
+        _player: Player,
+        action: ActionId,
+    ) -> Result<String, GameError> {
+        Move::from_id(action)
+            .filter(|m| !matches!(m, Move::Shift { .. }) || m.destination().is_some())
+            .map(|m| m.to_string())
+            .ok_or_else(|| GameError::illegal(format!("{action} is not a focus action id")))
+    }
+
+    fn parse_action(
+        &self,
+        state: &Position,
+        player: Player,
+        text: &str,
+    ) -> Result<ActionId, GameError> {
+        let mv = Move::parse(text)?;
+        let p = seat(player)
+            .filter(|&p| usize::from(p) < state.players())
+            .ok_or_else(|| GameError::not_your_turn(format!("there is no seat {player}")))?;
+        state.check(p, mv)?;
+        Ok(mv.id())
+    }
+
+    fn view(&self, state: &Position, _viewer: Viewer) -> serde_json::Value {
+        render::view(state)
+    }
+
+    fn render_text(&self, state: &Position, _viewer: Viewer) -> String {
+        render::text(state)
+    }
+
+    /// Names the move (and, for the random opening swap, the pair), plus
+    /// what the overflow took, so clients can animate captures.
+    fn event(
+        &self,
+        before: &Position,
+        transition: &Transition,
+        after: &Position,
+        _viewer: Viewer,
+    ) -> serde_json::Value {
+        let n = before.players() as Colour;
+        let gained: Vec<Vec<u32>> = (0..n)
+            .map(|p| {
+                (0..n)
+                    .map(|c| after.captured(p, c).saturating_sub(before.captured(p, c)))
+                    .collect()
+            })
+            .collect();
+        let newly_out: Vec<Colour> = after
+            .out_order()
+            .iter()
+            .copied()
+            .filter(|&c| !before.is_out(c))
+            .collect();
+        match transition {
+            Transition::Moves(moves) => {
+                let moves: Vec<serde_json::Value> = moves
+                    .iter()
+                    .map(|m| {
+                        json!({
+                            "player": m.player,
+                            "action": self
+                                .action_to_string(before, m.player, m.action)
+                                .unwrap_or_else(|_| m.action.to_string()),
+                        })
+                    })
+                    .collect();
+                json!({
+                    "type": "moves",
+                    "moves": moves,
+                    "captured": gained,
+                    "out": newly_out,
+                })
+            }
+            Transition::Chance(outcome) => {
+                let swap = swap_squares(*outcome)
+                    .map(|(r, g)| Move::Swap { r, g }.to_string())
+                    .unwrap_or_default();
+                json!({ "type": "chance", "opening_swap": swap })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use tabletop_sdk::{DynGame, InProcess};
+
+    #[test]
+    fn symmetry_options_with_three_players_are_refused() {
+        let game = InProcess::new(Focus);
+        let mut raw = BTreeMap::new();
+        raw.insert("symmetry_rule".to_string(), "true".to_string());
+        let e = game.new_state(3, &raw, None).err().unwrap();
+        assert!(e.message.contains("two-player"), "{}", e.message);
+        assert!(game.new_state(2, &raw, None).is_ok());
+    }
+}

@@ -1,0 +1,183 @@
+//! Moves (ruling F5, plus F9's opening swap), their integer action ids and
+//! their notation (ruling F11).
+//!
+//! Action ids: a tower move is `from * 20 + direction * 5 + (k - 1)` (below
+//! 1280), a drop `1280 + square`, a swap `2048 + r_square * 64 + g_square`.
+//! Generating by ascending square, direction and `k` yields ascending ids.
+
+use std::fmt;
+
+use crate::board::{Direction, Square};
+use crate::error::NotationError;
+
+/// One action of a player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// The top `k` pieces of the tower on `from` move `k` squares in
+    /// `direction` (ruling F5).
+    Shift {
+        /// Where the tower stands.
+        from: Square,
+        /// Which way it moves.
+        direction: Direction,
+        /// Pieces moved, which is also the distance: 1 to 5.
+        k: usize,
+    },
+    /// A piece from the mover's reserve onto `square` (ruling F5).
+    Drop(Square),
+    /// Ruling F9, `opening_swap = chosen`: the R piece on `r` and the G piece
+    /// on `g` exchange places.
+    Swap {
+        /// Square of the R (player 1) piece.
+        r: Square,
+        /// Square of the G (player 2) piece.
+        g: Square,
+    },
+}
+
+/// First drop id.
+pub const DROP_BASE: u64 = 1280;
+/// First swap id.
+pub const SWAP_BASE: u64 = 2048;
+
+impl Move {
+    /// The move's action id.
+    pub fn id(self) -> u64 {
+        match self {
+            Move::Shift { from, direction, k } => shift_id(from, direction, k),
+            Move::Drop(s) => DROP_BASE + s.index() as u64,
+            Move::Swap { r, g } => SWAP_BASE + swap_code(r, g),
+        }
+    }
+
+    /// The move with action id `id`, if the id is well formed (squares that
+    /// exist, `k` in 1..=5). Legality is checked elsewhere.
+    pub fn from_id(id: u64) -> Option<Move> {
+        if id < DROP_BASE {
+            let from = Square::from_index((id / 20) as u8)?;
+            let direction = Direction::from_index(((id % 20) / 5) as usize)?;
+            let k = (id % 5) as usize + 1;
+            Some(Move::Shift { from, direction, k })
+        } else if id < DROP_BASE + 64 {
+            Square::from_index((id - DROP_BASE) as u8).map(Move::Drop)
+        } else if (SWAP_BASE..SWAP_BASE + 64 * 64).contains(&id) {
+            let (r, g) = swap_squares(id - SWAP_BASE)?;
+            Some(Move::Swap { r, g })
+        } else {
+            None
+        }
+    }
+
+    /// The destination of a shift (if it is on the board).
+    pub fn destination(self) -> Option<Square> {
+        match self {
+            Move::Shift { from, direction, k } => from.offset(direction, k),
+            Move::Drop(s) => Some(s),
+            Move::Swap { .. } => None,
+        }
+    }
+
+    /// Reads `c3-e3`, `*d4` or `c3<>d5` (ruling F11). Only the form is
+    /// checked here; a shift must be along a file or rank, 1 to 5 squares.
+    pub fn parse(text: &str) -> Result<Move, NotationError> {
+        let text = text.trim();
+        let square = |s: &str| {
+            s.parse::<Square>()
+                .map_err(|()| NotationError(format!("`{s}` is not a square of the focus board")))
+        };
+        if let Some(rest) = text.strip_prefix('*') {
+            return Ok(Move::Drop(square(rest)?));
+        }
+        if let Some((a, b)) = text.split_once("<>") {
+            return Ok(Move::Swap {
+                r: square(a.trim())?,
+                g: square(b.trim())?,
+            });
+        }
+        if let Some((a, b)) = text.split_once('-') {
+            let (from, to) = (square(a.trim())?, square(b.trim())?);
+            let (direction, k) = from.line_to(to).ok_or_else(|| {
+                NotationError(format!(
+                    "`{text}`: a tower moves 1 to 5 squares along a file or rank"
+                ))
+            })?;
+            return Ok(Move::Shift { from, direction, k });
+        }
+        Err(NotationError(format!("`{text}` is not a focus move")))
+    }
+}
+
+fn shift_id(from: Square, direction: Direction, k: usize) -> u64 {
+    from.index() as u64 * 20 + direction as u64 * 5 + (k as u64 - 1)
+}
+
+/// A chance outcome / swap code for the pair: `r * 64 + g`.
+pub fn swap_code(r: Square, g: Square) -> u64 {
+    r.index() as u64 * 64 + g.index() as u64
+}
+
+/// The pair a swap code names, if both squares exist.
+pub fn swap_squares(code: u64) -> Option<(Square, Square)> {
+    if code >= 64 * 64 {
+        return None;
+    }
+    Some((
+        Square::from_index((code / 64) as u8)?,
+        Square::from_index((code % 64) as u8)?,
+    ))
+}
+
+impl fmt::Display for Move {
+    /// Ruling F11: `c3-e3` (the distance is the number of pieces), `*d4`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Move::Shift { from, direction, k } => match from.offset(direction, k) {
+                Some(to) => write!(f, "{from}-{to}"),
+                // Never legal; printed so that debugging output stays readable.
+                None => write!(f, "{from}-{direction:?}{k}"),
+            },
+            Move::Drop(s) => write!(f, "*{s}"),
+            Move::Swap { r, g } => write!(f, "{r}<>{g}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_for_every_well_formed_move() {
+        let mut count = 0;
+        for id in 0..SWAP_BASE + 64 * 64 + 10 {
+            if let Some(m) = Move::from_id(id) {
+                assert_eq!(m.id(), id);
+                count += 1;
+            }
+        }
+        // 52 squares × 4 directions × 5 distances, 52 drops, 52 × 52 swaps.
+        assert_eq!(count, 52 * 20 + 52 + 52 * 52);
+    }
+
+    #[test]
+    fn notation_ruling_f11() {
+        let m = Move::parse("c3-e3").unwrap();
+        assert_eq!(
+            m,
+            Move::Shift {
+                from: "c3".parse().unwrap(),
+                direction: Direction::East,
+                k: 2
+            }
+        );
+        assert_eq!(m.to_string(), "c3-e3");
+        assert_eq!(Move::parse("*d4").unwrap().to_string(), "*d4");
+        assert_eq!(Move::parse("c3<>d5").unwrap().to_string(), "c3<>d5");
+        assert!(Move::parse("c3-d4").is_err(), "not on a line");
+        assert!(Move::parse("c1-c7").is_err(), "six squares");
+        assert!(Move::parse("a1-a2").is_err(), "no such square");
+        assert!(Move::parse("*").is_err());
+        assert!(Move::parse("").is_err());
+        assert!(Move::parse("c3").is_err());
+    }
+}
