@@ -1,0 +1,492 @@
+//! One function per subcommand. Errors become one line: the gRPC status code
+//! and the server's message.
+
+use std::fmt;
+use std::io::{BufRead, Write};
+
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::{
+    admin_client::AdminClient, catalog_client::CatalogClient, matches_client::MatchesClient,
+    watch_client::WatchClient,
+};
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+use crate::render;
+use crate::{Cli, Command};
+
+/// A failure of the command, printed as one line.
+#[derive(Debug)]
+pub enum CliError {
+    /// The server could not be reached.
+    Connect(String, String),
+    /// The server refused the request.
+    Status(tonic::Status),
+    /// Bad command-line input.
+    Usage(String),
+    /// Local I/O failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Connect(server, e) => write!(f, "cannot connect to {server}: {e}"),
+            CliError::Status(s) => write!(f, "{:?}: {}", s.code(), s.message()),
+            CliError::Usage(m) => f.write_str(m),
+            CliError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<tonic::Status> for CliError {
+    fn from(s: tonic::Status) -> Self {
+        CliError::Status(s)
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Io(e)
+    }
+}
+
+type CliResult = Result<(), CliError>;
+
+async fn connect(server: &str) -> Result<Channel, CliError> {
+    let endpoint = Channel::from_shared(server.to_string())
+        .map_err(|e| CliError::Usage(format!("bad server address `{server}`: {e}")))?;
+    endpoint
+        .connect()
+        .await
+        .map_err(|e| CliError::Connect(server.to_string(), e.to_string()))
+}
+
+fn print_json(value: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values print")
+    );
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> CliResult {
+    let channel = connect(&cli.server).await?;
+    let json = cli.json;
+    match cli.command {
+        Command::Games { game } => games(channel, game, json).await,
+        Command::New {
+            game,
+            players,
+            options,
+            seed,
+            version,
+            position,
+            open_seats,
+        } => {
+            let mut parsed = std::collections::HashMap::new();
+            for option in options {
+                let (name, value) = option.split_once('=').ok_or_else(|| {
+                    CliError::Usage(format!("option `{option}` must be NAME=VALUE"))
+                })?;
+                parsed.insert(name.to_string(), value.to_string());
+            }
+            let request = pb::CreateMatchRequest {
+                game,
+                version,
+                players,
+                options: parsed,
+                seed,
+                start_position: position,
+                open_seats,
+                time_control: None,
+            };
+            let created = MatchesClient::new(channel)
+                .create_match(request)
+                .await?
+                .into_inner();
+            if json {
+                print_json(&serde_json::json!({
+                    "match_id": created.match_id,
+                    "seats": created.seats.iter().map(|s| serde_json::json!({
+                        "seat": s.seat, "token": s.token,
+                    })).collect::<Vec<_>>(),
+                }));
+            } else {
+                println!("match {}", created.match_id);
+                for seat in &created.seats {
+                    println!("seat {} token {}", seat.seat, seat.token);
+                }
+            }
+            Ok(())
+        }
+        Command::Join { match_id, seat } => {
+            let joined = MatchesClient::new(channel)
+                .join_match(pb::JoinMatchRequest { match_id, seat })
+                .await?
+                .into_inner();
+            if json {
+                print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
+            } else {
+                println!("seat {} token {}", joined.seat, joined.token);
+            }
+            Ok(())
+        }
+        Command::Show { match_id, token } => {
+            let view = MatchesClient::new(channel)
+                .get_view(pb::GetViewRequest {
+                    match_id,
+                    seat_token: token,
+                })
+                .await?
+                .into_inner();
+            if json {
+                print_json(&render::view_json(&view));
+            } else {
+                print!("{}", render::view_text(&view));
+            }
+            Ok(())
+        }
+        Command::Legal { match_id, token } => {
+            let legal = MatchesClient::new(channel)
+                .list_legal_actions(pb::ListLegalActionsRequest {
+                    match_id,
+                    seat_token: token,
+                })
+                .await?
+                .into_inner();
+            if json {
+                print_json(&serde_json::json!({
+                    "version": legal.version,
+                    "seat": legal.seat,
+                    "actions": legal.actions.iter().map(|a| serde_json::json!({
+                        "id": a.id, "notation": a.notation,
+                    })).collect::<Vec<_>>(),
+                }));
+            } else {
+                for a in &legal.actions {
+                    println!("{:>8}  {}", format!("#{}", a.id), a.notation);
+                }
+            }
+            Ok(())
+        }
+        Command::Move {
+            match_id,
+            action,
+            token,
+            expect_version,
+        } => {
+            let response = MatchesClient::new(channel)
+                .submit_action(pb::SubmitActionRequest {
+                    match_id,
+                    seat_token: token,
+                    action: Some(parse_action(&action)?),
+                    expected_version: expect_version,
+                })
+                .await?
+                .into_inner();
+            let view = response.view.unwrap_or_default();
+            if json {
+                print_json(&serde_json::json!({
+                    "pending": response.pending,
+                    "view": render::view_json(&view),
+                }));
+            } else {
+                print!("{}", render::view_text(&view));
+                if response.pending {
+                    println!("(action recorded; waiting for the other seats)");
+                }
+            }
+            Ok(())
+        }
+        Command::Resign { match_id, token } => {
+            let view = MatchesClient::new(channel)
+                .resign(pb::ResignRequest {
+                    match_id,
+                    seat_token: token,
+                })
+                .await?
+                .into_inner();
+            if json {
+                print_json(&render::view_json(&view));
+            } else {
+                print!("{}", render::view_text(&view));
+            }
+            Ok(())
+        }
+        Command::Matches { game } => {
+            let list = MatchesClient::new(channel)
+                .list_matches(pb::ListMatchesRequest {
+                    game: game.unwrap_or_default(),
+                    state: 0,
+                })
+                .await?
+                .into_inner();
+            if json {
+                print_json(&serde_json::json!(
+                    list.matches
+                        .iter()
+                        .map(|m| serde_json::json!({
+                            "match_id": m.match_id, "game": m.game,
+                            "plugin_version": m.plugin_version, "players": m.players,
+                            "state": render::state_name(m.state), "version": m.version,
+                            "open_seats": m.open_seats, "created_at_ms": m.created_at_ms,
+                            "unavailable_reason": m.unavailable_reason,
+                        }))
+                        .collect::<Vec<_>>()
+                ));
+            } else {
+                for m in &list.matches {
+                    println!(
+                        "{}  {} {}  {} players  v{}  {}{}",
+                        m.match_id,
+                        m.game,
+                        m.plugin_version,
+                        m.players,
+                        m.version,
+                        render::state_name(m.state),
+                        if m.unavailable_reason.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", m.unavailable_reason)
+                        }
+                    );
+                }
+            }
+            Ok(())
+        }
+        Command::Watch {
+            match_id,
+            token,
+            from_version,
+        } => watch(channel, match_id, token, from_version, json).await,
+        Command::Play { match_id, token } => play(channel, match_id, token).await,
+        Command::Export {
+            match_id,
+            admin_token,
+            output,
+        } => {
+            let record = MatchesClient::new(channel)
+                .export_record(pb::ExportRecordRequest {
+                    match_id,
+                    admin_token,
+                })
+                .await?
+                .into_inner()
+                .record_json;
+            match output {
+                Some(path) => std::fs::write(path, record)?,
+                None => println!("{record}"),
+            }
+            Ok(())
+        }
+        Command::Plugins { admin_token } => {
+            let plugins = AdminClient::new(channel)
+                .list_plugins(pb::ListPluginsRequest { admin_token })
+                .await?
+                .into_inner()
+                .plugins;
+            if json {
+                print_json(&serde_json::json!(
+                    plugins
+                        .iter()
+                        .map(|p| serde_json::json!({
+                            "game": p.game, "version": p.version, "file": p.file,
+                            "sha256": p.sha256, "loaded_at_ms": p.loaded_at_ms,
+                            "match_ids": p.match_ids,
+                        }))
+                        .collect::<Vec<_>>()
+                ));
+            } else {
+                for p in &plugins {
+                    println!(
+                        "{} {}  {}  {} matches",
+                        p.game,
+                        p.version,
+                        p.file,
+                        p.match_ids.len()
+                    );
+                }
+            }
+            Ok(())
+        }
+        Command::LoadPlugin { path, admin_token } => {
+            let loaded = AdminClient::new(channel)
+                .load_plugin(pb::LoadPluginRequest { admin_token, path })
+                .await?
+                .into_inner();
+            let plugin = loaded.plugin.unwrap_or_default();
+            println!(
+                "{} {} {}",
+                plugin.game,
+                plugin.version,
+                if loaded.already_loaded {
+                    "(already loaded)"
+                } else {
+                    "loaded"
+                }
+            );
+            Ok(())
+        }
+    }
+}
+
+/// `#17` is action id 17; anything else is notation.
+fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliError> {
+    use pb::submit_action_request::Action;
+    match text.strip_prefix('#') {
+        Some(id) => id
+            .parse()
+            .map(Action::ActionId)
+            .map_err(|_| CliError::Usage(format!("`{text}` is not an action id (#NUMBER)"))),
+        None => Ok(Action::Notation(text.to_string())),
+    }
+}
+
+async fn games(channel: Channel, game: Option<String>, json: bool) -> CliResult {
+    let mut catalog = CatalogClient::new(channel);
+    match game {
+        Some(name) => {
+            let info = catalog
+                .get_game(pb::GetGameRequest {
+                    game: name,
+                    version: None,
+                })
+                .await?
+                .into_inner();
+            if json {
+                print_json(&render::game_json(&info));
+            } else {
+                print!("{}", render::game_text(&info));
+            }
+        }
+        None => {
+            let list = catalog
+                .list_games(pb::ListGamesRequest {})
+                .await?
+                .into_inner();
+            if json {
+                print_json(&serde_json::json!(
+                    list.games.iter().map(render::game_json).collect::<Vec<_>>()
+                ));
+            } else {
+                for g in &list.games {
+                    println!(
+                        "{:<12} {:<8} {}–{} players",
+                        g.name, g.version, g.min_players, g.max_players
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+const CLEAR_SCREEN: &str = "\x1b[2J\x1b[H";
+
+async fn watch(
+    channel: Channel,
+    match_id: String,
+    token: String,
+    from_version: Option<u64>,
+    json: bool,
+) -> CliResult {
+    let mut stream = WatchClient::new(channel)
+        .watch_match(pb::WatchMatchRequest {
+            match_id,
+            seat_token: token,
+            from_version,
+        })
+        .await?
+        .into_inner();
+    while let Some(message) = stream.next().await {
+        let message = message?;
+        let (event, view) = match message.kind {
+            Some(pb::watch_event::Kind::Snapshot(view)) => (None, Some(view)),
+            Some(pb::watch_event::Kind::Transition(t)) => (Some(t.event_json), t.view),
+            Some(pb::watch_event::Kind::SeatActed(a)) => {
+                if json {
+                    print_json(&serde_json::json!({
+                        "version": message.version, "seat_acted": a.seat,
+                    }));
+                } else {
+                    println!("seat {} has acted", a.seat);
+                }
+                continue;
+            }
+            None => continue,
+        };
+        if json {
+            print_json(&serde_json::json!({
+                "version": message.version,
+                "event": event.and_then(|e| serde_json::from_str::<serde_json::Value>(&e).ok()),
+                "view": view.as_ref().map(render::view_json),
+            }));
+        } else if let Some(view) = view {
+            print!("{CLEAR_SCREEN}{}", render::view_text(&view));
+            if let Some(event) = event {
+                println!("last: {event}");
+            }
+            std::io::stdout().flush()?;
+        }
+    }
+    Ok(())
+}
+
+async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
+    let mut matches = MatchesClient::new(channel);
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    loop {
+        let view = matches
+            .get_view(pb::GetViewRequest {
+                match_id: match_id.clone(),
+                seat_token: token.clone(),
+            })
+            .await?
+            .into_inner();
+        print!("{}", render::view_text(&view));
+        if view.state == pb::MatchState::Finished as i32 {
+            return Ok(());
+        }
+        let legal = matches
+            .list_legal_actions(pb::ListLegalActionsRequest {
+                match_id: match_id.clone(),
+                seat_token: token.clone(),
+            })
+            .await?
+            .into_inner();
+        if legal.actions.is_empty() {
+            println!("waiting for the other seats… (press Enter to refresh, q to quit)");
+        } else {
+            let shown: Vec<&str> = legal.actions.iter().map(|a| a.notation.as_str()).collect();
+            println!("legal: {}", shown.join("  "));
+            print!("your move (notation, #id, or q)> ");
+        }
+        std::io::stdout().flush()?;
+        let Some(line) = lines.next() else {
+            return Ok(());
+        };
+        let line = line?;
+        let line = line.trim();
+        if line == "q" || line == "quit" {
+            return Ok(());
+        }
+        if line.is_empty() || legal.actions.is_empty() {
+            continue;
+        }
+        let result = matches
+            .submit_action(pb::SubmitActionRequest {
+                match_id: match_id.clone(),
+                seat_token: token.clone(),
+                action: Some(parse_action(line)?),
+                expected_version: Some(legal.version),
+            })
+            .await;
+        match result {
+            Ok(r) if r.get_ref().pending => println!("(recorded; waiting for the other seats)"),
+            Ok(_) => {}
+            Err(status) => println!("refused: {}", status.message()),
+        }
+    }
+}

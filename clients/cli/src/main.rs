@@ -1,0 +1,173 @@
+//! `tabletop`: a thin command-line client of engine-host. Everything
+//! game-specific it shows (boards, legal moves, notation) comes from the
+//! server.
+//!
+//! ```text
+//! tabletop games
+//! tabletop new focus --players 2
+//! tabletop play MATCH --token TOKEN
+//! ```
+
+mod commands;
+mod render;
+
+use clap::{Parser, Subcommand};
+
+/// Command-line client for a Tabletop server.
+#[derive(Debug, Parser)]
+#[command(name = "tabletop", version, about)]
+pub struct Cli {
+    /// The server's address.
+    #[arg(
+        long,
+        global = true,
+        env = "TABLETOP_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    pub server: String,
+    /// Print machine-readable JSON instead of text (read commands).
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the server's games (or describe one).
+    Games {
+        /// Describe this game in full.
+        game: Option<String>,
+    },
+    /// Create a match; prints its id and the seat tokens.
+    New {
+        /// The game.
+        game: String,
+        /// Number of seats.
+        #[arg(long, short = 'p', default_value_t = 2)]
+        players: u32,
+        /// A game option, `name=value` (repeatable).
+        #[arg(long = "option", short = 'o', value_name = "NAME=VALUE")]
+        options: Vec<String>,
+        /// Seed of the match's random source.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Plugin version (default: newest).
+        #[arg(long)]
+        version: Option<String>,
+        /// Start position in the game's notation.
+        #[arg(long)]
+        position: Option<String>,
+        /// Leave these seats open for `join` (repeatable).
+        #[arg(long = "open-seat")]
+        open_seats: Vec<u32>,
+    },
+    /// Join an open seat of a waiting match; prints the token.
+    Join {
+        /// The match.
+        match_id: String,
+        /// The seat (default: the lowest open one).
+        #[arg(long)]
+        seat: Option<u32>,
+    },
+    /// Show a match (as a seat with --token, else as a spectator).
+    Show {
+        /// The match.
+        match_id: String,
+        /// Seat token.
+        #[arg(long, env = "TABLETOP_TOKEN", default_value = "")]
+        token: String,
+    },
+    /// List the legal actions of a seat.
+    Legal {
+        /// The match.
+        match_id: String,
+        /// Seat token.
+        #[arg(long, env = "TABLETOP_TOKEN")]
+        token: String,
+    },
+    /// Submit an action (notation, or `#ID` for an action id).
+    Move {
+        /// The match.
+        match_id: String,
+        /// The action: notation, or `#17` for id 17.
+        action: String,
+        /// Seat token.
+        #[arg(long, env = "TABLETOP_TOKEN")]
+        token: String,
+        /// Refuse unless the match is at this version.
+        #[arg(long)]
+        expect_version: Option<u64>,
+    },
+    /// Resign a seat.
+    Resign {
+        /// The match.
+        match_id: String,
+        /// Seat token.
+        #[arg(long, env = "TABLETOP_TOKEN")]
+        token: String,
+    },
+    /// List matches.
+    Matches {
+        /// Only this game.
+        #[arg(long)]
+        game: Option<String>,
+    },
+    /// Watch a match live; redraws the board on every change.
+    Watch {
+        /// The match.
+        match_id: String,
+        /// Seat token (default: spectator).
+        #[arg(long, env = "TABLETOP_TOKEN", default_value = "")]
+        token: String,
+        /// Resume after this version.
+        #[arg(long)]
+        from_version: Option<u64>,
+    },
+    /// Play interactively: board, legal moves, prompt, until the match ends.
+    Play {
+        /// The match.
+        match_id: String,
+        /// Seat token.
+        #[arg(long, env = "TABLETOP_TOKEN")]
+        token: String,
+    },
+    /// Export a match record (JSON).
+    Export {
+        /// The match.
+        match_id: String,
+        /// Admin token (needed while the match runs).
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN", default_value = "")]
+        admin_token: String,
+        /// Write to this file instead of stdout.
+        #[arg(long, short = 'o')]
+        output: Option<std::path::PathBuf>,
+    },
+    /// List loaded plugins (admin).
+    Plugins {
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+    /// Load a plugin file on the server (admin).
+    LoadPlugin {
+        /// Path on the server's machine.
+        path: String,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match commands::run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tabletop: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

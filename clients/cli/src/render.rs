@@ -1,0 +1,142 @@
+//! Turning API messages into lines for a terminal or into JSON for scripts.
+
+use tabletop_proto::v1 as pb;
+
+/// A match state's name.
+pub fn state_name(state: i32) -> &'static str {
+    match pb::MatchState::try_from(state) {
+        Ok(pb::MatchState::Waiting) => "waiting for players",
+        Ok(pb::MatchState::Running) => "running",
+        Ok(pb::MatchState::Finished) => "finished",
+        Ok(pb::MatchState::Unavailable) => "unavailable",
+        _ => "unknown",
+    }
+}
+
+/// The board and the status lines of a view.
+pub fn view_text(view: &pb::MatchView) -> String {
+    let mut out = String::new();
+    out.push_str(&view.text);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "match {} · {} {} · version {} · {}\n",
+        view.match_id,
+        view.game,
+        view.plugin_version,
+        view.version,
+        state_name(view.state)
+    ));
+    if !view.to_move.is_empty() {
+        let seats: Vec<String> = view
+            .seats
+            .iter()
+            .filter(|s| s.to_move)
+            .map(|s| {
+                if s.has_acted {
+                    format!("{} (acted)", s.seat)
+                } else {
+                    s.seat.to_string()
+                }
+            })
+            .collect();
+        out.push_str(&format!("to move: seat {}\n", seats.join(", ")));
+    }
+    if let Some(pending) = &view.pending_action {
+        out.push_str(&format!("your pending action: {pending}\n"));
+    }
+    for r in &view.results {
+        out.push_str(&format!(
+            "seat {}: rank {} (score {}){}\n",
+            r.seat,
+            r.rank,
+            r.score,
+            if r.resigned { ", resigned" } else { "" }
+        ));
+    }
+    out
+}
+
+/// A view as JSON (the game's view embedded as JSON, not as a string).
+pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
+    serde_json::json!({
+        "match_id": view.match_id,
+        "game": view.game,
+        "plugin_version": view.plugin_version,
+        "version": view.version,
+        "state": state_name(view.state),
+        "viewer_seat": view.viewer_seat,
+        "to_move": view.to_move,
+        "view": serde_json::from_str::<serde_json::Value>(&view.view_json)
+            .unwrap_or(serde_json::Value::String(view.view_json.clone())),
+        "text": view.text,
+        "seats": view.seats.iter().map(|s| serde_json::json!({
+            "seat": s.seat, "filled": s.filled, "to_move": s.to_move,
+            "has_acted": s.has_acted, "resigned": s.resigned,
+        })).collect::<Vec<_>>(),
+        "results": view.results.iter().map(|r| serde_json::json!({
+            "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,
+        })).collect::<Vec<_>>(),
+        "pending_action": view.pending_action,
+    })
+}
+
+/// A game's description.
+pub fn game_text(game: &pb::GameInfo) -> String {
+    let mut out = format!(
+        "{} {} — {}–{} players{}{}{}\n",
+        game.name,
+        game.version,
+        game.min_players,
+        game.max_players,
+        if game.simultaneous {
+            ", simultaneous"
+        } else {
+            ""
+        },
+        if game.hidden_information {
+            ", hidden information"
+        } else {
+            ""
+        },
+        if game.chance { ", chance" } else { "" },
+    );
+    if !game.options.is_empty() {
+        out.push_str("options:\n");
+        for o in &game.options {
+            let range = match (o.min, o.max) {
+                (Some(min), Some(max)) => format!(" {min}..{max}"),
+                _ if !o.choices.is_empty() => format!(" {}", o.choices.join("|")),
+                _ => String::new(),
+            };
+            out.push_str(&format!(
+                "  {} ({}{range}, default {}): {}\n",
+                o.name, o.r#type, o.default_value, o.description
+            ));
+        }
+    }
+    out.push('\n');
+    out.push_str(&game.rules_summary);
+    out.push('\n');
+    out
+}
+
+/// A game as JSON.
+pub fn game_json(game: &pb::GameInfo) -> serde_json::Value {
+    serde_json::json!({
+        "name": game.name,
+        "version": game.version,
+        "versions": game.versions,
+        "min_players": game.min_players,
+        "max_players": game.max_players,
+        "simultaneous": game.simultaneous,
+        "hidden_information": game.hidden_information,
+        "chance": game.chance,
+        "options": game.options.iter().map(|o| serde_json::json!({
+            "name": o.name, "type": o.r#type, "default": o.default_value,
+            "description": o.description, "choices": o.choices, "min": o.min, "max": o.max,
+        })).collect::<Vec<_>>(),
+        "rules_summary": game.rules_summary,
+    })
+}

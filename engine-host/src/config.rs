@@ -1,0 +1,61 @@
+//! Command-line flags and environment variables of `engine-host`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// The Tabletop game server: loads every game plugin in a directory and
+/// serves matches over gRPC.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "engine-host", version, about)]
+pub struct Config {
+    /// Address to listen on; port 0 picks a free port (the bound address is
+    /// printed on stdout as `listening on ADDR`).
+    #[arg(long, env = "TABLETOP_LISTEN", default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+
+    /// Directory of game plugins (shared libraries). Default: the directory of
+    /// this executable, where `cargo build` puts the workspace's plugins.
+    #[arg(long, env = "TABLETOP_PLUGIN_DIR")]
+    pub plugin_dir: Option<PathBuf>,
+
+    /// Directory for the server's data (the admin token file, private plugin
+    /// copies, the match store).
+    #[arg(long, env = "TABLETOP_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+
+    /// Admin token for Admin calls and running-match exports. If unset, one is
+    /// generated and written to DATA_DIR/admin-token.
+    #[arg(long, env = "TABLETOP_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+
+    /// Longest a single plugin call may take before the request fails.
+    #[arg(long, env = "TABLETOP_CALL_DEADLINE_MS", default_value_t = 10_000)]
+    pub call_deadline_ms: u64,
+
+    /// Log format.
+    #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// How logs are written (to stderr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// For people.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+impl Config {
+    /// The plugin directory, resolving the default.
+    pub fn plugin_dir(&self) -> PathBuf {
+        self.plugin_dir.clone().unwrap_or_else(|| {
+            std::env::current_exe()
+                .ok()
+                .and_then(|exe| exe.parent().map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from("."))
+        })
+    }
+}

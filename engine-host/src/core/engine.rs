@@ -1,0 +1,663 @@
+//! The engine: plugins, matches and storage behind one synchronous API. It
+//! knows nothing of gRPC; the adapter in `grpc` calls it from a blocking pool.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use tabletop_sdk::{ActionId, DynGame, Manifest, Viewer};
+use tokio::sync::broadcast;
+
+use super::error::{HostError, HostResult};
+use super::game_match::{
+    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, Seat, Submitted, now_ms,
+};
+use super::record::Record;
+use super::store::{Store, StoredMatch};
+use super::tokens::{hash_token, hashes_equal, new_token};
+use crate::plugin::Plugin;
+use crate::plugin::registry::{AddError, Added, Registry};
+
+/// A game in the catalog.
+#[derive(Debug, Clone)]
+pub struct GameEntry {
+    /// The manifest of the version described.
+    pub manifest: Manifest,
+    /// Every loaded version, oldest first.
+    pub versions: Vec<String>,
+}
+
+/// A request to create a match.
+#[derive(Debug, Clone, Default)]
+pub struct NewMatch {
+    /// The game.
+    pub game: String,
+    /// A version, or the newest.
+    pub version: Option<String>,
+    /// Seats.
+    pub players: u32,
+    /// Options (raw text).
+    pub options: BTreeMap<String, String>,
+    /// Seed, or random.
+    pub seed: Option<u64>,
+    /// A start position in the game's notation.
+    pub start_position: Option<String>,
+    /// Seats left open for joining.
+    pub open_seats: Vec<u32>,
+}
+
+/// A created match.
+#[derive(Debug, Clone)]
+pub struct Created {
+    /// Its id.
+    pub match_id: String,
+    /// (seat, token) of the filled seats.
+    pub tokens: Vec<(u32, String)>,
+    /// The spectator's view.
+    pub view: MatchView,
+}
+
+/// An action as the caller named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionRef {
+    /// By id.
+    Id(ActionId),
+    /// By notation.
+    Notation(String),
+}
+
+/// A match in a listing.
+#[derive(Debug, Clone)]
+pub struct MatchSummary {
+    /// Id.
+    pub match_id: String,
+    /// Game.
+    pub game: String,
+    /// Plugin version.
+    pub plugin_version: String,
+    /// Seats.
+    pub players: u32,
+    /// Life stage (None: unavailable).
+    pub lifecycle: Option<Lifecycle>,
+    /// Version.
+    pub version: u64,
+    /// Open seats.
+    pub open_seats: Vec<u32>,
+    /// Creation time.
+    pub created_at_ms: i64,
+    /// Why unavailable.
+    pub unavailable_reason: String,
+}
+
+/// A loaded plugin in the admin listing.
+#[derive(Debug, Clone)]
+pub struct PluginEntry {
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+    /// Matches played with it.
+    pub match_ids: Vec<String>,
+}
+
+/// The start of a watch: what to send first, and the live feed.
+#[derive(Debug)]
+pub struct WatchStart {
+    /// Who watches.
+    pub viewer: Viewer,
+    /// A snapshot to send first (None when `replay` covers the gap).
+    pub snapshot: Option<MatchView>,
+    /// Events missed since the resume version.
+    pub replay: Vec<Arc<MatchEvent>>,
+    /// Future events.
+    pub receiver: broadcast::Receiver<Arc<MatchEvent>>,
+    /// Whether the match is already over (send the snapshot and stop).
+    pub finished: bool,
+}
+
+/// A stored match that cannot be played here.
+#[derive(Debug, Clone)]
+struct Unavailable {
+    setup: MatchSetup,
+    version: u64,
+    reason: String,
+}
+
+/// The server's core.
+#[derive(Debug)]
+pub struct Engine {
+    registry: Registry,
+    matches: RwLock<BTreeMap<String, Arc<Mutex<Match>>>>,
+    unavailable: RwLock<BTreeMap<String, Unavailable>>,
+    store: Arc<dyn Store>,
+    admin_token_hash: [u8; 32],
+    cache_dir: PathBuf,
+}
+
+fn lock(m: &Mutex<Match>) -> MutexGuard<'_, Match> {
+    // A panic in host code while holding the lock leaves the match as the last
+    // completed call left it (every mutation is applied whole or not at all).
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A new match id: time-ordered, so listings sort by creation.
+fn new_match_id() -> String {
+    format!("{:011x}{:08x}", now_ms(), rand::random::<u32>())
+}
+
+impl Engine {
+    /// An engine with no plugins and no matches.
+    pub fn new(store: Arc<dyn Store>, admin_token: &str, cache_dir: PathBuf) -> Engine {
+        Engine {
+            registry: Registry::new(),
+            matches: RwLock::new(BTreeMap::new()),
+            unavailable: RwLock::new(BTreeMap::new()),
+            store,
+            admin_token_hash: hash_token(admin_token),
+            cache_dir,
+        }
+    }
+
+    /// The plugin registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Loads one plugin file into the registry.
+    pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
+        self.registry.add_file(path, &self.cache_dir)
+    }
+
+    /// Loads every plugin file in `dir`; refusals are logged and skipped.
+    /// Returns how many new plugins were loaded.
+    pub fn load_plugin_dir(&self, dir: &Path) -> usize {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::error!(dir = %dir.display(), error = %e, "cannot read the plugin directory");
+                return 0;
+            }
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| is_plugin_file(p))
+            .collect();
+        files.sort();
+        let mut loaded = 0;
+        for file in files {
+            match self.add_plugin_file(&file) {
+                Ok(Added::New { game, version }) => {
+                    tracing::info!(file = %file.display(), %game, %version, "plugin loaded");
+                    loaded += 1;
+                }
+                Ok(Added::AlreadyLoaded { .. }) => {}
+                Err(e) => {
+                    tracing::warn!(file = %file.display(), reason = %e, "plugin refused");
+                }
+            }
+        }
+        loaded
+    }
+
+    /// Checks the admin token.
+    pub fn check_admin(&self, token: &str) -> HostResult<()> {
+        if token.is_empty() {
+            return Err(HostError::Unauthenticated(
+                "the admin token is required".into(),
+            ));
+        }
+        if !hashes_equal(&hash_token(token), &self.admin_token_hash) {
+            return Err(HostError::PermissionDenied("wrong admin token".into()));
+        }
+        Ok(())
+    }
+
+    /// Every game, newest version of each.
+    pub fn list_games(&self) -> Vec<GameEntry> {
+        self.registry
+            .latest()
+            .into_iter()
+            .map(|p| GameEntry {
+                versions: self.registry.versions(&p.manifest().name),
+                manifest: p.manifest().clone(),
+            })
+            .collect()
+    }
+
+    /// One game.
+    pub fn get_game(&self, name: &str, version: Option<&str>) -> HostResult<GameEntry> {
+        let plugin = self.plugin(name, version)?;
+        Ok(GameEntry {
+            manifest: plugin.manifest().clone(),
+            versions: self.registry.versions(name),
+        })
+    }
+
+    fn plugin(&self, name: &str, version: Option<&str>) -> HostResult<Arc<Plugin>> {
+        if name.is_empty() {
+            return Err(HostError::InvalidArgument("a game name is required".into()));
+        }
+        self.registry
+            .get(name, version)
+            .ok_or_else(|| match version {
+                Some(v) if self.registry.get(name, None).is_some() => HostError::NotFound(format!(
+                    "{name} has no version {v} (loaded: {})",
+                    self.registry.versions(name).join(", ")
+                )),
+                _ => HostError::NotFound(format!("no game named `{name}`")),
+            })
+    }
+
+    fn slot(&self, match_id: &str) -> HostResult<Arc<Mutex<Match>>> {
+        if match_id.is_empty() {
+            return Err(HostError::InvalidArgument("a match id is required".into()));
+        }
+        if let Some(m) = self
+            .matches
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+        {
+            return Ok(Arc::clone(m));
+        }
+        if let Some(u) = self
+            .unavailable
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+        {
+            return Err(HostError::Unavailable(format!(
+                "match {match_id} is unavailable: {}",
+                u.reason
+            )));
+        }
+        Err(HostError::NotFound(format!("no match `{match_id}`")))
+    }
+
+    /// Creates a match.
+    pub fn create_match(&self, request: NewMatch) -> HostResult<Created> {
+        let plugin = self.plugin(&request.game, request.version.as_deref())?;
+        let manifest = plugin.manifest();
+        if request.players < manifest.min_players || request.players > manifest.max_players {
+            return Err(HostError::InvalidArgument(format!(
+                "{} is played by {} to {} players, not {}",
+                manifest.name, manifest.min_players, manifest.max_players, request.players
+            )));
+        }
+        for &seat in &request.open_seats {
+            if seat >= request.players {
+                return Err(HostError::InvalidArgument(format!(
+                    "open seat {seat} does not exist (seats 0..{})",
+                    request.players
+                )));
+            }
+        }
+        let mut tokens = Vec::new();
+        let mut hashes = Vec::new();
+        for seat in 0..request.players {
+            if request.open_seats.contains(&seat) {
+                hashes.push(None);
+            } else {
+                let token = new_token();
+                hashes.push(Some(hash_token(&token)));
+                tokens.push((seat, token));
+            }
+        }
+        let setup = MatchSetup {
+            match_id: new_match_id(),
+            game: manifest.name.clone(),
+            plugin_version: manifest.version.clone(),
+            players: request.players,
+            options: request.options,
+            seed: request.seed.unwrap_or_else(rand::random),
+            start_position: request.start_position,
+            created_at_ms: now_ms(),
+        };
+        let game: Arc<dyn DynGame> = plugin;
+        let m = Match::create(game, setup.clone(), hashes.clone())?;
+        self.store.create_match(&StoredMatch {
+            setup: setup.clone(),
+            seat_hashes: hashes,
+            log: m.log.clone(),
+            pending: Vec::new(),
+            results: m.results.clone(),
+        })?;
+        let view = m.view(Viewer::Spectator)?;
+        self.matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(setup.match_id.clone(), Arc::new(Mutex::new(m)));
+        Ok(Created {
+            match_id: setup.match_id,
+            tokens,
+            view,
+        })
+    }
+
+    /// Persists what changed in `m` since `version_before`.
+    fn persist(&self, m: &Match, version_before: u64) -> HostResult<()> {
+        let pending: Vec<(u32, u64, i64)> = m
+            .pending
+            .iter()
+            .map(|(&seat, &(action, at))| (seat, action, at))
+            .collect();
+        let results = if m.lifecycle == Lifecycle::Finished {
+            m.results.as_slice()
+        } else {
+            &[]
+        };
+        self.store.append(
+            &m.setup.match_id,
+            &m.log[version_before as usize..],
+            &pending,
+            results,
+        )
+    }
+
+    /// Joins an open seat.
+    pub fn join(&self, match_id: &str, seat: Option<u32>) -> HostResult<(u32, String, MatchView)> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let token = new_token();
+        let hash = hash_token(&token);
+        let seat = m.join(seat, hash)?;
+        self.store.join_seat(match_id, seat, hash)?;
+        let view = m.view(Viewer::Seat(seat))?;
+        Ok((seat, token, view))
+    }
+
+    /// The view for a token (empty: spectator).
+    pub fn view(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        let viewer = m.viewer_of(token)?;
+        m.view(viewer)
+    }
+
+    /// The legal actions of the token's seat.
+    pub fn legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+    ) -> HostResult<(u64, u32, Vec<(ActionId, String)>)> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let seat = m.seat_of(token)?;
+        let actions = m.legal_actions(seat)?;
+        Ok((m.version(), seat, actions))
+    }
+
+    /// Submits an action; stored before this returns.
+    pub fn submit(
+        &self,
+        match_id: &str,
+        token: &str,
+        action: ActionRef,
+        expected_version: Option<u64>,
+    ) -> HostResult<(MatchView, bool)> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let seat = m.seat_of(token)?;
+        let id = match action {
+            ActionRef::Id(id) => id,
+            ActionRef::Notation(text) => {
+                if let Some(expected) = expected_version
+                    && expected != m.version()
+                {
+                    return Err(HostError::FailedPrecondition(format!(
+                        "stale version: expected {expected}, the match is at {}",
+                        m.version()
+                    )));
+                }
+                m.parse_action(seat, &text)?
+            }
+        };
+        let before = m.version();
+        let submitted = m.submit(seat, id, expected_version)?;
+        self.persist(&m, before)?;
+        let view = m.view(Viewer::Seat(seat))?;
+        Ok((view, submitted == Submitted::Pending))
+    }
+
+    /// The token's seat resigns.
+    pub fn resign(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let seat = m.seat_of(token)?;
+        let before = m.version();
+        m.resign(seat)?;
+        self.persist(&m, before)?;
+        m.view(Viewer::Seat(seat))
+    }
+
+    /// Lists matches, oldest first.
+    pub fn list_matches(
+        &self,
+        game: Option<&str>,
+        lifecycle: Option<Option<Lifecycle>>,
+    ) -> Vec<MatchSummary> {
+        let mut out = Vec::new();
+        let live: Vec<Arc<Mutex<Match>>> = self
+            .matches
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for slot in live {
+            let m = lock(&slot);
+            out.push(MatchSummary {
+                match_id: m.setup.match_id.clone(),
+                game: m.setup.game.clone(),
+                plugin_version: m.setup.plugin_version.clone(),
+                players: m.setup.players,
+                lifecycle: Some(m.lifecycle),
+                version: m.version(),
+                open_seats: m
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.token_hash.is_none())
+                    .map(|(i, _)| i as u32)
+                    .collect(),
+                created_at_ms: m.setup.created_at_ms,
+                unavailable_reason: String::new(),
+            });
+        }
+        for u in self
+            .unavailable
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
+            out.push(MatchSummary {
+                match_id: u.setup.match_id.clone(),
+                game: u.setup.game.clone(),
+                plugin_version: u.setup.plugin_version.clone(),
+                players: u.setup.players,
+                lifecycle: None,
+                version: u.version,
+                open_seats: Vec::new(),
+                created_at_ms: u.setup.created_at_ms,
+                unavailable_reason: u.reason.clone(),
+            });
+        }
+        out.retain(|s| {
+            game.is_none_or(|g| s.game == g) && lifecycle.is_none_or(|l| s.lifecycle == l)
+        });
+        out.sort_by(|a, b| a.match_id.cmp(&b.match_id));
+        out
+    }
+
+    /// The record of a match: admin only while it runs.
+    pub fn export(&self, match_id: &str, admin_token: &str) -> HostResult<String> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        if m.lifecycle != Lifecycle::Finished {
+            self.check_admin(admin_token).map_err(|e| match e {
+                HostError::Unauthenticated(_) => HostError::Unauthenticated(
+                    "the match is still running: its record reveals hidden information, so \
+                     exporting it needs the admin token"
+                        .into(),
+                ),
+                other => other,
+            })?;
+        }
+        Ok(Record::of(&m)?.to_json())
+    }
+
+    /// Replays and verifies a record and stores it as a new match (admin only).
+    pub fn import(&self, record_json: &str, admin_token: &str) -> HostResult<Created> {
+        self.check_admin(admin_token)?;
+        let record = Record::parse(record_json)?;
+        let plugin = self
+            .registry
+            .get(&record.game, Some(&record.plugin_version))
+            .ok_or_else(|| {
+                HostError::FailedPrecondition(format!(
+                    "the record needs {} {}, which is not loaded",
+                    record.game, record.plugin_version
+                ))
+            })?;
+        let mut tokens = Vec::new();
+        let mut seats = Vec::new();
+        let mut hashes = Vec::new();
+        for seat in 0..record.players {
+            let token = new_token();
+            let hash = hash_token(&token);
+            hashes.push(Some(hash));
+            seats.push(Seat {
+                token_hash: Some(hash),
+                resigned: false,
+            });
+            tokens.push((seat, token));
+        }
+        let setup = MatchSetup {
+            match_id: new_match_id(),
+            game: record.game.clone(),
+            plugin_version: record.plugin_version.clone(),
+            players: record.players,
+            options: record.options.clone(),
+            seed: record.seed,
+            start_position: record.start_position.clone(),
+            created_at_ms: record.created_at_ms,
+        };
+        let game: Arc<dyn DynGame> = plugin;
+        let m = Match::replay(game, setup.clone(), seats, &record.actions)?;
+        record.verify(&m)?;
+        self.store.create_match(&StoredMatch {
+            setup: setup.clone(),
+            seat_hashes: hashes,
+            log: m.log.clone(),
+            pending: Vec::new(),
+            results: m.results.clone(),
+        })?;
+        let view = m.view(Viewer::Spectator)?;
+        self.matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(setup.match_id.clone(), Arc::new(Mutex::new(m)));
+        Ok(Created {
+            match_id: setup.match_id,
+            tokens,
+            view,
+        })
+    }
+
+    /// Starts watching a match.
+    pub fn watch(
+        &self,
+        match_id: &str,
+        token: &str,
+        from_version: Option<u64>,
+    ) -> HostResult<WatchStart> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        let viewer = m.viewer_of(token)?;
+        let (receiver, replay) = m.subscribe(from_version);
+        let (snapshot, replay) = match replay {
+            Some(events) => (None, events),
+            None => (Some(m.view(viewer)?), Vec::new()),
+        };
+        Ok(WatchStart {
+            viewer,
+            snapshot,
+            replay,
+            receiver,
+            finished: m.lifecycle == Lifecycle::Finished,
+        })
+    }
+
+    /// A fresh view for a watcher that fell behind.
+    pub fn resync(&self, match_id: &str, viewer: Viewer) -> HostResult<(MatchView, bool)> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        Ok((m.view(viewer)?, m.lifecycle == Lifecycle::Finished))
+    }
+
+    /// Every loaded plugin and the matches using it (admin only).
+    pub fn list_plugins(&self, admin_token: &str) -> HostResult<Vec<PluginEntry>> {
+        self.check_admin(admin_token)?;
+        let mut uses: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        for s in self.list_matches(None, None) {
+            uses.entry((s.game, s.plugin_version))
+                .or_default()
+                .push(s.match_id);
+        }
+        Ok(self
+            .registry
+            .all()
+            .into_iter()
+            .map(|plugin| {
+                let key = (
+                    plugin.manifest().name.clone(),
+                    plugin.manifest().version.clone(),
+                );
+                PluginEntry {
+                    match_ids: uses.remove(&key).unwrap_or_default(),
+                    plugin,
+                }
+            })
+            .collect())
+    }
+
+    /// Loads a plugin file on request (admin only).
+    pub fn load_plugin(&self, admin_token: &str, path: &str) -> HostResult<(PluginEntry, bool)> {
+        self.check_admin(admin_token)?;
+        if path.is_empty() {
+            return Err(HostError::InvalidArgument(
+                "a plugin path is required".into(),
+            ));
+        }
+        let added = self.add_plugin_file(Path::new(path)).map_err(|e| match e {
+            AddError::Load(crate::plugin::LoadError::Io(io)) => {
+                HostError::NotFound(format!("cannot read {path}: {io}"))
+            }
+            AddError::Conflict { .. } => HostError::FailedPrecondition(e.to_string()),
+            AddError::Load(other) => HostError::InvalidArgument(format!("{path} refused: {other}")),
+        })?;
+        let (game, version, already) = match added {
+            Added::New { game, version } => (game, version, false),
+            Added::AlreadyLoaded { game, version } => (game, version, true),
+        };
+        tracing::info!(%path, %game, %version, already, "plugin loaded on request");
+        let plugin = self
+            .registry
+            .get(&game, Some(&version))
+            .ok_or_else(|| HostError::Internal("plugin vanished after loading".into()))?;
+        Ok((
+            PluginEntry {
+                plugin,
+                match_ids: Vec::new(),
+            },
+            already,
+        ))
+    }
+}
+
+/// Whether `path` looks like a shared library for this platform.
+pub fn is_plugin_file(path: &Path) -> bool {
+    path.is_file()
+        && path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+}

@@ -1,0 +1,858 @@
+//! One match: its seats, its log, its current state, and the rules of acting
+//! (turns, simultaneous collection, chance, resignation).
+//!
+//! A `Match` is plain data plus plugin calls: no locking, no I/O, no async.
+//! The [`Engine`](super::engine::Engine) serialises access and persists.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tabletop_sdk::{
+    ActionId, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, Viewer, chance,
+};
+use tokio::sync::broadcast;
+
+use super::error::{HostError, HostResult};
+use super::tokens::{hash_token, hashes_equal};
+
+/// Where a match is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lifecycle {
+    /// Open seats remain.
+    Waiting,
+    /// Being played.
+    Running,
+    /// Over.
+    Finished,
+}
+
+/// One seat's final result.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SeatResult {
+    /// The seat.
+    pub seat: u32,
+    /// 1 = first; shared places share a rank.
+    pub rank: u32,
+    /// The game's score.
+    pub score: f64,
+    /// Whether the seat resigned.
+    pub resigned: bool,
+}
+
+/// One entry of a match's log: a state change (or a resignation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LogKind {
+    /// A joint action of the seats to move (one entry for sequential games).
+    Moves {
+        /// Who did what.
+        moves: Vec<LoggedMove>,
+    },
+    /// A chance outcome drawn from the match's seed.
+    Chance {
+        /// The outcome passed to the plugin.
+        outcome: u64,
+    },
+    /// A seat resigned; the match ended.
+    Resign {
+        /// The seat.
+        seat: u32,
+    },
+}
+
+/// One seat's action in the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedMove {
+    /// The seat.
+    pub seat: u32,
+    /// The action id.
+    pub action: ActionId,
+    /// Its notation at the time (for people; replay uses the id).
+    pub notation: String,
+    /// When the seat submitted it, ms since the Unix epoch.
+    pub at_ms: i64,
+}
+
+/// A log entry with its version and time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogEntry {
+    /// The match version after this entry.
+    pub version: u64,
+    /// When it was applied, ms since the Unix epoch.
+    pub at_ms: i64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: LogKind,
+}
+
+/// What everyone may know about a seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatInfo {
+    /// The seat.
+    pub seat: u32,
+    /// Held by a player.
+    pub filled: bool,
+    /// To move now.
+    pub to_move: bool,
+    /// Has submitted its part of a simultaneous turn.
+    pub has_acted: bool,
+    /// Resigned.
+    pub resigned: bool,
+}
+
+/// A match as one viewer sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchView {
+    /// The match.
+    pub match_id: String,
+    /// The game.
+    pub game: String,
+    /// The plugin version.
+    pub plugin_version: String,
+    /// State changes so far.
+    pub version: u64,
+    /// Life stage.
+    pub lifecycle: Lifecycle,
+    /// The viewer's seat (None: spectator).
+    pub viewer_seat: Option<u32>,
+    /// The game's JSON view.
+    pub view_json: String,
+    /// The text rendering.
+    pub text: String,
+    /// Seats to move.
+    pub to_move: Vec<u32>,
+    /// All seats.
+    pub seats: Vec<SeatInfo>,
+    /// Results once finished.
+    pub results: Vec<SeatResult>,
+    /// The viewer's own pending simultaneous action.
+    pub pending_action: Option<String>,
+}
+
+/// What a viewer receives when the match changes.
+#[derive(Debug, Clone)]
+pub enum ViewerUpdate {
+    /// A state change: the game's event for this viewer and the view after.
+    Transition {
+        /// Plugin-described event (JSON).
+        event_json: String,
+        /// The view afterwards.
+        view: Box<MatchView>,
+    },
+    /// A seat submitted its part of a simultaneous turn.
+    SeatActed {
+        /// The seat.
+        seat: u32,
+    },
+}
+
+/// One change, prepared for every viewer (seats in order, then the spectator).
+#[derive(Debug)]
+pub struct MatchEvent {
+    /// The version after the change.
+    pub version: u64,
+    /// Per viewer: index = seat, last = spectator.
+    pub updates: Vec<ViewerUpdate>,
+    /// Whether the match is over after this event.
+    pub finished: bool,
+}
+
+impl MatchEvent {
+    /// The update for `viewer`.
+    pub fn for_viewer(&self, viewer: Viewer) -> &ViewerUpdate {
+        let index = match viewer {
+            Viewer::Seat(p) => p as usize,
+            Viewer::Spectator => self.updates.len() - 1,
+        };
+        &self.updates[index.min(self.updates.len() - 1)]
+    }
+}
+
+/// A seat.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    /// Hash of the seat's token; None while the seat is open.
+    pub token_hash: Option<[u8; 32]>,
+    /// Resigned.
+    pub resigned: bool,
+}
+
+/// How many past events a match keeps for watchers that resume.
+pub const EVENT_HISTORY: usize = 256;
+/// How many events a watcher may fall behind before it gets a fresh snapshot.
+pub const WATCH_BUFFER: usize = 128;
+
+/// Everything needed to create a match (also what a record starts from).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchSetup {
+    /// The match id.
+    pub match_id: String,
+    /// The game.
+    pub game: String,
+    /// The plugin version.
+    pub plugin_version: String,
+    /// Seats.
+    pub players: u32,
+    /// Options as given (raw text).
+    pub options: BTreeMap<String, String>,
+    /// Seed of the chance stream.
+    pub seed: u64,
+    /// Start position, if not the game's start.
+    pub start_position: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at_ms: i64,
+}
+
+/// A live match.
+pub struct Match {
+    /// How it was created.
+    pub setup: MatchSetup,
+    game: Arc<dyn DynGame>,
+    /// The seats.
+    pub seats: Vec<Seat>,
+    /// Every state change so far.
+    pub log: Vec<LogEntry>,
+    state: Box<dyn DynState>,
+    /// Actions held for the current simultaneous turn, with submission times.
+    pub pending: BTreeMap<Player, (ActionId, i64)>,
+    chance_draws: u64,
+    /// Life stage.
+    pub lifecycle: Lifecycle,
+    /// Final results.
+    pub results: Vec<SeatResult>,
+    history: VecDeque<Arc<MatchEvent>>,
+    events: broadcast::Sender<Arc<MatchEvent>>,
+    scratch: Vec<ActionId>,
+}
+
+impl std::fmt::Debug for Match {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Match")
+            .field("setup", &self.setup)
+            .field("version", &self.version())
+            .field("lifecycle", &self.lifecycle)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// What submitting an action did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submitted {
+    /// The action (and any chance after it) was applied.
+    Applied,
+    /// Held for a simultaneous turn that waits for other seats.
+    Pending,
+}
+
+impl Match {
+    /// Creates a match from `setup`; resolves any chance nodes at the start.
+    /// `token_hashes[i]` is seat i's token hash, None for an open seat.
+    pub fn create(
+        game: Arc<dyn DynGame>,
+        setup: MatchSetup,
+        token_hashes: Vec<Option<[u8; 32]>>,
+    ) -> HostResult<Match> {
+        let state = game.new_state(
+            setup.players,
+            &setup.options,
+            setup.start_position.as_deref(),
+        )?;
+        let lifecycle = if token_hashes.iter().any(Option::is_none) {
+            Lifecycle::Waiting
+        } else {
+            Lifecycle::Running
+        };
+        let (events, _) = broadcast::channel(WATCH_BUFFER);
+        let mut m = Match {
+            seats: token_hashes
+                .into_iter()
+                .map(|token_hash| Seat {
+                    token_hash,
+                    resigned: false,
+                })
+                .collect(),
+            setup,
+            game,
+            log: Vec::new(),
+            state,
+            pending: BTreeMap::new(),
+            chance_draws: 0,
+            lifecycle,
+            results: Vec::new(),
+            history: VecDeque::new(),
+            events,
+            scratch: Vec::new(),
+        };
+        m.resolve_chance_and_end()?;
+        Ok(m)
+    }
+
+    /// Rebuilds a match from its setup and log (restart recovery, import).
+    /// Every entry is replayed through the plugin; the first that fails is
+    /// named in the error.
+    pub fn replay(
+        game: Arc<dyn DynGame>,
+        setup: MatchSetup,
+        seats: Vec<Seat>,
+        log: &[LogEntry],
+    ) -> HostResult<Match> {
+        let state = game.new_state(
+            setup.players,
+            &setup.options,
+            setup.start_position.as_deref(),
+        )?;
+        let (events, _) = broadcast::channel(WATCH_BUFFER);
+        let lifecycle = if seats.iter().any(|s| s.token_hash.is_none()) {
+            Lifecycle::Waiting
+        } else {
+            Lifecycle::Running
+        };
+        let mut m = Match {
+            setup,
+            game,
+            seats,
+            log: Vec::new(),
+            state,
+            pending: BTreeMap::new(),
+            chance_draws: 0,
+            lifecycle,
+            results: Vec::new(),
+            history: VecDeque::new(),
+            events,
+            scratch: Vec::new(),
+        };
+        for (index, entry) in log.iter().enumerate() {
+            let fail = |why: String| {
+                HostError::InvalidArgument(format!(
+                    "action {} (version {}) does not replay: {why}",
+                    index + 1,
+                    entry.version
+                ))
+            };
+            if entry.version != index as u64 + 1 {
+                return Err(fail(format!(
+                    "expected version {}, found {}",
+                    index + 1,
+                    entry.version
+                )));
+            }
+            match &entry.kind {
+                LogKind::Moves { moves } => {
+                    let joint: Vec<Move> = moves
+                        .iter()
+                        .map(|m| Move {
+                            player: m.seat,
+                            action: m.action,
+                        })
+                        .collect();
+                    if !matches!(
+                        m.state.status().map_err(HostError::from)?,
+                        Status::ToMove(_)
+                    ) {
+                        return Err(fail("no seat is to move here".into()));
+                    }
+                    m.state.apply(&joint).map_err(|e| fail(e.message))?;
+                }
+                LogKind::Chance { outcome } => {
+                    if m.state.status().map_err(HostError::from)? != Status::Chance {
+                        return Err(fail("this is not a chance node".into()));
+                    }
+                    m.state
+                        .apply_chance(*outcome)
+                        .map_err(|e| fail(e.message))?;
+                    m.chance_draws += 1;
+                }
+                LogKind::Resign { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    m.log.push(entry.clone());
+                    m.finish_by_resignation(*seat);
+                    continue;
+                }
+            }
+            m.log.push(entry.clone());
+            if m.state.status()? == Status::Terminal {
+                m.finish_normally()?;
+            }
+        }
+        Ok(m)
+    }
+
+    /// The game.
+    pub fn game(&self) -> &Arc<dyn DynGame> {
+        &self.game
+    }
+
+    /// The current version: number of log entries.
+    pub fn version(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// The seat whose token is `token`.
+    pub fn seat_of(&self, token: &str) -> HostResult<Player> {
+        if token.is_empty() {
+            return Err(HostError::Unauthenticated(
+                "a seat token is required".into(),
+            ));
+        }
+        let hash = hash_token(token);
+        self.seats
+            .iter()
+            .position(|s| s.token_hash.is_some_and(|h| hashes_equal(&h, &hash)))
+            .map(|p| p as Player)
+            .ok_or_else(|| {
+                HostError::PermissionDenied("the token does not hold a seat in this match".into())
+            })
+    }
+
+    /// The viewer for an optional token: empty = spectator.
+    pub fn viewer_of(&self, token: &str) -> HostResult<Viewer> {
+        if token.is_empty() {
+            Ok(Viewer::Spectator)
+        } else {
+            self.seat_of(token).map(Viewer::Seat)
+        }
+    }
+
+    fn movers(&self) -> HostResult<PlayerSet> {
+        if self.lifecycle != Lifecycle::Running {
+            return Ok(PlayerSet::EMPTY);
+        }
+        Ok(match self.state.status()? {
+            Status::ToMove(set) => set,
+            _ => PlayerSet::EMPTY,
+        })
+    }
+
+    /// The legal actions of `seat` with their notation.
+    pub fn legal_actions(&mut self, seat: Player) -> HostResult<Vec<(ActionId, String)>> {
+        let movers = self.movers()?;
+        if !movers.contains(seat) || self.pending.contains_key(&seat) {
+            return Ok(Vec::new());
+        }
+        let mut ids = std::mem::take(&mut self.scratch);
+        let result = self
+            .state
+            .legal_actions(seat, &mut ids)
+            .map_err(HostError::from);
+        let listed = result.and_then(|()| {
+            ids.iter()
+                .map(|&id| Ok((id, self.state.action_to_string(seat, id)?)))
+                .collect::<HostResult<Vec<_>>>()
+        });
+        self.scratch = ids;
+        listed
+    }
+
+    /// Reads an action given as notation.
+    pub fn parse_action(&self, seat: Player, notation: &str) -> HostResult<ActionId> {
+        self.check_may_act(seat, None)?;
+        Ok(self.state.parse_action(seat, notation)?)
+    }
+
+    fn check_may_act(&self, seat: Player, expected_version: Option<u64>) -> HostResult<()> {
+        match self.lifecycle {
+            Lifecycle::Waiting => {
+                return Err(HostError::FailedPrecondition(
+                    "the match waits for players to join open seats".into(),
+                ));
+            }
+            Lifecycle::Finished => {
+                return Err(HostError::FailedPrecondition("the match is over".into()));
+            }
+            Lifecycle::Running => {}
+        }
+        if let Some(expected) = expected_version
+            && expected != self.version()
+        {
+            return Err(HostError::FailedPrecondition(format!(
+                "stale version: expected {expected}, the match is at {}",
+                self.version()
+            )));
+        }
+        if !self.movers()?.contains(seat) {
+            return Err(HostError::FailedPrecondition(format!(
+                "it is not seat {seat}'s turn"
+            )));
+        }
+        if self.pending.contains_key(&seat) {
+            return Err(HostError::FailedPrecondition(format!(
+                "seat {seat} has already acted this turn"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Submits `seat`'s action. Sequential: applied at once. Simultaneous: held
+    /// (after a legality check only the submitter learns about) until every
+    /// mover has acted, then applied as one joint action.
+    pub fn submit(
+        &mut self,
+        seat: Player,
+        action: ActionId,
+        expected_version: Option<u64>,
+    ) -> HostResult<Submitted> {
+        self.check_may_act(seat, expected_version)?;
+        let movers = self.movers()?;
+        let now = now_ms();
+        if movers.len() == 1 {
+            let timed = [(
+                Move {
+                    player: seat,
+                    action,
+                },
+                now,
+            )];
+            self.apply_timed_moves(&timed, now)?;
+            return Ok(Submitted::Applied);
+        }
+        let mut legal = std::mem::take(&mut self.scratch);
+        let checked = self.state.legal_actions(seat, &mut legal);
+        let is_legal = legal.binary_search(&action).is_ok();
+        self.scratch = legal;
+        checked?;
+        if !is_legal {
+            return Err(HostError::InvalidArgument(format!(
+                "action {action} is not legal for seat {seat}"
+            )));
+        }
+        self.pending.insert(seat, (action, now));
+        if self.pending.len() < movers.len() {
+            self.publish_seat_acted(seat);
+            return Ok(Submitted::Pending);
+        }
+        let timed: Vec<(Move, i64)> = self
+            .pending
+            .iter()
+            .map(|(&player, &(action, at))| (Move { player, action }, at))
+            .collect();
+        let result = self.apply_timed_moves(&timed, now);
+        if result.is_err() {
+            // The joint action was refused as a whole (a plugin bug, since each
+            // part was legal): drop only this seat's part so the others stand.
+            self.pending.remove(&seat);
+        }
+        result.map(|()| Submitted::Applied)
+    }
+
+    /// Applies a joint action, logs it, then resolves chance and the end.
+    fn apply_timed_moves(&mut self, timed: &[(Move, i64)], now: i64) -> HostResult<()> {
+        let moves: Vec<Move> = timed.iter().map(|(m, _)| *m).collect();
+        // Notation must be read before the state changes.
+        let logged = timed
+            .iter()
+            .map(|(m, at)| {
+                Ok(LoggedMove {
+                    seat: m.player,
+                    action: m.action,
+                    notation: self
+                        .state
+                        .action_to_string(m.player, m.action)
+                        .unwrap_or_else(|_| m.action.to_string()),
+                    at_ms: *at,
+                })
+            })
+            .collect::<HostResult<Vec<_>>>()?;
+        let before = self.snapshot_if_watched()?;
+        self.state.apply(&moves)?;
+        self.pending.clear();
+        self.push_log(now, LogKind::Moves { moves: logged });
+        self.publish_transition(before, Transition::Moves(moves))?;
+        self.resolve_chance_and_end()
+    }
+
+    fn push_log(&mut self, at_ms: i64, kind: LogKind) {
+        let version = self.version() + 1;
+        self.log.push(LogEntry {
+            version,
+            at_ms,
+            kind,
+        });
+    }
+
+    /// A copy of the state before a change, only when someone watches (events
+    /// need it; unwatched matches skip the clone).
+    fn snapshot_if_watched(&self) -> HostResult<Option<Box<dyn DynState>>> {
+        if self.events.receiver_count() == 0 {
+            return Ok(None);
+        }
+        Ok(Some(self.state.clone_state()?))
+    }
+
+    fn resolve_chance_and_end(&mut self) -> HostResult<()> {
+        loop {
+            match self.state.status()? {
+                Status::Chance => {
+                    let node = self.state.chance()?;
+                    let outcome = chance::draw(&node, self.setup.seed, self.chance_draws)?;
+                    let before = self.snapshot_if_watched()?;
+                    self.state.apply_chance(outcome)?;
+                    self.chance_draws += 1;
+                    self.push_log(now_ms(), LogKind::Chance { outcome });
+                    self.publish_transition(before, Transition::Chance(outcome))?;
+                }
+                Status::Terminal => {
+                    self.finish_normally()?;
+                    return Ok(());
+                }
+                Status::ToMove(_) => return Ok(()),
+            }
+        }
+    }
+
+    fn finish_normally(&mut self) -> HostResult<()> {
+        let results = self.state.results()?;
+        if results.len() != self.setup.players as usize {
+            return Err(HostError::Internal(format!(
+                "plugin returned {} results for {} seats",
+                results.len(),
+                self.setup.players
+            )));
+        }
+        self.results = results
+            .iter()
+            .enumerate()
+            .map(|(seat, r)| SeatResult {
+                seat: seat as u32,
+                rank: r.rank,
+                score: r.score,
+                resigned: false,
+            })
+            .collect();
+        self.lifecycle = Lifecycle::Finished;
+        Ok(())
+    }
+
+    /// Resignation ends the match: the resigning seat is last, every other seat
+    /// shares first place (for two players: the opponent wins).
+    fn finish_by_resignation(&mut self, seat: Player) {
+        let players = self.setup.players;
+        if let Some(s) = self.seats.get_mut(seat as usize) {
+            s.resigned = true;
+        }
+        self.results = (0..players)
+            .map(|p| SeatResult {
+                seat: p,
+                rank: if p == seat { players } else { 1 },
+                score: 0.0,
+                resigned: p == seat,
+            })
+            .collect();
+        self.pending.clear();
+        self.lifecycle = Lifecycle::Finished;
+    }
+
+    /// `seat` resigns.
+    pub fn resign(&mut self, seat: Player) -> HostResult<()> {
+        if self.lifecycle == Lifecycle::Finished {
+            return Err(HostError::FailedPrecondition("the match is over".into()));
+        }
+        self.push_log(now_ms(), LogKind::Resign { seat });
+        self.finish_by_resignation(seat);
+        let event = serde_json::json!({ "type": "resigned", "seat": seat }).to_string();
+        self.publish_host_event(&event)
+    }
+
+    /// Takes an open seat (`seat`, or the lowest open one).
+    pub fn join(&mut self, seat: Option<Player>, token_hash: [u8; 32]) -> HostResult<Player> {
+        if self.lifecycle != Lifecycle::Waiting {
+            return Err(HostError::FailedPrecondition(
+                "the match has no open seat".into(),
+            ));
+        }
+        let seat = match seat {
+            Some(s) => {
+                let Some(slot) = self.seats.get(s as usize) else {
+                    return Err(HostError::NotFound(format!(
+                        "the match has no seat {s} (seats 0..{})",
+                        self.setup.players
+                    )));
+                };
+                if slot.token_hash.is_some() {
+                    return Err(HostError::FailedPrecondition(format!("seat {s} is taken")));
+                }
+                s
+            }
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.token_hash.is_none())
+                .map(|p| p as Player)
+                .ok_or_else(|| HostError::FailedPrecondition("no open seat".into()))?,
+        };
+        self.seats[seat as usize].token_hash = Some(token_hash);
+        if self.seats.iter().all(|s| s.token_hash.is_some()) {
+            self.lifecycle = Lifecycle::Running;
+        }
+        let event = serde_json::json!({ "type": "joined", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        Ok(seat)
+    }
+
+    /// The match as `viewer` sees it.
+    pub fn view(&self, viewer: Viewer) -> HostResult<MatchView> {
+        let movers = self.movers()?;
+        let seats = (0..self.setup.players)
+            .map(|p| SeatInfo {
+                seat: p,
+                filled: self.seats[p as usize].token_hash.is_some(),
+                to_move: movers.contains(p),
+                has_acted: self.pending.contains_key(&p),
+                resigned: self.seats[p as usize].resigned,
+            })
+            .collect();
+        let pending_action = match viewer {
+            Viewer::Seat(p) => match self.pending.get(&p) {
+                Some(&(action, _)) => Some(self.state.action_to_string(p, action)?),
+                None => None,
+            },
+            Viewer::Spectator => None,
+        };
+        Ok(MatchView {
+            match_id: self.setup.match_id.clone(),
+            game: self.setup.game.clone(),
+            plugin_version: self.setup.plugin_version.clone(),
+            version: self.version(),
+            lifecycle: self.lifecycle,
+            viewer_seat: match viewer {
+                Viewer::Seat(p) => Some(p),
+                Viewer::Spectator => None,
+            },
+            view_json: self.state.view(viewer)?,
+            text: self.state.render_text(viewer)?,
+            to_move: movers.iter().collect(),
+            seats,
+            results: self.results.clone(),
+            pending_action,
+        })
+    }
+
+    /// The position in the game's notation (hidden information included).
+    pub fn position(&self) -> HostResult<String> {
+        Ok(self.state.position()?)
+    }
+
+    fn viewers(&self) -> impl Iterator<Item = Viewer> + use<> {
+        (0..self.setup.players)
+            .map(Viewer::Seat)
+            .chain(std::iter::once(Viewer::Spectator))
+    }
+
+    fn publish(&mut self, event: MatchEvent) {
+        let event = Arc::new(event);
+        if self.history.len() == EVENT_HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(Arc::clone(&event));
+        // No receiver is fine: nobody watches.
+        let _ = self.events.send(event);
+    }
+
+    fn publish_transition(
+        &mut self,
+        before: Option<Box<dyn DynState>>,
+        transition: Transition,
+    ) -> HostResult<()> {
+        let Some(before) = before else {
+            // Nobody watched: any history would now have a gap.
+            self.history.clear();
+            return Ok(());
+        };
+        let mut updates = Vec::new();
+        for viewer in self.viewers() {
+            updates.push(ViewerUpdate::Transition {
+                event_json: self.state.event(before.as_ref(), &transition, viewer)?,
+                view: Box::new(self.view(viewer)?),
+            });
+        }
+        let event = MatchEvent {
+            version: self.version(),
+            updates,
+            finished: self.state.status()? == Status::Terminal,
+        };
+        self.publish(event);
+        Ok(())
+    }
+
+    fn publish_host_event(&mut self, event_json: &str) -> HostResult<()> {
+        if self.events.receiver_count() == 0 {
+            self.history.clear();
+            return Ok(());
+        }
+        let mut updates = Vec::new();
+        for viewer in self.viewers() {
+            updates.push(ViewerUpdate::Transition {
+                event_json: event_json.to_string(),
+                view: Box::new(self.view(viewer)?),
+            });
+        }
+        let event = MatchEvent {
+            version: self.version(),
+            updates,
+            finished: self.lifecycle == Lifecycle::Finished,
+        };
+        self.publish(event);
+        Ok(())
+    }
+
+    fn publish_seat_acted(&mut self, seat: Player) {
+        if self.events.receiver_count() == 0 {
+            return;
+        }
+        let updates = self
+            .viewers()
+            .map(|_| ViewerUpdate::SeatActed { seat })
+            .collect();
+        self.publish(MatchEvent {
+            version: self.version(),
+            updates,
+            finished: false,
+        });
+    }
+
+    /// Subscribes to future events, and returns the past events after
+    /// `from_version` if the history still holds all of them.
+    pub fn subscribe(
+        &self,
+        from_version: Option<u64>,
+    ) -> (
+        broadcast::Receiver<Arc<MatchEvent>>,
+        Option<Vec<Arc<MatchEvent>>>,
+    ) {
+        let receiver = self.events.subscribe();
+        let replay = from_version.and_then(|from| {
+            if from > self.version() {
+                return None;
+            }
+            if from == self.version() {
+                return Some(Vec::new());
+            }
+            let missed: Vec<Arc<MatchEvent>> = self
+                .history
+                .iter()
+                .filter(|e| e.version > from)
+                .cloned()
+                .collect();
+            // Complete only if the first missed state change is there.
+            let first_transition = missed
+                .iter()
+                .find(|e| !matches!(e.updates.first(), Some(ViewerUpdate::SeatActed { .. })));
+            match first_transition {
+                Some(e) if e.version == from + 1 => Some(missed),
+                _ => None,
+            }
+        });
+        (receiver, replay)
+    }
+}

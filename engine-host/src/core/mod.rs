@@ -1,0 +1,8 @@
+//! The domain core: matches, plugins and storage, free of gRPC.
+
+pub mod engine;
+pub mod error;
+pub mod game_match;
+pub mod record;
+pub mod store;
+pub mod tokens;

@@ -1,0 +1,118 @@
+//! Match records: a self-contained JSON document from which a match replays
+//! exactly, on any host that has the same plugin version.
+//!
+//! ```json
+//! {
+//!   "format": "tabletop-record/1",
+//!   "match_id": "…", "game": "focus", "plugin_version": "0.1.0",
+//!   "players": 2, "options": {"max_turns": "300"}, "seed": 42,
+//!   "start_position": null, "created_at_ms": 1767225600000,
+//!   "actions": [
+//!     {"version": 1, "at_ms": …, "type": "chance", "outcome": 1234},
+//!     {"version": 2, "at_ms": …, "type": "moves",
+//!      "moves": [{"seat": 0, "action": 17, "notation": "c3-e3", "at_ms": …}]},
+//!     {"version": 3, "at_ms": …, "type": "resign", "seat": 1}
+//!   ],
+//!   "state": "finished",
+//!   "results": [{"seat": 0, "rank": 1, "score": 0.0, "resigned": false}],
+//!   "final_position": "…"
+//! }
+//! ```
+//! Replay uses the action ids and chance outcomes; notation and times are for
+//! people. `final_position` and `results` let an importer verify the replay.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{HostError, HostResult};
+use super::game_match::{Lifecycle, LogEntry, Match, SeatResult};
+
+/// The format tag of version 1 records.
+pub const RECORD_FORMAT: &str = "tabletop-record/1";
+
+/// A match record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Always [`RECORD_FORMAT`].
+    pub format: String,
+    /// The match id it was exported from.
+    pub match_id: String,
+    /// The game.
+    pub game: String,
+    /// The plugin version it was played with.
+    pub plugin_version: String,
+    /// Seats.
+    pub players: u32,
+    /// Options as given at creation.
+    pub options: std::collections::BTreeMap<String, String>,
+    /// The seed of the chance stream.
+    pub seed: u64,
+    /// The start position if not the game's start.
+    pub start_position: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at_ms: i64,
+    /// Every state change in order.
+    pub actions: Vec<LogEntry>,
+    /// Life stage at export.
+    pub state: Lifecycle,
+    /// Final results (empty while running).
+    pub results: Vec<SeatResult>,
+    /// The position after the last action (hidden information included).
+    pub final_position: String,
+}
+
+impl Record {
+    /// The record of `m`.
+    pub fn of(m: &Match) -> HostResult<Record> {
+        Ok(Record {
+            format: RECORD_FORMAT.to_string(),
+            match_id: m.setup.match_id.clone(),
+            game: m.setup.game.clone(),
+            plugin_version: m.setup.plugin_version.clone(),
+            players: m.setup.players,
+            options: m.setup.options.clone(),
+            seed: m.setup.seed,
+            start_position: m.setup.start_position.clone(),
+            created_at_ms: m.setup.created_at_ms,
+            actions: m.log.clone(),
+            state: m.lifecycle,
+            results: m.results.clone(),
+            final_position: m.position()?,
+        })
+    }
+
+    /// Reads a record, refusing malformed JSON or another format.
+    pub fn parse(json: &str) -> HostResult<Record> {
+        let record: Record = serde_json::from_str(json)
+            .map_err(|e| HostError::InvalidArgument(format!("malformed record: {e}")))?;
+        if record.format != RECORD_FORMAT {
+            return Err(HostError::InvalidArgument(format!(
+                "unknown record format `{}` (expected `{RECORD_FORMAT}`)",
+                record.format
+            )));
+        }
+        Ok(record)
+    }
+
+    /// Checks a replayed match against what the record says it ended as.
+    pub fn verify(&self, replayed: &Match) -> HostResult<()> {
+        let position = replayed.position()?;
+        if position != self.final_position {
+            return Err(HostError::InvalidArgument(format!(
+                "the record replays to another final position than it states \
+                 (after action {}): the record was altered",
+                self.actions.len()
+            )));
+        }
+        if replayed.lifecycle == Lifecycle::Finished && replayed.results != self.results {
+            return Err(HostError::InvalidArgument(
+                "the record's results differ from its replay: the record was altered".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Serialises the record (pretty, for people too).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("records serialise")
+    }
+}

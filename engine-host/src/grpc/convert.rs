@@ -1,0 +1,131 @@
+//! Conversions from the core's types to the API's messages.
+
+use std::time::UNIX_EPOCH;
+
+use tabletop_proto::v1 as pb;
+use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
+
+use crate::core::engine::{GameEntry, MatchSummary, PluginEntry};
+use crate::core::game_match::{Lifecycle, MatchView, SeatResult};
+
+pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
+    match l {
+        Some(Lifecycle::Waiting) => pb::MatchState::Waiting,
+        Some(Lifecycle::Running) => pb::MatchState::Running,
+        Some(Lifecycle::Finished) => pb::MatchState::Finished,
+        None => pb::MatchState::Unavailable,
+    }
+}
+
+pub fn result(r: &SeatResult) -> pb::PlayerResult {
+    pb::PlayerResult {
+        seat: r.seat,
+        rank: r.rank,
+        score: r.score,
+        resigned: r.resigned,
+    }
+}
+
+pub fn view(v: &MatchView) -> pb::MatchView {
+    pb::MatchView {
+        match_id: v.match_id.clone(),
+        game: v.game.clone(),
+        plugin_version: v.plugin_version.clone(),
+        version: v.version,
+        state: lifecycle(Some(v.lifecycle)) as i32,
+        viewer_seat: v.viewer_seat,
+        view_json: v.view_json.clone(),
+        text: v.text.clone(),
+        to_move: v.to_move.clone(),
+        seats: v
+            .seats
+            .iter()
+            .map(|s| pb::SeatStatus {
+                seat: s.seat,
+                filled: s.filled,
+                to_move: s.to_move,
+                has_acted: s.has_acted,
+                resigned: s.resigned,
+                clock_remaining_ms: None,
+            })
+            .collect(),
+        results: v.results.iter().map(result).collect(),
+        pending_action: v.pending_action.clone(),
+        unavailable_reason: String::new(),
+    }
+}
+
+fn option(o: &OptionSpec) -> pb::OptionInfo {
+    let (kind, choices, min, max) = match &o.kind {
+        OptionKind::Int { min, max } => ("integer", vec![], Some(*min), Some(*max)),
+        OptionKind::Bool => ("boolean", vec![], None, None),
+        OptionKind::Choice(values) => ("choice", values.clone(), None, None),
+        OptionKind::Text => ("text", vec![], None, None),
+    };
+    pb::OptionInfo {
+        name: o.name.clone(),
+        r#type: kind.to_string(),
+        default_value: o.default.to_text(),
+        description: o.description.clone(),
+        choices,
+        min,
+        max,
+    }
+}
+
+pub fn game(g: &GameEntry) -> pb::GameInfo {
+    let m = &g.manifest;
+    pb::GameInfo {
+        name: m.name.clone(),
+        version: m.version.clone(),
+        versions: g.versions.clone(),
+        min_players: m.min_players,
+        max_players: m.max_players,
+        options: m.options.iter().map(option).collect(),
+        rules_summary: m.rules_summary.clone(),
+        simultaneous: m.simultaneous,
+        hidden_information: m.hidden_information,
+        chance: m.chance,
+    }
+}
+
+pub fn summary(s: &MatchSummary) -> pb::MatchSummary {
+    pb::MatchSummary {
+        match_id: s.match_id.clone(),
+        game: s.game.clone(),
+        plugin_version: s.plugin_version.clone(),
+        players: s.players,
+        state: lifecycle(s.lifecycle) as i32,
+        version: s.version,
+        open_seats: s.open_seats.clone(),
+        created_at_ms: s.created_at_ms,
+        unavailable_reason: s.unavailable_reason.clone(),
+    }
+}
+
+pub fn plugin(p: &PluginEntry) -> pb::PluginInfo {
+    let m = p.plugin.manifest();
+    pb::PluginInfo {
+        game: m.name.clone(),
+        version: m.version.clone(),
+        file: p.plugin.file().display().to_string(),
+        sha256: p.plugin.sha256().to_string(),
+        loaded_at_ms: p
+            .plugin
+            .loaded_at()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0),
+        match_ids: p.match_ids.clone(),
+    }
+}
+
+pub fn tokens(tokens: &[(u32, String)]) -> Vec<pb::SeatToken> {
+    tokens
+        .iter()
+        .map(|(seat, token)| pb::SeatToken {
+            seat: *seat,
+            token: token.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,58 @@
+//! The thin gRPC layer over the core, plus the standard companions: health
+//! checking and server reflection (v1 and v1alpha, since grpcurl 1.8 speaks
+//! only v1alpha).
+
+mod convert;
+pub mod services;
+pub mod status;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tabletop_proto::v1::{
+    admin_server::AdminServer, catalog_server::CatalogServer, matches_server::MatchesServer,
+    watch_server::WatchServer,
+};
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::core::engine::Engine;
+use services::Api;
+
+/// Serves the API on `listener` until `shutdown` resolves, then drains.
+pub async fn serve(
+    engine: Arc<Engine>,
+    listener: TcpListener,
+    deadline: Duration,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let api = Api::new(engine, deadline);
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter.set_serving::<CatalogServer<Api>>().await;
+    health_reporter.set_serving::<MatchesServer<Api>>().await;
+    health_reporter.set_serving::<WatchServer<Api>>().await;
+    health_reporter.set_serving::<AdminServer<Api>>().await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(tabletop_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(tabletop_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    let local: Option<SocketAddr> = listener.local_addr().ok();
+    tracing::info!(address = ?local, "serving");
+    tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(CatalogServer::new(api.clone()))
+        .add_service(MatchesServer::new(api.clone()))
+        .add_service(WatchServer::new(api.clone()))
+        .add_service(AdminServer::new(api))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,372 @@
+//! The gRPC services: validate the request, call the core off the async
+//! workers (plugins may be slow or stuck), convert the answer.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::{
+    admin_server::Admin, catalog_server::Catalog, matches_server::Matches, watch_server::Watch,
+};
+use tabletop_sdk::Viewer;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::convert;
+use super::status::to_status;
+use crate::core::engine::{ActionRef, Engine, NewMatch};
+use crate::core::error::{HostError, HostResult};
+use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewerUpdate};
+
+/// The API over one engine; cheap to clone (one per service).
+#[derive(Debug, Clone)]
+pub struct Api {
+    engine: Arc<Engine>,
+    deadline: Duration,
+}
+
+impl Api {
+    /// Serves `engine`; a core call that takes longer than `deadline` (a stuck
+    /// plugin) fails with INTERNAL instead of holding the caller forever.
+    pub fn new(engine: Arc<Engine>, deadline: Duration) -> Api {
+        Api { engine, deadline }
+    }
+
+    /// Runs a core call on the blocking pool with the deadline.
+    async fn call<T, F>(&self, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
+    {
+        let engine = Arc::clone(&self.engine);
+        let job = tokio::task::spawn_blocking(move || f(&engine));
+        match tokio::time::timeout(self.deadline, job).await {
+            Ok(Ok(result)) => result.map_err(to_status),
+            Ok(Err(join)) => Err(to_status(HostError::Internal(format!(
+                "the host failed while serving the call: {join}"
+            )))),
+            Err(_) => Err(to_status(HostError::Internal(format!(
+                "the game plugin did not answer within {:?}",
+                self.deadline
+            )))),
+        }
+    }
+}
+
+fn lifecycle_filter(state: i32) -> Result<Option<Option<Lifecycle>>, Status> {
+    match pb::MatchState::try_from(state) {
+        Ok(pb::MatchState::Unspecified) => Ok(None),
+        Ok(pb::MatchState::Waiting) => Ok(Some(Some(Lifecycle::Waiting))),
+        Ok(pb::MatchState::Running) => Ok(Some(Some(Lifecycle::Running))),
+        Ok(pb::MatchState::Finished) => Ok(Some(Some(Lifecycle::Finished))),
+        Ok(pb::MatchState::Unavailable) => Ok(Some(None)),
+        Err(_) => Err(Status::invalid_argument(format!(
+            "unknown match state {state}"
+        ))),
+    }
+}
+
+#[tonic::async_trait]
+impl Catalog for Api {
+    async fn list_games(
+        &self,
+        _: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let games = self.call(|e| Ok(e.list_games())).await?;
+        Ok(Response::new(pb::ListGamesResponse {
+            games: games.iter().map(convert::game).collect(),
+        }))
+    }
+
+    async fn get_game(
+        &self,
+        request: Request<pb::GetGameRequest>,
+    ) -> Result<Response<pb::GameInfo>, Status> {
+        let r = request.into_inner();
+        let game = self
+            .call(move |e| e.get_game(&r.game, r.version.as_deref()))
+            .await?;
+        Ok(Response::new(convert::game(&game)))
+    }
+}
+
+#[tonic::async_trait]
+impl Matches for Api {
+    async fn create_match(
+        &self,
+        request: Request<pb::CreateMatchRequest>,
+    ) -> Result<Response<pb::CreateMatchResponse>, Status> {
+        let r = request.into_inner();
+        if r.time_control.is_some() {
+            return Err(Status::invalid_argument(
+                "time controls are not supported by this server yet",
+            ));
+        }
+        let new = NewMatch {
+            game: r.game,
+            version: r.version,
+            players: r.players,
+            options: r.options.into_iter().collect(),
+            seed: r.seed,
+            start_position: r.start_position,
+            open_seats: r.open_seats,
+        };
+        let created = self.call(move |e| e.create_match(new)).await?;
+        Ok(Response::new(pb::CreateMatchResponse {
+            match_id: created.match_id,
+            seats: convert::tokens(&created.tokens),
+            view: Some(convert::view(&created.view)),
+        }))
+    }
+
+    async fn join_match(
+        &self,
+        request: Request<pb::JoinMatchRequest>,
+    ) -> Result<Response<pb::JoinMatchResponse>, Status> {
+        let r = request.into_inner();
+        let (seat, token, view) = self.call(move |e| e.join(&r.match_id, r.seat)).await?;
+        Ok(Response::new(pb::JoinMatchResponse {
+            seat,
+            token,
+            view: Some(convert::view(&view)),
+        }))
+    }
+
+    async fn get_view(
+        &self,
+        request: Request<pb::GetViewRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        let view = self
+            .call(move |e| e.view(&r.match_id, &r.seat_token))
+            .await?;
+        Ok(Response::new(convert::view(&view)))
+    }
+
+    async fn list_legal_actions(
+        &self,
+        request: Request<pb::ListLegalActionsRequest>,
+    ) -> Result<Response<pb::ListLegalActionsResponse>, Status> {
+        let r = request.into_inner();
+        let (version, seat, actions) = self
+            .call(move |e| e.legal_actions(&r.match_id, &r.seat_token))
+            .await?;
+        Ok(Response::new(pb::ListLegalActionsResponse {
+            version,
+            seat,
+            actions: actions
+                .into_iter()
+                .map(|(id, notation)| pb::LegalAction { id, notation })
+                .collect(),
+        }))
+    }
+
+    async fn submit_action(
+        &self,
+        request: Request<pb::SubmitActionRequest>,
+    ) -> Result<Response<pb::SubmitActionResponse>, Status> {
+        let r = request.into_inner();
+        let action = match r.action {
+            Some(pb::submit_action_request::Action::ActionId(id)) => ActionRef::Id(id),
+            Some(pb::submit_action_request::Action::Notation(text)) => ActionRef::Notation(text),
+            None => {
+                return Err(Status::invalid_argument(
+                    "an action is required: give `action_id` or `notation`",
+                ));
+            }
+        };
+        let (view, pending) = self
+            .call(move |e| e.submit(&r.match_id, &r.seat_token, action, r.expected_version))
+            .await?;
+        Ok(Response::new(pb::SubmitActionResponse {
+            view: Some(convert::view(&view)),
+            pending,
+        }))
+    }
+
+    async fn resign(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        let view = self
+            .call(move |e| e.resign(&r.match_id, &r.seat_token))
+            .await?;
+        Ok(Response::new(convert::view(&view)))
+    }
+
+    async fn list_matches(
+        &self,
+        request: Request<pb::ListMatchesRequest>,
+    ) -> Result<Response<pb::ListMatchesResponse>, Status> {
+        let r = request.into_inner();
+        let state = lifecycle_filter(r.state)?;
+        let matches = self
+            .call(move |e| {
+                let game = (!r.game.is_empty()).then_some(r.game.as_str());
+                Ok(e.list_matches(game, state))
+            })
+            .await?;
+        Ok(Response::new(pb::ListMatchesResponse {
+            matches: matches.iter().map(convert::summary).collect(),
+        }))
+    }
+
+    async fn export_record(
+        &self,
+        request: Request<pb::ExportRecordRequest>,
+    ) -> Result<Response<pb::ExportRecordResponse>, Status> {
+        let r = request.into_inner();
+        let record_json = self
+            .call(move |e| e.export(&r.match_id, &r.admin_token))
+            .await?;
+        Ok(Response::new(pb::ExportRecordResponse { record_json }))
+    }
+
+    async fn import_record(
+        &self,
+        request: Request<pb::ImportRecordRequest>,
+    ) -> Result<Response<pb::ImportRecordResponse>, Status> {
+        let r = request.into_inner();
+        let created = self
+            .call(move |e| e.import(&r.record_json, &r.admin_token))
+            .await?;
+        Ok(Response::new(pb::ImportRecordResponse {
+            match_id: created.match_id,
+            seats: convert::tokens(&created.tokens),
+            view: Some(convert::view(&created.view)),
+        }))
+    }
+}
+
+/// A stream of watch events.
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
+
+/// Messages a watcher's outbound queue holds before its task waits; a client
+/// slower than that makes the task lag on the match's feed, and a lagging
+/// task resynchronises with a snapshot instead of holding anyone back.
+const OUTBOUND_BUFFER: usize = 16;
+
+fn snapshot_event(view: &MatchView) -> pb::WatchEvent {
+    pb::WatchEvent {
+        version: view.version,
+        kind: Some(pb::watch_event::Kind::Snapshot(convert::view(view))),
+    }
+}
+
+fn update_event(event: &MatchEvent, viewer: Viewer) -> pb::WatchEvent {
+    let kind = match event.for_viewer(viewer) {
+        ViewerUpdate::Transition { event_json, view } => {
+            pb::watch_event::Kind::Transition(pb::Transition {
+                event_json: event_json.clone(),
+                view: Some(convert::view(view)),
+            })
+        }
+        ViewerUpdate::SeatActed { seat } => {
+            pb::watch_event::Kind::SeatActed(pb::SeatActed { seat: *seat })
+        }
+    };
+    pb::WatchEvent {
+        version: event.version,
+        kind: Some(kind),
+    }
+}
+
+#[tonic::async_trait]
+impl Watch for Api {
+    type WatchMatchStream = WatchStream;
+
+    async fn watch_match(
+        &self,
+        request: Request<pb::WatchMatchRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
+        let r = request.into_inner();
+        let match_id = r.match_id.clone();
+        let start = self
+            .call(move |e| e.watch(&r.match_id, &r.seat_token, r.from_version))
+            .await?;
+        let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
+        let api = self.clone();
+        tokio::spawn(async move {
+            let viewer = start.viewer;
+            let mut receiver = start.receiver;
+            if let Some(view) = &start.snapshot {
+                if tx.send(Ok(snapshot_event(view))).await.is_err() {
+                    return;
+                }
+            }
+            for event in &start.replay {
+                if tx.send(Ok(update_event(event, viewer))).await.is_err() {
+                    return;
+                }
+                if event.finished {
+                    return;
+                }
+            }
+            if start.finished && start.replay.is_empty() {
+                return;
+            }
+            loop {
+                match receiver.recv().await {
+                    // Subscription and snapshot happened under the match's
+                    // lock, so every event received here is newer than both.
+                    Ok(event) => {
+                        if tx.send(Ok(update_event(&event, viewer))).await.is_err() {
+                            return;
+                        }
+                        if event.finished {
+                            return;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        let id = match_id.clone();
+                        match api.call(move |e| e.resync(&id, viewer)).await {
+                            Ok((view, finished)) => {
+                                if tx.send(Ok(snapshot_event(&view))).await.is_err() || finished {
+                                    return;
+                                }
+                            }
+                            Err(status) => {
+                                let _ = tx.send(Err(status)).await;
+                                return;
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
+
+#[tonic::async_trait]
+impl Admin for Api {
+    async fn list_plugins(
+        &self,
+        request: Request<pb::ListPluginsRequest>,
+    ) -> Result<Response<pb::ListPluginsResponse>, Status> {
+        let r = request.into_inner();
+        let plugins = self.call(move |e| e.list_plugins(&r.admin_token)).await?;
+        Ok(Response::new(pb::ListPluginsResponse {
+            plugins: plugins.iter().map(convert::plugin).collect(),
+        }))
+    }
+
+    async fn load_plugin(
+        &self,
+        request: Request<pb::LoadPluginRequest>,
+    ) -> Result<Response<pb::LoadPluginResponse>, Status> {
+        let r = request.into_inner();
+        let (entry, already_loaded) = self
+            .call(move |e| e.load_plugin(&r.admin_token, &r.path))
+            .await?;
+        Ok(Response::new(pb::LoadPluginResponse {
+            plugin: Some(convert::plugin(&entry)),
+            already_loaded,
+        }))
+    }
+}

@@ -1,0 +1,121 @@
+//! The `engine-host` binary: configuration, logging, plugin discovery, serving
+//! and graceful shutdown.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use engine_host::config::{Config, LogFormat};
+use engine_host::core::engine::Engine;
+use engine_host::core::store::MemoryStore;
+use tracing_subscriber::EnvFilter;
+
+fn init_logging(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+/// The configured admin token, or the one in DATA_DIR/admin-token, or a new one
+/// written there (readable only by the owner).
+fn admin_token(config: &Config) -> std::io::Result<String> {
+    if let Some(token) = &config.admin_token {
+        return Ok(token.clone());
+    }
+    let file = config.data_dir.join("admin-token");
+    if let Ok(token) = std::fs::read_to_string(&file)
+        && !token.trim().is_empty()
+    {
+        return Ok(token.trim().to_string());
+    }
+    let token = engine_host::core::tokens::new_token();
+    write_private(&file, &token)?;
+    tracing::info!(file = %file.display(), "generated an admin token");
+    Ok(token)
+}
+
+fn write_private(file: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(file)?.write_all(content.as_bytes())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing calls in flight");
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let config = Config::parse();
+    init_logging(config.log_format);
+    match run(config).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "engine-host stopped");
+            eprintln!("engine-host: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        format!(
+            "cannot create the data directory {}: {e}",
+            config.data_dir.display()
+        )
+    })?;
+    let token = admin_token(&config)?;
+    let engine = Arc::new(Engine::new(
+        Arc::new(MemoryStore),
+        &token,
+        config.data_dir.join("plugin-cache"),
+    ));
+    let plugin_dir = config.plugin_dir();
+    let loaded = engine.load_plugin_dir(&plugin_dir);
+    let games: Vec<String> = engine
+        .list_games()
+        .iter()
+        .map(|g| format!("{} {}", g.manifest.name, g.manifest.version))
+        .collect();
+    tracing::info!(dir = %plugin_dir.display(), loaded, games = ?games, "plugins");
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    // Tests and scripts read the bound address (the port may be 0) from here.
+    println!("listening on {}", listener.local_addr()?);
+    engine_host::grpc::serve(
+        engine,
+        listener,
+        Duration::from_millis(config.call_deadline_ms),
+        shutdown_signal(),
+    )
+    .await
+}

@@ -1,0 +1,544 @@
+//! Issue 2 (foundation): catalog, complete matches of every game, watching,
+//! and every kind of bad input with its own status code.
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use tabletop_proto::v1 as pb;
+use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, workspace_game_crates};
+use tokio_stream::StreamExt;
+use tonic::Code;
+
+use crate::support::{create, play_to_end};
+
+async fn games(host: &Host) -> Vec<pb::GameInfo> {
+    host.catalog()
+        .await
+        .list_games(pb::ListGamesRequest {})
+        .await
+        .expect("list games")
+        .into_inner()
+        .games
+}
+
+#[tokio::test]
+async fn issue2_catalog_lists_every_game_plugin_of_the_workspace() {
+    let host = Host::start().await;
+    let names: Vec<String> = games(&host).await.into_iter().map(|g| g.name).collect();
+    let expected = workspace_game_crates();
+    assert!(!expected.is_empty());
+    assert_eq!(names, expected, "every built game plugin is served");
+    let mut catalog = host.catalog().await;
+    for name in &expected {
+        let info = catalog
+            .get_game(pb::GetGameRequest {
+                game: name.clone(),
+                version: None,
+            })
+            .await
+            .expect("get game")
+            .into_inner();
+        assert_eq!(&info.name, name);
+        assert!(info.min_players >= 1 && info.min_players <= info.max_players);
+        assert!(!info.rules_summary.is_empty(), "{name} has a rules summary");
+        assert_eq!(info.versions.last(), Some(&info.version));
+        for option in &info.options {
+            assert!(
+                !option.description.is_empty(),
+                "{name}.{} documented",
+                option.name
+            );
+        }
+    }
+    let missing = catalog
+        .get_game(pb::GetGameRequest {
+            game: "no-such-game".into(),
+            version: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code(), Code::NotFound);
+}
+
+#[tokio::test]
+async fn issue2_random_matches_of_every_game_play_to_the_end() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    let mut rng = StdRng::seed_from_u64(2);
+    for game in games(&host).await {
+        for players in [game.min_players, game.max_players] {
+            let (id, tokens) = create(&mut matches, &game.name, players, 7).await;
+            let (actions, view) = play_to_end(&mut matches, &id, &tokens, &mut rng, 50_000).await;
+            assert!(actions > 0, "{} played no action", game.name);
+            assert_eq!(
+                view.results.len(),
+                players as usize,
+                "{} results",
+                game.name
+            );
+            assert!(view.results.iter().any(|r| r.rank == 1));
+            // A finished match's record is public and replays.
+            let record = matches
+                .export_record(pb::ExportRecordRequest {
+                    match_id: id.clone(),
+                    admin_token: String::new(),
+                })
+                .await
+                .expect("anyone may export a finished match")
+                .into_inner()
+                .record_json;
+            let record: serde_json::Value = serde_json::from_str(&record).expect("record is JSON");
+            assert_eq!(record["game"], game.name.as_str());
+            assert_eq!(
+                record["actions"].as_array().map(Vec::len),
+                Some(view.version as usize)
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn issue2_a_watcher_on_another_connection_sees_every_state_change() {
+    let host = Host::start().await;
+    let game = games(&host).await.remove(0);
+    let mut matches = host.matches().await;
+    let (id, tokens) = create(&mut matches, &game.name, game.min_players, 11).await;
+    let mut stream = host
+        .watch()
+        .await
+        .watch_match(pb::WatchMatchRequest {
+            match_id: id.clone(),
+            seat_token: String::new(),
+            from_version: None,
+        })
+        .await
+        .expect("watch")
+        .into_inner();
+    let first = stream.next().await.expect("first message").expect("ok");
+    let Some(pb::watch_event::Kind::Snapshot(snapshot)) = first.kind else {
+        panic!("the first message is a snapshot: {first:?}");
+    };
+    let mut rng = StdRng::seed_from_u64(3);
+    let (_, final_view) = play_to_end(&mut matches, &id, &tokens, &mut rng, 50_000).await;
+    let mut expected_version = snapshot.version;
+    let mut last_view = None;
+    while let Some(message) = stream.next().await {
+        let message = message.expect("stream ok");
+        match message.kind.expect("kind") {
+            pb::watch_event::Kind::Transition(t) => {
+                expected_version += 1;
+                assert_eq!(
+                    message.version, expected_version,
+                    "no state change is skipped"
+                );
+                serde_json::from_str::<serde_json::Value>(&t.event_json).expect("event JSON");
+                last_view = t.view;
+            }
+            pb::watch_event::Kind::SeatActed(_) => {}
+            pb::watch_event::Kind::Snapshot(s) => panic!("unexpected resync at {}", s.version),
+        }
+    }
+    assert_eq!(
+        expected_version, final_view.version,
+        "the stream ends at the end"
+    );
+    let last_view = last_view.expect("at least one transition");
+    assert_eq!(last_view.state, pb::MatchState::Finished as i32);
+    assert_eq!(last_view.view_json, final_view.view_json);
+}
+
+/// A sequential game of the catalog (for out-of-turn checks).
+async fn sequential_game(host: &Host) -> pb::GameInfo {
+    games(host)
+        .await
+        .into_iter()
+        .find(|g| !g.simultaneous)
+        .expect("a sequential game is installed")
+}
+
+#[tokio::test]
+async fn issue2_bad_inputs_get_their_own_status_and_change_nothing() {
+    let host = Host::start().await;
+    let game = sequential_game(&host).await;
+    let mut matches = host.matches().await;
+
+    let code_of = |r: Result<tonic::Response<pb::CreateMatchResponse>, tonic::Status>| {
+        r.expect_err("refused").code()
+    };
+    let create = |game: &str, players: u32, options: &[(&str, &str)]| pb::CreateMatchRequest {
+        game: game.to_string(),
+        players,
+        options: options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..Default::default()
+    };
+    assert_eq!(
+        code_of(matches.create_match(create("no-such-game", 2, &[])).await),
+        Code::NotFound
+    );
+    assert_eq!(
+        code_of(
+            matches
+                .create_match(create(&game.name, game.max_players + 1, &[]))
+                .await
+        ),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        code_of(
+            matches
+                .create_match(create(
+                    &game.name,
+                    game.min_players,
+                    &[("no_such_option", "1")]
+                ))
+                .await
+        ),
+        Code::InvalidArgument
+    );
+    if let Some(int_option) = game.options.iter().find(|o| o.r#type == "integer") {
+        let too_big = (int_option.max.expect("max") + 1).to_string();
+        assert_eq!(
+            code_of(
+                matches
+                    .create_match(create(
+                        &game.name,
+                        game.min_players,
+                        &[(&int_option.name, &too_big)]
+                    ))
+                    .await
+            ),
+            Code::InvalidArgument
+        );
+    }
+    let malformed_position = pb::CreateMatchRequest {
+        start_position: Some("}}} not a position {{{".into()),
+        ..create(&game.name, game.min_players, &[])
+    };
+    assert_eq!(
+        code_of(matches.create_match(malformed_position).await),
+        Code::InvalidArgument
+    );
+
+    let (id, tokens) = create_running(&mut matches, &game).await;
+    let before = spectator_view(&mut matches, &id).await;
+    let mover = before.to_move[0] as usize;
+    let idle = (0..tokens.len()).find(|&s| s != mover).expect("two seats");
+    let legal = matches
+        .list_legal_actions(pb::ListLegalActionsRequest {
+            match_id: id.clone(),
+            seat_token: tokens[mover].clone(),
+        })
+        .await
+        .expect("legal")
+        .into_inner();
+    let illegal_id = legal.actions.iter().map(|a| a.id).max().unwrap_or(0) + 1;
+    let submit = |token: &str, action: pb::submit_action_request::Action, expected: Option<u64>| {
+        pb::SubmitActionRequest {
+            match_id: id.clone(),
+            seat_token: token.to_string(),
+            action: Some(action),
+            expected_version: expected,
+        }
+    };
+    use pb::submit_action_request::Action;
+    let first = legal.actions[0].clone();
+    let cases: Vec<(&str, pb::SubmitActionRequest, Code)> = vec![
+        (
+            "malformed notation",
+            submit(
+                &tokens[mover],
+                Action::Notation("%%% nonsense %%%".into()),
+                None,
+            ),
+            Code::InvalidArgument,
+        ),
+        (
+            "illegal action id",
+            submit(&tokens[mover], Action::ActionId(illegal_id), None),
+            Code::InvalidArgument,
+        ),
+        (
+            "action out of turn",
+            submit(&tokens[idle], Action::ActionId(first.id), None),
+            Code::FailedPrecondition,
+        ),
+        (
+            "wrong token",
+            submit("not-a-token", Action::ActionId(first.id), None),
+            Code::PermissionDenied,
+        ),
+        (
+            "missing token",
+            submit("", Action::ActionId(first.id), None),
+            Code::Unauthenticated,
+        ),
+        (
+            "stale expected version",
+            submit(
+                &tokens[mover],
+                Action::ActionId(first.id),
+                Some(before.version + 5),
+            ),
+            Code::FailedPrecondition,
+        ),
+        (
+            "no action",
+            pb::SubmitActionRequest {
+                action: None,
+                ..submit(&tokens[mover], Action::ActionId(first.id), None)
+            },
+            Code::InvalidArgument,
+        ),
+        (
+            "unknown match",
+            pb::SubmitActionRequest {
+                match_id: "no-such-match".into(),
+                ..submit(&tokens[mover], Action::ActionId(first.id), None)
+            },
+            Code::NotFound,
+        ),
+    ];
+    for (what, request, code) in cases {
+        let status = matches.submit_action(request).await.expect_err(what);
+        assert_eq!(status.code(), code, "{what}: {}", status.message());
+        assert!(!status.message().is_empty(), "{what} explains itself");
+        let after = spectator_view(&mut matches, &id).await;
+        assert_eq!(after, before, "{what} changed the match");
+    }
+    // A token of another match holds no seat here.
+    let (_, other_tokens) = create_running(&mut matches, &game).await;
+    let status = matches
+        .submit_action(submit(
+            &other_tokens[mover],
+            Action::ActionId(first.id),
+            None,
+        ))
+        .await
+        .expect_err("foreign token");
+    assert_eq!(status.code(), Code::PermissionDenied);
+    // The legal action by notation works.
+    let response = matches
+        .submit_action(submit(
+            &tokens[mover],
+            Action::Notation(first.notation.clone()),
+            Some(before.version),
+        ))
+        .await
+        .expect("legal action by notation")
+        .into_inner();
+    assert!(response.view.expect("view").version > before.version);
+}
+
+async fn create_running(
+    matches: &mut tabletop_proto::v1::matches_client::MatchesClient<tonic::transport::Channel>,
+    game: &pb::GameInfo,
+) -> (String, Vec<String>) {
+    create(matches, &game.name, game.min_players, 5).await
+}
+
+async fn spectator_view(
+    matches: &mut tabletop_proto::v1::matches_client::MatchesClient<tonic::transport::Channel>,
+    id: &str,
+) -> pb::MatchView {
+    matches
+        .get_view(pb::GetViewRequest {
+            match_id: id.to_string(),
+            seat_token: String::new(),
+        })
+        .await
+        .expect("view")
+        .into_inner()
+}
+
+#[tokio::test]
+async fn issue2_open_seats_are_joined_resignation_ends_the_match() {
+    let host = Host::start().await;
+    let game = sequential_game(&host).await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            game: game.name.clone(),
+            players: 2,
+            open_seats: vec![1],
+            ..Default::default()
+        })
+        .await
+        .expect("create with an open seat")
+        .into_inner();
+    assert_eq!(created.seats.len(), 1);
+    assert_eq!(
+        created.view.expect("view").state,
+        pb::MatchState::Waiting as i32
+    );
+    let joined = matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: created.match_id.clone(),
+            seat: None,
+        })
+        .await
+        .expect("join")
+        .into_inner();
+    assert_eq!(joined.seat, 1);
+    assert_eq!(
+        joined.view.expect("view").state,
+        pb::MatchState::Running as i32
+    );
+    let again = matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: created.match_id.clone(),
+            seat: None,
+        })
+        .await
+        .expect_err("no seat left");
+    assert_eq!(again.code(), Code::FailedPrecondition);
+    let view = matches
+        .resign(pb::ResignRequest {
+            match_id: created.match_id.clone(),
+            seat_token: joined.token.clone(),
+        })
+        .await
+        .expect("resign")
+        .into_inner();
+    assert_eq!(view.state, pb::MatchState::Finished as i32);
+    let ranks: Vec<u32> = view.results.iter().map(|r| r.rank).collect();
+    assert_eq!(ranks, vec![1, 2], "the resigning seat loses");
+    assert!(view.results[1].resigned);
+}
+
+#[tokio::test]
+async fn issue2_records_of_running_matches_need_the_admin_token() {
+    let host = Host::start().await;
+    let game = sequential_game(&host).await;
+    let mut matches = host.matches().await;
+    let (id, _) = create_running(&mut matches, &game).await;
+    let export = |token: &str| pb::ExportRecordRequest {
+        match_id: id.clone(),
+        admin_token: token.to_string(),
+    };
+    let status = matches.export_record(export("")).await.unwrap_err();
+    assert_eq!(status.code(), Code::Unauthenticated);
+    let status = matches.export_record(export("wrong")).await.unwrap_err();
+    assert_eq!(status.code(), Code::PermissionDenied);
+    let record = matches
+        .export_record(export(ADMIN_TOKEN))
+        .await
+        .expect("admin exports")
+        .into_inner();
+    assert!(record.record_json.contains("\"seed\""));
+}
+
+#[tokio::test]
+async fn issue2_admin_lists_plugins_and_refuses_a_broken_file() {
+    let temp = tempfile::tempdir().expect("temp");
+    let plugin_dir = Host::fresh_plugin_dir(temp.path());
+    // A broken file and a foreign file in the plugin directory are refused at
+    // start; the host serves the rest.
+    std::fs::write(
+        plugin_dir.join(format!("libbroken.{}", std::env::consts::DLL_EXTENSION)),
+        b"not a shared library",
+    )
+    .expect("write");
+    let host = Host::start_with(HostOptions {
+        plugin_dir: Some(plugin_dir.clone()),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(games(&host).await.len(), workspace_game_crates().len());
+    let mut admin = host.admin().await;
+    let status = admin
+        .list_plugins(pb::ListPluginsRequest {
+            admin_token: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Unauthenticated);
+    let plugins = admin
+        .list_plugins(pb::ListPluginsRequest {
+            admin_token: ADMIN_TOKEN.into(),
+        })
+        .await
+        .expect("list plugins")
+        .into_inner()
+        .plugins;
+    assert_eq!(plugins.len(), workspace_game_crates().len());
+    assert!(
+        plugins
+            .iter()
+            .all(|p| p.sha256.len() == 64 && p.loaded_at_ms > 0)
+    );
+    let refused = admin
+        .load_plugin(pb::LoadPluginRequest {
+            admin_token: ADMIN_TOKEN.into(),
+            path: plugin_dir
+                .join(format!("libbroken.{}", std::env::consts::DLL_EXTENSION))
+                .display()
+                .to_string(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(
+        refused.message().contains("refused"),
+        "{}",
+        refused.message()
+    );
+    let again = admin
+        .load_plugin(pb::LoadPluginRequest {
+            admin_token: ADMIN_TOKEN.into(),
+            path: plugins[0].file.clone(),
+        })
+        .await
+        .expect("reload")
+        .into_inner();
+    assert!(again.already_loaded);
+}
+
+#[tokio::test]
+async fn issue2_health_and_reflection_answer() {
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_reflection::pb::v1alpha::{
+        ServerReflectionRequest, server_reflection_client::ServerReflectionClient,
+        server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
+    };
+    let host = Host::start().await;
+    let health = HealthClient::new(host.channel().await)
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "tabletop.v1.Matches".into(),
+        })
+        .await
+        .expect("health")
+        .into_inner();
+    assert_eq!(health.status, 1, "SERVING");
+    let mut reflection = ServerReflectionClient::new(host.channel().await);
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut responses = reflection
+        .server_reflection_info(tokio_stream::iter(vec![request]))
+        .await
+        .expect("reflection v1alpha")
+        .into_inner();
+    let response = responses.next().await.expect("a response").expect("ok");
+    let Some(MessageResponse::ListServicesResponse(list)) = response.message_response else {
+        panic!("unexpected reflection answer");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    for service in [
+        "tabletop.v1.Catalog",
+        "tabletop.v1.Matches",
+        "tabletop.v1.Watch",
+        "tabletop.v1.Admin",
+    ] {
+        assert!(names.iter().any(|n| n == service), "{service} in {names:?}");
+    }
+}
+
+#[tokio::test]
+async fn issue2_sigterm_shuts_the_host_down_gracefully() {
+    let mut host = Host::start().await;
+    assert!(!games(&host).await.is_empty());
+    assert!(host.terminate(), "engine-host exits cleanly on SIGTERM");
+}

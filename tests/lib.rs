@@ -1,0 +1,231 @@
+//! Helpers for Tabletop's end-to-end tests: start the real `engine-host`
+//! binary on a free port with the real built plugins, and connect to it.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let host = tabletop_tests::Host::start().await;
+//! let mut catalog = host.catalog().await;
+//! # }
+//! ```
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use tabletop_proto::v1::{
+    admin_client::AdminClient, catalog_client::CatalogClient, matches_client::MatchesClient,
+    watch_client::WatchClient,
+};
+use tonic::transport::Channel;
+
+/// The admin token every test host is started with.
+pub const ADMIN_TOKEN: &str = "e2e-admin-token";
+
+/// `target/<profile>`, found from the running test binary.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binaries live in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// The workspace root.
+pub fn workspace_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// The game crates of the workspace: every folder under `plugins/` whose
+/// Cargo.toml builds a cdylib (the SDK is not one).
+pub fn workspace_game_crates() -> Vec<String> {
+    let mut crates: Vec<String> = std::fs::read_dir(workspace_dir().join("plugins"))
+        .expect("plugins/ exists")
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("Cargo.toml"))
+                .is_ok_and(|toml| toml.contains("cdylib"))
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    crates.sort();
+    crates
+}
+
+/// The built plugin file of a game crate. Panics (the test fails, never skips)
+/// when it was not built.
+pub fn built_plugin(crate_name: &str) -> PathBuf {
+    let path = target_dir().join(format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        crate_name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    ));
+    assert!(
+        path.is_file(),
+        "built plugin {} is missing: run `cargo build --workspace` first (scripts/test does)",
+        path.display()
+    );
+    path
+}
+
+/// A running engine-host, killed on drop.
+#[derive(Debug)]
+pub struct Host {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// The plugin directory it watches.
+    pub plugin_dir: PathBuf,
+    /// Its data directory.
+    pub data_dir: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// How to start a host.
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    /// Use this plugin directory instead of a fresh one with every built game.
+    pub plugin_dir: Option<PathBuf>,
+    /// Use this data directory instead of a fresh one.
+    pub data_dir: Option<PathBuf>,
+    /// Extra arguments.
+    pub args: Vec<String>,
+}
+
+impl Host {
+    /// Starts a host with every built game plugin in a fresh plugin directory.
+    pub async fn start() -> Host {
+        Host::start_with(HostOptions::default()).await
+    }
+
+    /// A fresh directory holding a copy of every built game plugin.
+    pub fn fresh_plugin_dir(root: &Path) -> PathBuf {
+        let dir = root.join("plugins");
+        std::fs::create_dir_all(&dir).expect("plugin dir");
+        for name in workspace_game_crates() {
+            let built = built_plugin(&name);
+            std::fs::copy(&built, dir.join(built.file_name().expect("file name")))
+                .expect("copy plugin");
+        }
+        dir
+    }
+
+    /// Starts a host as `options` say.
+    pub async fn start_with(options: HostOptions) -> Host {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let plugin_dir = options
+            .plugin_dir
+            .clone()
+            .unwrap_or_else(|| Host::fresh_plugin_dir(temp.path()));
+        let data_dir = options
+            .data_dir
+            .clone()
+            .unwrap_or_else(|| temp.path().join("data"));
+        let binary = target_dir().join(format!("engine-host{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            binary.is_file(),
+            "{} is missing: run `cargo build --workspace` first",
+            binary.display()
+        );
+        let mut child = Command::new(&binary)
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--plugin-dir")
+            .arg(&plugin_dir)
+            .arg("--data-dir")
+            .arg(&data_dir)
+            .arg("--admin-token")
+            .arg(ADMIN_TOKEN)
+            .args(&options.args)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("engine-host starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let address = tokio::task::spawn_blocking(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let line = lines.next().and_then(Result::ok).unwrap_or_default();
+            // Keep draining so the host never blocks on a full pipe.
+            std::thread::spawn(move || for _ in lines {});
+            line
+        })
+        .await
+        .expect("read address");
+        let address = address
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("engine-host did not start: first line `{address}`"))
+            .to_string();
+        Host {
+            child,
+            url: format!("http://{address}"),
+            plugin_dir,
+            data_dir,
+            _temp: Some(temp),
+        }
+    }
+
+    /// A new connection.
+    pub async fn channel(&self) -> Channel {
+        for _ in 0..50 {
+            if let Ok(channel) = Channel::from_shared(self.url.clone())
+                .expect("url")
+                .connect()
+                .await
+            {
+                return channel;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("cannot connect to {}", self.url)
+    }
+
+    /// A catalog client on a new connection.
+    pub async fn catalog(&self) -> CatalogClient<Channel> {
+        CatalogClient::new(self.channel().await)
+    }
+
+    /// A matches client on a new connection.
+    pub async fn matches(&self) -> MatchesClient<Channel> {
+        MatchesClient::new(self.channel().await)
+    }
+
+    /// A watch client on a new connection.
+    pub async fn watch(&self) -> WatchClient<Channel> {
+        WatchClient::new(self.channel().await)
+    }
+
+    /// An admin client on a new connection.
+    pub async fn admin(&self) -> AdminClient<Channel> {
+        AdminClient::new(self.channel().await)
+    }
+
+    /// Kills the host at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Asks the host to stop (SIGTERM) and waits for it; returns whether it
+    /// exited successfully.
+    pub fn terminate(&mut self) -> bool {
+        #[cfg(unix)]
+        {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(self.child.id().to_string())
+                .status();
+        }
+        self.child.wait().map(|s| s.success()).unwrap_or(false)
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
