@@ -177,7 +177,15 @@ impl Position {
 
     /// Reads [`Position::to_text`] back and validates it under `rules`.
     pub fn from_text(rules: Rules, text: &str) -> Result<Position, PositionError> {
-        Position::from_raw(rules, raw_from_text(rules.players as usize, text)?)
+        Position::from_raw(rules, RawPosition::from_text(rules.players as usize, text)?)
+    }
+}
+
+impl RawPosition {
+    /// Reads the notation for `players` seats without validating it against
+    /// any rules (see [`Position::from_raw`] for that).
+    pub fn from_text(players: usize, text: &str) -> Result<RawPosition, PositionError> {
+        raw_from_text(players, text)
     }
 }
 

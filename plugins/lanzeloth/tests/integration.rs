@@ -1,0 +1,7 @@
+//! The one integration test binary of the lanzeloth plugin.
+
+mod hidden;
+mod kit;
+mod matches;
+mod scenarios;
+mod support;

@@ -1,0 +1,62 @@
+//! The SDK conformance kit, in-process and through the built cdylib, for every
+//! player count and both Esel modes (ruling Z7).
+
+use std::collections::BTreeMap;
+
+use engine_host::plugin::Plugin;
+use lanzeloth::Lanzeloth;
+use tabletop_sdk::conformance::{self, Config, built_plugin_path};
+use tabletop_sdk::{DynGame, InProcess};
+
+use crate::support::options;
+
+fn config(game: &dyn DynGame, matches: u32) -> Config {
+    let mut config = Config::for_game(game);
+    assert_eq!(config.player_counts, vec![2, 3, 4, 5, 6]);
+    config.matches = matches;
+    config.resamples = 2;
+    config.check_every = 3;
+    // A short turn limit keeps debug runs fast; the small set makes wins
+    // (rather than the limit) common, so both endings are exercised.
+    config.option_sets = vec![
+        options(&[("esel", "penalty"), ("max_turns", "120")]),
+        options(&[("esel", "forced"), ("max_turns", "120")]),
+        options(&[("esel", "penalty"), ("max_number", "6"), ("copies", "2"), ("scoring", "points")]),
+        options(&[("esel", "forced"), ("max_number", "5"), ("copies", "3"), ("first_player", "2")]),
+    ];
+    config
+}
+
+fn run(game: &dyn DynGame, matches: u32) {
+    let config = config(game, matches);
+    let summary = conformance::run(game, &config).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(
+        summary.matches,
+        u64::from(matches) * 5 * config.option_sets.len() as u64
+    );
+    assert!(summary.chance_nodes >= summary.matches, "{summary:?}");
+}
+
+#[test]
+fn conformance_in_process() {
+    run(&InProcess::new(Lanzeloth), 3);
+}
+
+#[test]
+fn conformance_through_the_plugin() {
+    let plugin = Plugin::load(&built_plugin_path("lanzeloth")).expect("the plugin loads");
+    assert_eq!(plugin.manifest().name, "lanzeloth");
+    run(plugin.as_ref(), 2);
+}
+
+#[test]
+fn manifest_declares_every_option() {
+    let game = InProcess::new(Lanzeloth);
+    let m = game.manifest();
+    for name in ["max_number", "copies", "esel", "scoring", "max_turns", "first_player"] {
+        assert!(m.option(name).is_some(), "missing option {name}");
+    }
+    assert!(m.hidden_information && m.chance && !m.simultaneous);
+    assert_eq!((m.min_players, m.max_players), (2, 6));
+    let _ = BTreeMap::<String, String>::new();
+}
