@@ -2,7 +2,7 @@
 //!
 //! | action | notation | example |
 //! |---|---|---|
-//! | placement (W3) | unit letter `@` start number | `I@17`, `A@XXIV` |
+//! | placement (W3) | unit letter `@` start number (or the letter alone) | `I@17`, `A@XXIV`, `C` |
 //! | move (W4) | from `-` to | `d4-d5` |
 //! | jump capture (W6) | from `x` to | `b3xb5` |
 //! | cannon fire (W7) | cannon `!` direction | `c2!N` |
@@ -93,17 +93,27 @@ pub fn parse_action(position: &Position, text: &str) -> Result<Action, NotationE
     if let Some(rest) = text.strip_prefix('-') {
         return Ok(Action::RemoveTile { segment: parse_segment(board, rest)? });
     }
-    if let Some((unit, at)) = text.split_once('@') {
+    // A unit letter alone places on the next empty start point.
+    let placement = match text.split_once('@') {
+        Some(parts) => Some(parts),
+        None if text.len() == 1 => Some((text, "")),
+        None => None,
+    };
+    if let Some((unit, at)) = placement {
         let mut chars = unit.chars();
         let kind = match (chars.next().and_then(UnitKind::from_letter), chars.next()) {
             (Some(kind), None) => kind,
             _ => return Err(NotationError(format!("`{unit}` is not a unit letter (I, C, A)"))),
         };
-        let point = parse_point(board, at).ok_or_else(|| NotationError(format!("unknown point `{at}`")))?;
         let expected = position
             .next_start()
             .map(|n| board.start_point(position.to_move(), n))
             .ok_or_else(|| NotationError("placements are over".to_string()))?;
+        let point = if at.is_empty() {
+            expected
+        } else {
+            parse_point(board, at).ok_or_else(|| NotationError(format!("unknown point `{at}`")))?
+        };
         if point != expected {
             return Err(NotationError(format!(
                 "units are placed on the next empty start point, {}",

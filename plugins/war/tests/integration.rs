@@ -4,4 +4,5 @@ mod boards;
 mod conformance;
 mod perft;
 mod scenarios;
+mod simple;
 mod support;
