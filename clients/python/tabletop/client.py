@@ -1,0 +1,252 @@
+"""A small, typed wrapper over the generated gRPC stubs.
+
+The wrapper adds no behaviour of its own beyond convenience: every method is
+one RPC, returns the generated message types, and lets ``grpc.RpcError``
+propagate unchanged (so callers see the real status code and message).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping, Optional, Sequence, Union
+
+import grpc
+
+from tabletop.v1 import (
+    catalog_pb2,
+    catalog_pb2_grpc,
+    matches_pb2,
+    matches_pb2_grpc,
+    types_pb2,
+    watch_pb2,
+    watch_pb2_grpc,
+)
+
+#: An action, by id (from ``legal_actions``) or by its notation.
+Action = Union[int, str, matches_pb2.LegalAction]
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+def connect(target: str = DEFAULT_SERVER, *, timeout: Optional[float] = 10.0) -> "Client":
+    """Opens a plaintext channel to ``target`` (``host:port``).
+
+    With a ``timeout`` (seconds), waits until the channel is ready and raises
+    ``grpc.FutureTimeoutError`` if the server cannot be reached in time.
+    """
+    channel = grpc.insecure_channel(target)
+    if timeout is not None:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            channel.close()
+            raise
+    return Client(channel)
+
+
+class Client:
+    """One connection to a Tabletop server.
+
+    Use it as a context manager (or call :meth:`close`). Calls are
+    thread-safe: several bots may share one client.
+    """
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.channel = channel
+        self.catalog = catalog_pb2_grpc.CatalogStub(channel)
+        self.matches = matches_pb2_grpc.MatchesStub(channel)
+        self.watcher = watch_pb2_grpc.WatchStub(channel)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the channel (cancels open watch streams)."""
+        self.channel.close()
+
+    # -- catalog ---------------------------------------------------------
+
+    def games(self) -> list[catalog_pb2.GameInfo]:
+        """Every game the server plays (newest version of each)."""
+        return list(self.catalog.ListGames(catalog_pb2.ListGamesRequest()).games)
+
+    def game(self, name: str, version: Optional[str] = None) -> catalog_pb2.GameInfo:
+        """One game: players, options, rules summary."""
+        return self.catalog.GetGame(catalog_pb2.GetGameRequest(game=name, version=version))
+
+    # -- matches ---------------------------------------------------------
+
+    def create_match(
+        self,
+        game: str,
+        players: int = 2,
+        *,
+        options: Optional[Mapping[str, str]] = None,
+        seed: Optional[int] = None,
+        open_seats: Sequence[int] = (),
+        version: Optional[str] = None,
+        start_position: Optional[str] = None,
+    ) -> "Match":
+        """Creates a match; the result holds one token per filled seat."""
+        response = self.matches.CreateMatch(
+            matches_pb2.CreateMatchRequest(
+                game=game,
+                players=players,
+                options=dict(options or {}),
+                seed=seed,
+                open_seats=list(open_seats),
+                version=version,
+                start_position=start_position,
+            )
+        )
+        tokens = {s.seat: s.token for s in response.seats}
+        return Match(self, response.match_id, tokens, response.view)
+
+    def join(self, match_id: str, seat: Optional[int] = None) -> "Seat":
+        """Takes an open seat (``seat``, or the lowest open one)."""
+        response = self.matches.JoinMatch(matches_pb2.JoinMatchRequest(match_id=match_id, seat=seat))
+        return Seat(self, match_id, response.seat, response.token)
+
+    def view(self, match_id: str, token: str = "") -> types_pb2.MatchView:
+        """The match as the token's seat sees it (a spectator without a token)."""
+        return self.matches.GetView(matches_pb2.GetViewRequest(match_id=match_id, seat_token=token))
+
+    def legal_actions(self, match_id: str, token: str) -> matches_pb2.ListLegalActionsResponse:
+        """The seat's legal actions now, with the match version they apply to."""
+        return self.matches.ListLegalActions(
+            matches_pb2.ListLegalActionsRequest(match_id=match_id, seat_token=token)
+        )
+
+    def act(
+        self,
+        match_id: str,
+        token: str,
+        action: Action,
+        *,
+        expected_version: Optional[int] = None,
+    ) -> matches_pb2.SubmitActionResponse:
+        """Submits an action by id, notation or ``LegalAction``.
+
+        With ``expected_version`` the server refuses (FAILED_PRECONDITION) if
+        the match has moved on since.
+        """
+        request = matches_pb2.SubmitActionRequest(
+            match_id=match_id, seat_token=token, expected_version=expected_version
+        )
+        if isinstance(action, matches_pb2.LegalAction):
+            request.action_id = action.id
+        elif isinstance(action, bool):
+            raise TypeError("an action is an id (int), a notation (str) or a LegalAction")
+        elif isinstance(action, int):
+            request.action_id = action
+        elif isinstance(action, str):
+            request.notation = action
+        else:
+            raise TypeError("an action is an id (int), a notation (str) or a LegalAction")
+        return self.matches.SubmitAction(request)
+
+    def resign(self, match_id: str, token: str) -> types_pb2.MatchView:
+        """The token's seat resigns; the match ends."""
+        return self.matches.Resign(matches_pb2.ResignRequest(match_id=match_id, seat_token=token))
+
+    def list_matches(
+        self, game: str = "", state: types_pb2.MatchState = types_pb2.MATCH_STATE_UNSPECIFIED
+    ) -> list[matches_pb2.MatchSummary]:
+        """Matches on the server, oldest first, optionally filtered."""
+        return list(self.matches.ListMatches(matches_pb2.ListMatchesRequest(game=game, state=state)).matches)
+
+    def export_record(self, match_id: str, admin_token: str = "") -> str:
+        """The match's replayable JSON record (admin token needed while it runs)."""
+        return self.matches.ExportRecord(
+            matches_pb2.ExportRecordRequest(match_id=match_id, admin_token=admin_token)
+        ).record_json
+
+    def watch(
+        self, match_id: str, token: str = "", *, from_version: Optional[int] = None
+    ) -> Iterator[watch_pb2.WatchEvent]:
+        """Iterates over the match's events: a snapshot, then one per change.
+
+        The iterator ends when the match has finished. Breaking out of the loop
+        (or closing the generator) cancels the stream.
+        """
+        stream = self.watcher.WatchMatch(
+            watch_pb2.WatchMatchRequest(match_id=match_id, seat_token=token, from_version=from_version)
+        )
+        try:
+            yield from stream
+        finally:
+            stream.cancel()
+
+
+def event_view(event: watch_pb2.WatchEvent) -> Optional[types_pb2.MatchView]:
+    """The view a watch event carries (None for ``seat_acted``)."""
+    kind = event.WhichOneof("kind")
+    if kind == "snapshot":
+        return event.snapshot
+    if kind == "transition":
+        return event.transition.view
+    return None
+
+
+def final_results(view: types_pb2.MatchView) -> dict[int, int]:
+    """Rank by seat of a finished match (1 = first place)."""
+    return {r.seat: r.rank for r in view.results}
+
+
+@dataclass
+class Seat:
+    """One seat of a match, played with its secret token."""
+
+    client: Client
+    match_id: str
+    seat: int
+    token: str = field(repr=False)
+
+    def view(self) -> types_pb2.MatchView:
+        """The match as this seat sees it."""
+        return self.client.view(self.match_id, self.token)
+
+    def legal_actions(self) -> list[matches_pb2.LegalAction]:
+        """This seat's legal actions now (empty when not to move)."""
+        return list(self.client.legal_actions(self.match_id, self.token).actions)
+
+    def act(self, action: Action, *, expected_version: Optional[int] = None) -> matches_pb2.SubmitActionResponse:
+        """Submits this seat's action (id, notation or ``LegalAction``)."""
+        return self.client.act(self.match_id, self.token, action, expected_version=expected_version)
+
+    def resign(self) -> types_pb2.MatchView:
+        """Resigns this seat."""
+        return self.client.resign(self.match_id, self.token)
+
+    def watch(self, *, from_version: Optional[int] = None) -> Iterator[watch_pb2.WatchEvent]:
+        """Watches the match as this seat."""
+        return self.client.watch(self.match_id, self.token, from_version=from_version)
+
+
+@dataclass
+class Match:
+    """A match just created: its id, the filled seats' tokens and the first view."""
+
+    client: Client
+    match_id: str
+    tokens: dict[int, str] = field(repr=False)
+    created_view: types_pb2.MatchView = field(repr=False)
+
+    def seat(self, seat: int) -> Seat:
+        """The seat ``seat`` (it must have been filled at creation)."""
+        return Seat(self.client, self.match_id, seat, self.tokens[seat])
+
+    def seats(self) -> list[Seat]:
+        """Every seat filled at creation, by seat number."""
+        return [self.seat(s) for s in sorted(self.tokens)]
+
+    def view(self) -> types_pb2.MatchView:
+        """The match as a spectator sees it."""
+        return self.client.view(self.match_id)
+
+    def watch(self, *, from_version: Optional[int] = None) -> Iterator[watch_pb2.WatchEvent]:
+        """Watches the match as a spectator."""
+        return self.client.watch(self.match_id, from_version=from_version)

@@ -1,0 +1,51 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ListPluginsRequest(_message.Message):
+    __slots__ = ("admin_token",)
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    def __init__(self, admin_token: _Optional[str] = ...) -> None: ...
+
+class PluginInfo(_message.Message):
+    __slots__ = ("game", "version", "file", "sha256", "loaded_at_ms", "match_ids")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    LOADED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    version: str
+    file: str
+    sha256: str
+    loaded_at_ms: int
+    match_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., file: _Optional[str] = ..., sha256: _Optional[str] = ..., loaded_at_ms: _Optional[int] = ..., match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListPluginsResponse(_message.Message):
+    __slots__ = ("plugins",)
+    PLUGINS_FIELD_NUMBER: _ClassVar[int]
+    plugins: _containers.RepeatedCompositeFieldContainer[PluginInfo]
+    def __init__(self, plugins: _Optional[_Iterable[_Union[PluginInfo, _Mapping]]] = ...) -> None: ...
+
+class LoadPluginRequest(_message.Message):
+    __slots__ = ("admin_token", "path")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    path: str
+    def __init__(self, admin_token: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+
+class LoadPluginResponse(_message.Message):
+    __slots__ = ("plugin", "already_loaded")
+    PLUGIN_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_LOADED_FIELD_NUMBER: _ClassVar[int]
+    plugin: PluginInfo
+    already_loaded: bool
+    def __init__(self, plugin: _Optional[_Union[PluginInfo, _Mapping]] = ..., already_loaded: _Optional[bool] = ...) -> None: ...

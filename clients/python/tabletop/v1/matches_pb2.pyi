@@ -1,0 +1,213 @@
+from tabletop.v1 import types_pb2 as _types_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    START_POSITION_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    version: str
+    players: int
+    options: _containers.ScalarMap[str, str]
+    seed: int
+    start_position: str
+    open_seats: _containers.RepeatedScalarFieldContainer[int]
+    time_control: TimeControl
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+
+class TimeControl(_message.Message):
+    __slots__ = ("per_move_ms", "bank_ms", "increment_ms")
+    PER_MOVE_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    INCREMENT_MS_FIELD_NUMBER: _ClassVar[int]
+    per_move_ms: int
+    bank_ms: int
+    increment_ms: int
+    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ...) -> None: ...
+
+class SeatToken(_message.Message):
+    __slots__ = ("seat", "token")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    token: str
+    def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match_id", "seats", "view")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seats: _containers.RepeatedCompositeFieldContainer[SeatToken]
+    view: _types_pb2.MatchView
+    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ...) -> None: ...
+
+class JoinMatchRequest(_message.Message):
+    __slots__ = ("match_id", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinMatchResponse(_message.Message):
+    __slots__ = ("seat", "token", "view")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    token: str
+    view: _types_pb2.MatchView
+    def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ("match_id", "seat_token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat_token: str
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class ListLegalActionsRequest(_message.Message):
+    __slots__ = ("match_id", "seat_token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat_token: str
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class LegalAction(_message.Message):
+    __slots__ = ("id", "notation")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    notation: str
+    def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
+
+class ListLegalActionsResponse(_message.Message):
+    __slots__ = ("version", "seat", "actions")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    seat: int
+    actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ...) -> None: ...
+
+class SubmitActionRequest(_message.Message):
+    __slots__ = ("match_id", "seat_token", "action_id", "notation", "expected_version")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat_token: str
+    action_id: int
+    notation: str
+    expected_version: int
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., expected_version: _Optional[int] = ...) -> None: ...
+
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("view", "pending")
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    view: _types_pb2.MatchView
+    pending: bool
+    def __init__(self, view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ..., pending: _Optional[bool] = ...) -> None: ...
+
+class ResignRequest(_message.Message):
+    __slots__ = ("match_id", "seat_token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat_token: str
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("game", "state")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    state: _types_pb2.MatchState
+    def __init__(self, game: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.MatchState, str]] = ...) -> None: ...
+
+class MatchSummary(_message.Message):
+    __slots__ = ("match_id", "game", "plugin_version", "players", "state", "version", "open_seats", "created_at_ms", "unavailable_reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game: str
+    plugin_version: str
+    players: int
+    state: _types_pb2.MatchState
+    version: int
+    open_seats: _containers.RepeatedScalarFieldContainer[int]
+    created_at_ms: int
+    unavailable_reason: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., players: _Optional[int] = ..., state: _Optional[_Union[_types_pb2.MatchState, str]] = ..., version: _Optional[int] = ..., open_seats: _Optional[_Iterable[int]] = ..., created_at_ms: _Optional[int] = ..., unavailable_reason: _Optional[str] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches",)
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ...) -> None: ...
+
+class ExportRecordRequest(_message.Message):
+    __slots__ = ("match_id", "admin_token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    admin_token: str
+    def __init__(self, match_id: _Optional[str] = ..., admin_token: _Optional[str] = ...) -> None: ...
+
+class ExportRecordResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class ImportRecordRequest(_message.Message):
+    __slots__ = ("record_json", "admin_token")
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    admin_token: str
+    def __init__(self, record_json: _Optional[str] = ..., admin_token: _Optional[str] = ...) -> None: ...
+
+class ImportRecordResponse(_message.Message):
+    __slots__ = ("match_id", "seats", "view")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seats: _containers.RepeatedCompositeFieldContainer[SeatToken]
+    view: _types_pb2.MatchView
+    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ...) -> None: ...

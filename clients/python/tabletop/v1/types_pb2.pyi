@@ -1,0 +1,79 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class MatchState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_STATE_UNSPECIFIED: _ClassVar[MatchState]
+    MATCH_STATE_WAITING: _ClassVar[MatchState]
+    MATCH_STATE_RUNNING: _ClassVar[MatchState]
+    MATCH_STATE_FINISHED: _ClassVar[MatchState]
+    MATCH_STATE_UNAVAILABLE: _ClassVar[MatchState]
+MATCH_STATE_UNSPECIFIED: MatchState
+MATCH_STATE_WAITING: MatchState
+MATCH_STATE_RUNNING: MatchState
+MATCH_STATE_FINISHED: MatchState
+MATCH_STATE_UNAVAILABLE: MatchState
+
+class PlayerResult(_message.Message):
+    __slots__ = ("seat", "rank", "score", "resigned")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    RESIGNED_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    rank: int
+    score: float
+    resigned: bool
+    def __init__(self, seat: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., resigned: _Optional[bool] = ...) -> None: ...
+
+class SeatStatus(_message.Message):
+    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    FILLED_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    HAS_ACTED_FIELD_NUMBER: _ClassVar[int]
+    RESIGNED_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_REMAINING_MS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    filled: bool
+    to_move: bool
+    has_acted: bool
+    resigned: bool
+    clock_remaining_ms: int
+    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ...) -> None: ...
+
+class MatchView(_message.Message):
+    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_VERSION_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_JSON_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_ACTION_FIELD_NUMBER: _ClassVar[int]
+    UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game: str
+    plugin_version: str
+    version: int
+    state: MatchState
+    viewer_seat: int
+    view_json: str
+    text: str
+    to_move: _containers.RepeatedScalarFieldContainer[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatStatus]
+    results: _containers.RepeatedCompositeFieldContainer[PlayerResult]
+    pending_action: str
+    unavailable_reason: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,107 @@
+"""Fixtures: the real engine-host binary with the real plugins, on a free port.
+
+The binary and the plugins come from the workspace's cargo target directory
+(``$CARGO_TARGET_DIR`` or ``<repo>/target``, profile ``debug``), where
+``cargo build --workspace`` puts them; a missing binary fails the tests.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+import tabletop
+
+REPO = Path(__file__).resolve().parents[3]
+PYTHON_CLIENT = REPO / "clients" / "python"
+RANDOM_BOT = PYTHON_CLIENT / "examples" / "random_bot.py"
+ADMIN_TOKEN = "x"
+
+
+def engine_host_binary() -> Path:
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    if not target.is_absolute():
+        target = REPO / target
+    binary = target / "debug" / "engine-host"
+    if not binary.is_file():
+        pytest.fail(
+            f"{binary} is missing: build it first with `cargo build --workspace` "
+            "(it also builds the game plugins the tests play)",
+            pytrace=False,
+        )
+    return binary
+
+
+class Host:
+    """A running engine-host process."""
+
+    def __init__(self, tmp: Path) -> None:
+        binary = engine_host_binary()
+        self.process = subprocess.Popen(
+            [
+                str(binary),
+                "--listen", "127.0.0.1:0",
+                "--plugin-dir", str(binary.parent),
+                "--data-dir", str(tmp / "data"),
+                "--admin-token", ADMIN_TOKEN,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        first = self.process.stdout.readline().strip()
+        if not first.startswith("listening on "):
+            self.process.kill()
+            _, err = self.process.communicate(timeout=30)
+            pytest.fail(f"engine-host did not start: first line {first!r}; stderr:\n{err}", pytrace=False)
+        self.address = first.removeprefix("listening on ")
+        # Drain both pipes so the host never blocks on a full pipe buffer.
+        self.stderr_lines: list[str] = []
+        threading.Thread(target=self._drain, args=(self.process.stdout, None), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.process.stderr, self.stderr_lines), daemon=True).start()
+
+    @staticmethod
+    def _drain(pipe: object, sink: "list[str] | None") -> None:
+        for line in pipe:  # type: ignore[attr-defined]
+            if sink is not None:
+                sink.append(line)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    h = Host(tmp_path_factory.mktemp("engine-host"))
+    try:
+        yield h
+    finally:
+        h.stop()
+
+
+@pytest.fixture()
+def client(host: Host) -> Iterator[tabletop.Client]:
+    with tabletop.connect(host.address) as c:
+        yield c
+
+
+def run_bot(address: str, *args: str) -> "subprocess.Popen[str]":
+    """Starts the example bot as its own process, as a user would."""
+    return subprocess.Popen(
+        [sys.executable, str(RANDOM_BOT), "--server", address, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

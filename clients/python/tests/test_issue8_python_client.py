@@ -1,0 +1,163 @@
+"""Issue 8: the Python client against the real engine-host and the real plugins."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import grpc
+import pytest
+
+import tabletop
+from tabletop import event_view
+from tabletop.v1 import types_pb2
+
+from conftest import PYTHON_CLIENT, Host, run_bot
+
+BOT_DEADLINE_S = 150
+
+
+def players_for(game: tabletop.GameInfo) -> int:
+    return max(2, game.min_players)
+
+
+def short(game: tabletop.GameInfo, turns: int) -> dict[str, str]:
+    """Options that keep a random match short, where the game offers a turn
+    limit (read from the catalog: the tests know no game by name)."""
+    return {o.name: str(max(turns, o.min)) for o in game.options if o.name == "max_turns" and o.type == "integer"}
+
+
+def test_issue8_catalog_lists_games_with_their_options(client: tabletop.Client) -> None:
+    games = client.games()
+    assert games, "the host loaded no game: are the plugins built next to engine-host?"
+    names = [g.name for g in games]
+    assert names == sorted(names), "ListGames is by name"
+    for game in games:
+        assert 1 <= game.min_players <= game.max_players
+        assert client.game(game.name).name == game.name
+
+
+def test_issue8_random_bot_plays_a_complete_match_of_every_game(host: Host, client: tabletop.Client) -> None:
+    # Seat 0 is filled at creation and its bot gets the token; the others are
+    # left open and their bots join them, so both ways in are exercised. All
+    # matches run at once: each bot is its own process, as a user would run it.
+    running = []
+    for i, game in enumerate(client.games()):
+        players = players_for(game)
+        match = client.create_match(
+            game.name, players, options=short(game, 80), seed=800 + i, open_seats=range(1, players)
+        )
+        assert match.created_view.state == types_pb2.MATCH_STATE_WAITING
+        bots = [run_bot(host.address, match.match_id, "--token", match.tokens[0], "--seed", str(i))]
+        bots += [run_bot(host.address, match.match_id, "--seat", str(s), "--seed", str(i * 10 + s)) for s in range(1, players)]
+        running.append((game.name, match, players, bots))
+
+    for name, match, players, bots in running:
+        for seat, bot in enumerate(bots):
+            try:
+                out, err = bot.communicate(timeout=BOT_DEADLINE_S)
+            except subprocess.TimeoutExpired:
+                bot.kill()
+                out, err = bot.communicate()
+                pytest.fail(f"{name}: the bot for seat {seat} did not finish in {BOT_DEADLINE_S}s:\n{out}\n{err}")
+            assert bot.returncode == 0, f"{name} seat {seat}: exit {bot.returncode}\n{out}\n{err}"
+            assert f"seat {seat}: match {match.match_id} finished" in out, out
+        final = match.view()
+        assert final.state == types_pb2.MATCH_STATE_FINISHED, f"{name}: {final}"
+        ranks = tabletop.final_results(final)
+        assert sorted(ranks) == list(range(players)), f"{name}: a result per seat: {final.results}"
+        assert 1 in ranks.values(), f"{name}: someone is first: {final.results}"
+
+
+def test_issue8_watch_receives_every_event_until_the_end(client: tabletop.Client) -> None:
+    for i, game in enumerate(client.games()):
+        players = players_for(game)
+        match = client.create_match(game.name, players, options=short(game, 40), seed=900 + i)
+        rng = random.Random(i)
+        events: list[tabletop.WatchEvent] = []
+        last_view = match.created_view
+        acted: set[int] = set()  # seats that acted in the current simultaneous turn
+        # Referee loop: act once per received event, so the watcher is never
+        # far behind and must see every state change without a resync.
+        for event in match.watch():
+            events.append(event)
+            view = event_view(event)
+            if view is not None:
+                last_view = view
+                acted = {s.seat for s in view.seats if s.has_acted}
+            else:
+                acted.add(event.seat_acted.seat)
+            if last_view.state != types_pb2.MATCH_STATE_RUNNING:
+                continue
+            movers = [s for s in last_view.to_move if s not in acted]
+            if not movers:
+                continue
+            token = match.tokens[movers[0]]
+            legal = client.legal_actions(match.match_id, token)
+            if legal.actions:
+                client.act(match.match_id, token, rng.choice(list(legal.actions)), expected_version=legal.version)
+
+        assert events[0].WhichOneof("kind") == "snapshot", game.name
+        assert events[0].version == match.created_view.version  # chance at setup counts
+        version = events[0].version
+        for event in events[1:]:
+            kind = event.WhichOneof("kind")
+            assert kind != "snapshot", f"{game.name}: a resync at {event.version} means missed events"
+            if kind == "transition":
+                assert event.version == version + 1, f"{game.name}: {version} then {event.version}"
+                assert event.transition.view.version == event.version
+                assert event.transition.event_json, "every transition is described"
+            else:
+                assert kind == "seat_acted" and event.version == version, f"{game.name}: {event}"
+            version = event.version
+        # The stream ended by itself: the match is over, and its last event
+        # was the final state change.
+        final = match.view()
+        assert final.state == types_pb2.MATCH_STATE_FINISHED, f"{game.name}: {final}"
+        assert final.version == version, f"{game.name}: the watcher saw every version up to the last"
+        assert events[-1].WhichOneof("kind") == "transition"
+
+
+def test_issue8_bad_requests_raise_rpc_errors_with_status_and_message(client: tabletop.Client) -> None:
+    game = client.games()[0]
+    match = client.create_match(game.name, players_for(game), seed=1)
+    mover = match.created_view.to_move[0]
+    seat = match.seat(mover)
+
+    with pytest.raises(grpc.RpcError) as illegal:
+        seat.act("definitely not a move")
+    assert illegal.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert illegal.value.details(), "the server says why"  # type: ignore[attr-defined]
+
+    with pytest.raises(grpc.RpcError) as stale:
+        seat.act(seat.legal_actions()[0], expected_version=match.created_view.version + 7)
+    assert stale.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # type: ignore[attr-defined]
+    assert stale.value.details()  # type: ignore[attr-defined]
+
+    with pytest.raises(grpc.RpcError) as wrong_token:
+        client.act(match.match_id, "not-a-token", 0)
+    assert wrong_token.value.code() in (  # type: ignore[attr-defined]
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+    )
+
+    with pytest.raises(grpc.RpcError) as unknown:
+        client.game("no-such-game")
+    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND  # type: ignore[attr-defined]
+    details = unknown.value.details()  # type: ignore[attr-defined]
+    assert isinstance(details, str) and "no-such-game" in details, details
+
+    # Nothing above changed the match.
+    assert match.view().version == match.created_view.version
+
+
+def test_issue8_readme_example_plays_a_complete_match(host: Host) -> None:
+    # The README's example is real code: run it against the test host.
+    readme = (PYTHON_CLIENT / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.strip().splitlines()) < 20, "the README promises a match in under 20 lines"
+    code = code.replace("127.0.0.1:50051", host.address)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=BOT_DEADLINE_S)
+    assert done.returncode == 0, done.stderr
+    assert "ranks by seat: {" in done.stdout, done.stdout
