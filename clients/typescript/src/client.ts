@@ -1,0 +1,248 @@
+/**
+ * A small, typed wrapper over the generated stubs (`src/gen/`), speaking gRPC
+ * over HTTP/2 with Connect's Node transport.
+ *
+ * Every method is one RPC and returns the generated message types. Errors
+ * are Connect's own: a failed call rejects with a `ConnectError` whose `code`
+ * is the gRPC status code (`Code.InvalidArgument`, ...) and whose
+ * `rawMessage` is the server's message.
+ */
+
+import { createClient, type Client as ServiceClient } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+
+import { Catalog, type GameInfo } from "./gen/tabletop/v1/catalog_pb.js";
+import {
+  Matches,
+  type LegalAction,
+  type ListLegalActionsResponse,
+  type MatchSummary,
+  type SubmitActionRequest,
+  type SubmitActionResponse,
+} from "./gen/tabletop/v1/matches_pb.js";
+import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
+import { Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
+
+/** The default server address. */
+export const DEFAULT_SERVER = "127.0.0.1:50051";
+
+/** An action: an id (from `legalActions`), its notation, or a `LegalAction`. */
+export type Action = bigint | number | string | LegalAction;
+
+/** Options of a new match. */
+export interface CreateMatchOptions {
+  /** Number of seats (default 2). */
+  players?: number;
+  /** Game options as text, e.g. `{ max_turns: "300" }`. */
+  options?: Record<string, string>;
+  /** Seed of the match's random source. */
+  seed?: bigint | number;
+  /** Seats to leave open for `join`. */
+  openSeats?: number[];
+  /** A plugin version (the newest if absent). */
+  version?: string;
+  /** Start from this position (the game's notation). */
+  startPosition?: string;
+}
+
+/**
+ * Connects to `target` (`host:port`, or a full `http://` URL). The connection
+ * is opened lazily on the first call; `close()` ends it.
+ */
+export function connect(target: string = DEFAULT_SERVER): Client {
+  return new Client(target);
+}
+
+/** One connection to a Tabletop server. */
+export class Client {
+  /** The generated stubs, for calls the wrapper does not cover. */
+  readonly catalog: ServiceClient<typeof Catalog>;
+  readonly matches: ServiceClient<typeof Matches>;
+  readonly watcher: ServiceClient<typeof Watch>;
+  private readonly sessions: Http2SessionManager;
+
+  constructor(target: string = DEFAULT_SERVER) {
+    const baseUrl = /^https?:\/\//.test(target) ? target : `http://${target}`;
+    // Our own session manager, so that close() can end the HTTP/2 session
+    // (otherwise an idle session keeps the Node process alive).
+    this.sessions = new Http2SessionManager(baseUrl);
+    const transport = createGrpcTransport({ baseUrl, sessionManager: this.sessions });
+    this.catalog = createClient(Catalog, transport);
+    this.matches = createClient(Matches, transport);
+    this.watcher = createClient(Watch, transport);
+  }
+
+  /** Ends the connection (open watch streams fail). */
+  close(): void {
+    this.sessions.abort();
+  }
+
+  /** Every game the server plays (newest version of each). */
+  async games(): Promise<GameInfo[]> {
+    return (await this.catalog.listGames({})).games;
+  }
+
+  /** One game: players, options, rules summary. */
+  game(name: string, version?: string): Promise<GameInfo> {
+    return this.catalog.getGame({ game: name, version });
+  }
+
+  /** Creates a match; the result holds one token per filled seat. */
+  async createMatch(game: string, opts: CreateMatchOptions = {}): Promise<Match> {
+    const created = await this.matches.createMatch({
+      game,
+      players: opts.players ?? 2,
+      options: opts.options ?? {},
+      seed: opts.seed === undefined ? undefined : BigInt(opts.seed),
+      openSeats: opts.openSeats ?? [],
+      version: opts.version,
+      startPosition: opts.startPosition,
+    });
+    const tokens = new Map(created.seats.map((s) => [s.seat, s.token] as const));
+    if (!created.view) throw new Error("CreateMatch returned no view");
+    return new Match(this, created.matchId, tokens, created.view);
+  }
+
+  /** Takes an open seat (`seat`, or the lowest open one). */
+  async join(matchId: string, seat?: number): Promise<Seat> {
+    const joined = await this.matches.joinMatch({ matchId, seat });
+    return new Seat(this, matchId, joined.seat, joined.token);
+  }
+
+  /** The match as the token's seat sees it (a spectator without a token). */
+  view(matchId: string, token = ""): Promise<MatchView> {
+    return this.matches.getView({ matchId, seatToken: token });
+  }
+
+  /** The seat's legal actions now, with the match version they apply to. */
+  legalActions(matchId: string, token: string): Promise<ListLegalActionsResponse> {
+    return this.matches.listLegalActions({ matchId, seatToken: token });
+  }
+
+  /**
+   * Submits an action. With `expectedVersion` the server refuses
+   * (FAILED_PRECONDITION) if the match has moved on since.
+   */
+  act(
+    matchId: string,
+    token: string,
+    action: Action,
+    expectedVersion?: bigint,
+  ): Promise<SubmitActionResponse> {
+    let choice: SubmitActionRequest["action"];
+    if (typeof action === "string") choice = { case: "notation", value: action };
+    else if (typeof action === "object") choice = { case: "actionId", value: action.id };
+    else choice = { case: "actionId", value: BigInt(action) };
+    return this.matches.submitAction({ matchId, seatToken: token, action: choice, expectedVersion });
+  }
+
+  /** The token's seat resigns; the match ends. */
+  resign(matchId: string, token: string): Promise<MatchView> {
+    return this.matches.resign({ matchId, seatToken: token });
+  }
+
+  /** Matches on the server, oldest first, optionally filtered. */
+  async listMatches(game = "", state: MatchState = MatchState.UNSPECIFIED): Promise<MatchSummary[]> {
+    return (await this.matches.listMatches({ game, state })).matches;
+  }
+
+  /** The match's replayable JSON record (admin token needed while it runs). */
+  async exportRecord(matchId: string, adminToken = ""): Promise<string> {
+    return (await this.matches.exportRecord({ matchId, adminToken })).recordJson;
+  }
+
+  /**
+   * The match's events: a snapshot, then one per change; the iteration ends
+   * when the match has finished. Breaking out of a `for await` loop cancels
+   * the stream; so does `signal`.
+   */
+  watch(
+    matchId: string,
+    token = "",
+    opts: { fromVersion?: bigint; signal?: AbortSignal } = {},
+  ): AsyncIterable<WatchEvent> {
+    return this.watcher.watchMatch(
+      { matchId, seatToken: token, fromVersion: opts.fromVersion },
+      { signal: opts.signal },
+    );
+  }
+}
+
+/** The view a watch event carries (undefined for `seatActed`). */
+export function eventView(event: WatchEvent): MatchView | undefined {
+  switch (event.kind.case) {
+    case "snapshot":
+      return event.kind.value;
+    case "transition":
+      return event.kind.value.view;
+    default:
+      return undefined;
+  }
+}
+
+/** Rank by seat of a finished match (1 = first place). */
+export function finalResults(view: MatchView): Map<number, number> {
+  return new Map(view.results.map((r) => [r.seat, r.rank] as const));
+}
+
+/** One seat of a match, played with its secret token. */
+export class Seat {
+  constructor(
+    readonly client: Client,
+    readonly matchId: string,
+    readonly seat: number,
+    readonly token: string,
+  ) {}
+
+  /** The match as this seat sees it. */
+  view(): Promise<MatchView> {
+    return this.client.view(this.matchId, this.token);
+  }
+
+  /** This seat's legal actions now (empty when not to move). */
+  async legalActions(): Promise<LegalAction[]> {
+    return (await this.client.legalActions(this.matchId, this.token)).actions;
+  }
+
+  /** Submits this seat's action (id, notation or `LegalAction`). */
+  act(action: Action, expectedVersion?: bigint): Promise<SubmitActionResponse> {
+    return this.client.act(this.matchId, this.token, action, expectedVersion);
+  }
+
+  /** Resigns this seat. */
+  resign(): Promise<MatchView> {
+    return this.client.resign(this.matchId, this.token);
+  }
+
+  /** Watches the match as this seat. */
+  watch(opts: { fromVersion?: bigint; signal?: AbortSignal } = {}): AsyncIterable<WatchEvent> {
+    return this.client.watch(this.matchId, this.token, opts);
+  }
+}
+
+/** A match just created: its id, the filled seats' tokens and the first view. */
+export class Match {
+  constructor(
+    readonly client: Client,
+    readonly matchId: string,
+    readonly tokens: ReadonlyMap<number, string>,
+    readonly createdView: MatchView,
+  ) {}
+
+  /** The seat `seat` (it must have been filled at creation). */
+  seat(seat: number): Seat {
+    const token = this.tokens.get(seat);
+    if (token === undefined) throw new Error(`seat ${seat} was left open: join it instead`);
+    return new Seat(this.client, this.matchId, seat, token);
+  }
+
+  /** The match as a spectator sees it. */
+  view(): Promise<MatchView> {
+    return this.client.view(this.matchId);
+  }
+
+  /** Watches the match as a spectator. */
+  watch(opts: { fromVersion?: bigint; signal?: AbortSignal } = {}): AsyncIterable<WatchEvent> {
+    return this.client.watch(this.matchId, "", opts);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Test harness: the real engine-host binary with the real plugins, on a free
+ * port. The binary and plugins come from the workspace's cargo target
+ * directory (`$CARGO_TARGET_DIR` or `<repo>/target`, profile `debug`), where
+ * `cargo build --workspace` puts them; a missing binary fails the tests.
+ */
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+/** clients/typescript (this file is compiled to dist/test/harness.js). */
+export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const REPO = resolve(PACKAGE_DIR, "..", "..");
+export const RANDOM_BOT = join(PACKAGE_DIR, "dist", "examples", "random-bot.js");
+
+export function engineHostBinary(): string {
+  const configured = process.env.CARGO_TARGET_DIR;
+  const target = configured ? (isAbsolute(configured) ? configured : join(REPO, configured)) : join(REPO, "target");
+  const binary = join(target, "debug", "engine-host");
+  if (!existsSync(binary)) {
+    throw new Error(
+      `${binary} is missing: build it first with \`cargo build --workspace\` (it also builds the game plugins the tests play)`,
+    );
+  }
+  return binary;
+}
+
+export interface Host {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Starts engine-host and resolves once it prints `listening on ADDR`. */
+export async function startHost(): Promise<Host> {
+  const binary = engineHostBinary();
+  const dataDir = mkdtempSync(join(tmpdir(), "tabletop-ts-"));
+  const child: ChildProcess = spawn(
+    binary,
+    ["--listen", "127.0.0.1:0", "--plugin-dir", dirname(binary), "--data-dir", join(dataDir, "data"), "--admin-token", "x"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    // Keep the start of the log for error messages; drop the rest.
+    if (stderr.length < 20_000) stderr += chunk;
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolveLine, reject) => {
+    lines.once("line", resolveLine);
+    child.once("exit", (code) => reject(new Error(`engine-host exited (${code}) before listening:\n${stderr}`)));
+    child.once("error", reject);
+  });
+  const match = /^listening on (\S+)$/.exec(first.trim());
+  if (!match) {
+    child.kill("SIGKILL");
+    throw new Error(`engine-host printed ${JSON.stringify(first)} instead of "listening on ADDR":\n${stderr}`);
+  }
+  // Keep reading stdout so the host never blocks on a full pipe.
+  lines.on("line", () => {});
+  return {
+    address: match[1]!,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,241 @@
+/** Issue 8: the TypeScript client against the real engine-host and the real plugins. */
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import {
+  Code,
+  ConnectError,
+  MatchState,
+  connect,
+  eventView,
+  finalResults,
+  type Client,
+  type GameInfo,
+  type WatchEvent,
+} from "../src/index.js";
+import { seededRandom } from "../examples/random-bot.js";
+import { PACKAGE_DIR, RANDOM_BOT, startHost, type Host } from "./harness.js";
+
+const BOT_DEADLINE_MS = 150_000;
+
+let host: Host;
+let client: Client;
+
+before(async () => {
+  host = await startHost();
+  client = connect(host.address);
+});
+
+after(async () => {
+  client?.close();
+  await host?.stop();
+});
+
+function playersFor(game: GameInfo): number {
+  return Math.max(2, game.minPlayers);
+}
+
+/** Options that keep a random match short, where the game offers a turn
+ * limit (read from the catalog: the tests know no game by name). */
+function short(game: GameInfo, turns: number): Record<string, string> {
+  const options: Record<string, string> = {};
+  for (const o of game.options) {
+    if (o.name === "max_turns" && o.type === "integer") {
+      options[o.name] = String(Math.max(turns, Number(o.min ?? 0n)));
+    }
+  }
+  return options;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (killed after the deadline). */
+function run(command: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      stderr += `\n(killed after ${BOT_DEADLINE_MS} ms)`;
+      child.kill("SIGKILL");
+    }, BOT_DEADLINE_MS);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("issue8: the catalog lists games with their options", async () => {
+  const games = await client.games();
+  assert.ok(games.length > 0, "the host loaded no game: are the plugins built next to engine-host?");
+  const names = games.map((g) => g.name);
+  assert.deepEqual(names, [...names].sort(), "ListGames is by name");
+  for (const game of games) {
+    assert.ok(1 <= game.minPlayers && game.minPlayers <= game.maxPlayers, game.name);
+    assert.equal((await client.game(game.name)).name, game.name);
+  }
+});
+
+test("issue8: the random bot plays a complete match of every game", async () => {
+  // Seat 0 is filled at creation and its bot gets the token; the others are
+  // left open and their bots join them, so both ways in are exercised. All
+  // matches run at once; each bot is its own process, as a user would run it.
+  const games = await client.games();
+  await Promise.all(
+    games.map(async (game, i) => {
+      const players = playersFor(game);
+      const openSeats = Array.from({ length: players - 1 }, (_, k) => k + 1);
+      const match = await client.createMatch(game.name, {
+        players,
+        options: short(game, 80),
+        seed: 800 + i,
+        openSeats,
+      });
+      assert.equal(match.createdView.state, MatchState.WAITING, game.name);
+      const bots = [
+        run(process.execPath, [RANDOM_BOT, match.matchId, "--server", host.address, "--token", match.tokens.get(0)!, "--seed", String(i)]),
+        ...openSeats.map((s) =>
+          run(process.execPath, [RANDOM_BOT, match.matchId, "--server", host.address, "--seat", String(s), "--seed", String(i * 10 + s)]),
+        ),
+      ];
+      const results = await Promise.all(bots);
+      results.forEach((r, seat) => {
+        assert.equal(r.code, 0, `${game.name} seat ${seat}:\n${r.stdout}\n${r.stderr}`);
+        assert.match(r.stdout, new RegExp(`seat ${seat}: match ${match.matchId} finished`), r.stdout);
+      });
+      const final = await match.view();
+      assert.equal(final.state, MatchState.FINISHED, game.name);
+      const ranks = finalResults(final);
+      assert.deepEqual([...ranks.keys()].sort(), Array.from({ length: players }, (_, k) => k), `${game.name}: a result per seat`);
+      assert.ok([...ranks.values()].includes(1), `${game.name}: someone is first`);
+    }),
+  );
+});
+
+test("issue8: a watcher receives every event until the end", async () => {
+  const games = await client.games();
+  for (const [i, game] of games.entries()) {
+    const match = await client.createMatch(game.name, {
+      players: playersFor(game),
+      options: short(game, 40),
+      seed: 900 + i,
+    });
+    const random = seededRandom(i);
+    const events: WatchEvent[] = [];
+    let lastView = match.createdView;
+    let acted = new Set<number>(); // seats that acted in the current simultaneous turn
+    // Referee loop: act once per received event, so the watcher is never far
+    // behind and must see every state change without a resync.
+    for await (const event of match.watch()) {
+      events.push(event);
+      const view = eventView(event);
+      if (view) {
+        lastView = view;
+        acted = new Set(view.seats.filter((s) => s.hasActed).map((s) => s.seat));
+      } else if (event.kind.case === "seatActed") {
+        acted.add(event.kind.value.seat);
+      }
+      if (lastView.state !== MatchState.RUNNING) continue;
+      const mover = lastView.toMove.find((s) => !acted.has(s));
+      if (mover === undefined) continue;
+      const token = match.tokens.get(mover)!;
+      const legal = await client.legalActions(match.matchId, token);
+      if (legal.actions.length > 0) {
+        const action = legal.actions[Math.floor(random() * legal.actions.length)]!;
+        await client.act(match.matchId, token, action, legal.version);
+      }
+    }
+
+    assert.equal(events[0]?.kind.case, "snapshot", game.name);
+    assert.equal(events[0]!.version, match.createdView.version, "chance at setup counts");
+    let version = events[0]!.version;
+    for (const event of events.slice(1)) {
+      assert.notEqual(event.kind.case, "snapshot", `${game.name}: a resync at ${event.version} means missed events`);
+      if (event.kind.case === "transition") {
+        assert.equal(event.version, version + 1n, `${game.name}: ${version} then ${event.version}`);
+        assert.equal(event.kind.value.view?.version, event.version);
+        assert.ok(event.kind.value.eventJson, "every transition is described");
+      } else {
+        assert.equal(event.kind.case, "seatActed", game.name);
+        assert.equal(event.version, version, game.name);
+      }
+      version = event.version;
+    }
+    // The stream ended by itself: the match is over, and its last event was
+    // the final state change.
+    const final = await match.view();
+    assert.equal(final.state, MatchState.FINISHED, game.name);
+    assert.equal(final.version, version, `${game.name}: the watcher saw every version up to the last`);
+    assert.equal(events.at(-1)!.kind.case, "transition");
+  }
+});
+
+test("issue8: bad requests reject with ConnectError carrying the gRPC code and message", async () => {
+  const [game] = await client.games();
+  assert.ok(game);
+  const match = await client.createMatch(game.name, { players: playersFor(game), seed: 1 });
+  const seat = match.seat(match.createdView.toMove[0]!);
+
+  const illegal = await seat.act("definitely not a move").then(
+    () => assert.fail("an illegal action was accepted"),
+    (err: unknown) => err,
+  );
+  assert.ok(illegal instanceof ConnectError, String(illegal));
+  assert.equal(illegal.code, Code.InvalidArgument);
+  assert.ok(illegal.rawMessage.length > 0, "the server says why");
+
+  const [first] = await seat.legalActions();
+  await assert.rejects(seat.act(first!, match.createdView.version + 7n), (err: unknown) => {
+    assert.ok(err instanceof ConnectError);
+    assert.equal(err.code, Code.FailedPrecondition);
+    assert.ok(err.rawMessage);
+    return true;
+  });
+
+  await assert.rejects(client.act(match.matchId, "not-a-token", 0), (err: unknown) => {
+    assert.ok(err instanceof ConnectError);
+    assert.ok([Code.PermissionDenied, Code.Unauthenticated].includes(err.code), Code[err.code]);
+    return true;
+  });
+
+  await assert.rejects(client.game("no-such-game"), (err: unknown) => {
+    assert.ok(err instanceof ConnectError);
+    assert.equal(err.code, Code.NotFound);
+    assert.match(err.rawMessage, /no-such-game/);
+    return true;
+  });
+
+  // Nothing above changed the match.
+  assert.equal((await match.view()).version, match.createdView.version);
+});
+
+test("issue8: the README example plays a complete match", async () => {
+  // The README's example is real code: run it against the test host. It is
+  // plain JavaScript-compatible TypeScript and imports the package by name
+  // (Node resolves a package's own name from inside it).
+  const readme = readFileSync(join(PACKAGE_DIR, "README.md"), "utf8");
+  const code = readme.split("```ts\n")[1]?.split("```")[0];
+  assert.ok(code, "the README has a ```ts example");
+  assert.ok(code.trim().split("\n").length < 20, "the README promises a match in under 20 lines");
+  const file = join(PACKAGE_DIR, "dist", "readme-example.mjs");
+  writeFileSync(file, code.replace("127.0.0.1:50051", host.address));
+  try {
+    const r = await run(process.execPath, [file]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /ranks by seat:/);
+  } finally {
+    rmSync(file, { force: true });
+  }
+});
