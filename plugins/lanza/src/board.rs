@@ -260,7 +260,7 @@ impl Board {
 
     /// The field with index `index`, if the board has it.
     pub fn field(&self, index: usize) -> Option<Field> {
-        (index < self.coords.len()).then(|| Field(index as u8))
+        (index < self.coords.len()).then_some(Field(index as u8))
     }
 
     /// The field at axial (q, r), if it is on the board.

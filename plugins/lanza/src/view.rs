@@ -141,7 +141,9 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
         state.max_turns()
     );
     out.push_str(&board_picture(state));
-    out.push('\n');
+    out.push_str(
+        "(AK = seat A's King, BQ = seat B's Queen, ...; empty fields show their names)\n\n",
+    );
     for p in 0..state.players() {
         let chips = state.chips(p);
         let _ = writeln!(
@@ -154,7 +156,8 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
     let line = match (state.phase(), game.status(state)) {
         (Phase::Setup, _) => "Next: the pieces are shuffled onto the start fields.".to_string(),
         (Phase::Orders, Status::ToMove(movers)) => format!(
-            "Next: orders from {} (a card per piece, like `K2 Q5 J1`; 1=N 2=NE 3=SE 4=S 5=SW 6=NW).",
+            "Next: orders from {}, a different card per piece, like `K2 Q5 J1`.\n\
+             Cards: 1=N 2=NE 3=SE 4=S 5=SW 6=NW; a step off the board bounces back.",
             movers
                 .iter()
                 .map(|p| player_letter(p).to_string())

@@ -1,0 +1,6 @@
+//! The lanza crate's one integration test binary.
+
+mod adjudication;
+mod conformance;
+mod game_flow;
+mod properties;
