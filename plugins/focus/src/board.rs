@@ -251,6 +251,9 @@ mod tests {
         assert_eq!(e3.line_to(c3), Some((Direction::West, 2)));
         assert_eq!(c3.line_to(c3), None);
         assert_eq!(c3.line_to("d4".parse().unwrap()), None);
-        assert_eq!(c3.line_to("h3".parse().unwrap()), Some((Direction::East, 5)));
+        assert_eq!(
+            c3.line_to("h3".parse().unwrap()),
+            Some((Direction::East, 5))
+        );
     }
 }

@@ -14,10 +14,10 @@
 //! let mut pos = Position::start(Rules::standard(2).unwrap());
 //! assert_eq!(perft(&pos, 1), 68);
 //!
-//! // Moves are written like `c3-d3` (ruling F11) and played with a check.
-//! let mv = Move::parse("d2-d3").unwrap();
+//! // Moves are written like `c2-c3` (ruling F11) and played with a check.
+//! let mv = Move::parse("c2-c3").unwrap();
 //! pos.play(0, mv).unwrap();
-//! assert_eq!(pos.tower("d3".parse().unwrap()).height(), 2);
+//! assert_eq!(pos.tower("c3".parse().unwrap()).height(), 2);
 //! assert!(pos.play(0, Move::parse("e2-e3").unwrap()).is_err(), "player 2 moves next");
 //!
 //! // Positions round-trip through their text (ruling F11).

@@ -223,7 +223,6 @@ fn read_board(board: &str, raw: &mut RawPosition) -> Result<(), PositionError> {
     Ok(())
 }
 
-
 fn err(message: impl Into<String>) -> PositionError {
     PositionError::new(message)
 }

@@ -40,7 +40,9 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     }
     let mut total = 0;
     for id in actions {
-        let Some(mv) = Move::from_id(id) else { continue };
+        let Some(mv) = Move::from_id(id) else {
+            continue;
+        };
         let mut next = pos.clone();
         if next.play(p, mv).is_ok() {
             total += perft(&next, depth - 1);

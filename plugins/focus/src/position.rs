@@ -97,14 +97,18 @@ impl Position {
         }
         for (i, t) in raw.towers.iter().enumerate() {
             if Square::from_index(i as u8).is_none() && !t.is_empty() {
-                return Err(err(format!("square index {i} does not exist but holds pieces")));
+                return Err(err(format!(
+                    "square index {i} does not exist but holds pieces"
+                )));
             }
             if t.pieces().any(|c| usize::from(c) >= n) {
                 return Err(err(format!("a tower holds a colour beyond player {n}")));
             }
         }
         for p in n..4 {
-            if raw.reserves[p] != 0 || raw.removed[p] != 0 || raw.captures[p].iter().any(|&c| c != 0)
+            if raw.reserves[p] != 0
+                || raw.removed[p] != 0
+                || raw.captures[p].iter().any(|&c| c != 0)
             {
                 return Err(err(format!("player {} does not exist", p + 1)));
             }
@@ -140,7 +144,9 @@ impl Position {
         let mut seen = 0u8;
         for &c in &raw.out {
             if usize::from(c) >= n || seen & (1 << c) != 0 {
-                return Err(err("the out list names a player twice or a player who does not exist"));
+                return Err(err(
+                    "the out list names a player twice or a player who does not exist",
+                ));
             }
             seen |= 1 << c;
             if raw.reserves[usize::from(c)] != 0 {
@@ -160,7 +166,9 @@ impl Position {
         let ended = pos.end_condition().map_err(PositionError::new)?;
         match raw.side {
             Side::Over if ended.is_none() => {
-                return Err(err("the position is marked over, but no end condition holds"));
+                return Err(err(
+                    "the position is marked over, but no end condition holds",
+                ));
             }
             Side::Over => {}
             _ if ended.is_some() => {
@@ -168,13 +176,17 @@ impl Position {
             }
             Side::Swap => {
                 if rules.opening_swap() == OpeningSwap::None {
-                    return Err(err("an opening swap is pending, but `opening_swap` is none"));
+                    return Err(err(
+                        "an opening swap is pending, but `opening_swap` is none",
+                    ));
                 }
                 if raw.moves != 0 || raw.mirror != Mirror::Untested {
                     return Err(err("the opening swap comes before the first move (F9)"));
                 }
                 if pos.allowed_swaps().next().is_none() {
-                    return Err(err("an opening swap is pending, but no pair is allowed (F9)"));
+                    return Err(err(
+                        "an opening swap is pending, but no pair is allowed (F9)",
+                    ));
                 }
             }
             Side::ToMove(p) => {
@@ -303,7 +315,9 @@ impl Position {
 
     /// Which end condition holds, if any; an error for an impossible mix.
     fn end_condition(&self) -> Result<Option<EndReason>, String> {
-        let dominating = (0..self.players() as Colour).filter(|&c| self.dominates(c)).count();
+        let dominating = (0..self.players() as Colour)
+            .filter(|&c| self.dominates(c))
+            .count();
         if dominating > 1 {
             return Err("two players meet the three-player win (F8) at once".to_string());
         }
@@ -402,7 +416,10 @@ impl Position {
         match self.side {
             Side::ToMove(p) if p == seat => self.generate(p, out),
             Side::Swap if seat == 0 && self.rules.opening_swap() == OpeningSwap::Chosen => {
-                out.extend(self.allowed_swaps().map(|(r, g)| SWAP_BASE + swap_code(r, g)));
+                out.extend(
+                    self.allowed_swaps()
+                        .map(|(r, g)| SWAP_BASE + swap_code(r, g)),
+                );
             }
             _ => {}
         }
@@ -550,7 +567,10 @@ impl Position {
             Move::Swap { .. } => return,
         }
         self.moves += 1;
-        if p == 1 && self.players() == 2 && self.rules.symmetry_rule() && self.mirror != Mirror::Broken
+        if p == 1
+            && self.players() == 2
+            && self.rules.symmetry_rule()
+            && self.mirror != Mirror::Broken
         {
             self.mirror = if self.is_symmetric() {
                 Mirror::Holding
@@ -614,7 +634,6 @@ impl Position {
     }
 }
 
-
 fn err(message: impl Into<String>) -> PositionError {
     PositionError::new(message)
 }
@@ -644,8 +663,14 @@ mod tests {
         assert!(pos.is_symmetric());
         // 18 R × 18 G, minus the 18 pairs that are half-turn images.
         assert_eq!(pos.allowed_swaps().count(), 18 * 18 - 18);
-        assert!(pos.check_swap(sq("b2"), sq("g7")).is_err(), "b2 and g7 are images");
+        assert!(
+            pos.check_swap(sq("b2"), sq("g7")).is_err(),
+            "b2 and g7 are images"
+        );
         assert!(pos.check_swap(sq("b2"), sq("d2")).is_ok());
-        assert!(pos.check_swap(sq("d2"), sq("b2")).is_err(), "R square first");
+        assert!(
+            pos.check_swap(sq("d2"), sq("b2")).is_err(),
+            "R square first"
+        );
     }
 }

@@ -191,7 +191,10 @@ mod tests {
     #[test]
     fn overflow_removes_from_the_bottom_ruling_f6() {
         let base = Tower::from_pieces(&[1, 2, 0, 0]).unwrap().into_stack();
-        let (_, moving) = Tower::from_pieces(&[3, 0, 0]).unwrap().split_top(3).unwrap();
+        let (_, moving) = Tower::from_pieces(&[3, 0, 0])
+            .unwrap()
+            .split_top(3)
+            .unwrap();
         let mut gone = Vec::new();
         let t = base.stacked(moving).overflow(|c| gone.push(c));
         assert_eq!(gone, [1, 2]);

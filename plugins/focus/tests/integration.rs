@@ -1,7 +1,7 @@
 //! The focus plugin's one integration test binary.
 
+mod kit;
 mod perft;
+mod rulings;
 mod simple;
 mod support;
-mod rulings;
-mod kit;

@@ -18,7 +18,11 @@ fn config(game: &dyn DynGame, players: u32) -> Config {
     config.option_sets = match players {
         2 => vec![
             options(&[("max_turns", "120")]),
-            options(&[("max_turns", "60"), ("symmetry_rule", "true"), ("opening_swap", "random")]),
+            options(&[
+                ("max_turns", "60"),
+                ("symmetry_rule", "true"),
+                ("opening_swap", "random"),
+            ]),
             options(&[("max_turns", "60"), ("opening_swap", "chosen")]),
         ],
         3 => vec![options(&[("max_turns", "200")])],
@@ -44,7 +48,10 @@ fn plugin() -> std::sync::Arc<Plugin> {
 #[test]
 fn kit_in_process_two_players() {
     let summary = run(&InProcess::new(Focus), 2);
-    assert!(summary.chance_nodes >= 3, "the random swap is drawn: {summary:?}");
+    assert!(
+        summary.chance_nodes >= 3,
+        "the random swap is drawn: {summary:?}"
+    );
 }
 
 #[test]
@@ -81,11 +88,13 @@ fn plugin_and_in_process_agree_move_for_move() {
         .iter()
         .map(|g| g.new_state(4, &BTreeMap::new(), None).unwrap())
         .collect();
-    let mut legal = vec![Vec::new(), Vec::new()];
+    let mut legal = [Vec::new(), Vec::new()];
     for step in 0..300u64 {
         let status = states[0].status().unwrap();
         assert_eq!(status, states[1].status().unwrap());
-        let tabletop_sdk::Status::ToMove(movers) = status else { break };
+        let tabletop_sdk::Status::ToMove(movers) = status else {
+            break;
+        };
         let p = movers.iter().next().unwrap();
         for (s, l) in states.iter().zip(legal.iter_mut()) {
             s.legal_actions(p, l).unwrap();
@@ -93,7 +102,8 @@ fn plugin_and_in_process_agree_move_for_move() {
         assert_eq!(legal[0], legal[1]);
         let action = legal[0][(step as usize * 31) % legal[0].len()];
         for s in &mut states {
-            s.apply(&[tabletop_sdk::Move { player: p, action }]).unwrap();
+            s.apply(&[tabletop_sdk::Move { player: p, action }])
+                .unwrap();
         }
         assert_eq!(states[0].position().unwrap(), states[1].position().unwrap());
         assert_eq!(

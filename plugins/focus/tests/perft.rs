@@ -73,8 +73,18 @@ fn data_file_counts_hold_for_both_generators() {
         let simple = Simple::from_position(&pos);
         for (i, &expected) in e.counts.iter().enumerate() {
             let depth = i as u32 + 1;
-            assert_eq!(perft(&pos, depth), expected, "plugin, {} depth {depth}", e.name);
-            assert_eq!(simple.perft(depth), expected, "simple, {} depth {depth}", e.name);
+            assert_eq!(
+                perft(&pos, depth),
+                expected,
+                "plugin, {} depth {depth}",
+                e.name
+            );
+            assert_eq!(
+                simple.perft(depth),
+                expected,
+                "simple, {} depth {depth}",
+                e.name
+            );
         }
     }
 }

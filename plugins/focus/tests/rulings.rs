@@ -35,7 +35,11 @@ fn f1_a_move_off_the_board_is_refused() {
     );
     let mut pos = position(2, &text);
     let before = pos.clone();
-    for (direction, k) in [(Direction::West, 1), (Direction::South, 1), (Direction::West, 2)] {
+    for (direction, k) in [
+        (Direction::West, 1),
+        (Direction::South, 1),
+        (Direction::West, 2),
+    ] {
         let m = Move::Shift {
             from: sq("c1"),
             direction,
@@ -55,7 +59,15 @@ fn f1_a_move_off_the_board_is_refused() {
         k: 1,
     }
     .id();
-    let e = Focus.apply(&mut pos, &[Joint { player: 0, action: id }]).unwrap_err();
+    let e = Focus
+        .apply(
+            &mut pos,
+            &[Joint {
+                player: 0,
+                action: id,
+            }],
+        )
+        .unwrap_err();
     assert_eq!(e.kind, ErrorKind::IllegalAction);
     assert!(e.message.contains("leaves the board"), "{}", e.message);
     // North two squares is fine and jumps nothing in particular.
@@ -67,7 +79,17 @@ fn f1_a_move_off_the_board_is_refused() {
 fn f5_k_larger_than_the_tower_is_refused() {
     let mut pos = start(2);
     let e = pos.play(0, mv("b2-b4")).unwrap_err();
-    assert!(matches!(e, IllegalMove::TooFew { k: 2, height: 1, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            IllegalMove::TooFew {
+                k: 2,
+                height: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
     let e = Focus.parse_action(&pos, 0, "b2-b4").unwrap_err();
     assert_eq!(e.kind, ErrorKind::IllegalAction);
     assert!(e.message.contains("cannot move 2"), "{}", e.message);
@@ -81,7 +103,10 @@ fn f5_only_own_towers_move_and_only_on_ones_turn() {
         Err(IllegalMove::NotYourTower(_))
     ));
     assert_eq!(pos.play(1, mv("d2-d3")), Err(IllegalMove::NotYourTurn));
-    assert!(matches!(pos.play(0, mv("b3-b4")), Err(IllegalMove::NotYourTower(_))));
+    assert!(matches!(
+        pos.play(0, mv("b3-b4")),
+        Err(IllegalMove::NotYourTower(_))
+    ));
 }
 
 #[test]
@@ -122,7 +147,11 @@ fn f2_to_f4_start_positions_hold_the_right_pieces() {
         let pos = start(players);
         for c in 0..players as u8 {
             let on_board: usize = Square::all().map(|s| pos.tower(s).count(c)).sum();
-            assert_eq!(on_board as u32 + pos.reserve(c), each, "{players}p colour {c}");
+            assert_eq!(
+                on_board as u32 + pos.reserve(c),
+                each,
+                "{players}p colour {c}"
+            );
             assert_eq!(pos.reserve(c), reserve);
         }
         assert_eq!(pos.side(), Side::ToMove(0), "player 1 moves first");
@@ -143,7 +172,11 @@ fn f3_four_player_layout_turns_onto_itself_with_colours_cycling() {
     for s in Square::all() {
         let from = pos.tower(s).top().unwrap();
         let to = pos.tower(turn(s)).top().unwrap();
-        assert_eq!(*map[usize::from(from)].get_or_insert(to), to, "inconsistent at {s}");
+        assert_eq!(
+            *map[usize::from(from)].get_or_insert(to),
+            to,
+            "inconsistent at {s}"
+        );
     }
     let map: Vec<u8> = map.iter().map(|m| m.unwrap()).collect();
     // A 4-cycle whose square (the half turn) swaps partners 1<->2 and 3<->4.
@@ -158,7 +191,9 @@ fn f3_four_players_move_in_order_1_3_2_4() {
     let mut order = Vec::new();
     let mut legal = Vec::new();
     for _ in 0..8 {
-        let Side::ToMove(p) = pos.side() else { panic!() };
+        let Side::ToMove(p) = pos.side() else {
+            panic!()
+        };
         order.push(p + 1);
         pos.legal_actions(p, &mut legal);
         pos.play(p, Move::from_id(legal[0]).unwrap()).unwrap();
@@ -182,7 +217,11 @@ fn f6_overflow_with_mixed_colours() {
     assert_eq!(pos.reserve(0), 1);
     assert_eq!(pos.captured(0, 1), 15);
     assert_eq!(pos.removed(0), 16);
-    assert_eq!(pos.reserve(1), 0, "nothing goes to another player's reserve");
+    assert_eq!(
+        pos.reserve(1),
+        0,
+        "nothing goes to another player's reserve"
+    );
 }
 
 #[test]
@@ -217,12 +256,23 @@ fn f7_last_player_standing_wins_and_going_out_is_not_a_move() {
         board(&[("d4", "11"), ("e4", "2"), ("c6", "1")])
     );
     let mut pos = position(2, &text);
-    pos.play(0, Move::Shift { from: sq("d4"), direction: Direction::East, k: 1 }).unwrap();
+    pos.play(
+        0,
+        Move::Shift {
+            from: sq("d4"),
+            direction: Direction::East,
+            k: 1,
+        },
+    )
+    .unwrap();
     assert_eq!(pos.side(), Side::Over);
     assert_eq!(pos.out_order(), [1]);
     assert_eq!(pos.moves(), 11, "putting G out added no move");
     let outcome = pos.outcome().unwrap();
-    assert_eq!((outcome.winners, outcome.reason), (0b01, EndReason::LastStanding));
+    assert_eq!(
+        (outcome.winners, outcome.reason),
+        (0b01, EndReason::LastStanding)
+    );
     let results = Focus.results(&pos);
     assert_eq!((results[0].rank, results[1].rank), (1, 2));
     assert_eq!(Focus.status(&pos), Status::Terminal);
@@ -234,7 +284,13 @@ fn f7_a_player_without_moves_is_out_only_when_the_turn_reaches_them() {
     // Player 1 uncovers a player-2 piece first, so player 2 plays on.
     let text = format!(
         "{} 1 reserves=0,0,0 captures=0,6,0/1,0,4/2,6,0 removed=6,5,8",
-        board(&[("d4", "1121"), ("c6", "11111"), ("f4", "33333"), ("g5", "3333"), ("b4", "11")])
+        board(&[
+            ("d4", "1121"),
+            ("c6", "11111"),
+            ("f4", "33333"),
+            ("g5", "3333"),
+            ("b4", "11")
+        ])
     );
     let mut pos = position(3, &text);
     pos.play(0, mv("d4-d5")).unwrap();
@@ -248,7 +304,14 @@ fn f7_a_player_back_on_top_after_being_out_stays_out() {
     // player-2 piece: the turn still goes from 1 straight to 3.
     let text = format!(
         "{} 1 reserves=0,0,0 captures=0,4,1/2,0,4/2,3,0 removed=8,6,11 out=2",
-        board(&[("e4", "3121"), ("c6", "11111"), ("f5", "3333"), ("g4", "33"), ("b4", "2223"), ("d6", "2211")])
+        board(&[
+            ("e4", "3121"),
+            ("c6", "11111"),
+            ("f5", "3333"),
+            ("g4", "33"),
+            ("b4", "2223"),
+            ("d6", "2211")
+        ])
     );
     let rules = Rules::standard(3).unwrap();
     // Removed 11 for player 3 would already be a win (F8): the text is refused.
@@ -258,7 +321,11 @@ fn f7_a_player_back_on_top_after_being_out_stays_out() {
     let mut pos = position(3, &text);
     pos.play(0, mv("e4-e5")).unwrap();
     assert_eq!(pieces(&pos, "e4"), [2, 0, 1]);
-    assert_eq!(pos.tower(sq("e4")).top(), Some(1), "a player-2 piece is on top");
+    assert_eq!(
+        pos.tower(sq("e4")).top(),
+        Some(1),
+        "a player-2 piece is on top"
+    );
     assert_eq!(pos.side(), Side::ToMove(2), "player 2 is skipped");
     let mut legal = Vec::new();
     pos.legal_actions(1, &mut legal);
@@ -277,13 +344,20 @@ fn f7_team_win_with_four_players() {
         reserves=0,1,0,0 captures=0,2,5,6/3,0,3,4/4,4,0,2/3,4,2,0 removed=15,10,12,9 out=3 moves=500";
     let mut pos = position(4, text);
     pos.play(0, mv("d3-d4")).unwrap();
-    assert_eq!(pos.side(), Side::ToMove(1), "player 3 is skipped; 4 is not out yet");
+    assert_eq!(
+        pos.side(),
+        Side::ToMove(1),
+        "player 3 is skipped; 4 is not out yet"
+    );
     assert_eq!(pos.out_order(), [2]);
     pos.play(1, mv("c5-c6")).unwrap();
     assert_eq!(pos.side(), Side::Over);
     assert_eq!(pos.out_order(), [2, 3]);
     let outcome = pos.outcome().unwrap();
-    assert_eq!((outcome.winners, outcome.reason), (0b0011, EndReason::LastStanding));
+    assert_eq!(
+        (outcome.winners, outcome.reason),
+        (0b0011, EndReason::LastStanding)
+    );
     let ranks: Vec<u32> = Focus.results(&pos).iter().map(|r| r.rank).collect();
     assert_eq!(ranks, [1, 1, 3, 3]);
 }
@@ -318,9 +392,16 @@ fn f8_three_of_each_opponent_wins_at_once() {
     assert_eq!(pos.captured(2, 0), 3);
     assert_eq!(pos.side(), Side::Over);
     let outcome = pos.outcome().unwrap();
-    assert_eq!((outcome.winners, outcome.reason), (0b100, EndReason::Domination));
+    assert_eq!(
+        (outcome.winners, outcome.reason),
+        (0b100, EndReason::Domination)
+    );
     let ranks: Vec<u32> = Focus.results(&pos).iter().map(|r| r.rank).collect();
-    assert_eq!(ranks, [2, 3, 1], "player 1 still in beats player 2, who is out");
+    assert_eq!(
+        ranks,
+        [2, 3, 1],
+        "player 1 still in beats player 2, who is out"
+    );
 }
 
 #[test]
@@ -336,12 +417,26 @@ fn f8_ten_removals_win_own_pieces_included() {
     // their own bottom piece: the tenth.
     let text = format!(
         "{} 1 reserves=1,1,0 captures=0,2,0/3,0,2/2,1,0 removed=9,5,3",
-        board(&[("d4", "11111"), ("e4", "222"), ("f4", "22222"), ("c4", "33333"), ("d6", "3333"), ("c3", "13"), ("e6", "3"), ("f6", "1"), ("b4", "2")])
+        board(&[
+            ("d4", "11111"),
+            ("e4", "222"),
+            ("f4", "22222"),
+            ("c4", "33333"),
+            ("d6", "3333"),
+            ("c3", "13"),
+            ("e6", "3"),
+            ("f6", "1"),
+            ("b4", "2")
+        ])
     );
     let mut pos = position(3, &text);
     pos.play(0, mv("*d4")).unwrap();
     assert_eq!(pos.removed(0), 10);
-    assert_eq!(pos.reserve(0), 1, "the removed own piece went back to reserve");
+    assert_eq!(
+        pos.reserve(0),
+        1,
+        "the removed own piece went back to reserve"
+    );
     assert_eq!(pos.outcome().map(|o| o.reason), Some(EndReason::Domination));
 }
 
@@ -378,7 +473,10 @@ fn f9_symmetry_rule_triggers_when_player_2_always_mirrors() {
     // The turn limit (F10) ends the game; the symmetry rule gives it to R.
     assert_eq!(pos.side(), Side::Over);
     let outcome = pos.outcome().unwrap();
-    assert_eq!((outcome.winners, outcome.reason), (0b01, EndReason::SymmetryRule));
+    assert_eq!(
+        (outcome.winners, outcome.reason),
+        (0b01, EndReason::SymmetryRule)
+    );
     let ranks: Vec<u32> = Focus.results(&pos).iter().map(|r| r.rank).collect();
     assert_eq!(ranks, [1, 2]);
 }
@@ -392,7 +490,10 @@ fn f9_symmetry_rule_does_not_trigger_after_one_asymmetric_reply() {
     pos.play(1, mv("b5-b6")).unwrap(); // not the image of c4-c5 (that is f5-f4)
     assert_eq!(pos.mirror(), Mirror::Broken);
     let outcome = pos.outcome().unwrap();
-    assert_eq!((outcome.winners, outcome.reason), (0b11, EndReason::TurnLimit));
+    assert_eq!(
+        (outcome.winners, outcome.reason),
+        (0b11, EndReason::TurnLimit)
+    );
     // Without the option the same mirrored game is a plain draw.
     let mut plain = Position::start(two_player(4, false, OpeningSwap::None));
     for m in ["b2-c2", "g7-f7", "c4-c5", "f5-f4"] {
@@ -413,9 +514,16 @@ fn f9_random_opening_swap_is_an_explicit_uniform_chance_node() {
     };
     // 18 R squares × 18 G squares, minus each R square's half-turn image.
     assert_eq!(outcomes.len(), 18 * 18 - 18);
-    assert!(outcomes.iter().all(|&(_, p)| (p - 1.0 / 306.0).abs() < 1e-12));
+    assert!(
+        outcomes
+            .iter()
+            .all(|&(_, p)| (p - 1.0 / 306.0).abs() < 1e-12)
+    );
     let b2_g7 = focus::swap_code(sq("b2"), sq("g7"));
-    assert!(outcomes.iter().all(|&(o, _)| o != b2_g7), "images are not allowed");
+    assert!(
+        outcomes.iter().all(|&(o, _)| o != b2_g7),
+        "images are not allowed"
+    );
     let mut refused = pos.clone();
     assert!(Focus.apply_chance(&mut refused, b2_g7).is_err());
     assert_eq!(refused, pos);
@@ -439,11 +547,29 @@ fn f9_chosen_opening_swap_is_player_1s_opening_action() {
     pos.legal_actions(1, &mut legal);
     assert!(legal.is_empty());
     assert_eq!(pos.play(0, mv("b2-c2")), Err(IllegalMove::SwapPending));
-    assert!(matches!(pos.play(0, mv("b2<>g7")), Err(IllegalMove::BadSwap(_))));
-    assert!(matches!(pos.play(0, mv("d2<>b2")), Err(IllegalMove::BadSwap(_))));
+    assert!(matches!(
+        pos.play(0, mv("b2<>g7")),
+        Err(IllegalMove::BadSwap(_))
+    ));
+    assert!(matches!(
+        pos.play(0, mv("d2<>b2")),
+        Err(IllegalMove::BadSwap(_))
+    ));
     let id = Focus.parse_action(&pos, 0, "b2<>d2").unwrap();
-    Focus.apply(&mut pos, &[Joint { player: 0, action: id }]).unwrap();
-    assert_eq!(pos.side(), Side::ToMove(0), "player 1 then makes the first move");
+    Focus
+        .apply(
+            &mut pos,
+            &[Joint {
+                player: 0,
+                action: id,
+            }],
+        )
+        .unwrap();
+    assert_eq!(
+        pos.side(),
+        Side::ToMove(0),
+        "player 1 then makes the first move"
+    );
     assert_eq!(pos.moves(), 0);
     assert_eq!(pos.play(0, mv("c2<>d3")), Err(IllegalMove::NoSwapNow));
     // R's edge piece b2 (2 moves) became d2 (4 moves: d1 exists): 68 - 2 + 4.
@@ -477,7 +603,15 @@ fn f10_a_win_on_the_last_move_is_a_win() {
     );
     let rules = Rules::new(2, 10, false, OpeningSwap::None, false).unwrap();
     let mut pos = position_with(rules, &text);
-    pos.play(0, Move::Shift { from: sq("d4"), direction: Direction::East, k: 1 }).unwrap();
+    pos.play(
+        0,
+        Move::Shift {
+            from: sq("d4"),
+            direction: Direction::East,
+            k: 1,
+        },
+    )
+    .unwrap();
     assert_eq!(pos.outcome().unwrap().reason, EndReason::LastStanding);
 }
 
@@ -497,7 +631,8 @@ fn f11_notation_and_position_text_round_trip() {
         let text = focus::write_position(&pos.to_raw());
         let again = position(3, &text);
         assert_eq!(again, pos);
-        pos.play(p, Move::from_id(legal[(step * 7) % legal.len()]).unwrap()).unwrap();
+        pos.play(p, Move::from_id(legal[(step * 7) % legal.len()]).unwrap())
+            .unwrap();
     }
     assert_eq!(Move::parse("c3-e3").unwrap().to_string(), "c3-e3");
     assert_eq!(Move::parse(" *D4 ").unwrap().to_string(), "*d4");
@@ -540,24 +675,38 @@ fn f11_impossible_positions_are_refused() {
 #[test]
 fn options_are_validated_with_clear_errors() {
     let game = InProcess::new(Focus);
-    let cases: [(u32, &[(&str, &str)], &str); 8] = [
+    type Case<'a> = (u32, &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case<'_>; 8] = [
         (2, &[("colour", "red")], "unknown option `colour`"),
         (2, &[("max_turns", "many")], "must be an integer"),
         (2, &[("max_turns", "0")], "between 1 and"),
-        (2, &[("opening_swap", "maybe")], "one of none, random, chosen"),
+        (
+            2,
+            &[("opening_swap", "maybe")],
+            "one of none, random, chosen",
+        ),
         (3, &[("symmetry_rule", "true")], "only to two-player"),
         (4, &[("opening_swap", "random")], "only to two-player"),
         (3, &[("opening_swap", "chosen")], "only to two-player"),
         (2, &[("team_talk", "true")], "only to four-player"),
     ];
     for (players, raw, expected) in cases {
-        let e = game.new_state(players, &options(raw), None).err().expect("refused");
+        let e = game
+            .new_state(players, &options(raw), None)
+            .err()
+            .expect("refused");
         assert_eq!(e.kind, ErrorKind::InvalidOption);
         assert!(e.message.contains(expected), "{}", e.message);
     }
-    let e = game.new_state(5, &options(&[]), None).err().expect("refused");
+    let e = game
+        .new_state(5, &options(&[]), None)
+        .err()
+        .expect("refused");
     assert!(e.message.contains("2 to 4 players"), "{}", e.message);
-    assert!(game.new_state(4, &options(&[("team_talk", "true")]), None).is_ok());
+    assert!(
+        game.new_state(4, &options(&[("team_talk", "true")]), None)
+            .is_ok()
+    );
     assert!(
         game.new_state(
             2,

@@ -37,7 +37,11 @@ pub struct Simple {
 
 #[derive(Clone, Copy, Debug)]
 enum SimpleMove {
-    Shift { from: (i32, i32), to: (i32, i32), k: usize },
+    Shift {
+        from: (i32, i32),
+        to: (i32, i32),
+        k: usize,
+    },
     Drop((i32, i32)),
 }
 
