@@ -1,6 +1,450 @@
-//! Load tool for engine-host (work in progress).
+//! `tabletop-bench`: the load tool for engine-host.
+//!
+//! - `run`: N simulated players on M connections create matches of a game (or
+//!   every game) over real gRPC and play them to the end with random legal
+//!   actions; then the same load against a tonic echo service with the same
+//!   payload sizes, so each throughput is also a ratio to tonic alone.
+//! - `echo-server`: the echo service (`run` starts it itself).
+//! - `memory`: bytes per idle match per game, through the host's core.
+//!
+//! See BENCHMARKS.md at the repository root for how the figures are used.
 
-fn main() {
-    eprintln!("tabletop-bench: not implemented yet");
-    std::process::exit(2);
+mod echo;
+mod load;
+mod memory;
+mod proc;
+mod stats;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand};
+use serde::Serialize;
+
+use crate::load::Drive;
+use crate::stats::{Live, Phase};
+
+/// Load tool and benchmarks for engine-host.
+#[derive(Debug, Parser)]
+#[command(name = "tabletop-bench", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Drive engine-host (and the echo baseline) and report throughput,
+    /// latency, errors and the server's peak memory.
+    Run(RunArgs),
+    /// Serve the echo baseline (prints `listening on ADDR`).
+    EchoServer {
+        /// Address to listen on; port 0 picks a free port.
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: SocketAddr,
+    },
+    /// Bytes per idle match for each game (in-process, through the host core).
+    Memory {
+        /// Directory of the built plugins; default: this executable's directory.
+        #[arg(long)]
+        plugin_dir: Option<PathBuf>,
+        /// Only this game.
+        #[arg(long)]
+        game: Option<String>,
+        /// Matches to create per game.
+        #[arg(long, default_value_t = 100_000)]
+        matches: usize,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct RunArgs {
+    /// The engine-host to drive, e.g. http://127.0.0.1:50051.
+    #[arg(long, conflicts_with = "spawn_server")]
+    addr: Option<String>,
+    /// Start this engine-host binary on a free port with a scratch data
+    /// directory, drive it, and stop it at the end.
+    #[arg(long, value_name = "PATH")]
+    spawn_server: Option<PathBuf>,
+    /// An extra argument for the spawned server (repeatable), e.g.
+    /// `--server-arg=--store --server-arg=memory`.
+    #[arg(long = "server-arg", allow_hyphen_values = true, value_name = "ARG")]
+    server_args: Vec<String>,
+    /// The pid of the server given with --addr, to report its peak RSS and CPU.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// A game name, or `all` for every game the server offers, one after another.
+    #[arg(long, default_value = "all")]
+    game: String,
+    /// Simulated players (= requests in flight).
+    #[arg(long, short = 'n', default_value_t = 64)]
+    players: usize,
+    /// HTTP/2 connections the players share.
+    #[arg(long, short = 'm', default_value_t = 4)]
+    connections: usize,
+    /// Seconds to measure per game (and as long again for its baseline).
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Seed of the players' random choices and the matches' seeds.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Spectator Watch streams to hold open (over idle matches) while measuring.
+    #[arg(long, default_value_t = 0)]
+    watchers: usize,
+    /// Skip the echo baseline.
+    #[arg(long)]
+    no_baseline: bool,
+    /// Print machine-readable JSON on stdout (progress still goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// No progress lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The whole run, as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct Report {
+    machine: Machine,
+    players: usize,
+    connections: usize,
+    server_args: Vec<String>,
+    games: Vec<GameReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct Machine {
+    cpus: usize,
+    cpu_model: String,
+}
+
+#[derive(Debug, Serialize)]
+struct GameReport {
+    game: String,
+    seats: u32,
+    engine: Phase,
+    baseline: Option<Phase>,
+    /// engine actions/s ÷ echo actions/s (two sized round trips each).
+    throughput_ratio: Option<f64>,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tabletop-bench: cannot start the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Run(args) => run(args).await,
+            Command::EchoServer { listen } => {
+                let listener = tokio::net::TcpListener::bind(listen)
+                    .await
+                    .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+                let addr = listener.local_addr().map_err(|e| e.to_string())?;
+                println!("listening on {addr}");
+                echo::serve(listener).await
+            }
+            Command::Memory {
+                plugin_dir,
+                game,
+                matches,
+                json,
+            } => memory_command(plugin_dir, game, matches, json),
+        }
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tabletop-bench: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn memory_command(
+    plugin_dir: Option<PathBuf>,
+    game: Option<String>,
+    matches: usize,
+    json: bool,
+) -> Result<(), String> {
+    let dir = match plugin_dir {
+        Some(d) => d,
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(PathBuf::from))
+            .ok_or("cannot find this executable's directory; pass --plugin-dir")?,
+    };
+    let results = memory::measure(&dir, game.as_deref(), matches.max(1))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "{:<10} {:>7} {:>9} {:>14} {:>14} {:>14}",
+            "game", "players", "matches", "B/match", "B/game state", "B/host part"
+        );
+        for r in results {
+            println!(
+                "{:<10} {:>7} {:>9} {:>14.0} {:>14.0} {:>14.0}",
+                r.game,
+                r.players,
+                r.matches,
+                r.bytes_per_match,
+                r.bytes_per_state,
+                r.host_bytes_per_match
+            );
+        }
+    }
+    Ok(())
+}
+
+fn machine() -> Machine {
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_default();
+    Machine {
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_model,
+    }
+}
+
+async fn run(args: RunArgs) -> Result<(), String> {
+    if args.players == 0 {
+        return Err("--players must be at least 1".into());
+    }
+    if !(args.duration > 0.0 && args.duration.is_finite()) {
+        return Err("--duration must be a positive number of seconds".into());
+    }
+    let spawned = match &args.spawn_server {
+        Some(path) => Some(proc::spawn(path, &args.server_args, true).await?),
+        None => None,
+    };
+    let (url, server_pid) = match (&spawned, &args.addr) {
+        (Some(s), _) => (s.url.clone(), Some(s.pid)),
+        (None, Some(addr)) => (addr.clone(), args.server_pid),
+        (None, None) => return Err("give --addr URL or --spawn-server PATH".into()),
+    };
+    let channels = load::connect(&url, args.connections).await?;
+    let mut games = load::games(channels[0].clone()).await?;
+    if args.game != "all" {
+        games.retain(|g| g.name == args.game);
+        if games.is_empty() {
+            return Err(format!("the server has no game named `{}`", args.game));
+        }
+    }
+    if games.is_empty() {
+        return Err("the server offers no games".into());
+    }
+    let echo_server = if args.no_baseline {
+        None
+    } else {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find myself: {e}"))?;
+        Some(proc::spawn(&exe, &["echo-server".to_string()], false).await?)
+    };
+    let echo_channels = match &echo_server {
+        Some(s) => Some(load::connect(&s.url, args.connections).await?),
+        None => None,
+    };
+    let duration = Duration::from_secs_f64(args.duration);
+    let mut report = Report {
+        machine: machine(),
+        players: args.players,
+        connections: args.connections,
+        server_args: args.server_args.clone(),
+        games: Vec::new(),
+    };
+    for game in &games {
+        let seats = game.min_players.max(1);
+        let watchers = load::open_watchers(&channels, &game.name, seats, args.watchers).await?;
+        let drive = Drive {
+            players: args.players,
+            channels: channels.clone(),
+            duration,
+            seed: args.seed,
+        };
+        let mut engine = measure(
+            &format!("engine-host {}", game.name),
+            server_pid,
+            args.quiet,
+            |live| {
+                let drive = drive.clone();
+                let name = game.name.clone();
+                async move { load::run(&name, seats, &drive, live).await }
+            },
+        )
+        .await;
+        engine.0.watch_streams = args.watchers as u64;
+        let sizes = engine.1;
+        engine.0.sizes = sizes;
+        drop(watchers);
+        let baseline = match (&echo_server, &echo_channels) {
+            (Some(server), Some(echo_channels)) => {
+                let drive = Drive {
+                    channels: echo_channels.clone(),
+                    ..drive
+                };
+                let (mut phase, ()) = measure(
+                    &format!("echo ({})", game.name),
+                    Some(server.pid),
+                    args.quiet,
+                    |live| {
+                        let drive = drive.clone();
+                        async move { echo::run(sizes, &drive, live).await }
+                    },
+                )
+                .await;
+                phase.sizes = sizes;
+                Some(phase)
+            }
+            _ => None,
+        };
+        let throughput_ratio = baseline
+            .as_ref()
+            .filter(|b| b.actions_per_s > 0.0)
+            .map(|b| engine.0.actions_per_s / b.actions_per_s);
+        report.games.push(GameReport {
+            game: game.name.clone(),
+            seats,
+            engine: engine.0,
+            baseline,
+            throughput_ratio,
+        });
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_table(&report);
+    }
+    drop(echo_server);
+    drop(spawned);
+    Ok(())
+}
+
+/// Runs one phase with a progress line per second; adds memory and CPU figures.
+async fn measure<F, Fut, T>(name: &str, pid: Option<u32>, quiet: bool, phase: F) -> (Phase, T)
+where
+    F: FnOnce(Arc<Live>) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    let live = Arc::new(Live::default());
+    let me = std::process::id();
+    let client_cpu0 = proc::cpu_seconds(me);
+    let server_cpu0 = pid.and_then(proc::cpu_seconds);
+    let start = Instant::now();
+    let progress = (!quiet).then(|| {
+        let live = live.clone();
+        let name = name.to_string();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.tick().await;
+            let mut last = 0;
+            loop {
+                tick.tick().await;
+                let actions = live.actions.load(Ordering::Relaxed);
+                eprintln!(
+                    "[{name}] {:>4.0}s  actions {actions:>9} ({:>7}/s)  matches {:>6}  errors {}",
+                    start.elapsed().as_secs_f64(),
+                    actions - last,
+                    live.matches.load(Ordering::Relaxed),
+                    live.errors.load(Ordering::Relaxed),
+                );
+                last = actions;
+            }
+        })
+    });
+    let out = phase(live.clone()).await;
+    let elapsed = start.elapsed();
+    if let Some(p) = progress {
+        p.abort();
+    }
+    let mut summary = live.summary(name, elapsed);
+    summary.server_peak_rss_bytes = pid.and_then(|p| proc::status_bytes(p, "VmHWM"));
+    summary.server_cpu_s = match (server_cpu0, pid.and_then(proc::cpu_seconds)) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    summary.client_cpu_s = match (client_cpu0, proc::cpu_seconds(me)) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    (summary, out)
+}
+
+fn print_table(report: &Report) {
+    println!(
+        "{} players on {} connections; {} CPUs ({})",
+        report.players, report.connections, report.machine.cpus, report.machine.cpu_model
+    );
+    println!(
+        "{:<22} {:>10} {:>9} {:>7} {:>7} {:>7} {:>8} {:>9} {:>9} {:>7} {:>6}",
+        "phase",
+        "actions/s",
+        "matches/s",
+        "p50µs",
+        "p90µs",
+        "p99µs",
+        "p99.9µs",
+        "peakRSS",
+        "srvCPU",
+        "errors",
+        "ratio"
+    );
+    for g in &report.games {
+        let row = |p: &Phase, ratio: Option<f64>| {
+            let errors: u64 = p.errors.values().sum();
+            println!(
+                "{:<22} {:>10.0} {:>9.1} {:>7} {:>7} {:>7} {:>8} {:>8.1}M {:>8.2}s {:>7} {:>6}",
+                p.name,
+                p.actions_per_s,
+                p.matches_per_s,
+                p.submit_latency_us.p50,
+                p.submit_latency_us.p90,
+                p.submit_latency_us.p99,
+                p.submit_latency_us.p999,
+                p.server_peak_rss_bytes
+                    .map_or(0.0, |b| b as f64 / (1 << 20) as f64),
+                p.server_cpu_s.unwrap_or(0.0),
+                errors,
+                ratio.map_or("-".to_string(), |r| format!("{r:.2}")),
+            );
+        };
+        row(&g.engine, g.throughput_ratio);
+        if let Some(b) = &g.baseline {
+            row(b, None);
+        }
+        for (code, n) in &g.engine.errors {
+            println!("    {}: {code} × {n}", g.engine.name);
+        }
+        println!(
+            "    payload bytes: legal {}→{}, submit {}→{}",
+            g.engine.sizes.legal_request,
+            g.engine.sizes.legal_response,
+            g.engine.sizes.submit_request,
+            g.engine.sizes.submit_response
+        );
+    }
 }

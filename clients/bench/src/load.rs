@@ -1,0 +1,341 @@
+//! The engine-host driver: N simulated players on M connections, each creating
+//! matches of one game and playing them to the end with random legal actions
+//! (ListLegalActions, then SubmitAction with the expected version).
+//!
+//! One worker plays every seat of its match in turn, so N workers keep exactly
+//! N requests in flight: that is the concurrency the targets are stated in.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::matches_client::MatchesClient;
+use tabletop_proto::v1::watch_client::WatchClient;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+use crate::stats::{self, Live, Sizes};
+
+/// How one phase is driven.
+#[derive(Debug, Clone)]
+pub struct Drive {
+    /// Requests in flight (one per worker).
+    pub players: usize,
+    /// Connections the workers share round-robin.
+    pub channels: Vec<Channel>,
+    /// How long to measure.
+    pub duration: Duration,
+    /// Seed of the workers' random choices.
+    pub seed: u64,
+}
+
+/// Byte counters for the payload sizes, summed over a worker's calls.
+#[derive(Debug, Default, Clone, Copy)]
+struct SizeSums {
+    legal: u64,
+    legal_request: u64,
+    legal_response: u64,
+    submit: u64,
+    submit_request: u64,
+    submit_response: u64,
+}
+
+impl SizeSums {
+    fn add(&mut self, o: &SizeSums) {
+        self.legal += o.legal;
+        self.legal_request += o.legal_request;
+        self.legal_response += o.legal_response;
+        self.submit += o.submit;
+        self.submit_request += o.submit_request;
+        self.submit_response += o.submit_response;
+    }
+
+    fn averages(&self) -> Sizes {
+        let avg = |sum: u64, n: u64| sum.checked_div(n).unwrap_or(0);
+        Sizes {
+            legal_request: avg(self.legal_request, self.legal),
+            legal_response: avg(self.legal_response, self.legal),
+            submit_request: avg(self.submit_request, self.submit),
+            submit_response: avg(self.submit_response, self.submit),
+        }
+    }
+}
+
+/// Connects `count` separate HTTP/2 connections to `url`.
+pub async fn connect(url: &str, count: usize) -> Result<Vec<Channel>, String> {
+    let mut channels = Vec::with_capacity(count);
+    for _ in 0..count.max(1) {
+        let endpoint = tonic::transport::Endpoint::from_shared(url.to_string())
+            .map_err(|e| format!("bad address {url}: {e}"))?
+            .tcp_nodelay(true);
+        channels.push(
+            endpoint
+                .connect()
+                .await
+                .map_err(|e| format!("cannot connect to {url}: {e}"))?,
+        );
+    }
+    Ok(channels)
+}
+
+/// The games served, with their player counts.
+pub async fn games(channel: Channel) -> Result<Vec<pb::GameInfo>, String> {
+    let mut catalog = tabletop_proto::v1::catalog_client::CatalogClient::new(channel);
+    let games = catalog
+        .list_games(pb::ListGamesRequest {})
+        .await
+        .map_err(|e| format!("ListGames failed: {e}"))?
+        .into_inner()
+        .games;
+    Ok(games)
+}
+
+/// Plays matches of `game` with `players` seats for `drive.duration`.
+/// Returns the live counters and the payload sizes seen.
+pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Sizes {
+    let deadline = Instant::now() + drive.duration;
+    let mut tasks = tokio::task::JoinSet::new();
+    for worker in 0..drive.players {
+        let channel = drive.channels[worker % drive.channels.len()].clone();
+        let live = live.clone();
+        let game = game.to_string();
+        let seed = drive.seed.wrapping_add(worker as u64);
+        tasks.spawn(async move {
+            let mut client = MatchesClient::new(channel).max_decoding_message_size(64 << 20);
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut histogram = stats::new_histogram();
+            let mut sizes = SizeSums::default();
+            while Instant::now() < deadline {
+                let finished = play_one(
+                    &mut client,
+                    &game,
+                    seats,
+                    &mut rng,
+                    &live,
+                    &mut histogram,
+                    &mut sizes,
+                    deadline,
+                )
+                .await;
+                if finished {
+                    live.matches.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            live.merge(&histogram);
+            sizes
+        });
+    }
+    let mut total = SizeSums::default();
+    while let Some(done) = tasks.join_next().await {
+        if let Ok(sizes) = done {
+            total.add(&sizes);
+        }
+    }
+    total.averages()
+}
+
+/// Safety net: a match that has not ended after this many actions is resigned
+/// (random play in every current game ends far sooner).
+const MAX_ACTIONS_PER_MATCH: usize = 100_000;
+
+/// Creates one match and plays it until it ends or the deadline passes.
+/// Returns whether it was played to the end.
+#[allow(clippy::too_many_arguments)]
+async fn play_one(
+    client: &mut MatchesClient<Channel>,
+    game: &str,
+    seats: u32,
+    rng: &mut StdRng,
+    live: &Live,
+    histogram: &mut hdrhistogram::Histogram<u64>,
+    sizes: &mut SizeSums,
+    deadline: Instant,
+) -> bool {
+    live.rpcs.fetch_add(1, Ordering::Relaxed);
+    let created = match client
+        .create_match(pb::CreateMatchRequest {
+            game: game.to_string(),
+            players: seats,
+            seed: Some(rng.random()),
+            ..Default::default()
+        })
+        .await
+    {
+        Ok(r) => r.into_inner(),
+        Err(status) => {
+            live.error(&status);
+            // Do not spin on a server that refuses everything.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            return false;
+        }
+    };
+    let mut tokens = vec![String::new(); seats as usize];
+    for seat in created.seats {
+        if let Some(slot) = tokens.get_mut(seat.seat as usize) {
+            *slot = seat.token;
+        }
+    }
+    let Some(mut view) = created.view else {
+        return false;
+    };
+    let mut acted = 0;
+    while Instant::now() < deadline && acted < MAX_ACTIONS_PER_MATCH {
+        if view.state == pb::MatchState::Finished as i32 {
+            return true;
+        }
+        if view.state != pb::MatchState::Running as i32 || view.to_move.is_empty() {
+            return false;
+        }
+        let to_move = view.to_move.clone();
+        let mut refresh = false;
+        for seat in to_move {
+            let Some(token) = tokens.get(seat as usize) else {
+                return false;
+            };
+            let request = pb::ListLegalActionsRequest {
+                match_id: created.match_id.clone(),
+                seat_token: token.clone(),
+            };
+            sizes.legal += 1;
+            sizes.legal_request += prost::Message::encoded_len(&request) as u64;
+            live.rpcs.fetch_add(1, Ordering::Relaxed);
+            let legal = match client.list_legal_actions(request).await {
+                Ok(r) => r.into_inner(),
+                Err(status) => {
+                    live.error(&status);
+                    refresh = true;
+                    break;
+                }
+            };
+            sizes.legal_response += prost::Message::encoded_len(&legal) as u64;
+            if legal.actions.is_empty() {
+                refresh = true;
+                break;
+            }
+            let action = &legal.actions[rng.random_range(0..legal.actions.len())];
+            let request = pb::SubmitActionRequest {
+                match_id: created.match_id.clone(),
+                seat_token: token.clone(),
+                action: Some(pb::submit_action_request::Action::ActionId(action.id)),
+                expected_version: Some(legal.version),
+            };
+            sizes.submit += 1;
+            sizes.submit_request += prost::Message::encoded_len(&request) as u64;
+            live.rpcs.fetch_add(1, Ordering::Relaxed);
+            let start = Instant::now();
+            let result = client.submit_action(request).await;
+            stats::record(histogram, start.elapsed());
+            match result {
+                Ok(r) => {
+                    let r = r.into_inner();
+                    sizes.submit_response += prost::Message::encoded_len(&r) as u64;
+                    live.actions.fetch_add(1, Ordering::Relaxed);
+                    acted += 1;
+                    if let Some(v) = r.view {
+                        view = v;
+                    }
+                }
+                Err(status) => {
+                    live.error(&status);
+                    refresh = true;
+                    break;
+                }
+            }
+        }
+        if refresh {
+            // Someone's turn was misjudged (or a call failed): look again.
+            live.rpcs.fetch_add(1, Ordering::Relaxed);
+            match client
+                .get_view(pb::GetViewRequest {
+                    match_id: created.match_id.clone(),
+                    seat_token: String::new(),
+                })
+                .await
+            {
+                Ok(r) => view = r.into_inner(),
+                Err(status) => {
+                    live.error(&status);
+                    return false;
+                }
+            }
+        }
+    }
+    view.state == pb::MatchState::Finished as i32
+}
+
+/// Opens `count` spectator Watch streams over idle matches of `game` (100
+/// streams per match) and keeps draining them until the returned set is
+/// dropped. Returns once every stream has received its first message.
+pub async fn open_watchers(
+    channels: &[Channel],
+    game: &str,
+    seats: u32,
+    count: usize,
+) -> Result<tokio::task::JoinSet<()>, String> {
+    let mut set = tokio::task::JoinSet::new();
+    if count == 0 {
+        return Ok(set);
+    }
+    let per_match = 100;
+    let mut client = MatchesClient::new(channels[0].clone());
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<bool>(1024);
+    let mut match_id = String::new();
+    for i in 0..count {
+        if i % per_match == 0 {
+            match_id = client
+                .create_match(pb::CreateMatchRequest {
+                    game: game.to_string(),
+                    players: seats,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| format!("cannot create a match to watch: {e}"))?
+                .into_inner()
+                .match_id;
+        }
+        let mut watch = WatchClient::new(channels[i % channels.len()].clone());
+        let ready = ready_tx.clone();
+        let request = pb::WatchMatchRequest {
+            match_id: match_id.clone(),
+            ..Default::default()
+        };
+        set.spawn(async move {
+            match watch.watch_match(request).await {
+                Ok(stream) => {
+                    let mut stream = stream.into_inner();
+                    let first = stream.next().await;
+                    let _ = ready.send(matches!(first, Some(Ok(_)))).await;
+                    while let Some(Ok(_)) = stream.next().await {}
+                }
+                Err(_) => {
+                    let _ = ready.send(false).await;
+                }
+            }
+        });
+    }
+    drop(ready_tx);
+    let mut ok = 0;
+    let mut failed = 0;
+    let wait = async {
+        while let Some(r) = ready_rx.recv().await {
+            if r {
+                ok += 1;
+            } else {
+                failed += 1;
+            }
+            if ok + failed == count {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), wait)
+        .await
+        .map_err(|_| format!("only {ok} of {count} watch streams opened within 120 s"))?;
+    if failed > 0 {
+        return Err(format!("{failed} of {count} watch streams failed to open"));
+    }
+    Ok(set)
+}

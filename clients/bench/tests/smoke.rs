@@ -1,0 +1,110 @@
+//! Smoke test of the load tool against the real engine-host binary with the
+//! real built plugins (all found next to this test's binary, in
+//! target/<profile>): a second of load and baseline, and a small memory run.
+//! Build first: `cargo build -p engine-host -p war -p tabletop-bench`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn profile_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_tabletop-bench"))
+        .parent()
+        .expect("the binary has a directory")
+        .to_path_buf()
+}
+
+fn built(file: &str) -> PathBuf {
+    let path = profile_dir().join(file);
+    assert!(
+        path.is_file(),
+        "{} is missing: build it first (cargo build -p engine-host -p war)",
+        path.display()
+    );
+    path
+}
+
+fn bench(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop-bench"))
+        .args(args)
+        .output()
+        .expect("tabletop-bench runs");
+    assert!(
+        out.status.success(),
+        "tabletop-bench {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn issue9_load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
+    let host = built("engine-host");
+    built(&format!(
+        "{}war{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let report = bench(&[
+        "run",
+        "--spawn-server",
+        host.to_str().expect("utf-8 path"),
+        "--game",
+        "war",
+        "--players",
+        "4",
+        "--connections",
+        "2",
+        "--duration",
+        "1",
+        "--json",
+        "--quiet",
+    ]);
+    let games = report["games"].as_array().expect("games");
+    assert_eq!(games.len(), 1, "{report}");
+    let war = &games[0];
+    assert_eq!(war["game"], "war");
+    let engine = &war["engine"];
+    assert!(engine["actions"].as_u64().expect("actions") > 0, "{engine}");
+    assert!(engine["submit_latency_us"]["p99"].as_u64().expect("p99") > 0);
+    assert_eq!(
+        engine["errors"],
+        serde_json::json!({}),
+        "no RPC failed: {engine}"
+    );
+    if cfg!(target_os = "linux") {
+        assert!(engine["server_peak_rss_bytes"].as_u64().expect("rss") > 0);
+    }
+    assert!(engine["sizes"]["submit_response"].as_u64().expect("size") > 0);
+    let baseline = &war["baseline"];
+    assert!(
+        baseline["actions"].as_u64().expect("echo actions") > 0,
+        "{baseline}"
+    );
+    assert!(war["throughput_ratio"].as_f64().expect("ratio") > 0.0);
+}
+
+#[test]
+fn issue9_memory_measures_idle_matches_per_game() {
+    built(&format!(
+        "{}war{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let dir = profile_dir();
+    let report = bench(&[
+        "memory",
+        "--plugin-dir",
+        dir.to_str().expect("utf-8 path"),
+        "--game",
+        "war",
+        "--matches",
+        "500",
+        "--json",
+    ]);
+    let rows = report.as_array().expect("rows");
+    assert_eq!(rows.len(), 1, "{report}");
+    assert_eq!(rows[0]["game"], "war");
+    assert_eq!(rows[0]["matches"], 500);
+    assert!(rows[0]["bytes_per_match"].as_f64().expect("bytes") >= 0.0);
+}
