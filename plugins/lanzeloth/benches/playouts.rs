@@ -47,7 +47,8 @@ fn playout(game: &dyn DynGame, players: u32, seed: u64) -> u64 {
 fn bench(c: &mut Criterion) {
     let in_process = InProcess::new(Lanzeloth);
     let plugin = Plugin::load(&built_plugin_path("lanzeloth")).expect("the built plugin loads");
-    let paths: [(&str, &dyn DynGame); 2] = [("in-process", &in_process), ("plugin", plugin.as_ref())];
+    let paths: [(&str, &dyn DynGame); 2] =
+        [("in-process", &in_process), ("plugin", plugin.as_ref())];
     let mut group = c.benchmark_group("playouts");
     group.throughput(Throughput::Elements(1));
     group.sample_size(20);

@@ -3,8 +3,8 @@
 use tabletop_sdk::{ActionId, Player};
 
 use crate::fit::Place;
-use crate::position::{Phase, Source, Stage};
 use crate::position::Position;
+use crate::position::{Phase, Source, Stage};
 
 /// One action of the player on turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -341,7 +341,16 @@ mod tests {
 
     #[test]
     fn bad_action_texts_are_refused() {
-        for text in ["", "flip flip", "place", "place p0", "place m", "place q1", "place p-1", "place p+1"] {
+        for text in [
+            "",
+            "flip flip",
+            "place",
+            "place p0",
+            "place m",
+            "place q1",
+            "place p-1",
+            "place p+1",
+        ] {
             assert_eq!(action_from_text(text), None, "{text:?}");
         }
     }

@@ -348,7 +348,9 @@ impl Position {
     /// `player`'s face-down stack, bottom first. **Hidden information**: for
     /// tests, records and the end of the game, never for a player's view.
     pub fn face_down(&self, player: Player) -> &[FaceDownTile] {
-        self.face_down.get(player as usize).map_or(&[], Vec::as_slice)
+        self.face_down
+            .get(player as usize)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// `player`'s open pile, bottom first (public, Z11).

@@ -77,7 +77,11 @@ impl Position {
             view["scores"] = json!((0..n).map(|p| self.score(p)).collect::<Vec<_>>());
             view["face_down_tiles"] = json!(
                 (0..n)
-                    .map(|p| self.face_down(p).iter().map(|t| t.number).collect::<Vec<_>>())
+                    .map(|p| self
+                        .face_down(p)
+                        .iter()
+                        .map(|t| t.number)
+                        .collect::<Vec<_>>())
                     .collect::<Vec<_>>()
             );
             view["removed_tiles"] = json!(self.removed);
@@ -104,7 +108,11 @@ impl Position {
                 .iter()
                 .enumerate()
                 .map(|(i, top)| {
-                    let done = if *top == self.rules.max_number { " done" } else { "" };
+                    let done = if *top == self.rules.max_number {
+                        " done"
+                    } else {
+                        ""
+                    };
                     format!("m{}:1-{top}{done}", i + 1)
                 })
                 .collect::<Vec<_>>()
@@ -114,17 +122,35 @@ impl Position {
         for p in 0..n {
             let marker = if self.turn() == Some(p) { '>' } else { ' ' };
             let open = self.open(p);
-            let shown: Vec<String> = open.iter().rev().take(12).rev().map(u8::to_string).collect();
+            let shown: Vec<String> = open
+                .iter()
+                .rev()
+                .take(12)
+                .rev()
+                .map(u8::to_string)
+                .collect();
             let more = if open.len() > 12 { "… " } else { "" };
             let _ = writeln!(
                 out,
                 "{marker} P{}{}  face-down {:>3}  open {:>3}: {more}{}{}",
                 p + 1,
-                if viewer == Viewer::Seat(p) { " (you)" } else { "" },
+                if viewer == Viewer::Seat(p) {
+                    " (you)"
+                } else {
+                    ""
+                },
                 self.face_down_len(p),
                 open.len(),
-                if open.is_empty() { "-".to_string() } else { shown.join(" ") },
-                if self.donkey == Some(p) { "  [donkey]" } else { "" }
+                if open.is_empty() {
+                    "-".to_string()
+                } else {
+                    shown.join(" ")
+                },
+                if self.donkey == Some(p) {
+                    "  [donkey]"
+                } else {
+                    ""
+                }
             );
         }
         match self.phase {
@@ -137,7 +163,11 @@ impl Position {
                     Stage::Hand { tile, from } => format!(
                         "place tile {tile} (from the {} {})",
                         source_name(from),
-                        if from == Source::FaceDown { "stack" } else { "pile" }
+                        if from == Source::FaceDown {
+                            "stack"
+                        } else {
+                            "pile"
+                        }
                     ),
                 };
                 let _ = writeln!(out, "P{} to move: {what}", turn + 1);
@@ -152,7 +182,12 @@ impl Position {
                 let scores: Vec<String> = (0..n)
                     .map(|p| format!("P{} {}", p + 1, self.score(p)))
                     .collect();
-                let _ = writeln!(out, "Scores ({}): {}", self.rules.scoring.as_str(), scores.join("  "));
+                let _ = writeln!(
+                    out,
+                    "Scores ({}): {}",
+                    self.rules.scoring.as_str(),
+                    scores.join("  ")
+                );
             }
         }
         out

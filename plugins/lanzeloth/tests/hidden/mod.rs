@@ -10,9 +10,13 @@ use crate::support::{apply, random_transition, setup, viewers};
 
 /// A dealt game with the first player drawn, from `seed`.
 fn dealt(players: u32, esel: &str, seed: u64) -> Position {
-    let mut state = Lanzeloth.new_state(&setup(players, &[("esel", esel)])).unwrap();
+    let mut state = Lanzeloth
+        .new_state(&setup(players, &[("esel", esel)]))
+        .unwrap();
     Lanzeloth.apply_chance(&mut state, seed).unwrap();
-    Lanzeloth.apply_chance(&mut state, seed % u64::from(players)).unwrap();
+    Lanzeloth
+        .apply_chance(&mut state, seed % u64::from(players))
+        .unwrap();
     state
 }
 
@@ -24,7 +28,13 @@ fn observe(state: &Position, viewer: Viewer) -> (Value, String, Vec<u64>, Option
         Lanzeloth.legal_actions(state, p, &mut legal);
         let mut copy = state.clone();
         refusal = Lanzeloth
-            .apply(&mut copy, &[Move { player: p, action: 999 }])
+            .apply(
+                &mut copy,
+                &[Move {
+                    player: p,
+                    action: 999,
+                }],
+            )
             .err()
             .map(|e| e.message);
     }
@@ -108,7 +118,11 @@ fn differential(players: u32, esel: &str, seed: u64, how: Swap) -> bool {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..5000 {
         for v in viewers(players) {
-            assert_eq!(observe(&a, v), observe(&b, v), "{v:?} tells the deals apart ({how:?})");
+            assert_eq!(
+                observe(&a, v),
+                observe(&b, v),
+                "{v:?} tells the deals apart ({how:?})"
+            );
         }
         if Lanzeloth.status(&a) == Status::Terminal {
             return false;
@@ -176,7 +190,10 @@ fn deals_differing_only_in_face_down_order_look_the_same_until_a_reveal() {
     }
     // A removed tile is never revealed, but a swapped top of P1's stack is,
     // as soon as P1 flips it.
-    assert!(reached >= runs / 2, "only {reached} of {runs} runs reached a differing reveal");
+    assert!(
+        reached >= runs / 2,
+        "only {reached} of {runs} runs reached a differing reveal"
+    );
 }
 
 #[test]
@@ -193,7 +210,10 @@ fn removed_tiles_never_show() {
     for v in viewers(5) {
         assert_eq!(observe(&a, v), observe(&b, v));
     }
-    let flip = [Move { player: 0, action: 0 }];
+    let flip = [Move {
+        player: 0,
+        action: 0,
+    }];
     let (mut a2, mut b2) = (a.clone(), b.clone());
     Lanzeloth.apply(&mut a2, &flip).unwrap();
     Lanzeloth.apply(&mut b2, &flip).unwrap();
@@ -242,7 +262,10 @@ fn resampling_keeps_public_tiles_and_reshuffles_the_rest() {
     // Play until someone has turned a pile over (known face-down tiles).
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut state = dealt(2, "forced", 3);
-    let rules = lanzeloth::Rules { max_number: 5, ..*state.rules() };
+    let rules = lanzeloth::Rules {
+        max_number: 5,
+        ..*state.rules()
+    };
     let _ = rules;
     let mut saw_known = false;
     let mut saw_change = false;

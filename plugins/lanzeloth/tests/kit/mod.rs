@@ -21,8 +21,18 @@ fn config(game: &dyn DynGame, matches: u32) -> Config {
     config.option_sets = vec![
         options(&[("esel", "penalty"), ("max_turns", "120")]),
         options(&[("esel", "forced"), ("max_turns", "120")]),
-        options(&[("esel", "penalty"), ("max_number", "6"), ("copies", "2"), ("scoring", "points")]),
-        options(&[("esel", "forced"), ("max_number", "5"), ("copies", "3"), ("first_player", "2")]),
+        options(&[
+            ("esel", "penalty"),
+            ("max_number", "6"),
+            ("copies", "2"),
+            ("scoring", "points"),
+        ]),
+        options(&[
+            ("esel", "forced"),
+            ("max_number", "5"),
+            ("copies", "3"),
+            ("first_player", "2"),
+        ]),
     ];
     config
 }
@@ -53,7 +63,14 @@ fn conformance_through_the_plugin() {
 fn manifest_declares_every_option() {
     let game = InProcess::new(Lanzeloth);
     let m = game.manifest();
-    for name in ["max_number", "copies", "esel", "scoring", "max_turns", "first_player"] {
+    for name in [
+        "max_number",
+        "copies",
+        "esel",
+        "scoring",
+        "max_turns",
+        "first_player",
+    ] {
         assert!(m.option(name).is_some(), "missing option {name}");
     }
     assert!(m.hidden_information && m.chance && !m.simultaneous);

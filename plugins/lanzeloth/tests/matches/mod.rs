@@ -48,7 +48,11 @@ fn play_out(players: u32, esel: &str, max_turns: u32, seed: u64) -> Position {
             assert_eq!(inventory(&state), full, "a tile was lost or invented");
         }
         if esel == "forced" {
-            assert_eq!(state.donkey(), None, "nobody becomes the donkey in forced mode");
+            assert_eq!(
+                state.donkey(),
+                None,
+                "nobody becomes the donkey in forced mode"
+            );
         }
     }
     panic!("the match did not end");

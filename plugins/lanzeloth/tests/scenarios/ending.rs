@@ -26,7 +26,16 @@ fn placing_the_last_tile_wins_at_once() {
     // The same through an explicit placement in penalty mode.
     let mut p = scenario(penalty(2), &text, 1);
     play(&mut p, "flip");
-    assert_eq!(p.phase(), Phase::Play { turn: 0, stage: Stage::Hand { tile: 4, from: lanzeloth::Source::FaceDown } });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 0,
+            stage: Stage::Hand {
+                tile: 4,
+                from: lanzeloth::Source::FaceDown
+            }
+        }
+    );
     play(&mut p, "place p2");
     assert_eq!(p.winner(), Some(0));
 }
@@ -43,7 +52,12 @@ fn playing_the_last_open_tile_wins_at_once() {
 /// 3 players, tiles 1–5 twice (one removed); P1 has won. P2 holds 3,4,5,5
 /// (4 tiles, 17 points), P3 holds 1,1,2,2,3 (5 tiles, 9 points).
 fn finished(scoring: Scoring, donkey: &str) -> lanzeloth::Position {
-    let rules = Rules { max_number: 5, copies: 2, scoring, ..Rules::standard(3) };
+    let rules = Rules {
+        max_number: 5,
+        copies: 2,
+        scoring,
+        ..Rules::standard(3)
+    };
     let text = format!(
         "phase=over turn=- stage=- donkey={donkey} reveals=40 winner=p1 \
          | - / - | 5,5 / 4,3 | 1,1 / 2,2,3 | middle - | removed 4"
@@ -77,12 +91,24 @@ fn the_donkey_tile_counts_five() {
 #[test]
 fn at_the_turn_limit_equal_scores_share_a_rank() {
     // 2 players, tiles 1–5 twice: P1 holds 1,4,5 and P2 2,3,5 (3 tiles, 10 points each).
-    let rules = Rules { max_number: 5, copies: 2, max_turns: 50, ..Rules::standard(2) };
+    let rules = Rules {
+        max_number: 5,
+        copies: 2,
+        max_turns: 50,
+        ..Rules::standard(2)
+    };
     let text = "phase=over turn=- stage=- donkey=- reveals=50 winner=- \
                 | 1,4 / 5 | 2,3 / 5 | middle 4 | removed -";
     let p = scenario(rules, text, 0);
     assert_eq!(ranks(&p), [1, 1]);
-    let p = scenario(Rules { scoring: Scoring::Points, ..rules }, text, 0);
+    let p = scenario(
+        Rules {
+            scoring: Scoring::Points,
+            ..rules
+        },
+        text,
+        0,
+    );
     assert_eq!(ranks(&p), [1, 1]);
     let p = scenario(rules, &text.replace("donkey=-", "donkey=p2"), 0);
     assert_eq!(ranks(&p), [1, 2]);
@@ -92,13 +118,22 @@ fn at_the_turn_limit_equal_scores_share_a_rank() {
 fn the_turn_limit_lets_the_current_turn_finish() {
     // Z10 with max_turns 3: the third reveal fits, so P1 continues and reveals
     // a fourth tile; when that one ends the turn, the game ends.
-    let rules = Rules { max_turns: 3, ..forced(2) };
+    let rules = Rules {
+        max_turns: 3,
+        ..forced(2)
+    };
     let text = "phase=play turn=p1 stage=start donkey=- reveals=2 winner=- \
                 | 9,4 / - | - / 5 | middle - | removed -";
     let mut p = scenario(rules, text, 1);
     play(&mut p, "flip");
     assert_eq!(p.reveals(), 3);
-    assert_eq!(p.phase(), Phase::Play { turn: 0, stage: Stage::Continue });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 0,
+            stage: Stage::Continue
+        }
+    );
     let steps = play(&mut p, "flip");
     assert_eq!(p.reveals(), 4);
     assert_eq!(p.phase(), Phase::Over { winner: None });
@@ -108,7 +143,11 @@ fn the_turn_limit_lets_the_current_turn_finish() {
 
 #[test]
 fn a_new_turn_never_starts_past_the_limit() {
-    let rules = Rules { max_turns: 3, esel: EselMode::Penalty, ..forced(2) };
+    let rules = Rules {
+        max_turns: 3,
+        esel: EselMode::Penalty,
+        ..forced(2)
+    };
     let text = "phase=play turn=p1 stage=start donkey=- reveals=3 winner=- \
                 | 9,4 / - | - / 5 | middle - | removed -";
     let raw = crate::support::complete(rules, text, 1);

@@ -29,21 +29,55 @@ fn esel_table_with(
 /// Checks the whole Z7 penalty for P1 after a wrong placement.
 fn assert_penalised(before: &Position, after: &Position, steps: &[Step]) {
     assert_eq!(after.donkey(), Some(0), "P1 took the donkey tile");
-    assert_eq!(steps.iter().find(|s| matches!(s, Step::Esel { .. })), Some(&Step::Esel { player: 0, from: Some(2) }));
+    assert_eq!(
+        steps.iter().find(|s| matches!(s, Step::Esel { .. })),
+        Some(&Step::Esel {
+            player: 0,
+            from: Some(2)
+        })
+    );
     // One tile from each other player, from the left: P2's 6, then P3's 9
     // under it, at the bottom of P1's stack.
     assert_eq!(after.face_down(1), &[FaceDownTile::hidden(7)]);
     assert_eq!(after.face_down(2), &[FaceDownTile::hidden(2)]);
-    assert_eq!(&after.face_down(0)[..2], &[FaceDownTile::hidden(9), FaceDownTile::hidden(6)]);
-    assert_eq!(after.face_down_len(0), before.face_down_len(0) + 2 - usize::from(before.hand().is_none()));
+    assert_eq!(
+        &after.face_down(0)[..2],
+        &[FaceDownTile::hidden(9), FaceDownTile::hidden(6)]
+    );
+    assert_eq!(
+        after.face_down_len(0),
+        before.face_down_len(0) + 2 - usize::from(before.hand().is_none())
+    );
     // The offender's turn ends.
-    assert_eq!(after.phase(), Phase::Play { turn: 1, stage: Stage::Start });
+    assert_eq!(
+        after.phase(),
+        Phase::Play {
+            turn: 1,
+            stage: Stage::Start
+        }
+    );
     // Gifts from face-down stacks are described without their number (Z11).
-    let gifts: Vec<&Step> = steps.iter().filter(|s| matches!(s, Step::Gift { .. })).collect();
-    assert_eq!(gifts, [
-        &Step::Gift { from: 1, to: 0, source: Source::FaceDown, tile: None },
-        &Step::Gift { from: 2, to: 0, source: Source::FaceDown, tile: None },
-    ]);
+    let gifts: Vec<&Step> = steps
+        .iter()
+        .filter(|s| matches!(s, Step::Gift { .. }))
+        .collect();
+    assert_eq!(
+        gifts,
+        [
+            &Step::Gift {
+                from: 1,
+                to: 0,
+                source: Source::FaceDown,
+                tile: None
+            },
+            &Step::Gift {
+                from: 2,
+                to: 0,
+                source: Source::FaceDown,
+                tile: None
+            },
+        ]
+    );
 }
 
 #[test]
@@ -92,7 +126,10 @@ fn putting_a_one_on_a_player_makes_you_the_donkey() {
 
 #[test]
 fn putting_a_tile_on_a_newer_middle_stack_makes_you_the_donkey() {
-    let rules = lanzeloth::Rules { copies: 3, ..penalty(3) };
+    let rules = lanzeloth::Rules {
+        copies: 3,
+        ..penalty(3)
+    };
     let mut p = esel_table_with(rules, "8,4 / -", "9", "9", "3,3");
     play(&mut p, "flip");
     let before = p.clone();
@@ -109,7 +146,11 @@ fn misplacing_the_open_piles_top_makes_you_the_donkey() {
     let mut p = scenario(penalty(3), text, 0);
     play(&mut p, "play-open");
     assert_eq!(p.hand(), Some((6, Source::Open)));
-    assert_eq!(legal_texts(&p), ["place p2", "place p3"], "not back onto the own pile");
+    assert_eq!(
+        legal_texts(&p),
+        ["place p2", "place p3"],
+        "not back onto the own pile"
+    );
     let before = p.clone();
     let steps = play(&mut p, "place p3");
     assert_eq!(p.open(2), &[7, 6]);
@@ -122,8 +163,18 @@ fn the_correct_place_is_no_esel() {
     play(&mut p, "flip");
     let steps = play(&mut p, "place p2");
     assert_eq!(p.donkey(), Some(2), "the donkey stays with P3");
-    assert!(!steps.iter().any(|s| matches!(s, Step::Esel { .. } | Step::Gift { .. })));
-    assert_eq!(p.phase(), Phase::Play { turn: 0, stage: Stage::Continue });
+    assert!(
+        !steps
+            .iter()
+            .any(|s| matches!(s, Step::Esel { .. } | Step::Gift { .. }))
+    );
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 0,
+            stage: Stage::Continue
+        }
+    );
 }
 
 #[test]
@@ -133,7 +184,10 @@ fn the_first_donkey_takes_the_tile_from_nobody() {
     let mut p = scenario(penalty(3), text, 0);
     play(&mut p, "flip");
     let steps = play(&mut p, "place p1");
-    assert!(steps.contains(&Step::Esel { player: 0, from: None }));
+    assert!(steps.contains(&Step::Esel {
+        player: 0,
+        from: None
+    }));
     assert_eq!(p.donkey(), Some(0));
 }
 
@@ -145,10 +199,18 @@ fn a_gift_from_an_empty_face_down_stack_comes_from_the_open_pile() {
     let mut p = scenario(penalty(3), text, 0);
     play(&mut p, "flip");
     let steps = play(&mut p, "place p1");
-    assert!(steps.contains(&Step::Gift { from: 1, to: 0, source: Source::Open, tile: Some(8) }));
+    assert!(steps.contains(&Step::Gift {
+        from: 1,
+        to: 0,
+        source: Source::Open,
+        tile: Some(8)
+    }));
     assert_eq!(p.open(1), &[5]);
     // Everyone saw the 8, so it lies face down as a known tile.
-    assert_eq!(&p.face_down(0)[..2], &[FaceDownTile::hidden(9), FaceDownTile::known(8)]);
+    assert_eq!(
+        &p.face_down(0)[..2],
+        &[FaceDownTile::hidden(9), FaceDownTile::known(8)]
+    );
 }
 
 #[test]
@@ -162,7 +224,11 @@ fn a_player_who_gives_their_last_tile_wins_at_once() {
     let steps = play(&mut p, "place p1");
     assert_eq!(p.phase(), Phase::Over { winner: Some(1) });
     assert_eq!(steps.last(), Some(&Step::Win { player: 1 }));
-    assert_eq!(p.face_down(2), p3_before.as_slice(), "no gift after the win");
+    assert_eq!(
+        p.face_down(2),
+        p3_before.as_slice(),
+        "no gift after the win"
+    );
     assert_eq!(p.results()[1].rank, 1);
 }
 

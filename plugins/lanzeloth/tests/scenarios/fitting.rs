@@ -13,7 +13,13 @@ fn a_one_opens_a_new_middle_stack_before_a_fitting_pile() {
     play(&mut p, "flip");
     assert_eq!(p.middle(), &[1]);
     assert_eq!(p.open(1), &[2]);
-    assert_eq!(p.phase(), Phase::Play { turn: 0, stage: Stage::Continue });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 0,
+            stage: Stage::Continue
+        }
+    );
     play(&mut p, "flip");
     assert_eq!(p.middle(), &[1, 1], "a second 1 opens a second stack");
     play(&mut p, "flip");
@@ -21,7 +27,13 @@ fn a_one_opens_a_new_middle_stack_before_a_fitting_pile() {
     play(&mut p, "flip");
     // 5 fits nowhere: own open pile, and the turn passes (Z6).
     assert_eq!(p.open(0), &[5]);
-    assert_eq!(p.phase(), Phase::Play { turn: 1, stage: Stage::Start });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 1,
+            stage: Stage::Start
+        }
+    );
 }
 
 #[test]
@@ -39,7 +51,10 @@ fn in_penalty_mode_a_one_is_offered_every_place_it_fits() {
 
 #[test]
 fn a_middle_stack_has_priority_over_players() {
-    let text = format!("{} | 9,4 / - | - / 5 | - / 9 | middle 3 | removed -", start(1));
+    let text = format!(
+        "{} | 9,4 / - | - / 5 | - / 9 | middle 3 | removed -",
+        start(1)
+    );
     let mut p = scenario(forced(3), &text, 2);
     play(&mut p, "flip");
     assert_eq!(p.middle(), &[4]);
@@ -48,7 +63,10 @@ fn a_middle_stack_has_priority_over_players() {
 
 #[test]
 fn the_nearest_player_to_the_left_has_priority_over_farther_ones() {
-    let text = format!("{} | 9,6 / - | - / 7 | - / 5 | middle - | removed -", start(1));
+    let text = format!(
+        "{} | 9,6 / - | - / 7 | - / 5 | middle - | removed -",
+        start(1)
+    );
     let mut p = scenario(forced(3), &text, 2);
     play(&mut p, "flip");
     assert_eq!(p.open(1), &[7, 6], "P2 is P1's left neighbour");
@@ -65,19 +83,35 @@ fn the_nearest_player_to_the_left_has_priority_over_farther_ones() {
 
 #[test]
 fn the_oldest_fitting_middle_stack_comes_first() {
-    let rules = lanzeloth::Rules { copies: 3, ..forced(2) };
-    let text = format!("{} | 9,4,4 / - | - / 5 | middle 3,5,3 | removed -", start(1));
+    let rules = lanzeloth::Rules {
+        copies: 3,
+        ..forced(2)
+    };
+    let text = format!(
+        "{} | 9,4,4 / - | - / 5 | middle 3,5,3 | removed -",
+        start(1)
+    );
     let mut p = scenario(rules, &text, 1);
     play(&mut p, "flip");
     assert_eq!(p.middle(), &[4, 5, 3]);
     play(&mut p, "flip");
-    assert_eq!(p.middle(), &[4, 5, 4], "m1 now needs a 5, so the next 4 goes to m3");
+    assert_eq!(
+        p.middle(),
+        &[4, 5, 4],
+        "m1 now needs a 5, so the next 4 goes to m3"
+    );
 
     // In penalty mode every fitting place is offered, plus the own pile.
-    let rules = lanzeloth::Rules { copies: 3, ..penalty(2) };
+    let rules = lanzeloth::Rules {
+        copies: 3,
+        ..penalty(2)
+    };
     let mut p = scenario(rules, &text, 1);
     play(&mut p, "flip");
-    assert_eq!(legal_texts(&p), ["place p1", "place p2", "place m1", "place m3"]);
+    assert_eq!(
+        legal_texts(&p),
+        ["place p1", "place p2", "place m1", "place m3"]
+    );
 }
 
 #[test]
@@ -86,7 +120,10 @@ fn a_complete_stack_takes_nothing_and_numbers_do_not_wrap() {
     let mut p = scenario(forced(2), &text, 1);
     play(&mut p, "flip");
     assert_eq!(p.middle(), &[10]);
-    assert!(p.render(tabletop_sdk::Viewer::Spectator).contains("m1:1-10 done"));
+    assert!(
+        p.render(tabletop_sdk::Viewer::Spectator)
+            .contains("m1:1-10 done")
+    );
     play(&mut p, "flip");
     // 10 fits neither the complete stack nor P2's 1 (no wrap-around).
     assert_eq!(p.open(0), &[10]);

@@ -14,7 +14,9 @@ fn continuation_offers_the_open_pile_only_when_its_top_fits() {
     play(&mut p, "flip");
     assert_eq!(p.open(1), &[5, 4]);
     assert_eq!(legal_texts(&p), ["flip"]);
-    let refused = lanzeloth::Lanzeloth.parse_action(&p, 0, "play-open").unwrap_err();
+    let refused = lanzeloth::Lanzeloth
+        .parse_action(&p, 0, "play-open")
+        .unwrap_err();
     assert_eq!(refused.kind, ErrorKind::IllegalAction);
 
     // With an open 3 instead, the 3 fits on P2's new top 4.
@@ -25,7 +27,13 @@ fn continuation_offers_the_open_pile_only_when_its_top_fits() {
     play(&mut p, "play-open");
     assert_eq!(p.open(1), &[5, 4, 3]);
     assert!(p.open(0).is_empty());
-    assert_eq!(p.phase(), Phase::Play { turn: 0, stage: Stage::Continue });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 0,
+            stage: Stage::Continue
+        }
+    );
 }
 
 #[test]
@@ -59,7 +67,13 @@ fn a_continuing_player_who_can_do_neither_passes_the_turn() {
     let text = format!("{} | 4 / 8 | - / 5 | middle - | removed -", start(1));
     let mut p = scenario(forced(2), &text, 1);
     let steps = play(&mut p, "flip");
-    assert_eq!(p.phase(), Phase::Play { turn: 1, stage: Stage::Start });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 1,
+            stage: Stage::Start
+        }
+    );
     assert_eq!(steps.last(), Some(&Step::TurnPasses { player: 1 }));
     // Z8 waits for P1's next turn: nothing was turned over.
     assert_eq!(p.face_down_len(0), 0);
@@ -83,21 +97,39 @@ fn an_empty_stack_is_refilled_by_turning_the_open_pile_over() {
     let mut p = scenario(forced(2), &text, 1);
     assert_eq!(legal_texts(&p), ["flip"]);
     let steps = play(&mut p, "flip");
-    assert_eq!(steps[0], Step::TurnOver { player: 0, tiles: 3 });
+    assert_eq!(
+        steps[0],
+        Step::TurnOver {
+            player: 0,
+            tiles: 3
+        }
+    );
     assert_eq!(steps[1], Step::Reveal { player: 0, tile: 3 });
     // The 3 fits nowhere and lands on the (now empty) open pile.
     assert_eq!(p.open(0), &[3]);
     // The rest lies face down, 8 on top, and everyone saw these tiles.
-    assert_eq!(p.face_down(0), &[FaceDownTile::known(5), FaceDownTile::known(8)]);
+    assert_eq!(
+        p.face_down(0),
+        &[FaceDownTile::known(5), FaceDownTile::known(8)]
+    );
     assert!(p.to_text().contains("| 5*,8* / 3 |"), "{}", p.to_text());
     assert_eq!(p.reveals(), 1);
 }
 
 #[test]
 fn a_misfit_ends_the_turn_and_the_next_player_to_the_left_starts() {
-    let text = format!("{} | 9 / - | - / 8 | 2 / 4 | middle - | removed -", start(3));
+    let text = format!(
+        "{} | 9 / - | - / 8 | 2 / 4 | middle - | removed -",
+        start(3)
+    );
     let mut p = scenario(forced(3), &text, 1);
     play(&mut p, "flip");
     assert_eq!(p.open(2), &[4, 2]);
-    assert_eq!(p.phase(), Phase::Play { turn: 0, stage: Stage::Start });
+    assert_eq!(
+        p.phase(),
+        Phase::Play {
+            turn: 0,
+            stage: Stage::Start
+        }
+    );
 }

@@ -2,9 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lanzeloth::{
-    EselMode, FaceDownTile, Lanzeloth, Number, Position, RawPosition, Rules, Scoring,
-};
+use lanzeloth::{EselMode, FaceDownTile, Lanzeloth, Number, Position, RawPosition, Rules, Scoring};
 use tabletop_sdk::{Game, Move, Player, Setup, Status, Transition, Viewer};
 
 /// Raw options from pairs.
@@ -67,7 +65,10 @@ pub fn complete(rules: Rules, text: &str, sink: Player) -> RawPosition {
     let mut missing = Vec::new();
     for t in 1..=rules.max_number {
         let have = count[usize::from(t)];
-        assert!(have <= usize::from(rules.copies), "scenario has too many {t}s");
+        assert!(
+            have <= usize::from(rules.copies),
+            "scenario has too many {t}s"
+        );
         missing.extend(std::iter::repeat_n(t, usize::from(rules.copies) - have));
     }
     let removed_needed = rules.removed_count() - raw.removed.len().min(rules.removed_count());
@@ -87,7 +88,9 @@ pub fn play(position: &mut Position, text: &str) -> Vec<lanzeloth::Step> {
     let id = Lanzeloth
         .parse_action(position, turn, text)
         .unwrap_or_else(|e| panic!("`{text}` is not legal: {e}\n{}", position.to_text()));
-    position.play_logged(turn, id).expect("legal action applies")
+    position
+        .play_logged(turn, id)
+        .expect("legal action applies")
 }
 
 /// The legal actions of the player on turn, as text.
