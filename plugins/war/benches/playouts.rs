@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine_host::plugin::Plugin;
-use rand::seq::IndexedRandom;
 use rand::SeedableRng;
+use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use tabletop_sdk::{DynGame, InProcess, Move, Status, chance};
 
@@ -26,13 +26,18 @@ fn playout(game: &dyn DynGame, seed: u64) -> u64 {
             Status::Terminal => return steps,
             Status::Chance => {
                 let node = state.chance().unwrap();
-                state.apply_chance(chance::draw(&node, seed, steps).unwrap()).unwrap();
+                state
+                    .apply_chance(chance::draw(&node, seed, steps).unwrap())
+                    .unwrap();
             }
             Status::ToMove(movers) => {
                 let mut moves = Vec::new();
                 for p in movers.iter() {
                     state.legal_actions(p, &mut legal).unwrap();
-                    moves.push(Move { player: p, action: *legal.choose(&mut rng).unwrap() });
+                    moves.push(Move {
+                        player: p,
+                        action: *legal.choose(&mut rng).unwrap(),
+                    });
                 }
                 state.apply(&moves).unwrap();
             }
@@ -45,7 +50,8 @@ fn bench(c: &mut Criterion) {
     let in_process = InProcess::new(war::War);
     let path = tabletop_sdk::conformance::built_plugin_path("war");
     let plugin = Plugin::load(&path).unwrap();
-    let games: [(&str, &dyn DynGame); 2] = [("in_process", &in_process), ("plugin", plugin.as_ref())];
+    let games: [(&str, &dyn DynGame); 2] =
+        [("in_process", &in_process), ("plugin", plugin.as_ref())];
     let mut group = c.benchmark_group("war_random_playout");
     group.throughput(Throughput::Elements(1));
     group.measurement_time(Duration::from_secs(10));

@@ -190,8 +190,14 @@ impl BoardError {
 impl fmt::Display for BoardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BoardError { line: Some(l), message } => write!(f, "board line {l}: {message}"),
-            BoardError { line: None, message } => write!(f, "board: {message}"),
+            BoardError {
+                line: Some(l),
+                message,
+            } => write!(f, "board line {l}: {message}"),
+            BoardError {
+                line: None,
+                message,
+            } => write!(f, "board: {message}"),
         }
     }
 }
@@ -290,7 +296,10 @@ impl Board {
                 }
                 "point" => {
                     let [_, id, x, y] = words[..] else {
-                        return Err(BoardError::at(line, "`point` takes an id and two coordinates"));
+                        return Err(BoardError::at(
+                            line,
+                            "`point` takes an id and two coordinates",
+                        ));
                     };
                     if !valid_id(id) {
                         return Err(BoardError::at(
@@ -314,7 +323,10 @@ impl Board {
                     };
                     let (x, y) = (coord(x)?, coord(y)?);
                     if points.iter().any(|p| p.id == id) {
-                        return Err(BoardError::at(line, format!("point `{id}` is defined twice")));
+                        return Err(BoardError::at(
+                            line,
+                            format!("point `{id}` is defined twice"),
+                        ));
                     }
                     if let Some(p) = points.iter().find(|p| p.x == x && p.y == y) {
                         return Err(BoardError::at(
@@ -323,16 +335,29 @@ impl Board {
                         ));
                     }
                     if points.len() == MAX_POINTS {
-                        return Err(BoardError::at(line, format!("a board has at most {MAX_POINTS} points")));
+                        return Err(BoardError::at(
+                            line,
+                            format!("a board has at most {MAX_POINTS} points"),
+                        ));
                     }
-                    points.push(Point { id: id.to_string(), x, y });
+                    points.push(Point {
+                        id: id.to_string(),
+                        x,
+                        y,
+                    });
                 }
                 "segment" => {
                     let [_, a, b, kind] = words[..] else {
-                        return Err(BoardError::at(line, "`segment` takes two point ids and a kind"));
+                        return Err(BoardError::at(
+                            line,
+                            "`segment` takes two point ids and a kind",
+                        ));
                     };
                     let kind = SegmentKind::parse(kind).ok_or_else(|| {
-                        BoardError::at(line, format!("unknown segment kind `{kind}` (black, red or rail)"))
+                        BoardError::at(
+                            line,
+                            format!("unknown segment kind `{kind}` (black, red or rail)"),
+                        )
                     })?;
                     raw_segments.push((line, a.to_string(), b.to_string(), kind));
                 }
@@ -364,7 +389,9 @@ impl Board {
                 other => {
                     return Err(BoardError::at(
                         line,
-                        format!("unknown directive `{other}` (name, point, segment, start, fortress)"),
+                        format!(
+                            "unknown directive `{other}` (name, point, segment, start, fortress)"
+                        ),
                     ));
                 }
             }
@@ -388,19 +415,32 @@ impl Board {
             let Some(dir) = Direction::from_delta(q.x - p.x, q.y - p.y) else {
                 return Err(BoardError::at(
                     *line,
-                    format!("segment {a}-{b} does not join two adjacent points (one king step apart)"),
+                    format!(
+                        "segment {a}-{b} does not join two adjacent points (one king step apart)"
+                    ),
                 ));
             };
             if links[pa as usize][dir.index()].is_some() {
-                return Err(BoardError::at(*line, format!("segment {a}-{b} is listed twice")));
+                return Err(BoardError::at(
+                    *line,
+                    format!("segment {a}-{b} is listed twice"),
+                ));
             }
             if segments.len() >= u16::MAX as usize {
                 return Err(BoardError::at(*line, "too many segments"));
             }
             // Canonical order: by rank (y), then file (x).
-            let (lo, hi) = if (p.y, p.x) <= (q.y, q.x) { (pa, pb) } else { (pb, pa) };
+            let (lo, hi) = if (p.y, p.x) <= (q.y, q.x) {
+                (pa, pb)
+            } else {
+                (pb, pa)
+            };
             let index = segments.len() as u16;
-            segments.push(Segment { a: lo, b: hi, kind: *kind });
+            segments.push(Segment {
+                a: lo,
+                b: hi,
+                kind: *kind,
+            });
             let back = DIRECTIONS[(dir.index() + 4) % 8];
             links[pa as usize][dir.index()] = Some((pb, index));
             links[pb as usize][back.index()] = Some((pa, index));
@@ -412,7 +452,10 @@ impl Board {
             if slot.is_some() {
                 return Err(BoardError::at(
                     *line,
-                    format!("start point {} is given twice", start_number_name(*side, *n)),
+                    format!(
+                        "start point {} is given twice",
+                        start_number_name(*side, *n)
+                    ),
                 ));
             }
             *slot = Some(p);
@@ -445,7 +488,10 @@ impl Board {
             if slot.is_some() {
                 return Err(BoardError::at(
                     *line,
-                    format!("fortress point {} is given twice", start_number_name(*side, *n)),
+                    format!(
+                        "fortress point {} is given twice",
+                        start_number_name(*side, *n)
+                    ),
                 ));
             }
             *slot = Some(p);
@@ -469,7 +515,10 @@ impl Board {
                 )));
             }
         }
-        if fortress_done[0].iter().any(|p| fortress_done[1].contains(p)) {
+        if fortress_done[0]
+            .iter()
+            .any(|p| fortress_done[1].contains(p))
+        {
             return Err(BoardError::whole("a point belongs to both fortresses"));
         }
 
@@ -590,8 +639,16 @@ mod tests {
     fn default_board_matches_ruling_w2_counts() {
         let b = Board::default_board();
         assert_eq!(b.len(), 76);
-        let red = b.segments().iter().filter(|s| s.kind == SegmentKind::Red).count();
-        let rail = b.segments().iter().filter(|s| s.kind == SegmentKind::Rail).count();
+        let red = b
+            .segments()
+            .iter()
+            .filter(|s| s.kind == SegmentKind::Red)
+            .count();
+        let rail = b
+            .segments()
+            .iter()
+            .filter(|s| s.kind == SegmentKind::Rail)
+            .count();
         // Ranks 5–8 have 6 red segments each; two railways of 7 segments.
         assert_eq!(red, 24);
         assert_eq!(rail, 14);

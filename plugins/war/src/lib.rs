@@ -86,14 +86,15 @@ fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
     }
     let seat = state.to_move().index() as Player;
     match moves {
-        [Move { player, action }] if *player == seat => {
-            Action::from_id(*action, state.board()).ok_or_else(|| GameError::illegal(format!("no action {action}")))
-        }
+        [Move { player, action }] if *player == seat => Action::from_id(*action, state.board())
+            .ok_or_else(|| GameError::illegal(format!("no action {action}"))),
         [Move { player, .. }] => Err(GameError::not_your_turn(format!(
             "player {player} is not to move; {} (player {seat}) is",
             state.to_move().name()
         ))),
-        _ => Err(GameError::illegal("a War turn is exactly one move by the side to move")),
+        _ => Err(GameError::illegal(
+            "a War turn is exactly one move by the side to move",
+        )),
     }
 }
 
@@ -141,7 +142,8 @@ impl Game for War {
 
     fn parse_position(&self, setup: &Setup, text: &str) -> Result<Position, GameError> {
         let (board, rail, max_turns) = settings(setup)?;
-        position_text::parse(text, &board, rail, max_turns).map_err(|e| GameError::invalid_position(e.0))
+        position_text::parse(text, &board, rail, max_turns)
+            .map_err(|e| GameError::invalid_position(e.0))
     }
 
     fn position_to_string(&self, state: &Position) -> String {
@@ -168,9 +170,18 @@ impl Game for War {
         Side::BOTH
             .iter()
             .map(|&s| match winner {
-                None => PlayerResult { rank: 1, score: 0.5 },
-                Some(w) if w == s => PlayerResult { rank: 1, score: 1.0 },
-                Some(_) => PlayerResult { rank: 2, score: 0.0 },
+                None => PlayerResult {
+                    rank: 1,
+                    score: 0.5,
+                },
+                Some(w) if w == s => PlayerResult {
+                    rank: 1,
+                    score: 1.0,
+                },
+                Some(_) => PlayerResult {
+                    rank: 2,
+                    score: 0.0,
+                },
             })
             .collect()
     }
@@ -203,22 +214,39 @@ impl Game for War {
         Err(GameError::illegal("War has no chance"))
     }
 
-    fn action_to_string(&self, state: &Position, _: Player, action: ActionId) -> Result<String, GameError> {
-        let a = Action::from_id(action, state.board()).ok_or_else(|| GameError::illegal(format!("no action {action}")))?;
+    fn action_to_string(
+        &self,
+        state: &Position,
+        _: Player,
+        action: ActionId,
+    ) -> Result<String, GameError> {
+        let a = Action::from_id(action, state.board())
+            .ok_or_else(|| GameError::illegal(format!("no action {action}")))?;
         Ok(notation::action_to_string(state, a))
     }
 
-    fn parse_action(&self, state: &Position, player: Player, text: &str) -> Result<ActionId, GameError> {
-        let action = notation::parse_action(state, text).map_err(|e| GameError::invalid_notation(e.0))?;
+    fn parse_action(
+        &self,
+        state: &Position,
+        player: Player,
+        text: &str,
+    ) -> Result<ActionId, GameError> {
+        let action =
+            notation::parse_action(state, text).map_err(|e| GameError::invalid_notation(e.0))?;
         if matches!(state.phase(), Phase::Over(_)) || player as usize != state.to_move().index() {
-            return Err(GameError::not_your_turn(format!("player {player} is not to move")));
+            return Err(GameError::not_your_turn(format!(
+                "player {player} is not to move"
+            )));
         }
         let mut legal = Vec::new();
         state.legal(&mut legal);
         if legal.contains(&action) {
             Ok(action.id(state.board()))
         } else {
-            Err(GameError::illegal(format!("`{}` is not legal now", text.trim())))
+            Err(GameError::illegal(format!(
+                "`{}` is not legal now",
+                text.trim()
+            )))
         }
     }
 

@@ -67,7 +67,9 @@ impl Action {
             Action::Place(kind) => kind as u64,
             Action::Move { from, to } => BASE + u64::from(from) * p + u64::from(to),
             Action::Jump { from, to } => BASE + p * p + u64::from(from) * p + u64::from(to),
-            Action::Fire { from, dir } => BASE + 2 * p * p + u64::from(from) * 8 + dir.index() as u64,
+            Action::Fire { from, dir } => {
+                BASE + 2 * p * p + u64::from(from) * 8 + dir.index() as u64
+            }
             Action::PlaceTile { segment, kind } => {
                 BASE + 2 * p * p + 8 * p + u64::from(segment) * 2 + kind.index() as u64
             }
@@ -85,15 +87,24 @@ impl Action {
         }
         let mut rest = id.checked_sub(BASE)?;
         if rest < p * p {
-            return Some(Action::Move { from: (rest / p) as u8, to: (rest % p) as u8 });
+            return Some(Action::Move {
+                from: (rest / p) as u8,
+                to: (rest % p) as u8,
+            });
         }
         rest -= p * p;
         if rest < p * p {
-            return Some(Action::Jump { from: (rest / p) as u8, to: (rest % p) as u8 });
+            return Some(Action::Jump {
+                from: (rest / p) as u8,
+                to: (rest % p) as u8,
+            });
         }
         rest -= p * p;
         if rest < 8 * p {
-            return Some(Action::Fire { from: (rest / 8) as u8, dir: DIRECTIONS[(rest % 8) as usize] });
+            return Some(Action::Fire {
+                from: (rest / 8) as u8,
+                dir: DIRECTIONS[(rest % 8) as usize],
+            });
         }
         rest -= 8 * p;
         if rest < 2 * s {
@@ -104,7 +115,9 @@ impl Action {
         }
         rest -= 2 * s;
         if rest < s {
-            return Some(Action::RemoveTile { segment: rest as u16 });
+            return Some(Action::RemoveTile {
+                segment: rest as u16,
+            });
         }
         None
     }
@@ -116,7 +129,10 @@ impl Action {
 
     /// Whether this moves or captures with a unit (what W11's encirclement counts).
     pub fn is_unit_action(self) -> bool {
-        matches!(self, Action::Move { .. } | Action::Jump { .. } | Action::Fire { .. })
+        matches!(
+            self,
+            Action::Move { .. } | Action::Jump { .. } | Action::Fire { .. }
+        )
     }
 }
 

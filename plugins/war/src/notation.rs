@@ -70,7 +70,9 @@ pub fn action_to_string(position: &Position, action: Action) -> String {
         Action::Move { from, to } => format!("{}-{}", board.label(from), board.label(to)),
         Action::Jump { from, to } => format!("{}x{}", board.label(from), board.label(to)),
         Action::Fire { from, dir } => format!("{}!{}", board.label(from), dir.name()),
-        Action::PlaceTile { segment, kind } => format!("{}{}", kind.symbol(), segment_text(board, segment)),
+        Action::PlaceTile { segment, kind } => {
+            format!("{}{}", kind.symbol(), segment_text(board, segment))
+        }
         Action::RemoveTile { segment } => format!("-{}", segment_text(board, segment)),
     }
 }
@@ -80,18 +82,30 @@ pub fn action_to_string(position: &Position, action: Action) -> String {
 pub fn parse_action(position: &Position, text: &str) -> Result<Action, NotationError> {
     let board = position.board();
     let text = text.trim();
-    let bad = || NotationError(format!("`{text}` is not War notation (d4-d5, b3xb5, c2!N, =d5-d6, #d5-d6, -d5-d6, I@17)"));
+    let bad = || {
+        NotationError(format!(
+            "`{text}` is not War notation (d4-d5, b3xb5, c2!N, =d5-d6, #d5-d6, -d5-d6, I@17)"
+        ))
+    };
     if text.is_empty() || !text.is_ascii() {
         return Err(bad());
     }
     if let Some(rest) = text.strip_prefix('=') {
-        return Ok(Action::PlaceTile { segment: parse_segment(board, rest)?, kind: TileKind::Railway });
+        return Ok(Action::PlaceTile {
+            segment: parse_segment(board, rest)?,
+            kind: TileKind::Railway,
+        });
     }
     if let Some(rest) = text.strip_prefix('#') {
-        return Ok(Action::PlaceTile { segment: parse_segment(board, rest)?, kind: TileKind::Entrenchment });
+        return Ok(Action::PlaceTile {
+            segment: parse_segment(board, rest)?,
+            kind: TileKind::Entrenchment,
+        });
     }
     if let Some(rest) = text.strip_prefix('-') {
-        return Ok(Action::RemoveTile { segment: parse_segment(board, rest)? });
+        return Ok(Action::RemoveTile {
+            segment: parse_segment(board, rest)?,
+        });
     }
     // A unit letter alone places on the next empty start point.
     let placement = match text.split_once('@') {
@@ -103,7 +117,11 @@ pub fn parse_action(position: &Position, text: &str) -> Result<Action, NotationE
         let mut chars = unit.chars();
         let kind = match (chars.next().and_then(UnitKind::from_letter), chars.next()) {
             (Some(kind), None) => kind,
-            _ => return Err(NotationError(format!("`{unit}` is not a unit letter (I, C, A)"))),
+            _ => {
+                return Err(NotationError(format!(
+                    "`{unit}` is not a unit letter (I, C, A)"
+                )));
+            }
         };
         let expected = position
             .next_start()
@@ -123,19 +141,28 @@ pub fn parse_action(position: &Position, text: &str) -> Result<Action, NotationE
         return Ok(Action::Place(kind));
     }
     if let Some((from, dir)) = text.split_once('!') {
-        let from = parse_point(board, from).ok_or_else(|| NotationError(format!("unknown point `{from}`")))?;
-        let dir = Direction::parse(dir)
-            .ok_or_else(|| NotationError(format!("`{dir}` is not a direction (N, NE, E, SE, S, SW, W, NW)")))?;
+        let from = parse_point(board, from)
+            .ok_or_else(|| NotationError(format!("unknown point `{from}`")))?;
+        let dir = Direction::parse(dir).ok_or_else(|| {
+            NotationError(format!(
+                "`{dir}` is not a direction (N, NE, E, SE, S, SW, W, NW)"
+            ))
+        })?;
         return Ok(Action::Fire { from, dir });
     }
     if let Some((from, to)) = text.split_once('-') {
-        let from = parse_point(board, from).ok_or_else(|| NotationError(format!("unknown point `{from}`")))?;
-        let to = parse_point(board, to).ok_or_else(|| NotationError(format!("unknown point `{to}`")))?;
+        let from = parse_point(board, from)
+            .ok_or_else(|| NotationError(format!("unknown point `{from}`")))?;
+        let to =
+            parse_point(board, to).ok_or_else(|| NotationError(format!("unknown point `{to}`")))?;
         return Ok(Action::Move { from, to });
     }
     // Labels may contain `x`, so try every split.
     for (i, _) in text.match_indices('x') {
-        if let (Some(from), Some(to)) = (parse_point(board, &text[..i]), parse_point(board, &text[i + 1..])) {
+        if let (Some(from), Some(to)) = (
+            parse_point(board, &text[..i]),
+            parse_point(board, &text[i + 1..]),
+        ) {
             return Ok(Action::Jump { from, to });
         }
     }

@@ -34,9 +34,15 @@ impl Reason {
 
     /// Reads [`Reason::name`].
     pub fn parse(text: &str) -> Option<Reason> {
-        [Reason::Fortress, Reason::Destroyed, Reason::Encircled, Reason::Repetition, Reason::TurnLimit]
-            .into_iter()
-            .find(|r| r.name() == text)
+        [
+            Reason::Fortress,
+            Reason::Destroyed,
+            Reason::Encircled,
+            Reason::Repetition,
+            Reason::TurnLimit,
+        ]
+        .into_iter()
+        .find(|r| r.name() == text)
     }
 }
 
@@ -151,15 +157,25 @@ impl Position {
     #[inline]
     pub fn effective_kind(&self, segment: u16) -> Option<SegmentKind> {
         match self.tiles[segment as usize] {
-            Some(Tile { kind: TileKind::Entrenchment, .. }) => None,
-            Some(Tile { kind: TileKind::Railway, .. }) => Some(SegmentKind::Rail),
+            Some(Tile {
+                kind: TileKind::Entrenchment,
+                ..
+            }) => None,
+            Some(Tile {
+                kind: TileKind::Railway,
+                ..
+            }) => Some(SegmentKind::Rail),
             None => Some(self.board.segments()[segment as usize].kind),
         }
     }
 
     /// How many units `side` has on the board.
     pub fn unit_count(&self, side: Side) -> usize {
-        self.units.iter().flatten().filter(|u| u.side == side).count()
+        self.units
+            .iter()
+            .flatten()
+            .filter(|u| u.side == side)
+            .count()
     }
 
     /// How many units of `kind` `side` has on the board.

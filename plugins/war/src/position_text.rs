@@ -132,7 +132,9 @@ pub fn parse(
     for (i, raw) in body.lines().enumerate() {
         let line = i + 1;
         let words: Vec<&str> = raw.split_whitespace().collect();
-        let Some(&first) = words.first() else { continue };
+        let Some(&first) = words.first() else {
+            continue;
+        };
         let args = &words[1..];
         let at = |m: String| PositionError(format!("position line {line}: {m}"));
         match first {
@@ -169,9 +171,14 @@ pub fn parse(
                     let mut cs = letter.chars();
                     let unit = match (cs.next().and_then(Unit::from_letter), cs.next()) {
                         (Some(u), None) => u,
-                        _ => return Err(at(format!("`{letter}` is not a unit letter (I C A, i c a)"))),
+                        _ => {
+                            return Err(at(format!(
+                                "`{letter}` is not a unit letter (I C A, i c a)"
+                            )));
+                        }
                     };
-                    let p = parse_point(&board, point).ok_or_else(|| at(format!("unknown point `{point}`")))?;
+                    let p = parse_point(&board, point)
+                        .ok_or_else(|| at(format!("unknown point `{point}`")))?;
                     if us[p as usize].is_some() {
                         return Err(at(format!("two units on {point}")));
                     }
@@ -198,7 +205,9 @@ pub fn parse(
                         .segment_between(pa, pb)
                         .ok_or_else(|| at(format!("there is no segment {a}-{b}")))?;
                     if board.segments()[s as usize].kind == crate::board::SegmentKind::Rail {
-                        return Err(at(format!("a tile cannot lie on the printed railway {a}-{b} (W10)")));
+                        return Err(at(format!(
+                            "a tile cannot lie on the printed railway {a}-{b} (W10)"
+                        )));
                     }
                     if tiles[s as usize].is_some() {
                         return Err(at(format!("two tiles on {a}-{b}")));
@@ -208,7 +217,9 @@ pub fn parse(
             }
             "hand" => {
                 let bad = || at("`hand` is like `hand south 1 3 north 1 3`".into());
-                let [s1, a, b, s2, c, d] = args else { return Err(bad()) };
+                let [s1, a, b, s2, c, d] = args else {
+                    return Err(bad());
+                };
                 if *s1 != "south" || *s2 != "north" {
                     return Err(bad());
                 }
@@ -217,14 +228,22 @@ pub fn parse(
             }
             "seized" => {
                 for item in args {
-                    let p = parse_point(&board, item).ok_or_else(|| at(format!("unknown point `{item}`")))?;
+                    let p = parse_point(&board, item)
+                        .ok_or_else(|| at(format!("unknown point `{item}`")))?;
                     seized.push(p);
                 }
             }
             "history" => {
                 let mut keys = Vec::new();
-                for k in args.iter().flat_map(|a| a.split(',')).filter(|k| !k.is_empty()) {
-                    keys.push(u64::from_str_radix(k, 16).map_err(|_| at(format!("`{k}` is not a hex key")))?);
+                for k in args
+                    .iter()
+                    .flat_map(|a| a.split(','))
+                    .filter(|k| !k.is_empty())
+                {
+                    keys.push(
+                        u64::from_str_radix(k, 16)
+                            .map_err(|_| at(format!("`{k}` is not a hex key")))?,
+                    );
                 }
                 history = Some(keys);
             }
@@ -232,7 +251,9 @@ pub fn parse(
         }
     }
 
-    let Some(units) = units else { return err("the position has no `units` line") };
+    let Some(units) = units else {
+        return err("the position has no `units` line");
+    };
     let mut pos = Position::new(Arc::clone(&board), rail_tiles, limit);
     pos.units = units;
     pos.tiles = tiles;
@@ -258,7 +279,9 @@ pub fn parse(
             for t in pos.tiles.iter().flatten() {
                 let slot = &mut h[t.owner.index()][t.kind.index()];
                 *slot = slot.checked_sub(1).ok_or_else(|| {
-                    PositionError("more tiles on the board than a side owns: give a `hand` line".into())
+                    PositionError(
+                        "more tiles on the board than a side owns: give a `hand` line".into(),
+                    )
                 })?;
             }
             h
@@ -266,7 +289,8 @@ pub fn parse(
     };
     pos.hand = hand;
     let on_board = |k: TileKind| pos.tiles.iter().flatten().filter(|t| t.kind == k).count() as u32;
-    let total = |k: TileKind| u32::from(hand[0][k.index()]) + u32::from(hand[1][k.index()]) + on_board(k);
+    let total =
+        |k: TileKind| u32::from(hand[0][k.index()]) + u32::from(hand[1][k.index()]) + on_board(k);
     if total(TileKind::Entrenchment) != 2 {
         return err("there must be 2 entrenchment tiles in all, in hand or on the board (W3)");
     }
@@ -295,27 +319,46 @@ pub fn parse(
             }
             let mover = to_move.opponent();
             let won = |side: Side| {
-                pos.board.fortress(side.opponent()).iter().all(|&p| pos.units[p as usize].is_some_and(|u| u.side == side))
+                pos.board
+                    .fortress(side.opponent())
+                    .iter()
+                    .all(|&p| pos.units[p as usize].is_some_and(|u| u.side == side))
                     || pos.unit_count(side.opponent()) <= 2
             };
             if won(to_move) {
-                return err(format!("{} has already won before its move: not a position in play", to_move.name()));
+                return err(format!(
+                    "{} has already won before its move: not a position in play",
+                    to_move.name()
+                ));
             }
             if won(mover) {
-                let reason = if pos.unit_count(to_move) <= 2 { Reason::Destroyed } else { Reason::Fortress };
-                pos.phase = Phase::Over(Outcome { winner: Some(mover), reason });
+                let reason = if pos.unit_count(to_move) <= 2 {
+                    Reason::Destroyed
+                } else {
+                    Reason::Fortress
+                };
+                pos.phase = Phase::Over(Outcome {
+                    winner: Some(mover),
+                    reason,
+                });
             } else {
                 pos.check_start_of_turn(mover);
             }
         }
         ["over", winner, reason] => {
-            let winner = match winner {
-                "draw" => None,
-                w => Some(Side::parse(w).ok_or_else(|| PositionError(format!("`{w}` is not south, north or draw")))?),
-            };
-            let reason = Reason::parse(reason).ok_or_else(|| PositionError(format!("unknown end reason `{reason}`")))?;
+            let winner =
+                match winner {
+                    "draw" => None,
+                    w => Some(Side::parse(w).ok_or_else(|| {
+                        PositionError(format!("`{w}` is not south, north or draw"))
+                    })?),
+                };
+            let reason = Reason::parse(reason)
+                .ok_or_else(|| PositionError(format!("unknown end reason `{reason}`")))?;
             if winner.is_none() != matches!(reason, Reason::Repetition | Reason::TurnLimit) {
-                return err("repetition and turn-limit end in a draw, the other reasons with a winner");
+                return err(
+                    "repetition and turn-limit end in a draw, the other reasons with a winner",
+                );
             }
             validate_seized(&mut pos, seized)?;
             pos.history = history.unwrap_or_default();
@@ -331,7 +374,12 @@ fn validate_seized(pos: &mut Position, mut seized: Vec<u8>) -> Result<(), Positi
     seized.dedup();
     let side = pos.to_move;
     for &p in &seized {
-        if pos.units[p as usize] != Some(Unit { side, kind: UnitKind::Cannon }) {
+        if pos.units[p as usize]
+            != Some(Unit {
+                side,
+                kind: UnitKind::Cannon,
+            })
+        {
             return err(format!(
                 "seized point {} holds no cannon of the side to move (W9)",
                 pos.board.label(p)

@@ -34,7 +34,9 @@ pub fn view(pos: &Position) -> Value {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let fortress = Side::BOTH.into_iter().find(|s| board.fortress(*s).contains(&(i as u8)));
+            let fortress = Side::BOTH
+                .into_iter()
+                .find(|s| board.fortress(*s).contains(&(i as u8)));
             json!({
                 "id": p.id, "x": p.x, "y": p.y,
                 "start": start_names[i],
@@ -107,8 +109,14 @@ pub fn view(pos: &Position) -> Value {
 /// diagonals, blank a gap; `#` marks an entrenchment tile.
 pub fn text(pos: &Position) -> String {
     let board = pos.board();
-    let (minx, maxx) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
-    let (miny, maxy) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+    let (minx, maxx) = board
+        .points()
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+    let (miny, maxy) = board
+        .points()
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
     let w = ((maxx - minx) * 4 + 1) as usize;
     let h = ((maxy - miny) * 2 + 1) as usize;
     let mut grid = vec![vec![' '; w]; h];
@@ -118,7 +126,9 @@ pub fn text(pos: &Position) -> String {
         let (r0, c0) = at(p.x, p.y);
         let (r1, c1) = at(q.x, q.y);
         let kind = pos.effective_kind(i as u16);
-        let entrenched = pos.tile(i as u16).is_some_and(|t| t.kind == TileKind::Entrenchment);
+        let entrenched = pos
+            .tile(i as u16)
+            .is_some_and(|t| t.kind == TileKind::Entrenchment);
         if r0 == r1 {
             let (lo, hi) = (c0.min(c1), c0.max(c1));
             let ch = match kind {
@@ -127,8 +137,8 @@ pub fn text(pos: &Position) -> String {
                 Some(SegmentKind::Rail) => '=',
                 None => ' ',
             };
-            for c in lo + 1..hi {
-                grid[r0][c] = ch;
+            for cell in &mut grid[r0][lo + 1..hi] {
+                *cell = ch;
             }
             if entrenched {
                 grid[r0][(lo + hi) / 2] = '#';
@@ -166,7 +176,11 @@ pub fn text(pos: &Position) -> String {
     let mut out = String::new();
     for (r, row) in grid.iter().enumerate() {
         let y = maxy - (r as i32) / 2;
-        let label = if r % 2 == 0 { format!("{y:>3} ") } else { "    ".to_string() };
+        let label = if r % 2 == 0 {
+            format!("{y:>3} ")
+        } else {
+            "    ".to_string()
+        };
         out.push_str(&label);
         out.push_str(row.iter().collect::<String>().trim_end());
         out.push('\n');
@@ -175,9 +189,14 @@ pub fn text(pos: &Position) -> String {
         Phase::Setup => format!(
             "setup: {} places on {}",
             pos.to_move().name(),
-            pos.next_start().map_or(String::new(), |n| start_number_name(pos.to_move(), n))
+            pos.next_start()
+                .map_or(String::new(), |n| start_number_name(pos.to_move(), n))
         ),
-        Phase::Play => format!("move {}: {} to move", pos.moves_played() + 1, pos.to_move().name()),
+        Phase::Play => format!(
+            "move {}: {} to move",
+            pos.moves_played() + 1,
+            pos.to_move().name()
+        ),
         Phase::Over(o) => match o.winner {
             Some(w) => format!("over: {} wins ({})", w.name(), o.reason.name()),
             None => format!("over: draw ({})", o.reason.name()),
@@ -198,7 +217,13 @@ pub fn text(pos: &Position) -> String {
         .filter_map(|i| {
             let t = pos.tile(i)?;
             let s = board.segments()[i as usize];
-            Some(format!("{}{}-{}:{}", t.kind.symbol(), board.label(s.a), board.label(s.b), t.owner.name()))
+            Some(format!(
+                "{}{}-{}:{}",
+                t.kind.symbol(),
+                board.label(s.a),
+                board.label(s.b),
+                t.owner.name()
+            ))
         })
         .collect();
     if !tiles.is_empty() {
@@ -206,7 +231,10 @@ pub fn text(pos: &Position) -> String {
     }
     if !pos.seized().is_empty() {
         let s: Vec<&str> = pos.seized().iter().map(|&p| board.label(p)).collect();
-        out.push_str(&format!("seized cannons (removed next turn): {}\n", s.join(" ")));
+        out.push_str(&format!(
+            "seized cannons (removed next turn): {}\n",
+            s.join(" ")
+        ));
     }
     out
 }
@@ -219,8 +247,14 @@ pub fn text(pos: &Position) -> String {
 pub fn svg(pos: &Position) -> String {
     let board = pos.board();
     let s = 40;
-    let (minx, maxx) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
-    let (miny, maxy) = board.points().iter().fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+    let (minx, maxx) = board
+        .points()
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+    let (miny, maxy) = board
+        .points()
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
     let px = |x: i32| (x - minx) * s + s;
     let py = |y: i32| (maxy - y) * s + s;
     let (w, h) = ((maxx - minx) * s + 2 * s, (maxy - miny) * s + 2 * s);
@@ -228,14 +262,27 @@ pub fn svg(pos: &Position) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
          <rect width=\"{w}\" height=\"{h}\" fill=\"#f4ecd8\"/>"
     );
-    let owner_colour = |side: Side| if side == Side::South { "#1f5fbf" } else { "#bf7f1f" };
+    let owner_colour = |side: Side| {
+        if side == Side::South {
+            "#1f5fbf"
+        } else {
+            "#bf7f1f"
+        }
+    };
     for (i, seg) in board.segments().iter().enumerate() {
-        let (p, q) = (&board.points()[seg.a as usize], &board.points()[seg.b as usize]);
+        let (p, q) = (
+            &board.points()[seg.a as usize],
+            &board.points()[seg.b as usize],
+        );
         let (x1, y1, x2, y2) = (px(p.x), py(p.y), px(q.x), py(q.y));
         let style = match pos.effective_kind(i as u16) {
             Some(SegmentKind::Black) => "stroke=\"#222\" stroke-width=\"2\"",
-            Some(SegmentKind::Red) => "stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"6 3\"",
-            Some(SegmentKind::Rail) => "stroke=\"#6d4c41\" stroke-width=\"5\" stroke-dasharray=\"2 2\"",
+            Some(SegmentKind::Red) => {
+                "stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"6 3\""
+            }
+            Some(SegmentKind::Rail) => {
+                "stroke=\"#6d4c41\" stroke-width=\"5\" stroke-dasharray=\"2 2\""
+            }
             None => "stroke=\"none\"",
         };
         out.push_str(&format!(
@@ -260,10 +307,20 @@ pub fn svg(pos: &Position) -> String {
     for (i, p) in board.points().iter().enumerate() {
         let (cx, cy) = (px(p.x), py(p.y));
         match pos.unit(i as u8) {
-            None => out.push_str(&format!("<circle class=\"point\" cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"#222\"/>")),
+            None => out.push_str(&format!(
+                "<circle class=\"point\" cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"#222\"/>"
+            )),
             Some(u) => {
-                let (fill, ink) = if u.side == Side::South { ("#fafafa", "#000") } else { ("#333", "#fff") };
-                let ring = if pos.seized().contains(&(i as u8)) { "#e53935" } else { "#000" };
+                let (fill, ink) = if u.side == Side::South {
+                    ("#fafafa", "#000")
+                } else {
+                    ("#333", "#fff")
+                };
+                let ring = if pos.seized().contains(&(i as u8)) {
+                    "#e53935"
+                } else {
+                    "#000"
+                };
                 out.push_str(&format!(
                     "<circle class=\"unit {} {}\" cx=\"{cx}\" cy=\"{cy}\" r=\"13\" fill=\"{fill}\" stroke=\"{ring}\" \
                      stroke-width=\"2\"/><text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"sans-serif\" \

@@ -39,7 +39,9 @@ impl Position {
                 None => cur = next,
                 Some(u) if u.side == side => break,
                 Some(_) => {
-                    let Some((c, _)) = self.step(next, dir) else { break };
+                    let Some((c, _)) = self.step(next, dir) else {
+                        break;
+                    };
                     if self.units[c as usize].is_some() {
                         break;
                     }
@@ -56,25 +58,34 @@ impl Position {
         let mut found = false;
         let mut hits = Vec::new();
         for a in 0..self.units.len() as u8 {
-            let Some(u) = self.units[a as usize] else { continue };
+            let Some(u) = self.units[a as usize] else {
+                continue;
+            };
             if u.side != side {
                 continue;
             }
-            for dir in 0..8 {
+            for (dir, &direction) in DIRECTIONS.iter().enumerate() {
                 if u.kind == UnitKind::Cannon {
                     self.shot(a, dir, side, &mut hits);
                     if hits.is_empty() {
                         continue;
                     }
                     found = true;
-                    out.push(Action::Fire { from: a, dir: DIRECTIONS[dir] });
+                    out.push(Action::Fire {
+                        from: a,
+                        dir: direction,
+                    });
                 } else {
-                    let Some((b, _)) = self.step(a, dir) else { continue };
+                    let Some((b, _)) = self.step(a, dir) else {
+                        continue;
+                    };
                     match self.units[b as usize] {
                         Some(e) if e.side != side => {}
                         _ => continue,
                     }
-                    let Some(c) = self.undefended_landing(b, dir) else { continue };
+                    let Some(c) = self.undefended_landing(b, dir) else {
+                        continue;
+                    };
                     found = true;
                     out.push(Action::Jump { from: a, to: c });
                 }
@@ -90,14 +101,18 @@ impl Position {
     fn destinations(&self, from: u8, kind: UnitKind, out: &mut Vec<u8>) {
         out.clear();
         for dir in 0..8 {
-            let Some((q, k)) = self.step(from, dir) else { continue };
+            let Some((q, k)) = self.step(from, dir) else {
+                continue;
+            };
             if !walkable(Some(k)) || self.units[q as usize].is_some() {
                 continue;
             }
             out.push(q);
             if kind == UnitKind::Cavalry {
                 for dir2 in 0..8 {
-                    let Some((r, k2)) = self.step(q, dir2) else { continue };
+                    let Some((r, k2)) = self.step(q, dir2) else {
+                        continue;
+                    };
                     if walkable(Some(k2)) && r != from && self.units[r as usize].is_none() {
                         out.push(r);
                     }
@@ -117,8 +132,13 @@ impl Position {
         }
         let cur = path[len];
         for dir in 0..8 {
-            let Some((q, k)) = self.step(cur, dir) else { continue };
-            if k != SegmentKind::Rail || self.units[q as usize].is_some() || path[..=len].contains(&q) {
+            let Some((q, k)) = self.step(cur, dir) else {
+                continue;
+            };
+            if k != SegmentKind::Rail
+                || self.units[q as usize].is_some()
+                || path[..=len].contains(&q)
+            {
                 continue;
             }
             out.push(q);
@@ -135,7 +155,9 @@ impl Position {
         }
         let mut dest = Vec::new();
         for a in 0..self.units.len() as u8 {
-            let Some(u) = self.units[a as usize] else { continue };
+            let Some(u) = self.units[a as usize] else {
+                continue;
+            };
             if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
                 continue;
             }
@@ -167,7 +189,9 @@ impl Position {
                 }
                 let mut dest = Vec::new();
                 for a in 0..self.units.len() as u8 {
-                    let Some(u) = self.units[a as usize] else { continue };
+                    let Some(u) = self.units[a as usize] else {
+                        continue;
+                    };
                     // W9: a seized cannon may fire but not move.
                     if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
                         continue;
@@ -248,7 +272,10 @@ impl Position {
                 moved = Some(to);
             }
             Action::Jump { from, to } => {
-                let (f, t) = (&self.board.points()[from as usize], &self.board.points()[to as usize]);
+                let (f, t) = (
+                    &self.board.points()[from as usize],
+                    &self.board.points()[to as usize],
+                );
                 let over = Direction::from_delta((t.x - f.x) / 2, (t.y - f.y) / 2)
                     .and_then(|d| self.board.link(from, d.index()));
                 if let Some((mid, _)) = over {
@@ -279,7 +306,9 @@ impl Position {
 
         // W10: a tile whose both ends hold the non-owner's units changes owner.
         for (i, seg) in self.board.segments().iter().enumerate() {
-            let Some(t) = &mut self.tiles[i] else { continue };
+            let Some(t) = &mut self.tiles[i] else {
+                continue;
+            };
             let other = t.owner.opponent();
             let held = |p: u8| self.units[p as usize].is_some_and(|u| u.side == other);
             if held(seg.a) && held(seg.b) {
@@ -291,7 +320,10 @@ impl Position {
         self.moves += 1;
         // W11: the mover wins by the enemy fortress or by destruction.
         let fortress = self.board.fortress(enemy);
-        if fortress.iter().all(|&p| self.units[p as usize].is_some_and(|u| u.side == side)) {
+        if fortress
+            .iter()
+            .all(|&p| self.units[p as usize].is_some_and(|u| u.side == side))
+        {
             self.end(Some(side), Reason::Fortress);
             return;
         }
@@ -305,7 +337,11 @@ impl Position {
         if let Some(p) = moved {
             for dir in 0..8 {
                 if let Some((q, _)) = self.step(p, dir)
-                    && self.units[q as usize] == Some(Unit { side: enemy, kind: UnitKind::Cannon })
+                    && self.units[q as usize]
+                        == Some(Unit {
+                            side: enemy,
+                            kind: UnitKind::Cannon,
+                        })
                 {
                     newly.push(q);
                 }
@@ -316,7 +352,12 @@ impl Position {
         // enemy's turn starts.
         let old = std::mem::replace(&mut self.seized, newly);
         for p in old {
-            if self.units[p as usize] == Some(Unit { side, kind: UnitKind::Cannon }) {
+            if self.units[p as usize]
+                == Some(Unit {
+                    side,
+                    kind: UnitKind::Cannon,
+                })
+            {
                 self.units[p as usize] = None;
                 removed = true;
             }
@@ -337,7 +378,11 @@ impl Position {
             self.end(Some(side), Reason::Destroyed);
         } else if !self.has_unit_action(side) {
             self.end(Some(previous), Reason::Encircled);
-        } else if self.history.last().is_some_and(|k| self.history.iter().filter(|h| *h == k).count() >= 3) {
+        } else if self
+            .history
+            .last()
+            .is_some_and(|k| self.history.iter().filter(|h| *h == k).count() >= 3)
+        {
             self.end(None, Reason::Repetition);
         } else if self.moves >= self.max_turns {
             self.end(None, Reason::TurnLimit);

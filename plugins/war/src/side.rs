@@ -127,7 +127,11 @@ impl Unit {
     /// Reads [`Unit::letter`].
     pub fn from_letter(c: char) -> Option<Unit> {
         let kind = UnitKind::from_letter(c)?;
-        let side = if c.is_ascii_uppercase() { Side::South } else { Side::North };
+        let side = if c.is_ascii_uppercase() {
+            Side::South
+        } else {
+            Side::North
+        };
         Some(Unit { side, kind })
     }
 }

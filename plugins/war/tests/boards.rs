@@ -9,14 +9,17 @@ use war::board::{Board, DEFAULT_BOARD};
 fn w2_segments() -> BTreeSet<(String, String, String)> {
     let files = ["a", "b", "c", "d", "e", "f", "g"];
     let exists = |f: i32, r: i32| {
-        (0..7).contains(&f) && (1..=12).contains(&r) && ((2..=11).contains(&r) || (2..=4).contains(&f))
+        (0..7).contains(&f)
+            && (1..=12).contains(&r)
+            && ((2..=11).contains(&r) || (2..=4).contains(&f))
     };
     let label = |f: i32, r: i32| format!("{}{}", files[f as usize], r);
     let rail: Vec<&str> = vec!["a3", "b3", "c3", "d3", "e3", "f3", "g3", "g4"];
     let rail_n: Vec<&str> = vec!["g10", "f10", "e10", "d10", "c10", "b10", "a10", "a9"];
     let on_rail = |a: &str, b: &str| {
         [&rail, &rail_n].iter().any(|line| {
-            line.windows(2).any(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a))
+            line.windows(2)
+                .any(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a))
         })
     };
     let mut out = BTreeSet::new();
@@ -58,14 +61,32 @@ fn the_shipped_board_is_ruling_w2() {
     let got: BTreeSet<(String, String, String)> = board
         .segments()
         .iter()
-        .map(|s| (board.label(s.a).to_string(), board.label(s.b).to_string(), s.kind.name().to_string()))
+        .map(|s| {
+            (
+                board.label(s.a).to_string(),
+                board.label(s.b).to_string(),
+                s.kind.name().to_string(),
+            )
+        })
         .collect();
     assert_eq!(got, w2_segments());
     // Start and fortress numbers of W2.
     use war::Side::{North, South};
     let at = |side, n| board.label(board.start_point(side, n)).to_string();
-    assert_eq!([at(South, 1), at(South, 4), at(South, 17), at(South, 24)], ["c1", "a2", "g3", "g4"]);
-    assert_eq!([at(North, 1), at(North, 3), at(North, 10), at(North, 17), at(North, 24)], ["e12", "c12", "a11", "a10", "a9"]);
+    assert_eq!(
+        [at(South, 1), at(South, 4), at(South, 17), at(South, 24)],
+        ["c1", "a2", "g3", "g4"]
+    );
+    assert_eq!(
+        [
+            at(North, 1),
+            at(North, 3),
+            at(North, 10),
+            at(North, 17),
+            at(North, 24)
+        ],
+        ["e12", "c12", "a11", "a10", "a9"]
+    );
     let f = |side| board.fortress(side).map(|p| board.label(p).to_string());
     assert_eq!(f(South), ["c1", "d1", "e1"]);
     assert_eq!(f(North), ["e12", "d12", "c12"]);
@@ -89,16 +110,24 @@ fn the_shipped_board_is_symmetric_under_a_half_turn() {
         .collect();
     for (a, b, k) in &segs {
         let (ta, tb) = (turn(a), turn(b));
-        assert!(segs.contains(&(ta.clone().min(tb.clone()), ta.max(tb), *k)), "{a}-{b}");
+        assert!(
+            segs.contains(&(ta.clone().min(tb.clone()), ta.max(tb), *k)),
+            "{a}-{b}"
+        );
     }
     use war::Side::{North, South};
     for n in 1..=24 {
-        assert_eq!(turn(board.label(board.start_point(South, n))), board.label(board.start_point(North, n)));
+        assert_eq!(
+            turn(board.label(board.start_point(South, n))),
+            board.label(board.start_point(North, n))
+        );
     }
 }
 
 fn refused(doc: &str) -> war::BoardError {
-    Board::parse(doc).err().unwrap_or_else(|| panic!("accepted:\n{doc}"))
+    Board::parse(doc)
+        .err()
+        .unwrap_or_else(|| panic!("accepted:\n{doc}"))
 }
 
 fn line_of(doc: &str, needle: &str) -> usize {
@@ -109,26 +138,85 @@ fn line_of(doc: &str, needle: &str) -> usize {
 fn broken_board_files_are_refused_each_with_its_own_message() {
     let d = DEFAULT_BOARD;
     let cases: Vec<(String, &str, Option<&str>)> = vec![
-        (d.replace("point d4 3 4", "pointy d4 3 4"), "unknown directive `pointy`", Some("pointy")),
-        (d.replace("segment d4 d5 black", "segment d4 zz9 black"), "unknown point `zz9`", Some("zz9")),
-        (format!("{d}segment d5 d4 black\n"), "segment d5-d4 is listed twice", Some("segment d5 d4")),
-        (d.replace("start 17 g3\n", ""), "start point 17 is missing", None),
-        (d.replace("fortress II d12\n", ""), "fortress point II is missing", None),
-        (format!("{d}segment a2 a4 black\n"), "does not join two adjacent points", Some("a2 a4")),
-        (d.replace("point d4 3 4", "point d4 3 4\npoint d4 9 9"), "point `d4` is defined twice", Some("d4 9 9")),
-        (d.replace("segment d4 d5 black", "segment d4 d5 blue"), "unknown segment kind `blue`", Some("blue")),
-        (d.replace("point d4 3 4", "point d4 3 x"), "coordinate `x` of point `d4`", Some("point d4 3 x")),
-        (d.replace("point d4 3 4", "point d4 3 4\npoint zz 3 4"), "same coordinates as point `d4`", Some("zz")),
-        (d.replace("start 17 g3", "start 25 g3"), "`25` is not a start number", Some("start 25")),
-        (d.replace("start 5 b2", "start 5 a2"), "both start point 4 and 5", None),
-        (d.replace("fortress 3 e1", "fortress 4 e1"), "not a fortress number", Some("fortress 4")),
-        (d.replace("point d4 3 4", "point D4 3 4"), "point id `D4`", Some("D4")),
+        (
+            d.replace("point d4 3 4", "pointy d4 3 4"),
+            "unknown directive `pointy`",
+            Some("pointy"),
+        ),
+        (
+            d.replace("segment d4 d5 black", "segment d4 zz9 black"),
+            "unknown point `zz9`",
+            Some("zz9"),
+        ),
+        (
+            format!("{d}segment d5 d4 black\n"),
+            "segment d5-d4 is listed twice",
+            Some("segment d5 d4"),
+        ),
+        (
+            d.replace("start 17 g3\n", ""),
+            "start point 17 is missing",
+            None,
+        ),
+        (
+            d.replace("fortress II d12\n", ""),
+            "fortress point II is missing",
+            None,
+        ),
+        (
+            format!("{d}segment a2 a4 black\n"),
+            "does not join two adjacent points",
+            Some("a2 a4"),
+        ),
+        (
+            d.replace("point d4 3 4", "point d4 3 4\npoint d4 9 9"),
+            "point `d4` is defined twice",
+            Some("d4 9 9"),
+        ),
+        (
+            d.replace("segment d4 d5 black", "segment d4 d5 blue"),
+            "unknown segment kind `blue`",
+            Some("blue"),
+        ),
+        (
+            d.replace("point d4 3 4", "point d4 3 x"),
+            "coordinate `x` of point `d4`",
+            Some("point d4 3 x"),
+        ),
+        (
+            d.replace("point d4 3 4", "point d4 3 4\npoint zz 3 4"),
+            "same coordinates as point `d4`",
+            Some("zz"),
+        ),
+        (
+            d.replace("start 17 g3", "start 25 g3"),
+            "`25` is not a start number",
+            Some("start 25"),
+        ),
+        (
+            d.replace("start 5 b2", "start 5 a2"),
+            "both start point 4 and 5",
+            None,
+        ),
+        (
+            d.replace("fortress 3 e1", "fortress 4 e1"),
+            "not a fortress number",
+            Some("fortress 4"),
+        ),
+        (
+            d.replace("point d4 3 4", "point D4 3 4"),
+            "point id `D4`",
+            Some("D4"),
+        ),
         ("# nothing\n".to_string(), "the board has no points", None),
     ];
     let mut messages = BTreeSet::new();
     for (doc, expected, line) in &cases {
         let e = refused(doc);
-        assert!(e.message.contains(expected), "expected `{expected}`, got `{e}`");
+        assert!(
+            e.message.contains(expected),
+            "expected `{expected}`, got `{e}`"
+        );
         match line {
             Some(needle) => assert_eq!(e.line, Some(line_of(doc, needle)), "{e}"),
             None => assert_eq!(e.line, None, "{e}"),
@@ -136,7 +224,11 @@ fn broken_board_files_are_refused_each_with_its_own_message() {
         assert!(e.to_string().starts_with("board"), "{e}");
         messages.insert(e.message.clone());
     }
-    assert_eq!(messages.len(), cases.len(), "every broken file has its own message");
+    assert_eq!(
+        messages.len(),
+        cases.len(),
+        "every broken file has its own message"
+    );
 }
 
 #[test]

@@ -22,10 +22,17 @@ fn cases() -> Vec<Case> {
     let mut current: Option<Case> = None;
     for line in data.lines() {
         if let Some(name) = line.strip_prefix("== ") {
-            current = Some(Case { name: name.trim().to_string(), text: String::new(), counts: Vec::new() });
+            current = Some(Case {
+                name: name.trim().to_string(),
+                text: String::new(),
+                counts: Vec::new(),
+            });
         } else if let Some(counts) = line.strip_prefix("-- ") {
             let mut case = current.take().expect("a `==` line before `--`");
-            case.counts = counts.split_whitespace().map(|c| c.parse().unwrap()).collect();
+            case.counts = counts
+                .split_whitespace()
+                .map(|c| c.parse().unwrap())
+                .collect();
             out.push(case);
         } else if let Some(case) = current.as_mut() {
             case.text.push_str(line);
@@ -36,7 +43,9 @@ fn cases() -> Vec<Case> {
 }
 
 fn plugin_perft(state: &dyn DynState, depth: u32) -> u64 {
-    let Status::ToMove(set) = state.status().unwrap() else { return 0 };
+    let Status::ToMove(set) = state.status().unwrap() else {
+        return 0;
+    };
     let p = set.iter().next().unwrap();
     let mut legal = Vec::new();
     state.legal_actions(p, &mut legal).unwrap();
@@ -47,7 +56,11 @@ fn plugin_perft(state: &dyn DynState, depth: u32) -> u64 {
         .iter()
         .map(|&a| {
             let mut next = state.clone_state().unwrap();
-            next.apply(&[Move { player: p, action: a }]).unwrap();
+            next.apply(&[Move {
+                player: p,
+                action: a,
+            }])
+            .unwrap();
             plugin_perft(next.as_ref(), depth - 1)
         })
         .sum()
@@ -58,7 +71,10 @@ fn simple_perft(s: &Simple, depth: u32) -> u64 {
     if depth == 1 {
         return legal.len() as u64;
     }
-    legal.iter().map(|a| simple_perft(&s.play(a), depth - 1)).sum()
+    legal
+        .iter()
+        .map(|a| simple_perft(&s.play(a), depth - 1))
+        .sum()
 }
 
 #[test]
@@ -84,7 +100,10 @@ fn perft_counts_agree_with_the_simple_generator() {
         };
         let mut ids = Vec::new();
         state.legal_actions(seat, &mut ids).unwrap();
-        let mut texts: Vec<String> = ids.iter().map(|&a| state.action_to_string(seat, a).unwrap()).collect();
+        let mut texts: Vec<String> = ids
+            .iter()
+            .map(|&a| state.action_to_string(seat, a).unwrap())
+            .collect();
         texts.sort();
         assert_eq!(texts, simple.legal(), "{}", case.name);
         for (depth, &expected) in (1..).zip(&case.counts) {
@@ -93,8 +112,17 @@ fn perft_counts_agree_with_the_simple_generator() {
                 println!("{} depth {depth}: simple {mine}", case.name);
                 continue;
             }
-            assert_eq!(mine, expected, "{} depth {depth}: simple generator vs data", case.name);
-            assert_eq!(plugin_perft(state.as_ref(), depth), expected, "{} depth {depth}: plugin vs data", case.name);
+            assert_eq!(
+                mine, expected,
+                "{} depth {depth}: simple generator vs data",
+                case.name
+            );
+            assert_eq!(
+                plugin_perft(state.as_ref(), depth),
+                expected,
+                "{} depth {depth}: plugin vs data",
+                case.name
+            );
         }
     }
 }

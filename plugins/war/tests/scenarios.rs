@@ -13,29 +13,60 @@ use crate::support::*;
 #[test]
 fn w1_option_board_takes_a_shipped_name_or_a_whole_document() {
     let doc = war::board::DEFAULT_BOARD.replace("name default", "name copy");
-    let state = game().new_state(2, &options(&[("board", &doc)]), None).unwrap();
+    let state = game()
+        .new_state(2, &options(&[("board", &doc)]), None)
+        .unwrap();
     assert_eq!(view(state.as_ref())["board"], "copy");
     // The position carries the board's content, never a name or a path.
     let text = state.position().unwrap();
-    assert!(text.contains("name copy") && text.contains("segment a3 b3 rail"), "{text}");
-    let e = game().new_state(2, &options(&[("board", "nowhere")]), None).err().unwrap();
+    assert!(
+        text.contains("name copy") && text.contains("segment a3 b3 rail"),
+        "{text}"
+    );
+    let e = game()
+        .new_state(2, &options(&[("board", "nowhere")]), None)
+        .err()
+        .unwrap();
     assert_eq!(e.kind, ErrorKind::InvalidOption);
-    assert!(e.message.contains("no shipped board `nowhere`"), "{}", e.message);
+    assert!(
+        e.message.contains("no shipped board `nowhere`"),
+        "{}",
+        e.message
+    );
     let broken = doc.replace("segment a3 b3 rail", "segment a3 zz9 rail");
-    let e = game().new_state(2, &options(&[("board", &broken)]), None).err().unwrap();
-    assert!(e.message.contains("unknown point `zz9`") && e.message.contains("line"), "{}", e.message);
+    let e = game()
+        .new_state(2, &options(&[("board", &broken)]), None)
+        .err()
+        .unwrap();
+    assert!(
+        e.message.contains("unknown point `zz9`") && e.message.contains("line"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
 fn w1_a_position_with_its_board_replays_without_the_option() {
     // A state made on an inline board, printed, is read back with default options.
     let doc = war::board::DEFAULT_BOARD.replace("segment d5 e5 red", "segment d5 e5 black");
-    let mut state = game().new_state(2, &options(&[("board", &doc)]), None).unwrap();
+    let mut state = game()
+        .new_state(2, &options(&[("board", &doc)]), None)
+        .unwrap();
     play(state.as_mut(), "I@1");
-    let again = game().new_state(2, &BTreeMap::new(), Some(&state.position().unwrap())).unwrap();
-    assert_eq!(again.view(Viewer::Spectator).unwrap(), state.view(Viewer::Spectator).unwrap());
+    let again = game()
+        .new_state(2, &BTreeMap::new(), Some(&state.position().unwrap()))
+        .unwrap();
+    assert_eq!(
+        again.view(Viewer::Spectator).unwrap(),
+        state.view(Viewer::Spectator).unwrap()
+    );
     let v = view(again.as_ref());
-    let seg = v["segments"].as_array().unwrap().iter().find(|s| s["a"] == "d5" && s["b"] == "e5").unwrap();
+    let seg = v["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["a"] == "d5" && s["b"] == "e5")
+        .unwrap();
     assert_eq!(seg["kind"], "black");
 }
 
@@ -47,7 +78,10 @@ fn w3_setup_places_one_type_on_the_next_start_point() {
     assert_eq!(legal(state.as_ref()), ["A@1", "C@1", "I@1"]);
     // Not the next empty start point.
     assert!(state.parse_action(0, "I@5").is_err());
-    assert!(state.parse_action(1, "I@I").is_err(), "North places after South");
+    assert!(
+        state.parse_action(1, "I@I").is_err(),
+        "North places after South"
+    );
     for _ in 0..16 {
         play(state.as_mut(), "I");
     }
@@ -58,8 +92,16 @@ fn w3_setup_places_one_type_on_the_next_start_point() {
     }
     assert_eq!(seat(state.as_ref()), 1);
     assert_eq!(legal(state.as_ref()), ["A@I", "C@I", "I@I"]);
-    assert_eq!(unit_at(state.as_ref(), "d1").as_deref(), Some("south infantry"), "start point 2 is d1");
-    assert_eq!(unit_at(state.as_ref(), "g4").as_deref(), Some("south cannon"), "start point 24 is g4");
+    assert_eq!(
+        unit_at(state.as_ref(), "d1").as_deref(),
+        Some("south infantry"),
+        "start point 2 is d1"
+    );
+    assert_eq!(
+        unit_at(state.as_ref(), "g4").as_deref(),
+        Some("south cannon"),
+        "start point 24 is g4"
+    );
     for _ in 0..24 {
         let first = legal(state.as_ref())[0].clone();
         play(state.as_mut(), &first);
@@ -75,7 +117,10 @@ fn w3_placements_written_with_a_label_or_the_letter_alone_are_accepted() {
     play(state.as_mut(), "I@c1");
     play(state.as_mut(), "C");
     assert_eq!(legal(state.as_ref())[0], "A@3");
-    assert_eq!(unit_at(state.as_ref(), "d1").as_deref(), Some("south cavalry"));
+    assert_eq!(
+        unit_at(state.as_ref(), "d1").as_deref(),
+        Some("south cavalry")
+    );
 }
 
 // ---- W4: moves -------------------------------------------------------------
@@ -83,15 +128,24 @@ fn w3_placements_written_with_a_label_or_the_letter_alone_are_accepted() {
 #[test]
 fn w4_infantry_steps_along_black_lines_not_red_ones() {
     let state = position("south", "I@d6");
-    let moves: Vec<String> = legal(state.as_ref()).into_iter().filter(|m| m.starts_with("d6-")).collect();
+    let moves: Vec<String> = legal(state.as_ref())
+        .into_iter()
+        .filter(|m| m.starts_with("d6-"))
+        .collect();
     // Rank 6 is red: no c6/e6; files and diagonals are black.
-    assert_eq!(moves, ["d6-c5", "d6-c7", "d6-d5", "d6-d7", "d6-e5", "d6-e7"]);
+    assert_eq!(
+        moves,
+        ["d6-c5", "d6-c7", "d6-d5", "d6-d7", "d6-e5", "d6-e7"]
+    );
 }
 
 #[test]
 fn w4_no_move_through_a_gap_or_onto_an_occupied_point() {
     let state = position("south", "I@b6 I@c7");
-    let moves: Vec<String> = legal(state.as_ref()).into_iter().filter(|m| m.starts_with("b6-")).collect();
+    let moves: Vec<String> = legal(state.as_ref())
+        .into_iter()
+        .filter(|m| m.starts_with("b6-"))
+        .collect();
     // b6-b7 is a gap (W2), c7 is occupied by an own unit, a6/c6 are red.
     assert_eq!(moves, ["b6-a5", "b6-a7", "b6-b5", "b6-c5"]);
 }
@@ -105,9 +159,15 @@ fn w4_cavalry_moves_two_steps_and_may_turn_but_not_through_units() {
     assert!(m.contains(&"d6-c6".to_string()));
     let blocked = position("south", "C@d6 I@d7 I@c7 I@e7 I@c5 I@d5");
     let m = legal(blocked.as_ref());
-    assert!(!m.contains(&"d6-d8".to_string()), "no path through own units");
+    assert!(
+        !m.contains(&"d6-d8".to_string()),
+        "no path through own units"
+    );
     assert!(!m.contains(&"d6-c6".to_string()));
-    assert!(m.contains(&"d6-e6".to_string()), "two steps through e5, past the red line");
+    assert!(
+        m.contains(&"d6-e6".to_string()),
+        "two steps through e5, past the red line"
+    );
 }
 
 #[test]
@@ -117,10 +177,16 @@ fn w4_rail_moves_go_three_segments_around_the_bend() {
     // e3-f3-g3-g4: three rail segments around the bend.
     assert!(m.contains(&"e3-g4".to_string()), "{m:?}");
     assert!(m.contains(&"e3-b3".to_string()));
-    assert!(!m.contains(&"e3-a3".to_string()), "four segments is too far");
+    assert!(
+        !m.contains(&"e3-a3".to_string()),
+        "four segments is too far"
+    );
     let blocked = position("south", "I@e3 I@f3");
     let m = legal(blocked.as_ref());
-    assert!(!m.contains(&"e3-g3".to_string()) && !m.contains(&"e3-g4".to_string()), "rail path through a unit");
+    assert!(
+        !m.contains(&"e3-g3".to_string()) && !m.contains(&"e3-g4".to_string()),
+        "rail path through a unit"
+    );
 }
 
 #[test]
@@ -159,7 +225,11 @@ fn w6_a_jump_crosses_a_red_line() {
 fn w5_no_capture_around_a_bend_or_across_a_gap() {
     // f3-g3 is rail and bends to g4: the straight continuation h3 does not exist.
     let bend = position("south", "I@f3 i@g3");
-    assert!(legal(bend.as_ref()).iter().all(|m| !m.contains('x')), "{:?}", legal(bend.as_ref()));
+    assert!(
+        legal(bend.as_ref()).iter().all(|m| !m.contains('x')),
+        "{:?}",
+        legal(bend.as_ref())
+    );
     // b7 attacks b6 across the gap b6-b7: no capture.
     let gap = position("south", "I@b7 i@b6");
     assert!(legal(gap.as_ref()).iter().all(|m| !m.contains('x')));
@@ -181,16 +251,30 @@ fn w7_a_shot_removes_several_units_and_stops_at_a_defended_one() {
     assert_eq!(unit_at(state.as_ref(), "d4"), None);
     assert_eq!(unit_at(state.as_ref(), "d6"), None);
     // d8 has d9 behind it: defended, the shot stops there.
-    assert_eq!(unit_at(state.as_ref(), "d8").as_deref(), Some("north infantry"));
-    assert_eq!(unit_at(state.as_ref(), "d9").as_deref(), Some("north infantry"));
-    assert_eq!(unit_at(state.as_ref(), "d2").as_deref(), Some("south cannon"), "the cannon does not move");
+    assert_eq!(
+        unit_at(state.as_ref(), "d8").as_deref(),
+        Some("north infantry")
+    );
+    assert_eq!(
+        unit_at(state.as_ref(), "d9").as_deref(),
+        Some("north infantry")
+    );
+    assert_eq!(
+        unit_at(state.as_ref(), "d2").as_deref(),
+        Some("south cannon"),
+        "the cannon does not move"
+    );
 }
 
 #[test]
 fn w7_no_shot_without_a_removal_nor_through_own_units_or_gaps() {
     // First enemy defended: no fire that way.
     let defended = position("south", "A@d2 i@d4 i@d5");
-    assert!(!legal(defended.as_ref()).iter().any(|m| m.starts_with("d2!")));
+    assert!(
+        !legal(defended.as_ref())
+            .iter()
+            .any(|m| m.starts_with("d2!"))
+    );
     // An own unit in the way stops the shot.
     let own = position("south", "A@d2 I@d3 i@d5");
     assert!(!legal(own.as_ref()).iter().any(|m| m.starts_with("d2!")));
@@ -213,7 +297,10 @@ fn w8_a_capture_forbids_every_other_move() {
     assert_eq!(e.kind, ErrorKind::IllegalAction);
     let quiet = position("south", "I@d4 I@g2");
     assert!(is_legal(quiet.as_ref(), "g2-g3"));
-    assert!(is_legal(quiet.as_ref(), "#d4-d5"), "tiles are moves too when nothing can be captured");
+    assert!(
+        is_legal(quiet.as_ref(), "#d4-d5"),
+        "tiles are moves too when nothing can be captured"
+    );
 }
 
 // ---- W9: seized cannons ----------------------------------------------------
@@ -226,7 +313,11 @@ fn w9_a_seized_cannon_may_fire_not_move_and_goes_a_turn_later() {
     // North must capture (W8): the seized cannon may still fire.
     assert_eq!(legal(state.as_ref()), ["d6!S"]);
     play(state.as_mut(), "d6!S");
-    assert_eq!(unit_at(state.as_ref(), "d5"), None, "the seizing unit is gone");
+    assert_eq!(
+        unit_at(state.as_ref(), "d5"),
+        None,
+        "the seizing unit is gone"
+    );
     // At the start of South's turn the cannon goes anyway.
     assert_eq!(unit_at(state.as_ref(), "d6"), None);
     assert_eq!(seat(state.as_ref()), 0);
@@ -305,7 +396,11 @@ fn w10_a_tile_changes_owner_when_the_enemy_holds_both_ends() {
         "tiles =d4-d5:north\nhand south 1 3 north 1 2",
     );
     play(state.as_mut(), "d3-d4");
-    assert_eq!(view(state.as_ref())["tiles"][0]["owner"], "north", "one end only");
+    assert_eq!(
+        view(state.as_ref())["tiles"][0]["owner"],
+        "north",
+        "one end only"
+    );
     play(state.as_mut(), "a9-a8");
     play(state.as_mut(), "d6-d5");
     assert_eq!(view(state.as_ref())["tiles"][0]["owner"], "south");
@@ -322,7 +417,10 @@ fn w11_occupying_the_three_enemy_fortress_points_wins() {
     let mut state = position_with("south", "I@c12 I@d12 I@e11 I@c1 I@d1 i@a9 i@b9 i@g9", "");
     assert_eq!(outcome(state.as_ref()), None);
     play(state.as_mut(), "e11-e12");
-    assert_eq!(outcome(state.as_ref()), Some(("south".into(), "fortress".into())));
+    assert_eq!(
+        outcome(state.as_ref()),
+        Some(("south".into(), "fortress".into()))
+    );
     assert_eq!(state.status().unwrap(), Status::Terminal);
     let results = state.results().unwrap();
     assert_eq!((results[0].rank, results[1].rank), (1, 2));
@@ -336,7 +434,10 @@ fn w11_occupying_the_three_enemy_fortress_points_wins() {
 fn w11_leaving_the_enemy_two_units_wins() {
     let mut state = position_with("south", "I@d4 i@d5 i@a9 i@g9 I@c1 I@d1 I@e1", "");
     play(state.as_mut(), "d4xd6");
-    assert_eq!(outcome(state.as_ref()), Some(("south".into(), "destroyed".into())));
+    assert_eq!(
+        outcome(state.as_ref()),
+        Some(("south".into(), "destroyed".into()))
+    );
     let mut four = position_with("south", "I@d4 i@d5 i@a9 i@g9 i@b9 I@c1 I@d1 I@e1", "");
     play(four.as_mut(), "d4xd6");
     assert_eq!(outcome(four.as_ref()), None);
@@ -348,7 +449,10 @@ fn w11_a_cannon_removal_that_leaves_two_units_wins_before_the_move() {
     play(state.as_mut(), "d4-d5");
     // North must capture d5 with the seized cannon, then loses it: 2 units left.
     play(state.as_mut(), "d6!S");
-    assert_eq!(outcome(state.as_ref()), Some(("south".into(), "destroyed".into())));
+    assert_eq!(
+        outcome(state.as_ref()),
+        Some(("south".into(), "destroyed".into()))
+    );
 }
 
 /// North holds c12 d12 e12 and South walls it in with every jump landing
@@ -361,7 +465,10 @@ fn w11_a_side_without_capture_or_unit_move_loses_even_with_tiles_in_hand() {
     let mut state = position_with("south", ENCIRCLE, "");
     // Before the move North could still jump e12xg10.
     play(state.as_mut(), "g9-g10");
-    assert_eq!(outcome(state.as_ref()), Some(("south".into(), "encircled".into())));
+    assert_eq!(
+        outcome(state.as_ref()),
+        Some(("south".into(), "encircled".into()))
+    );
 }
 
 #[test]
@@ -375,13 +482,20 @@ fn w11_not_encircled_while_a_unit_can_move() {
 #[test]
 fn w11_max_turns_draws() {
     let state = game()
-        .new_state(2, &options(&[("max_turns", "2")]), Some(&format!("units I@d4 i@a9 {FILLERS}")))
+        .new_state(
+            2,
+            &options(&[("max_turns", "2")]),
+            Some(&format!("units I@d4 i@a9 {FILLERS}")),
+        )
         .unwrap();
     let mut s = state;
     play(s.as_mut(), "d4-d5");
     assert_eq!(outcome(s.as_ref()), None);
     play(s.as_mut(), "a9-a8");
-    assert_eq!(outcome(s.as_ref()), Some(("draw".into(), "turn-limit".into())));
+    assert_eq!(
+        outcome(s.as_ref()),
+        Some(("draw".into(), "turn-limit".into()))
+    );
     let results = s.results().unwrap();
     assert_eq!((results[0].rank, results[1].rank), (1, 1));
 }
@@ -398,19 +512,27 @@ fn w11_threefold_repetition_draws() {
     for m in cycle {
         play(s.as_mut(), m);
     }
-    assert_eq!(outcome(s.as_ref()), Some(("draw".into(), "repetition".into())));
+    assert_eq!(
+        outcome(s.as_ref()),
+        Some(("draw".into(), "repetition".into()))
+    );
 }
 
 #[test]
 fn w11_a_capture_resets_the_repetition_count() {
     let mut s = position("south", "I@d4 i@a9 i@g6 I@g4");
-    for m in ["d4-d5", "a9-a8", "d5-d4", "a8-a9", "d4-d5", "a9-a8", "d5-d4"] {
+    for m in [
+        "d4-d5", "a9-a8", "d5-d4", "a8-a9", "d4-d5", "a9-a8", "d5-d4",
+    ] {
         play(s.as_mut(), m);
     }
     // The position after a8-a9 would be the third; a capture in between
     // would have reset it, here none did, so it ends.
     play(s.as_mut(), "a8-a9");
-    assert_eq!(outcome(s.as_ref()), Some(("draw".into(), "repetition".into())));
+    assert_eq!(
+        outcome(s.as_ref()),
+        Some(("draw".into(), "repetition".into()))
+    );
     // The history travels with the position text.
     let mut t = position("south", "I@d4 i@a9 i@g6 I@g4");
     for m in ["d4-d5", "a9-a8", "d5-d4"] {
@@ -421,7 +543,10 @@ fn w11_a_capture_resets_the_repetition_count() {
     for m in ["a8-a9", "d4-d5", "a9-a8", "d5-d4", "a8-a9"] {
         play(u.as_mut(), m);
     }
-    assert_eq!(outcome(u.as_ref()), Some(("draw".into(), "repetition".into())));
+    assert_eq!(
+        outcome(u.as_ref()),
+        Some(("draw".into(), "repetition".into()))
+    );
 }
 
 // ---- W12: notation ---------------------------------------------------------
@@ -443,14 +568,26 @@ fn w12_every_form_of_the_notation_round_trips() {
     assert_eq!(quiet.action_to_string(0, id).unwrap(), "d4-d3");
     let id = quiet.parse_action(0, "#d6-d5").unwrap();
     assert_eq!(quiet.action_to_string(0, id).unwrap(), "#d5-d6");
-    let mut removal = position_with("south", &format!("C@d4 {FILLERS}"), "tiles #d5-d6:south\nhand south 0 3 north 1 3");
+    let mut removal = position_with(
+        "south",
+        &format!("C@d4 {FILLERS}"),
+        "tiles #d5-d6:south\nhand south 0 3 north 1 3",
+    );
     let id = removal.parse_action(0, "-d5-d6").unwrap();
     assert_eq!(removal.action_to_string(0, id).unwrap(), "-d5-d6");
-    removal.apply(&[Move { player: 0, action: id }]).unwrap();
+    removal
+        .apply(&[Move {
+            player: 0,
+            action: id,
+        }])
+        .unwrap();
     for bad in ["d4-d9", "d4xd6", "z9-d4", "c2!Q", "", "I@1"] {
         assert!(quiet.parse_action(0, bad).is_err(), "{bad}");
     }
-    assert_eq!(quiet.parse_action(1, "a9-a8").err().unwrap().kind, ErrorKind::NotYourTurn);
+    assert_eq!(
+        quiet.parse_action(1, "a9-a8").err().unwrap().kind,
+        ErrorKind::NotYourTurn
+    );
 }
 
 #[test]
@@ -461,36 +598,72 @@ fn w12_positions_are_validated() {
         ("units X@d4", "not a unit letter"),
         ("units A@a1 A@b1 A@c1", "unknown point"),
         ("units I@c1 I@d1 I@e1 i@a9\nseized d4", "no cannon"),
-        ("units I@c1 I@d1 I@e1 i@a9 i@b9 i@c9\ntiles =a3-b3:south", "printed railway"),
-        ("units I@c1 I@d1 I@e1 i@a9 i@b9 i@c9\nhand south 2 3 north 1 3", "2 entrenchment"),
+        (
+            "units I@c1 I@d1 I@e1 i@a9 i@b9 i@c9\ntiles =a3-b3:south",
+            "printed railway",
+        ),
+        (
+            "units I@c1 I@d1 I@e1 i@a9 i@b9 i@c9\nhand south 2 3 north 1 3",
+            "2 entrenchment",
+        ),
         ("phase setup\nunits I@d1", "in order"),
-        ("to-move south\nunits I@c12 I@d12 I@e12 I@a2 i@a9 i@b9 i@g9", "already won"),
+        (
+            "to-move south\nunits I@c12 I@d12 I@e12 I@a2 i@a9 i@b9 i@g9",
+            "already won",
+        ),
         ("phase sideways\nunits I@d4", "`phase`"),
     ];
     for (text, expected) in bad {
-        let e = game().new_state(2, &BTreeMap::new(), Some(text)).err().unwrap_or_else(|| panic!("accepted: {text}"));
+        let e = game()
+            .new_state(2, &BTreeMap::new(), Some(text))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"));
         assert_eq!(e.kind, ErrorKind::InvalidPosition);
         assert!(e.message.contains(expected), "{text}: {}", e.message);
     }
-    let cannons = (0..3).map(|i| format!("A@{}2", ["a", "b", "c"][i])).collect::<Vec<_>>().join(" ");
-    let e = game().new_state(2, &BTreeMap::new(), Some(&format!("units {cannons} i@a9 i@b9 i@c9"))).err().unwrap();
+    let cannons = (0..3)
+        .map(|i| format!("A@{}2", ["a", "b", "c"][i]))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let e = game()
+        .new_state(
+            2,
+            &BTreeMap::new(),
+            Some(&format!("units {cannons} i@a9 i@b9 i@c9")),
+        )
+        .err()
+        .unwrap();
     assert!(e.message.contains("more than 2 cannon"), "{}", e.message);
 }
 
 #[test]
 fn views_show_lines_units_tiles_and_an_svg() {
-    let state = position_with("south", &format!("I@d4 a@d6 {FILLERS}"), "tiles #d4-d5:south =c5-d5:north\nhand south 0 3 north 1 2");
+    let state = position_with(
+        "south",
+        &format!("I@d4 a@d6 {FILLERS}"),
+        "tiles #d4-d5:south =c5-d5:north\nhand south 0 3 north 1 2",
+    );
     let v = view(state.as_ref());
     assert_eq!(v["points"].as_array().unwrap().len(), 76);
     assert_eq!(v["segments"].as_array().unwrap().len(), 251);
     assert_eq!(v["to_move"], "south");
     let svg = v["svg"].as_str().unwrap();
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-    assert!(svg.contains("#c62828") && svg.contains("#6d4c41"), "red and rail lines are drawn differently");
+    assert!(
+        svg.contains("#c62828") && svg.contains("#6d4c41"),
+        "red and rail lines are drawn differently"
+    );
     assert_eq!(svg.matches("class=\"unit ").count(), 8);
     assert!(svg.contains("tile entrenchment") && svg.contains("tile railway"));
     let text = state.render_text(Viewer::Spectator).unwrap();
-    assert!(text.contains('~') && text.contains('=') && text.contains('#'), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("  4 ") && l.contains('I')), "{text}");
+    assert!(
+        text.contains('~') && text.contains('=') && text.contains('#'),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("  4 ") && l.contains('I')),
+        "{text}"
+    );
     assert!(text.lines().all(|l| l.chars().count() <= 80));
 }

@@ -46,7 +46,11 @@ impl Simple {
         let b = p.board();
         let xy = |i: u8| (b.points()[i as usize].x, b.points()[i as usize].y);
         let mut s = Simple {
-            labels: b.points().iter().map(|q| ((q.x, q.y), q.id.clone())).collect(),
+            labels: b
+                .points()
+                .iter()
+                .map(|q| ((q.x, q.y), q.id.clone()))
+                .collect(),
             printed: BTreeMap::new(),
             units: BTreeMap::new(),
             tiles: BTreeMap::new(),
@@ -56,7 +60,10 @@ impl Simple {
             to_move: p.to_move(),
             over: matches!(p.phase(), Phase::Over(_)),
         };
-        assert!(!matches!(p.phase(), Phase::Setup), "the simple generator plays no setup");
+        assert!(
+            !matches!(p.phase(), Phase::Setup),
+            "the simple generator plays no setup"
+        );
         for (i, seg) in b.segments().iter().enumerate() {
             s.printed.insert(key(xy(seg.a), xy(seg.b)), seg.kind.name());
             if let Some(t) = p.tile(i as u16) {
@@ -70,9 +77,11 @@ impl Simple {
         }
         for side in Side::BOTH {
             for kind in [TileKind::Entrenchment, TileKind::Railway] {
-                s.hand.insert((side, kind), u32::from(p.in_hand(side, kind)));
+                s.hand
+                    .insert((side, kind), u32::from(p.in_hand(side, kind)));
             }
-            s.fortress.insert(side, b.fortress(side).iter().map(|&i| xy(i)).collect());
+            s.fortress
+                .insert(side, b.fortress(side).iter().map(|&i| xy(i)).collect());
         }
         s
     }
@@ -95,7 +104,11 @@ impl Simple {
 
     fn seg_text(&self, a: Xy, b: Xy) -> String {
         // Ordered by rank (y), then file (x).
-        let (lo, hi) = if (a.1, a.0) <= (b.1, b.0) { (a, b) } else { (b, a) };
+        let (lo, hi) = if (a.1, a.0) <= (b.1, b.0) {
+            (a, b)
+        } else {
+            (b, a)
+        };
         format!("{}-{}", self.label(lo), self.label(hi))
     }
 
@@ -252,7 +265,11 @@ impl Simple {
         let mut moved = None;
         if let Some(seg) = action.strip_prefix('#').or(action.strip_prefix('=')) {
             let (a, b) = seg.split_once('-').unwrap();
-            let kind = if action.starts_with('#') { TileKind::Entrenchment } else { TileKind::Railway };
+            let kind = if action.starts_with('#') {
+                TileKind::Entrenchment
+            } else {
+                TileKind::Railway
+            };
             *s.hand.get_mut(&(side, kind)).unwrap() -= 1;
             s.tiles.insert(key(s.point(a), s.point(b)), (kind, side));
         } else if let Some(seg) = action.strip_prefix('-') {
@@ -285,7 +302,9 @@ impl Simple {
                 *owner = other;
             }
         }
-        let fortress_taken = s.fortress[&enemy].iter().all(|p| matches!(s.units.get(p), Some((x, _)) if *x == side));
+        let fortress_taken = s.fortress[&enemy]
+            .iter()
+            .all(|p| matches!(s.units.get(p), Some((x, _)) if *x == side));
         if fortress_taken || s.count(enemy) <= 2 {
             s.over = true;
             return s;
@@ -303,11 +322,9 @@ impl Simple {
             s.units.remove(&old);
         }
         s.to_move = enemy;
-        if s.count(side) <= 2 {
-            s.over = true;
-        } else if s.captures(enemy).is_empty() && s.unit_moves(enemy).is_empty() {
-            s.over = true;
-        }
+        // Destroyed by the removal, or encircled.
+        s.over =
+            s.count(side) <= 2 || (s.captures(enemy).is_empty() && s.unit_moves(enemy).is_empty());
         s
     }
 }

@@ -10,7 +10,10 @@ pub fn game() -> InProcess<War> {
 }
 
 pub fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// Fillers that keep both armies above two units and far from the action:
@@ -43,7 +46,10 @@ pub fn legal(state: &dyn DynState) -> Vec<String> {
     if let Status::ToMove(set) = state.status().unwrap() {
         let p = set.iter().next().unwrap();
         state.legal_actions(p, &mut ids).unwrap();
-        let mut out: Vec<String> = ids.iter().map(|&a| state.action_to_string(p, a).unwrap()).collect();
+        let mut out: Vec<String> = ids
+            .iter()
+            .map(|&a| state.action_to_string(p, a).unwrap())
+            .collect();
         out.sort();
         return out;
     }
@@ -53,9 +59,13 @@ pub fn legal(state: &dyn DynState) -> Vec<String> {
 /// Plays `text` for the side to move, panicking if it is refused.
 pub fn play(state: &mut dyn DynState, text: &str) {
     let p = seat(state);
-    let action = state
-        .parse_action(p, text)
-        .unwrap_or_else(|e| panic!("`{text}` refused: {}\n{}", e.message, state.render_text(tabletop_sdk::Viewer::Spectator).unwrap()));
+    let action = state.parse_action(p, text).unwrap_or_else(|e| {
+        panic!(
+            "`{text}` refused: {}\n{}",
+            e.message,
+            state.render_text(tabletop_sdk::Viewer::Spectator).unwrap()
+        )
+    });
     state.apply(&[Move { player: p, action }]).unwrap();
 }
 
@@ -66,10 +76,20 @@ pub fn is_legal(state: &dyn DynState, text: &str) -> bool {
 
 /// The unit letter on `point` from the JSON view, if any.
 pub fn unit_at(state: &dyn DynState, point: &str) -> Option<String> {
-    let view: serde_json::Value = serde_json::from_str(&state.view(tabletop_sdk::Viewer::Spectator).unwrap()).unwrap();
-    view["units"].as_array().unwrap().iter().find(|u| u["point"] == point).map(|u| {
-        format!("{} {}", u["side"].as_str().unwrap(), u["kind"].as_str().unwrap())
-    })
+    let view: serde_json::Value =
+        serde_json::from_str(&state.view(tabletop_sdk::Viewer::Spectator).unwrap()).unwrap();
+    view["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["point"] == point)
+        .map(|u| {
+            format!(
+                "{} {}",
+                u["side"].as_str().unwrap(),
+                u["kind"].as_str().unwrap()
+            )
+        })
 }
 
 pub fn view(state: &dyn DynState) -> serde_json::Value {
