@@ -262,7 +262,7 @@ pub fn adjudicate(board: &Board, orders: &[PieceOrder]) -> Result<Adjudication, 
         let Some(q) = occupant[target[p.index()].index()] else {
             continue;
         };
-        if origin(q) != Some(target[p.index()]) || target[q.index()] != o.origin || q <= p {
+        if target[q.index()] != o.origin || q <= p {
             // Not head-on, or the pair is handled when its lower piece comes up.
             continue;
         }
