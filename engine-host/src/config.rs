@@ -34,9 +34,30 @@ pub struct Config {
     #[arg(long, env = "TABLETOP_CALL_DEADLINE_MS", default_value_t = 10_000)]
     pub call_deadline_ms: u64,
 
+    /// Where matches are kept: `sqlite` (default; the file
+    /// DATA_DIR/matches.sqlite3, restored on restart) or `memory` (nothing
+    /// survives a restart).
+    #[arg(long, env = "TABLETOP_STORE", value_enum, default_value_t = StoreKind::Sqlite)]
+    pub store: StoreKind,
+
+    /// How often the plugin directory is checked for new plugin files, in ms
+    /// (0 turns hot-adding off). A file is loaded once its size and mtime are
+    /// the same at two checks in a row, so a half-copied file is never loaded.
+    #[arg(long, env = "TABLETOP_PLUGIN_POLL_MS", default_value_t = 250)]
+    pub plugin_poll_ms: u64,
+
     /// Log format.
     #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+/// The match store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StoreKind {
+    /// An SQLite file under the data directory (durable).
+    Sqlite,
+    /// Memory only (for experiments and tests that need no durability).
+    Memory,
 }
 
 /// How logs are written (to stderr).

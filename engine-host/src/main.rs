@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use engine_host::config::{Config, LogFormat};
+use engine_host::config::{Config, LogFormat, StoreKind};
 use engine_host::core::engine::Engine;
-use engine_host::core::store::MemoryStore;
+use engine_host::core::store::{MemoryStore, Store};
+use engine_host::core::store_sqlite::SqliteStore;
 use tracing_subscriber::EnvFilter;
 
 fn init_logging(format: LogFormat) {
@@ -47,6 +48,23 @@ fn write_private(file: &Path, content: &str) -> std::io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options.open(file)?.write_all(content.as_bytes())
+}
+
+/// Ends matches whose clock ran out, without waiting for a request: one
+/// thread checks the matches that have a clock every 20 ms (a match ends at
+/// most that late; a move that arrives after the deadline is refused anyway).
+fn spawn_clock(engine: Arc<Engine>) {
+    let spawned = std::thread::Builder::new()
+        .name("clocks".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(20));
+                engine.expire_clocks();
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the clock thread: clocks will not expire");
+    }
 }
 
 async fn shutdown_signal() {
@@ -93,13 +111,39 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         )
     })?;
     let token = admin_token(&config)?;
+    let store: Arc<dyn Store> = match config.store {
+        StoreKind::Sqlite => {
+            let path = config.data_dir.join("matches.sqlite3");
+            let store = SqliteStore::open(&path).map_err(|e| e.message().to_string())?;
+            tracing::info!(file = %path.display(), "match store: sqlite");
+            Arc::new(store)
+        }
+        StoreKind::Memory => {
+            tracing::info!("match store: memory (nothing survives a restart)");
+            Arc::new(MemoryStore)
+        }
+    };
     let engine = Arc::new(Engine::new(
-        Arc::new(MemoryStore),
+        store,
         &token,
         config.data_dir.join("plugin-cache"),
     ));
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
+    let recovered = engine.recover().map_err(|e| e.message().to_string())?;
+    tracing::info!(
+        restored = recovered.restored,
+        unavailable = recovered.unavailable.len(),
+        "matches recovered"
+    );
+    spawn_clock(Arc::clone(&engine));
+    if config.plugin_poll_ms > 0 {
+        engine_host::core::watcher::spawn(
+            Arc::clone(&engine),
+            plugin_dir.clone(),
+            Duration::from_millis(config.plugin_poll_ms),
+        );
+    }
     let games: Vec<String> = engine
         .list_games()
         .iter()

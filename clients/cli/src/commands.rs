@@ -63,7 +63,7 @@ async fn connect(server: &str) -> Result<Channel, CliError> {
 }
 
 fn print_json(value: &serde_json::Value) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(value).expect("JSON values print")
     );
@@ -71,6 +71,16 @@ fn print_json(value: &serde_json::Value) {
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> CliResult {
+    if let Command::Replay {
+        file,
+        plugin_dir,
+        step,
+        all,
+    } = cli.command
+    {
+        // Local: no connection.
+        return crate::replay::run(&file, plugin_dir, step, all);
+    }
     let channel = connect(&cli.server).await?;
     let json = cli.json;
     match cli.command {
@@ -113,9 +123,9 @@ pub async fn run(cli: Cli) -> CliResult {
                     })).collect::<Vec<_>>(),
                 }));
             } else {
-                println!("match {}", created.match_id);
+                outln!("match {}", created.match_id);
                 for seat in &created.seats {
-                    println!("seat {} token {}", seat.seat, seat.token);
+                    outln!("seat {} token {}", seat.seat, seat.token);
                 }
             }
             Ok(())
@@ -128,7 +138,7 @@ pub async fn run(cli: Cli) -> CliResult {
             if json {
                 print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
             } else {
-                println!("seat {} token {}", joined.seat, joined.token);
+                outln!("seat {} token {}", joined.seat, joined.token);
             }
             Ok(())
         }
@@ -143,7 +153,7 @@ pub async fn run(cli: Cli) -> CliResult {
             if json {
                 print_json(&render::view_json(&view));
             } else {
-                print!("{}", render::view_text(&view));
+                out!("{}", render::view_text(&view));
             }
             Ok(())
         }
@@ -165,7 +175,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 }));
             } else {
                 for a in &legal.actions {
-                    println!("{:>8}  {}", format!("#{}", a.id), a.notation);
+                    outln!("{:>8}  {}", format!("#{}", a.id), a.notation);
                 }
             }
             Ok(())
@@ -192,9 +202,9 @@ pub async fn run(cli: Cli) -> CliResult {
                     "view": render::view_json(&view),
                 }));
             } else {
-                print!("{}", render::view_text(&view));
+                out!("{}", render::view_text(&view));
                 if response.pending {
-                    println!("(action recorded; waiting for the other seats)");
+                    outln!("(action recorded; waiting for the other seats)");
                 }
             }
             Ok(())
@@ -210,7 +220,7 @@ pub async fn run(cli: Cli) -> CliResult {
             if json {
                 print_json(&render::view_json(&view));
             } else {
-                print!("{}", render::view_text(&view));
+                out!("{}", render::view_text(&view));
             }
             Ok(())
         }
@@ -237,7 +247,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 ));
             } else {
                 for m in &list.matches {
-                    println!(
+                    outln!(
                         "{}  {} {}  {} players  v{}  {}{}",
                         m.match_id,
                         m.game,
@@ -276,7 +286,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 .record_json;
             match output {
                 Some(path) => std::fs::write(path, record)?,
-                None => println!("{record}"),
+                None => outln!("{record}"),
             }
             Ok(())
         }
@@ -299,7 +309,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 ));
             } else {
                 for p in &plugins {
-                    println!(
+                    outln!(
                         "{} {}  {}  {} matches",
                         p.game,
                         p.version,
@@ -316,7 +326,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 .await?
                 .into_inner();
             let plugin = loaded.plugin.unwrap_or_default();
-            println!(
+            outln!(
                 "{} {} {}",
                 plugin.game,
                 plugin.version,
@@ -328,6 +338,10 @@ pub async fn run(cli: Cli) -> CliResult {
             );
             Ok(())
         }
+        Command::Replay { file, .. } => Err(CliError::Usage(format!(
+            "replay of {} is local and was handled before connecting",
+            file.display()
+        ))),
     }
 }
 
@@ -357,7 +371,7 @@ async fn games(channel: Channel, game: Option<String>, json: bool) -> CliResult 
             if json {
                 print_json(&render::game_json(&info));
             } else {
-                print!("{}", render::game_text(&info));
+                out!("{}", render::game_text(&info));
             }
         }
         None => {
@@ -371,9 +385,12 @@ async fn games(channel: Channel, game: Option<String>, json: bool) -> CliResult 
                 ));
             } else {
                 for g in &list.games {
-                    println!(
+                    outln!(
                         "{:<12} {:<8} {}–{} players",
-                        g.name, g.version, g.min_players, g.max_players
+                        g.name,
+                        g.version,
+                        g.min_players,
+                        g.max_players
                     );
                 }
             }
@@ -410,7 +427,7 @@ async fn watch(
                         "version": message.version, "seat_acted": a.seat,
                     }));
                 } else {
-                    println!("seat {} has acted", a.seat);
+                    outln!("seat {} has acted", a.seat);
                 }
                 continue;
             }
@@ -423,9 +440,9 @@ async fn watch(
                 "view": view.as_ref().map(render::view_json),
             }));
         } else if let Some(view) = view {
-            print!("{CLEAR_SCREEN}{}", render::view_text(&view));
+            out!("{CLEAR_SCREEN}{}", render::view_text(&view));
             if let Some(event) = event {
-                println!("last: {event}");
+                outln!("last: {event}");
             }
             std::io::stdout().flush()?;
         }
@@ -445,7 +462,7 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
             })
             .await?
             .into_inner();
-        print!("{}", render::view_text(&view));
+        out!("{}", render::view_text(&view));
         if view.state == pb::MatchState::Finished as i32 {
             return Ok(());
         }
@@ -457,11 +474,11 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
             .await?
             .into_inner();
         if legal.actions.is_empty() {
-            println!("waiting for the other seats… (press Enter to refresh, q to quit)");
+            outln!("waiting for the other seats… (press Enter to refresh, q to quit)");
         } else {
             let shown: Vec<&str> = legal.actions.iter().map(|a| a.notation.as_str()).collect();
-            println!("legal: {}", shown.join("  "));
-            print!("your move (notation, #id, or q)> ");
+            outln!("legal: {}", shown.join("  "));
+            out!("your move (notation, #id, or q)> ");
         }
         std::io::stdout().flush()?;
         let Some(line) = lines.next() else {
@@ -484,9 +501,9 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
             })
             .await;
         match result {
-            Ok(r) if r.get_ref().pending => println!("(recorded; waiting for the other seats)"),
+            Ok(r) if r.get_ref().pending => outln!("(recorded; waiting for the other seats)"),
             Ok(_) => {}
-            Err(status) => println!("refused: {}", status.message()),
+            Err(status) => outln!("refused: {}", status.message()),
         }
     }
 }

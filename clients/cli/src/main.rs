@@ -6,10 +6,37 @@
 //! tabletop games
 //! tabletop new focus --players 2
 //! tabletop play MATCH --token TOKEN
+//! tabletop replay record.json
 //! ```
+
+/// Writes to stdout; a closed pipe (`tabletop legal … | head`) ends the program
+/// quietly instead of panicking.
+pub fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
+    }
+}
+
+/// `print!` through [`write_stdout`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::write_stdout(&format!($($arg)*)) };
+}
+
+/// `println!` through [`write_stdout`].
+macro_rules! outln {
+    () => { $crate::write_stdout("\n") };
+    ($($arg:tt)*) => { $crate::write_stdout(&format!("{}\n", format!($($arg)*))) };
+}
 
 mod commands;
 mod render;
+mod replay;
 
 use clap::{Parser, Subcommand};
 
@@ -149,6 +176,22 @@ pub enum Command {
         /// Admin token.
         #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
         admin_token: String,
+    },
+    /// Step through a match record (a file from `export`), forward and back,
+    /// rendering each position. Replays locally with the record's plugin
+    /// version; no server needed.
+    Replay {
+        /// The record (JSON).
+        file: std::path::PathBuf,
+        /// Where to find the game's plugin (default: next to this program).
+        #[arg(long, env = "TABLETOP_PLUGIN_DIR")]
+        plugin_dir: Option<std::path::PathBuf>,
+        /// Print the position after this many actions and exit.
+        #[arg(long, conflicts_with = "all")]
+        step: Option<usize>,
+        /// Print every position in order and exit.
+        #[arg(long)]
+        all: bool,
     },
     /// Load a plugin file on the server (admin).
     LoadPlugin {

@@ -10,7 +10,7 @@ use tokio::sync::broadcast;
 
 use super::error::{HostError, HostResult};
 use super::game_match::{
-    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, Seat, Submitted, now_ms,
+    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, Seat, Submitted, TimeControl, now_ms,
 };
 use super::record::Record;
 use super::store::{Store, StoredMatch};
@@ -44,6 +44,8 @@ pub struct NewMatch {
     pub start_position: Option<String>,
     /// Seats left open for joining.
     pub open_seats: Vec<u32>,
+    /// A clock, if any.
+    pub time_control: Option<TimeControl>,
 }
 
 /// A created match.
@@ -119,6 +121,17 @@ struct Unavailable {
     setup: MatchSetup,
     version: u64,
     reason: String,
+    /// What the store holds, to retry when its plugin version is added.
+    stored: StoredMatch,
+}
+
+/// What restart recovery did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// Matches restored and playable.
+    pub restored: usize,
+    /// Matches listed as unavailable (with their reasons).
+    pub unavailable: Vec<(String, String)>,
 }
 
 /// The server's core.
@@ -130,6 +143,8 @@ pub struct Engine {
     store: Arc<dyn Store>,
     admin_token_hash: [u8; 32],
     cache_dir: PathBuf,
+    /// Matches whose clock may still run out.
+    clocked: Mutex<std::collections::BTreeSet<String>>,
 }
 
 fn lock(m: &Mutex<Match>) -> MutexGuard<'_, Match> {
@@ -153,6 +168,7 @@ impl Engine {
             store,
             admin_token_hash: hash_token(admin_token),
             cache_dir,
+            clocked: Mutex::new(std::collections::BTreeSet::new()),
         }
     }
 
@@ -163,7 +179,21 @@ impl Engine {
 
     /// Loads one plugin file into the registry.
     pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
-        self.registry.add_file(path, &self.cache_dir)
+        // dlopen of a truncated library can fault the whole process (pages
+        // mapped past the end of the file), so check completeness first.
+        let bytes = std::fs::read(path)
+            .map_err(|e| AddError::Load(crate::plugin::LoadError::Io(e.to_string())))?;
+        if let Err(why) = check_complete_library(&bytes) {
+            return Err(AddError::Load(crate::plugin::LoadError::Open(format!(
+                "{} is incomplete ({why}); still being copied?",
+                path.display()
+            ))));
+        }
+        let added = self.registry.add_file(path, &self.cache_dir)?;
+        if let Added::New { game, version } = &added {
+            self.retry_unavailable(game, version);
+        }
+        Ok(added)
     }
 
     /// Loads every plugin file in `dir`; refusals are logged and skipped.
@@ -195,6 +225,156 @@ impl Engine {
             }
         }
         loaded
+    }
+
+    /// Restart recovery: rebuilds every stored match by replaying its log
+    /// through the plugin version it was created with. A match whose version is
+    /// not loaded, or whose log no longer replays, is listed as unavailable
+    /// with the reason; the others load regardless.
+    pub fn recover(&self) -> HostResult<Recovered> {
+        let mut report = Recovered::default();
+        for stored in self.store.load_all()? {
+            let id = stored.setup.match_id.clone();
+            match self.restore(&stored) {
+                Ok(m) => {
+                    self.install(m);
+                    report.restored += 1;
+                }
+                Err(reason) => {
+                    tracing::warn!(match_id = %id, %reason, "match unavailable");
+                    report.unavailable.push((id.clone(), reason.clone()));
+                    self.unavailable
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(
+                            id,
+                            Unavailable {
+                                setup: stored.setup.clone(),
+                                version: stored.log.len() as u64,
+                                reason,
+                                stored,
+                            },
+                        );
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Rebuilds one stored match, or says why it cannot be played here.
+    fn restore(&self, stored: &StoredMatch) -> Result<Match, String> {
+        let setup = &stored.setup;
+        let plugin = self
+            .registry
+            .get(&setup.game, Some(&setup.plugin_version))
+            .ok_or_else(|| {
+                let loaded = self.registry.versions(&setup.game);
+                format!(
+                    "it was created with {} {}, which is not loaded (loaded versions: {}); \
+                     put that plugin file in the plugin directory to resume it",
+                    setup.game,
+                    setup.plugin_version,
+                    if loaded.is_empty() {
+                        "none".to_string()
+                    } else {
+                        loaded.join(", ")
+                    }
+                )
+            })?;
+        let seats = stored
+            .seat_hashes
+            .iter()
+            .map(|&token_hash| Seat {
+                token_hash,
+                resigned: false,
+            })
+            .collect();
+        let game: Arc<dyn DynGame> = plugin;
+        let mut m = Match::replay(game, setup.clone(), seats, &stored.log)
+            .map_err(|e| format!("its stored log does not replay: {}", e.message()))?;
+        m.restore_pending(&stored.pending)
+            .map_err(|e| format!("its pending actions do not restore: {}", e.message()))?;
+        m.resume_clocks(now_ms());
+        Ok(m)
+    }
+
+    /// Retries unavailable matches of a game version that was just added.
+    fn retry_unavailable(&self, game: &str, version: &str) {
+        let candidates: Vec<Unavailable> = self
+            .unavailable
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .filter(|u| u.setup.game == game && u.setup.plugin_version == version)
+            .cloned()
+            .collect();
+        for u in candidates {
+            if let Ok(m) = self.restore(&u.stored) {
+                let id = u.setup.match_id.clone();
+                self.install(m);
+                self.unavailable
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                tracing::info!(match_id = %id, "match available again");
+            }
+        }
+    }
+
+    /// Makes a match live (and watched by the clock if it has one).
+    fn install(&self, m: Match) {
+        let id = m.setup.match_id.clone();
+        if m.has_running_clock() {
+            self.clocked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id.clone());
+        }
+        self.matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, Arc::new(Mutex::new(m)));
+    }
+
+    /// Ends every match whose clock has run out (stored before it returns);
+    /// returns how many ended. The host calls it on a timer, so a match ends
+    /// when its time is up without waiting for a request.
+    pub fn expire_clocks(&self) -> usize {
+        let ids: Vec<String> = self
+            .clocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        let mut ended = 0;
+        for id in ids {
+            let Ok(slot) = self.slot(&id) else {
+                self.clocked.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                continue;
+            };
+            let mut m = lock(&slot);
+            match self.expire_locked(&mut m) {
+                Ok(true) => ended += 1,
+                Ok(false) => {}
+                Err(e) => tracing::error!(match_id = %id, error = %e, "clock expiry failed"),
+            }
+            if !m.has_running_clock() {
+                self.clocked.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            }
+        }
+        ended
+    }
+
+    /// Ends `m` if its clock ran out, and stores the timeout.
+    fn expire_locked(&self, m: &mut Match) -> HostResult<bool> {
+        let before = m.version();
+        let expired = m.expire_clock(now_ms())?;
+        if expired {
+            tracing::info!(match_id = %m.setup.match_id, "a clock ran out");
+            self.persist(m, before)?;
+        }
+        Ok(expired)
     }
 
     /// Checks the admin token.
@@ -282,6 +462,9 @@ impl Engine {
                 manifest.name, manifest.min_players, manifest.max_players, request.players
             )));
         }
+        if let Some(tc) = &request.time_control {
+            tc.validate().map_err(HostError::InvalidArgument)?;
+        }
         for &seat in &request.open_seats {
             if seat >= request.players {
                 return Err(HostError::InvalidArgument(format!(
@@ -310,6 +493,7 @@ impl Engine {
             seed: request.seed.unwrap_or_else(rand::random),
             start_position: request.start_position,
             created_at_ms: now_ms(),
+            time_control: request.time_control,
         };
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::create(game, setup.clone(), hashes.clone())?;
@@ -321,10 +505,7 @@ impl Engine {
             results: m.results.clone(),
         })?;
         let view = m.view(Viewer::Spectator)?;
-        self.matches
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(setup.match_id.clone(), Arc::new(Mutex::new(m)));
+        self.install(m);
         Ok(Created {
             match_id: setup.match_id,
             tokens,
@@ -396,6 +577,11 @@ impl Engine {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let seat = m.seat_of(token)?;
+        if self.expire_locked(&mut m)? {
+            return Err(HostError::FailedPrecondition(
+                "the match is over: a clock ran out".into(),
+            ));
+        }
         let id = match action {
             ActionRef::Id(id) => id,
             ActionRef::Notation(text) => {
@@ -530,16 +716,7 @@ impl Engine {
             });
             tokens.push((seat, token));
         }
-        let setup = MatchSetup {
-            match_id: new_match_id(),
-            game: record.game.clone(),
-            plugin_version: record.plugin_version.clone(),
-            players: record.players,
-            options: record.options.clone(),
-            seed: record.seed,
-            start_position: record.start_position.clone(),
-            created_at_ms: record.created_at_ms,
-        };
+        let setup = record.setup(new_match_id());
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::replay(game, setup.clone(), seats, &record.actions)?;
         record.verify(&m)?;
@@ -551,10 +728,7 @@ impl Engine {
             results: m.results.clone(),
         })?;
         let view = m.view(Viewer::Spectator)?;
-        self.matches
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(setup.match_id.clone(), Arc::new(Mutex::new(m)));
+        self.install(m);
         Ok(Created {
             match_id: setup.match_id,
             tokens,
@@ -660,4 +834,45 @@ pub fn is_plugin_file(path: &Path) -> bool {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+}
+
+/// Checks that an ELF shared library is whole: every program segment and the
+/// section header table lie inside the file. A half-copied file fails this;
+/// loading it would map pages past its end and crash the host on first touch.
+/// Other formats (macOS, Windows) are left to the loader.
+pub fn check_complete_library(bytes: &[u8]) -> Result<(), String> {
+    if !bytes.starts_with(b"\x7fELF") {
+        if cfg!(target_os = "linux") {
+            return Err("no ELF header".into());
+        }
+        return Ok(());
+    }
+    if bytes.len() < 64 || bytes[4] != 2 || bytes[5] != 1 {
+        return Err("not a complete 64-bit little-endian ELF header".into());
+    }
+    let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u64;
+    let u64_at = |at: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(b)
+    };
+    let len = bytes.len() as u64;
+    let within = |offset: u64, size: u64| offset.checked_add(size).is_some_and(|end| end <= len);
+    let (phoff, shoff) = (u64_at(0x20), u64_at(0x28));
+    let (phentsize, phnum) = (u16_at(0x36), u16_at(0x38));
+    let (shentsize, shnum) = (u16_at(0x3A), u16_at(0x3C));
+    if phentsize < 56 || !within(phoff, phentsize * phnum) {
+        return Err("the program headers are cut off".into());
+    }
+    if shnum > 0 && !within(shoff, shentsize * shnum) {
+        return Err("the section headers are cut off".into());
+    }
+    for i in 0..phnum {
+        let at = (phoff + i * phentsize) as usize;
+        let (offset, filesz) = (u64_at(at + 8), u64_at(at + 32));
+        if !within(offset, filesz) {
+            return Err(format!("segment {i} is cut off"));
+        }
+    }
+    Ok(())
 }

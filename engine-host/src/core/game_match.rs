@@ -60,6 +60,64 @@ pub enum LogKind {
         /// The seat.
         seat: u32,
     },
+    /// A seat's clock ran out; the match ended with that seat last.
+    Timeout {
+        /// The seat.
+        seat: u32,
+    },
+}
+
+/// A match's time control, in milliseconds (0 = not used). A seat's clock
+/// runs while it is to move (all movers' clocks at once in simultaneous
+/// turns) and stops when it acts. `per_move_ms` limits each move; `bank_ms`
+/// is the seat's total time, to which `increment_ms` is added after each of
+/// its actions. The seat whose time runs out first loses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// Longest time for one move (0: no limit per move).
+    pub per_move_ms: i64,
+    /// Each seat's total time (0: no bank).
+    pub bank_ms: i64,
+    /// Added to the bank after each action.
+    pub increment_ms: i64,
+}
+
+impl Clocks {
+    fn new(setup: &MatchSetup) -> Option<Clocks> {
+        let control = setup.time_control?;
+        let seats = setup.players as usize;
+        Some(Clocks {
+            control,
+            bank: vec![control.bank_ms; seats],
+            since: vec![None; seats],
+        })
+    }
+}
+
+impl TimeControl {
+    /// Refuses a time control that cannot be played.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.per_move_ms < 0 || self.bank_ms < 0 || self.increment_ms < 0 {
+            return Err("time control values must not be negative".into());
+        }
+        if self.per_move_ms == 0 && self.bank_ms == 0 {
+            return Err("a time control needs per_move_ms or bank_ms".into());
+        }
+        if self.increment_ms > 0 && self.bank_ms == 0 {
+            return Err("increment_ms needs a bank (bank_ms)".into());
+        }
+        Ok(())
+    }
+}
+
+/// The seats' clocks.
+#[derive(Debug, Clone)]
+struct Clocks {
+    control: TimeControl,
+    /// Remaining bank per seat.
+    bank: Vec<i64>,
+    /// Since when each seat's clock runs (None: stopped).
+    since: Vec<Option<i64>>,
 }
 
 /// One seat's action in the log.
@@ -100,6 +158,8 @@ pub struct SeatInfo {
     pub has_acted: bool,
     /// Resigned.
     pub resigned: bool,
+    /// Time left on the seat's clock (None: no clock).
+    pub clock_remaining_ms: Option<i64>,
 }
 
 /// A match as one viewer sees it.
@@ -203,6 +263,9 @@ pub struct MatchSetup {
     pub start_position: Option<String>,
     /// Creation time, ms since the Unix epoch.
     pub created_at_ms: i64,
+    /// The clock, if the match has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 /// A live match.
@@ -225,6 +288,7 @@ pub struct Match {
     history: VecDeque<Arc<MatchEvent>>,
     events: broadcast::Sender<Arc<MatchEvent>>,
     scratch: Vec<ActionId>,
+    clocks: Option<Clocks>,
 }
 
 impl std::fmt::Debug for Match {
@@ -292,8 +356,11 @@ impl Match {
             history: VecDeque::new(),
             events,
             scratch: Vec::new(),
+            clocks: None,
         };
+        m.clocks = Clocks::new(&m.setup);
         m.resolve_chance_and_end()?;
+        m.start_clocks(now_ms())?;
         Ok(m)
     }
 
@@ -330,7 +397,10 @@ impl Match {
             history: VecDeque::new(),
             events,
             scratch: Vec::new(),
+            clocks: None,
         };
+        m.clocks = Clocks::new(&m.setup);
+        m.start_clocks(m.setup.created_at_ms)?;
         for (index, entry) in log.iter().enumerate() {
             let fail = |why: String| {
                 HostError::InvalidArgument(format!(
@@ -362,6 +432,9 @@ impl Match {
                         return Err(fail("no seat is to move here".into()));
                     }
                     m.state.apply(&joint).map_err(|e| fail(e.message))?;
+                    for logged in moves {
+                        m.charge(logged.seat, logged.at_ms);
+                    }
                 }
                 LogKind::Chance { outcome } => {
                     if m.state.status().map_err(HostError::from)? != Status::Chance {
@@ -380,13 +453,185 @@ impl Match {
                     m.finish_by_resignation(*seat);
                     continue;
                 }
+                LogKind::Timeout { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    if m.lifecycle == Lifecycle::Finished {
+                        return Err(fail("the match was already over".into()));
+                    }
+                    m.log.push(entry.clone());
+                    m.finish_by_timeout(*seat);
+                    continue;
+                }
             }
             m.log.push(entry.clone());
             if m.state.status()? == Status::Terminal {
                 m.finish_normally()?;
             }
+            m.start_clocks(entry.at_ms)?;
         }
         Ok(m)
+    }
+
+    /// Puts back the held simultaneous actions after a restart: (seat, action,
+    /// submitted at ms). Each must belong to a seat to move now.
+    pub fn restore_pending(&mut self, pending: &[(u32, u64, i64)]) -> HostResult<()> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        for &(seat, action, at) in pending {
+            if !movers.contains(seat) {
+                return Err(HostError::Internal(format!(
+                    "seat {seat} holds a pending action but is not to move"
+                )));
+            }
+            self.pending.insert(seat, (action, at));
+            self.charge(seat, at);
+        }
+        Ok(())
+    }
+
+    /// After a restart: running clocks restart now (the time the host was
+    /// down is not charged to anyone).
+    pub fn resume_clocks(&mut self, now: i64) {
+        if let Some(clocks) = &mut self.clocks {
+            for since in clocks.since.iter_mut().flatten() {
+                *since = now;
+            }
+        }
+    }
+
+    /// Whether the match has a clock and is not over.
+    pub fn has_running_clock(&self) -> bool {
+        self.clocks.is_some() && self.lifecycle != Lifecycle::Finished
+    }
+
+    /// Charges `seat` for the time since its clock started, and stops it.
+    fn charge(&mut self, seat: Player, at: i64) {
+        let Some(clocks) = &mut self.clocks else {
+            return;
+        };
+        let Some(slot) = clocks.since.get_mut(seat as usize) else {
+            return;
+        };
+        if let Some(started) = slot.take()
+            && clocks.control.bank_ms > 0
+        {
+            let bank = &mut clocks.bank[seat as usize];
+            *bank = *bank - (at - started).max(0) + clocks.control.increment_ms;
+        }
+    }
+
+    /// Starts the clocks of the seats to move now that are not running (and
+    /// have not acted this turn); stops the others.
+    fn start_clocks(&mut self, at: i64) -> HostResult<()> {
+        if self.clocks.is_none() {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        let pending: Vec<Player> = self.pending.keys().copied().collect();
+        if let Some(clocks) = &mut self.clocks {
+            for (seat, since) in clocks.since.iter_mut().enumerate() {
+                let seat = seat as Player;
+                if !movers.contains(seat) || pending.contains(&seat) {
+                    *since = None;
+                } else if since.is_none() {
+                    *since = Some(at);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// When the first running clock runs out, and whose it is.
+    pub fn clock_deadline(&self) -> Option<(i64, Player)> {
+        let clocks = self.clocks.as_ref()?;
+        if self.lifecycle != Lifecycle::Running {
+            return None;
+        }
+        clocks
+            .since
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, since)| {
+                let started = (*since)?;
+                let mut deadline = i64::MAX;
+                if clocks.control.per_move_ms > 0 {
+                    deadline = deadline.min(started + clocks.control.per_move_ms);
+                }
+                if clocks.control.bank_ms > 0 {
+                    deadline = deadline.min(started + clocks.bank[seat]);
+                }
+                Some((deadline, seat as Player))
+            })
+            .min()
+    }
+
+    /// Time left for `seat` at `now`.
+    fn clock_remaining(&self, seat: Player, now: i64) -> Option<i64> {
+        let clocks = self.clocks.as_ref()?;
+        let control = clocks.control;
+        let bank = clocks.bank[seat as usize];
+        let remaining = match clocks.since[seat as usize] {
+            Some(started) => {
+                let used = now - started;
+                let mut left = i64::MAX;
+                if control.per_move_ms > 0 {
+                    left = left.min(control.per_move_ms - used);
+                }
+                if control.bank_ms > 0 {
+                    left = left.min(bank - used);
+                }
+                left
+            }
+            None if control.bank_ms > 0 => bank,
+            None => control.per_move_ms,
+        };
+        Some(remaining.max(0))
+    }
+
+    /// Ends the match if a clock has run out by `now`; returns whether it did.
+    pub fn expire_clock(&mut self, now: i64) -> HostResult<bool> {
+        let Some((deadline, seat)) = self.clock_deadline() else {
+            return Ok(false);
+        };
+        if deadline > now {
+            return Ok(false);
+        }
+        if let Some(clocks) = &mut self.clocks {
+            clocks.bank[seat as usize] = 0;
+        }
+        self.push_log(now, LogKind::Timeout { seat });
+        self.finish_by_timeout(seat);
+        let event = serde_json::json!({ "type": "timeout", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        Ok(true)
+    }
+
+    /// A seat's time ran out: it is last, every other seat shares first place
+    /// (for two players: the opponent wins). The plugin contract cannot take
+    /// one seat out of a running game, so with more players the match ends too.
+    fn finish_by_timeout(&mut self, seat: Player) {
+        let players = self.setup.players;
+        self.results = (0..players)
+            .map(|p| SeatResult {
+                seat: p,
+                rank: if p == seat { players } else { 1 },
+                score: 0.0,
+                resigned: false,
+            })
+            .collect();
+        self.pending.clear();
+        self.lifecycle = Lifecycle::Finished;
+        self.stop_clocks();
+    }
+
+    fn stop_clocks(&mut self) {
+        if let Some(clocks) = &mut self.clocks {
+            clocks.since.iter_mut().for_each(|s| *s = None);
+        }
     }
 
     /// The game.
@@ -529,6 +774,7 @@ impl Match {
         }
         self.pending.insert(seat, (action, now));
         if self.pending.len() < movers.len() {
+            self.charge(seat, now);
             self.publish_seat_acted(seat);
             return Ok(Submitted::Pending);
         }
@@ -567,9 +813,15 @@ impl Match {
         let before = self.snapshot_if_watched()?;
         self.state.apply(&moves)?;
         self.pending.clear();
+        for (m, at) in timed {
+            self.charge(m.player, *at);
+        }
         self.push_log(now, LogKind::Moves { moves: logged });
+        // Clocks start before the event is built, so views in it show them.
+        self.start_clocks(now)?;
         self.publish_transition(before, Transition::Moves(moves))?;
-        self.resolve_chance_and_end()
+        self.resolve_chance_and_end()?;
+        self.start_clocks(now)
     }
 
     fn push_log(&mut self, at_ms: i64, kind: LogKind) {
@@ -651,6 +903,7 @@ impl Match {
             .collect();
         self.pending.clear();
         self.lifecycle = Lifecycle::Finished;
+        self.stop_clocks();
     }
 
     /// `seat` resigns.
@@ -694,6 +947,7 @@ impl Match {
         self.seats[seat as usize].token_hash = Some(token_hash);
         if self.seats.iter().all(|s| s.token_hash.is_some()) {
             self.lifecycle = Lifecycle::Running;
+            self.start_clocks(now_ms())?;
         }
         let event = serde_json::json!({ "type": "joined", "seat": seat }).to_string();
         self.publish_host_event(&event)?;
@@ -703,6 +957,7 @@ impl Match {
     /// The match as `viewer` sees it.
     pub fn view(&self, viewer: Viewer) -> HostResult<MatchView> {
         let movers = self.movers()?;
+        let now = now_ms();
         let seats = (0..self.setup.players)
             .map(|p| SeatInfo {
                 seat: p,
@@ -710,6 +965,7 @@ impl Match {
                 to_move: movers.contains(p),
                 has_acted: self.pending.contains_key(&p),
                 resigned: self.seats[p as usize].resigned,
+                clock_remaining_ms: self.clock_remaining(p, now),
             })
             .collect();
         let pending_action = match viewer {
@@ -769,6 +1025,11 @@ impl Match {
             self.history.clear();
             return Ok(());
         };
+        // The transition that ends the match must carry the finished view
+        // (state and results), not the last running one.
+        if self.lifecycle != Lifecycle::Finished && self.state.status()? == Status::Terminal {
+            self.finish_normally()?;
+        }
         let mut updates = Vec::new();
         for viewer in self.viewers() {
             updates.push(ViewerUpdate::Transition {

@@ -5,4 +5,6 @@ pub mod error;
 pub mod game_match;
 pub mod record;
 pub mod store;
+pub mod store_sqlite;
 pub mod tokens;
+pub mod watcher;

@@ -13,18 +13,21 @@
 //!      "moves": [{"seat": 0, "action": 17, "notation": "c3-e3", "at_ms": …}]},
 //!     {"version": 3, "at_ms": …, "type": "resign", "seat": 1}
 //!   ],
+//!   "time_control": {"per_move_ms": 0, "bank_ms": 60000, "increment_ms": 1000},
 //!   "state": "finished",
 //!   "results": [{"seat": 0, "rank": 1, "score": 0.0, "resigned": false}],
 //!   "final_position": "…"
 //! }
 //! ```
 //! Replay uses the action ids and chance outcomes; notation and times are for
-//! people. `final_position` and `results` let an importer verify the replay.
+//! people. A `timeout` entry (`{"type": "timeout", "seat": 1}`) records a seat
+//! whose clock ran out; `time_control` is present only for matches with a
+//! clock. `final_position` and `results` let an importer verify the replay.
 
 use serde::{Deserialize, Serialize};
 
 use super::error::{HostError, HostResult};
-use super::game_match::{Lifecycle, LogEntry, Match, SeatResult};
+use super::game_match::{Lifecycle, LogEntry, Match, MatchSetup, SeatResult, TimeControl};
 
 /// The format tag of version 1 records.
 pub const RECORD_FORMAT: &str = "tabletop-record/1";
@@ -50,6 +53,9 @@ pub struct Record {
     pub start_position: Option<String>,
     /// Creation time, ms since the Unix epoch.
     pub created_at_ms: i64,
+    /// The time control, if the match had a clock (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
     /// Every state change in order.
     pub actions: Vec<LogEntry>,
     /// Life stage at export.
@@ -73,11 +79,27 @@ impl Record {
             seed: m.setup.seed,
             start_position: m.setup.start_position.clone(),
             created_at_ms: m.setup.created_at_ms,
+            time_control: m.setup.time_control,
             actions: m.log.clone(),
             state: m.lifecycle,
             results: m.results.clone(),
             final_position: m.position()?,
         })
+    }
+
+    /// The setup to replay the record with, under a new match id.
+    pub fn setup(&self, match_id: String) -> MatchSetup {
+        MatchSetup {
+            match_id,
+            game: self.game.clone(),
+            plugin_version: self.plugin_version.clone(),
+            players: self.players,
+            options: self.options.clone(),
+            seed: self.seed,
+            start_position: self.start_position.clone(),
+            created_at_ms: self.created_at_ms,
+            time_control: self.time_control,
+        }
     }
 
     /// Reads a record, refusing malformed JSON or another format.

@@ -46,7 +46,7 @@ pub fn view(v: &MatchView) -> pb::MatchView {
                 to_move: s.to_move,
                 has_acted: s.has_acted,
                 resigned: s.resigned,
-                clock_remaining_ms: None,
+                clock_remaining_ms: s.clock_remaining_ms,
             })
             .collect(),
         results: v.results.iter().map(result).collect(),

@@ -19,7 +19,7 @@ use super::convert;
 use super::status::to_status;
 use crate::core::engine::{ActionRef, Engine, NewMatch};
 use crate::core::error::{HostError, HostResult};
-use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewerUpdate};
+use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, TimeControl, ViewerUpdate};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -100,11 +100,6 @@ impl Matches for Api {
         request: Request<pb::CreateMatchRequest>,
     ) -> Result<Response<pb::CreateMatchResponse>, Status> {
         let r = request.into_inner();
-        if r.time_control.is_some() {
-            return Err(Status::invalid_argument(
-                "time controls are not supported by this server yet",
-            ));
-        }
         let new = NewMatch {
             game: r.game,
             version: r.version,
@@ -113,6 +108,11 @@ impl Matches for Api {
             seed: r.seed,
             start_position: r.start_position,
             open_seats: r.open_seats,
+            time_control: r.time_control.map(|tc| TimeControl {
+                per_move_ms: tc.per_move_ms,
+                bank_ms: tc.bank_ms,
+                increment_ms: tc.increment_ms,
+            }),
         };
         let created = self.call(move |e| e.create_match(new)).await?;
         Ok(Response::new(pb::CreateMatchResponse {

@@ -1,0 +1,185 @@
+//! `tabletop replay FILE`: steps through a match record in the terminal,
+//! forward and back, rendering each position.
+//!
+//! It replays locally and needs no server: it loads the record's game plugin
+//! (the exact version the record names) from a plugin directory — by default
+//! the directory of this executable, where `cargo build` puts the workspace's
+//! plugins next to `tabletop` and `engine-host` — and replays the record's
+//! actions through it with the host's own replay code, so every position is
+//! the one the server had. A record that does not replay is refused with the
+//! first failing action named, as the server's import would.
+//!
+//! Keys (one line each): Enter or `n` next, `b`/`p` back, a number jumps to
+//! that step, `e` the end, `q` quits. `--step N` prints one position and
+//! exits; `--all` prints every position in order (for scripts).
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use engine_host::core::engine::Engine;
+use engine_host::core::game_match::{LogKind, Match, Seat};
+use engine_host::core::record::Record;
+use engine_host::core::store::MemoryStore;
+use tabletop_sdk::{DynGame, Viewer};
+
+use crate::commands::CliError;
+
+/// A record loaded with its plugin, rendering any step on demand.
+struct Replayer {
+    record: Record,
+    game: Arc<dyn DynGame>,
+}
+
+impl Replayer {
+    fn steps(&self) -> usize {
+        self.record.actions.len()
+    }
+
+    /// The position after `step` actions, as the spectator sees it (after the
+    /// end a view may reveal everything).
+    fn render(&self, step: usize) -> Result<String, CliError> {
+        let seats = (0..self.record.players)
+            .map(|_| Seat {
+                token_hash: Some([0; 32]),
+                resigned: false,
+            })
+            .collect();
+        let m = Match::replay(
+            Arc::clone(&self.game),
+            self.record.setup(self.record.match_id.clone()),
+            seats,
+            &self.record.actions[..step],
+        )
+        .map_err(|e| CliError::Usage(format!("the record does not replay: {}", e.message())))?;
+        let view = m
+            .view(Viewer::Spectator)
+            .map_err(|e| CliError::Usage(e.message().to_string()))?;
+        let mut out = format!(
+            "{} {} — step {step} of {}",
+            self.record.game,
+            self.record.plugin_version,
+            self.steps()
+        );
+        if step > 0 {
+            out.push_str(&format!(
+                ": {}",
+                describe(&self.record.actions[step - 1].kind)
+            ));
+        }
+        out.push('\n');
+        out.push_str(&view.text);
+        if !view.text.ends_with('\n') {
+            out.push('\n');
+        }
+        if !view.results.is_empty() {
+            for r in &view.results {
+                out.push_str(&format!(
+                    "seat {}: rank {} score {}{}\n",
+                    r.seat,
+                    r.rank,
+                    r.score,
+                    if r.resigned { " (resigned)" } else { "" }
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn describe(kind: &LogKind) -> String {
+    match kind {
+        LogKind::Moves { moves } => moves
+            .iter()
+            .map(|m| format!("seat {} {}", m.seat, m.notation))
+            .collect::<Vec<_>>()
+            .join(", "),
+        LogKind::Chance { outcome } => format!("chance {outcome}"),
+        LogKind::Resign { seat } => format!("seat {seat} resigns"),
+        LogKind::Timeout { seat } => format!("seat {seat} ran out of time"),
+    }
+}
+
+fn default_plugin_dir() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Runs `tabletop replay`.
+pub fn run(
+    file: &Path,
+    plugin_dir: Option<PathBuf>,
+    step: Option<usize>,
+    all: bool,
+) -> Result<(), CliError> {
+    let json = std::fs::read_to_string(file)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", file.display())))?;
+    let record = Record::parse(&json).map_err(|e| CliError::Usage(e.message().to_string()))?;
+    let plugin_dir = plugin_dir.unwrap_or_else(default_plugin_dir);
+    let cache = std::env::temp_dir().join(format!("tabletop-replay-{}", std::process::id()));
+    let engine = Engine::new(Arc::new(MemoryStore), "unused", cache.clone());
+    engine.load_plugin_dir(&plugin_dir);
+    let plugin = engine
+        .registry()
+        .get(&record.game, Some(&record.plugin_version))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "the record needs {} {}, which is not in {} (use --plugin-dir)",
+                record.game,
+                record.plugin_version,
+                plugin_dir.display()
+            ))
+        })?;
+    let replayer = Replayer {
+        record,
+        game: plugin,
+    };
+    // Check the whole record once, so a tampered one is refused up front.
+    replayer.render(replayer.steps())?;
+    let result = if let Some(step) = step {
+        if step > replayer.steps() {
+            return Err(CliError::Usage(format!(
+                "the record has {} steps",
+                replayer.steps()
+            )));
+        }
+        out!("{}", replayer.render(step)?);
+        Ok(())
+    } else if all {
+        for step in 0..=replayer.steps() {
+            out!("{}\n", replayer.render(step)?);
+        }
+        Ok(())
+    } else {
+        interactive(&replayer)
+    };
+    let _ = std::fs::remove_dir_all(&cache);
+    result
+}
+
+fn interactive(replayer: &Replayer) -> Result<(), CliError> {
+    let mut step = 0;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    loop {
+        out!("{}", replayer.render(step)?);
+        out!("[Enter/n] next  [b] back  [NUMBER] jump  [e] end  [q] quit > ");
+        let Some(line) = lines.next() else {
+            outln!();
+            return Ok(());
+        };
+        let line = line?;
+        match line.trim() {
+            "" | "n" => step = (step + 1).min(replayer.steps()),
+            "b" | "p" => step = step.saturating_sub(1),
+            "e" => step = replayer.steps(),
+            "q" => return Ok(()),
+            other => match other.parse::<usize>() {
+                Ok(n) => step = n.min(replayer.steps()),
+                Err(_) => outln!("unknown key `{other}`"),
+            },
+        }
+    }
+}
