@@ -59,8 +59,8 @@ fn bench(c: &mut Criterion) {
     for players in [2u32, 4] {
         let mut group = c.benchmark_group(format!("focus playouts {players}p"));
         group.throughput(Throughput::Elements(1));
-        group.sample_size(20);
-        group.measurement_time(Duration::from_secs(8));
+        group.sample_size(10);
+        group.measurement_time(Duration::from_secs(5));
         for (name, game) in paths {
             let mut seed = 0u64;
             group.bench_function(name, |b| {
