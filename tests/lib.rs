@@ -210,17 +210,21 @@ impl Host {
         let _ = self.child.wait();
     }
 
-    /// Asks the host to stop (SIGTERM) and waits for it; returns whether it
-    /// exited successfully.
-    pub fn terminate(&mut self) -> bool {
-        #[cfg(unix)]
-        {
-            let _ = Command::new("kill")
-                .arg("-TERM")
-                .arg(self.child.id().to_string())
-                .status();
+    /// Asks the host to stop (SIGTERM) and waits (at most a minute) for it to
+    /// exit; returns whether it exited successfully. Waiting is async so the
+    /// test's own connections keep running their part of the shutdown.
+    pub async fn terminate(&mut self) -> bool {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        for _ in 0..600 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.success();
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        self.child.wait().map(|s| s.success()).unwrap_or(false)
+        false
     }
 }
 

@@ -540,5 +540,8 @@ async fn issue2_health_and_reflection_answer() {
 async fn issue2_sigterm_shuts_the_host_down_gracefully() {
     let mut host = Host::start().await;
     assert!(!games(&host).await.is_empty());
-    assert!(host.terminate(), "engine-host exits cleanly on SIGTERM");
+    assert!(
+        host.terminate().await,
+        "engine-host exits cleanly on SIGTERM"
+    );
 }

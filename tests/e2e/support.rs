@@ -5,23 +5,45 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 use tonic::transport::Channel;
 
-/// Creates a match and returns (match id, seat tokens by seat).
+/// The turn limit end-to-end matches are played with, where a game has a
+/// `max_turns` option: random play to the default limit proves nothing more
+/// over gRPC than the conformance kits prove in-process, and costs minutes.
+pub const E2E_MAX_TURNS: i64 = 60;
+
+/// Creates a match (with a short turn limit where the game has one) and
+/// returns (match id, seat tokens by seat).
 pub async fn create(
     matches: &mut MatchesClient<Channel>,
     game: &str,
     players: u32,
     seed: u64,
 ) -> (String, Vec<String>) {
-    let created = matches
-        .create_match(pb::CreateMatchRequest {
-            game: game.to_string(),
-            players,
-            seed: Some(seed),
-            ..Default::default()
-        })
-        .await
-        .unwrap_or_else(|e| panic!("create {game} for {players}: {e}"))
-        .into_inner();
+    let request = |options: &[(&str, String)]| pb::CreateMatchRequest {
+        game: game.to_string(),
+        players,
+        seed: Some(seed),
+        options: options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        ..Default::default()
+    };
+    let short = [("max_turns", E2E_MAX_TURNS.to_string())];
+    let created = match matches.create_match(request(&short)).await {
+        Ok(created) => created,
+        // A game without a (small enough) turn limit is played as it is.
+        Err(status)
+            if status.code() == tonic::Code::InvalidArgument
+                && status.message().contains("max_turns") =>
+        {
+            matches
+                .create_match(request(&[]))
+                .await
+                .unwrap_or_else(|e| panic!("create {game} for {players}: {e}"))
+        }
+        Err(e) => panic!("create {game} for {players}: {e}"),
+    }
+    .into_inner();
     let mut tokens = vec![String::new(); players as usize];
     for seat in created.seats {
         tokens[seat.seat as usize] = seat.token;

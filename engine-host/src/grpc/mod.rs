@@ -21,7 +21,12 @@ use tokio_stream::wrappers::TcpListenerStream;
 use crate::core::engine::Engine;
 use services::Api;
 
-/// Serves the API on `listener` until `shutdown` resolves, then drains.
+/// How long calls in flight may take to finish after a shutdown signal.
+/// Watch streams never finish by themselves, so draining is bounded.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Serves the API on `listener` until `shutdown` resolves, then drains for at
+/// most [`SHUTDOWN_GRACE`].
 pub async fn serve(
     engine: Arc<Engine>,
     listener: TcpListener,
@@ -44,7 +49,12 @@ pub async fn serve(
         .build_v1alpha()?;
     let local: Option<SocketAddr> = listener.local_addr().ok();
     tracing::info!(address = ?local, "serving");
-    tonic::transport::Server::builder()
+    let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
+    let shutdown = async move {
+        shutdown.await;
+        let _ = signalled_tx.send(());
+    };
+    let server = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -52,7 +62,19 @@ pub async fn serve(
         .add_service(MatchesServer::new(api.clone()))
         .add_service(WatchServer::new(api.clone()))
         .add_service(AdminServer::new(api))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-        .await?;
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown);
+    let deadline = async move {
+        if signalled_rx.await.is_ok() {
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        served = server => served?,
+        () = deadline => {
+            tracing::warn!(grace = ?SHUTDOWN_GRACE, "connections still open after the grace period; closing them");
+        }
+    }
     Ok(())
 }
