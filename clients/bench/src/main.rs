@@ -132,6 +132,9 @@ struct GameReport {
     baseline: Option<Phase>,
     /// engine actions/s ÷ echo actions/s (two sized round trips each).
     throughput_ratio: Option<f64>,
+    /// echo server CPU per action ÷ engine server CPU per action: the
+    /// throughput ratio the server's CPU would allow on an idle machine.
+    cpu_ratio: Option<f64>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -323,12 +326,20 @@ async fn run(args: RunArgs) -> Result<(), String> {
             .as_ref()
             .filter(|b| b.actions_per_s > 0.0)
             .map(|b| engine.0.actions_per_s / b.actions_per_s);
+        let cpu_ratio = match (
+            baseline.as_ref().and_then(|b| b.server_cpu_us_per_action),
+            engine.0.server_cpu_us_per_action,
+        ) {
+            (Some(echo), Some(host)) if host > 0.0 => Some(echo / host),
+            _ => None,
+        };
         report.games.push(GameReport {
             game: game.name.clone(),
             seats,
             engine: engine.0,
             baseline,
             throughput_ratio,
+            cpu_ratio,
         });
     }
     if args.json {
@@ -387,6 +398,10 @@ where
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
+    summary.server_cpu_us_per_action = summary
+        .server_cpu_s
+        .filter(|_| summary.actions > 0)
+        .map(|s| s * 1e6 / summary.actions as f64);
     summary.client_cpu_s = match (client_cpu0, proc::cpu_seconds(me)) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
@@ -409,7 +424,7 @@ fn print_table(report: &Report) {
         "p99µs",
         "p99.9µs",
         "peakRSS",
-        "srvCPU",
+        "srvµs/act",
         "errors",
         "ratio"
     );
@@ -417,7 +432,7 @@ fn print_table(report: &Report) {
         let row = |p: &Phase, ratio: Option<f64>| {
             let errors: u64 = p.errors.values().sum();
             println!(
-                "{:<22} {:>10.0} {:>9.1} {:>7} {:>7} {:>7} {:>8} {:>8.1}M {:>8.2}s {:>7} {:>6}",
+                "{:<22} {:>10.0} {:>9.1} {:>7} {:>7} {:>7} {:>8} {:>8.1}M {:>9.0} {:>7} {:>6}",
                 p.name,
                 p.actions_per_s,
                 p.matches_per_s,
@@ -427,12 +442,15 @@ fn print_table(report: &Report) {
                 p.submit_latency_us.p999,
                 p.server_peak_rss_bytes
                     .map_or(0.0, |b| b as f64 / (1 << 20) as f64),
-                p.server_cpu_s.unwrap_or(0.0),
+                p.server_cpu_us_per_action.unwrap_or(0.0),
                 errors,
                 ratio.map_or("-".to_string(), |r| format!("{r:.2}")),
             );
         };
         row(&g.engine, g.throughput_ratio);
+        if let Some(r) = g.cpu_ratio {
+            println!("    server CPU per action, echo ÷ engine: {r:.2}");
+        }
         if let Some(b) = &g.baseline {
             row(b, None);
         }

@@ -166,6 +166,9 @@ pub struct Phase {
     pub server_cpu_s: Option<f64>,
     /// CPU seconds this tool used during the phase.
     pub client_cpu_s: Option<f64>,
+    /// Server CPU microseconds per action: unlike throughput, this does not
+    /// depend on how much CPU a shared machine handed out.
+    pub server_cpu_us_per_action: Option<f64>,
     /// Watch streams held open during the phase.
     pub watch_streams: u64,
 }
