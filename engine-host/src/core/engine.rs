@@ -27,6 +27,9 @@ pub struct GameEntry {
     pub versions: Vec<String>,
 }
 
+/// The legal actions of a seat: (match version, seat, (id, notation) pairs).
+pub type LegalActions = (u64, u32, Vec<(ActionId, String)>);
+
 /// A request to create a match.
 #[derive(Debug, Clone, Default)]
 pub struct NewMatch {
@@ -558,7 +561,7 @@ impl Engine {
         &self,
         match_id: &str,
         token: &str,
-    ) -> HostResult<(u64, u32, Vec<(ActionId, String)>)> {
+    ) -> HostResult<LegalActions> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let seat = m.seat_of(token)?;

@@ -293,10 +293,10 @@ impl Watch for Api {
         tokio::spawn(async move {
             let viewer = start.viewer;
             let mut receiver = start.receiver;
-            if let Some(view) = &start.snapshot {
-                if tx.send(Ok(snapshot_event(view))).await.is_err() {
-                    return;
-                }
+            if let Some(view) = &start.snapshot
+                && tx.send(Ok(snapshot_event(view))).await.is_err()
+            {
+                return;
             }
             for event in &start.replay {
                 if tx.send(Ok(update_event(event, viewer))).await.is_err() {
