@@ -2,5 +2,6 @@
 //! built plugins copied into its plugin directory, and gRPC over a socket.
 //! One test binary (ripgrep style); modules by capability.
 
+mod durable;
 mod foundation;
 mod support;
