@@ -353,7 +353,10 @@ impl Engine {
         let mut ended = 0;
         for id in ids {
             let Ok(slot) = self.slot(&id) else {
-                self.clocked.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                self.clocked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
                 continue;
             };
             let mut m = lock(&slot);
@@ -363,7 +366,10 @@ impl Engine {
                 Err(e) => tracing::error!(match_id = %id, error = %e, "clock expiry failed"),
             }
             if !m.has_running_clock() {
-                self.clocked.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                self.clocked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
             }
         }
         ended
@@ -557,11 +563,7 @@ impl Engine {
     }
 
     /// The legal actions of the token's seat.
-    pub fn legal_actions(
-        &self,
-        match_id: &str,
-        token: &str,
-    ) -> HostResult<LegalActions> {
+    pub fn legal_actions(&self, match_id: &str, token: &str) -> HostResult<LegalActions> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let seat = m.seat_of(token)?;

@@ -9,8 +9,8 @@
 #![forbid(unsafe_code)]
 
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet, Setup,
-    Status, Viewer, serde_json,
+    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
+    Setup, Status, Viewer, serde_json,
 };
 
 /// The game.
@@ -70,7 +70,10 @@ impl Game for Counter {
     fn parse_position(&self, setup: &Setup, text: &str) -> Result<State, GameError> {
         let parts: Vec<u32> = text
             .split('/')
-            .map(|p| p.parse().map_err(|_| GameError::invalid_position("not a number")))
+            .map(|p| {
+                p.parse()
+                    .map_err(|_| GameError::invalid_position("not a number"))
+            })
             .collect::<Result<_, _>>()?;
         let [length, made, ticks] = parts[..] else {
             return Err(GameError::invalid_position("expected length/made/ticks"));
@@ -139,7 +142,12 @@ impl Game for Counter {
         Err(GameError::illegal("counter has no chance"))
     }
 
-    fn action_to_string(&self, _: &State, _: Player, action: ActionId) -> Result<String, GameError> {
+    fn action_to_string(
+        &self,
+        _: &State,
+        _: Player,
+        action: ActionId,
+    ) -> Result<String, GameError> {
         match action {
             TICK => Ok("tick".into()),
             PASS => Ok("pass".into()),
@@ -147,7 +155,12 @@ impl Game for Counter {
         }
     }
 
-    fn parse_action(&self, state: &State, player: Player, text: &str) -> Result<ActionId, GameError> {
+    fn parse_action(
+        &self,
+        state: &State,
+        player: Player,
+        text: &str,
+    ) -> Result<ActionId, GameError> {
         let id = match text {
             "tick" => TICK,
             "pass" => PASS,
