@@ -749,7 +749,7 @@ impl Engine {
         from_version: Option<u64>,
     ) -> HostResult<WatchStart> {
         let slot = self.slot(match_id)?;
-        let m = lock(&slot);
+        let mut m = lock(&slot);
         let viewer = m.viewer_of(token)?;
         let (receiver, replay) = m.subscribe(from_version);
         let (snapshot, replay) = match replay {

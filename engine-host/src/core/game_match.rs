@@ -286,7 +286,9 @@ pub struct Match {
     /// Final results.
     pub results: Vec<SeatResult>,
     history: VecDeque<Arc<MatchEvent>>,
-    events: broadcast::Sender<Arc<MatchEvent>>,
+    /// The live feed, created on the first watch: its buffer would otherwise
+    /// be most of an idle match's memory.
+    events: Option<broadcast::Sender<Arc<MatchEvent>>>,
     scratch: Vec<ActionId>,
     clocks: Option<Clocks>,
 }
@@ -336,7 +338,7 @@ impl Match {
         } else {
             Lifecycle::Running
         };
-        let (events, _) = broadcast::channel(WATCH_BUFFER);
+        let events = None;
         let mut m = Match {
             seats: token_hashes
                 .into_iter()
@@ -378,7 +380,7 @@ impl Match {
             &setup.options,
             setup.start_position.as_deref(),
         )?;
-        let (events, _) = broadcast::channel(WATCH_BUFFER);
+        let events = None;
         let lifecycle = if seats.iter().any(|s| s.token_hash.is_none()) {
             Lifecycle::Waiting
         } else {
@@ -836,7 +838,7 @@ impl Match {
     /// A copy of the state before a change, only when someone watches (events
     /// need it; unwatched matches skip the clone).
     fn snapshot_if_watched(&self) -> HostResult<Option<Box<dyn DynState>>> {
-        if self.events.receiver_count() == 0 {
+        if !self.watched() {
             return Ok(None);
         }
         Ok(Some(self.state.clone_state()?))
@@ -1012,7 +1014,9 @@ impl Match {
         }
         self.history.push_back(Arc::clone(&event));
         // No receiver is fine: nobody watches.
-        let _ = self.events.send(event);
+        if let Some(events) = &self.events {
+            let _ = events.send(event);
+        }
     }
 
     fn publish_transition(
@@ -1047,7 +1051,7 @@ impl Match {
     }
 
     fn publish_host_event(&mut self, event_json: &str) -> HostResult<()> {
-        if self.events.receiver_count() == 0 {
+        if !self.watched() {
             self.history.clear();
             return Ok(());
         }
@@ -1068,7 +1072,7 @@ impl Match {
     }
 
     fn publish_seat_acted(&mut self, seat: Player) {
-        if self.events.receiver_count() == 0 {
+        if !self.watched() {
             return;
         }
         let updates = self
@@ -1082,16 +1086,24 @@ impl Match {
         });
     }
 
+    /// Whether anyone watches now.
+    fn watched(&self) -> bool {
+        self.events.as_ref().is_some_and(|e| e.receiver_count() > 0)
+    }
+
     /// Subscribes to future events, and returns the past events after
     /// `from_version` if the history still holds all of them.
     pub fn subscribe(
-        &self,
+        &mut self,
         from_version: Option<u64>,
     ) -> (
         broadcast::Receiver<Arc<MatchEvent>>,
         Option<Vec<Arc<MatchEvent>>>,
     ) {
-        let receiver = self.events.subscribe();
+        let receiver = self
+            .events
+            .get_or_insert_with(|| broadcast::channel(WATCH_BUFFER).0)
+            .subscribe();
         let replay = from_version.and_then(|from| {
             if from > self.version() {
                 return None;

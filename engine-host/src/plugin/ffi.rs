@@ -10,9 +10,9 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
-    ABI_MAJOR, CODE_OK, ENTRY_SYMBOL, EntryFn, PluginApi, PluginBuf, RawMove, RawStatus,
-    RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
-    TRANSITION_CHANCE, TRANSITION_MOVES,
+    ABI_MAJOR, CODE_OK, ENTRY_SYMBOL, EntryFn, PluginApi, PluginBuf, RawStatus, RawTransition,
+    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
+    TRANSITION_MOVES,
 };
 use tabletop_sdk::{ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -168,9 +168,6 @@ impl Drop for RawState {
     }
 }
 
-/// Room for this many moves in a joint action without allocating.
-const INLINE_MOVES: usize = 8;
-
 impl RawState {
     fn ptr(&self) -> *const StateHandle {
         self.handle.as_ptr()
@@ -242,26 +239,10 @@ impl RawState {
     }
 
     pub(crate) fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
-        let to_raw = |m: &Move| RawMove {
-            player: m.player,
-            action: m.action,
-        };
-        let mut inline = [RawMove {
-            player: 0,
-            action: 0,
-        }; INLINE_MOVES];
-        let heap: Vec<RawMove>;
-        let raw: &[RawMove] = if moves.len() <= INLINE_MOVES {
-            for (slot, m) in inline.iter_mut().zip(moves) {
-                *slot = to_raw(m);
-            }
-            &inline[..moves.len()]
-        } else {
-            heap = moves.iter().map(to_raw).collect();
-            &heap
-        };
+        // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
         let mut out = PluginBuf::EMPTY;
-        let code = (self.plugin.api.apply)(self.handle.as_ptr(), raw.as_ptr(), raw.len(), &mut out);
+        let code =
+            (self.plugin.api.apply)(self.handle.as_ptr(), moves.as_ptr(), moves.len(), &mut out);
         self.plugin.finish(code, out)
     }
 
@@ -293,23 +274,13 @@ impl RawState {
         if !std::ptr::eq(before.plugin.api, self.plugin.api) {
             return Err(GameError::internal("`before` is a state of another plugin"));
         }
-        let moves: Vec<RawMove>;
         let raw = match transition {
-            Transition::Moves(list) => {
-                moves = list
-                    .iter()
-                    .map(|m| RawMove {
-                        player: m.player,
-                        action: m.action,
-                    })
-                    .collect();
-                RawTransition {
-                    kind: TRANSITION_MOVES,
-                    moves: moves.as_ptr(),
-                    move_count: moves.len(),
-                    outcome: 0,
-                }
-            }
+            Transition::Moves(moves) => RawTransition {
+                kind: TRANSITION_MOVES,
+                moves: moves.as_ptr(),
+                move_count: moves.len(),
+                outcome: 0,
+            },
             Transition::Chance(outcome) => RawTransition {
                 kind: TRANSITION_CHANCE,
                 moves: std::ptr::null(),

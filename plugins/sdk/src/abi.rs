@@ -93,15 +93,10 @@ impl PluginBuf {
     };
 }
 
-/// One player's action in a joint action.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct RawMove {
-    /// The seat.
-    pub player: u32,
-    /// The action id.
-    pub action: u64,
-}
+/// One player's action in a joint action: [`Move`](crate::Move) itself, which
+/// is `#[repr(C)]` (`player: u32`, then `action: u64`), so joint actions cross
+/// the boundary without a copy.
+pub type RawMove = crate::types::Move;
 
 /// [`RawStatus::kind`]: players are to move.
 pub const STATUS_TO_MOVE: u32 = 0;

@@ -14,13 +14,18 @@ use crate::abi::{
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
-use crate::manifest::Setup;
-use crate::types::{Move, Status, Transition, Viewer};
+use crate::manifest::{Manifest, Setup};
+use crate::types::{Status, Transition, Viewer};
 
 /// The one instance of a plugin's game, provided by [`export_game!`](crate::export_game).
 pub trait Instance: Game {
     /// The process-wide game value.
     fn instance() -> &'static Self;
+
+    /// Its manifest, built once: validating a new state's options needs it,
+    /// and building it (names, option specs, rules text) on every call would
+    /// cost more than a short game's playout.
+    fn cached_manifest() -> &'static Manifest;
 }
 
 /// What a [`StateHandle`] points to.
@@ -172,15 +177,6 @@ fn read_moves<'a>(moves: *const RawMove, count: usize) -> &'a [RawMove] {
     unsafe { std::slice::from_raw_parts(moves, count) }
 }
 
-fn to_moves(raw: &[RawMove]) -> Vec<Move> {
-    raw.iter()
-        .map(|m| Move {
-            player: m.player,
-            action: m.action,
-        })
-        .collect()
-}
-
 extern "C" fn free_buf(buf: PluginBuf) {
     if buf.ptr.is_null() {
         return;
@@ -196,7 +192,7 @@ extern "C" fn set_logger(logger: Option<LogFn>) {
 
 extern "C" fn manifest<G: Instance>(out: *mut PluginBuf) -> i32 {
     guard(out, || {
-        serde_json::to_string(&G::instance().manifest())
+        serde_json::to_string(G::cached_manifest())
             .map(Some)
             .map_err(|e| GameError::internal(e.to_string()))
     })
@@ -220,7 +216,7 @@ extern "C" fn new_state<G: Instance>(
         let setup_text = read_str(setup_json)?.unwrap_or("");
         let raw: RawSetup = serde_json::from_str(setup_text)
             .map_err(|e| GameError::invalid_option(format!("malformed setup: {e}")))?;
-        let setup = Setup::validate(&game.manifest(), raw.players, &raw.options)?;
+        let setup = Setup::validate(G::cached_manifest(), raw.players, &raw.options)?;
         let state = match read_str(position)? {
             Some(text) => game.parse_position(&setup, text)?,
             None => game.new_state(&setup)?,
@@ -341,9 +337,9 @@ extern "C" fn apply<G: Instance>(
 ) -> i32 {
     guard(out, || {
         let slot = slot_mut::<G>(state)?;
-        let moves = to_moves(read_moves(moves, count));
+        let moves = read_moves(moves, count);
         slot.poisoned = true;
-        let result = G::instance().apply(&mut slot.state, &moves);
+        let result = G::instance().apply(&mut slot.state, moves);
         slot.poisoned = false;
         result.map(|()| None)
     })
@@ -401,7 +397,7 @@ extern "C" fn event<G: Instance>(
         // SAFETY: the caller lends a readable RawTransition for the call.
         let raw = unsafe { &*transition };
         let transition = match raw.kind {
-            TRANSITION_MOVES => Transition::Moves(to_moves(read_moves(raw.moves, raw.move_count))),
+            TRANSITION_MOVES => Transition::Moves(read_moves(raw.moves, raw.move_count).to_vec()),
             TRANSITION_CHANCE => Transition::Chance(raw.outcome),
             other => {
                 return Err(GameError::internal(format!(
@@ -485,6 +481,16 @@ macro_rules! export_game {
             fn instance() -> &'static Self {
                 static GAME: ::std::sync::OnceLock<$game> = ::std::sync::OnceLock::new();
                 GAME.get_or_init(<$game as ::std::default::Default>::default)
+            }
+
+            fn cached_manifest() -> &'static $crate::Manifest {
+                static MANIFEST: ::std::sync::OnceLock<$crate::Manifest> =
+                    ::std::sync::OnceLock::new();
+                MANIFEST.get_or_init(|| {
+                    <$game as $crate::Game>::manifest(
+                        <$game as $crate::export::Instance>::instance(),
+                    )
+                })
             }
         }
 

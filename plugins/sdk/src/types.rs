@@ -42,6 +42,10 @@ impl Viewer {
 }
 
 /// One player's action within a joint action.
+///
+/// `#[repr(C)]`: slices of moves cross the plugin ABI as they are, without a
+/// copy (see [`crate::abi::RawMove`]).
+#[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Move {
     /// Who acts.
