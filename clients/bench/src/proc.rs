@@ -85,7 +85,7 @@ pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Sp
     })
 }
 
-/// A `VmXXX:` field of /proc/<pid>/status in bytes (`VmHWM` = peak RSS).
+/// A `VmXXX:` field of `/proc/<pid>/status` in bytes (`VmHWM` = peak RSS).
 pub fn status_bytes(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status_field(&status, field)
@@ -110,7 +110,7 @@ fn status_field(status: &str, field: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// User + system CPU seconds of a process so far (/proc/<pid>/stat).
+/// User + system CPU seconds of a process so far (`/proc/<pid>/stat`).
 pub fn cpu_seconds(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name, which is in parentheses and may hold spaces.

@@ -1,6 +1,6 @@
 //! Logging from inside a plugin. A cdylib has its own copy of every static, so
 //! a `tracing` subscriber installed by the host is invisible here; lines go
-//! through the host's [`LogFn`](crate::abi::LogFn) callback instead.
+//! through the host's [`LogFn`] callback instead.
 
 use std::sync::RwLock;
 
