@@ -69,6 +69,15 @@ fn print_json(value: &serde_json::Value) {
     );
 }
 
+/// Prints a view as JSON or as the board and status lines.
+fn print_view(view: &pb::MatchView, json: bool) {
+    if json {
+        print_json(&render::view_json(view));
+    } else {
+        out!("{}", render::view_text(view));
+    }
+}
+
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> CliResult {
     if let Command::Replay {
@@ -150,11 +159,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 })
                 .await?
                 .into_inner();
-            if json {
-                print_json(&render::view_json(&view));
-            } else {
-                out!("{}", render::view_text(&view));
-            }
+            print_view(&view, json);
             Ok(())
         }
         Command::Legal { match_id, token } => {
@@ -217,11 +222,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 })
                 .await?
                 .into_inner();
-            if json {
-                print_json(&render::view_json(&view));
-            } else {
-                out!("{}", render::view_text(&view));
-            }
+            print_view(&view, json);
             Ok(())
         }
         Command::Matches { game } => {
