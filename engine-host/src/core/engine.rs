@@ -156,6 +156,26 @@ fn lock(m: &Mutex<Match>) -> MutexGuard<'_, Match> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Each seat's token hash as stored (None = an open seat).
+type SeatHashes = Vec<Option<[u8; 32]>>;
+
+/// Fresh tokens for every seat of `players` except `open` ones: the (seat,
+/// token) pairs to hand out, and each seat's hash to keep.
+fn issue_tokens(players: u32, open: &[u32]) -> (Vec<(u32, String)>, SeatHashes) {
+    let mut tokens = Vec::new();
+    let mut hashes = Vec::new();
+    for seat in 0..players {
+        if open.contains(&seat) {
+            hashes.push(None);
+        } else {
+            let token = new_token();
+            hashes.push(Some(hash_token(&token)));
+            tokens.push((seat, token));
+        }
+    }
+    (tokens, hashes)
+}
+
 /// A new match id: time-ordered, so listings sort by creation.
 fn new_match_id() -> String {
     format!("{:011x}{:08x}", now_ms(), rand::random::<u32>())
@@ -482,17 +502,7 @@ impl Engine {
                 )));
             }
         }
-        let mut tokens = Vec::new();
-        let mut hashes = Vec::new();
-        for seat in 0..request.players {
-            if request.open_seats.contains(&seat) {
-                hashes.push(None);
-            } else {
-                let token = new_token();
-                hashes.push(Some(hash_token(&token)));
-                tokens.push((seat, token));
-            }
-        }
+        let (tokens, hashes) = issue_tokens(request.players, &request.open_seats);
         let setup = MatchSetup {
             match_id: new_match_id(),
             game: manifest.name.clone(),
@@ -505,18 +515,30 @@ impl Engine {
             time_control: request.time_control,
         };
         let game: Arc<dyn DynGame> = plugin;
-        let m = Match::create(game, setup.clone(), hashes.clone())?;
+        let m = Match::create(game, setup, hashes.clone())?;
+        self.store_new(m, hashes, tokens)
+    }
+
+    /// Stores a match just created or imported, makes it live, and answers
+    /// with its tokens and the spectator's view.
+    fn store_new(
+        &self,
+        m: Match,
+        seat_hashes: SeatHashes,
+        tokens: Vec<(u32, String)>,
+    ) -> HostResult<Created> {
         self.store.create_match(&StoredMatch {
-            setup: setup.clone(),
-            seat_hashes: hashes,
+            setup: m.setup.clone(),
+            seat_hashes,
             log: m.log.clone(),
             pending: Vec::new(),
             results: m.results.clone(),
         })?;
         let view = m.view(Viewer::Spectator)?;
+        let match_id = m.setup.match_id.clone();
         self.install(m);
         Ok(Created {
-            match_id: setup.match_id,
+            match_id,
             tokens,
             view,
         })
@@ -708,37 +730,19 @@ impl Engine {
                     record.game, record.plugin_version
                 ))
             })?;
-        let mut tokens = Vec::new();
-        let mut seats = Vec::new();
-        let mut hashes = Vec::new();
-        for seat in 0..record.players {
-            let token = new_token();
-            let hash = hash_token(&token);
-            hashes.push(Some(hash));
-            seats.push(Seat {
-                token_hash: Some(hash),
+        let (tokens, hashes) = issue_tokens(record.players, &[]);
+        let seats = hashes
+            .iter()
+            .map(|&token_hash| Seat {
+                token_hash,
                 resigned: false,
-            });
-            tokens.push((seat, token));
-        }
+            })
+            .collect();
         let setup = record.setup(new_match_id());
         let game: Arc<dyn DynGame> = plugin;
-        let m = Match::replay(game, setup.clone(), seats, &record.actions)?;
+        let m = Match::replay(game, setup, seats, &record.actions)?;
         record.verify(&m)?;
-        self.store.create_match(&StoredMatch {
-            setup: setup.clone(),
-            seat_hashes: hashes,
-            log: m.log.clone(),
-            pending: Vec::new(),
-            results: m.results.clone(),
-        })?;
-        let view = m.view(Viewer::Spectator)?;
-        self.install(m);
-        Ok(Created {
-            match_id: setup.match_id,
-            tokens,
-            view,
-        })
+        self.store_new(m, hashes, tokens)
     }
 
     /// Starts watching a match.

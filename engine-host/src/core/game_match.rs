@@ -328,27 +328,37 @@ impl Match {
         setup: MatchSetup,
         token_hashes: Vec<Option<[u8; 32]>>,
     ) -> HostResult<Match> {
+        let seats = token_hashes
+            .into_iter()
+            .map(|token_hash| Seat {
+                token_hash,
+                resigned: false,
+            })
+            .collect();
+        let mut m = Match::fresh(game, setup, seats)?;
+        m.resolve_chance_and_end()?;
+        m.start_clocks(now_ms())?;
+        Ok(m)
+    }
+
+    /// A match at its start state with no log: waiting while any seat is
+    /// open, running otherwise; its clocks set up but not started.
+    fn fresh(game: Arc<dyn DynGame>, setup: MatchSetup, seats: Vec<Seat>) -> HostResult<Match> {
         let state = game.new_state(
             setup.players,
             &setup.options,
             setup.start_position.as_deref(),
         )?;
-        let lifecycle = if token_hashes.iter().any(Option::is_none) {
+        let lifecycle = if seats.iter().any(|s| s.token_hash.is_none()) {
             Lifecycle::Waiting
         } else {
             Lifecycle::Running
         };
-        let events = None;
-        let mut m = Match {
-            seats: token_hashes
-                .into_iter()
-                .map(|token_hash| Seat {
-                    token_hash,
-                    resigned: false,
-                })
-                .collect(),
+        let clocks = Clocks::new(&setup);
+        Ok(Match {
             setup,
             game,
+            seats,
             log: Vec::new(),
             state,
             pending: BTreeMap::new(),
@@ -356,14 +366,10 @@ impl Match {
             lifecycle,
             results: Vec::new(),
             history: VecDeque::new(),
-            events,
+            events: None,
             scratch: Vec::new(),
-            clocks: None,
-        };
-        m.clocks = Clocks::new(&m.setup);
-        m.resolve_chance_and_end()?;
-        m.start_clocks(now_ms())?;
-        Ok(m)
+            clocks,
+        })
     }
 
     /// Rebuilds a match from its setup and log (restart recovery, import).
@@ -375,33 +381,7 @@ impl Match {
         seats: Vec<Seat>,
         log: &[LogEntry],
     ) -> HostResult<Match> {
-        let state = game.new_state(
-            setup.players,
-            &setup.options,
-            setup.start_position.as_deref(),
-        )?;
-        let events = None;
-        let lifecycle = if seats.iter().any(|s| s.token_hash.is_none()) {
-            Lifecycle::Waiting
-        } else {
-            Lifecycle::Running
-        };
-        let mut m = Match {
-            setup,
-            game,
-            seats,
-            log: Vec::new(),
-            state,
-            pending: BTreeMap::new(),
-            chance_draws: 0,
-            lifecycle,
-            results: Vec::new(),
-            history: VecDeque::new(),
-            events,
-            scratch: Vec::new(),
-            clocks: None,
-        };
-        m.clocks = Clocks::new(&m.setup);
+        let mut m = Match::fresh(game, setup, seats)?;
         m.start_clocks(m.setup.created_at_ms)?;
         for (index, entry) in log.iter().enumerate() {
             let fail = |why: String| {
