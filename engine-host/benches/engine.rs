@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine_host::core::engine::{ActionRef, Engine, NewMatch};
-use engine_host::core::game_match::Lifecycle;
+use engine_host::core::game_match::{Lifecycle, ViewDetail};
 use engine_host::core::store::MemoryStore;
 use tabletop_sdk::{DynGame, Move, Status, Viewer, chance};
 
@@ -102,7 +102,13 @@ impl Player<'_> {
         let (id, _) = legal[(splitmix(&mut self.rng) % legal.len() as u64) as usize];
         let (view, pending) = self
             .engine
-            .submit(&self.match_id, token, ActionRef::Id(id), Some(version))
+            .submit(
+                &self.match_id,
+                token,
+                ActionRef::Id(id),
+                Some(version),
+                ViewDetail::Full,
+            )
             .expect("submit");
         if view.lifecycle == Lifecycle::Finished {
             self.to_move.clear();

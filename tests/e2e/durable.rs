@@ -146,6 +146,7 @@ async fn play_until_failure(
                     seat_token: token,
                     action: Some(pb::submit_action_request::Action::ActionId(action.id)),
                     expected_version: Some(legal.version),
+                    ..Default::default()
                 })
                 .await;
             match answer {
@@ -208,6 +209,7 @@ async fn play_on(
                     seat_token: tokens[seat as usize].clone(),
                     action: Some(pb::submit_action_request::Action::ActionId(action.id)),
                     expected_version: Some(legal.version),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_or_else(|e| panic!("submit after the restart: {e}"));
@@ -484,6 +486,7 @@ async fn tick(
                 seat_token: tokens[(version % 2) as usize].clone(),
                 action: Some(pb::submit_action_request::Action::Notation("tick".into())),
                 expected_version: Some(version),
+                ..Default::default()
             })
             .await
             .unwrap_or_else(|e| panic!("tick at version {version}: {e}"))

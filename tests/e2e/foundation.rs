@@ -240,6 +240,7 @@ async fn issue2_bad_inputs_get_their_own_status_and_change_nothing() {
             seat_token: token.to_string(),
             action: Some(action),
             expected_version: expected,
+            ..Default::default()
         }
     };
     use pb::submit_action_request::Action;

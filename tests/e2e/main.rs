@@ -4,4 +4,5 @@
 
 mod durable;
 mod foundation;
+mod performance;
 mod support;

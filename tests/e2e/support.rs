@@ -98,6 +98,7 @@ pub async fn play_to_end(
                     seat_token: token.clone(),
                     action: Some(pb::submit_action_request::Action::ActionId(action.id)),
                     expected_version: Some(legal.version),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_or_else(|e| panic!("submit {} for seat {seat}: {e}", action.notation));

@@ -30,6 +30,8 @@ pub struct Drive {
     pub duration: Duration,
     /// Seed of the workers' random choices.
     pub seed: u64,
+    /// Ask SubmitAction for summary views.
+    pub summary_views: bool,
 }
 
 /// Byte counters for the payload sizes, summed over a worker's calls.
@@ -103,6 +105,11 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
         let live = live.clone();
         let game = game.to_string();
         let seed = drive.seed.wrapping_add(worker as u64);
+        let view_detail = if drive.summary_views {
+            pb::ViewDetail::Summary
+        } else {
+            pb::ViewDetail::Full
+        };
         tasks.spawn(async move {
             let mut client = MatchesClient::new(channel).max_decoding_message_size(64 << 20);
             let mut rng = StdRng::seed_from_u64(seed);
@@ -118,6 +125,7 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
                     &mut histogram,
                     &mut sizes,
                     deadline,
+                    view_detail,
                 )
                 .await;
                 if finished {
@@ -153,6 +161,7 @@ async fn play_one(
     histogram: &mut hdrhistogram::Histogram<u64>,
     sizes: &mut SizeSums,
     deadline: Instant,
+    view_detail: pb::ViewDetail,
 ) -> bool {
     live.rpcs.fetch_add(1, Ordering::Relaxed);
     let created = match client
@@ -221,6 +230,7 @@ async fn play_one(
                 seat_token: token.clone(),
                 action: Some(pb::submit_action_request::Action::ActionId(action.id)),
                 expected_version: Some(legal.version),
+                view_detail: view_detail as i32,
             };
             sizes.submit += 1;
             sizes.submit_request += prost::Message::encoded_len(&request) as u64;

@@ -97,6 +97,11 @@ struct RunArgs {
     /// Spectator Watch streams to hold open (over idle matches) while measuring.
     #[arg(long, default_value_t = 0)]
     watchers: usize,
+    /// Ask SubmitAction for summary responses (no game view or text), as a
+    /// bot that picks from ListLegalActions would; the default is full views,
+    /// as a client that redraws the board after each action gets.
+    #[arg(long)]
+    summary_views: bool,
     /// Skip the echo baseline.
     #[arg(long)]
     no_baseline: bool,
@@ -114,6 +119,7 @@ struct Report {
     machine: Machine,
     players: usize,
     connections: usize,
+    summary_views: bool,
     server_args: Vec<String>,
     games: Vec<GameReport>,
 }
@@ -274,6 +280,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
         machine: machine(),
         players: args.players,
         connections: args.connections,
+        summary_views: args.summary_views,
         server_args: args.server_args.clone(),
         games: Vec::new(),
     };
@@ -285,6 +292,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
             channels: channels.clone(),
             duration,
             seed: args.seed,
+            summary_views: args.summary_views,
         };
         let mut engine = measure(
             &format!("engine-host {}", game.name),

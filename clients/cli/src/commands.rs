@@ -197,6 +197,7 @@ pub async fn run(cli: Cli) -> CliResult {
                     seat_token: token,
                     action: Some(parse_action(&action)?),
                     expected_version: expect_version,
+                    ..Default::default()
                 })
                 .await?
                 .into_inner();
@@ -499,6 +500,7 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
                 seat_token: token.clone(),
                 action: Some(parse_action(line)?),
                 expected_version: Some(legal.version),
+                ..Default::default()
             })
             .await;
         match result {

@@ -10,7 +10,8 @@ use tokio::sync::broadcast;
 
 use super::error::{HostError, HostResult};
 use super::game_match::{
-    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, Seat, Submitted, TimeControl, now_ms,
+    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, Seat, Submitted, TimeControl, ViewDetail,
+    now_ms,
 };
 use super::record::Record;
 use super::store::{Store, StoredMatch};
@@ -600,6 +601,7 @@ impl Engine {
         token: &str,
         action: ActionRef,
         expected_version: Option<u64>,
+        detail: ViewDetail,
     ) -> HostResult<(MatchView, bool)> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
@@ -626,7 +628,7 @@ impl Engine {
         let before = m.version();
         let submitted = m.submit(seat, id, expected_version)?;
         self.persist(&m, before)?;
-        let view = m.view(Viewer::Seat(seat))?;
+        let view = m.view_with(Viewer::Seat(seat), detail)?;
         Ok((view, submitted == Submitted::Pending))
     }
 

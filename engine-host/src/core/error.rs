@@ -56,10 +56,9 @@ impl From<GameError> for HostError {
             | ErrorKind::InvalidNotation
             | ErrorKind::IllegalAction => HostError::InvalidArgument(e.message),
             ErrorKind::NotYourTurn => HostError::FailedPrecondition(e.message),
-            ErrorKind::BufferTooSmall
-            | ErrorKind::Panic
-            | ErrorKind::Poisoned
-            | ErrorKind::Internal => HostError::Internal(format!("plugin fault: {}", e.message)),
+            ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal => {
+                HostError::Internal(format!("plugin fault: {}", e.message))
+            }
         }
     }
 }

@@ -191,6 +191,18 @@ pub struct MatchView {
     pub pending_action: Option<String>,
 }
 
+/// How much of a match a view carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewDetail {
+    /// Everything, including the game's JSON view and text rendering.
+    #[default]
+    Full,
+    /// Version, life stage, seats and results, without the game's view and
+    /// text: building those is the costly part of a response (a plugin call
+    /// each, and War's JSON carries an SVG board).
+    Summary,
+}
+
 /// What a viewer receives when the match changes.
 #[derive(Debug, Clone)]
 pub enum ViewerUpdate {
@@ -938,6 +950,12 @@ impl Match {
 
     /// The match as `viewer` sees it.
     pub fn view(&self, viewer: Viewer) -> HostResult<MatchView> {
+        self.view_with(viewer, ViewDetail::Full)
+    }
+
+    /// The match as `viewer` sees it, with the game's view and text only for
+    /// [`ViewDetail::Full`].
+    pub fn view_with(&self, viewer: Viewer, detail: ViewDetail) -> HostResult<MatchView> {
         let movers = self.movers()?;
         let now = now_ms();
         let seats = (0..self.setup.players)
@@ -967,8 +985,14 @@ impl Match {
                 Viewer::Seat(p) => Some(p),
                 Viewer::Spectator => None,
             },
-            view_json: self.state.view(viewer)?,
-            text: self.state.render_text(viewer)?,
+            view_json: match detail {
+                ViewDetail::Full => self.state.view(viewer)?,
+                ViewDetail::Summary => String::new(),
+            },
+            text: match detail {
+                ViewDetail::Full => self.state.render_text(viewer)?,
+                ViewDetail::Summary => String::new(),
+            },
             to_move: movers.iter().collect(),
             seats,
             results: self.results.clone(),

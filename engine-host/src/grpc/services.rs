@@ -19,7 +19,9 @@ use super::convert;
 use super::status::to_status;
 use crate::core::engine::{ActionRef, Engine, NewMatch};
 use crate::core::error::{HostError, HostResult};
-use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, TimeControl, ViewerUpdate};
+use crate::core::game_match::{
+    Lifecycle, MatchEvent, MatchView, TimeControl, ViewDetail, ViewerUpdate,
+};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -53,6 +55,16 @@ impl Api {
                 self.deadline
             )))),
         }
+    }
+}
+
+fn view_detail(detail: i32) -> Result<ViewDetail, Status> {
+    match pb::ViewDetail::try_from(detail) {
+        Ok(pb::ViewDetail::Unspecified | pb::ViewDetail::Full) => Ok(ViewDetail::Full),
+        Ok(pb::ViewDetail::Summary) => Ok(ViewDetail::Summary),
+        Err(_) => Err(Status::invalid_argument(format!(
+            "unknown view detail {detail}"
+        ))),
     }
 }
 
@@ -178,8 +190,17 @@ impl Matches for Api {
                 ));
             }
         };
+        let detail = view_detail(r.view_detail)?;
         let (view, pending) = self
-            .call(move |e| e.submit(&r.match_id, &r.seat_token, action, r.expected_version))
+            .call(move |e| {
+                e.submit(
+                    &r.match_id,
+                    &r.seat_token,
+                    action,
+                    r.expected_version,
+                    detail,
+                )
+            })
             .await?;
         Ok(Response::new(pb::SubmitActionResponse {
             view: Some(convert::view(&view)),

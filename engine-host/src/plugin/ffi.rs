@@ -109,13 +109,21 @@ impl RawPlugin {
         self.wrap(handle)
     }
 
+    /// Takes ownership of a new handle and reads its status once.
     fn wrap(&self, handle: *mut StateHandle) -> Result<RawState, GameError> {
-        NonNull::new(handle)
-            .map(|handle| RawState {
-                plugin: *self,
-                handle,
-            })
-            .ok_or_else(|| GameError::internal("plugin returned success but no state"))
+        let handle = NonNull::new(handle)
+            .ok_or_else(|| GameError::internal("plugin returned success but no state"))?;
+        let mut state = RawState {
+            plugin: *self,
+            handle,
+            status: Status::Terminal,
+        };
+        let mut raw = RawStatus::default();
+        let mut out = PluginBuf::EMPTY;
+        let code = (self.api.status)(state.ptr(), &mut raw, &mut out);
+        self.finish(code, out)?;
+        state.status = decode_status(raw)?;
+        Ok(state)
     }
 
     /// Copies a plugin buffer into a String and releases it with the plugin's
@@ -127,17 +135,34 @@ impl RawPlugin {
         // SAFETY: a non-null PluginBuf from this plugin points to `len`
         // initialised bytes that stay valid until we pass it to `free_buf`.
         let bytes = unsafe { std::slice::from_raw_parts(buf.ptr, buf.len) };
-        let text = String::from_utf8_lossy(bytes).into_owned();
+        // Valid UTF-8 (every SDK plugin writes Rust strings) is copied in one
+        // pass; only a broken plugin pays for the lossy conversion.
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        };
         (self.api.free_buf)(buf);
         text
     }
 
+    /// The result of a call that returns no text: on the hot path (success,
+    /// untouched `out`) this is one comparison, so it is inlined.
+    #[inline]
     fn finish(&self, code: i32, out: PluginBuf) -> Result<(), GameError> {
-        if code == CODE_OK {
-            let _ = self.take(out);
+        if code == CODE_OK && out.ptr.is_null() {
             Ok(())
         } else {
-            Err(GameError::new(ErrorKind::from_code(code), self.take(out)))
+            self.finish_slow(code, out)
+        }
+    }
+
+    #[cold]
+    fn finish_slow(&self, code: i32, out: PluginBuf) -> Result<(), GameError> {
+        let text = self.take(out);
+        if code == CODE_OK {
+            Ok(())
+        } else {
+            Err(GameError::new(ErrorKind::from_code(code), text))
         }
     }
 
@@ -156,6 +181,9 @@ impl RawPlugin {
 pub(crate) struct RawState {
     plugin: RawPlugin,
     handle: NonNull<StateHandle>,
+    /// The state's status, kept here because it only changes through `apply`
+    /// and `apply_chance`, which report it: asking is then free, not a call.
+    status: Status,
 }
 
 // SAFETY: the ABI allows a handle to be used from any thread, one call at a
@@ -178,20 +206,20 @@ impl RawState {
         let mut out = PluginBuf::EMPTY;
         let code = (self.plugin.api.clone_state)(self.ptr(), &mut handle, &mut out);
         self.plugin.finish(code, out)?;
-        self.plugin.wrap(handle)
+        let handle = NonNull::new(handle)
+            .ok_or_else(|| GameError::internal("plugin returned success but no state"))?;
+        // A copy has the original's status: no need to ask.
+        Ok(RawState {
+            plugin: self.plugin,
+            handle,
+            status: self.status,
+        })
     }
 
-    pub(crate) fn status(&self) -> Result<Status, GameError> {
-        let mut raw = RawStatus::default();
-        let mut out = PluginBuf::EMPTY;
-        let code = (self.plugin.api.status)(self.ptr(), &mut raw, &mut out);
-        self.plugin.finish(code, out)?;
-        match raw.kind {
-            STATUS_TO_MOVE => Ok(Status::ToMove(PlayerSet(raw.movers))),
-            STATUS_CHANCE => Ok(Status::Chance),
-            STATUS_TERMINAL => Ok(Status::Terminal),
-            other => Err(GameError::internal(format!("unknown status kind {other}"))),
-        }
+    /// The status, as last reported by the plugin.
+    #[inline]
+    pub(crate) fn status(&self) -> Status {
+        self.status
     }
 
     pub(crate) fn chance_json(&self) -> Result<String, GameError> {
@@ -206,50 +234,53 @@ impl RawState {
         self.plugin.finish_text(code, out)
     }
 
+    #[inline]
     pub(crate) fn legal_actions(&self, player: u32, ids: &mut Vec<u64>) -> Result<(), GameError> {
-        ids.clear();
-        if ids.capacity() < 64 {
-            ids.reserve(64);
-        }
-        loop {
-            let mut count = 0usize;
-            let mut out = PluginBuf::EMPTY;
-            let code = (self.plugin.api.legal_actions)(
-                self.ptr(),
-                player,
-                ids.as_mut_ptr(),
-                ids.capacity(),
-                &mut count,
-                &mut out,
-            );
-            if code == ErrorKind::BufferTooSmall as i32 {
-                let _ = self.plugin.take(out);
-                ids.reserve(count);
-                continue;
-            }
-            self.plugin.finish(code, out)?;
-            if count > ids.capacity() {
-                return Err(GameError::internal("plugin wrote more actions than room"));
-            }
-            // SAFETY: on success the plugin wrote exactly `count` u64s at the
-            // start of our buffer, and `count <= capacity` (checked above).
-            unsafe { ids.set_len(count) };
-            return Ok(());
-        }
-    }
-
-    pub(crate) fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
-        // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
+        let mut lent: *const u64 = std::ptr::null();
+        let mut count = 0usize;
         let mut out = PluginBuf::EMPTY;
         let code =
-            (self.plugin.api.apply)(self.handle.as_ptr(), moves.as_ptr(), moves.len(), &mut out);
-        self.plugin.finish(code, out)
+            (self.plugin.api.legal_actions)(self.ptr(), player, &mut lent, &mut count, &mut out);
+        self.plugin.finish(code, out)?;
+        ids.clear();
+        if count > 0 {
+            if lent.is_null() {
+                return Err(GameError::internal("plugin lent a null action array"));
+            }
+            // SAFETY: on success the plugin lends `count` initialised u64s at
+            // `lent`, valid until our next call on this handle; we copy them
+            // out before returning.
+            ids.extend_from_slice(unsafe { std::slice::from_raw_parts(lent, count) });
+        }
+        Ok(())
     }
 
-    pub(crate) fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
+    #[inline]
+    pub(crate) fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
+        // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
+        let mut raw = RawStatus::default();
         let mut out = PluginBuf::EMPTY;
-        let code = (self.plugin.api.apply_chance)(self.handle.as_ptr(), outcome, &mut out);
-        self.plugin.finish(code, out)
+        let code = (self.plugin.api.apply)(
+            self.handle.as_ptr(),
+            moves.as_ptr(),
+            moves.len(),
+            &mut raw,
+            &mut out,
+        );
+        self.plugin.finish(code, out)?;
+        self.status = decode_status(raw)?;
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
+        let mut raw = RawStatus::default();
+        let mut out = PluginBuf::EMPTY;
+        let code =
+            (self.plugin.api.apply_chance)(self.handle.as_ptr(), outcome, &mut raw, &mut out);
+        self.plugin.finish(code, out)?;
+        self.status = decode_status(raw)?;
+        Ok(())
     }
 
     pub(crate) fn view(&self, viewer: Viewer) -> Result<String, GameError> {
@@ -326,6 +357,16 @@ impl RawState {
             (self.plugin.api.resample)(self.ptr(), viewer.code(), random, &mut handle, &mut out);
         self.plugin.finish(code, out)?;
         self.plugin.wrap(handle)
+    }
+}
+
+#[inline]
+fn decode_status(raw: RawStatus) -> Result<Status, GameError> {
+    match raw.kind {
+        STATUS_TO_MOVE => Ok(Status::ToMove(PlayerSet(raw.movers))),
+        STATUS_CHANCE => Ok(Status::Chance),
+        STATUS_TERMINAL => Ok(Status::Terminal),
+        other => Err(GameError::internal(format!("unknown status kind {other}"))),
     }
 }
 

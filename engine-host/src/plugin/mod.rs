@@ -225,7 +225,7 @@ impl DynState for PluginState {
     }
 
     fn status(&self) -> Result<Status, GameError> {
-        self.0.status()
+        Ok(self.0.status())
     }
 
     fn chance(&self) -> Result<Chance, GameError> {

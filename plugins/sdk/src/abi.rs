@@ -6,6 +6,15 @@
 //! The host refuses a plugin whose [`PluginApi::abi_major`] differs from
 //! [`ABI_MAJOR`], and never calls a function beyond the table's `size`.
 //!
+//! # Versions
+//! - **2.0**: the hot path crosses the boundary once per call and copies
+//!   nothing it need not. `legal_actions` lends the plugin's own array (kept
+//!   per handle) instead of filling a caller buffer from thread-local scratch
+//!   (a dlopen'ed library reaches thread-locals through `__tls_get_addr`), and
+//!   `apply`/`apply_chance` report the new status, so a caller that tracks
+//!   it never calls `status` between moves.
+//! - 1.0: the first table.
+//!
 //! # Conventions for every function
 //! - **Return value**: an `i32` status, [`CODE_OK`] or an [`ErrorKind`](crate::ErrorKind)
 //!   code. On failure the function writes a UTF-8 message into its `out` buffer.
@@ -24,7 +33,7 @@
 //!   [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned) and it may only be freed.
 
 /// The major ABI version: a plugin with another major version is refused.
-pub const ABI_MAJOR: u32 = 1;
+pub const ABI_MAJOR: u32 = 2;
 /// The minor ABI version: functions appended since major 1.0.
 pub const ABI_MINOR: u32 = 0;
 /// The name of the one exported entry function.
@@ -189,29 +198,37 @@ pub struct PluginApi {
     pub chance: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
     /// Writes the results as JSON (`[{"rank":1,"score":3.0},…]`).
     pub results: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
-    /// Writes `player`'s legal action ids, ascending, into the caller's `ids`
-    /// array of `capacity` entries and their number into `*count_out`. If they do
-    /// not fit, writes only the count and returns
-    /// [`ErrorKind::BufferTooSmall`](crate::ErrorKind::BufferTooSmall).
+    /// Lends `player`'s legal action ids, ascending: writes a pointer to
+    /// `*count_out` ids into `*ids_out`. The array is owned by the plugin and
+    /// belongs to `state`: it stays valid until the next call with this handle
+    /// or its `free_state`, so the caller copies what it keeps. An empty answer
+    /// may come with a dangling (non-null, unreadable) pointer.
     pub legal_actions: extern "C" fn(
         state: *const StateHandle,
         player: u32,
-        ids: *mut u64,
-        capacity: usize,
+        ids_out: *mut *const u64,
         count_out: *mut usize,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Applies a joint action (`moves`, `count` entries, caller-owned). On error
-    /// the state is unchanged.
+    /// Applies a joint action (`moves`, `count` entries, caller-owned) and writes
+    /// the new status into `*status_out`, so a caller that tracks the status
+    /// needs no `status` call per transition. On error the state (and
+    /// `*status_out`) is unchanged.
     pub apply: extern "C" fn(
         state: *mut StateHandle,
         moves: *const RawMove,
         count: usize,
+        status_out: *mut RawStatus,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Applies a chance outcome. On error the state is unchanged.
-    pub apply_chance:
-        extern "C" fn(state: *mut StateHandle, outcome: u64, out: *mut PluginBuf) -> i32,
+    /// Applies a chance outcome and writes the new status into `*status_out`.
+    /// On error the state (and `*status_out`) is unchanged.
+    pub apply_chance: extern "C" fn(
+        state: *mut StateHandle,
+        outcome: u64,
+        status_out: *mut RawStatus,
+        out: *mut PluginBuf,
+    ) -> i32,
 
     /// Writes the JSON view for `viewer` (a seat, or `u32::MAX` for a spectator).
     pub view: extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,

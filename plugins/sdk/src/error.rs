@@ -17,8 +17,7 @@ pub enum ErrorKind {
     IllegalAction = 4,
     /// The player is not to move (or the state is a chance node or over).
     NotYourTurn = 5,
-    /// A buffer the caller passed was too small (ABI only).
-    BufferTooSmall = 6,
+    // Code 6 was "buffer too small" in ABI 1; no longer produced.
     /// The plugin panicked; the message says where. Always a bug in the plugin.
     Panic = 7,
     /// A state handle was used after an earlier call on it panicked.
@@ -36,7 +35,6 @@ impl ErrorKind {
             3 => ErrorKind::InvalidNotation,
             4 => ErrorKind::IllegalAction,
             5 => ErrorKind::NotYourTurn,
-            6 => ErrorKind::BufferTooSmall,
             7 => ErrorKind::Panic,
             8 => ErrorKind::Poisoned,
             _ => ErrorKind::Internal,

@@ -4,7 +4,6 @@
 //! Every shim runs the game inside `catch_unwind`: a panic becomes
 //! [`ErrorKind::Panic`] with the panic message, never an unwind into the host.
 
-use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
@@ -33,6 +32,11 @@ struct Slot<G: Game> {
     state: G::State,
     /// Set while a mutating call runs; still set afterwards only if it panicked.
     poisoned: bool,
+    /// The last `legal_actions` answer, lent to the caller until its next call
+    /// on this handle. Per handle rather than thread-local: a dlopen'ed
+    /// library reaches its thread-locals through `__tls_get_addr`, and the
+    /// handle's one-call-at-a-time rule already makes this exclusive.
+    legal: std::cell::UnsafeCell<Vec<u64>>,
 }
 
 /// Builds the table for game `G`.
@@ -150,6 +154,7 @@ fn into_handle<G: Game>(state: G::State) -> *mut StateHandle {
     Box::into_raw(Box::new(Slot::<G> {
         state,
         poisoned: false,
+        legal: std::cell::UnsafeCell::new(Vec::new()),
     })) as *mut StateHandle
 }
 
@@ -249,28 +254,35 @@ extern "C" fn free_state<G: Instance>(state: *mut StateHandle) {
     });
 }
 
+fn raw_status(status: Status) -> RawStatus {
+    match status {
+        Status::ToMove(players) => RawStatus {
+            kind: STATUS_TO_MOVE,
+            movers: players.0,
+        },
+        Status::Chance => RawStatus {
+            kind: STATUS_CHANCE,
+            movers: 0,
+        },
+        Status::Terminal => RawStatus {
+            kind: STATUS_TERMINAL,
+            movers: 0,
+        },
+    }
+}
+
+fn write_status(status_out: *mut RawStatus, status: Status) {
+    // SAFETY: the caller passes a writable RawStatus.
+    unsafe { status_out.write(raw_status(status)) };
+}
+
 extern "C" fn status<G: Instance>(
     state: *const StateHandle,
     status_out: *mut RawStatus,
     out: *mut PluginBuf,
 ) -> i32 {
     guard(out, || {
-        let raw = match G::instance().status(&slot::<G>(state)?.state) {
-            Status::ToMove(players) => RawStatus {
-                kind: STATUS_TO_MOVE,
-                movers: players.0,
-            },
-            Status::Chance => RawStatus {
-                kind: STATUS_CHANCE,
-                movers: 0,
-            },
-            Status::Terminal => RawStatus {
-                kind: STATUS_TERMINAL,
-                movers: 0,
-            },
-        };
-        // SAFETY: the caller passes a writable RawStatus.
-        unsafe { status_out.write(raw) };
+        write_status(status_out, G::instance().status(&slot::<G>(state)?.state));
         Ok(None)
     })
 }
@@ -293,39 +305,26 @@ extern "C" fn results<G: Instance>(state: *const StateHandle, out: *mut PluginBu
     })
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
-}
-
 extern "C" fn legal_actions<G: Instance>(
     state: *const StateHandle,
     player: u32,
-    ids: *mut u64,
-    capacity: usize,
+    ids_out: *mut *const u64,
     count_out: *mut usize,
     out: *mut PluginBuf,
 ) -> i32 {
     guard(out, || {
         let slot = slot::<G>(state)?;
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            G::instance().legal_actions(&slot.state, player, &mut scratch);
-            // SAFETY: the caller passes a writable usize.
-            unsafe { count_out.write(scratch.len()) };
-            if scratch.len() > capacity {
-                return Err(GameError::new(
-                    ErrorKind::BufferTooSmall,
-                    format!("{} legal actions, room for {capacity}", scratch.len()),
-                ));
-            }
-            if !scratch.is_empty() {
-                // SAFETY: the caller lends `capacity` writable u64s at `ids`, and
-                // we write at most `capacity`; the regions cannot overlap because
-                // `scratch` is this plugin's own allocation.
-                unsafe { std::ptr::copy_nonoverlapping(scratch.as_ptr(), ids, scratch.len()) };
-            }
-            Ok(None)
-        })
+        // SAFETY: a handle is used by one call at a time (ABI conventions), so
+        // no other reference to `legal` exists during this call; the caller
+        // stops reading the previous answer before it calls again.
+        let legal = unsafe { &mut *slot.legal.get() };
+        G::instance().legal_actions(&slot.state, player, legal);
+        // SAFETY: the caller passes a writable pointer slot and a writable usize.
+        unsafe {
+            ids_out.write(legal.as_ptr());
+            count_out.write(legal.len());
+        }
+        Ok(None)
     })
 }
 
@@ -333,29 +332,37 @@ extern "C" fn apply<G: Instance>(
     state: *mut StateHandle,
     moves: *const RawMove,
     count: usize,
+    status_out: *mut RawStatus,
     out: *mut PluginBuf,
 ) -> i32 {
     guard(out, || {
         let slot = slot_mut::<G>(state)?;
         let moves = read_moves(moves, count);
+        let game = G::instance();
         slot.poisoned = true;
-        let result = G::instance().apply(&mut slot.state, moves);
+        let result = game.apply(&mut slot.state, moves);
         slot.poisoned = false;
-        result.map(|()| None)
+        result?;
+        write_status(status_out, game.status(&slot.state));
+        Ok(None)
     })
 }
 
 extern "C" fn apply_chance<G: Instance>(
     state: *mut StateHandle,
     outcome: u64,
+    status_out: *mut RawStatus,
     out: *mut PluginBuf,
 ) -> i32 {
     guard(out, || {
         let slot = slot_mut::<G>(state)?;
+        let game = G::instance();
         slot.poisoned = true;
-        let result = G::instance().apply_chance(&mut slot.state, outcome);
+        let result = game.apply_chance(&mut slot.state, outcome);
         slot.poisoned = false;
-        result.map(|()| None)
+        result?;
+        write_status(status_out, game.status(&slot.state));
+        Ok(None)
     })
 }
 

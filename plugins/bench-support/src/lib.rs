@@ -1,0 +1,237 @@
+//! The playout benchmark every game plugin runs: the identical random-playout
+//! loop (status, legal actions, pick, apply, every ply; chance drawn with
+//! [`tabletop_sdk::chance::draw`]) on the game linked in-process and on the
+//! built cdylib loaded by engine-host's loader, side by side.
+//!
+//! Time is the benchmark thread's CPU time ([`ThreadCpuTime`]), not wall time:
+//! the machine this runs on has 2 cores shared with builds and other
+//! benchmarks, and wall time there measures the neighbours as much as the
+//! code. CPU time still includes cache and frequency effects.
+//!
+//! A game's `benches/playouts.rs`:
+//!
+//! ```no_run
+//! use tabletop_bench_support::{Case, ThreadCpuTime, compare_playouts};
+//!
+//! fn bench(c: &mut criterion::Criterion<ThreadCpuTime>) {
+//!     let game: &dyn tabletop_sdk::DynGame = todo!("tabletop_sdk::InProcess::new(MyGame)");
+//!     compare_playouts(c, "mygame", game, &[Case::players(2), Case::players(4)]);
+//! }
+//!
+//! criterion::criterion_group! {
+//!     name = benches;
+//!     config = tabletop_bench_support::criterion();
+//!     targets = bench
+//! }
+//! criterion::criterion_main!(benches);
+//! ```
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, ValueFormatter};
+use criterion::{Criterion, Throughput};
+use engine_host::plugin::Plugin;
+use tabletop_sdk::conformance::built_plugin_path;
+use tabletop_sdk::{DynGame, Move, Status, chance};
+
+/// A criterion configured for playouts: CPU time, 20 samples of 5 s.
+pub fn criterion() -> Criterion<ThreadCpuTime> {
+    Criterion::default()
+        .with_measurement(ThreadCpuTime)
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(5))
+}
+
+/// One benchmark case: a player count and options.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Shown in the benchmark's name (`2p`, `4p teams`).
+    pub label: String,
+    /// Seats.
+    pub players: u32,
+    /// Raw options, as a client would send them.
+    pub options: BTreeMap<String, String>,
+}
+
+impl Case {
+    /// Default options for `players` seats.
+    pub fn players(players: u32) -> Case {
+        Case {
+            label: format!("{players}p"),
+            players,
+            options: BTreeMap::new(),
+        }
+    }
+}
+
+/// Benchmarks random playouts of every case in-process and through the
+/// plugin `name` built in this target directory (`cargo build --release -p
+/// NAME` first; `cargo bench` does not build cdylibs). Groups are named
+/// `NAME playouts CASE`, with `in-process` and `plugin` side by side.
+pub fn compare_playouts(
+    c: &mut Criterion<ThreadCpuTime>,
+    name: &str,
+    in_process: &dyn DynGame,
+    cases: &[Case],
+) {
+    let plugin = Plugin::load(&built_plugin_path(name)).unwrap_or_else(|e| {
+        panic!("the built {name} plugin loads (cargo build --release -p {name}): {e}")
+    });
+    let paths: [(&str, &dyn DynGame); 2] =
+        [("in-process", in_process), ("plugin", plugin.as_ref())];
+    for case in cases {
+        let mut group = c.benchmark_group(format!("{name} playouts {}", case.label));
+        group.throughput(Throughput::Elements(1));
+        for (path, game) in paths {
+            let mut seed = 0u64;
+            group.bench_function(path, |b| {
+                b.iter(|| {
+                    seed += 1;
+                    black_box(random_playout(game, case.players, &case.options, seed))
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+/// Plays one random match to the end and returns the number of plies (joint
+/// actions). On a simultaneous turn every mover picks, so the loop serves
+/// every game. The picks come from a xorshift seeded by `seed`, identical on
+/// both paths.
+///
+/// # Panics
+/// If the game refuses a state, a legal action or a drawn chance outcome: a
+/// benchmark has no better way to report a broken game.
+pub fn random_playout(
+    game: &dyn DynGame,
+    players: u32,
+    options: &BTreeMap<String, String>,
+    seed: u64,
+) -> u64 {
+    let mut state = game.new_state(players, options, None).expect("a new state");
+    let mut legal = Vec::with_capacity(256);
+    let mut joint = Vec::with_capacity(players as usize);
+    let mut pick = seed | 1;
+    let mut chance_index = 0;
+    let mut plies = 0;
+    loop {
+        match state.status().expect("status") {
+            Status::Terminal => return plies,
+            Status::Chance => {
+                let node = state.chance().expect("chance");
+                let outcome = chance::draw(&node, seed, chance_index).expect("a draw");
+                chance_index += 1;
+                state.apply_chance(outcome).expect("apply_chance");
+            }
+            Status::ToMove(movers) => {
+                joint.clear();
+                for player in movers.iter() {
+                    state.legal_actions(player, &mut legal).expect("legal");
+                    pick ^= pick << 13;
+                    pick ^= pick >> 7;
+                    pick ^= pick << 17;
+                    let action = legal[(pick % legal.len() as u64) as usize];
+                    joint.push(Move { player, action });
+                }
+                state.apply(&joint).expect("apply");
+                plies += 1;
+            }
+        }
+    }
+}
+
+/// The calling thread's CPU time, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadCpuTime;
+
+fn thread_cpu_ns() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec; the clock id is a constant
+    // every Linux and macOS libc defines.
+    let result = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(result, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
+}
+
+impl Measurement for ThreadCpuTime {
+    type Intermediate = u64;
+    type Value = u64;
+
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+
+    fn end(&self, start: u64) -> u64 {
+        thread_cpu_ns().saturating_sub(start)
+    }
+
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+
+    fn zero(&self) -> u64 {
+        0
+    }
+
+    fn to_f64(&self, value: &u64) -> f64 {
+        *value as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &CpuTimeFormatter
+    }
+}
+
+/// Formats nanoseconds of CPU time like criterion's wall time.
+struct CpuTimeFormatter;
+
+impl ValueFormatter for CpuTimeFormatter {
+    fn scale_values(&self, typical: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = if typical < 1e3 {
+            (1.0, "ns")
+        } else if typical < 1e6 {
+            (1e-3, "µs")
+        } else if typical < 1e9 {
+            (1e-6, "ms")
+        } else {
+            (1e-9, "s")
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+
+    fn scale_throughputs(
+        &self,
+        typical: f64,
+        throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
+        let per = match *throughput {
+            Throughput::Elements(n) | Throughput::Bytes(n) | Throughput::BytesDecimal(n) => {
+                n as f64
+            }
+        };
+        // values are ns per iteration; turn them into elements per CPU second.
+        values.iter_mut().for_each(|v| *v = per * 1e9 / *v);
+        let typical = per * 1e9 / typical;
+        let (factor, unit) = if typical < 1e3 {
+            (1.0, "elem/cpu-s")
+        } else if typical < 1e6 {
+            (1e-3, "Kelem/cpu-s")
+        } else {
+            (1e-6, "Melem/cpu-s")
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
