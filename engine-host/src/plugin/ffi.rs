@@ -415,3 +415,62 @@ pub(crate) fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     // callback, and the caller copies them before returning.
     unsafe { std::slice::from_raw_parts(text.ptr, text.len) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// War's exported table, claiming `size` bytes (default: all of them),
+    /// adopted as the loader adopts a loaded plugin's table.
+    fn adopted(size: Option<usize>) -> Result<(&'static PluginApi, &'static PluginApi), LoadError> {
+        let mut table = tabletop_sdk::export::plugin_api::<war::War>();
+        if let Some(size) = size {
+            table.size = size;
+        }
+        let table: &'static PluginApi = Box::leak(Box::new(table));
+        // SAFETY: a static, complete table of this ABI: at least `size` bytes
+        // are readable whatever `size` we claim (never more than the real one).
+        let api = unsafe { adopt(NonNull::from(table), table.size) }?;
+        Ok((table, api))
+    }
+
+    fn expand(api: &'static PluginApi, text: &str) -> Option<String> {
+        let plugin = RawPlugin { api };
+        let state = plugin.new_state(r#"{"players":2}"#, None).unwrap();
+        state.expand_notation(0, text).unwrap()
+    }
+
+    #[test]
+    fn a_full_table_is_used_in_place_and_expands() {
+        let (table, api) = adopted(None).unwrap();
+        assert!(std::ptr::eq(table, api));
+        assert_eq!(
+            expand(api, "IIC").as_deref(),
+            Some(r#"["I@1","I@2","C@3"]"#),
+            "ruling W3: War's layout shorthand crosses the ABI"
+        );
+        assert_eq!(expand(api, "I@1"), None);
+    }
+
+    #[test]
+    fn a_1_0_table_is_copied_and_expands_nothing() {
+        let (table, api) = adopted(Some(SIZE_1_0)).unwrap();
+        assert!(!std::ptr::eq(table, api), "a shorter table is copied");
+        assert_eq!(api.size, SIZE_1_0);
+        // The 1.0 functions are the plugin's own; the appended one falls back.
+        assert!(std::ptr::fn_addr_eq(api.parse_action, table.parse_action));
+        assert_eq!(expand(api, "IIC"), None);
+        // A size that cuts the appended field falls back too.
+        let (_, api) = adopted(Some(SIZE_1_0 + 4)).unwrap();
+        assert_eq!(expand(api, "IIC"), None);
+    }
+
+    #[test]
+    fn a_table_shorter_than_1_0_is_refused() {
+        let refused = adopted(Some(SIZE_1_0 - 8)).unwrap_err();
+        assert!(
+            matches!(&refused, LoadError::Incompatible(m) if m.contains("ABI 1.0 needs")),
+            "{refused:?}"
+        );
+    }
+}
