@@ -4,4 +4,5 @@
 
 mod durable;
 mod foundation;
+mod shorthand;
 mod support;
