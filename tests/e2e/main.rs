@@ -5,4 +5,5 @@
 mod durable;
 mod foundation;
 mod performance;
+mod shorthand;
 mod support;

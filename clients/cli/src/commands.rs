@@ -195,7 +195,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 .submit_action(pb::SubmitActionRequest {
                     match_id,
                     seat_token: token,
-                    action: Some(parse_action(&action)?),
+                    action: Some(parse_action(&action.join(" "))?),
                     expected_version: expect_version,
                     ..Default::default()
                 })

@@ -114,12 +114,17 @@ pub enum Command {
         #[arg(long, env = "TABLETOP_TOKEN")]
         token: String,
     },
-    /// Submit an action (notation, or `#ID` for an action id).
+    /// Submit an action (notation, or `#ID` for an action id), or a shorthand
+    /// for several (a whole War layout: `III/CIIIIIC/IIIIIII/CACCAIC`).
     Move {
         /// The match.
         match_id: String,
-        /// The action: notation, or `#17` for id 17.
-        action: String,
+        /// The action: notation, or `#17` for id 17. A game may also read a
+        /// shorthand that stands for several actions of the seat, applied all
+        /// or nothing (War: a setup layout, `IIIIIIIICCC…` or `I@1 C@2 …`, see
+        /// its README). Several words are joined with spaces.
+        #[arg(required = true, num_args = 1..)]
+        action: Vec<String>,
         /// Seat token.
         #[arg(long, env = "TABLETOP_TOKEN")]
         token: String,

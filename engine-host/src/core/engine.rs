@@ -622,6 +622,9 @@ impl Engine {
                         m.version()
                     )));
                 }
+                if let Some(steps) = m.expand_notation(seat, &text)? {
+                    return self.submit_sequence(&mut m, seat, &text, &steps, expected_version);
+                }
                 m.parse_action(seat, &text)?
             }
         };
@@ -630,6 +633,29 @@ impl Engine {
         self.persist(&m, before)?;
         let view = m.view_with(Viewer::Seat(seat), detail)?;
         Ok((view, submitted == Submitted::Pending))
+    }
+
+    /// Submits the actions a shorthand stands for, all or nothing (see
+    /// [`Match::submit_sequence`]); every one is stored, in one store write,
+    /// before this returns. The view is the one after the last.
+    fn submit_sequence(
+        &self,
+        m: &mut Match,
+        seat: u32,
+        text: &str,
+        steps: &[String],
+        expected_version: Option<u64>,
+    ) -> HostResult<(MatchView, bool)> {
+        let before = m.version();
+        let result = m.submit_sequence(seat, text, steps, expected_version);
+        // Steps are checked before any is applied, so a refusal normally
+        // changes nothing; should a plugin fault stop the sequence part way,
+        // the store still gets what the match now holds.
+        if m.version() > before {
+            self.persist(m, before)?;
+        }
+        result?;
+        Ok((m.view(Viewer::Seat(seat))?, false))
     }
 
     /// The token's seat resigns.

@@ -786,6 +786,110 @@ impl Match {
         result.map(|()| Submitted::Applied)
     }
 
+    /// Expands a shorthand of `seat` (see `Game::expand_notation`): `None` when
+    /// `notation` is not one and stands for a single action.
+    pub fn expand_notation(&self, seat: Player, notation: &str) -> HostResult<Option<Vec<String>>> {
+        self.check_may_act(seat, None)?;
+        Ok(self.state.expand_notation(seat, notation)?)
+    }
+
+    /// Submits the actions a shorthand `text` of `seat` stands for (`steps`,
+    /// from [`Match::expand_notation`]) as one request, all or nothing: every
+    /// step is first checked on a copy of the state (the seat must be the one
+    /// mover before each); if one fails, the whole request is refused with an
+    /// error naming that step and nothing changes. Then each step is applied
+    /// as its own action: its own log entry, version and watch event.
+    /// `expected_version` applies to the state before the first step.
+    /// Simultaneous turns are refused: a sequence cannot be held step by step.
+    pub fn submit_sequence(
+        &mut self,
+        seat: Player,
+        text: &str,
+        steps: &[String],
+        expected_version: Option<u64>,
+    ) -> HostResult<()> {
+        self.check_may_act(seat, expected_version)?;
+        if self.movers()?.len() != 1 {
+            return Err(HostError::FailedPrecondition(format!(
+                "`{}` stands for several actions, which a simultaneous turn cannot take: \
+                 submit one action",
+                text.trim()
+            )));
+        }
+        if steps.is_empty() {
+            return Err(HostError::InvalidArgument(format!(
+                "`{}` stands for no action",
+                text.trim()
+            )));
+        }
+        let ids = self.check_sequence(seat, text, steps)?;
+        for id in ids {
+            // Checked above on an identical copy: a refusal here is a plugin
+            // fault (non-deterministic rules), reported as such.
+            self.submit(seat, id, None)?;
+        }
+        Ok(())
+    }
+
+    /// Plays `steps` on a copy of the state, drawing any chance after a step
+    /// exactly as the real application will; returns their action ids.
+    fn check_sequence(
+        &self,
+        seat: Player,
+        text: &str,
+        steps: &[String],
+    ) -> HostResult<Vec<ActionId>> {
+        let mut state = self.state.clone_state()?;
+        let mut draws = self.chance_draws;
+        let mut ids = Vec::with_capacity(steps.len());
+        for (index, step) in steps.iter().enumerate() {
+            let refuse = |e: HostError| {
+                let why = format!(
+                    "`{}` refused at step {} of {} (`{step}`): {}",
+                    text.trim(),
+                    index + 1,
+                    steps.len(),
+                    e.message()
+                );
+                match e {
+                    HostError::FailedPrecondition(_) => HostError::FailedPrecondition(why),
+                    HostError::Internal(_) => HostError::Internal(why),
+                    _ => HostError::InvalidArgument(why),
+                }
+            };
+            match state.status()? {
+                Status::ToMove(set) if set == PlayerSet::single(seat) => {}
+                Status::ToMove(_) => {
+                    return Err(refuse(HostError::FailedPrecondition(format!(
+                        "seat {seat} is not the one to move then"
+                    ))));
+                }
+                _ => {
+                    return Err(refuse(HostError::FailedPrecondition(
+                        "the game is over by then".into(),
+                    )));
+                }
+            }
+            let id = state
+                .parse_action(seat, step)
+                .map_err(|e| refuse(e.into()))?;
+            state
+                .apply(&[Move {
+                    player: seat,
+                    action: id,
+                }])
+                .map_err(|e| refuse(e.into()))?;
+            ids.push(id);
+            while state.status()? == Status::Chance {
+                let node = state.chance()?;
+                let outcome = chance::draw(&node, self.setup.seed, draws)?;
+                state.apply_chance(outcome)?;
+                draws += 1;
+            }
+        }
+        Ok(ids)
+    }
+
     /// Applies a joint action, logs it, then resolves chance and the end.
     fn apply_timed_moves(&mut self, timed: &[(Move, i64)], now: i64) -> HostResult<()> {
         let moves: Vec<Move> = timed.iter().map(|(m, _)| *m).collect();
@@ -1131,5 +1235,154 @@ impl Match {
             }
         });
         (receiver, replay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tabletop_sdk::{
+        Chance, Game, GameError, InProcess, Manifest, PlayerResult, Setup, serde_json,
+    };
+
+    use super::*;
+
+    /// War, with shorthands that expand to fixed lists, so the host's own
+    /// checks of a sequence can be tested (War's expansion is always valid).
+    #[derive(Default)]
+    struct Scripted(war::War);
+
+    impl Game for Scripted {
+        type State = war::Position;
+        fn manifest(&self) -> Manifest {
+            self.0.manifest()
+        }
+        fn new_state(&self, setup: &Setup) -> Result<Self::State, GameError> {
+            self.0.new_state(setup)
+        }
+        fn parse_position(&self, setup: &Setup, text: &str) -> Result<Self::State, GameError> {
+            self.0.parse_position(setup, text)
+        }
+        fn position_to_string(&self, s: &Self::State) -> String {
+            self.0.position_to_string(s)
+        }
+        fn status(&self, s: &Self::State) -> Status {
+            self.0.status(s)
+        }
+        fn chance(&self, s: &Self::State) -> Chance {
+            self.0.chance(s)
+        }
+        fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
+            self.0.results(s)
+        }
+        fn legal_actions(&self, s: &Self::State, p: Player, out: &mut Vec<ActionId>) {
+            self.0.legal_actions(s, p, out)
+        }
+        fn apply(&self, s: &mut Self::State, moves: &[Move]) -> Result<(), GameError> {
+            self.0.apply(s, moves)
+        }
+        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
+            self.0.apply_chance(s, o)
+        }
+        fn action_to_string(
+            &self,
+            s: &Self::State,
+            p: Player,
+            a: ActionId,
+        ) -> Result<String, GameError> {
+            self.0.action_to_string(s, p, a)
+        }
+        fn parse_action(&self, s: &Self::State, p: Player, t: &str) -> Result<ActionId, GameError> {
+            self.0.parse_action(s, p, t)
+        }
+        fn expand_notation(
+            &self,
+            _: &Self::State,
+            _: Player,
+            text: &str,
+        ) -> Result<Option<Vec<String>>, GameError> {
+            let list: &[&str] = match text {
+                "good" => &["I@1", "C@2"],
+                "bad" => &["I@1", "I@3"],
+                "empty" => &[],
+                _ => return Ok(None),
+            };
+            Ok(Some(list.iter().map(|s| s.to_string()).collect()))
+        }
+        fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
+            self.0.view(s, v)
+        }
+        fn render_text(&self, s: &Self::State, v: Viewer) -> String {
+            self.0.render_text(s, v)
+        }
+    }
+
+    fn new_match() -> Match {
+        let setup = MatchSetup {
+            match_id: "m".into(),
+            game: "war".into(),
+            plugin_version: "0".into(),
+            players: 2,
+            options: BTreeMap::new(),
+            seed: 1,
+            start_position: None,
+            created_at_ms: 0,
+            time_control: None,
+        };
+        let game: Arc<dyn DynGame> = Arc::new(InProcess::<Scripted>::default());
+        Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
+    }
+
+    fn sequence(m: &mut Match, text: &str, expected: Option<u64>) -> HostResult<()> {
+        let steps = m.expand_notation(0, text)?.expect("a shorthand");
+        m.submit_sequence(0, text, &steps, expected)
+    }
+
+    #[test]
+    fn a_sequence_is_applied_step_by_step_each_with_its_own_version_and_event() {
+        let mut m = new_match();
+        let (mut events, _) = m.subscribe(None);
+        sequence(&mut m, "good", Some(0)).unwrap();
+        assert_eq!(m.version(), 2);
+        let notations: Vec<&str> = m
+            .log
+            .iter()
+            .map(|e| match &e.kind {
+                LogKind::Moves { moves } => moves[0].notation.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            notations,
+            ["I@1", "C@2"],
+            "ruling W3: one entry per placement"
+        );
+        for version in [1, 2] {
+            assert_eq!(events.try_recv().unwrap().version, version);
+        }
+        assert!(events.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_failing_step_refuses_the_whole_sequence_and_changes_nothing() {
+        let mut m = new_match();
+        let (mut events, _) = m.subscribe(None);
+        let position = m.position().unwrap();
+        let refused = sequence(&mut m, "bad", None).unwrap_err();
+        assert!(
+            matches!(&refused, HostError::InvalidArgument(why)
+                if why.contains("step 2 of 2 (`I@3`)") && why.contains("next empty start point")),
+            "{refused:?}"
+        );
+        assert_eq!(m.version(), 0);
+        assert_eq!(m.position().unwrap(), position);
+        assert!(events.try_recv().is_err(), "no event for a refused request");
+
+        let stale = sequence(&mut m, "good", Some(5)).unwrap_err();
+        assert!(matches!(&stale, HostError::FailedPrecondition(why) if why.contains("stale")));
+        let empty = sequence(&mut m, "empty", None).unwrap_err();
+        assert!(matches!(&empty, HostError::InvalidArgument(why) if why.contains("no action")));
+        let not_yours = m.submit_sequence(1, "good", &["I@I".into()], None);
+        assert!(matches!(not_yours, Err(HostError::FailedPrecondition(_))));
+        assert_eq!(m.version(), 0);
     }
 }

@@ -18,6 +18,73 @@ use tabletop_sdk::{ErrorKind, GameError, Move, PlayerSet, Status, Transition, Vi
 
 use super::LoadError;
 
+/// The size of an ABI 1.0 table: every field before the first function
+/// appended in a minor version. A smaller table is refused.
+const SIZE_2_0: usize = std::mem::offset_of!(PluginApi, expand_notation);
+
+/// Whether a table of `size` bytes holds the whole appended field that starts
+/// at `offset` (every appended field is a function pointer).
+fn covers(size: usize, offset: usize) -> bool {
+    offset + std::mem::size_of::<extern "C" fn()>() <= size
+}
+
+/// Fallback for a 1.0 table's missing `expand_notation` (ABI 1.1): nothing
+/// is a shorthand, which the ABI signals with an untouched `out`.
+extern "C" fn no_expansion(
+    _state: *const StateHandle,
+    _player: u32,
+    _text: StrRef,
+    _out: *mut PluginBuf,
+) -> i32 {
+    CODE_OK
+}
+
+/// Takes a plugin's table of `size` bytes for the host's use. A table as
+/// large as the host's is used in place. An older minor version's shorter
+/// table is copied into a host-owned full table (leaked like the library:
+/// both live as long as the process), whose appended functions the plugin
+/// lacks are set to their documented fallbacks. The host thus never reads
+/// beyond a plugin's table, and never holds a reference to more memory than
+/// the plugin provides.
+///
+/// # Safety
+/// `table` must point to a static table whose first `size` bytes are
+/// readable, starting with the ABI header, of this host's major version.
+unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static PluginApi, LoadError> {
+    if size < SIZE_2_0 {
+        return Err(LoadError::Incompatible(format!(
+            "plugin table has {size} bytes, ABI 2.0 needs {SIZE_2_0}"
+        )));
+    }
+    if size >= std::mem::size_of::<PluginApi>() {
+        // SAFETY: the table is static and at least as large as ours: every
+        // field we read exists with the documented type (same major version).
+        return Ok(unsafe { &*table.as_ptr() });
+    }
+    let mut full = std::mem::MaybeUninit::<PluginApi>::uninit();
+    let full_ptr = full.as_mut_ptr();
+    // SAFETY: the caller guarantees `size` readable bytes at `table`, and
+    // `size` is less than our table's size, so the copy stays inside both; the
+    // two do not overlap (ours is a fresh local).
+    unsafe {
+        std::ptr::copy_nonoverlapping(table.as_ptr() as *const u8, full_ptr as *mut u8, size)
+    };
+    // Every field from here on is one the plugin's table does not hold whole:
+    // write its fallback (a field cut by `size` is overwritten entirely).
+    let expand_at = std::mem::offset_of!(PluginApi, expand_notation);
+    if !covers(size, expand_at) {
+        // SAFETY: `full_ptr` points to our own writable table; the field is
+        // written through a raw pointer, never read while uninitialised.
+        unsafe { std::ptr::addr_of_mut!((*full_ptr).expand_notation).write(no_expansion) };
+    }
+    // SAFETY: the first `size >= SIZE_2_0` bytes came from a valid table of the
+    // same major version (header and every 2.0 function pointer), and every
+    // field at or beyond `SIZE_2_0` was written above, so each field holds a
+    // valid value of its type (no padding lies between these pointer fields).
+    let full = unsafe { full.assume_init() };
+    Ok(Box::leak(Box::new(full)))
+}
+
 /// An opened plugin library and its function table.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RawPlugin {
@@ -67,15 +134,9 @@ impl RawPlugin {
                 "plugin ABI {major}.{minor}, host ABI {ABI_MAJOR}.x"
             )));
         }
-        if size < std::mem::size_of::<PluginApi>() {
-            return Err(LoadError::Incompatible(format!(
-                "plugin table has {size} bytes, host needs {}",
-                std::mem::size_of::<PluginApi>()
-            )));
-        }
-        // SAFETY: same major version and a table at least as large as ours: every
-        // field we read exists with the documented type, and the table is static.
-        let api: &'static PluginApi = unsafe { &*table.as_ptr() };
+        // SAFETY: the table is static and the plugin declares `size` readable
+        // bytes; `adopt` checks that they hold at least the 2.0 table.
+        let api = unsafe { adopt(table, size) }?;
         Ok(RawPlugin { api })
     }
 
@@ -350,6 +411,22 @@ impl RawState {
         Ok(action)
     }
 
+    /// The plugin's expansion of a shorthand: `None` when `text` is not one,
+    /// else the JSON array of notations (parsed by the caller).
+    pub(crate) fn expand_notation(
+        &self,
+        player: u32,
+        text: &str,
+    ) -> Result<Option<String>, GameError> {
+        let mut out = PluginBuf::EMPTY;
+        let code =
+            (self.plugin.api.expand_notation)(self.ptr(), player, StrRef::new(text), &mut out);
+        if code == CODE_OK && out.ptr.is_null() {
+            return Ok(None);
+        }
+        self.plugin.finish_text(code, out).map(Some)
+    }
+
     pub(crate) fn resample(&self, viewer: Viewer, random: u64) -> Result<RawState, GameError> {
         let mut handle = std::ptr::null_mut();
         let mut out = PluginBuf::EMPTY;
@@ -378,4 +455,63 @@ pub(crate) fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     // SAFETY: the plugin lends `len` readable bytes for the duration of the
     // callback, and the caller copies them before returning.
     unsafe { std::slice::from_raw_parts(text.ptr, text.len) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// War's exported table, claiming `size` bytes (default: all of them),
+    /// adopted as the loader adopts a loaded plugin's table.
+    fn adopted(size: Option<usize>) -> Result<(&'static PluginApi, &'static PluginApi), LoadError> {
+        let mut table = tabletop_sdk::export::plugin_api::<war::War>();
+        if let Some(size) = size {
+            table.size = size;
+        }
+        let table: &'static PluginApi = Box::leak(Box::new(table));
+        // SAFETY: a static, complete table of this ABI: at least `size` bytes
+        // are readable whatever `size` we claim (never more than the real one).
+        let api = unsafe { adopt(NonNull::from(table), table.size) }?;
+        Ok((table, api))
+    }
+
+    fn expand(api: &'static PluginApi, text: &str) -> Option<String> {
+        let plugin = RawPlugin { api };
+        let state = plugin.new_state(r#"{"players":2}"#, None).unwrap();
+        state.expand_notation(0, text).unwrap()
+    }
+
+    #[test]
+    fn a_full_table_is_used_in_place_and_expands() {
+        let (table, api) = adopted(None).unwrap();
+        assert!(std::ptr::eq(table, api));
+        assert_eq!(
+            expand(api, "IIC").as_deref(),
+            Some(r#"["I@1","I@2","C@3"]"#),
+            "ruling W3: War's layout shorthand crosses the ABI"
+        );
+        assert_eq!(expand(api, "I@1"), None);
+    }
+
+    #[test]
+    fn a_1_0_table_is_copied_and_expands_nothing() {
+        let (table, api) = adopted(Some(SIZE_2_0)).unwrap();
+        assert!(!std::ptr::eq(table, api), "a shorter table is copied");
+        assert_eq!(api.size, SIZE_2_0);
+        // The 2.0 functions are the plugin's own; the appended one falls back.
+        assert!(std::ptr::fn_addr_eq(api.parse_action, table.parse_action));
+        assert_eq!(expand(api, "IIC"), None);
+        // A size that cuts the appended field falls back too.
+        let (_, api) = adopted(Some(SIZE_2_0 + 4)).unwrap();
+        assert_eq!(expand(api, "IIC"), None);
+    }
+
+    #[test]
+    fn a_table_shorter_than_1_0_is_refused() {
+        let refused = adopted(Some(SIZE_2_0 - 8)).unwrap_err();
+        assert!(
+            matches!(&refused, LoadError::Incompatible(m) if m.contains("ABI 2.0 needs")),
+            "{refused:?}"
+        );
+    }
 }

@@ -281,6 +281,17 @@ impl DynState for PluginState {
         self.0.parse_action(player, text)
     }
 
+    fn expand_notation(
+        &self,
+        player: Player,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, GameError> {
+        match self.0.expand_notation(player, text)? {
+            None => Ok(None),
+            Some(json) => parse_json("expansion", &json).map(Some),
+        }
+    }
+
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
         Ok(Box::new(PluginState(self.0.resample(viewer, random)?)))
     }

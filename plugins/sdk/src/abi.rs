@@ -13,6 +13,7 @@
 //!   (a dlopen'ed library reaches thread-locals through `__tls_get_addr`), and
 //!   `apply`/`apply_chance` report the new status, so a caller that tracks
 //!   it never calls `status` between moves.
+//! - **2.1**: `expand_notation` appended.
 //! - 1.0: the first table.
 //!
 //! # Conventions for every function
@@ -34,8 +35,13 @@
 
 /// The major ABI version: a plugin with another major version is refused.
 pub const ABI_MAJOR: u32 = 2;
-/// The minor ABI version: functions appended since major 1.0.
-pub const ABI_MINOR: u32 = 0;
+/// The minor ABI version: functions appended since 2.0.
+///
+/// Each appended function says in its docs which minor version added it. A
+/// host reads a function only when the plugin's [`PluginApi::size`] covers it,
+/// and otherwise uses that function's documented fallback.
+/// 2.1 appended [`PluginApi::expand_notation`].
+pub const ABI_MINOR: u32 = 1;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -269,6 +275,27 @@ pub struct PluginApi {
         viewer: u32,
         random: u64,
         state_out: *mut *mut StateHandle,
+        out: *mut PluginBuf,
+    ) -> i32,
+
+    /// *Added in 2.1.* Expands a shorthand of `player` (see
+    /// `Game::expand_notation`): a `text` (caller-owned, borrowed for the call)
+    /// that stands for several single-action notations in a row.
+    ///
+    /// On [`CODE_OK`], `out` stays `PluginBuf::EMPTY` when the text is not a
+    /// shorthand; otherwise it holds a plugin-owned JSON array of strings, the
+    /// single-action notations in order (the caller frees it with `free_buf`).
+    /// On failure `out` holds the message. It only reads `state` (never
+    /// changes it); like every function it may be called from any thread, one
+    /// call at a time per handle.
+    ///
+    /// **Fallback:** a plugin whose table `size` does not cover this field
+    /// (ABI 2.0) has no shorthands: the host treats every text as "not a
+    /// shorthand".
+    pub expand_notation: extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        text: StrRef,
         out: *mut PluginBuf,
     ) -> i32,
 }

@@ -394,6 +394,24 @@ fn check_notation(
                 "action {action} prints as `{text}`, which parses to {parsed}"
             )));
         }
+        // A single action's own notation is never a shorthand for others.
+        let expanded = ctx.ok("expand_notation", state.expand_notation(player, &text))?;
+        if let Some(list) = expanded {
+            return Err(ctx.fail(format!(
+                "action {action} prints as `{text}`, which expands as a shorthand to {list:?}"
+            )));
+        }
+    }
+    for garbage in ["", "\u{0}\u{7f}", "999999999999999999999999"] {
+        // Garbage is no shorthand, or one refused as bad input (never a fault).
+        if let Err(e) = state.expand_notation(player, garbage)
+            && e.kind.is_fault()
+        {
+            return Err(ctx.fail(format!(
+                "expanding `{garbage:?}` failed with a fault ({:?}): {}",
+                e.kind, e.message
+            )));
+        }
     }
     for garbage in [
         "",

@@ -66,6 +66,9 @@ pub trait DynState: Send {
     fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError>;
     /// See [`Game::parse_action`].
     fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError>;
+    /// See [`Game::expand_notation`]: `None` when `text` is not a shorthand.
+    fn expand_notation(&self, player: Player, text: &str)
+    -> Result<Option<Vec<String>>, GameError>;
     /// See [`Game::resample`].
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError>;
 }
@@ -200,6 +203,14 @@ impl<G: Game> DynState for InProcessState<G> {
 
     fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
         self.game.parse_action(&self.state, player, text)
+    }
+
+    fn expand_notation(
+        &self,
+        player: Player,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, GameError> {
+        self.game.expand_notation(&self.state, player, text)
     }
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {

@@ -64,6 +64,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         action_to_string: action_to_string::<G>,
         parse_action: parse_action::<G>,
         resample: resample::<G>,
+        expand_notation: expand_notation::<G>,
     }
 }
 
@@ -471,6 +472,24 @@ extern "C" fn resample<G: Instance>(
             G::instance().resample(&slot::<G>(state)?.state, Viewer::from_code(viewer), random);
         write_handle(state_out, into_handle::<G>(copy));
         Ok(None)
+    })
+}
+
+extern "C" fn expand_notation<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    text: StrRef,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let text = read_str(text)?.unwrap_or("");
+        match G::instance().expand_notation(&slot::<G>(state)?.state, player, text)? {
+            // An untouched `out` is the ABI's "not a shorthand".
+            None => Ok(None),
+            Some(list) => serde_json::to_string(&list)
+                .map(Some)
+                .map_err(|e| GameError::internal(e.to_string())),
+        }
     })
 }
 

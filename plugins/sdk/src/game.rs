@@ -81,6 +81,27 @@ pub trait Game: Default + Send + Sync + 'static {
         text: &str,
     ) -> Result<ActionId, GameError>;
 
+    /// Expands a shorthand: a text that stands for several single actions of
+    /// `player` in a row (War writes a whole setup layout in one text).
+    ///
+    /// `Ok(None)` (the default) means the text is not a shorthand, and the
+    /// host reads it with [`Game::parse_action`]. `Ok(Some(list))` means the
+    /// text stands for these single-action notations, in order, all by
+    /// `player`; the host checks and applies them as one request, all or
+    /// nothing, each as its own logged action. An `Err` refuses a text that
+    /// is a shorthand but cannot be played; its message should name the place
+    /// in the text that is wrong. Like `parse_action`, it reveals nothing
+    /// hidden and never panics on input.
+    fn expand_notation(
+        &self,
+        state: &Self::State,
+        player: Player,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, GameError> {
+        let _ = (state, player, text);
+        Ok(None)
+    }
+
     /// The state as `viewer` may see it, as JSON. After the end the view may
     /// reveal everything.
     fn view(&self, state: &Self::State, viewer: Viewer) -> serde_json::Value;

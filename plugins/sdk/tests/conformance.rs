@@ -137,3 +137,14 @@ fn options_are_validated_with_clear_errors() {
         error.message
     );
 }
+
+#[test]
+fn a_game_without_shorthands_expands_nothing() {
+    // `Game::expand_notation` defaults to "not a shorthand", so the host reads
+    // every text with `parse_action`, as before ABI 1.1.
+    let game = InProcess::new(example::Guess);
+    let state = game.new_state(2, &BTreeMap::new(), None).unwrap();
+    for text in ["", "1", "1 2 3", "?? not an action ??"] {
+        assert_eq!(state.expand_notation(0, text).unwrap(), None, "`{text}`");
+    }
+}

@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+pub mod layout;
 pub mod moves;
 pub mod notation;
 pub mod position;
@@ -248,6 +249,16 @@ impl Game for War {
                 text.trim()
             )))
         }
+    }
+
+    /// A whole or partial setup layout in one text (W3); see [`layout`].
+    fn expand_notation(
+        &self,
+        state: &Position,
+        player: Player,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, GameError> {
+        layout::expand(state, player, text)
     }
 
     fn view(&self, state: &Position, _: Viewer) -> serde_json::Value {

@@ -3,6 +3,7 @@
 //! | action | notation | example |
 //! |---|---|---|
 //! | placement (W3) | unit letter `@` start number (or the letter alone) | `I@17`, `A@XXIV`, `C` |
+//! | layout (W3, input only) | several placements, expanded by [`crate::layout`] | `IIICCA`, `I@1 C@2` |
 //! | move (W4) | from `-` to | `d4-d5` |
 //! | jump capture (W6) | from `x` to | `b3xb5` |
 //! | cannon fire (W7) | cannon `!` direction | `c2!N` |

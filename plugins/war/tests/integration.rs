@@ -2,6 +2,7 @@
 
 mod boards;
 mod conformance;
+mod layout;
 mod perft;
 mod scenarios;
 mod simple;

@@ -401,7 +401,12 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
     case: "actionId";
   } | {
     /**
-     * The action's notation.
+     * The action's notation, or a shorthand the game expands into several
+     * actions of this seat (a whole War setup layout, ruling W3). A shorthand
+     * is checked whole and applied all or nothing; each of its actions gets
+     * its own version and watch event, `expected_version` applies before the
+     * first, and the response's view is the one after the last. Refused in a
+     * simultaneous turn.
      *
      * @generated from field: string notation = 4;
      */
