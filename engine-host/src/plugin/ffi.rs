@@ -18,7 +18,7 @@ use tabletop_sdk::{ErrorKind, GameError, Move, PlayerSet, Status, Transition, Vi
 
 use super::LoadError;
 
-/// The size of an ABI 1.0 table: every field before the first function
+/// The size of an ABI 2.0 table: every field before the first function
 /// appended in a minor version. A smaller table is refused.
 const SIZE_2_0: usize = std::mem::offset_of!(PluginApi, expand_notation);
 
@@ -28,7 +28,7 @@ fn covers(size: usize, offset: usize) -> bool {
     offset + std::mem::size_of::<extern "C" fn()>() <= size
 }
 
-/// Fallback for a 1.0 table's missing `expand_notation` (ABI 1.1): nothing
+/// Fallback for a 2.0 table's missing `expand_notation` (ABI 2.1): nothing
 /// is a shorthand, which the ABI signals with an untouched `out`.
 extern "C" fn no_expansion(
     _state: *const StateHandle,
