@@ -65,13 +65,39 @@ pub enum LogKind {
         /// The seat.
         seat: u32,
     },
+    /// A seat's clock ran out under [`OnTimeout::Out`]: the plugin took the
+    /// seat out of the game (`remove_player`) and the others play on.
+    Out {
+        /// The seat.
+        seat: u32,
+    },
+}
+
+/// What a seat's clock running out does, by the match's time control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The match ends with the seat last, every other seat sharing first.
+    #[default]
+    Lose,
+    /// The seat leaves the game and the others play on; the game ends as the
+    /// plugin's rules say when too few are left. Only for games whose
+    /// manifest says `removable_players` and matches of three or more seats.
+    Out,
+}
+
+impl OnTimeout {
+    fn is_lose(&self) -> bool {
+        *self == OnTimeout::Lose
+    }
 }
 
 /// A match's time control, in milliseconds (0 = not used). A seat's clock
 /// runs while it is to move (all movers' clocks at once in simultaneous
 /// turns) and stops when it acts. `per_move_ms` limits each move; `bank_ms`
 /// is the seat's total time, to which `increment_ms` is added after each of
-/// its actions. The seat whose time runs out first loses.
+/// its actions. The seat whose time runs out first loses, or with
+/// [`OnTimeout::Out`] leaves the game while the others play on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TimeControl {
     /// Longest time for one move (0: no limit per move).
@@ -80,6 +106,10 @@ pub struct TimeControl {
     pub bank_ms: i64,
     /// Added to the bank after each action.
     pub increment_ms: i64,
+    /// What running out does. Left out of records when it is `lose`, so
+    /// records of matches without the choice stay as they were.
+    #[serde(default, skip_serializing_if = "OnTimeout::is_lose")]
+    pub on_timeout: OnTimeout,
 }
 
 impl Clocks {
@@ -158,6 +188,8 @@ pub struct SeatInfo {
     pub has_acted: bool,
     /// Resigned.
     pub resigned: bool,
+    /// Taken out of the game when its clock ran out ([`OnTimeout::Out`]).
+    pub out: bool,
     /// Time left on the seat's clock (None: no clock).
     pub clock_remaining_ms: Option<i64>,
 }
@@ -237,6 +269,9 @@ pub struct Seat {
     pub token_hash: Option<[u8; 32]>,
     /// Resigned.
     pub resigned: bool,
+    /// Out of the game since its clock ran out ([`OnTimeout::Out`]); set by
+    /// the match (live or replayed), never by the caller.
+    pub out: bool,
 }
 
 /// How many past events a match keeps for watchers that resume.
@@ -333,6 +368,7 @@ impl Match {
             .map(|token_hash| Seat {
                 token_hash,
                 resigned: false,
+                out: false,
             })
             .collect();
         let mut m = Match::fresh(game, setup, seats)?;
@@ -445,6 +481,16 @@ impl Match {
                     m.log.push(entry.clone());
                     m.finish_by_timeout(*seat);
                     continue;
+                }
+                LogKind::Out { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    if m.lifecycle == Lifecycle::Finished {
+                        return Err(fail("the match was already over".into()));
+                    }
+                    m.state.remove_player(*seat).map_err(|e| fail(e.message))?;
+                    m.mark_out(*seat);
                 }
             }
             m.log.push(entry.clone());
@@ -585,6 +631,24 @@ impl Match {
         if let Some(clocks) = &mut self.clocks {
             clocks.bank[seat as usize] = 0;
         }
+        if self.clocks.as_ref().map(|c| c.control.on_timeout) == Some(OnTimeout::Out) {
+            match self.state.remove_player(seat) {
+                Ok(()) => {
+                    self.went_out(seat, now)?;
+                    return Ok(true);
+                }
+                // CreateMatch only allows `out` for games that declare
+                // `removable_players`, so a refusal is a plugin fault. The
+                // state is unchanged; the seat loses instead (the `lose`
+                // rule), so the clock does not stay expired for ever.
+                Err(e) => tracing::error!(
+                    match_id = %self.setup.match_id,
+                    seat,
+                    error = %e,
+                    "the plugin refused to remove a timed-out seat; the seat loses instead"
+                ),
+            }
+        }
         self.push_log(now, LogKind::Timeout { seat });
         self.finish_by_timeout(seat);
         let event = serde_json::json!({ "type": "timeout", "seat": seat }).to_string();
@@ -592,9 +656,60 @@ impl Match {
         Ok(true)
     }
 
+    /// [`OnTimeout::Out`], after the plugin took `seat` out: the log records
+    /// it, watchers get a host event, and the match goes on (the other clocks
+    /// keep running) or finishes if the plugin's state is terminal. If the
+    /// seats still to move had all submitted their part of a simultaneous
+    /// turn, the turn is complete without `seat` and is applied now.
+    fn went_out(&mut self, seat: Player, now: i64) -> HostResult<()> {
+        self.pending.remove(&seat);
+        self.mark_out(seat);
+        self.push_log(now, LogKind::Out { seat });
+        if self.state.status()? == Status::Terminal {
+            // Too few left to play on: the game ends as the plugin says, and
+            // the event below carries the finished view.
+            self.finish_normally()?;
+            self.pending.clear();
+            self.stop_clocks();
+        }
+        let event = serde_json::json!({ "type": "out", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        if self.lifecycle == Lifecycle::Finished {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        self.pending.retain(|&p, _| movers.contains(p));
+        if !movers.is_empty() && self.pending.len() == movers.len() {
+            let timed: Vec<(Move, i64)> = self
+                .pending
+                .iter()
+                .map(|(&player, &(action, at))| (Move { player, action }, at))
+                .collect();
+            return self.apply_timed_moves(&timed, now);
+        }
+        self.resolve_chance_and_end()?;
+        self.start_clocks(now)
+    }
+
+    /// Marks `seat` out after the plugin removed it: its clock stops for good.
+    fn mark_out(&mut self, seat: Player) {
+        if let Some(s) = self.seats.get_mut(seat as usize) {
+            s.out = true;
+        }
+        if let Some(clocks) = &mut self.clocks
+            && let (Some(bank), Some(since)) = (
+                clocks.bank.get_mut(seat as usize),
+                clocks.since.get_mut(seat as usize),
+            )
+        {
+            *bank = 0;
+            *since = None;
+        }
+    }
+
     /// A seat's time ran out: it is last, every other seat shares first place
-    /// (for two players: the opponent wins). The plugin contract cannot take
-    /// one seat out of a running game, so with more players the match ends too.
+    /// (for two players: the opponent wins). This is [`OnTimeout::Lose`], so
+    /// with more players the match ends too.
     fn finish_by_timeout(&mut self, seat: Player) {
         let players = self.setup.players;
         self.results = (0..players)
@@ -947,6 +1062,7 @@ impl Match {
                 to_move: movers.contains(p),
                 has_acted: self.pending.contains_key(&p),
                 resigned: self.seats[p as usize].resigned,
+                out: self.seats[p as usize].out,
                 clock_remaining_ms: self.clock_remaining(p, now),
             })
             .collect();
@@ -1107,5 +1223,112 @@ impl Match {
             }
         });
         (receiver, replay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabletop_sdk::InProcess;
+
+    /// A running 3-seat Lanza match (simultaneous orders, ruling L5) whose
+    /// clock takes a seat out; every seat's clock starts at `t0`.
+    fn lanza_match(t0: i64) -> Match {
+        let setup = MatchSetup {
+            match_id: "m".into(),
+            game: "lanza".into(),
+            plugin_version: "test".into(),
+            players: 3,
+            options: BTreeMap::new(),
+            seed: 5,
+            start_position: None,
+            created_at_ms: t0,
+            time_control: Some(TimeControl {
+                per_move_ms: 0,
+                bank_ms: 1_000,
+                increment_ms: 0,
+                on_timeout: OnTimeout::Out,
+            }),
+        };
+        let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
+        let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
+        m.start_clocks(t0).unwrap();
+        if let Some(clocks) = &mut m.clocks {
+            clocks.since.iter_mut().for_each(|s| *s = Some(t0));
+        }
+        m
+    }
+
+    #[test]
+    fn out_completes_a_simultaneous_turn_the_others_had_finished() {
+        let mut m = lanza_match(now_ms());
+        assert_eq!(m.movers().unwrap().len(), 3);
+        for seat in [1, 2] {
+            let action = m.legal_actions(seat).unwrap()[0].0;
+            assert_eq!(m.submit(seat, action, None).unwrap(), Submitted::Pending);
+        }
+        let version = m.version();
+        // Seat 0's bank is long gone: it is taken out, and the turn of seats
+        // 1 and 2 is complete without it.
+        assert!(m.expire_clock(now_ms() + 60_000).unwrap());
+        assert_eq!(m.log[version as usize].kind, LogKind::Out { seat: 0 });
+        assert!(
+            matches!(m.log[version as usize + 1].kind, LogKind::Moves { ref moves } if moves.len() == 2),
+            "{:?}",
+            m.log
+        );
+        assert!(m.pending.is_empty());
+        assert!(m.seats[0].out);
+        assert_eq!(m.lifecycle, Lifecycle::Running);
+        assert!(!m.movers().unwrap().contains(0), "seat 0 never moves again");
+
+        // The log replays to the same match, removal included.
+        let replayed = Match::replay(
+            Arc::clone(&m.game),
+            m.setup.clone(),
+            (0..3)
+                .map(|_| Seat {
+                    token_hash: Some([1; 32]),
+                    resigned: false,
+                    out: false,
+                })
+                .collect(),
+            &m.log,
+        )
+        .unwrap();
+        assert_eq!(replayed.position().unwrap(), m.position().unwrap());
+        assert!(replayed.seats[0].out);
+    }
+
+    #[test]
+    fn the_last_seat_in_ends_the_match_as_the_plugin_says() {
+        let t0 = now_ms();
+        let mut m = lanza_match(t0);
+        // Nobody orders: every clock runs out; the first expiry takes one seat
+        // out, the next leaves one seat, and Lanza ends the game.
+        assert!(m.expire_clock(t0 + 60_000).unwrap());
+        assert_eq!(m.lifecycle, Lifecycle::Running);
+        assert!(m.expire_clock(t0 + 60_000).unwrap());
+        assert_eq!(m.lifecycle, Lifecycle::Finished);
+        assert!(
+            !m.expire_clock(t0 + 120_000).unwrap(),
+            "no clock runs any more"
+        );
+        let out: Vec<u32> = m
+            .log
+            .iter()
+            .filter_map(|e| match e.kind {
+                LogKind::Out { seat } => Some(seat),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(out.len(), 2);
+        let last_in = (0..3).find(|s| !out.contains(s)).unwrap();
+        assert_eq!(m.results[last_in as usize].rank, 1);
+        assert_eq!(
+            m.results[out[0] as usize].rank, 3,
+            "the first out ranks last"
+        );
+        assert_eq!(m.results[out[1] as usize].rank, 2);
     }
 }

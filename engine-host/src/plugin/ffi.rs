@@ -11,8 +11,8 @@ use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
     ABI_MAJOR, CODE_OK, ENTRY_SYMBOL, EntryFn, PluginApi, PluginBuf, RawStatus, RawTransition,
-    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    SIZE_1_0, SIZE_1_1, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
+    TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -22,6 +22,19 @@ use super::LoadError;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RawPlugin {
     api: &'static PluginApi,
+    /// Whether the plugin's table reaches `remove_player` (ABI 1.1).
+    has_remove_player: bool,
+}
+
+/// Stands in for `remove_player` in the host's copy of a 1.0 table, so the
+/// copy is a complete `PluginApi`. Never called: [`RawState::remove_player`]
+/// checks [`RawPlugin::has_remove_player`] first. Writes no buffer.
+extern "C" fn remove_player_absent(
+    _state: *mut StateHandle,
+    _player: u32,
+    _out: *mut PluginBuf,
+) -> i32 {
+    ErrorKind::Unsupported as i32
 }
 
 impl RawPlugin {
@@ -67,16 +80,60 @@ impl RawPlugin {
                 "plugin ABI {major}.{minor}, host ABI {ABI_MAJOR}.x"
             )));
         }
-        if size < std::mem::size_of::<PluginApi>() {
+        if size < SIZE_1_0 {
             return Err(LoadError::Incompatible(format!(
-                "plugin table has {size} bytes, host needs {}",
-                std::mem::size_of::<PluginApi>()
+                "plugin table has {size} bytes, an ABI 1.0 table has {SIZE_1_0}"
             )));
         }
-        // SAFETY: same major version and a table at least as large as ours: every
-        // field we read exists with the documented type, and the table is static.
-        let api: &'static PluginApi = unsafe { &*table.as_ptr() };
-        Ok(RawPlugin { api })
+        if size >= std::mem::size_of::<PluginApi>() {
+            // SAFETY: same major version and a table at least as large as ours:
+            // every field we read exists with the documented type, and the
+            // table is static.
+            let api: &'static PluginApi = unsafe { &*table.as_ptr() };
+            return Ok(RawPlugin {
+                api,
+                has_remove_player: true,
+            });
+        }
+        // An older minor version: the table ends before some of our fields, so
+        // no `&PluginApi` may point at it. Copy the prefix it has into a
+        // host-owned table (leaked once per load; plugins are never unloaded)
+        // and fill the missing functions with host stubs that are never called.
+        let mut copy = std::mem::MaybeUninit::<PluginApi>::uninit();
+        // SAFETY: the plugin's table has `size` readable bytes (its own
+        // `size_of`), SIZE_1_0 <= size < size_of::<PluginApi>(), so the copy
+        // stays inside both tables; they do not overlap (ours is fresh).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                table.as_ptr() as *const u8,
+                copy.as_mut_ptr() as *mut u8,
+                size,
+            );
+        }
+        let has_remove_player = size >= SIZE_1_1;
+        if !has_remove_player {
+            // SAFETY: a field write into our own uninitialised table, through a
+            // raw pointer (no reference to the partly initialised value).
+            unsafe {
+                std::ptr::addr_of_mut!((*copy.as_mut_ptr()).remove_player)
+                    .write(remove_player_absent);
+            }
+        }
+        // SAFETY: every field is now initialised: the 1.0 header and functions
+        // (and `remove_player` when `size >= SIZE_1_1`) came from the plugin's
+        // table with the same layout (same major version, fields only appended),
+        // the rest from the stubs above. The copy's `size` still says how much
+        // the plugin provides.
+        let api: &'static PluginApi = Box::leak(Box::new(unsafe { copy.assume_init() }));
+        Ok(RawPlugin {
+            api,
+            has_remove_player,
+        })
+    }
+
+    /// Whether the plugin's table has `remove_player` (ABI 1.1 or later).
+    pub(crate) fn has_remove_player(&self) -> bool {
+        self.has_remove_player
     }
 
     /// The manifest JSON.
@@ -317,6 +374,19 @@ impl RawState {
         );
         self.plugin.finish(code, out)?;
         Ok(action)
+    }
+
+    /// Takes `player` out of the game (ABI 1.1). A plugin whose table is too
+    /// short is refused here, without a call.
+    pub(crate) fn remove_player(&mut self, player: u32) -> Result<(), GameError> {
+        if !self.plugin.has_remove_player {
+            return Err(GameError::unsupported(
+                "the plugin was built before ABI 1.1 and cannot remove a player",
+            ));
+        }
+        let mut out = PluginBuf::EMPTY;
+        let code = (self.plugin.api.remove_player)(self.handle.as_ptr(), player, &mut out);
+        self.plugin.finish(code, out)
     }
 
     pub(crate) fn resample(&self, viewer: Viewer, random: u64) -> Result<RawState, GameError> {

@@ -26,7 +26,9 @@
 /// The major ABI version: a plugin with another major version is refused.
 pub const ABI_MAJOR: u32 = 1;
 /// The minor ABI version: functions appended since major 1.0.
-pub const ABI_MINOR: u32 = 0;
+///
+/// - 1.1: [`PluginApi::remove_player`].
+pub const ABI_MINOR: u32 = 1;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -254,7 +256,31 @@ pub struct PluginApi {
         state_out: *mut *mut StateHandle,
         out: *mut PluginBuf,
     ) -> i32,
+
+    // ---- ABI 1.1 ----
+    /// Takes seat `player` out of the running game in `state` (see
+    /// `Game::remove_player`); the others play on. Mutates `state` like
+    /// `apply`: the caller holds the handle for the call (one call at a time
+    /// per handle, from any thread), and a panic inside poisons it. On error
+    /// (no such seat, already out, game over, or
+    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) for a game
+    /// whose manifest says `removable_players: false`) the state is unchanged
+    /// and a message is written to `out`, plugin-owned as always. Present only
+    /// in tables of [`SIZE_1_1`] bytes or more: a host must treat a shorter
+    /// table as a game that cannot remove players.
+    pub remove_player: RemovePlayerFn,
 }
+
+/// The signature of [`PluginApi::remove_player`] (ABI 1.1).
+pub type RemovePlayerFn =
+    extern "C" fn(state: *mut StateHandle, player: u32, out: *mut PluginBuf) -> i32;
+
+/// The size of an ABI 1.0 table (every function up to `resample`): the
+/// smallest table a host of this major version accepts.
+pub const SIZE_1_0: usize = std::mem::offset_of!(PluginApi, remove_player);
+/// The size of an ABI 1.1 table: it ends with [`PluginApi::remove_player`].
+pub const SIZE_1_1: usize =
+    std::mem::offset_of!(PluginApi, remove_player) + std::mem::size_of::<RemovePlayerFn>();
 
 // SAFETY: the table holds only function pointers and integers; it is immutable
 // and every function is documented as callable from any thread.

@@ -25,6 +25,9 @@ pub enum ErrorKind {
     Poisoned = 8,
     /// Any other fault inside the plugin or the ABI.
     Internal = 9,
+    /// The game does not offer this operation (removing a player from a game
+    /// whose manifest says `removable_players: false`).
+    Unsupported = 10,
 }
 
 impl ErrorKind {
@@ -39,6 +42,7 @@ impl ErrorKind {
             6 => ErrorKind::BufferTooSmall,
             7 => ErrorKind::Panic,
             8 => ErrorKind::Poisoned,
+            10 => ErrorKind::Unsupported,
             _ => ErrorKind::Internal,
         }
     }
@@ -97,6 +101,11 @@ impl GameError {
     /// [`ErrorKind::NotYourTurn`].
     pub fn not_your_turn(message: impl Into<String>) -> GameError {
         GameError::new(ErrorKind::NotYourTurn, message)
+    }
+
+    /// [`ErrorKind::Unsupported`].
+    pub fn unsupported(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::Unsupported, message)
     }
 
     /// [`ErrorKind::Internal`].

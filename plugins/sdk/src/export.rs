@@ -60,6 +60,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         action_to_string: action_to_string::<G>,
         parse_action: parse_action::<G>,
         resample: resample::<G>,
+        remove_player: remove_player::<G>,
     }
 }
 
@@ -464,6 +465,21 @@ extern "C" fn resample<G: Instance>(
             G::instance().resample(&slot::<G>(state)?.state, Viewer::from_code(viewer), random);
         write_handle(state_out, into_handle::<G>(copy));
         Ok(None)
+    })
+}
+
+extern "C" fn remove_player<G: Instance>(
+    state: *mut StateHandle,
+    player: u32,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot_mut::<G>(state)?;
+        // Poisoned while the game mutates: a panic leaves the flag set, as in `apply`.
+        slot.poisoned = true;
+        let result = G::instance().remove_player(&mut slot.state, player);
+        slot.poisoned = false;
+        result.map(|()| None)
     })
 }
 

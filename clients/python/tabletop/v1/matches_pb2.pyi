@@ -1,11 +1,21 @@
 from tabletop.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class OnTimeout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ON_TIMEOUT_UNSPECIFIED: _ClassVar[OnTimeout]
+    ON_TIMEOUT_LOSE: _ClassVar[OnTimeout]
+    ON_TIMEOUT_OUT: _ClassVar[OnTimeout]
+ON_TIMEOUT_UNSPECIFIED: OnTimeout
+ON_TIMEOUT_LOSE: OnTimeout
+ON_TIMEOUT_OUT: OnTimeout
 
 class CreateMatchRequest(_message.Message):
     __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control")
@@ -35,14 +45,16 @@ class CreateMatchRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
-    __slots__ = ("per_move_ms", "bank_ms", "increment_ms")
+    __slots__ = ("per_move_ms", "bank_ms", "increment_ms", "on_timeout")
     PER_MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     INCREMENT_MS_FIELD_NUMBER: _ClassVar[int]
+    ON_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     per_move_ms: int
     bank_ms: int
     increment_ms: int
-    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ...) -> None: ...
+    on_timeout: OnTimeout
+    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ..., on_timeout: _Optional[_Union[OnTimeout, str]] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("seat", "token")
