@@ -55,7 +55,8 @@ impl Lanza {
                 if o.is_none() && state.is_out(p as u32) {
                     // A seat taken out has no piece to order: any orders do
                     // (the adjudication only reads pieces on the board).
-                    return Orders::from_id(0).map_err(|e| GameError::internal(e.to_string()));
+                    let any = Orders::all_ids()[0];
+                    return Orders::from_id(any).map_err(|e| GameError::internal(e.to_string()));
                 }
                 o.ok_or_else(|| {
                     GameError::illegal(format!(

@@ -343,12 +343,15 @@ impl Position {
             )));
         }
         self.out.push(player);
-        if let Stage::Hand { tile, .. } = stage
-            && turn == player
-        {
-            self.open[player as usize].push(tile);
-        }
         let still_in: Vec<Player> = self.players_in().collect();
+        // A tile in hand goes onto its holder's own open pile (as one that
+        // fits nowhere, Z6) if the holder is the removed player or the game
+        // ends now; otherwise the holder may still place it.
+        if let Stage::Hand { tile, .. } = stage
+            && (turn == player || still_in.len() == 1)
+        {
+            self.open[turn as usize].push(tile);
+        }
         if let [last] = still_in[..] {
             self.phase = Phase::Over { winner: Some(last) };
             return Ok(());
