@@ -662,6 +662,7 @@ async fn issue7_a_clock_running_out_ends_the_match_without_any_request() {
                 per_move_ms: 0,
                 bank_ms: 0,
                 increment_ms: 5,
+                on_timeout: pb::OnTimeout::Unspecified as i32,
             }),
             ..Default::default()
         })
@@ -678,6 +679,8 @@ async fn issue7_a_clock_running_out_ends_the_match_without_any_request() {
                     per_move_ms: 0,
                     bank_ms: 700,
                     increment_ms: 100,
+                    // Unspecified is `lose`: the match ends.
+                    on_timeout: pb::OnTimeout::Unspecified as i32,
                 }),
                 ..Default::default()
             })
@@ -736,4 +739,211 @@ async fn issue7_a_clock_running_out_ends_the_match_without_any_request() {
         assert_eq!(copy.state, pb::MatchState::Finished as i32);
         assert_eq!(copy.results, end.results);
     }
+}
+
+/// Polls the spectator view until `done` holds (generous: up to a minute).
+async fn wait_for_view(
+    host: &Host,
+    match_id: &str,
+    what: &str,
+    done: impl Fn(&pb::MatchView) -> bool,
+) -> pb::MatchView {
+    for _ in 0..600 {
+        let view = spectator_view(host, match_id).await;
+        if done(&view) {
+            return view;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("match {match_id}: {what} did not happen within a minute")
+}
+
+/// A record as JSON without the match id (an import gets a new one).
+fn record_without_id(record_json: &str) -> serde_json::Value {
+    let mut record: serde_json::Value = serde_json::from_str(record_json).expect("record is JSON");
+    record
+        .as_object_mut()
+        .expect("a record is an object")
+        .remove("match_id");
+    record
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_7_clock_out_removes_seat_and_play_goes_on() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let options = HostOptions {
+        plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
+        data_dir: Some(root.path().join("data")),
+        args: vec!["--store".into(), "sqlite".into()],
+    };
+    let mut host = Host::start_with(options.clone()).await;
+    let mut matches = host.matches().await;
+    let clock = |on_timeout: pb::OnTimeout| pb::TimeControl {
+        per_move_ms: 0,
+        // Seat 0 waits this long; seats 1 and 2 have it for their first
+        // move and then a large increment, so a loaded machine cannot make
+        // them run out too.
+        bank_ms: 4_000,
+        increment_ms: 20_000,
+        on_timeout: on_timeout as i32,
+    };
+    let new = |game: &str, players: u32| pb::CreateMatchRequest {
+        game: game.into(),
+        players,
+        seed: Some(7),
+        options: [("max_turns".to_string(), "40".to_string())].into(),
+        time_control: Some(clock(pb::OnTimeout::Out)),
+        ..Default::default()
+    };
+
+    // `out` with two players is refused: it would only be `lose`.
+    let refused = matches
+        .create_match(new("focus", 2))
+        .await
+        .expect_err("on_timeout out with 2 players is refused");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(
+        refused.message().contains("3 players"),
+        "{}",
+        refused.message()
+    );
+    let catalog = host
+        .catalog()
+        .await
+        .get_game(pb::GetGameRequest {
+            game: "focus".into(),
+            version: None,
+        })
+        .await
+        .expect("focus")
+        .into_inner();
+    assert!(
+        catalog.removable_players,
+        "focus says it can remove a player"
+    );
+
+    // Three players, `out`, a short bank: seat 0 (first to move in Focus,
+    // ruling F3) never moves.
+    let created = matches
+        .create_match(new("focus", 3))
+        .await
+        .expect("create a 3-player match with on_timeout out")
+        .into_inner();
+    let id = created.match_id;
+    let mut tokens = vec![String::new(); 3];
+    for seat in created.seats {
+        tokens[seat.seat as usize] = seat.token;
+    }
+    assert_eq!(created.view.expect("view").to_move, vec![0]);
+    // No request: the server takes seat 0 out when its time is up.
+    let view = wait_for_view(&host, &id, "seat 0 going out", |v| {
+        v.seats.iter().any(|s| s.seat == 0 && s.out)
+    })
+    .await;
+    assert_eq!(view.state, pb::MatchState::Running as i32, "play goes on");
+    assert_eq!(view.to_move, vec![1], "the turn passed on (ruling F7)");
+    assert!(
+        view.seats
+            .iter()
+            .filter(|s| s.seat != 0)
+            .all(|s| !s.out && s.clock_remaining_ms.is_some_and(|ms| ms > 0)),
+        "the others are in, with time left: {:?}",
+        view.seats
+    );
+
+    // A restart on the same store replays the removal.
+    host.kill();
+    let host = Host::start_with(options).await;
+    let mut matches = host.matches().await;
+    let view = spectator_view(&host, &id).await;
+    assert!(
+        view.seats.iter().any(|s| s.seat == 0 && s.out),
+        "seat 0 is still out after the restart: {:?}",
+        view.seats
+    );
+    assert_eq!(view.to_move, vec![1]);
+
+    // Seat 0 tries to act: it is never to move again.
+    let refused = matches
+        .submit_action(pb::SubmitActionRequest {
+            match_id: id.clone(),
+            seat_token: tokens[0].clone(),
+            action: Some(pb::submit_action_request::Action::Notation("*a1".into())),
+            expected_version: None,
+            ..Default::default()
+        })
+        .await
+        .expect_err("a seat that is out cannot act");
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+
+    // The other two play on to the end.
+    let mut rng = StdRng::seed_from_u64(17);
+    let end = play_on(&mut matches, &id, &tokens, &mut rng).await;
+    assert_eq!(end.state, pb::MatchState::Finished as i32);
+    assert_eq!(end.results.len(), 3, "every seat is ranked");
+    let seat0 = end.results.iter().find(|r| r.seat == 0).expect("seat 0");
+    assert_eq!(
+        seat0.rank, 3,
+        "the seat out first ranks last: {:?}",
+        end.results
+    );
+
+    // The record holds the removal, exports and imports identically.
+    let record_json = export(&host, &id).await;
+    let record: serde_json::Value = serde_json::from_str(&record_json).expect("JSON");
+    assert_eq!(record["time_control"]["on_timeout"], "out");
+    let outs: Vec<&serde_json::Value> = record["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter(|a| a["type"] == "out")
+        .collect();
+    assert_eq!(outs.len(), 1, "one removal in the record");
+    assert_eq!(outs[0]["seat"], 0);
+    let imported = matches
+        .import_record(pb::ImportRecordRequest {
+            record_json: record_json.clone(),
+            admin_token: ADMIN_TOKEN.into(),
+        })
+        .await
+        .expect("import a match with a removal")
+        .into_inner();
+    let copy = imported.view.expect("view");
+    assert_eq!(copy.state, pb::MatchState::Finished as i32);
+    assert_eq!(copy.results, end.results);
+    assert_eq!(copy.view_json, end.view_json);
+    let again = export(&host, &imported.match_id).await;
+    assert_eq!(
+        record_without_id(&again),
+        record_without_id(&record_json),
+        "the imported match exports the same record"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_7_clock_out_is_refused_for_a_game_that_cannot_remove_a_player() {
+    let (v1, _) = fixtures().await;
+    let (host, _root) = host_with(&v1).await;
+    let refused = host
+        .matches()
+        .await
+        .create_match(pb::CreateMatchRequest {
+            game: "counter".into(),
+            players: 3,
+            time_control: Some(pb::TimeControl {
+                per_move_ms: 0,
+                bank_ms: 700,
+                increment_ms: 0,
+                on_timeout: pb::OnTimeout::Out as i32,
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect_err("counter cannot remove a player");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(
+        refused.message().contains("cannot take a player out"),
+        "{}",
+        refused.message()
+    );
 }

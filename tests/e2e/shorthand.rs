@@ -28,6 +28,7 @@ fn submit(
             notation.to_string(),
         )),
         expected_version: expected,
+        ..Default::default()
     }
 }
 

@@ -102,7 +102,26 @@ pub async fn run(cli: Cli) -> CliResult {
             version,
             position,
             open_seats,
+            per_move_ms,
+            bank_ms,
+            increment_ms,
+            on_timeout,
         } => {
+            // Any clock flag asks for a clock; the server checks the values.
+            let clocked = per_move_ms.is_some()
+                || bank_ms.is_some()
+                || increment_ms.is_some()
+                || on_timeout.is_some();
+            let time_control = clocked.then(|| pb::TimeControl {
+                per_move_ms: per_move_ms.unwrap_or(0),
+                bank_ms: bank_ms.unwrap_or(0),
+                increment_ms: increment_ms.unwrap_or(0),
+                on_timeout: match on_timeout {
+                    None => pb::OnTimeout::Unspecified,
+                    Some(crate::OnTimeoutArg::Lose) => pb::OnTimeout::Lose,
+                    Some(crate::OnTimeoutArg::Out) => pb::OnTimeout::Out,
+                } as i32,
+            });
             let mut parsed = std::collections::HashMap::new();
             for option in options {
                 let (name, value) = option.split_once('=').ok_or_else(|| {
@@ -118,7 +137,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 seed,
                 start_position: position,
                 open_seats,
-                time_control: None,
+                time_control,
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)

@@ -89,6 +89,20 @@ pub enum Command {
         /// Leave these seats open for `join` (repeatable).
         #[arg(long = "open-seat")]
         open_seats: Vec<u32>,
+        /// Clock: time for each move, in milliseconds (0 = no per-move limit).
+        #[arg(long, value_name = "MS")]
+        per_move_ms: Option<i64>,
+        /// Clock: each seat's bank, in milliseconds (0 = no bank).
+        #[arg(long, value_name = "MS")]
+        bank_ms: Option<i64>,
+        /// Clock: added to a seat's bank after each of its moves, in milliseconds.
+        #[arg(long, value_name = "MS")]
+        increment_ms: Option<i64>,
+        /// Clock: what running out does. `lose` ends the match with the seat
+        /// last; `out` takes the seat out while the others play on (3 or more
+        /// players, games that can remove a player).
+        #[arg(long, value_enum, value_name = "WHAT")]
+        on_timeout: Option<OnTimeoutArg>,
     },
     /// Join an open seat of a waiting match; prints the token.
     Join {
@@ -206,6 +220,15 @@ pub enum Command {
         #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
         admin_token: String,
     },
+}
+
+/// `tabletop new --on-timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnTimeoutArg {
+    /// The match ends with the seat last.
+    Lose,
+    /// The seat is out; the others play on.
+    Out,
 }
 
 #[tokio::main]

@@ -46,6 +46,15 @@ pub fn view_text(view: &pb::MatchView) -> String {
     if let Some(pending) = &view.pending_action {
         out.push_str(&format!("your pending action: {pending}\n"));
     }
+    let gone: Vec<String> = view
+        .seats
+        .iter()
+        .filter(|s| s.out)
+        .map(|s| s.seat.to_string())
+        .collect();
+    if !gone.is_empty() {
+        out.push_str(&format!("out (time ran out): seat {}\n", gone.join(", ")));
+    }
     for r in &view.results {
         out.push_str(&format!(
             "seat {}: rank {} (score {}){}\n",
@@ -73,7 +82,7 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
         "text": view.text,
         "seats": view.seats.iter().map(|s| serde_json::json!({
             "seat": s.seat, "filled": s.filled, "to_move": s.to_move,
-            "has_acted": s.has_acted, "resigned": s.resigned,
+            "has_acted": s.has_acted, "resigned": s.resigned, "out": s.out,
         })).collect::<Vec<_>>(),
         "results": view.results.iter().map(|r| serde_json::json!({
             "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,

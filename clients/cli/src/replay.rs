@@ -43,6 +43,7 @@ impl Replayer {
             .map(|_| Seat {
                 token_hash: Some([0; 32]),
                 resigned: false,
+                out: false,
             })
             .collect();
         let m = Match::replay(
@@ -97,6 +98,7 @@ fn describe(kind: &LogKind) -> String {
         LogKind::Chance { outcome } => format!("chance {outcome}"),
         LogKind::Resign { seat } => format!("seat {seat} resigns"),
         LogKind::Timeout { seat } => format!("seat {seat} ran out of time"),
+        LogKind::Out { seat } => format!("seat {seat} ran out of time and is out"),
     }
 }
 

@@ -10,8 +10,8 @@ use tokio::sync::broadcast;
 
 use super::error::{HostError, HostResult};
 use super::game_match::{
-    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, Seat, Submitted, TimeControl, ViewDetail,
-    now_ms,
+    Lifecycle, Match, MatchEvent, MatchSetup, MatchView, OnTimeout, Seat, Submitted, TimeControl,
+    ViewDetail, now_ms,
 };
 use super::record::Record;
 use super::store::{Store, StoredMatch};
@@ -311,6 +311,7 @@ impl Engine {
             .map(|&token_hash| Seat {
                 token_hash,
                 resigned: false,
+                out: false,
             })
             .collect();
         let game: Arc<dyn DynGame> = plugin;
@@ -494,6 +495,25 @@ impl Engine {
         }
         if let Some(tc) = &request.time_control {
             tc.validate().map_err(HostError::InvalidArgument)?;
+            if tc.on_timeout == OnTimeout::Out {
+                // `out` takes one seat out while the others play on: with two
+                // seats that is just `lose`, and only games that can remove a
+                // player mid-game (their manifest says so) can do it at all.
+                if request.players < 3 {
+                    return Err(HostError::InvalidArgument(format!(
+                        "on_timeout `out` needs at least 3 players (this match has {}); \
+                         use `lose`",
+                        request.players
+                    )));
+                }
+                if !manifest.removable_players {
+                    return Err(HostError::InvalidArgument(format!(
+                        "{} cannot take a player out of a running game, so on_timeout \
+                         `out` is not available; use `lose`",
+                        manifest.name
+                    )));
+                }
+            }
         }
         for &seat in &request.open_seats {
             if seat >= request.players {
@@ -764,6 +784,7 @@ impl Engine {
             .map(|&token_hash| Seat {
                 token_hash,
                 resigned: false,
+                out: false,
             })
             .collect();
         let setup = record.setup(new_match_id());

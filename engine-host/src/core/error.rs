@@ -55,7 +55,9 @@ impl From<GameError> for HostError {
             | ErrorKind::InvalidPosition
             | ErrorKind::InvalidNotation
             | ErrorKind::IllegalAction => HostError::InvalidArgument(e.message),
-            ErrorKind::NotYourTurn => HostError::FailedPrecondition(e.message),
+            ErrorKind::NotYourTurn | ErrorKind::Unsupported => {
+                HostError::FailedPrecondition(e.message)
+            }
             ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal => {
                 HostError::Internal(format!("plugin fault: {}", e.message))
             }

@@ -65,13 +65,39 @@ pub enum LogKind {
         /// The seat.
         seat: u32,
     },
+    /// A seat's clock ran out under [`OnTimeout::Out`]: the plugin took the
+    /// seat out of the game (`remove_player`) and the others play on.
+    Out {
+        /// The seat.
+        seat: u32,
+    },
+}
+
+/// What a seat's clock running out does, by the match's time control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The match ends with the seat last, every other seat sharing first.
+    #[default]
+    Lose,
+    /// The seat leaves the game and the others play on; the game ends as the
+    /// plugin's rules say when too few are left. Only for games whose
+    /// manifest says `removable_players` and matches of three or more seats.
+    Out,
+}
+
+impl OnTimeout {
+    fn is_lose(&self) -> bool {
+        *self == OnTimeout::Lose
+    }
 }
 
 /// A match's time control, in milliseconds (0 = not used). A seat's clock
 /// runs while it is to move (all movers' clocks at once in simultaneous
 /// turns) and stops when it acts. `per_move_ms` limits each move; `bank_ms`
 /// is the seat's total time, to which `increment_ms` is added after each of
-/// its actions. The seat whose time runs out first loses.
+/// its actions. The seat whose time runs out first loses, or with
+/// [`OnTimeout::Out`] leaves the game while the others play on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TimeControl {
     /// Longest time for one move (0: no limit per move).
@@ -80,6 +106,10 @@ pub struct TimeControl {
     pub bank_ms: i64,
     /// Added to the bank after each action.
     pub increment_ms: i64,
+    /// What running out does. Left out of records when it is `lose`, so
+    /// records of matches without the choice stay as they were.
+    #[serde(default, skip_serializing_if = "OnTimeout::is_lose")]
+    pub on_timeout: OnTimeout,
 }
 
 impl Clocks {
@@ -158,6 +188,8 @@ pub struct SeatInfo {
     pub has_acted: bool,
     /// Resigned.
     pub resigned: bool,
+    /// Taken out of the game when its clock ran out ([`OnTimeout::Out`]).
+    pub out: bool,
     /// Time left on the seat's clock (None: no clock).
     pub clock_remaining_ms: Option<i64>,
 }
@@ -249,6 +281,9 @@ pub struct Seat {
     pub token_hash: Option<[u8; 32]>,
     /// Resigned.
     pub resigned: bool,
+    /// Out of the game since its clock ran out ([`OnTimeout::Out`]); set by
+    /// the match (live or replayed), never by the caller.
+    pub out: bool,
 }
 
 /// How many past events a match keeps for watchers that resume.
@@ -345,6 +380,7 @@ impl Match {
             .map(|token_hash| Seat {
                 token_hash,
                 resigned: false,
+                out: false,
             })
             .collect();
         let mut m = Match::fresh(game, setup, seats)?;
@@ -457,6 +493,16 @@ impl Match {
                     m.log.push(entry.clone());
                     m.finish_by_timeout(*seat);
                     continue;
+                }
+                LogKind::Out { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    if m.lifecycle == Lifecycle::Finished {
+                        return Err(fail("the match was already over".into()));
+                    }
+                    m.state.remove_player(*seat).map_err(|e| fail(e.message))?;
+                    m.mark_out(*seat);
                 }
             }
             m.log.push(entry.clone());
@@ -597,6 +643,24 @@ impl Match {
         if let Some(clocks) = &mut self.clocks {
             clocks.bank[seat as usize] = 0;
         }
+        if self.clocks.as_ref().map(|c| c.control.on_timeout) == Some(OnTimeout::Out) {
+            match self.state.remove_player(seat) {
+                Ok(()) => {
+                    self.went_out(seat, now)?;
+                    return Ok(true);
+                }
+                // CreateMatch only allows `out` for games that declare
+                // `removable_players`, so a refusal is a plugin fault. The
+                // state is unchanged; the seat loses instead (the `lose`
+                // rule), so the clock does not stay expired for ever.
+                Err(e) => tracing::error!(
+                    match_id = %self.setup.match_id,
+                    seat,
+                    error = %e,
+                    "the plugin refused to remove a timed-out seat; the seat loses instead"
+                ),
+            }
+        }
         self.push_log(now, LogKind::Timeout { seat });
         self.finish_by_timeout(seat);
         let event = serde_json::json!({ "type": "timeout", "seat": seat }).to_string();
@@ -604,9 +668,60 @@ impl Match {
         Ok(true)
     }
 
+    /// [`OnTimeout::Out`], after the plugin took `seat` out: the log records
+    /// it, watchers get a host event, and the match goes on (the other clocks
+    /// keep running) or finishes if the plugin's state is terminal. If the
+    /// seats still to move had all submitted their part of a simultaneous
+    /// turn, the turn is complete without `seat` and is applied now.
+    fn went_out(&mut self, seat: Player, now: i64) -> HostResult<()> {
+        self.pending.remove(&seat);
+        self.mark_out(seat);
+        self.push_log(now, LogKind::Out { seat });
+        if self.state.status()? == Status::Terminal {
+            // Too few left to play on: the game ends as the plugin says, and
+            // the event below carries the finished view.
+            self.finish_normally()?;
+            self.pending.clear();
+            self.stop_clocks();
+        }
+        let event = serde_json::json!({ "type": "out", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        if self.lifecycle == Lifecycle::Finished {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        self.pending.retain(|&p, _| movers.contains(p));
+        if !movers.is_empty() && self.pending.len() == movers.len() {
+            let timed: Vec<(Move, i64)> = self
+                .pending
+                .iter()
+                .map(|(&player, &(action, at))| (Move { player, action }, at))
+                .collect();
+            return self.apply_timed_moves(&timed, now);
+        }
+        self.resolve_chance_and_end()?;
+        self.start_clocks(now)
+    }
+
+    /// Marks `seat` out after the plugin removed it: its clock stops for good.
+    fn mark_out(&mut self, seat: Player) {
+        if let Some(s) = self.seats.get_mut(seat as usize) {
+            s.out = true;
+        }
+        if let Some(clocks) = &mut self.clocks
+            && let (Some(bank), Some(since)) = (
+                clocks.bank.get_mut(seat as usize),
+                clocks.since.get_mut(seat as usize),
+            )
+        {
+            *bank = 0;
+            *since = None;
+        }
+    }
+
     /// A seat's time ran out: it is last, every other seat shares first place
-    /// (for two players: the opponent wins). The plugin contract cannot take
-    /// one seat out of a running game, so with more players the match ends too.
+    /// (for two players: the opponent wins). This is [`OnTimeout::Lose`], so
+    /// with more players the match ends too.
     fn finish_by_timeout(&mut self, seat: Player) {
         let players = self.setup.players;
         self.results = (0..players)
@@ -1069,6 +1184,7 @@ impl Match {
                 to_move: movers.contains(p),
                 has_acted: self.pending.contains_key(&p),
                 resigned: self.seats[p as usize].resigned,
+                out: self.seats[p as usize].out,
                 clock_remaining_ms: self.clock_remaining(p, now),
             })
             .collect();
@@ -1246,80 +1362,144 @@ mod tests {
 
     use super::*;
 
-    /// War, with shorthands that expand to fixed lists, so the host's own
-    /// checks of a sequence can be tested (War's expansion is always valid).
+    /// A small sequential game with a shorthand, written here because two
+    /// game crates cannot link into one test binary (each exports the entry
+    /// symbol): seat 0 places 1, 2, 3, 4 in order (one per action, like
+    /// War's placements, ruling W3), then seat 1 does; then it is over.
+    /// Shorthands expand to fixed lists, so the host's own checks of a
+    /// sequence can be tested.
     #[derive(Default)]
-    struct Scripted(war::War);
+    struct Placing;
 
-    impl Game for Scripted {
-        type State = war::Position;
+    /// Numbers placed so far by each seat.
+    #[derive(Debug, Clone, Default)]
+    struct Placed([u64; 2]);
+
+    const PLACES: u64 = 4;
+
+    impl Placed {
+        fn mover(&self) -> Option<Player> {
+            (0..2).find(|&p| self.0[p as usize] < PLACES)
+        }
+    }
+
+    impl Game for Placing {
+        type State = Placed;
         fn manifest(&self) -> Manifest {
-            self.0.manifest()
+            Manifest {
+                name: "placing".into(),
+                version: "0".into(),
+                min_players: 2,
+                max_players: 2,
+                options: Vec::new(),
+                rules_summary: "Place 1 to 4, seat 0 then seat 1.".into(),
+                simultaneous: false,
+                hidden_information: false,
+                chance: false,
+                removable_players: false,
+            }
         }
-        fn new_state(&self, setup: &Setup) -> Result<Self::State, GameError> {
-            self.0.new_state(setup)
+        fn new_state(&self, _: &Setup) -> Result<Placed, GameError> {
+            Ok(Placed::default())
         }
-        fn parse_position(&self, setup: &Setup, text: &str) -> Result<Self::State, GameError> {
-            self.0.parse_position(setup, text)
+        fn parse_position(&self, _: &Setup, text: &str) -> Result<Placed, GameError> {
+            let (a, b) = text
+                .split_once(' ')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                .ok_or_else(|| GameError::invalid_position("two numbers"))?;
+            Ok(Placed([a, b]))
         }
-        fn position_to_string(&self, s: &Self::State) -> String {
-            self.0.position_to_string(s)
+        fn position_to_string(&self, s: &Placed) -> String {
+            format!("{} {}", s.0[0], s.0[1])
         }
-        fn status(&self, s: &Self::State) -> Status {
-            self.0.status(s)
+        fn status(&self, s: &Placed) -> Status {
+            match s.mover() {
+                Some(p) => Status::ToMove(tabletop_sdk::PlayerSet::single(p)),
+                None => Status::Terminal,
+            }
         }
-        fn chance(&self, s: &Self::State) -> Chance {
-            self.0.chance(s)
+        fn chance(&self, _: &Placed) -> Chance {
+            Chance::Sampled
         }
-        fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
-            self.0.results(s)
+        fn results(&self, _: &Placed) -> Vec<PlayerResult> {
+            vec![
+                PlayerResult {
+                    rank: 1,
+                    score: 0.0
+                };
+                2
+            ]
         }
-        fn legal_actions(&self, s: &Self::State, p: Player, out: &mut Vec<ActionId>) {
-            self.0.legal_actions(s, p, out)
+        fn legal_actions(&self, s: &Placed, p: Player, out: &mut Vec<ActionId>) {
+            out.clear();
+            if s.mover() == Some(p) {
+                out.push(s.0[p as usize] + 1);
+            }
         }
-        fn apply(&self, s: &mut Self::State, moves: &[Move]) -> Result<(), GameError> {
-            self.0.apply(s, moves)
+        fn apply(&self, s: &mut Placed, moves: &[Move]) -> Result<(), GameError> {
+            let [Move { player, action }] = moves else {
+                return Err(GameError::illegal("one move at a time"));
+            };
+            if s.mover() != Some(*player) {
+                return Err(GameError::not_your_turn("not your turn"));
+            }
+            let next = s.0[*player as usize] + 1;
+            if *action != next {
+                return Err(GameError::illegal(format!("the next number is {next}")));
+            }
+            s.0[*player as usize] = next;
+            Ok(())
         }
-        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
-            self.0.apply_chance(s, o)
+        fn apply_chance(&self, _: &mut Placed, _: u64) -> Result<(), GameError> {
+            Err(GameError::illegal("no chance"))
         }
         fn action_to_string(
             &self,
-            s: &Self::State,
-            p: Player,
+            _: &Placed,
+            _: Player,
             a: ActionId,
         ) -> Result<String, GameError> {
-            self.0.action_to_string(s, p, a)
+            Ok(a.to_string())
         }
-        fn parse_action(&self, s: &Self::State, p: Player, t: &str) -> Result<ActionId, GameError> {
-            self.0.parse_action(s, p, t)
+        fn parse_action(&self, s: &Placed, p: Player, t: &str) -> Result<ActionId, GameError> {
+            let action: ActionId = t
+                .parse()
+                .map_err(|_| GameError::invalid_notation(format!("`{t}` is not a number")))?;
+            if s.mover() != Some(p) {
+                return Err(GameError::not_your_turn("not your turn"));
+            }
+            let next = s.0[p as usize] + 1;
+            if action != next {
+                return Err(GameError::illegal(format!("the next number is {next}")));
+            }
+            Ok(action)
         }
         fn expand_notation(
             &self,
-            _: &Self::State,
+            _: &Placed,
             _: Player,
             text: &str,
         ) -> Result<Option<Vec<String>>, GameError> {
             let list: &[&str] = match text {
-                "good" => &["I@1", "C@2"],
-                "bad" => &["I@1", "I@3"],
+                "good" => &["1", "2"],
+                "bad" => &["1", "3"],
                 "empty" => &[],
                 _ => return Ok(None),
             };
             Ok(Some(list.iter().map(|s| s.to_string()).collect()))
         }
-        fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
-            self.0.view(s, v)
+        fn view(&self, s: &Placed, _: Viewer) -> serde_json::Value {
+            serde_json::json!(s.0)
         }
-        fn render_text(&self, s: &Self::State, v: Viewer) -> String {
-            self.0.render_text(s, v)
+        fn render_text(&self, s: &Placed, _: Viewer) -> String {
+            self.position_to_string(s)
         }
     }
 
     fn new_match() -> Match {
         let setup = MatchSetup {
             match_id: "m".into(),
-            game: "war".into(),
+            game: "placing".into(),
             plugin_version: "0".into(),
             players: 2,
             options: BTreeMap::new(),
@@ -1328,7 +1508,7 @@ mod tests {
             created_at_ms: 0,
             time_control: None,
         };
-        let game: Arc<dyn DynGame> = Arc::new(InProcess::<Scripted>::default());
+        let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
         Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
     }
 
@@ -1351,11 +1531,7 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect();
-        assert_eq!(
-            notations,
-            ["I@1", "C@2"],
-            "ruling W3: one entry per placement"
-        );
+        assert_eq!(notations, ["1", "2"], "ruling W3: one entry per placement");
         for version in [1, 2] {
             assert_eq!(events.try_recv().unwrap().version, version);
         }
@@ -1370,7 +1546,7 @@ mod tests {
         let refused = sequence(&mut m, "bad", None).unwrap_err();
         assert!(
             matches!(&refused, HostError::InvalidArgument(why)
-                if why.contains("step 2 of 2 (`I@3`)") && why.contains("next empty start point")),
+                if why.contains("step 2 of 2 (`3`)") && why.contains("the next number is 2")),
             "{refused:?}"
         );
         assert_eq!(m.version(), 0);
@@ -1381,8 +1557,109 @@ mod tests {
         assert!(matches!(&stale, HostError::FailedPrecondition(why) if why.contains("stale")));
         let empty = sequence(&mut m, "empty", None).unwrap_err();
         assert!(matches!(&empty, HostError::InvalidArgument(why) if why.contains("no action")));
-        let not_yours = m.submit_sequence(1, "good", &["I@I".into()], None);
+        let not_yours = m.submit_sequence(1, "good", &["1".into()], None);
         assert!(matches!(not_yours, Err(HostError::FailedPrecondition(_))));
         assert_eq!(m.version(), 0);
+    }
+
+    /// A running 3-seat Lanza match (simultaneous orders, ruling L5) whose
+    /// clock takes a seat out; every seat's clock starts at `t0`.
+    fn lanza_match(t0: i64) -> Match {
+        let setup = MatchSetup {
+            match_id: "m".into(),
+            game: "lanza".into(),
+            plugin_version: "test".into(),
+            players: 3,
+            options: BTreeMap::new(),
+            seed: 5,
+            start_position: None,
+            created_at_ms: t0,
+            time_control: Some(TimeControl {
+                per_move_ms: 0,
+                bank_ms: 1_000,
+                increment_ms: 0,
+                on_timeout: OnTimeout::Out,
+            }),
+        };
+        let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
+        let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
+        m.start_clocks(t0).unwrap();
+        if let Some(clocks) = &mut m.clocks {
+            clocks.since.iter_mut().for_each(|s| *s = Some(t0));
+        }
+        m
+    }
+
+    #[test]
+    fn out_completes_a_simultaneous_turn_the_others_had_finished() {
+        let mut m = lanza_match(now_ms());
+        assert_eq!(m.movers().unwrap().len(), 3);
+        for seat in [1, 2] {
+            let action = m.legal_actions(seat).unwrap()[0].0;
+            assert_eq!(m.submit(seat, action, None).unwrap(), Submitted::Pending);
+        }
+        let version = m.version();
+        // Seat 0's bank is long gone: it is taken out, and the turn of seats
+        // 1 and 2 is complete without it.
+        assert!(m.expire_clock(now_ms() + 60_000).unwrap());
+        assert_eq!(m.log[version as usize].kind, LogKind::Out { seat: 0 });
+        assert!(
+            matches!(m.log[version as usize + 1].kind, LogKind::Moves { ref moves } if moves.len() == 2),
+            "{:?}",
+            m.log
+        );
+        assert!(m.pending.is_empty());
+        assert!(m.seats[0].out);
+        assert_eq!(m.lifecycle, Lifecycle::Running);
+        assert!(!m.movers().unwrap().contains(0), "seat 0 never moves again");
+
+        // The log replays to the same match, removal included.
+        let replayed = Match::replay(
+            Arc::clone(&m.game),
+            m.setup.clone(),
+            (0..3)
+                .map(|_| Seat {
+                    token_hash: Some([1; 32]),
+                    resigned: false,
+                    out: false,
+                })
+                .collect(),
+            &m.log,
+        )
+        .unwrap();
+        assert_eq!(replayed.position().unwrap(), m.position().unwrap());
+        assert!(replayed.seats[0].out);
+    }
+
+    #[test]
+    fn the_last_seat_in_ends_the_match_as_the_plugin_says() {
+        let t0 = now_ms();
+        let mut m = lanza_match(t0);
+        // Nobody orders: every clock runs out; the first expiry takes one seat
+        // out, the next leaves one seat, and Lanza ends the game.
+        assert!(m.expire_clock(t0 + 60_000).unwrap());
+        assert_eq!(m.lifecycle, Lifecycle::Running);
+        assert!(m.expire_clock(t0 + 60_000).unwrap());
+        assert_eq!(m.lifecycle, Lifecycle::Finished);
+        assert!(
+            !m.expire_clock(t0 + 120_000).unwrap(),
+            "no clock runs any more"
+        );
+        let out: Vec<u32> = m
+            .log
+            .iter()
+            .filter_map(|e| match e.kind {
+                LogKind::Out { seat } => Some(seat),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(out.len(), 2);
+        let last_in = (0..3).find(|s| !out.contains(s)).unwrap();
+        assert_eq!(m.results[last_in as usize].rank, 1);
+        assert_eq!(
+            m.results[out[0] as usize].rank, 3,
+            "the first out ranks last"
+        );
+        assert_eq!(m.results[out[1] as usize].rank, 2);
     }
 }

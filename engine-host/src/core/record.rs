@@ -21,8 +21,16 @@
 //! ```
 //! Replay uses the action ids and chance outcomes; notation and times are for
 //! people. A `timeout` entry (`{"type": "timeout", "seat": 1}`) records a seat
-//! whose clock ran out; `time_control` is present only for matches with a
-//! clock. `final_position` and `results` let an importer verify the replay.
+//! whose clock ran out and ended the match with that seat last; `time_control`
+//! is present only for matches with a clock. An `out` entry
+//! (`{"type": "out", "seat": 2}`) records a seat whose clock ran out under
+//! `"time_control": {…, "on_timeout": "out"}`: the host took the seat out of
+//! the game with the plugin's `remove_player` and the match went on. Replay
+//! calls `remove_player` again at that point (the plugin must accept it as it
+//! did live), so the entries after it replay as they were played.
+//! `on_timeout` is written only when it is `out`; a record without it means
+//! `lose`, so records of earlier versions read as they did. `final_position`
+//! and `results` let an importer verify the replay.
 
 use serde::{Deserialize, Serialize};
 

@@ -6,7 +6,8 @@ use tabletop_proto::v1 as pb;
 use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 
 use crate::core::engine::{GameEntry, MatchSummary, PluginEntry};
-use crate::core::game_match::{Lifecycle, MatchView, SeatResult};
+use crate::core::error::HostError;
+use crate::core::game_match::{Lifecycle, MatchView, OnTimeout, SeatResult, TimeControl};
 
 pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
     match l {
@@ -15,6 +16,27 @@ pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
         Some(Lifecycle::Finished) => pb::MatchState::Finished,
         None => pb::MatchState::Unavailable,
     }
+}
+
+/// A request's clock; an `on_timeout` value this server does not know is
+/// refused rather than read as `lose`.
+pub fn time_control(tc: pb::TimeControl) -> Result<TimeControl, HostError> {
+    let on_timeout = match pb::OnTimeout::try_from(tc.on_timeout) {
+        Ok(pb::OnTimeout::Unspecified | pb::OnTimeout::Lose) => OnTimeout::Lose,
+        Ok(pb::OnTimeout::Out) => OnTimeout::Out,
+        Err(_) => {
+            return Err(HostError::InvalidArgument(format!(
+                "unknown on_timeout value {}",
+                tc.on_timeout
+            )));
+        }
+    };
+    Ok(TimeControl {
+        per_move_ms: tc.per_move_ms,
+        bank_ms: tc.bank_ms,
+        increment_ms: tc.increment_ms,
+        on_timeout,
+    })
 }
 
 pub fn result(r: &SeatResult) -> pb::PlayerResult {
@@ -47,6 +69,7 @@ pub fn view(v: &MatchView) -> pb::MatchView {
                 has_acted: s.has_acted,
                 resigned: s.resigned,
                 clock_remaining_ms: s.clock_remaining_ms,
+                out: s.out,
             })
             .collect(),
         results: v.results.iter().map(result).collect(),
@@ -86,6 +109,7 @@ pub fn game(g: &GameEntry) -> pb::GameInfo {
         simultaneous: m.simultaneous,
         hidden_information: m.hidden_information,
         chance: m.chance,
+        removable_players: m.removable_players,
     }
 }
 

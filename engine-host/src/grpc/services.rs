@@ -19,9 +19,7 @@ use super::convert;
 use super::status::to_status;
 use crate::core::engine::{ActionRef, Engine, NewMatch};
 use crate::core::error::{HostError, HostResult};
-use crate::core::game_match::{
-    Lifecycle, MatchEvent, MatchView, TimeControl, ViewDetail, ViewerUpdate,
-};
+use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -120,11 +118,11 @@ impl Matches for Api {
             seed: r.seed,
             start_position: r.start_position,
             open_seats: r.open_seats,
-            time_control: r.time_control.map(|tc| TimeControl {
-                per_move_ms: tc.per_move_ms,
-                bank_ms: tc.bank_ms,
-                increment_ms: tc.increment_ms,
-            }),
+            time_control: r
+                .time_control
+                .map(convert::time_control)
+                .transpose()
+                .map_err(to_status)?,
         };
         let created = self.call(move |e| e.create_match(new)).await?;
         Ok(Response::new(pb::CreateMatchResponse {

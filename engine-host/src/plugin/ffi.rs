@@ -77,6 +77,10 @@ unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static Plugi
         // written through a raw pointer, never read while uninitialised.
         unsafe { std::ptr::addr_of_mut!((*full_ptr).expand_notation).write(no_expansion) };
     }
+    if !covers(size, std::mem::offset_of!(PluginApi, remove_player)) {
+        // SAFETY: as above.
+        unsafe { std::ptr::addr_of_mut!((*full_ptr).remove_player).write(remove_player_absent) };
+    }
     // SAFETY: the first `size >= SIZE_2_0` bytes came from a valid table of the
     // same major version (header and every 2.0 function pointer), and every
     // field at or beyond `SIZE_2_0` was written above, so each field holds a
@@ -89,6 +93,19 @@ unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static Plugi
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RawPlugin {
     api: &'static PluginApi,
+    /// Whether the plugin's table reaches `remove_player` (ABI 2.2).
+    has_remove_player: bool,
+}
+
+/// Stands in for `remove_player` in the host's copy of an older table, so the
+/// copy is a complete `PluginApi`. Never called: [`RawState::remove_player`]
+/// checks [`RawPlugin::has_remove_player`] first. Writes no buffer.
+extern "C" fn remove_player_absent(
+    _state: *mut StateHandle,
+    _player: u32,
+    _out: *mut PluginBuf,
+) -> i32 {
+    ErrorKind::Unsupported as i32
 }
 
 impl RawPlugin {
@@ -137,7 +154,15 @@ impl RawPlugin {
         // SAFETY: the table is static and the plugin declares `size` readable
         // bytes; `adopt` checks that they hold at least the 2.0 table.
         let api = unsafe { adopt(table, size) }?;
-        Ok(RawPlugin { api })
+        Ok(RawPlugin {
+            api,
+            has_remove_player: covers(size, std::mem::offset_of!(PluginApi, remove_player)),
+        })
+    }
+
+    /// Whether the plugin's table has `remove_player` (ABI 2.2 or later).
+    pub(crate) fn has_remove_player(&self) -> bool {
+        self.has_remove_player
     }
 
     /// The manifest JSON.
@@ -427,6 +452,26 @@ impl RawState {
         self.plugin.finish_text(code, out).map(Some)
     }
 
+    /// Takes `player` out of the game (ABI 2.2). A plugin whose table is too
+    /// short is refused here, without a call.
+    pub(crate) fn remove_player(&mut self, player: u32) -> Result<(), GameError> {
+        if !self.plugin.has_remove_player {
+            return Err(GameError::unsupported(
+                "the plugin was built before ABI 2.2 and cannot remove a player",
+            ));
+        }
+        let mut out = PluginBuf::EMPTY;
+        let code = (self.plugin.api.remove_player)(self.handle.as_ptr(), player, &mut out);
+        self.plugin.finish(code, out)?;
+        // Removal changes the state without reporting a status: ask once.
+        let mut raw = RawStatus::default();
+        let mut out = PluginBuf::EMPTY;
+        let code = (self.plugin.api.status)(self.ptr(), &mut raw, &mut out);
+        self.plugin.finish(code, out)?;
+        self.status = decode_status(raw)?;
+        Ok(())
+    }
+
     pub(crate) fn resample(&self, viewer: Viewer, random: u64) -> Result<RawState, GameError> {
         let mut handle = std::ptr::null_mut();
         let mut out = PluginBuf::EMPTY;
@@ -461,10 +506,11 @@ pub(crate) fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
 mod tests {
     use super::*;
 
-    /// War's exported table, claiming `size` bytes (default: all of them),
+    /// Lanza's exported table (one game crate only: each defines the entry
+    /// symbol, so two cannot link into one test binary), claiming `size` bytes (default: all of them),
     /// adopted as the loader adopts a loaded plugin's table.
     fn adopted(size: Option<usize>) -> Result<(&'static PluginApi, &'static PluginApi), LoadError> {
-        let mut table = tabletop_sdk::export::plugin_api::<war::War>();
+        let mut table = tabletop_sdk::export::plugin_api::<lanza::Lanza>();
         if let Some(size) = size {
             table.size = size;
         }
@@ -476,38 +522,50 @@ mod tests {
     }
 
     fn expand(api: &'static PluginApi, text: &str) -> Option<String> {
-        let plugin = RawPlugin { api };
+        let plugin = RawPlugin {
+            api,
+            has_remove_player: covers(api.size, std::mem::offset_of!(PluginApi, remove_player)),
+        };
         let state = plugin.new_state(r#"{"players":2}"#, None).unwrap();
         state.expand_notation(0, text).unwrap()
     }
 
     #[test]
-    fn a_full_table_is_used_in_place_and_expands() {
+    fn a_full_table_is_used_in_place() {
         let (table, api) = adopted(None).unwrap();
         assert!(std::ptr::eq(table, api));
-        assert_eq!(
-            expand(api, "IIC").as_deref(),
-            Some(r#"["I@1","I@2","C@3"]"#),
-            "ruling W3: War's layout shorthand crosses the ABI"
-        );
-        assert_eq!(expand(api, "I@1"), None);
+        // The plugin's own functions, not the fallbacks (War's shorthand
+        // crossing the ABI is tested in plugins/war/tests through the cdylib).
+        assert!(!std::ptr::fn_addr_eq(
+            api.expand_notation,
+            no_expansion as extern "C" fn(*const StateHandle, u32, StrRef, *mut PluginBuf) -> i32
+        ));
+        assert!(!std::ptr::fn_addr_eq(
+            api.remove_player,
+            remove_player_absent as extern "C" fn(*mut StateHandle, u32, *mut PluginBuf) -> i32
+        ));
+        assert_eq!(expand(api, "K1 Q2"), None, "Lanza has no shorthands");
     }
 
     #[test]
-    fn a_1_0_table_is_copied_and_expands_nothing() {
+    fn a_2_0_table_is_copied_and_expands_nothing() {
         let (table, api) = adopted(Some(SIZE_2_0)).unwrap();
         assert!(!std::ptr::eq(table, api), "a shorter table is copied");
         assert_eq!(api.size, SIZE_2_0);
         // The 2.0 functions are the plugin's own; the appended one falls back.
         assert!(std::ptr::fn_addr_eq(api.parse_action, table.parse_action));
-        assert_eq!(expand(api, "IIC"), None);
+        assert_eq!(expand(api, "K1 Q2"), None);
+        assert!(std::ptr::fn_addr_eq(
+            api.remove_player,
+            remove_player_absent as extern "C" fn(*mut StateHandle, u32, *mut PluginBuf) -> i32
+        ));
         // A size that cuts the appended field falls back too.
         let (_, api) = adopted(Some(SIZE_2_0 + 4)).unwrap();
-        assert_eq!(expand(api, "IIC"), None);
+        assert_eq!(expand(api, "K1 Q2"), None);
     }
 
     #[test]
-    fn a_table_shorter_than_1_0_is_refused() {
+    fn a_table_shorter_than_2_0_is_refused() {
         let refused = adopted(Some(SIZE_2_0 - 8)).unwrap_err();
         assert!(
             matches!(&refused, LoadError::Incompatible(m) if m.contains("ABI 2.0 needs")),

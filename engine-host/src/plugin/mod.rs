@@ -89,8 +89,17 @@ impl Plugin {
         let manifest_json = raw
             .manifest_json()
             .map_err(|e| LoadError::BadManifest(e.message))?;
-        let manifest: Manifest = serde_json::from_str(&manifest_json)
+        let mut manifest: Manifest = serde_json::from_str(&manifest_json)
             .map_err(|e| LoadError::BadManifest(e.to_string()))?;
+        // A 1.0 table has no `remove_player`: whatever the manifest claims,
+        // the host cannot call it, so the match options must not offer it.
+        if manifest.removable_players && !raw.has_remove_player() {
+            tracing::warn!(
+                game = %manifest.name,
+                "the manifest says removable_players, but the plugin's ABI table has no remove_player"
+            );
+            manifest.removable_players = false;
+        }
         validate_manifest(&manifest)?;
         raw.set_logger(log_from_plugin);
         Ok(Arc::new(Plugin {
@@ -294,5 +303,9 @@ impl DynState for PluginState {
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
         Ok(Box::new(PluginState(self.0.resample(viewer, random)?)))
+    }
+
+    fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
+        self.0.remove_player(player)
     }
 }

@@ -48,6 +48,7 @@ impl Game for Focus {
             simultaneous: false,
             hidden_information: false,
             chance: true,
+            removable_players: true,
         }
     }
 
@@ -149,6 +150,15 @@ impl Game for Focus {
         })?;
         state.play(mover, mv)?;
         Ok(())
+    }
+
+    /// The host's clock `out`: the seat is out as by ruling F7 (skipped from
+    /// then on) and ranks as an F7 player out would (see [`Game::results`]
+    /// above and the README).
+    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
+        let seat =
+            seat(player).ok_or_else(|| GameError::illegal(format!("there is no seat {player}")))?;
+        state.remove(seat).map_err(GameError::illegal)
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
@@ -260,5 +270,112 @@ mod tests {
         let e = game.new_state(3, &raw, None).err().unwrap();
         assert!(e.message.contains("two-player"), "{}", e.message);
         assert!(game.new_state(2, &raw, None).is_ok());
+    }
+
+    fn start(players: u32) -> Position {
+        let setup = Setup::validate(&Focus.manifest(), players, &BTreeMap::new()).unwrap();
+        Focus.new_state(&setup).unwrap()
+    }
+
+    /// Plays the lowest legal action until the end, checking that `gone`
+    /// never moves; returns the final state.
+    fn play_out(mut state: Position, gone: &[Player]) -> Position {
+        let mut legal = Vec::new();
+        for _ in 0..10_000 {
+            match Focus.status(&state) {
+                Status::Terminal => return state,
+                Status::ToMove(movers) => {
+                    let mover = movers.iter().next().unwrap();
+                    assert!(!gone.contains(&mover), "a removed seat is to move (F7)");
+                    for &g in gone {
+                        Focus.legal_actions(&state, g, &mut legal);
+                        assert!(legal.is_empty(), "a removed seat has legal actions");
+                    }
+                    Focus.legal_actions(&state, mover, &mut legal);
+                    let action = legal[legal.len() / 2];
+                    Focus
+                        .apply(
+                            &mut state,
+                            &[Joint {
+                                player: mover,
+                                action,
+                            }],
+                        )
+                        .unwrap();
+                }
+                Status::Chance => panic!("no chance without opening_swap"),
+            }
+        }
+        panic!("the game did not end")
+    }
+
+    #[test]
+    fn a_removed_player_is_skipped_and_the_others_play_on_ruling_f7() {
+        let mut state = start(3);
+        assert_eq!(Focus.status(&state), Status::ToMove(PlayerSet::single(0)));
+        Focus.remove_player(&mut state, 0).unwrap();
+        // Seat 0 was to move: the turn passes on without a ply (F7).
+        assert_eq!(Focus.status(&state), Status::ToMove(PlayerSet::single(1)));
+        assert_eq!(state.moves(), 0);
+        // Its reserve stays, unused, and the position still round-trips.
+        assert_eq!(state.reserve(0), 1);
+        let text = Focus.position_to_string(&state);
+        let setup = Setup::validate(&Focus.manifest(), 3, &BTreeMap::new()).unwrap();
+        assert_eq!(Focus.parse_position(&setup, &text).unwrap(), state);
+        let end = play_out(state, &[0]);
+        let results = Focus.results(&end);
+        assert_eq!(results.len(), 3);
+        // Below everyone still in: seat 0 went out first, so it is last
+        // unless another seat went out later by F7 (then that one ranks above it).
+        assert_eq!(results[0].rank, 3, "{results:?}");
+    }
+
+    #[test]
+    fn removing_a_player_not_to_move_keeps_the_turn() {
+        let mut state = start(4);
+        // Four players: turn order 1, 3, 2, 4 (F3); seat 0 is to move.
+        Focus.remove_player(&mut state, 3).unwrap();
+        assert_eq!(Focus.status(&state), Status::ToMove(PlayerSet::single(0)));
+        // Seat 3's teammate (seat 2) is still in: the game goes on.
+        Focus.remove_player(&mut state, 1).unwrap();
+        assert_eq!(Focus.status(&state), Status::ToMove(PlayerSet::single(0)));
+        // Now team 1+2 (seats 0, 1) and team 3+4 (seats 2, 3) each have one
+        // member in; removing seat 2 leaves one team: it wins (F7).
+        Focus.remove_player(&mut state, 2).unwrap();
+        assert_eq!(Focus.status(&state), Status::Terminal);
+        let ranks: Vec<u32> = Focus.results(&state).iter().map(|r| r.rank).collect();
+        assert_eq!(
+            ranks,
+            vec![1, 1, 3, 3],
+            "F7: the last team in wins, as a team"
+        );
+    }
+
+    #[test]
+    fn two_players_one_removed_the_other_wins() {
+        let mut state = start(2);
+        Focus.remove_player(&mut state, 1).unwrap();
+        assert_eq!(Focus.status(&state), Status::Terminal);
+        let ranks: Vec<u32> = Focus.results(&state).iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, vec![1, 2]);
+    }
+
+    #[test]
+    fn removing_twice_a_bad_seat_or_after_the_end_is_refused_and_changes_nothing() {
+        let mut state = start(3);
+        Focus.remove_player(&mut state, 2).unwrap();
+        let before = state.clone();
+        let again = Focus.remove_player(&mut state, 2).unwrap_err();
+        assert!(again.message.contains("already out"), "{}", again.message);
+        for bad in [3, 4, 99, u32::MAX] {
+            let e = Focus.remove_player(&mut state, bad).unwrap_err();
+            assert_eq!(e.kind, tabletop_sdk::ErrorKind::IllegalAction);
+        }
+        assert_eq!(state, before);
+        Focus.remove_player(&mut state, 1).unwrap();
+        assert_eq!(Focus.status(&state), Status::Terminal);
+        let over = state.clone();
+        assert!(Focus.remove_player(&mut state, 0).is_err());
+        assert_eq!(state, over);
     }
 }

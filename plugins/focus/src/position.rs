@@ -149,12 +149,9 @@ impl Position {
                 ));
             }
             seen |= 1 << c;
-            if raw.reserves[usize::from(c)] != 0 {
-                return Err(err(format!(
-                    "player {} is out but has pieces in reserve",
-                    c + 1
-                )));
-            }
+            // A player put out by F7 has no reserve, but one removed by the
+            // host (`Position::remove`, clock `out`) may: those pieces stay
+            // in the reserve, unused, so the piece count still adds up.
         }
         if n != 2 && raw.mirror != Mirror::Untested {
             return Err(err("the symmetry bookkeeping (F9) is for two players only"));
@@ -605,6 +602,37 @@ impl Position {
                 captures[usize::from(c)] += 1;
             }
         });
+    }
+
+    /// Takes `seat` out of the game for good, as the host does when its clock
+    /// runs out under `out`: ruling F7's "out and skipped from then on", without
+    /// the F7 condition. Its towers stay on the board and its reserve stays
+    /// unused; nobody captures anything. The game ends when one player or team
+    /// is left (F7); if `seat` was to move, the turn passes on (F7, no ply).
+    /// Refuses, changing nothing, a seat that does not play, is already out, or
+    /// a game that is over.
+    pub fn remove(&mut self, seat: Colour) -> Result<(), String> {
+        if usize::from(seat) >= self.players() {
+            return Err(format!(
+                "there is no player {} in a {}-player game",
+                u32::from(seat) + 1,
+                self.players()
+            ));
+        }
+        if self.side == Side::Over {
+            return Err("the game is over".to_string());
+        }
+        if self.is_out(seat) {
+            return Err(format!("player {} is already out", seat + 1));
+        }
+        self.out[usize::from(self.out_len)] = seat;
+        self.out_len += 1;
+        if self.teams_in() <= 1 {
+            self.side = Side::Over;
+        } else if self.side == Side::ToMove(seat) {
+            self.pass_turn(seat);
+        }
+        Ok(())
     }
 
     /// Ruling F7: the turn passes along the turn order; a player reached

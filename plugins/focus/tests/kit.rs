@@ -38,6 +38,8 @@ fn run(game: &dyn DynGame, players: u32) -> conformance::Summary {
     let summary = conformance::run(game, &config(game, players)).unwrap_or_else(|f| panic!("{f}"));
     let sets = config(game, players).option_sets.len() as u64;
     assert_eq!(summary.matches, 3 * sets);
+    // Focus declares removable_players: the kit also took seats out.
+    assert!(summary.removals > 0, "{summary:?}");
     summary
 }
 

@@ -52,6 +52,12 @@ impl Lanza {
             .into_iter()
             .enumerate()
             .map(|(p, o)| {
+                if o.is_none() && state.is_out(p as u32) {
+                    // A seat taken out has no piece to order: any orders do
+                    // (the adjudication only reads pieces on the board).
+                    let any = Orders::all_ids()[0];
+                    return Orders::from_id(any).map_err(|e| GameError::internal(e.to_string()));
+                }
                 o.ok_or_else(|| {
                     GameError::illegal(format!(
                         "seat {p} has not ordered: every player orders at once (ruling L5)"
@@ -85,6 +91,7 @@ impl Game for Lanza {
             // state; everything a state holds is public.
             hidden_information: false,
             chance: true,
+            removable_players: true,
         }
     }
 
@@ -185,6 +192,13 @@ impl Game for Lanza {
             }
             _ => Err(GameError::not_your_turn("no player is to move now")),
         }
+    }
+
+    /// The host's clock `out`: the seat's pieces leave the board, nobody gets
+    /// a chip for them, and the others play on (see [`Position::remove`] and
+    /// the README).
+    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
+        state.remove(player).map_err(GameError::illegal)
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
@@ -304,5 +318,146 @@ impl Game for Lanza {
     ) -> serde_json::Value {
         let _ = viewer;
         view::event(self, before, transition, after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn start(players: u32) -> Position {
+        let setup = Setup::validate(&Lanza.manifest(), players, &BTreeMap::new()).unwrap();
+        let mut state = Lanza.new_state(&setup).unwrap();
+        Lanza.apply_chance(&mut state, 42).unwrap();
+        state
+    }
+
+    /// Plays (pseudo-randomly) to the end; `gone` never moves.
+    fn play_out(mut state: Position, gone: &[Player]) -> Position {
+        let mut seed = 7u64;
+        let mut legal = Vec::new();
+        for _ in 0..100_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            match Lanza.status(&state) {
+                Status::Terminal => return state,
+                Status::Chance => {
+                    let outcome = match Lanza.chance(&state) {
+                        Chance::Explicit(list) => list[(seed >> 33) as usize % list.len()].0,
+                        Chance::Sampled => seed,
+                    };
+                    Lanza.apply_chance(&mut state, outcome).unwrap();
+                }
+                Status::ToMove(movers) => {
+                    let mut moves = Vec::new();
+                    for p in movers.iter() {
+                        assert!(!gone.contains(&p), "removed seat {p} is to move");
+                        Lanza.legal_actions(&state, p, &mut legal);
+                        let action = legal[(seed >> 33) as usize % legal.len()];
+                        moves.push(Move { player: p, action });
+                    }
+                    Lanza.apply(&mut state, &moves).unwrap();
+                }
+            }
+        }
+        panic!("the game did not end")
+    }
+
+    #[test]
+    fn a_removed_seat_leaves_the_board_and_the_others_play_on() {
+        let mut state = start(3);
+        let chips_before: Vec<u32> = (0..3).map(|p| state.chips(p)).collect();
+        Lanza.remove_player(&mut state, 1).unwrap();
+        assert!(
+            state
+                .pieces()
+                .filter(|p| p.player() == 1)
+                .all(|p| state.field_of(p).is_none())
+        );
+        // No chip for anyone (ruling L9 counts captures only).
+        assert_eq!(
+            (0..3).map(|p| state.chips(p)).collect::<Vec<_>>(),
+            chips_before
+        );
+        // Ruling L5: the seats still in order; seat 1 does not.
+        assert_eq!(
+            Lanza.status(&state),
+            Status::ToMove([0, 2].into_iter().collect())
+        );
+        let mut legal = Vec::new();
+        Lanza.legal_actions(&state, 1, &mut legal);
+        assert!(legal.is_empty());
+        // The notation keeps the removal.
+        let text = Lanza.position_to_string(&state);
+        assert!(text.contains("out 1"), "{text}");
+        let setup = Setup::validate(&Lanza.manifest(), 3, &BTreeMap::new()).unwrap();
+        assert_eq!(Lanza.parse_position(&setup, &text).unwrap(), state);
+        let end = play_out(state, &[1]);
+        let ranks: Vec<u32> = Lanza.results(&end).iter().map(|r| r.rank).collect();
+        assert_eq!(
+            ranks[1], 3,
+            "a removed seat ranks below the seats still in: {ranks:?}"
+        );
+    }
+
+    #[test]
+    fn later_removed_ranks_higher_and_one_left_wins() {
+        let mut state = start(4);
+        Lanza.remove_player(&mut state, 2).unwrap();
+        Lanza.remove_player(&mut state, 0).unwrap();
+        assert_ne!(Lanza.status(&state), Status::Terminal);
+        Lanza.remove_player(&mut state, 3).unwrap();
+        assert_eq!(Lanza.status(&state), Status::Terminal);
+        let ranks: Vec<u32> = Lanza.results(&state).iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, vec![3, 1, 4, 2]);
+    }
+
+    #[test]
+    fn removing_twice_a_bad_seat_or_after_the_end_is_refused_and_changes_nothing() {
+        let mut state = start(3);
+        Lanza.remove_player(&mut state, 0).unwrap();
+        let before = state.clone();
+        for bad in [0, 3, 4, u32::MAX] {
+            let e = Lanza.remove_player(&mut state, bad).unwrap_err();
+            assert_eq!(
+                e.kind,
+                tabletop_sdk::ErrorKind::IllegalAction,
+                "{}",
+                e.message
+            );
+            assert_eq!(state, before);
+        }
+        Lanza.remove_player(&mut state, 2).unwrap();
+        assert_eq!(Lanza.status(&state), Status::Terminal);
+        let over = state.clone();
+        assert!(Lanza.remove_player(&mut state, 1).is_err());
+        assert_eq!(state, over);
+    }
+
+    #[test]
+    fn removal_takes_the_seats_pieces_out_of_the_reentry_queue_ruling_l10() {
+        // Seat B's Queen and Jack wait to re-enter, A's King first.
+        let text = "turns 3; A K- Qb1 Jc1 chips 1; B Kd1 Q- J- chips 1; \
+                    C Ke1 Qa1 Jc2 chips 0; place AK BQ BJ";
+        let setup = Setup::validate(&Lanza.manifest(), 3, &BTreeMap::new()).unwrap();
+        let mut state = Lanza
+            .parse_position(&setup, text)
+            .expect("a legal position");
+        Lanza.remove_player(&mut state, 1).unwrap();
+        let king_a = crate::piece::PieceId::new(0, crate::piece::Rank::King).unwrap();
+        assert_eq!(state.phase(), &Phase::Place(vec![king_a]));
+        assert_eq!(Lanza.status(&state), Status::ToMove(PlayerSet::single(0)));
+        // Removing seat A instead leaves only B's pieces in the queue.
+        let mut other = Lanza.parse_position(&setup, text).unwrap();
+        Lanza.remove_player(&mut other, 0).unwrap();
+        assert_eq!(
+            other.phase(),
+            &Phase::Place(vec![
+                crate::piece::PieceId::new(1, crate::piece::Rank::Queen).unwrap(),
+                crate::piece::PieceId::new(1, crate::piece::Rank::Jack).unwrap(),
+            ])
+        );
     }
 }

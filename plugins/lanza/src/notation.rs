@@ -10,7 +10,8 @@
 //!
 //! - `turns N`: turns adjudicated so far;
 //! - one section per seat, A first: the field of its King, Queen and Jack
-//!   (`-` off the board) and its chips;
+//!   (`-` off the board) and its chips, then `out K` if the seat was the K-th
+//!   taken out of the game (`B K- Q- J- chips 1 out 1`; see `Position::remove`);
 //! - the phase: `setup` (before the random setup), `orders`, `reentry AK BQ …`
 //!   (the captured pieces whose re-entry order is being drawn, in seat and K Q J
 //!   order), `place BQ AK …` (the pieces still to re-enter, next first), or
@@ -37,6 +38,9 @@ pub fn position_to_string(position: &Position) -> String {
             let _ = write!(out, " {}{name}", rank.letter());
         }
         let _ = write!(out, " chips {}", position.chips(player));
+        if let Some(k) = position.out_order(player) {
+            let _ = write!(out, " out {k}");
+        }
     }
     let list = |pieces: &[PieceId]| pieces.iter().map(|p| format!(" {p}")).collect::<String>();
     let phase = match position.phase() {
@@ -106,13 +110,25 @@ pub fn parse_position(text: &str, players: u32, max_turns: u32) -> Result<Positi
     let board: &Board = kind.board();
     let mut fields = [None; MAX_PIECES];
     let mut chips = [0; MAX_PLAYERS];
+    let mut out = [0u8; MAX_PLAYERS];
     for player in 0..players {
         let section = &sections[1 + player as usize];
         let letter = player_letter(player).to_string();
-        let [seat, k, q, j, "chips", c] = section[..] else {
-            return Err(syntax(format!(
-                "seat {letter} is written `{letter} K<field> Q<field> J<field> chips N`"
-            )));
+        let (seat, k, q, j, c) = match section[..] {
+            [seat, k, q, j, "chips", c] => (seat, k, q, j, c),
+            [seat, k, q, j, "chips", c, "out", n] => {
+                out[player as usize] =
+                    n.parse().ok().filter(|&n: &u8| n > 0).ok_or_else(|| {
+                        syntax(format!("`{n}` is not a removal number (1, 2, …)"))
+                    })?;
+                (seat, k, q, j, c)
+            }
+            _ => {
+                return Err(syntax(format!(
+                    "seat {letter} is written `{letter} K<field> Q<field> J<field> chips N` \
+                     (then `out K` if it was taken out)"
+                )));
+            }
         };
         if seat != letter {
             return Err(syntax(format!("expected seat {letter}, found `{seat}`")));
@@ -158,6 +174,7 @@ pub fn parse_position(text: &str, players: u32, max_turns: u32) -> Result<Positi
         chips,
         turns,
         phase,
+        out,
     };
     Position::new(setup, max_turns).map_err(NotationError::Illegal)
 }

@@ -38,6 +38,10 @@ pub struct PositionSetup {
     pub turns: u32,
     /// The phase.
     pub phase: Phase,
+    /// Per seat: 0 while the seat plays, `k` if it was the `k`-th taken out
+    /// of the game by the host (its clock ran out under `out`; see
+    /// [`Position::remove`]).
+    pub out: [u8; MAX_PLAYERS],
 }
 
 /// Why a [`PositionSetup`] is not a legal position.
@@ -55,6 +59,8 @@ pub enum PositionError {
     Phase(String),
     /// The game should be over, or is marked over but is not.
     End(String),
+    /// The seats taken out do not fit (numbering, pieces left on the board).
+    Out(String),
 }
 
 impl fmt::Display for PositionError {
@@ -64,7 +70,9 @@ impl fmt::Display for PositionError {
             PositionError::ExtraSeat(p) => write!(f, "seat {p} is not playing"),
             PositionError::NotOnBoard(p) => write!(f, "piece {p} is not on a field of this board"),
             PositionError::SharedField(a, b) => write!(f, "pieces {a} and {b} share a field"),
-            PositionError::Phase(why) | PositionError::End(why) => f.write_str(why),
+            PositionError::Phase(why) | PositionError::End(why) | PositionError::Out(why) => {
+                f.write_str(why)
+            }
         }
     }
 }
@@ -82,6 +90,7 @@ pub struct Position {
     turns: u32,
     max_turns: u32,
     phase: Phase,
+    out: [u8; MAX_PLAYERS],
 }
 
 /// A small deterministic generator (splitmix64) for deriving shuffles from
@@ -112,6 +121,7 @@ impl Position {
                 chips: [0; MAX_PLAYERS],
                 turns: 0,
                 phase: Phase::Setup,
+                out: [0; MAX_PLAYERS],
             },
             max_turns,
         )
@@ -130,8 +140,33 @@ impl Position {
             }
         }
         for p in setup.players as usize..MAX_PLAYERS {
-            if setup.chips[p] != 0 {
+            if setup.chips[p] != 0 || setup.out[p] != 0 {
                 return Err(PositionError::ExtraSeat(p as u32));
+            }
+        }
+        let mut numbers: Vec<u8> = setup.out.iter().copied().filter(|&k| k > 0).collect();
+        numbers.sort_unstable();
+        if numbers
+            .iter()
+            .enumerate()
+            .any(|(i, &k)| usize::from(k) != i + 1)
+        {
+            return Err(PositionError::Out(
+                "the seats taken out are numbered 1, 2, … in the order they left, once each"
+                    .to_string(),
+            ));
+        }
+        if numbers.len() >= setup.players as usize {
+            return Err(PositionError::Out(
+                "at least one seat is still in".to_string(),
+            ));
+        }
+        for i in 0..pieces {
+            if setup.out[i / 3] != 0 && setup.fields[i].is_some() {
+                return Err(PositionError::Out(format!(
+                    "seat {} is out, but a piece of it is on the board",
+                    i / 3
+                )));
             }
         }
         let mut seen: Vec<Option<PieceId>> = vec![None; board.len()];
@@ -146,8 +181,9 @@ impl Position {
             }
             *slot = Some(piece);
         }
+        // Pieces of seats taken out are gone, not waiting to re-enter.
         let off: Vec<PieceId> = (0..pieces)
-            .filter(|&i| setup.fields[i].is_none())
+            .filter(|&i| setup.fields[i].is_none() && setup.out[i / 3] == 0)
             .filter_map(PieceId::from_index)
             .collect();
         let position = Position {
@@ -158,11 +194,12 @@ impl Position {
             turns: setup.turns,
             max_turns,
             phase: setup.phase,
+            out: setup.out,
         };
         let phase_error = |why: &str| Err(PositionError::Phase(why.to_string()));
         match &position.phase {
             Phase::Setup => {
-                if off.len() != pieces
+                if off.len() + 3 * numbers.len() != pieces
                     || position.turns != 0
                     || position.chips.iter().any(|&c| c > 0)
                 {
@@ -220,6 +257,7 @@ impl Position {
             chips: self.chips,
             turns: self.turns,
             phase: self.phase.clone(),
+            out: self.out,
         }
     }
 
@@ -268,11 +306,27 @@ impl Position {
         &self.phase
     }
 
-    /// The seat with strictly more chips than every other, if any.
+    /// `Some(k)` if seat `player` was the `k`-th taken out of the game.
+    pub fn out_order(&self, player: u32) -> Option<u8> {
+        self.out.get(player as usize).copied().filter(|&k| k > 0)
+    }
+
+    /// Whether seat `player` was taken out of the game ([`Position::remove`]).
+    pub fn is_out(&self, player: u32) -> bool {
+        self.out.get(player as usize).is_some_and(|&k| k > 0)
+    }
+
+    /// The seats still in the game, ascending.
+    pub fn players_in(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.players).filter(|&p| !self.is_out(p))
+    }
+
+    /// The seat still in with strictly more chips than every other seat still
+    /// in, if any (seats taken out race no more, whatever their chips).
     pub fn sole_leader(&self) -> Option<u32> {
-        let best = (0..self.players).max_by_key(|&p| self.chips(p))?;
+        let best = self.players_in().max_by_key(|&p| self.chips(p))?;
         let top = self.chips(best);
-        let tied = (0..self.players).filter(|&p| self.chips(p) == top).count();
+        let tied = self.players_in().filter(|&p| self.chips(p) == top).count();
         (tied == 1).then_some(best)
     }
 
@@ -281,21 +335,80 @@ impl Position {
         self.sole_leader().filter(|&p| self.chips(p) >= 3)
     }
 
-    /// Whether the game ends at this turn's end (rulings L11, L12).
+    /// Whether the game ends at this turn's end (rulings L11, L12), or
+    /// because one seat is left after the others were taken out.
     fn ends_here(&self) -> bool {
-        self.winner().is_some() || self.turns >= self.max_turns
+        self.winner().is_some() || self.turns >= self.max_turns || self.players_in().count() < 2
     }
 
-    /// Each seat's place: 1 + the number of seats with strictly more chips, so
-    /// tied leaders share first place (ruling L12).
+    /// Each seat's place. Seats still in: 1 + the number of seats still in with
+    /// strictly more chips, so tied leaders share first place (ruling L12).
+    /// Seats taken out rank below every seat still in, the later out above
+    /// the earlier, whatever their chips.
     pub fn ranks(&self) -> Vec<u32> {
+        let still_in = self.players_in().count() as u32;
         (0..self.players)
-            .map(|p| {
-                1 + (0..self.players)
-                    .filter(|&q| self.chips(q) > self.chips(p))
-                    .count() as u32
+            .map(|p| match self.out[p as usize] {
+                0 => {
+                    1 + self
+                        .players_in()
+                        .filter(|&q| self.chips(q) > self.chips(p))
+                        .count() as u32
+                }
+                k => 1 + still_in + self.out.iter().filter(|&&o| o > k).count() as u32,
             })
             .collect()
+    }
+
+    /// Takes seat `player` out of the game, as the host does when its clock
+    /// runs out under `out`: its pieces leave the board at once and nobody
+    /// gets a chip for them (ruling L9 counts captures only); its chips stay
+    /// but race no more. Its pieces waiting to re-enter leave the draw or the
+    /// queue (ruling L10). The others play on; if one seat is left, or the
+    /// removal leaves a sole leader with 3 chips (ruling L11), the game is over.
+    /// Refuses, changing nothing, a seat that does not play, is already out,
+    /// or a game that is over.
+    pub fn remove(&mut self, player: u32) -> Result<(), String> {
+        if player >= self.players {
+            return Err(format!(
+                "there is no seat {player} in a {}-player game",
+                self.players
+            ));
+        }
+        if self.phase == Phase::Over {
+            return Err("the game is over".to_string());
+        }
+        if self.is_out(player) {
+            return Err(format!("seat {player} is already out"));
+        }
+        let order = 1 + self.out.iter().filter(|&&k| k > 0).count() as u8;
+        self.out[player as usize] = order;
+        for piece in self.pieces().filter(|p| p.player() == player) {
+            self.fields[piece.index()] = None;
+        }
+        self.phase = match std::mem::replace(&mut self.phase, Phase::Over) {
+            Phase::Reentry(mut pending) => {
+                pending.retain(|p| p.player() != player);
+                match pending.len() {
+                    0 => Phase::Orders,
+                    1 => Phase::Place(pending),
+                    _ => Phase::Reentry(pending),
+                }
+            }
+            Phase::Place(mut queue) => {
+                queue.retain(|p| p.player() != player);
+                if queue.is_empty() {
+                    Phase::Orders
+                } else {
+                    Phase::Place(queue)
+                }
+            }
+            other => other,
+        };
+        if self.ends_here() {
+            self.phase = Phase::Over;
+        }
+        Ok(())
     }
 
     /// The owner of the piece to place next, in the placing phase.
@@ -328,7 +441,11 @@ impl Position {
             order.swap(i, j);
         }
         for (i, field) in order.into_iter().enumerate() {
-            self.fields[i] = Some(field);
+            // A seat taken out before the setup gets no pieces (its start
+            // fields stay empty).
+            if self.out.get(i / 3).is_some_and(|&k| k == 0) {
+                self.fields[i] = Some(field);
+            }
         }
         self.phase = Phase::Orders;
         Ok(())

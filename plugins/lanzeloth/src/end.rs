@@ -33,13 +33,22 @@ impl Position {
         };
         let n = self.rules.players;
         let scores: Vec<u32> = (0..n).map(|p| self.score(p)).collect();
+        let still_in = self.players_in().count() as u32;
         (0..n)
             .map(|p| {
                 let rank = if winner == Some(p) {
                     1
+                } else if let Some(i) = self.out.iter().position(|&o| o == p) {
+                    // Taken out: below every player still in, the later out
+                    // above the earlier.
+                    still_in + (self.out.len() - i) as u32
                 } else {
                     let better = (0..n)
-                        .filter(|&q| winner != Some(q) && scores[q as usize] < scores[p as usize])
+                        .filter(|&q| {
+                            winner != Some(q)
+                                && !self.is_out(q)
+                                && scores[q as usize] < scores[p as usize]
+                        })
                         .count() as u32;
                     1 + u32::from(winner.is_some()) + better
                 };

@@ -26,7 +26,9 @@ impl Position {
             Place::NewMiddle => tile == 1,
             Place::Middle(i) => self.middle.get(i).is_some_and(|&top| tile == top + 1),
             Place::Pile(q) => {
+                // A player taken out left the table: nothing fits on its pile.
                 q != holder
+                    && !self.is_out(q)
                     && self
                         .open
                         .get(q as usize)

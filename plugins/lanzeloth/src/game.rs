@@ -51,6 +51,7 @@ impl Game for Lanzeloth {
             simultaneous: false,
             hidden_information: true,
             chance: true,
+            removable_players: true,
         }
     }
 
@@ -101,6 +102,12 @@ impl Game for Lanzeloth {
                 moves.len()
             ))),
         }
+    }
+
+    /// The host's clock `out`: the player leaves the turn order and the
+    /// others play on (see [`Position::remove`] and the README).
+    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
+        state.remove(player).map_err(play_error)
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
@@ -194,5 +201,112 @@ impl Game for Lanzeloth {
 
     fn resample(&self, state: &Position, _viewer: Viewer, random: u64) -> Position {
         state.resample(random)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::Stage;
+    use std::collections::BTreeMap;
+
+    fn start(players: u32) -> Position {
+        let mut raw = BTreeMap::new();
+        raw.insert("first_player".to_string(), "1".to_string());
+        let setup = Setup::validate(&Lanzeloth.manifest(), players, &raw).unwrap();
+        let mut state = Lanzeloth.new_state(&setup).unwrap();
+        while Lanzeloth.status(&state) == Status::Chance {
+            Lanzeloth.apply_chance(&mut state, 42).unwrap();
+        }
+        state
+    }
+
+    /// Plays (pseudo-randomly) to the end; `gone` never moves.
+    fn play_out(mut state: Position, gone: &[Player]) -> Position {
+        let mut seed = 11u64;
+        let mut legal = Vec::new();
+        for _ in 0..200_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            match Lanzeloth.status(&state) {
+                Status::Terminal => return state,
+                Status::Chance => panic!("no chance after the deal"),
+                Status::ToMove(movers) => {
+                    let p = movers.iter().next().unwrap();
+                    assert!(!gone.contains(&p), "removed player {p} is on turn (Z6)");
+                    Lanzeloth.legal_actions(&state, p, &mut legal);
+                    let action = legal[(seed >> 33) as usize % legal.len()];
+                    Lanzeloth
+                        .apply(&mut state, &[Move { player: p, action }])
+                        .unwrap();
+                }
+            }
+        }
+        panic!("the game did not end")
+    }
+
+    fn options(players: u32) -> Setup {
+        let mut raw = BTreeMap::new();
+        raw.insert("first_player".to_string(), "1".to_string());
+        Setup::validate(&Lanzeloth.manifest(), players, &raw).unwrap()
+    }
+
+    #[test]
+    fn a_removed_player_leaves_the_turn_order_and_the_others_play_on() {
+        let mut state = start(3);
+        assert_eq!(state.turn(), Some(0), "first_player = 1 is seat 0");
+        Lanzeloth.remove_player(&mut state, 0).unwrap();
+        // Seat 0 was on turn: the turn passes to the left (Z6).
+        assert_eq!(
+            state.phase(),
+            Phase::Play {
+                turn: 1,
+                stage: Stage::Start
+            }
+        );
+        let text = Lanzeloth.position_to_string(&state);
+        assert!(text.contains("out=p1"), "{text}");
+        assert_eq!(Lanzeloth.parse_position(&options(3), &text).unwrap(), state);
+        let end = play_out(state, &[0]);
+        let ranks: Vec<u32> = Lanzeloth.results(&end).iter().map(|r| r.rank).collect();
+        assert_eq!(ranks[0], 3, "the removed player ranks last: {ranks:?}");
+        assert_eq!(ranks.iter().filter(|&&r| r == 3).count(), 1);
+    }
+
+    #[test]
+    fn nothing_fits_on_a_removed_players_pile_z4() {
+        let mut state = start(3);
+        Lanzeloth.remove_player(&mut state, 2).unwrap();
+        for tile in 1..=20 {
+            assert!(!state.fits(tile, 0, crate::fit::Place::Pile(2)));
+        }
+        // The last two: removing one leaves a winner, with tiles left.
+        Lanzeloth.remove_player(&mut state, 1).unwrap();
+        assert_eq!(state.phase(), Phase::Over { winner: Some(0) });
+        let ranks: Vec<u32> = Lanzeloth.results(&state).iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, vec![1, 2, 3], "the later out ranks higher");
+    }
+
+    #[test]
+    fn removing_twice_a_bad_seat_or_outside_play_is_refused_and_changes_nothing() {
+        let mut state = start(4);
+        Lanzeloth.remove_player(&mut state, 3).unwrap();
+        let before = state.clone();
+        for bad in [3, 4, u32::MAX] {
+            let e = Lanzeloth.remove_player(&mut state, bad).unwrap_err();
+            assert_eq!(
+                e.kind,
+                tabletop_sdk::ErrorKind::IllegalAction,
+                "{}",
+                e.message
+            );
+            assert_eq!(state, before);
+        }
+        // Before the deal nobody is removed.
+        let mut fresh = Lanzeloth.new_state(&options(3)).unwrap();
+        let untouched = fresh.clone();
+        assert!(Lanzeloth.remove_player(&mut fresh, 1).is_err());
+        assert_eq!(fresh, untouched);
     }
 }

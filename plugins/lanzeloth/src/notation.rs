@@ -13,6 +13,8 @@
 //! ```text
 //! phase=play turn=p2 stage=hand-d7 donkey=p1 reveals=31 winner=- | 3,12*,9 / 4,8 | … | middle 5,20 | removed 4,11
 //! ```
+//! A last header key `out=p3,p1` lists the players taken out of the game (by
+//! the host's clock `out`), in the order they left; it is absent when none is.
 //! `phase` is `deal`, `first`, `play` or `over`; `stage` is `start`,
 //! `continue`, `hand-d<n>` (tile n revealed from the face-down stack) or
 //! `hand-o<n>` (taken from the open pile), `-` outside play.
@@ -154,6 +156,10 @@ impl Position {
             self.reveals,
             seat_to_text(winner)
         );
+        if !self.out.is_empty() {
+            let seats: Vec<String> = self.out.iter().map(|&p| seat_to_text(Some(p))).collect();
+            let _ = write!(out, " out={}", seats.join(","));
+        }
         for p in 0..self.face_down.len() {
             let down = list_to_text(&self.face_down[p], |s, t| {
                 let _ = write!(s, "{}{}", t.number, if t.known { "*" } else { "" });
@@ -198,7 +204,17 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
             sections.len()
         )));
     }
-    let header: Vec<&str> = sections[0].split_whitespace().collect();
+    let mut header: Vec<&str> = sections[0].split_whitespace().collect();
+    // The optional last key: players taken out, in the order they left.
+    let mut out = Vec::new();
+    if let Some(list) = header.last().and_then(|t| t.strip_prefix("out=")) {
+        for seat in list.split(',') {
+            out.push(seat_from_text(seat)?.ok_or_else(|| {
+                PositionError(format!("`out=` lists players (p1, p2, …), found `{seat}`"))
+            })?);
+        }
+        header.pop();
+    }
     let keys = ["phase", "turn", "stage", "donkey", "reveals", "winner"];
     if header.len() != keys.len() {
         return Err(PositionError(format!(
@@ -314,6 +330,7 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
         removed,
         donkey,
         reveals,
+        out,
     })
 }
 

@@ -79,6 +79,9 @@ pub struct RawPosition {
     pub donkey: Option<Player>,
     /// Tiles revealed so far (Z10).
     pub reveals: u32,
+    /// Seats taken out of the game by the host (clock `out`), in the order
+    /// they left; see [`Position::remove`].
+    pub out: Vec<Player>,
 }
 
 /// Why a [`RawPosition`] is not a valid position.
@@ -108,6 +111,8 @@ pub struct Position {
     pub(crate) removed: Vec<Number>,
     pub(crate) donkey: Option<Player>,
     pub(crate) reveals: u32,
+    /// Seats taken out, in the order they left ([`Position::remove`]).
+    pub(crate) out: Vec<Player>,
 }
 
 impl Position {
@@ -123,6 +128,7 @@ impl Position {
             removed: Vec::new(),
             donkey: None,
             reveals: 0,
+            out: Vec::new(),
         }
     }
 
@@ -159,6 +165,27 @@ impl Position {
                 raw.middle.len(),
                 rules.copies
             )));
+        }
+        for (i, &seat) in raw.out.iter().enumerate() {
+            if seat >= rules.players || raw.out[..i].contains(&seat) {
+                return Err(invalid(
+                    "the out list names a player twice or a player who does not exist",
+                ));
+            }
+        }
+        if !raw.out.is_empty() {
+            if raw.out.len() >= n {
+                return Err(invalid("at least one player is still in"));
+            }
+            if matches!(raw.phase, Phase::Deal | Phase::FirstPlayer) {
+                return Err(invalid("players are taken out only during play"));
+            }
+            if let Some(seat) = phase_seat(&raw.phase).filter(|s| raw.out.contains(s)) {
+                return Err(invalid(format!(
+                    "P{} is out, so it is neither on turn nor the winner",
+                    seat + 1
+                )));
+            }
         }
         for seat in [raw.donkey, phase_seat(&raw.phase)].into_iter().flatten() {
             if seat >= rules.players {
@@ -227,6 +254,7 @@ impl Position {
             removed: raw.removed,
             donkey: raw.donkey,
             reveals: raw.reveals,
+            out: raw.out,
         };
         position.check_phase()?;
         Ok(position)
@@ -250,8 +278,11 @@ impl Position {
                     } => Some(turn),
                     _ => None,
                 };
-                // Z9: an empty player would already have won.
-                if let Some(p) = (0..n).find(|&p| Some(p) != holder && self.tiles_held(p) == 0) {
+                // Z9: an empty player would already have won (players taken
+                // out race no more).
+                if let Some(p) = (0..n)
+                    .find(|&p| Some(p) != holder && !self.is_out(p) && self.tiles_held(p) == 0)
+                {
                     return Err(invalid(format!(
                         "P{} has no tiles left, so the game would be over",
                         p + 1
@@ -289,10 +320,13 @@ impl Position {
                 }
             }
             Phase::Over { winner } => match winner {
-                Some(w) if self.tiles_held(w) != 0 => Err(invalid(format!(
-                    "P{} is named the winner but still holds tiles",
-                    w + 1
-                ))),
+                // The last player in wins when the others were taken out.
+                Some(w) if self.tiles_held(w) != 0 && self.players_in().count() > 1 => {
+                    Err(invalid(format!(
+                        "P{} is named the winner but still holds tiles",
+                        w + 1
+                    )))
+                }
                 None if self.reveals < self.rules.max_turns => Err(invalid(
                     "a game without a winner ends only at the turn limit (ruling Z10)",
                 )),
@@ -311,7 +345,23 @@ impl Position {
             removed: self.removed.clone(),
             donkey: self.donkey,
             reveals: self.reveals,
+            out: self.out.clone(),
         }
+    }
+
+    /// Whether `player` was taken out of the game ([`Position::remove`]).
+    pub fn is_out(&self, player: Player) -> bool {
+        self.out.contains(&player)
+    }
+
+    /// Seats taken out, in the order they left.
+    pub fn out(&self) -> &[Player] {
+        &self.out
+    }
+
+    /// The seats still in, ascending.
+    pub fn players_in(&self) -> impl Iterator<Item = Player> + '_ {
+        (0..self.rules.players).filter(|&p| !self.is_out(p))
     }
 
     /// The rules of the match.

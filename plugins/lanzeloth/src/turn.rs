@@ -269,6 +269,10 @@ impl Position {
         let n = self.rules.players;
         for k in 1..n {
             let giver = (offender + k) % n;
+            if self.is_out(giver) {
+                // Taken out of the game: gives nothing.
+                continue;
+            }
             let g = giver as usize;
             let (gift, source) = if let Some(t) = self.face_down[g].pop() {
                 (t, Source::FaceDown)
@@ -296,13 +300,88 @@ impl Position {
     }
 
     /// The turn passes to the left, unless the turn limit is reached (Z10).
+    /// The next player to the left of `player` still in the game (players
+    /// taken out leave the turn order).
+    fn next_in(&self, player: Player) -> Player {
+        let mut next = self.rules.left_of(player);
+        for _ in 0..self.rules.players {
+            if !self.is_out(next) {
+                break;
+            }
+            next = self.rules.left_of(next);
+        }
+        next
+    }
+
+    /// Takes `player` out of the game, as the host does when its clock runs
+    /// out under `out`: it leaves the turn order, its piles stay where they
+    /// are but take no more part (nothing fits on its open pile, it gives no
+    /// Esel gifts, Z7), and the game goes on. If it was on turn with a tile
+    /// in hand, the tile goes onto its own open pile and the turn passes on
+    /// (Z6), or the game ends at the turn limit (Z10). If the player on turn
+    /// can no longer continue because its tile or open-pile top fitted only
+    /// on that pile, its turn ends as Z6 says. With one player left, that
+    /// player wins. Refuses, changing nothing, a seat that does not play, one
+    /// already out, or a game that is not in play.
+    pub fn remove(&mut self, player: Player) -> Result<(), PlayError> {
+        if player >= self.rules.players {
+            return Err(PlayError::Illegal(format!(
+                "there is no player P{} in a {}-player game",
+                u64::from(player) + 1,
+                self.rules.players
+            )));
+        }
+        let Phase::Play { turn, stage } = self.phase else {
+            return Err(PlayError::Illegal(
+                "players are taken out only during play".into(),
+            ));
+        };
+        if self.is_out(player) {
+            return Err(PlayError::Illegal(format!(
+                "P{} is already out",
+                player + 1
+            )));
+        }
+        self.out.push(player);
+        let still_in: Vec<Player> = self.players_in().collect();
+        // A tile in hand goes onto its holder's own open pile (as one that
+        // fits nowhere, Z6) if the holder is the removed player or the game
+        // ends now; otherwise the holder may still place it.
+        if let Stage::Hand { tile, .. } = stage
+            && (turn == player || still_in.len() == 1)
+        {
+            self.open[turn as usize].push(tile);
+        }
+        if let [last] = still_in[..] {
+            self.phase = Phase::Over { winner: Some(last) };
+            return Ok(());
+        }
+        if turn == player {
+            self.end_turn(turn, &mut ());
+            return Ok(());
+        }
+        match stage {
+            Stage::Continue
+                if self.face_down[turn as usize].is_empty() && !self.open_top_fits(turn) =>
+            {
+                self.end_turn(turn, &mut ());
+            }
+            Stage::Hand { tile, .. } if self.priority_place(tile, turn).is_none() => {
+                self.open[turn as usize].push(tile);
+                self.end_turn(turn, &mut ());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     fn end_turn<J: Journal>(&mut self, turn: Player, journal: &mut J) {
         if self.reveals >= self.rules.max_turns {
             journal.note(Step::TurnLimit);
             self.phase = Phase::Over { winner: None };
             return;
         }
-        let next = self.rules.left_of(turn);
+        let next = self.next_in(turn);
         journal.note(Step::TurnPasses { player: next });
         self.phase = Phase::Play {
             turn: next,

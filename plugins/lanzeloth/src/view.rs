@@ -61,6 +61,7 @@ impl Position {
             "open": (0..n).map(|p| self.open(p)).collect::<Vec<_>>(),
             "middle": self.middle,
             "donkey": self.donkey,
+            "out": self.out,
             "removed": self.removed.len(),
             "reveals": self.reveals,
             "max_turns": self.rules.max_turns,

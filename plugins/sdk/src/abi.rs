@@ -14,6 +14,7 @@
 //!   `apply`/`apply_chance` report the new status, so a caller that tracks
 //!   it never calls `status` between moves.
 //! - **2.1**: `expand_notation` appended.
+//! - **2.2**: `remove_player` appended.
 //! - 1.0: the first table.
 //!
 //! # Conventions for every function
@@ -41,7 +42,8 @@ pub const ABI_MAJOR: u32 = 2;
 /// host reads a function only when the plugin's [`PluginApi::size`] covers it,
 /// and otherwise uses that function's documented fallback.
 /// 2.1 appended [`PluginApi::expand_notation`].
-pub const ABI_MINOR: u32 = 1;
+/// 2.2 appended [`PluginApi::remove_player`].
+pub const ABI_MINOR: u32 = 2;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -298,7 +300,24 @@ pub struct PluginApi {
         text: StrRef,
         out: *mut PluginBuf,
     ) -> i32,
+
+    /// *Added in 2.2.* Takes seat `player` out of the running game in `state` (see
+    /// `Game::remove_player`); the others play on. Mutates `state` like
+    /// `apply`: the caller holds the handle for the call (one call at a time
+    /// per handle, from any thread), and a panic inside poisons it. On error
+    /// (no such seat, already out, game over, or
+    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) for a game
+    /// whose manifest says `removable_players: false`) the state is unchanged
+    /// and a message is written to `out`, plugin-owned as always.
+    ///
+    /// **Fallback:** a plugin whose table `size` does not cover this field
+    /// (ABI 2.0 and 2.1) cannot remove players, whatever its manifest says.
+    pub remove_player: RemovePlayerFn,
 }
+
+/// The signature of [`PluginApi::remove_player`] (ABI 2.2).
+pub type RemovePlayerFn =
+    extern "C" fn(state: *mut StateHandle, player: u32, out: *mut PluginBuf) -> i32;
 
 // SAFETY: the table holds only function pointers and integers; it is immutable
 // and every function is documented as callable from any thread.

@@ -18,7 +18,16 @@
 //! - every match ends within `max_steps` transitions and a terminal state has a
 //!   result for every player, with someone in first place;
 //! - replaying the log from the start gives identical states and views;
-//! - no call ever reports a panic or a poisoned state.
+//! - no call ever reports a panic or a poisoned state;
+//! - **removing a player** ([`crate::Game::remove_player`]): a game whose
+//!   manifest says `removable_players: false` refuses it without a fault and
+//!   without changing the state. A game that says `true` plays further random
+//!   matches in which, at random decisions, a random seat still in is removed
+//!   (up to all but one): the state stays consistent (position round-trip,
+//!   clone), removing that seat again or a seat that does not exist is refused
+//!   and changes nothing, the removed seat is never to move again and has no
+//!   legal actions, the match still ends, the results rank every seat, and
+//!   replaying the log (removals included) gives the same final state.
 //!
 //! Simultaneous moves are driven as the host drives them: each mover's action is
 //! collected, and only the full joint action reaches the game, so a pending
@@ -84,6 +93,9 @@ pub struct Summary {
     pub simultaneous_turns: u64,
     /// Matches in which some player stopped being to move while others went on.
     pub matches_with_dropout: u64,
+    /// Players removed with `remove_player` (games that declare
+    /// `removable_players` only), over the matches played for it.
+    pub removals: u64,
 }
 
 /// A failed check: where (game, players, options, seed, step) and what.
@@ -210,7 +222,132 @@ pub fn run(game: &dyn DynGame, config: &Config) -> Result<Summary, Failure> {
             }
         }
     }
+    if game.manifest().removable_players {
+        for &players in &config.player_counts {
+            for options in &config.option_sets {
+                for i in 0..config.matches {
+                    let mut ctx = Ctx {
+                        game,
+                        players,
+                        options,
+                        seed: config.seed.wrapping_add(u64::from(i)) ^ 0x0be5_eed5,
+                        step: 0,
+                    };
+                    play_with_removals(&mut ctx, config, &mut summary)?;
+                }
+            }
+        }
+    }
     Ok(summary)
+}
+
+/// One step of a match with removals, for its replay.
+enum Step {
+    Transition(Transition),
+    Remove(Player),
+}
+
+/// A random match in which random seats are taken out at random decisions.
+fn play_with_removals(
+    ctx: &mut Ctx<'_>,
+    config: &Config,
+    summary: &mut Summary,
+) -> Result<(), Failure> {
+    let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed ^ 0x5eed_0f0f);
+    let start = ctx.ok(
+        "new_state",
+        ctx.game.new_state(ctx.players, ctx.options, None),
+    )?;
+    let mut state = ctx.ok("clone_state", start.clone_state())?;
+    let mut log: Vec<Step> = Vec::new();
+    let mut removed: Vec<Player> = Vec::new();
+    let mut chance_index = 0u64;
+    let mut legal = Vec::new();
+    loop {
+        let status = ctx.ok("status", state.status())?;
+        let step = match status {
+            Status::Terminal => {
+                check_results(ctx, state.as_ref())?;
+                break;
+            }
+            Status::Chance => {
+                let node = ctx.ok("chance", state.chance())?;
+                let outcome = ctx.ok("draw", chance::draw(&node, ctx.seed, chance_index))?;
+                chance_index += 1;
+                Step::Transition(Transition::Chance(outcome))
+            }
+            Status::ToMove(movers) => {
+                if let Some(&gone) = removed.iter().find(|&&p| movers.contains(p)) {
+                    return Err(ctx.fail(format!("removed player {gone} is to move again")));
+                }
+                for &gone in &removed {
+                    ctx.ok("legal_actions", state.legal_actions(gone, &mut legal))?;
+                    if !legal.is_empty() {
+                        return Err(ctx.fail(format!("removed player {gone} has legal actions")));
+                    }
+                }
+                let still_in: Vec<Player> =
+                    (0..ctx.players).filter(|p| !removed.contains(p)).collect();
+                if still_in.len() > 1 && rng.random_ratio(1, 16) {
+                    let seat = *still_in.choose(&mut rng).expect("seats are still in");
+                    Step::Remove(seat)
+                } else {
+                    let mut moves = Vec::new();
+                    for p in movers.iter() {
+                        ctx.ok("legal_actions", state.legal_actions(p, &mut legal))?;
+                        let Some(&action) = legal.choose(&mut rng) else {
+                            return Err(
+                                ctx.fail(format!("player {p} is to move but has no legal action"))
+                            );
+                        };
+                        moves.push(Move { player: p, action });
+                    }
+                    Step::Transition(Transition::Moves(moves))
+                }
+            }
+        };
+        match &step {
+            Step::Transition(transition) => apply(ctx, state.as_mut(), transition)?,
+            Step::Remove(seat) => {
+                ctx.ok(&format!("remove_player {seat}"), state.remove_player(*seat))?;
+                removed.push(*seat);
+                summary.removals += 1;
+                check_position_round_trip(ctx, state.as_ref())?;
+                check_clone(ctx, state.as_ref())?;
+                let before = fingerprint(ctx, state.as_ref())?;
+                for bad in [*seat, ctx.players, u32::MAX] {
+                    ctx.refused(
+                        &format!("removing seat {bad} (removed already or no such seat)"),
+                        state.remove_player(bad),
+                    )?;
+                    if fingerprint(ctx, state.as_ref())? != before {
+                        return Err(
+                            ctx.fail(format!("a refused removal of seat {bad} changed the state"))
+                        );
+                    }
+                }
+            }
+        }
+        log.push(step);
+        ctx.step += 1;
+        if ctx.step > config.max_steps {
+            return Err(ctx.fail(format!(
+                "the match with removals did not end within {} steps",
+                config.max_steps
+            )));
+        }
+    }
+    let mut replay = start;
+    for step in &log {
+        match step {
+            Step::Transition(transition) => apply(ctx, replay.as_mut(), transition)?,
+            Step::Remove(seat) => ctx.ok("remove_player", replay.remove_player(*seat))?,
+        }
+    }
+    if fingerprint(ctx, replay.as_ref())? != fingerprint(ctx, state.as_ref())? {
+        return Err(ctx.fail("replaying the log with its removals gives a different final state"));
+    }
+    Ok(())
 }
 
 fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result<(), Failure> {
@@ -225,6 +362,18 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
     let mut ever_moved: Vec<bool> = vec![false; ctx.players as usize];
     let mut dropped_out = false;
     let mut legal = Vec::new();
+    if !ctx.game.manifest().removable_players {
+        // The manifest says no: `remove_player` must refuse, not fault, and
+        // leave the state as it was.
+        let before = fingerprint(ctx, state.as_ref())?;
+        ctx.refused(
+            "remove_player in a game whose manifest says removable_players: false",
+            state.remove_player(0),
+        )?;
+        if fingerprint(ctx, state.as_ref())? != before {
+            return Err(ctx.fail("a refused remove_player changed the state"));
+        }
+    }
 
     loop {
         let check = ctx.step.is_multiple_of(config.check_every.max(1));

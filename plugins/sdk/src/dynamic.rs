@@ -71,6 +71,8 @@ pub trait DynState: Send {
     -> Result<Option<Vec<String>>, GameError>;
     /// See [`Game::resample`].
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError>;
+    /// See [`Game::remove_player`]. On error the state is unchanged.
+    fn remove_player(&mut self, player: Player) -> Result<(), GameError>;
 }
 
 /// A [`Game`] linked into this process, behind [`DynGame`].
@@ -215,5 +217,9 @@ impl<G: Game> DynState for InProcessState<G> {
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
         Ok(self.wrap(self.game.resample(&self.state, viewer, random)))
+    }
+
+    fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
+        self.game.remove_player(&mut self.state, player)
     }
 }

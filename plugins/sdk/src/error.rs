@@ -24,6 +24,9 @@ pub enum ErrorKind {
     Poisoned = 8,
     /// Any other fault inside the plugin or the ABI.
     Internal = 9,
+    /// The game does not offer this operation (removing a player from a game
+    /// whose manifest says `removable_players: false`).
+    Unsupported = 10,
 }
 
 impl ErrorKind {
@@ -37,6 +40,7 @@ impl ErrorKind {
             5 => ErrorKind::NotYourTurn,
             7 => ErrorKind::Panic,
             8 => ErrorKind::Poisoned,
+            10 => ErrorKind::Unsupported,
             _ => ErrorKind::Internal,
         }
     }
@@ -95,6 +99,11 @@ impl GameError {
     /// [`ErrorKind::NotYourTurn`].
     pub fn not_your_turn(message: impl Into<String>) -> GameError {
         GameError::new(ErrorKind::NotYourTurn, message)
+    }
+
+    /// [`ErrorKind::Unsupported`].
+    pub fn unsupported(message: impl Into<String>) -> GameError {
+        GameError::new(ErrorKind::Unsupported, message)
     }
 
     /// [`ErrorKind::Internal`].

@@ -65,6 +65,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         parse_action: parse_action::<G>,
         resample: resample::<G>,
         expand_notation: expand_notation::<G>,
+        remove_player: remove_player::<G>,
     }
 }
 
@@ -490,6 +491,21 @@ extern "C" fn expand_notation<G: Instance>(
                 .map(Some)
                 .map_err(|e| GameError::internal(e.to_string())),
         }
+    })
+}
+
+extern "C" fn remove_player<G: Instance>(
+    state: *mut StateHandle,
+    player: u32,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot_mut::<G>(state)?;
+        // Poisoned while the game mutates: a panic leaves the flag set, as in `apply`.
+        slot.poisoned = true;
+        let result = G::instance().remove_player(&mut slot.state, player);
+        slot.poisoned = false;
+        result.map(|()| None)
     })
 }
 

@@ -140,6 +140,24 @@ pub trait Game: Default + Send + Sync + 'static {
         }
     }
 
+    /// Takes `player` out of a running game: the host calls it when the
+    /// player's clock runs out and the match's time control says `out`. The
+    /// others play on; `player` is never to move again, and when too few
+    /// players are left the game ends as its rules say ([`Game::status`]
+    /// becomes [`Status::Terminal`]). [`Game::results`] still ranks every seat,
+    /// the removed ones included.
+    ///
+    /// Refuses (and changes nothing) a seat that does not exist, is already
+    /// out, or a game that is over. Games that support it say so with
+    /// [`Manifest::removable_players`]; the default refuses every call with
+    /// [`GameError::unsupported`].
+    fn remove_player(&self, state: &mut Self::State, player: Player) -> Result<(), GameError> {
+        let _ = state;
+        Err(GameError::unsupported(format!(
+            "this game cannot take a player out of a running game (seat {player})"
+        )))
+    }
+
     /// Another state consistent with everything `viewer` knows, drawn using
     /// `random`. Games without hidden information return a clone (the default).
     fn resample(&self, state: &Self::State, viewer: Viewer, random: u64) -> Self::State {

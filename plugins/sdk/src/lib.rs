@@ -24,6 +24,7 @@
 //!             name: "solo".into(), version: "1.0.0".into(), min_players: 1, max_players: 1,
 //!             options: vec![], rules_summary: "Say done.".into(),
 //!             simultaneous: false, hidden_information: false, chance: false,
+//!             removable_players: false,
 //!         }
 //!     }
 //!     fn new_state(&self, _: &Setup) -> Result<bool, GameError> { Ok(false) }

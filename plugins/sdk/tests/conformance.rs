@@ -141,10 +141,97 @@ fn options_are_validated_with_clear_errors() {
 #[test]
 fn a_game_without_shorthands_expands_nothing() {
     // `Game::expand_notation` defaults to "not a shorthand", so the host reads
-    // every text with `parse_action`, as before ABI 1.1.
+    // every text with `parse_action`, as before ABI 2.1.
     let game = InProcess::new(example::Guess);
     let state = game.new_state(2, &BTreeMap::new(), None).unwrap();
     for text in ["", "1", "1 2 3", "?? not an action ??"] {
         assert_eq!(state.expand_notation(0, text).unwrap(), None, "`{text}`");
     }
+}
+
+#[test]
+fn the_kit_catches_a_game_that_claims_removable_players_but_cannot() {
+    // The manifest says `removable_players: true`, but `remove_player` is
+    // the SDK's default, which refuses: the kit's removal matches fail.
+    #[derive(Default)]
+    struct Claims(example::Guess);
+    impl tabletop_sdk::Game for Claims {
+        type State = example::State;
+        fn manifest(&self) -> tabletop_sdk::Manifest {
+            let mut manifest = self.0.manifest();
+            manifest.removable_players = true;
+            manifest
+        }
+        fn new_state(
+            &self,
+            s: &tabletop_sdk::Setup,
+        ) -> Result<Self::State, tabletop_sdk::GameError> {
+            self.0.new_state(s)
+        }
+        fn parse_position(
+            &self,
+            s: &tabletop_sdk::Setup,
+            t: &str,
+        ) -> Result<Self::State, tabletop_sdk::GameError> {
+            self.0.parse_position(s, t)
+        }
+        fn position_to_string(&self, s: &Self::State) -> String {
+            self.0.position_to_string(s)
+        }
+        fn status(&self, s: &Self::State) -> tabletop_sdk::Status {
+            self.0.status(s)
+        }
+        fn chance(&self, s: &Self::State) -> tabletop_sdk::Chance {
+            self.0.chance(s)
+        }
+        fn results(&self, s: &Self::State) -> Vec<tabletop_sdk::PlayerResult> {
+            self.0.results(s)
+        }
+        fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
+            self.0.legal_actions(s, p, out)
+        }
+        fn apply(
+            &self,
+            s: &mut Self::State,
+            m: &[tabletop_sdk::Move],
+        ) -> Result<(), tabletop_sdk::GameError> {
+            self.0.apply(s, m)
+        }
+        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), tabletop_sdk::GameError> {
+            self.0.apply_chance(s, o)
+        }
+        fn action_to_string(
+            &self,
+            s: &Self::State,
+            p: u32,
+            a: u64,
+        ) -> Result<String, tabletop_sdk::GameError> {
+            self.0.action_to_string(s, p, a)
+        }
+        fn parse_action(
+            &self,
+            s: &Self::State,
+            p: u32,
+            t: &str,
+        ) -> Result<u64, tabletop_sdk::GameError> {
+            self.0.parse_action(s, p, t)
+        }
+        fn view(
+            &self,
+            s: &Self::State,
+            v: tabletop_sdk::Viewer,
+        ) -> tabletop_sdk::serde_json::Value {
+            self.0.view(s, v)
+        }
+        fn render_text(&self, s: &Self::State, v: tabletop_sdk::Viewer) -> String {
+            self.0.render_text(s, v)
+        }
+        fn resample(&self, s: &Self::State, v: tabletop_sdk::Viewer, r: u64) -> Self::State {
+            self.0.resample(s, v, r)
+        }
+    }
+    let game = InProcess::new(Claims::default());
+    let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
+    assert!(failure.message.contains("remove_player"), "{failure}");
+    assert!(failure.message.contains("Unsupported"), "{failure}");
 }

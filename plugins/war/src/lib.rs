@@ -133,6 +133,7 @@ impl Game for War {
             simultaneous: false,
             hidden_information: false,
             chance: false,
+            removable_players: false,
         }
     }
 

@@ -55,6 +55,7 @@ impl Game for Counter {
             simultaneous: false,
             hidden_information: false,
             chance: false,
+            removable_players: false,
         }
     }
 

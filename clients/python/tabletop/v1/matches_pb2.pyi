@@ -1,11 +1,30 @@
 from tabletop.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class OnTimeout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ON_TIMEOUT_UNSPECIFIED: _ClassVar[OnTimeout]
+    ON_TIMEOUT_LOSE: _ClassVar[OnTimeout]
+    ON_TIMEOUT_OUT: _ClassVar[OnTimeout]
+
+class ViewDetail(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VIEW_DETAIL_UNSPECIFIED: _ClassVar[ViewDetail]
+    VIEW_DETAIL_FULL: _ClassVar[ViewDetail]
+    VIEW_DETAIL_SUMMARY: _ClassVar[ViewDetail]
+ON_TIMEOUT_UNSPECIFIED: OnTimeout
+ON_TIMEOUT_LOSE: OnTimeout
+ON_TIMEOUT_OUT: OnTimeout
+VIEW_DETAIL_UNSPECIFIED: ViewDetail
+VIEW_DETAIL_FULL: ViewDetail
+VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
     __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control")
@@ -35,14 +54,16 @@ class CreateMatchRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
-    __slots__ = ("per_move_ms", "bank_ms", "increment_ms")
+    __slots__ = ("per_move_ms", "bank_ms", "increment_ms", "on_timeout")
     PER_MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     INCREMENT_MS_FIELD_NUMBER: _ClassVar[int]
+    ON_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     per_move_ms: int
     bank_ms: int
     increment_ms: int
-    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ...) -> None: ...
+    on_timeout: OnTimeout
+    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ..., on_timeout: _Optional[_Union[OnTimeout, str]] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("seat", "token")
@@ -115,18 +136,20 @@ class ListLegalActionsResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
-    __slots__ = ("match_id", "seat_token", "action_id", "notation", "expected_version")
+    __slots__ = ("match_id", "seat_token", "action_id", "notation", "expected_version", "view_detail")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     NOTATION_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_DETAIL_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat_token: str
     action_id: int
     notation: str
     expected_version: int
-    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., expected_version: _Optional[int] = ...) -> None: ...
+    view_detail: ViewDetail
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., expected_version: _Optional[int] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ...) -> None: ...
 
 class SubmitActionResponse(_message.Message):
     __slots__ = ("view", "pending")

@@ -33,20 +33,22 @@ class PlayerResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., resigned: _Optional[bool] = ...) -> None: ...
 
 class SeatStatus(_message.Message):
-    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms")
+    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms", "out")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     FILLED_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_FIELD_NUMBER: _ClassVar[int]
     HAS_ACTED_FIELD_NUMBER: _ClassVar[int]
     RESIGNED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_REMAINING_MS_FIELD_NUMBER: _ClassVar[int]
+    OUT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     filled: bool
     to_move: bool
     has_acted: bool
     resigned: bool
     clock_remaining_ms: int
-    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ...) -> None: ...
+    out: bool
+    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ...) -> None: ...
 
 class MatchView(_message.Message):
     __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason")

@@ -45,6 +45,8 @@ fn run(game: &dyn DynGame, matches: u32) {
         u64::from(matches) * 5 * config.option_sets.len() as u64
     );
     assert!(summary.chance_nodes >= summary.matches, "{summary:?}");
+    // Lanzeloth declares removable_players: the kit also took seats out.
+    assert!(summary.removals > 0, "{summary:?}");
 }
 
 #[test]

@@ -65,6 +65,7 @@ impl Game for Guess {
             simultaneous: true,
             hidden_information: true,
             chance: true,
+            removable_players: false,
         }
     }
 

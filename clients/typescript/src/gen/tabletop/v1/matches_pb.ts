@@ -4,8 +4,8 @@
 // @generated from file tabletop/v1/matches.proto (package tabletop.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { MatchState, MatchView, MatchViewSchema } from "./types_pb.js";
 import { file_tabletop_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/matches.proto.
  */
 export const file_tabletop_v1_matches: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSLqAgoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBGi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF92ZXJzaW9uQgcKBV9zZWVkQhEKD19zdGFydF9wb3NpdGlvbkIPCg1fdGltZV9jb250cm9sIkkKC1RpbWVDb250cm9sEhMKC3Blcl9tb3ZlX21zGAEgASgDEg8KB2JhbmtfbXMYAiABKAMSFAoMaW5jcmVtZW50X21zGAMgASgDIigKCVNlYXRUb2tlbhIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJInQKE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJAChBKb2luTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBAUIHCgVfc2VhdCJWChFKb2luTWF0Y2hSZXNwb25zZRIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJEiQKBHZpZXcYAyABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXciNgoOR2V0Vmlld1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCSI/ChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIisKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJImQKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uIqIBChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSEwoJYWN0aW9uX2lkGAMgASgESAASEgoIbm90YXRpb24YBCABKAlIABIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESAGIAQFCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkiSgoSTGlzdE1hdGNoZXNSZXF1ZXN0EgwKBGdhbWUYASABKAkSJgoFc3RhdGUYAiABKA4yFy50YWJsZXRvcC52MS5NYXRjaFN0YXRlItcBCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkiQQoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5IjwKE0V4cG9ydFJlY29yZFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkiKwoURXhwb3J0UmVjb3JkUmVzcG9uc2USEwoLcmVjb3JkX2pzb24YASABKAkiPwoTSW1wb3J0UmVjb3JkUmVxdWVzdBITCgtyZWNvcmRfanNvbhgBIAEoCRITCgthZG1pbl90b2tlbhgCIAEoCSJ1ChRJbXBvcnRSZWNvcmRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3MtcFCgdNYXRjaGVzElAKC0NyZWF0ZU1hdGNoEh8udGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0GiAudGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJKCglKb2luTWF0Y2gSHS50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh4udGFibGV0b3AudjEuSm9pbk1hdGNoUmVzcG9uc2USPgoHR2V0VmlldxIbLnRhYmxldG9wLnYxLkdldFZpZXdSZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3El8KEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USPAoGUmVzaWduEhoudGFibGV0b3AudjEuUmVzaWduUmVxdWVzdBoWLnRhYmxldG9wLnYxLk1hdGNoVmlldxJQCgtMaXN0TWF0Y2hlcxIfLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBogLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USUwoMRXhwb3J0UmVjb3JkEiAudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkV4cG9ydFJlY29yZFJlc3BvbnNlElMKDEltcG9ydFJlY29yZBIgLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlcXVlc3QaIS50YWJsZXRvcC52MS5JbXBvcnRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_tabletop_v1_types]);
+  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSLqAgoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBGi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF92ZXJzaW9uQgcKBV9zZWVkQhEKD19zdGFydF9wb3NpdGlvbkIPCg1fdGltZV9jb250cm9sInUKC1RpbWVDb250cm9sEhMKC3Blcl9tb3ZlX21zGAEgASgDEg8KB2JhbmtfbXMYAiABKAMSFAoMaW5jcmVtZW50X21zGAMgASgDEioKCm9uX3RpbWVvdXQYBCABKA4yFi50YWJsZXRvcC52MS5PblRpbWVvdXQiKAoJU2VhdFRva2VuEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkidAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IkAKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyI2Cg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIj8KF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkiKwoLTGVnYWxBY3Rpb24SCgoCaWQYASABKAQSEAoIbm90YXRpb24YAiABKAkiZAoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSDAoEc2VhdBgCIAEoDRIpCgdhY3Rpb25zGAMgAygLMhgudGFibGV0b3AudjEuTGVnYWxBY3Rpb24i0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkiSgoSTGlzdE1hdGNoZXNSZXF1ZXN0EgwKBGdhbWUYASABKAkSJgoFc3RhdGUYAiABKA4yFy50YWJsZXRvcC52MS5NYXRjaFN0YXRlItcBCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkiQQoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5IjwKE0V4cG9ydFJlY29yZFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkiKwoURXhwb3J0UmVjb3JkUmVzcG9uc2USEwoLcmVjb3JkX2pzb24YASABKAkiPwoTSW1wb3J0UmVjb3JkUmVxdWVzdBITCgtyZWNvcmRfanNvbhgBIAEoCRITCgthZG1pbl90b2tlbhgCIAEoCSJ1ChRJbXBvcnRSZWNvcmRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3KlAKCU9uVGltZW91dBIaChZPTl9USU1FT1VUX1VOU1BFQ0lGSUVEEAASEwoPT05fVElNRU9VVF9MT1NFEAESEgoOT05fVElNRU9VVF9PVVQQAipYCgpWaWV3RGV0YWlsEhsKF1ZJRVdfREVUQUlMX1VOU1BFQ0lGSUVEEAASFAoQVklFV19ERVRBSUxfRlVMTBABEhcKE1ZJRVdfREVUQUlMX1NVTU1BUlkQAjLXBQoHTWF0Y2hlcxJQCgtDcmVhdGVNYXRjaBIfLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBogLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2USSgoJSm9pbk1hdGNoEh0udGFibGV0b3AudjEuSm9pbk1hdGNoUmVxdWVzdBoeLnRhYmxldG9wLnYxLkpvaW5NYXRjaFJlc3BvbnNlEj4KB0dldFZpZXcSGy50YWJsZXRvcC52MS5HZXRWaWV3UmVxdWVzdBoWLnRhYmxldG9wLnYxLk1hdGNoVmlldxJfChBMaXN0TGVnYWxBY3Rpb25zEiQudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaJS50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUwoMU3VibWl0QWN0aW9uEiAudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEjwKBlJlc2lnbhIaLnRhYmxldG9wLnYxLlJlc2lnblJlcXVlc3QaFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSUAoLTGlzdE1hdGNoZXMSHy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaIC50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElMKDEV4cG9ydFJlY29yZBIgLnRhYmxldG9wLnYxLkV4cG9ydFJlY29yZFJlcXVlc3QaIS50YWJsZXRvcC52MS5FeHBvcnRSZWNvcmRSZXNwb25zZRJTCgxJbXBvcnRSZWNvcmQSIC50YWJsZXRvcC52MS5JbXBvcnRSZWNvcmRSZXF1ZXN0GiEudGFibGV0b3AudjEuSW1wb3J0UmVjb3JkUmVzcG9uc2ViBnByb3RvMw", [file_tabletop_v1_types]);
 
 /**
  * Creates a match.
@@ -112,6 +112,14 @@ export type TimeControl = Message<"tabletop.v1.TimeControl"> & {
    * @generated from field: int64 increment_ms = 3;
    */
   incrementMs: bigint;
+
+  /**
+   * What happens to a seat whose time runs out. The server acts as soon as
+   * the time is up, without waiting for any request.
+   *
+   * @generated from field: tabletop.v1.OnTimeout on_timeout = 4;
+   */
+  onTimeout: OnTimeout;
 };
 
 /**
@@ -420,6 +428,13 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
    * @generated from field: optional uint64 expected_version = 5;
    */
   expectedVersion?: bigint | undefined;
+
+  /**
+   * How much of the match the response carries (default: everything).
+   *
+   * @generated from field: tabletop.v1.ViewDetail view_detail = 6;
+   */
+  viewDetail: ViewDetail;
 };
 
 /**
@@ -723,6 +738,81 @@ export type ImportRecordResponse = Message<"tabletop.v1.ImportRecordResponse"> &
  */
 export const ImportRecordResponseSchema: GenMessage<ImportRecordResponse> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_matches, 19);
+
+/**
+ * What a seat's clock running out does.
+ *
+ * @generated from enum tabletop.v1.OnTimeout
+ */
+export enum OnTimeout {
+  /**
+   * Not given: the same as ON_TIMEOUT_LOSE.
+   *
+   * @generated from enum value: ON_TIMEOUT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The match ends: the seat is last, every other seat shares first place.
+   *
+   * @generated from enum value: ON_TIMEOUT_LOSE = 1;
+   */
+  LOSE = 1,
+
+  /**
+   * The seat is out: it leaves the game and the others play on; when too few
+   * seats are left the game ends as its rules say, and its results rank every
+   * seat (how a game ranks removed seats is in its README). Refused with
+   * INVALID_ARGUMENT at CreateMatch for matches of 2 players and for games
+   * whose GameInfo.removable_players is false.
+   *
+   * @generated from enum value: ON_TIMEOUT_OUT = 2;
+   */
+  OUT = 2,
+}
+
+/**
+ * Describes the enum tabletop.v1.OnTimeout.
+ */
+export const OnTimeoutSchema: GenEnum<OnTimeout> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_matches, 0);
+
+/**
+ * How much of a match a response carries.
+ *
+ * @generated from enum tabletop.v1.ViewDetail
+ */
+export enum ViewDetail {
+  /**
+   * The same as VIEW_DETAIL_FULL.
+   *
+   * @generated from enum value: VIEW_DETAIL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The whole MatchView, with the game's `view_json` and `text`.
+   *
+   * @generated from enum value: VIEW_DETAIL_FULL = 1;
+   */
+  FULL = 1,
+
+  /**
+   * The MatchView without `view_json` and `text` (left empty): version,
+   * state, seats to move, results. For clients that do not redraw the board
+   * after each of their own actions (bots, tournament runners): the game's
+   * view is the costly part of a response.
+   *
+   * @generated from enum value: VIEW_DETAIL_SUMMARY = 2;
+   */
+  SUMMARY = 2,
+}
+
+/**
+ * Describes the enum tabletop.v1.ViewDetail.
+ */
+export const ViewDetailSchema: GenEnum<ViewDetail> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_matches, 1);
 
 /**
  * Plays matches. Seats are identified by secret tokens issued when a match is
