@@ -49,9 +49,8 @@ impl Echo for Service {
 /// Serves the echo service on `listener` until the process is stopped,
 /// with the same tonic server settings as engine-host's defaults.
 pub async fn serve(listener: tokio::net::TcpListener) -> Result<(), String> {
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    let incoming = engine_host::grpc::incoming_nodelay(listener);
     tonic::transport::Server::builder()
-        .tcp_nodelay(true)
         .add_service(
             EchoServer::new(Service)
                 .max_decoding_message_size(MAX_REPLY as usize * 2)

@@ -83,19 +83,26 @@ pub fn compare_playouts(
         [("in-process", in_process), ("plugin", plugin.as_ref())];
     for case in cases {
         let mut group = c.benchmark_group(format!("{name} playouts {}", case.label));
-        group.throughput(Throughput::Elements(1));
+        group.throughput(Throughput::Elements(SEEDS_PER_ITERATION));
         for (path, game) in paths {
-            let mut seed = 0u64;
             group.bench_function(path, |b| {
                 b.iter(|| {
-                    seed += 1;
-                    black_box(random_playout(game, case.players, &case.options, seed))
+                    (1..=SEEDS_PER_ITERATION)
+                        .map(|seed| {
+                            black_box(random_playout(game, case.players, &case.options, seed))
+                        })
+                        .sum::<u64>()
                 })
             });
         }
         group.finish();
     }
 }
+
+/// Playouts per measured iteration, always the same seeds: random games
+/// differ in length by an order of magnitude, so both paths must play the
+/// identical set of games, or the ratio measures the seeds.
+pub const SEEDS_PER_ITERATION: u64 = 16;
 
 /// Plays one random match to the end and returns the number of plies (joint
 /// actions). On a simultaneous turn every mover picks, so the loop serves
