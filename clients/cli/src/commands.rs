@@ -369,12 +369,31 @@ pub async fn run(cli: Cli) -> CliResult {
 /// `#17` is action id 17; anything else is notation.
 fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliError> {
     use pb::submit_action_request::Action;
+    // `#17` is an id; any other text, `#d5-d6` (War's entrenchment) included,
+    // is notation for the game to read.
     match text.strip_prefix('#') {
-        Some(id) => id
+        Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => id
             .parse()
             .map(Action::ActionId)
             .map_err(|_| CliError::Usage(format!("`{text}` is not an action id (#NUMBER)"))),
-        None => Ok(Action::Notation(text.to_string())),
+        _ => Ok(Action::Notation(text.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::submit_action_request::Action;
+
+    #[test]
+    fn issue6_hash_notation_is_not_mistaken_for_an_id() {
+        assert_eq!(parse_action("#17").unwrap(), Action::ActionId(17));
+        assert_eq!(
+            parse_action("#d5-d6").unwrap(),
+            Action::Notation("#d5-d6".into())
+        );
+        assert_eq!(parse_action("#").unwrap(), Action::Notation("#".into()));
+        assert!(parse_action("#99999999999999999999999").is_err());
     }
 }
 
