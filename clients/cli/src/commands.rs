@@ -380,23 +380,6 @@ fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliErro
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pb::submit_action_request::Action;
-
-    #[test]
-    fn issue6_hash_notation_is_not_mistaken_for_an_id() {
-        assert_eq!(parse_action("#17").unwrap(), Action::ActionId(17));
-        assert_eq!(
-            parse_action("#d5-d6").unwrap(),
-            Action::Notation("#d5-d6".into())
-        );
-        assert_eq!(parse_action("#").unwrap(), Action::Notation("#".into()));
-        assert!(parse_action("#99999999999999999999999").is_err());
-    }
-}
-
 async fn games(channel: Channel, game: Option<String>, json: bool) -> CliResult {
     let mut catalog = CatalogClient::new(channel);
     match game {
@@ -546,5 +529,22 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
             Ok(_) => {}
             Err(status) => outln!("refused: {}", status.message()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::submit_action_request::Action;
+
+    #[test]
+    fn issue6_hash_notation_is_not_mistaken_for_an_id() {
+        assert_eq!(parse_action("#17").unwrap(), Action::ActionId(17));
+        assert_eq!(
+            parse_action("#d5-d6").unwrap(),
+            Action::Notation("#d5-d6".into())
+        );
+        assert_eq!(parse_action("#").unwrap(), Action::Notation("#".into()));
+        assert!(parse_action("#99999999999999999999999").is_err());
     }
 }
