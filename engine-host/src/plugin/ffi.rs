@@ -204,11 +204,7 @@ impl RawPlugin {
             handle,
             status: Status::Terminal,
         };
-        let mut raw = RawStatus::default();
-        let mut out = PluginBuf::EMPTY;
-        let code = (self.api.status)(state.ptr(), &mut raw, &mut out);
-        self.finish(code, out)?;
-        state.status = decode_status(raw)?;
+        state.refresh_status()?;
         Ok(state)
     }
 
@@ -300,6 +296,17 @@ impl RawState {
             handle,
             status: self.status,
         })
+    }
+
+    /// Asks the plugin for the status, for a new handle or after a change
+    /// that does not report it.
+    fn refresh_status(&mut self) -> Result<(), GameError> {
+        let mut raw = RawStatus::default();
+        let mut out = PluginBuf::EMPTY;
+        let code = (self.plugin.api.status)(self.ptr(), &mut raw, &mut out);
+        self.plugin.finish(code, out)?;
+        self.status = decode_status(raw)?;
+        Ok(())
     }
 
     /// The status, as last reported by the plugin.
@@ -464,12 +471,7 @@ impl RawState {
         let code = (self.plugin.api.remove_player)(self.handle.as_ptr(), player, &mut out);
         self.plugin.finish(code, out)?;
         // Removal changes the state without reporting a status: ask once.
-        let mut raw = RawStatus::default();
-        let mut out = PluginBuf::EMPTY;
-        let code = (self.plugin.api.status)(self.ptr(), &mut raw, &mut out);
-        self.plugin.finish(code, out)?;
-        self.status = decode_status(raw)?;
-        Ok(())
+        self.refresh_status()
     }
 
     pub(crate) fn resample(&self, viewer: Viewer, random: u64) -> Result<RawState, GameError> {
