@@ -1,9 +1,12 @@
 //! Issue 9 (performance): the response options a fast client relies on.
 
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
-use tabletop_tests::Host;
+use tabletop_tests::{ADMIN_TOKEN, Host};
 
-use crate::support::create;
+use crate::support::{create, legal, submit};
 
 /// A bot that picks from ListLegalActions does not need the game's view after
 /// each of its actions: a summary response leaves out the costly part (a
@@ -105,4 +108,99 @@ async fn issue9_summary_submit_responses_leave_out_the_game_view() {
         version,
         "the refused call changed nothing"
     );
+}
+
+/// ListLegalActions is answered from lists a match keeps between moves, on
+/// the server's async workers. Those answers must be exactly what a fresh
+/// listing gives at every version (here: a copy imported from the record,
+/// which has never listed anything), for every seat of a simultaneous game,
+/// and the token checks must hold on that path too.
+#[tokio::test]
+async fn issue9_kept_legal_actions_answer_exactly_like_a_fresh_listing() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    let (id, tokens) = create(&mut matches, "lanza", 3, 19).await;
+    let mut rng = StdRng::seed_from_u64(19);
+    let mut rounds = 0;
+    loop {
+        let view = matches
+            .get_view(pb::GetViewRequest {
+                match_id: id.clone(),
+                seat_token: String::new(),
+            })
+            .await
+            .expect("view")
+            .into_inner();
+        if view.state == pb::MatchState::Finished as i32 || rounds == 8 {
+            break;
+        }
+        rounds += 1;
+        let record_json = matches
+            .export_record(pb::ExportRecordRequest {
+                match_id: id.clone(),
+                admin_token: ADMIN_TOKEN.into(),
+            })
+            .await
+            .expect("export")
+            .into_inner()
+            .record_json;
+        let copy = matches
+            .import_record(pb::ImportRecordRequest {
+                record_json,
+                admin_token: ADMIN_TOKEN.into(),
+            })
+            .await
+            .expect("import")
+            .into_inner();
+        let mut copy_tokens = vec![String::new(); 3];
+        for seat in copy.seats {
+            copy_tokens[seat.seat as usize] = seat.token;
+        }
+        for seat in 0..3 {
+            let first = legal(&mut matches, &id, &tokens[seat])
+                .await
+                .expect("legal");
+            let again = legal(&mut matches, &id, &tokens[seat])
+                .await
+                .expect("again");
+            let fresh = legal(&mut matches, &copy.match_id, &copy_tokens[seat])
+                .await
+                .expect("fresh");
+            assert_eq!(first, again, "round {rounds}, seat {seat}");
+            assert_eq!(first.version, view.version, "round {rounds}");
+            assert_eq!(
+                (first.version, first.seat, &first.actions),
+                (fresh.version, fresh.seat, &fresh.actions),
+                "round {rounds}, seat {seat}: kept and fresh lists differ"
+            );
+        }
+        // The kept path checks tokens like any other.
+        let wrong = legal(&mut matches, &id, "not-a-token").await.unwrap_err();
+        assert_eq!(wrong.code(), tonic::Code::PermissionDenied, "{wrong}");
+        let missing = legal(&mut matches, &id, "").await.unwrap_err();
+        assert_eq!(missing.code(), tonic::Code::Unauthenticated, "{missing}");
+        let crossed = legal(&mut matches, &copy.match_id, &tokens[0])
+            .await
+            .unwrap_err();
+        assert_eq!(crossed.code(), tonic::Code::PermissionDenied, "{crossed}");
+
+        for &seat in &view.to_move {
+            let token = &tokens[seat as usize];
+            let list = legal(&mut matches, &id, token).await.expect("legal");
+            let Some(action) = list.actions.choose(&mut rng) else {
+                continue;
+            };
+            let answer = submit(&mut matches, &id, token, action.id, Some(list.version))
+                .await
+                .unwrap_or_else(|e| panic!("submit {}: {e}", action.notation));
+            if answer.pending {
+                let after = legal(&mut matches, &id, token).await.expect("legal");
+                assert!(
+                    after.actions.is_empty(),
+                    "seat {seat} has acted this turn: {after:?}"
+                );
+            }
+        }
+    }
+    assert!(rounds >= 2, "at least two rounds were compared");
 }

@@ -51,6 +51,42 @@ pub async fn create(
     (created.match_id, tokens)
 }
 
+/// Asks for the legal actions of the seat holding `token`.
+pub async fn legal(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    token: &str,
+) -> Result<pb::ListLegalActionsResponse, tonic::Status> {
+    matches
+        .list_legal_actions(pb::ListLegalActionsRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+/// Submits the action `action_id` for the seat holding `token`, chosen at
+/// `expected_version`; the response carries the full view.
+pub async fn submit(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    token: &str,
+    action_id: u64,
+    expected_version: Option<u64>,
+) -> Result<pb::SubmitActionResponse, tonic::Status> {
+    matches
+        .submit_action(pb::SubmitActionRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+            action: Some(pb::submit_action_request::Action::ActionId(action_id)),
+            expected_version,
+            ..Default::default()
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
 /// Plays random legal actions until the match ends; returns the number of
 /// actions submitted and the final spectator view.
 pub async fn play_to_end(
@@ -80,26 +116,14 @@ pub async fn play_to_end(
         );
         for &seat in &view.to_move {
             let token = &tokens[seat as usize];
-            let legal = matches
-                .list_legal_actions(pb::ListLegalActionsRequest {
-                    match_id: match_id.to_string(),
-                    seat_token: token.clone(),
-                })
+            let legal = legal(matches, match_id, token)
                 .await
-                .expect("legal actions")
-                .into_inner();
+                .expect("legal actions");
             let action = legal
                 .actions
                 .choose(rng)
                 .unwrap_or_else(|| panic!("seat {seat} is to move but has no legal action"));
-            matches
-                .submit_action(pb::SubmitActionRequest {
-                    match_id: match_id.to_string(),
-                    seat_token: token.clone(),
-                    action: Some(pb::submit_action_request::Action::ActionId(action.id)),
-                    expected_version: Some(legal.version),
-                    ..Default::default()
-                })
+            submit(matches, match_id, token, action.id, Some(legal.version))
                 .await
                 .unwrap_or_else(|e| panic!("submit {} for seat {seat}: {e}", action.notation));
             submitted += 1;

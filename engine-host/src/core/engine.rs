@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 
 use tabletop_sdk::{ActionId, DynGame, Manifest, Viewer};
 use tokio::sync::broadcast;
@@ -13,6 +13,7 @@ use super::game_match::{
     Lifecycle, Match, MatchEvent, MatchSetup, MatchView, OnTimeout, Seat, Submitted, TimeControl,
     ViewDetail, now_ms,
 };
+use super::legal::CachedMatches;
 use super::record::Record;
 use super::store::{Store, StoredMatch};
 use super::tokens::{hash_token, hashes_equal, new_token};
@@ -149,7 +150,14 @@ pub struct Engine {
     cache_dir: PathBuf,
     /// Matches whose clock may still run out.
     clocked: Mutex<std::collections::BTreeSet<String>>,
+    /// Matches that keep their legal-action lists.
+    kept_legal: CachedMatches,
 }
+
+/// How many matches keep their legal-action lists at once (see
+/// [`super::legal`]): a few KiB each at most, so a few tens of MiB in all,
+/// however many matches the host holds.
+pub const KEPT_LEGAL_MATCHES: usize = 8192;
 
 fn lock(m: &Mutex<Match>) -> MutexGuard<'_, Match> {
     // A panic in host code while holding the lock leaves the match as the last
@@ -193,6 +201,7 @@ impl Engine {
             admin_token_hash: hash_token(admin_token),
             cache_dir,
             clocked: Mutex::new(std::collections::BTreeSet::new()),
+            kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
         }
     }
 
@@ -605,13 +614,80 @@ impl Engine {
         m.view(viewer)
     }
 
-    /// The legal actions of the token's seat.
+    /// The legal actions of the token's seat. The match then keeps every
+    /// mover's list for this and later versions, so that
+    /// [`Engine::kept_legal_actions`] can answer the next ask.
     pub fn legal_actions(&self, match_id: &str, token: &str) -> HostResult<LegalActions> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let seat = m.seat_of(token)?;
+        let was_kept = m.keeps_legal_actions();
         let actions = m.legal_actions(seat)?;
+        if !was_kept && m.keeps_legal_actions() {
+            self.admit_kept_legal(&mut m);
+        }
         Ok((m.version(), seat, actions))
+    }
+
+    /// The legal actions of the token's seat if they can be answered without
+    /// calling the plugin and without waiting for the match's lock: safe to
+    /// call on an async worker. `None` when they cannot; then call
+    /// [`Engine::legal_actions`] off the async workers.
+    pub fn kept_legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+    ) -> Option<HostResult<LegalActions>> {
+        let slot = match self.slot(match_id) {
+            Ok(slot) => slot,
+            Err(e) => return Some(Err(e)),
+        };
+        let m = match slot.try_lock() {
+            Ok(m) => m,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // Busy: perhaps inside a plugin call that never returns.
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        let seat = match m.seat_of(token) {
+            Ok(seat) => seat,
+            Err(e) => return Some(Err(e)),
+        };
+        let actions = m.kept_legal_actions(seat)?;
+        Some(Ok((m.version(), seat, actions)))
+    }
+
+    /// Admits `m`, which has just started keeping lists, and makes the
+    /// matches admitted longest ago drop theirs. A match that is busy right
+    /// now is passed over and stays admitted; the next admission retries it.
+    fn admit_kept_legal(&self, m: &mut Match) {
+        for evicted in self.kept_legal.admit(&m.setup.match_id) {
+            if evicted == m.setup.match_id {
+                m.forget_legal_actions();
+                continue;
+            }
+            let Some(slot) = self
+                .matches
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&evicted)
+                .cloned()
+            else {
+                continue;
+            };
+            match slot.try_lock() {
+                Ok(mut other) => other.forget_legal_actions(),
+                Err(TryLockError::Poisoned(poisoned)) => {
+                    poisoned.into_inner().forget_legal_actions()
+                }
+                Err(TryLockError::WouldBlock) => self.kept_legal.readmit(evicted),
+            }
+        }
+    }
+
+    /// How many matches keep legal-action lists now (at most
+    /// [`KEPT_LEGAL_MATCHES`], plus any that were busy when evicted).
+    pub fn matches_keeping_legal_actions(&self) -> usize {
+        self.kept_legal.len()
     }
 
     /// Submits an action; stored before this returns.
@@ -651,6 +727,7 @@ impl Engine {
         let before = m.version();
         let submitted = m.submit(seat, id, expected_version)?;
         self.persist(&m, before)?;
+        m.refresh_kept_legal_actions();
         let view = m.view_with(Viewer::Seat(seat), detail)?;
         Ok((view, submitted == Submitted::Pending))
     }
@@ -673,6 +750,7 @@ impl Engine {
         // the store still gets what the match now holds.
         if m.version() > before {
             self.persist(m, before)?;
+            m.refresh_kept_legal_actions();
         }
         result?;
         Ok((m.view(Viewer::Seat(seat))?, false))

@@ -14,6 +14,7 @@ use tabletop_sdk::{
 use tokio::sync::broadcast;
 
 use super::error::{HostError, HostResult};
+use super::legal::LegalLists;
 use super::tokens::{hash_token, hashes_equal};
 
 /// Where a match is in its life.
@@ -338,6 +339,8 @@ pub struct Match {
     events: Option<broadcast::Sender<Arc<MatchEvent>>>,
     scratch: Vec<ActionId>,
     clocks: Option<Clocks>,
+    /// The movers' legal actions, kept once asked for (see [`super::legal`]).
+    legal: Option<LegalLists>,
 }
 
 impl std::fmt::Debug for Match {
@@ -417,6 +420,7 @@ impl Match {
             events: None,
             scratch: Vec::new(),
             clocks,
+            legal: None,
         })
     }
 
@@ -789,24 +793,61 @@ impl Match {
         })
     }
 
-    /// The legal actions of `seat` with their notation.
-    pub fn legal_actions(&mut self, seat: Player) -> HostResult<Vec<(ActionId, String)>> {
-        let movers = self.movers()?;
-        if !movers.contains(seat) || self.pending.contains_key(&seat) {
-            return Ok(Vec::new());
+    /// The legal actions of `seat` with their notation, answered without
+    /// calling the plugin: `None` when that would need the plugin (no lists
+    /// kept for this version).
+    pub fn kept_legal_actions(&self, seat: Player) -> Option<Vec<(ActionId, String)>> {
+        if self.lifecycle != Lifecycle::Running || self.pending.contains_key(&seat) {
+            return Some(Vec::new());
         }
-        let mut ids = std::mem::take(&mut self.scratch);
-        let result = self
-            .state
-            .legal_actions(seat, &mut ids)
-            .map_err(HostError::from);
-        let listed = result.and_then(|()| {
-            ids.iter()
-                .map(|&id| Ok((id, self.state.action_to_string(seat, id)?)))
-                .collect::<HostResult<Vec<_>>>()
-        });
-        self.scratch = ids;
-        listed
+        let kept = self.legal.as_ref()?;
+        (kept.version() == self.version()).then(|| kept.for_seat(seat))
+    }
+
+    /// The legal actions of `seat` with their notation. Lists every mover's
+    /// actions and keeps them for this version, so the other movers' asks
+    /// (and this seat's next) need no plugin call.
+    pub fn legal_actions(&mut self, seat: Player) -> HostResult<Vec<(ActionId, String)>> {
+        if let Some(list) = self.kept_legal_actions(seat) {
+            return Ok(list);
+        }
+        self.keep_legal_actions()?;
+        Ok(self.kept_legal_actions(seat).unwrap_or_default())
+    }
+
+    /// Whether the match keeps legal-action lists (of any version).
+    pub fn keeps_legal_actions(&self) -> bool {
+        self.legal.is_some()
+    }
+
+    /// Lists and keeps the legal actions of every seat to move that has not
+    /// acted yet.
+    fn keep_legal_actions(&mut self) -> HostResult<()> {
+        let movers = self.movers()?;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let waiting = movers.iter().filter(|s| !self.pending.contains_key(s));
+        let lists = LegalLists::compute(&*self.state, self.version(), waiting, &mut scratch);
+        self.scratch = scratch;
+        self.legal = Some(lists?);
+        Ok(())
+    }
+
+    /// After a change, brings kept lists up to the new version (a match that
+    /// was never asked keeps none). On a plugin error the lists are dropped:
+    /// the change itself has happened, and the next ask will list again.
+    pub fn refresh_kept_legal_actions(&mut self) {
+        let stale = self
+            .legal
+            .as_ref()
+            .is_some_and(|kept| kept.version() != self.version());
+        if self.lifecycle != Lifecycle::Running || (stale && self.keep_legal_actions().is_err()) {
+            self.legal = None;
+        }
+    }
+
+    /// Drops the kept lists (to bound the memory of many matches).
+    pub fn forget_legal_actions(&mut self) {
+        self.legal = None;
     }
 
     /// Reads an action given as notation.
@@ -1661,5 +1702,72 @@ mod tests {
             "the first out ranks last"
         );
         assert_eq!(m.results[out[1] as usize].rank, 2);
+    }
+
+    /// The legal actions as listed before lists were kept: straight from the
+    /// state, one seat at a time.
+    fn listed_fresh(m: &Match, seat: Player) -> Vec<(ActionId, String)> {
+        if m.lifecycle != Lifecycle::Running
+            || m.pending.contains_key(&seat)
+            || !m.movers().unwrap().contains(seat)
+        {
+            return Vec::new();
+        }
+        let mut ids = Vec::new();
+        m.state.legal_actions(seat, &mut ids).unwrap();
+        ids.iter()
+            .map(|&id| (id, m.state.action_to_string(seat, id).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn issue9_kept_legal_actions_always_equal_a_fresh_listing() {
+        let mut m = lanza_match(now_ms());
+        m.setup.time_control = None;
+        m.clocks = None;
+        assert!(!m.keeps_legal_actions(), "nobody asked yet");
+        assert_eq!(m.kept_legal_actions(0), None);
+        let mut pick = 0x9e37_79b9_u64;
+        let mut asked = false;
+        for _ in 0..400 {
+            if m.lifecycle != Lifecycle::Running {
+                break;
+            }
+            for seat in 0..3 {
+                if asked {
+                    // Kept through the last submit: answered without the plugin.
+                    assert_eq!(
+                        m.kept_legal_actions(seat),
+                        Some(listed_fresh(&m, seat)),
+                        "seat {seat} at version {}",
+                        m.version()
+                    );
+                }
+                assert_eq!(m.legal_actions(seat).unwrap(), listed_fresh(&m, seat));
+            }
+            asked = true;
+            let movers: Vec<Player> = m.movers().unwrap().iter().collect();
+            for seat in movers {
+                let list = m.legal_actions(seat).unwrap();
+                if list.is_empty() {
+                    continue;
+                }
+                pick ^= pick << 13;
+                pick ^= pick >> 7;
+                pick ^= pick << 17;
+                let id = list[(pick % list.len() as u64) as usize].0;
+                m.submit(seat, id, None).unwrap();
+                m.refresh_kept_legal_actions();
+                // A seat that has acted in a simultaneous turn has nothing
+                // left to do until the turn resolves.
+                if m.pending.contains_key(&seat) {
+                    assert_eq!(m.kept_legal_actions(seat), Some(Vec::new()));
+                }
+            }
+        }
+        assert_eq!(m.lifecycle, Lifecycle::Finished, "the match was played out");
+        m.refresh_kept_legal_actions();
+        assert!(!m.keeps_legal_actions(), "a finished match keeps nothing");
+        assert_eq!(m.kept_legal_actions(0), Some(Vec::new()));
     }
 }

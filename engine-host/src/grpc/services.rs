@@ -1,5 +1,7 @@
 //! The gRPC services: validate the request, call the core off the async
-//! workers (plugins may be slow or stuck), convert the answer.
+//! workers (plugins may be slow or stuck), convert the answer. The one call
+//! answered on the async worker is a legal-actions ask the core can serve
+//! from kept lists without the plugin or a wait (`Engine::kept_legal_actions`).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -161,9 +163,16 @@ impl Matches for Api {
         request: Request<pb::ListLegalActionsRequest>,
     ) -> Result<Response<pb::ListLegalActionsResponse>, Status> {
         let r = request.into_inner();
-        let (version, seat, actions) = self
-            .call(move |e| e.legal_actions(&r.match_id, &r.seat_token))
-            .await?;
+        // Kept lists are answered here on the worker: no plugin call, so no
+        // hop to the blocking pool (the hop costs more than the answer).
+        let (version, seat, actions) =
+            match self.engine.kept_legal_actions(&r.match_id, &r.seat_token) {
+                Some(answer) => answer.map_err(to_status)?,
+                None => {
+                    self.call(move |e| e.legal_actions(&r.match_id, &r.seat_token))
+                        .await?
+                }
+            };
         Ok(Response::new(pb::ListLegalActionsResponse {
             version,
             seat,

@@ -1,0 +1,186 @@
+//! Legal-action lists kept between calls.
+//!
+//! A bot asks for its legal actions after every move. Computing them means
+//! calling the plugin (the list, then one notation per action), and every
+//! plugin call leaves the async workers for the blocking pool: a hop that
+//! costs more than serving the request itself. So a match that has been asked
+//! for its legal actions keeps the lists of every seat to move, for the
+//! current version only, and refreshes them while it applies the next action
+//! (already on the pool). The next ask is answered from host memory on the
+//! async worker, with no plugin call.
+//!
+//! The lists take memory (a few hundred bytes to a few KiB per match), so
+//! only a bounded number of matches keep them: [`CachedMatches`] admits
+//! matches first come, first evicted. A match that is never asked (a client
+//! that plays by notation, an idle match) never holds a list.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use tabletop_sdk::{ActionId, DynState, Player};
+
+use super::error::HostResult;
+
+/// One seat's legal actions, packed: the ids, and every notation in one
+/// string cut at `ends`.
+#[derive(Debug)]
+struct SeatList {
+    seat: Player,
+    ids: Box<[ActionId]>,
+    notation: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl SeatList {
+    fn unpack(&self) -> Vec<(ActionId, String)> {
+        let mut start = 0;
+        self.ids
+            .iter()
+            .zip(self.ends.iter())
+            .map(|(&id, &end)| {
+                let end = end as usize;
+                let text = self.notation[start..end].to_owned();
+                start = end;
+                (id, text)
+            })
+            .collect()
+    }
+}
+
+/// The legal actions of every seat to move at one version of a match.
+#[derive(Debug)]
+pub struct LegalLists {
+    version: u64,
+    seats: Vec<SeatList>,
+}
+
+impl LegalLists {
+    /// Lists the legal actions of each of `seats` in `state` (the match at
+    /// `version`), with their notation. `scratch` is reused for the ids.
+    pub fn compute(
+        state: &dyn DynState,
+        version: u64,
+        seats_to_list: impl IntoIterator<Item = Player>,
+        scratch: &mut Vec<ActionId>,
+    ) -> HostResult<LegalLists> {
+        let mut seats = Vec::new();
+        for seat in seats_to_list {
+            state.legal_actions(seat, scratch)?;
+            let mut notation = String::new();
+            let mut ends = Vec::with_capacity(scratch.len());
+            for &id in scratch.iter() {
+                notation.push_str(&state.action_to_string(seat, id)?);
+                // A notation string longer than 4 GiB in total is not a list
+                // anyone can be sent; refuse rather than wrap.
+                ends.push(u32::try_from(notation.len()).map_err(|_| {
+                    super::error::HostError::Internal(
+                        "the legal actions' notation exceeds 4 GiB".into(),
+                    )
+                })?);
+            }
+            seats.push(SeatList {
+                seat,
+                ids: scratch.as_slice().into(),
+                notation: notation.into_boxed_str(),
+                ends: ends.into_boxed_slice(),
+            });
+        }
+        Ok(LegalLists { version, seats })
+    }
+
+    /// The match version these lists belong to.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// `seat`'s list as (id, notation) pairs; empty when the seat is not to
+    /// move at this version.
+    pub fn for_seat(&self, seat: Player) -> Vec<(ActionId, String)> {
+        self.seats
+            .iter()
+            .find(|s| s.seat == seat)
+            .map(SeatList::unpack)
+            .unwrap_or_default()
+    }
+}
+
+/// Which matches may keep [`LegalLists`]: at most `capacity`, the earliest
+/// admitted leaving first.
+#[derive(Debug)]
+pub struct CachedMatches {
+    capacity: usize,
+    order: Mutex<VecDeque<String>>,
+}
+
+impl CachedMatches {
+    /// Room for `capacity` matches (at least one).
+    pub fn new(capacity: usize) -> CachedMatches {
+        CachedMatches {
+            capacity: capacity.max(1),
+            order: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Admits `match_id`, which has just started keeping lists; returns the
+    /// matches that must drop theirs to stay within the capacity.
+    pub fn admit(&self, match_id: &str) -> Vec<String> {
+        let mut order = self.order.lock().unwrap_or_else(|e| e.into_inner());
+        order.push_back(match_id.to_owned());
+        let excess = order.len().saturating_sub(self.capacity);
+        order.drain(..excess).collect()
+    }
+
+    /// Puts `match_id` back at the end of the line without evicting anyone:
+    /// it was due to leave but could not drop its lists just now.
+    pub fn readmit(&self, match_id: String) {
+        self.order
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(match_id);
+    }
+
+    /// How many matches are admitted now.
+    pub fn len(&self) -> usize {
+        self.order.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether no match is admitted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admitting_past_the_capacity_evicts_the_earliest_first() {
+        let cached = CachedMatches::new(2);
+        assert!(cached.admit("a").is_empty());
+        assert!(cached.admit("b").is_empty());
+        assert_eq!(cached.admit("c"), vec!["a".to_owned()]);
+        assert_eq!(cached.admit("d"), vec!["b".to_owned()]);
+        assert_eq!(cached.len(), 2);
+    }
+
+    #[test]
+    fn a_packed_list_unpacks_to_the_pairs_it_was_built_from() {
+        let list = SeatList {
+            seat: 1,
+            ids: vec![7, 9, 11].into(),
+            notation: "a1b2c33".into(),
+            ends: vec![2, 4, 7].into(),
+        };
+        assert_eq!(
+            list.unpack(),
+            vec![(7, "a1".into()), (9, "b2".into()), (11, "c33".into())]
+        );
+        let lists = LegalLists {
+            version: 3,
+            seats: vec![list],
+        };
+        assert_eq!(lists.for_seat(1).len(), 3);
+        assert!(lists.for_seat(0).is_empty());
+    }
+}
