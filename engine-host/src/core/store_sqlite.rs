@@ -191,18 +191,18 @@ fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
             let setup = serde_json::to_string(&stored.setup).map_err(json_error)?;
             let pending = serde_json::to_string(&stored.pending).map_err(json_error)?;
             let results = serde_json::to_string(&stored.results).map_err(json_error)?;
-            conn.execute(
+            cached(
+                conn,
                 "INSERT INTO matches (match_id, setup_json, pending_json, results_json) \
                  VALUES (?1, ?2, ?3, ?4)",
                 params![stored.setup.match_id, setup, pending, results],
-            )
-            .map_err(db_error)?;
+            )?;
             for (seat, hash) in stored.seat_hashes.iter().enumerate() {
-                conn.execute(
+                cached(
+                    conn,
                     "INSERT INTO seats (match_id, seat, token_hash) VALUES (?1, ?2, ?3)",
                     params![stored.setup.match_id, seat as i64, hash.map(|h| h.to_vec())],
-                )
-                .map_err(db_error)?;
+                )?;
             }
             insert_log(conn, &stored.setup.match_id, &stored.log)
         }
@@ -215,18 +215,19 @@ fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
             insert_log(conn, match_id, entries)?;
             let pending = serde_json::to_string(pending).map_err(json_error)?;
             let changed = if results.is_empty() {
-                conn.execute(
+                cached(
+                    conn,
                     "UPDATE matches SET pending_json = ?2 WHERE match_id = ?1",
                     params![match_id, pending],
                 )
             } else {
                 let results = serde_json::to_string(results).map_err(json_error)?;
-                conn.execute(
+                cached(
+                    conn,
                     "UPDATE matches SET pending_json = ?2, results_json = ?3 WHERE match_id = ?1",
                     params![match_id, pending, results],
                 )
-            }
-            .map_err(db_error)?;
+            }?;
             if changed != 1 {
                 return Err(HostError::Internal(format!(
                     "the match store has no match {match_id}"
@@ -239,12 +240,11 @@ fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
             seat,
             token_hash,
         } => {
-            let changed = conn
-                .execute(
-                    "UPDATE seats SET token_hash = ?3 WHERE match_id = ?1 AND seat = ?2",
-                    params![match_id, *seat as i64, token_hash.to_vec()],
-                )
-                .map_err(db_error)?;
+            let changed = cached(
+                conn,
+                "UPDATE seats SET token_hash = ?3 WHERE match_id = ?1 AND seat = ?2",
+                params![match_id, *seat as i64, token_hash.to_vec()],
+            )?;
             if changed != 1 {
                 return Err(HostError::Internal(format!(
                     "the match store has no seat {seat} in match {match_id}"
@@ -255,15 +255,23 @@ fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
     }
 }
 
+/// Runs `sql` through the connection's statement cache: every action runs
+/// the same few statements, and compiling them each time cost more than
+/// running them.
+fn cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> HostResult<usize> {
+    conn.prepare_cached(sql)
+        .and_then(|mut statement| statement.execute(params))
+        .map_err(db_error)
+}
+
 fn insert_log(conn: &Connection, match_id: &str, entries: &[LogEntry]) -> HostResult<()> {
-    let mut insert = conn
-        .prepare_cached("INSERT INTO log (match_id, version, entry_json) VALUES (?1, ?2, ?3)")
-        .map_err(db_error)?;
     for entry in entries {
         let json = serde_json::to_string(entry).map_err(json_error)?;
-        insert
-            .execute(params![match_id, entry.version as i64, json])
-            .map_err(db_error)?;
+        cached(
+            conn,
+            "INSERT INTO log (match_id, version, entry_json) VALUES (?1, ?2, ?3)",
+            params![match_id, entry.version as i64, json],
+        )?;
     }
     Ok(())
 }
