@@ -23,7 +23,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, target_dir, workspace_dir};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, play_to_end};
+use crate::support::{create, legal, play_to_end, submit};
 
 /// The catalog's games with their smallest player count.
 async fn game_names(host: &Host) -> Vec<(String, u32)> {
@@ -125,30 +125,22 @@ async fn play_until_failure(
         }
         for &seat in &view.to_move {
             let token = tokens[seat as usize].clone();
-            let Ok(legal) = matches
-                .list_legal_actions(pb::ListLegalActionsRequest {
-                    match_id: match_id.clone(),
-                    seat_token: token.clone(),
-                })
-                .await
-            else {
+            let Ok(legal) = legal(&mut matches, &match_id, &token).await else {
                 return log;
             };
-            let legal = legal.into_inner();
             let Some(action) = legal.actions.choose(&mut rng) else {
                 // Already acted in this simultaneous turn.
                 continue;
             };
             log.sent.entry(seat).or_default().push(action.id);
-            let answer = matches
-                .submit_action(pb::SubmitActionRequest {
-                    match_id: match_id.clone(),
-                    seat_token: token,
-                    action: Some(pb::submit_action_request::Action::ActionId(action.id)),
-                    expected_version: Some(legal.version),
-                    ..Default::default()
-                })
-                .await;
+            let answer = submit(
+                &mut matches,
+                &match_id,
+                &token,
+                action.id,
+                Some(legal.version),
+            )
+            .await;
             match answer {
                 Ok(_) => {
                     *log.acknowledged.entry(seat).or_default() += 1;
@@ -194,23 +186,12 @@ async fn play_on(
             if view.seats.iter().any(|s| s.seat == seat && s.has_acted) {
                 continue;
             }
-            let legal = matches
-                .list_legal_actions(pb::ListLegalActionsRequest {
-                    match_id: match_id.to_string(),
-                    seat_token: tokens[seat as usize].clone(),
-                })
+            let token = &tokens[seat as usize];
+            let legal = legal(matches, match_id, token)
                 .await
-                .expect("legal actions")
-                .into_inner();
+                .expect("legal actions");
             let action = legal.actions.choose(rng).expect("a seat to move can act");
-            matches
-                .submit_action(pb::SubmitActionRequest {
-                    match_id: match_id.to_string(),
-                    seat_token: tokens[seat as usize].clone(),
-                    action: Some(pb::submit_action_request::Action::ActionId(action.id)),
-                    expected_version: Some(legal.version),
-                    ..Default::default()
-                })
+            submit(matches, match_id, token, action.id, Some(legal.version))
                 .await
                 .unwrap_or_else(|e| panic!("submit after the restart: {e}"));
         }

@@ -35,14 +35,9 @@ async fn issue9_summary_submit_responses_leave_out_the_game_view() {
             .expect("view")
             .into_inner();
         let seat = view.to_move[0] as usize;
-        let legal = matches
-            .list_legal_actions(pb::ListLegalActionsRequest {
-                match_id: id.clone(),
-                seat_token: tokens[seat].clone(),
-            })
+        let legal = legal(&mut matches, &id, &tokens[seat])
             .await
-            .expect("legal")
-            .into_inner();
+            .expect("legal");
         let response = matches
             .submit_action(pb::SubmitActionRequest {
                 match_id: id.clone(),
