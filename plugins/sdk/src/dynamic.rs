@@ -172,7 +172,7 @@ impl<G: Game> DynState for InProcessState<G> {
     }
 
     fn view(&self, viewer: Viewer) -> Result<String, GameError> {
-        Ok(self.game.view(&self.state, viewer).to_string())
+        Ok(self.game.view_json(&self.state, viewer))
     }
 
     fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {

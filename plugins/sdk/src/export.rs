@@ -374,8 +374,10 @@ extern "C" fn view<G: Instance>(
     out: *mut PluginBuf,
 ) -> i32 {
     guard(out, || {
-        let view = G::instance().view(&slot::<G>(state)?.state, Viewer::from_code(viewer));
-        Ok(Some(view.to_string()))
+        let state = &slot::<G>(state)?.state;
+        Ok(Some(
+            G::instance().view_json(state, Viewer::from_code(viewer)),
+        ))
     })
 }
 

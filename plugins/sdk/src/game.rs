@@ -106,6 +106,14 @@ pub trait Game: Default + Send + Sync + 'static {
     /// reveal everything.
     fn view(&self, state: &Self::State, viewer: Viewer) -> serde_json::Value;
 
+    /// [`Game::view`] as JSON text: what the host sends. The default
+    /// serializes the `Value`; a game with a large view can write the same
+    /// JSON straight from typed (`#[derive(Serialize)]`) data and skip
+    /// building the tree. It must parse to exactly what `view` returns.
+    fn view_json(&self, state: &Self::State, viewer: Viewer) -> String {
+        self.view(state, viewer).to_string()
+    }
+
     /// A text rendering for a terminal (80 columns) as `viewer` may see it.
     fn render_text(&self, state: &Self::State, viewer: Viewer) -> String;
 

@@ -266,6 +266,10 @@ impl Game for War {
         render::view(state)
     }
 
+    fn view_json(&self, state: &Position, _: Viewer) -> String {
+        render::view_json(state)
+    }
+
     fn render_text(&self, state: &Position, _: Viewer) -> String {
         render::text(state)
     }

@@ -667,3 +667,47 @@ fn views_show_lines_units_tiles_and_an_svg() {
     );
     assert!(text.lines().all(|l| l.chars().count() <= 80));
 }
+
+/// The view is written straight from typed data (`view_json`, what the host
+/// sends) and also built as a `Value` (`view`): along a whole random match
+/// both must say the same thing, to the byte.
+#[test]
+fn issue9_typed_view_text_is_exactly_the_value_view() {
+    use tabletop_sdk::{Game, Setup};
+    let war = war::War;
+    let setup = Setup::validate(&war.manifest(), 2, &BTreeMap::new()).unwrap();
+    let mut state = war.new_state(&setup).unwrap();
+    let mut legal = Vec::new();
+    let mut pick = 0x2545_f491_u64;
+    let mut checked = 0;
+    loop {
+        let value = war.view(&state, Viewer::Spectator);
+        let text = war.view_json(&state, Viewer::Spectator);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            value
+        );
+        let printed = value.to_string();
+        let differs = text
+            .bytes()
+            .zip(printed.bytes())
+            .position(|(a, b)| a != b)
+            .map(|at| &text[at.saturating_sub(80)..(at + 40).min(text.len())]);
+        assert_eq!(differs, None, "same keys in the same order");
+        assert_eq!(text.len(), printed.len());
+        checked += 1;
+        let Status::ToMove(movers) = war.status(&state) else {
+            break;
+        };
+        let player = movers.iter().next().unwrap();
+        war.legal_actions(&state, player, &mut legal);
+        pick ^= pick << 13;
+        pick ^= pick >> 7;
+        pick ^= pick << 17;
+        let action = legal[(pick % legal.len() as u64) as usize];
+        war.apply(&mut state, &[Move { player, action }]).unwrap();
+    }
+    assert!(checked > 24, "setup and play were both viewed: {checked}");
+    let end = war.view(&state, Viewer::Spectator);
+    assert_eq!(end["status"]["phase"], "over", "{}", end["status"]);
+}
