@@ -1,8 +1,15 @@
 //! Where matches are kept. The core writes through this trait *before* it
 //! answers a call, so an acknowledged action is stored; the in-memory store
 //! keeps nothing across restarts (the durable SQLite store does).
+//!
+//! An action's write is queued while the match is locked and waited for
+//! after the lock is released ([`Commit`]): the store commits writes in the
+//! order they were queued, so a match's writes stay in order, and the next
+//! action of a match (or of any other) need not wait for this one's fsync.
 
-use super::error::HostResult;
+use tokio::sync::oneshot;
+
+use super::error::{HostError, HostResult};
 use super::game_match::{LogEntry, MatchSetup, SeatResult};
 
 /// A stored match: enough to rebuild it by replay.
@@ -20,20 +27,76 @@ pub struct StoredMatch {
     pub results: Vec<SeatResult>,
 }
 
+/// A write the store has accepted, durable once [`Commit::wait`] or
+/// [`Commit::durable`] returns `Ok`. Dropping it does not undo the write; it
+/// only gives up learning whether the write reached the disk.
+#[must_use = "a write may be acknowledged only once its commit has been waited for"]
+#[derive(Debug, Default)]
+pub struct Commit {
+    /// One completion per queued write; empty when everything is durable.
+    waits: Vec<oneshot::Receiver<HostResult<()>>>,
+}
+
+impl Commit {
+    /// Nothing to wait for: the write is durable (or, for the memory store,
+    /// as durable as it will ever be).
+    pub fn done() -> Commit {
+        Commit::default()
+    }
+
+    /// A write that completes when the store sends its outcome on the other
+    /// end of `receiver`.
+    pub fn queued(receiver: oneshot::Receiver<HostResult<()>>) -> Commit {
+        Commit {
+            waits: vec![receiver],
+        }
+    }
+
+    /// Adds `other`'s writes to the ones to wait for.
+    pub fn add(&mut self, other: Commit) {
+        self.waits.extend(other.waits);
+    }
+
+    /// Blocks the calling thread until every write is durable. Never call
+    /// it on an async worker: use [`Commit::durable`] there.
+    pub fn wait(self) -> HostResult<()> {
+        for wait in self.waits {
+            wait.blocking_recv()
+                .unwrap_or_else(|_| Err(writer_gone()))?;
+        }
+        Ok(())
+    }
+
+    /// Waits, without blocking the thread, until every write is durable.
+    pub async fn durable(self) -> HostResult<()> {
+        for wait in self.waits {
+            wait.await.unwrap_or_else(|_| Err(writer_gone()))?;
+        }
+        Ok(())
+    }
+}
+
+fn writer_gone() -> HostError {
+    HostError::Internal("the match store writer stopped before committing".into())
+}
+
 /// Persistence for matches. Implementations must be safe to call from many
-/// threads; each call returns only once its data is durable.
+/// threads. `create_match` and `join_seat` return once their data is
+/// durable; `append` queues and returns a [`Commit`] to wait on, and commits
+/// the writes it queues in the order they were queued.
 pub trait Store: Send + Sync + std::fmt::Debug {
     /// A new match (its setup, seats and the log entries made at creation).
     fn create_match(&self, stored: &StoredMatch) -> HostResult<()>;
-    /// New log entries of a match, the pending simultaneous actions after them,
-    /// and its results if it just ended.
+    /// Queues new log entries of a match, the pending simultaneous actions
+    /// after them, and its results if it just ended. Never blocks on I/O, so
+    /// it may be called under a match's lock on an async worker.
     fn append(
         &self,
         match_id: &str,
         entries: &[LogEntry],
         pending: &[(u32, u64, i64)],
         results: &[SeatResult],
-    ) -> HostResult<()>;
+    ) -> HostResult<Commit>;
     /// A seat was joined.
     fn join_seat(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()>;
     /// Every stored match, for recovery at start.
@@ -55,8 +118,8 @@ impl Store for MemoryStore {
         _: &[LogEntry],
         _: &[(u32, u64, i64)],
         _: &[SeatResult],
-    ) -> HostResult<()> {
-        Ok(())
+    ) -> HostResult<Commit> {
+        Ok(Commit::done())
     }
 
     fn join_seat(&self, _: &str, _: u32, _: [u8; 32]) -> HostResult<()> {

@@ -5,7 +5,8 @@
 //! that wrote through this store returns only after that commit.
 //!
 //! Group commit: every write goes to one writer thread through a channel and
-//! the caller waits on its own completion channel. The writer takes the first
+//! the caller waits on its own completion channel (an append's caller waits
+//! through the [`Commit`] it gets back, after releasing the match's lock). The writer takes the first
 //! waiting write, drains whatever else has queued up meanwhile (up to
 //! [`MAX_BATCH`]), and commits them all in one transaction (one fsync), each
 //! inside its own savepoint so one failing write fails only its caller. Under
@@ -27,7 +28,7 @@ use rusqlite::{Connection, params};
 
 use super::error::{HostError, HostResult};
 use super::game_match::{LogEntry, MatchSetup, SeatResult};
-use super::store::{Store, StoredMatch};
+use super::store::{Commit, Store, StoredMatch};
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
@@ -70,7 +71,7 @@ enum Write {
     },
 }
 
-type Job = (Write, mpsc::SyncSender<HostResult<()>>);
+type Job = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 
 /// The SQLite store.
 #[derive(Debug)]
@@ -128,17 +129,21 @@ impl SqliteStore {
         &self.path
     }
 
-    /// Queues a write and waits until its transaction has committed.
-    fn write(&self, write: Write) -> HostResult<()> {
-        let (done_tx, done_rx) = mpsc::sync_channel(1);
+    /// Queues a write for the writer thread, which commits writes in the
+    /// order they were queued.
+    fn queue(&self, write: Write) -> HostResult<Commit> {
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel();
         self.jobs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .send((write, done_tx))
             .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?;
-        done_rx.recv().map_err(|_| {
-            HostError::Internal("the match store writer stopped before committing".into())
-        })?
+        Ok(Commit::queued(done_rx))
+    }
+
+    /// Queues a write and waits until its transaction has committed.
+    fn write(&self, write: Write) -> HostResult<()> {
+        self.queue(write)?.wait()
     }
 }
 
@@ -287,8 +292,8 @@ impl Store for SqliteStore {
         entries: &[LogEntry],
         pending: &[(u32, u64, i64)],
         results: &[SeatResult],
-    ) -> HostResult<()> {
-        self.write(Write::Append {
+    ) -> HostResult<Commit> {
+        self.queue(Write::Append {
             match_id: match_id.to_string(),
             entries: entries.to_vec(),
             pending: pending.to_vec(),
@@ -428,6 +433,7 @@ mod tests {
                         };
                         store
                             .append(&format!("m{t}"), &[entry], &[(1, 5, 6)], &[])
+                            .and_then(Commit::wait)
                             .unwrap();
                     }
                 })
@@ -437,7 +443,12 @@ mod tests {
             t.join().unwrap();
         }
         // A duplicate version is refused, and only that write fails.
-        assert!(store.append("a", &stored("a").log, &[], &[]).is_err());
+        assert!(
+            store
+                .append("a", &stored("a").log, &[], &[])
+                .and_then(Commit::wait)
+                .is_err()
+        );
         drop(store);
         let reopened = SqliteStore::open(&path).unwrap();
         let all = reopened.load_all().unwrap();
