@@ -19,6 +19,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine_host::core::engine::{ActionRef, Engine, NewMatch};
 use engine_host::core::game_match::{Lifecycle, ViewDetail};
+use engine_host::core::legal::LegalDetail;
 use engine_host::core::store::MemoryStore;
 use tabletop_sdk::{DynGame, Move, Status, Viewer, chance};
 
@@ -94,7 +95,7 @@ impl Player<'_> {
         let token = &self.tokens[seat as usize];
         let (version, _, legal) = self
             .engine
-            .legal_actions(&self.match_id, token)
+            .legal_actions(&self.match_id, token, LegalDetail::Full)
             .expect("legal actions");
         if legal.is_empty() {
             return;
@@ -105,7 +106,7 @@ impl Player<'_> {
             .submit(
                 &self.match_id,
                 token,
-                ActionRef::Id(id),
+                &ActionRef::Id(id),
                 Some(version),
                 ViewDetail::Full,
             )

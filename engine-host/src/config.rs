@@ -34,6 +34,14 @@ pub struct Config {
     #[arg(long, env = "TABLETOP_CALL_DEADLINE_MS", default_value_t = 10_000)]
     pub call_deadline_ms: u64,
 
+    /// Longest a plugin call may run on the async worker that received it
+    /// before that plugin version's calls move to the blocking pool (where
+    /// the call deadline applies), in ms; 0 sends every call to the pool.
+    /// Submits, legal-action lists and views of a free match run on the
+    /// worker: the hop to the pool and back cost more than the call.
+    #[arg(long, env = "TABLETOP_INLINE_LIMIT_MS", default_value_t = 20)]
+    pub inline_limit_ms: u64,
+
     /// Where matches are kept: `sqlite` (default; the file
     /// DATA_DIR/matches.sqlite3, restored on restart) or `memory` (nothing
     /// survives a restart).

@@ -123,11 +123,12 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
             Arc::new(MemoryStore)
         }
     };
-    let engine = Arc::new(Engine::new(
-        store,
-        &token,
-        config.data_dir.join("plugin-cache"),
-    ));
+    let inline_limit =
+        (config.inline_limit_ms > 0).then(|| Duration::from_millis(config.inline_limit_ms));
+    let engine = Arc::new(
+        Engine::new(store, &token, config.data_dir.join("plugin-cache"))
+            .with_inline_limit(inline_limit),
+    );
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
     let recovered = engine.recover().map_err(|e| e.message().to_string())?;

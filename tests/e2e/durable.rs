@@ -392,7 +392,7 @@ fn fixture_plugins() -> &'static (PathBuf, PathBuf) {
     })
 }
 
-async fn fixtures() -> (PathBuf, PathBuf) {
+pub(crate) async fn fixtures() -> (PathBuf, PathBuf) {
     tokio::task::spawn_blocking(|| fixture_plugins().clone())
         .await
         .expect("fixture build")

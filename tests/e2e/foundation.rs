@@ -229,6 +229,7 @@ async fn issue2_bad_inputs_get_their_own_status_and_change_nothing() {
         .list_legal_actions(pb::ListLegalActionsRequest {
             match_id: id.clone(),
             seat_token: tokens[mover].clone(),
+            ids_only: false,
         })
         .await
         .expect("legal")

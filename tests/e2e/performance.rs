@@ -4,7 +4,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
-use tabletop_tests::{ADMIN_TOKEN, Host};
+use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions};
 
 use crate::support::{create, legal, submit};
 
@@ -198,4 +198,135 @@ async fn issue9_kept_legal_actions_answer_exactly_like_a_fresh_listing() {
         }
     }
     assert!(rounds >= 2, "at least two rounds were compared");
+}
+
+/// A bot that picks by id asks for `ids_only`: the same ids as a full
+/// listing, in the same order, with every notation left empty; a full
+/// listing of the same version afterwards still carries the notation.
+#[tokio::test]
+async fn issue9_ids_only_lists_are_the_full_lists_without_notation() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    let (id, tokens) = create(&mut matches, "focus", 2, 9).await;
+    let mut rng = StdRng::seed_from_u64(9);
+    for turn in 0..12 {
+        let view = matches
+            .get_view(pb::GetViewRequest {
+                match_id: id.clone(),
+                seat_token: String::new(),
+            })
+            .await
+            .expect("view")
+            .into_inner();
+        let seat = view.to_move[0] as usize;
+        let ids_only = matches
+            .list_legal_actions(pb::ListLegalActionsRequest {
+                match_id: id.clone(),
+                seat_token: tokens[seat].clone(),
+                ids_only: true,
+            })
+            .await
+            .expect("ids only")
+            .into_inner();
+        let full = legal(&mut matches, &id, &tokens[seat]).await.expect("full");
+        assert_eq!(ids_only.version, full.version, "turn {turn}");
+        assert_eq!(ids_only.seat, full.seat);
+        assert!(!full.actions.is_empty());
+        assert!(ids_only.actions.iter().all(|a| a.notation.is_empty()));
+        assert!(full.actions.iter().all(|a| !a.notation.is_empty()));
+        let ids = |list: &pb::ListLegalActionsResponse| -> Vec<u64> {
+            list.actions.iter().map(|a| a.id).collect()
+        };
+        assert_eq!(ids(&ids_only), ids(&full), "turn {turn}");
+        let pick = full.actions.choose(&mut rng).expect("an action").id;
+        submit(&mut matches, &id, &tokens[seat], pick, Some(full.version))
+            .await
+            .unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+    }
+    let refused = matches
+        .list_legal_actions(pb::ListLegalActionsRequest {
+            match_id: id,
+            seat_token: "not a token".into(),
+            ids_only: true,
+        })
+        .await
+        .expect_err("a wrong token is refused on the ids-only path too");
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied);
+}
+
+/// Calls run on the async worker that received them while their plugin
+/// keeps within the inline limit. One that runs past it moves that plugin
+/// version's calls to the blocking pool, where the call deadline holds
+/// again; the host and every other game go on as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue9_a_plugin_call_over_the_inline_limit_moves_that_plugin_to_the_pool() {
+    let (counter, _) = crate::durable::fixtures().await;
+    let root = tempfile::tempdir().expect("temp dir");
+    let plugin_dir = Host::fresh_plugin_dir(root.path());
+    std::fs::copy(
+        &counter,
+        plugin_dir.join(format!("counter.{}", std::env::consts::DLL_EXTENSION)),
+    )
+    .expect("copy fixture");
+    let host = Host::start_with(HostOptions {
+        plugin_dir: Some(plugin_dir),
+        data_dir: None,
+        args: ["--inline-limit-ms", "20", "--call-deadline-ms", "400"]
+            .map(String::from)
+            .to_vec(),
+    })
+    .await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            game: "counter".into(),
+            players: 2,
+            options: [("think_ms".to_string(), "800".to_string())].into(),
+            ..Default::default()
+        })
+        .await
+        .expect("create a slow counter")
+        .into_inner();
+    let token = |seat: u32| -> String {
+        created
+            .seats
+            .iter()
+            .find(|s| s.seat == seat)
+            .expect("a token per seat")
+            .token
+            .clone()
+    };
+    let tick = |seat: u32, version: u64| pb::SubmitActionRequest {
+        match_id: created.match_id.clone(),
+        seat_token: token(seat),
+        action: Some(pb::submit_action_request::Action::Notation("tick".into())),
+        expected_version: Some(version),
+        view_detail: pb::ViewDetail::Summary as i32,
+    };
+
+    // Trusted so far: it runs inline, where no deadline can cut it short,
+    // so it takes its 800 ms and succeeds. The watchdog sees it overrun.
+    let first = matches.submit_action(tick(0, 0)).await.expect("first tick");
+    assert_eq!(first.into_inner().view.expect("a view").version, 1);
+
+    // From now on counter's calls go to the pool: the same slow action is
+    // cut off by the 400 ms deadline.
+    let second = matches
+        .submit_action(tick(1, 1))
+        .await
+        .expect_err("a call over the deadline on the pool is refused");
+    assert_eq!(second.code(), tonic::Code::Internal);
+    assert!(
+        second.message().contains("did not answer within"),
+        "{}",
+        second.message()
+    );
+
+    // Other games are still served inline and at once.
+    let (id, tokens) = create(&mut matches, "focus", 2, 3).await;
+    let list = legal(&mut matches, &id, &tokens[0]).await.expect("legal");
+    let after = submit(&mut matches, &id, &tokens[0], list.actions[0].id, Some(0))
+        .await
+        .expect("focus plays on");
+    assert_eq!(after.view.expect("a view").version, 1);
 }

@@ -61,6 +61,7 @@ pub async fn legal(
         .list_legal_actions(pb::ListLegalActionsRequest {
             match_id: match_id.to_string(),
             seat_token: token.to_string(),
+            ids_only: false,
         })
         .await
         .map(tonic::Response::into_inner)

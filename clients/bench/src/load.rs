@@ -32,6 +32,8 @@ pub struct Drive {
     pub seed: u64,
     /// Ask SubmitAction for summary views.
     pub summary_views: bool,
+    /// Ask ListLegalActions for ids without notation.
+    pub ids_only: bool,
 }
 
 /// Byte counters for the payload sizes, summed over a worker's calls.
@@ -110,6 +112,7 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
         } else {
             pb::ViewDetail::Full
         };
+        let ids_only = drive.ids_only;
         tasks.spawn(async move {
             let mut client = MatchesClient::new(channel).max_decoding_message_size(64 << 20);
             let mut rng = StdRng::seed_from_u64(seed);
@@ -126,6 +129,7 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
                     &mut sizes,
                     deadline,
                     view_detail,
+                    ids_only,
                 )
                 .await;
                 if finished {
@@ -162,6 +166,7 @@ async fn play_one(
     sizes: &mut SizeSums,
     deadline: Instant,
     view_detail: pb::ViewDetail,
+    ids_only: bool,
 ) -> bool {
     live.rpcs.fetch_add(1, Ordering::Relaxed);
     let created = match client
@@ -207,6 +212,7 @@ async fn play_one(
             let request = pb::ListLegalActionsRequest {
                 match_id: created.match_id.clone(),
                 seat_token: token.clone(),
+                ids_only,
             };
             sizes.legal += 1;
             sizes.legal_request += prost::Message::encoded_len(&request) as u64;

@@ -102,6 +102,10 @@ struct RunArgs {
     /// as a client that redraws the board after each action gets.
     #[arg(long)]
     summary_views: bool,
+    /// Ask ListLegalActions for ids only (`ids_only`), as a bot that picks
+    /// by id would; the default lists every action's notation too.
+    #[arg(long)]
+    ids_only: bool,
     /// Skip the echo baseline.
     #[arg(long)]
     no_baseline: bool,
@@ -120,6 +124,7 @@ struct Report {
     players: usize,
     connections: usize,
     summary_views: bool,
+    ids_only: bool,
     server_args: Vec<String>,
     games: Vec<GameReport>,
 }
@@ -281,6 +286,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
         players: args.players,
         connections: args.connections,
         summary_views: args.summary_views,
+        ids_only: args.ids_only,
         server_args: args.server_args.clone(),
         games: Vec::new(),
     };
@@ -293,6 +299,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
             duration,
             seed: args.seed,
             summary_views: args.summary_views,
+            ids_only: args.ids_only,
         };
         let mut engine = measure(
             &format!("engine-host {}", game.name),

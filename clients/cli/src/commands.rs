@@ -186,6 +186,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 .list_legal_actions(pb::ListLegalActionsRequest {
                     match_id,
                     seat_token: token,
+                    ids_only: false,
                 })
                 .await?
                 .into_inner();
@@ -493,6 +494,7 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
             .list_legal_actions(pb::ListLegalActionsRequest {
                 match_id: match_id.clone(),
                 seat_token: token.clone(),
+                ids_only: false,
             })
             .await?
             .into_inner();

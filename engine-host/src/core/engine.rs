@@ -1,9 +1,14 @@
 //! The engine: plugins, matches and storage behind one synchronous API. It
-//! knows nothing of gRPC; the adapter in `grpc` calls it from a blocking pool.
+//! knows nothing of gRPC. The adapter in `grpc` calls it from a blocking
+//! pool, or, for the hot calls, first tries the `try_*` forms, which never
+//! wait for a lock or the disk and so may run on an async worker (see
+//! [`super::inline`]).
 
 use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
+use std::time::Duration;
 
 use tabletop_sdk::{ActionId, DynGame, Manifest, Viewer};
 use tokio::sync::broadcast;
@@ -13,9 +18,10 @@ use super::game_match::{
     Lifecycle, Match, MatchEvent, MatchSetup, MatchView, OnTimeout, Seat, Submitted, TimeControl,
     ViewDetail, now_ms,
 };
-use super::legal::CachedMatches;
+use super::inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
+use super::legal::{CachedMatches, LegalDetail};
 use super::record::Record;
-use super::store::{Store, StoredMatch};
+use super::store::{Commit, Store, StoredMatch};
 use super::tokens::{hash_token, hashes_equal, new_token};
 use crate::plugin::Plugin;
 use crate::plugin::registry::{AddError, Added, Registry};
@@ -152,7 +158,13 @@ pub struct Engine {
     clocked: Mutex<std::collections::BTreeSet<String>>,
     /// Matches that keep their legal-action lists.
     kept_legal: CachedMatches,
+    /// Calls running on their caller's thread, and which plugins may.
+    inline: Arc<InlineCalls>,
 }
+
+/// An accepted action: the submitter's view, and whether the action is held
+/// for a simultaneous turn.
+pub type Submission = (MatchView, bool);
 
 /// How many matches keep their legal-action lists at once (see
 /// [`super::legal`]): a few KiB each at most, so a few tens of MiB in all,
@@ -202,7 +214,16 @@ impl Engine {
             cache_dir,
             clocked: Mutex::new(std::collections::BTreeSet::new()),
             kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
+            inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
         }
+    }
+
+    /// How long a plugin call may run on its caller's thread before that
+    /// plugin's calls move to the blocking pool; `None`: no call from a
+    /// `try_*` method runs at all (each answers "not now").
+    pub fn with_inline_limit(mut self, limit: Option<Duration>) -> Engine {
+        self.inline = Arc::new(InlineCalls::new(limit));
+        self
     }
 
     /// The plugin registry.
@@ -356,7 +377,11 @@ impl Engine {
     }
 
     /// Makes a match live (and watched by the clock if it has one).
-    fn install(&self, m: Match) {
+    fn install(&self, mut m: Match) {
+        m.inline_trust = Some(
+            self.inline
+                .trust_for(&m.setup.game, &m.setup.plugin_version),
+        );
         let id = m.setup.match_id.clone();
         if m.has_running_clock() {
             self.clocked
@@ -391,28 +416,31 @@ impl Engine {
                 continue;
             };
             let mut m = lock(&slot);
-            match self.expire_locked(&mut m) {
-                Ok(true) => ended += 1,
-                Ok(false) => {}
-                Err(e) => tracing::error!(match_id = %id, error = %e, "clock expiry failed"),
-            }
+            let mut commit = Commit::done();
+            let expired = self.expire_locked(&mut m, &mut commit);
             if !m.has_running_clock() {
                 self.clocked
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .remove(&id);
             }
+            drop(m);
+            match expired.and_then(|expired| commit.wait().map(|()| expired)) {
+                Ok(true) => ended += 1,
+                Ok(false) => {}
+                Err(e) => tracing::error!(match_id = %id, error = %e, "clock expiry failed"),
+            }
         }
         ended
     }
 
-    /// Ends `m` if its clock ran out, and stores the timeout.
-    fn expire_locked(&self, m: &mut Match) -> HostResult<bool> {
+    /// Ends `m` if its clock ran out, and queues the timeout's write.
+    fn expire_locked(&self, m: &mut Match, commit: &mut Commit) -> HostResult<bool> {
         let before = m.version();
         let expired = m.expire_clock(now_ms())?;
         if expired {
             tracing::info!(match_id = %m.setup.match_id, "a clock ran out");
-            self.persist(m, before)?;
+            commit.add(self.persist(m, before)?);
         }
         Ok(expired)
     }
@@ -574,8 +602,9 @@ impl Engine {
         })
     }
 
-    /// Persists what changed in `m` since `version_before`.
-    fn persist(&self, m: &Match, version_before: u64) -> HostResult<()> {
+    /// Queues the write of what changed in `m` since `version_before`; the
+    /// caller waits for the commit once it has released the match's lock.
+    fn persist(&self, m: &Match, version_before: u64) -> HostResult<Commit> {
         let pending: Vec<(u32, u64, i64)> = m
             .pending
             .iter()
@@ -617,16 +646,82 @@ impl Engine {
     /// The legal actions of the token's seat. The match then keeps every
     /// mover's list for this and later versions, so that
     /// [`Engine::kept_legal_actions`] can answer the next ask.
-    pub fn legal_actions(&self, match_id: &str, token: &str) -> HostResult<LegalActions> {
+    pub fn legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+        detail: LegalDetail,
+    ) -> HostResult<LegalActions> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
+        self.legal_actions_locked(&mut m, token, detail)
+    }
+
+    /// [`Engine::legal_actions`] without waiting: `None` when the match is
+    /// busy or its plugin may not run on this thread (then call
+    /// [`Engine::legal_actions`] off the async workers).
+    pub fn try_legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+        detail: LegalDetail,
+    ) -> Option<HostResult<LegalActions>> {
+        self.try_inline(match_id, |m| self.legal_actions_locked(m, token, detail))
+    }
+
+    fn legal_actions_locked(
+        &self,
+        m: &mut Match,
+        token: &str,
+        detail: LegalDetail,
+    ) -> HostResult<LegalActions> {
         let seat = m.seat_of(token)?;
         let was_kept = m.keeps_legal_actions();
-        let actions = m.legal_actions(seat)?;
+        let actions = m.legal_actions(seat, detail)?;
         if !was_kept && m.keeps_legal_actions() {
-            self.admit_kept_legal(&mut m);
+            self.admit_kept_legal(m);
         }
         Ok((m.version(), seat, actions))
+    }
+
+    /// The view for a token without waiting: `None` when the match is busy
+    /// or its plugin may not run on this thread (then call [`Engine::view`]
+    /// off the async workers).
+    pub fn try_view(&self, match_id: &str, token: &str) -> Option<HostResult<MatchView>> {
+        self.try_inline(match_id, |m| {
+            let viewer = m.viewer_of(token)?;
+            m.view(viewer)
+        })
+    }
+
+    /// Runs `call` on the match under its lock, on this thread, if that
+    /// needs no waiting: the lock is free and the match's plugin may run
+    /// inline (see [`super::inline`]). `None` otherwise. A panic in host
+    /// code becomes an internal error, as it would on the blocking pool.
+    fn try_inline<T>(
+        &self,
+        match_id: &str,
+        call: impl FnOnce(&mut Match) -> HostResult<T>,
+    ) -> Option<HostResult<T>> {
+        let slot = match self.slot(match_id) {
+            Ok(slot) => slot,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut m = match slot.try_lock() {
+            Ok(m) => m,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // Busy: perhaps inside a plugin call that never returns.
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        let trust = m.inline_trust.clone()?;
+        let _running = self.inline.begin(&trust)?;
+        Some(
+            catch_unwind(AssertUnwindSafe(|| call(&mut m))).unwrap_or_else(|_| {
+                Err(HostError::Internal(
+                    "the host failed while serving the call".into(),
+                ))
+            }),
+        )
     }
 
     /// The legal actions of the token's seat if they can be answered without
@@ -637,6 +732,7 @@ impl Engine {
         &self,
         match_id: &str,
         token: &str,
+        detail: LegalDetail,
     ) -> Option<HostResult<LegalActions>> {
         let slot = match self.slot(match_id) {
             Ok(slot) => slot,
@@ -652,7 +748,7 @@ impl Engine {
             Ok(seat) => seat,
             Err(e) => return Some(Err(e)),
         };
-        let actions = m.kept_legal_actions(seat)?;
+        let actions = m.kept_legal_actions(seat, detail)?;
         Some(Ok((m.version(), seat, actions)))
     }
 
@@ -695,20 +791,58 @@ impl Engine {
         &self,
         match_id: &str,
         token: &str,
-        action: ActionRef,
+        action: &ActionRef,
         expected_version: Option<u64>,
         detail: ViewDetail,
-    ) -> HostResult<(MatchView, bool)> {
+    ) -> HostResult<Submission> {
         let slot = self.slot(match_id)?;
+        let mut commit = Commit::done();
         let mut m = lock(&slot);
+        let answer =
+            self.submit_locked(&mut m, token, action, expected_version, detail, &mut commit);
+        drop(m);
+        commit.wait()?;
+        answer
+    }
+
+    /// [`Engine::submit`] without waiting for a lock or the disk: `None` when
+    /// the match is busy or its plugin may not run on this thread (then call
+    /// [`Engine::submit`] off the async workers). Otherwise the answer, and
+    /// the commit to wait for before acknowledging it: the action is in the
+    /// match, and its write queued in order, but it is durable only then.
+    pub fn try_submit(
+        &self,
+        match_id: &str,
+        token: &str,
+        action: &ActionRef,
+        expected_version: Option<u64>,
+        detail: ViewDetail,
+    ) -> Option<(HostResult<Submission>, Commit)> {
+        let mut commit = Commit::done();
+        let answer = self.try_inline(match_id, |m| {
+            self.submit_locked(m, token, action, expected_version, detail, &mut commit)
+        })?;
+        Some((answer, commit))
+    }
+
+    /// Submits under the match's lock; every write is queued on `commit`.
+    fn submit_locked(
+        &self,
+        m: &mut Match,
+        token: &str,
+        action: &ActionRef,
+        expected_version: Option<u64>,
+        detail: ViewDetail,
+        commit: &mut Commit,
+    ) -> HostResult<Submission> {
         let seat = m.seat_of(token)?;
-        if self.expire_locked(&mut m)? {
+        if self.expire_locked(m, commit)? {
             return Err(HostError::FailedPrecondition(
                 "the match is over: a clock ran out".into(),
             ));
         }
         let id = match action {
-            ActionRef::Id(id) => id,
+            ActionRef::Id(id) => *id,
             ActionRef::Notation(text) => {
                 if let Some(expected) = expected_version
                     && expected != m.version()
@@ -718,15 +852,15 @@ impl Engine {
                         m.version()
                     )));
                 }
-                if let Some(steps) = m.expand_notation(seat, &text)? {
-                    return self.submit_sequence(&mut m, seat, &text, &steps, expected_version);
+                if let Some(steps) = m.expand_notation(seat, text)? {
+                    return self.submit_sequence(m, seat, text, &steps, expected_version, commit);
                 }
-                m.parse_action(seat, &text)?
+                m.parse_action(seat, text)?
             }
         };
         let before = m.version();
         let submitted = m.submit(seat, id, expected_version)?;
-        self.persist(&m, before)?;
+        commit.add(self.persist(m, before)?);
         m.refresh_kept_legal_actions();
         let view = m.view_with(Viewer::Seat(seat), detail)?;
         Ok((view, submitted == Submitted::Pending))
@@ -742,14 +876,15 @@ impl Engine {
         text: &str,
         steps: &[String],
         expected_version: Option<u64>,
-    ) -> HostResult<(MatchView, bool)> {
+        commit: &mut Commit,
+    ) -> HostResult<Submission> {
         let before = m.version();
         let result = m.submit_sequence(seat, text, steps, expected_version);
         // Steps are checked before any is applied, so a refusal normally
         // changes nothing; should a plugin fault stop the sequence part way,
         // the store still gets what the match now holds.
         if m.version() > before {
-            self.persist(m, before)?;
+            commit.add(self.persist(m, before)?);
             m.refresh_kept_legal_actions();
         }
         result?;
@@ -763,8 +898,11 @@ impl Engine {
         let seat = m.seat_of(token)?;
         let before = m.version();
         m.resign(seat)?;
-        self.persist(&m, before)?;
-        m.view(Viewer::Seat(seat))
+        let commit = self.persist(&m, before)?;
+        let view = m.view(Viewer::Seat(seat));
+        drop(m);
+        commit.wait()?;
+        view
     }
 
     /// Lists matches, oldest first.

@@ -14,7 +14,8 @@ use tabletop_sdk::{
 use tokio::sync::broadcast;
 
 use super::error::{HostError, HostResult};
-use super::legal::LegalLists;
+use super::inline::Trust;
+use super::legal::{LegalDetail, LegalLists};
 use super::tokens::{hash_token, hashes_equal};
 
 /// Where a match is in its life.
@@ -341,6 +342,9 @@ pub struct Match {
     clocks: Option<Clocks>,
     /// The movers' legal actions, kept once asked for (see [`super::legal`]).
     legal: Option<LegalLists>,
+    /// Whether its plugin's calls may run on the caller's thread (see
+    /// [`super::inline`]); set when the engine makes the match live.
+    pub(crate) inline_trust: Option<Arc<Trust>>,
 }
 
 impl std::fmt::Debug for Match {
@@ -421,6 +425,7 @@ impl Match {
             scratch: Vec::new(),
             clocks,
             legal: None,
+            inline_trust: None,
         })
     }
 
@@ -793,26 +798,50 @@ impl Match {
         })
     }
 
-    /// The legal actions of `seat` with their notation, answered without
-    /// calling the plugin: `None` when that would need the plugin (no lists
-    /// kept for this version).
-    pub fn kept_legal_actions(&self, seat: Player) -> Option<Vec<(ActionId, String)>> {
+    /// The legal actions of `seat` (with their notation, unless `detail`
+    /// says ids only), answered without calling the plugin: `None` when that
+    /// would need the plugin (no lists kept for this version, or their
+    /// notation not written yet).
+    pub fn kept_legal_actions(
+        &self,
+        seat: Player,
+        detail: LegalDetail,
+    ) -> Option<Vec<(ActionId, String)>> {
         if self.lifecycle != Lifecycle::Running || self.pending.contains_key(&seat) {
             return Some(Vec::new());
         }
         let kept = self.legal.as_ref()?;
-        (kept.version() == self.version()).then(|| kept.for_seat(seat))
+        if kept.version() != self.version() {
+            return None;
+        }
+        kept.for_seat(seat, detail)
     }
 
-    /// The legal actions of `seat` with their notation. Lists every mover's
-    /// actions and keeps them for this version, so the other movers' asks
-    /// (and this seat's next) need no plugin call.
-    pub fn legal_actions(&mut self, seat: Player) -> HostResult<Vec<(ActionId, String)>> {
-        if let Some(list) = self.kept_legal_actions(seat) {
+    /// The legal actions of `seat` (with their notation, unless `detail`
+    /// says ids only). Lists every mover's actions and keeps them for this
+    /// version, so the other movers' asks (and this seat's next) need no
+    /// plugin call.
+    pub fn legal_actions(
+        &mut self,
+        seat: Player,
+        detail: LegalDetail,
+    ) -> HostResult<Vec<(ActionId, String)>> {
+        if let Some(list) = self.kept_legal_actions(seat, detail) {
             return Ok(list);
         }
-        self.keep_legal_actions()?;
-        Ok(self.kept_legal_actions(seat).unwrap_or_default())
+        let current = self
+            .legal
+            .as_ref()
+            .is_some_and(|kept| kept.version() == self.version());
+        if !current {
+            self.keep_legal_actions()?;
+        }
+        if detail == LegalDetail::Full
+            && let Some(kept) = self.legal.as_mut()
+        {
+            kept.write_notation(&*self.state, seat)?;
+        }
+        Ok(self.kept_legal_actions(seat, detail).unwrap_or_default())
     }
 
     /// Whether the match keeps legal-action lists (of any version).
@@ -1636,7 +1665,7 @@ mod tests {
         let mut m = lanza_match(now_ms());
         assert_eq!(m.movers().unwrap().len(), 3);
         for seat in [1, 2] {
-            let action = m.legal_actions(seat).unwrap()[0].0;
+            let action = m.legal_actions(seat, LegalDetail::IdsOnly).unwrap()[0].0;
             assert_eq!(m.submit(seat, action, None).unwrap(), Submitted::Pending);
         }
         let version = m.version();
@@ -1726,7 +1755,12 @@ mod tests {
         m.setup.time_control = None;
         m.clocks = None;
         assert!(!m.keeps_legal_actions(), "nobody asked yet");
-        assert_eq!(m.kept_legal_actions(0), None);
+        assert_eq!(m.kept_legal_actions(0, LegalDetail::IdsOnly), None);
+        let ids_of = |list: Vec<(ActionId, String)>| -> Vec<(ActionId, String)> {
+            list.into_iter()
+                .map(|(id, _)| (id, String::new()))
+                .collect()
+        };
         let mut pick = 0x9e37_79b9_u64;
         let mut asked = false;
         for _ in 0..400 {
@@ -1734,21 +1768,34 @@ mod tests {
                 break;
             }
             for seat in 0..3 {
+                let fresh = listed_fresh(&m, seat);
                 if asked {
-                    // Kept through the last submit: answered without the plugin.
+                    // Kept through the last submit: the ids are answered
+                    // without the plugin; notation only once written.
                     assert_eq!(
-                        m.kept_legal_actions(seat),
-                        Some(listed_fresh(&m, seat)),
+                        m.kept_legal_actions(seat, LegalDetail::IdsOnly),
+                        Some(ids_of(fresh.clone())),
                         "seat {seat} at version {}",
                         m.version()
                     );
+                    let full = m.kept_legal_actions(seat, LegalDetail::Full);
+                    assert!(full.is_none() || full == Some(fresh.clone()));
                 }
-                assert_eq!(m.legal_actions(seat).unwrap(), listed_fresh(&m, seat));
+                assert_eq!(
+                    m.legal_actions(seat, LegalDetail::IdsOnly).unwrap(),
+                    ids_of(fresh.clone())
+                );
+                assert_eq!(m.legal_actions(seat, LegalDetail::Full).unwrap(), fresh);
+                assert_eq!(
+                    m.kept_legal_actions(seat, LegalDetail::Full),
+                    Some(fresh),
+                    "notation written once is kept for the version"
+                );
             }
             asked = true;
             let movers: Vec<Player> = m.movers().unwrap().iter().collect();
             for seat in movers {
-                let list = m.legal_actions(seat).unwrap();
+                let list = m.legal_actions(seat, LegalDetail::IdsOnly).unwrap();
                 if list.is_empty() {
                     continue;
                 }
@@ -1761,13 +1808,16 @@ mod tests {
                 // A seat that has acted in a simultaneous turn has nothing
                 // left to do until the turn resolves.
                 if m.pending.contains_key(&seat) {
-                    assert_eq!(m.kept_legal_actions(seat), Some(Vec::new()));
+                    assert_eq!(
+                        m.kept_legal_actions(seat, LegalDetail::Full),
+                        Some(Vec::new())
+                    );
                 }
             }
         }
         assert_eq!(m.lifecycle, Lifecycle::Finished, "the match was played out");
         m.refresh_kept_legal_actions();
         assert!(!m.keeps_legal_actions(), "a finished match keeps nothing");
-        assert_eq!(m.kept_legal_actions(0), Some(Vec::new()));
+        assert_eq!(m.kept_legal_actions(0, LegalDetail::Full), Some(Vec::new()));
     }
 }

@@ -1,13 +1,15 @@
 //! Legal-action lists kept between calls.
 //!
 //! A bot asks for its legal actions after every move. Computing them means
-//! calling the plugin (the list, then one notation per action), and every
-//! plugin call leaves the async workers for the blocking pool: a hop that
-//! costs more than serving the request itself. So a match that has been asked
-//! for its legal actions keeps the lists of every seat to move, for the
-//! current version only, and refreshes them while it applies the next action
-//! (already on the pool). The next ask is answered from host memory on the
-//! async worker, with no plugin call.
+//! calling the plugin (the list, then one notation per action). So a match
+//! that has been asked for its legal actions keeps the lists of every seat
+//! to move, for the current version only, and refreshes them while it
+//! applies the next action (under the lock it holds anyway). The next ask is
+//! answered from host memory, with no plugin call and no wait for the lock.
+//!
+//! Notation is written only when someone asks for it: a bot that picks by id
+//! ([`LegalDetail::IdsOnly`]) costs one plugin call per mover and move, and
+//! the first ask with notation writes the seat's whole list once.
 //!
 //! The lists take memory (a few hundred bytes to a few KiB per match), so
 //! only a bounded number of matches keep them: [`CachedMatches`] admits
@@ -21,29 +23,75 @@ use tabletop_sdk::{ActionId, DynState, Player};
 
 use super::error::HostResult;
 
-/// One seat's legal actions, packed: the ids, and every notation in one
-/// string cut at `ends`.
+/// How much of each legal action a list carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LegalDetail {
+    /// Ids and notation.
+    #[default]
+    Full,
+    /// Ids only; every notation is left empty.
+    IdsOnly,
+}
+
+/// Every notation of a seat's list, packed in one string cut at `ends`.
+#[derive(Debug)]
+struct Notation {
+    text: Box<str>,
+    ends: Box<[u32]>,
+}
+
+/// One seat's legal actions: the ids, and their notation once asked for.
 #[derive(Debug)]
 struct SeatList {
     seat: Player,
     ids: Box<[ActionId]>,
-    notation: Box<str>,
-    ends: Box<[u32]>,
+    notation: Option<Notation>,
 }
 
 impl SeatList {
-    fn unpack(&self) -> Vec<(ActionId, String)> {
+    /// The (id, notation) pairs; `None` when notation is asked for but not
+    /// written yet.
+    fn unpack(&self, detail: LegalDetail) -> Option<Vec<(ActionId, String)>> {
+        let notation = match (detail, &self.notation) {
+            (LegalDetail::IdsOnly, _) => {
+                return Some(self.ids.iter().map(|&id| (id, String::new())).collect());
+            }
+            (LegalDetail::Full, None) => return None,
+            (LegalDetail::Full, Some(notation)) => notation,
+        };
         let mut start = 0;
-        self.ids
-            .iter()
-            .zip(self.ends.iter())
-            .map(|(&id, &end)| {
-                let end = end as usize;
-                let text = self.notation[start..end].to_owned();
-                start = end;
-                (id, text)
-            })
-            .collect()
+        Some(
+            self.ids
+                .iter()
+                .zip(notation.ends.iter())
+                .map(|(&id, &end)| {
+                    let end = end as usize;
+                    let text = notation.text[start..end].to_owned();
+                    start = end;
+                    (id, text)
+                })
+                .collect(),
+        )
+    }
+
+    fn write_notation(&mut self, state: &dyn DynState) -> HostResult<()> {
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(self.ids.len());
+        for &id in self.ids.iter() {
+            text.push_str(&state.action_to_string(self.seat, id)?);
+            // A notation string longer than 4 GiB in total is not a list
+            // anyone can be sent; refuse rather than wrap.
+            ends.push(u32::try_from(text.len()).map_err(|_| {
+                super::error::HostError::Internal(
+                    "the legal actions' notation exceeds 4 GiB".into(),
+                )
+            })?);
+        }
+        self.notation = Some(Notation {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        });
+        Ok(())
     }
 }
 
@@ -55,8 +103,9 @@ pub struct LegalLists {
 }
 
 impl LegalLists {
-    /// Lists the legal actions of each of `seats` in `state` (the match at
-    /// `version`), with their notation. `scratch` is reused for the ids.
+    /// Lists the legal action ids of each of `seats` in `state` (the match
+    /// at `version`); notation comes later, if asked for
+    /// ([`LegalLists::write_notation`]). `scratch` is reused for the ids.
     pub fn compute(
         state: &dyn DynState,
         version: u64,
@@ -66,26 +115,22 @@ impl LegalLists {
         let mut seats = Vec::new();
         for seat in seats_to_list {
             state.legal_actions(seat, scratch)?;
-            let mut notation = String::new();
-            let mut ends = Vec::with_capacity(scratch.len());
-            for &id in scratch.iter() {
-                notation.push_str(&state.action_to_string(seat, id)?);
-                // A notation string longer than 4 GiB in total is not a list
-                // anyone can be sent; refuse rather than wrap.
-                ends.push(u32::try_from(notation.len()).map_err(|_| {
-                    super::error::HostError::Internal(
-                        "the legal actions' notation exceeds 4 GiB".into(),
-                    )
-                })?);
-            }
             seats.push(SeatList {
                 seat,
                 ids: scratch.as_slice().into(),
-                notation: notation.into_boxed_str(),
-                ends: ends.into_boxed_slice(),
+                notation: None,
             });
         }
         Ok(LegalLists { version, seats })
+    }
+
+    /// Writes the notation of `seat`'s list (a no-op when it is written, or
+    /// the seat has no list). `state` is the match at this version.
+    pub fn write_notation(&mut self, state: &dyn DynState, seat: Player) -> HostResult<()> {
+        match self.seats.iter_mut().find(|s| s.seat == seat) {
+            Some(list) if list.notation.is_none() => list.write_notation(state),
+            _ => Ok(()),
+        }
     }
 
     /// The match version these lists belong to.
@@ -93,14 +138,14 @@ impl LegalLists {
         self.version
     }
 
-    /// `seat`'s list as (id, notation) pairs; empty when the seat is not to
-    /// move at this version.
-    pub fn for_seat(&self, seat: Player) -> Vec<(ActionId, String)> {
-        self.seats
-            .iter()
-            .find(|s| s.seat == seat)
-            .map(SeatList::unpack)
-            .unwrap_or_default()
+    /// `seat`'s list as (id, notation) pairs (empty when the seat is not
+    /// to move at this version); `None` when `detail` asks for notation
+    /// that is not written yet.
+    pub fn for_seat(&self, seat: Player, detail: LegalDetail) -> Option<Vec<(ActionId, String)>> {
+        match self.seats.iter().find(|s| s.seat == seat) {
+            Some(list) => list.unpack(detail),
+            None => Some(Vec::new()),
+        }
     }
 }
 
@@ -166,21 +211,36 @@ mod tests {
 
     #[test]
     fn a_packed_list_unpacks_to_the_pairs_it_was_built_from() {
-        let list = SeatList {
+        let mut list = SeatList {
             seat: 1,
             ids: vec![7, 9, 11].into(),
-            notation: "a1b2c33".into(),
-            ends: vec![2, 4, 7].into(),
+            notation: None,
         };
+        assert_eq!(list.unpack(LegalDetail::Full), None, "no notation yet");
         assert_eq!(
-            list.unpack(),
-            vec![(7, "a1".into()), (9, "b2".into()), (11, "c33".into())]
+            list.unpack(LegalDetail::IdsOnly),
+            Some(vec![
+                (7, String::new()),
+                (9, String::new()),
+                (11, String::new())
+            ])
+        );
+        list.notation = Some(Notation {
+            text: "a1b2c33".into(),
+            ends: vec![2, 4, 7].into(),
+        });
+        assert_eq!(
+            list.unpack(LegalDetail::Full),
+            Some(vec![(7, "a1".into()), (9, "b2".into()), (11, "c33".into())])
         );
         let lists = LegalLists {
             version: 3,
             seats: vec![list],
         };
-        assert_eq!(lists.for_seat(1).len(), 3);
-        assert!(lists.for_seat(0).is_empty());
+        assert_eq!(
+            lists.for_seat(1, LegalDetail::Full).map(|l| l.len()),
+            Some(3)
+        );
+        assert_eq!(lists.for_seat(0, LegalDetail::Full), Some(Vec::new()));
     }
 }

@@ -3,6 +3,7 @@
 pub mod engine;
 pub mod error;
 pub mod game_match;
+pub mod inline;
 pub mod legal;
 pub mod record;
 pub mod store;

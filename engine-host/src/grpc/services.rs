@@ -1,7 +1,11 @@
-//! The gRPC services: validate the request, call the core off the async
-//! workers (plugins may be slow or stuck), convert the answer. The one call
-//! answered on the async worker is a legal-actions ask the core can serve
-//! from kept lists without the plugin or a wait (`Engine::kept_legal_actions`).
+//! The gRPC services: validate the request, call the core, convert the
+//! answer. Core calls run off the async workers, on the blocking pool with a
+//! deadline (plugins may be slow or stuck), except the hot ones the core can
+//! serve without waiting: a legal-actions ask answered from kept lists
+//! (`Engine::kept_legal_actions`), and a submit, legal-actions ask or view
+//! whose match is free and whose plugin has never overrun the inline limit
+//! (`Engine::try_submit` and friends, `core::inline`). The hop to the pool
+//! and back was the largest part of the server's CPU per action.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -22,6 +26,7 @@ use super::status::to_status;
 use crate::core::engine::{ActionRef, Engine, NewMatch};
 use crate::core::error::{HostError, HostResult};
 use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
+use crate::core::legal::LegalDetail;
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -152,9 +157,13 @@ impl Matches for Api {
         request: Request<pb::GetViewRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
         let r = request.into_inner();
-        let view = self
-            .call(move |e| e.view(&r.match_id, &r.seat_token))
-            .await?;
+        let view = match self.engine.try_view(&r.match_id, &r.seat_token) {
+            Some(view) => view.map_err(to_status)?,
+            None => {
+                self.call(move |e| e.view(&r.match_id, &r.seat_token))
+                    .await?
+            }
+        };
         Ok(Response::new(convert::view(&view)))
     }
 
@@ -165,14 +174,25 @@ impl Matches for Api {
         let r = request.into_inner();
         // Kept lists are answered here on the worker: no plugin call, so no
         // hop to the blocking pool (the hop costs more than the answer).
-        let (version, seat, actions) =
-            match self.engine.kept_legal_actions(&r.match_id, &r.seat_token) {
-                Some(answer) => answer.map_err(to_status)?,
-                None => {
-                    self.call(move |e| e.legal_actions(&r.match_id, &r.seat_token))
-                        .await?
-                }
-            };
+        let detail = if r.ids_only {
+            LegalDetail::IdsOnly
+        } else {
+            LegalDetail::Full
+        };
+        let answered = self
+            .engine
+            .kept_legal_actions(&r.match_id, &r.seat_token, detail)
+            .or_else(|| {
+                self.engine
+                    .try_legal_actions(&r.match_id, &r.seat_token, detail)
+            });
+        let (version, seat, actions) = match answered {
+            Some(answer) => answer.map_err(to_status)?,
+            None => {
+                self.call(move |e| e.legal_actions(&r.match_id, &r.seat_token, detail))
+                    .await?
+            }
+        };
         Ok(Response::new(pb::ListLegalActionsResponse {
             version,
             seat,
@@ -198,17 +218,33 @@ impl Matches for Api {
             }
         };
         let detail = view_detail(r.view_detail)?;
-        let (view, pending) = self
-            .call(move |e| {
-                e.submit(
-                    &r.match_id,
-                    &r.seat_token,
-                    action,
-                    r.expected_version,
-                    detail,
-                )
-            })
-            .await?;
+        let inline = self.engine.try_submit(
+            &r.match_id,
+            &r.seat_token,
+            &action,
+            r.expected_version,
+            detail,
+        );
+        let (view, pending) = match inline {
+            Some((answer, commit)) => {
+                // Acknowledged only once durable; the match is already
+                // unlocked, so its next action need not wait for this fsync.
+                commit.durable().await.map_err(to_status)?;
+                answer.map_err(to_status)?
+            }
+            None => {
+                self.call(move |e| {
+                    e.submit(
+                        &r.match_id,
+                        &r.seat_token,
+                        &action,
+                        r.expected_version,
+                        detail,
+                    )
+                })
+                .await?
+            }
+        };
         Ok(Response::new(pb::SubmitActionResponse {
             view: Some(convert::view(&view)),
             pending,

@@ -1,7 +1,9 @@
 //! `counter`, a test-fixture game for the end-to-end tests: two or more
 //! players take turns saying "tick" (or "pass") until `length` actions have
 //! been made. Seat 0 wins if the number of ticks is even, seat 1 otherwise;
-//! others share the last place. No chance, nothing hidden.
+//! others share the last place. No chance, nothing hidden. With `think_ms`
+//! every action takes that long to apply: a slow plugin, for the tests of
+//! what the host does when a plugin call runs long.
 //!
 //! The plugin version comes from `FIXTURE_VERSION` at compile time (default
 //! 1.0.0), so a test can build two versions of the same game from one crate.
@@ -24,6 +26,7 @@ pub struct State {
     length: u32,
     made: u32,
     ticks: u32,
+    think_ms: u32,
 }
 
 const TICK: ActionId = 0;
@@ -44,13 +47,16 @@ impl Game for Counter {
             version: Counter::version().into(),
             min_players: 2,
             max_players: 4,
-            options: vec![OptionSpec::int(
-                "length",
-                1,
-                100_000,
-                20,
-                "Actions until the end.",
-            )],
+            options: vec![
+                OptionSpec::int("length", 1, 100_000, 20, "Actions until the end."),
+                OptionSpec::int(
+                    "think_ms",
+                    0,
+                    60_000,
+                    0,
+                    "How long each action takes to apply (a slow plugin).",
+                ),
+            ],
             rules_summary: format!("Say tick or pass (fixture version {}).", Counter::version()),
             simultaneous: false,
             hidden_information: false,
@@ -65,6 +71,7 @@ impl Game for Counter {
             length: setup.options.int("length") as u32,
             made: 0,
             ticks: 0,
+            think_ms: setup.options.int("think_ms") as u32,
         })
     }
 
@@ -87,6 +94,7 @@ impl Game for Counter {
             length,
             made,
             ticks,
+            think_ms: setup.options.int("think_ms") as u32,
         })
     }
 
@@ -135,6 +143,7 @@ impl Game for Counter {
             PASS => {}
             other => return Err(GameError::illegal(format!("no action {other}"))),
         }
+        std::thread::sleep(std::time::Duration::from_millis(state.think_ms.into()));
         state.made += 1;
         Ok(())
     }

@@ -110,12 +110,14 @@ class GetViewRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class ListLegalActionsRequest(_message.Message):
-    __slots__ = ("match_id", "seat_token")
+    __slots__ = ("match_id", "seat_token", "ids_only")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    IDS_ONLY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat_token: str
-    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    ids_only: bool
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., ids_only: _Optional[bool] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "notation")
