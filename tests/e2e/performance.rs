@@ -200,6 +200,43 @@ async fn issue9_kept_legal_actions_answer_exactly_like_a_fresh_listing() {
     assert!(rounds >= 2, "at least two rounds were compared");
 }
 
+/// A tournament runner creating matches by the thousand can ask for a
+/// summary view in CreateMatch, as in SubmitAction; the default is full.
+#[tokio::test]
+async fn issue9_create_match_answers_with_the_view_detail_asked_for() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    for detail in [pb::ViewDetail::Summary, pb::ViewDetail::Unspecified] {
+        let created = matches
+            .create_match(pb::CreateMatchRequest {
+                game: "lanza".into(),
+                players: 2,
+                seed: Some(4),
+                view_detail: detail as i32,
+                ..Default::default()
+            })
+            .await
+            .expect("create")
+            .into_inner();
+        let view = created.view.expect("a view");
+        assert_eq!(created.seats.len(), 2);
+        assert!(!view.to_move.is_empty(), "{detail:?}");
+        let summary = detail == pb::ViewDetail::Summary;
+        assert_eq!(view.view_json.is_empty(), summary, "{detail:?}");
+        assert_eq!(view.text.is_empty(), summary, "{detail:?}");
+    }
+    let refused = matches
+        .create_match(pb::CreateMatchRequest {
+            game: "lanza".into(),
+            players: 2,
+            view_detail: 42,
+            ..Default::default()
+        })
+        .await
+        .expect_err("an unknown detail is refused");
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+}
+
 /// A bot that picks by id asks for `ids_only`: the same ids as a full
 /// listing, in the same order, with every notation left empty; a full
 /// listing of the same version afterwards still carries the notation.

@@ -174,6 +174,7 @@ async fn play_one(
             game: game.to_string(),
             players: seats,
             seed: Some(rng.random()),
+            view_detail: view_detail as i32,
             ..Default::default()
         })
         .await

@@ -138,6 +138,7 @@ pub async fn run(cli: Cli) -> CliResult {
                 start_position: position,
                 open_seats,
                 time_control,
+                view_detail: pb::ViewDetail::Full as i32,
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)

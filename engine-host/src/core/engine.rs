@@ -57,6 +57,8 @@ pub struct NewMatch {
     pub open_seats: Vec<u32>,
     /// A clock, if any.
     pub time_control: Option<TimeControl>,
+    /// How much of the match the answer's spectator view carries.
+    pub view_detail: ViewDetail,
 }
 
 /// A created match.
@@ -160,6 +162,17 @@ pub struct Engine {
     kept_legal: CachedMatches,
     /// Calls running on their caller's thread, and which plugins may.
     inline: Arc<InlineCalls>,
+}
+
+/// What [`Engine::try_create_match`] did.
+#[derive(Debug)]
+pub enum TryCreate {
+    /// It ran on this thread: the answer, and the commit to wait for before
+    /// acknowledging it (if that fails, [`Engine::discard`] the match).
+    Ran(HostResult<Created>, Commit),
+    /// The game's plugin may not run here: the request back, to create with
+    /// [`Engine::create_match`] off the async workers.
+    Declined(NewMatch),
 }
 
 /// An accepted action: the submitter's view, and whether the action is held
@@ -520,8 +533,56 @@ impl Engine {
         Err(HostError::NotFound(format!("no match `{match_id}`")))
     }
 
-    /// Creates a match.
+    /// Creates a match; stored before this returns.
     pub fn create_match(&self, request: NewMatch) -> HostResult<Created> {
+        let (created, commit) = self.create_match_queued(request)?;
+        if let Err(e) = commit.wait() {
+            self.discard(&created.match_id);
+            return Err(e);
+        }
+        Ok(created)
+    }
+
+    /// [`Engine::create_match`] without waiting for the disk, on this
+    /// thread, unless its plugin may not run here (see [`TryCreate`]).
+    pub fn try_create_match(&self, request: NewMatch) -> TryCreate {
+        let trust = match self.plugin(&request.game, request.version.as_deref()) {
+            Ok(plugin) => {
+                let manifest = plugin.manifest();
+                self.inline.trust_for(&manifest.name, &manifest.version)
+            }
+            Err(e) => return TryCreate::Ran(Err(e), Commit::done()),
+        };
+        let Some(_running) = self.inline.begin(&trust) else {
+            return TryCreate::Declined(request);
+        };
+        match catch_unwind(AssertUnwindSafe(|| self.create_match_queued(request))) {
+            Ok(Ok((created, commit))) => TryCreate::Ran(Ok(created), commit),
+            Ok(Err(e)) => TryCreate::Ran(Err(e), Commit::done()),
+            Err(_) => TryCreate::Ran(
+                Err(HostError::Internal(
+                    "the host failed while serving the call".into(),
+                )),
+                Commit::done(),
+            ),
+        }
+    }
+
+    /// Forgets a live match whose creation could not be stored: its
+    /// creator never learned its tokens, and a restart would not know it.
+    pub fn discard(&self, match_id: &str) {
+        self.matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id);
+        self.clocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id);
+    }
+
+    /// Creates and installs a match, and queues its write.
+    fn create_match_queued(&self, request: NewMatch) -> HostResult<(Created, Commit)> {
         let plugin = self.plugin(&request.game, request.version.as_deref())?;
         let manifest = plugin.manifest();
         if request.players < manifest.min_players || request.players > manifest.max_players {
@@ -574,32 +635,36 @@ impl Engine {
         };
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::create(game, setup, hashes.clone())?;
-        self.store_new(m, hashes, tokens)
+        self.store_new(m, hashes, tokens, request.view_detail)
     }
 
-    /// Stores a match just created or imported, makes it live, and answers
-    /// with its tokens and the spectator's view.
+    /// Queues the write of a match just created or imported, makes it live,
+    /// and answers with its tokens and the spectator's view.
     fn store_new(
         &self,
         m: Match,
         seat_hashes: SeatHashes,
         tokens: Vec<(u32, String)>,
-    ) -> HostResult<Created> {
-        self.store.create_match(&StoredMatch {
+        detail: ViewDetail,
+    ) -> HostResult<(Created, Commit)> {
+        let view = m.view_with(Viewer::Spectator, detail)?;
+        let commit = self.store.create_match(&StoredMatch {
             setup: m.setup.clone(),
             seat_hashes,
             log: m.log.clone(),
             pending: Vec::new(),
             results: m.results.clone(),
         })?;
-        let view = m.view(Viewer::Spectator)?;
         let match_id = m.setup.match_id.clone();
         self.install(m);
-        Ok(Created {
-            match_id,
-            tokens,
-            view,
-        })
+        Ok((
+            Created {
+                match_id,
+                tokens,
+                view,
+            },
+            commit,
+        ))
     }
 
     /// Queues the write of what changed in `m` since `version_before`; the
@@ -1007,7 +1072,12 @@ impl Engine {
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::replay(game, setup, seats, &record.actions)?;
         record.verify(&m)?;
-        self.store_new(m, hashes, tokens)
+        let (created, commit) = self.store_new(m, hashes, tokens, ViewDetail::Full)?;
+        if let Err(e) = commit.wait() {
+            self.discard(&created.match_id);
+            return Err(e);
+        }
+        Ok(created)
     }
 
     /// Starts watching a match.

@@ -81,12 +81,13 @@ fn writer_gone() -> HostError {
 }
 
 /// Persistence for matches. Implementations must be safe to call from many
-/// threads. `create_match` and `join_seat` return once their data is
-/// durable; `append` queues and returns a [`Commit`] to wait on, and commits
-/// the writes it queues in the order they were queued.
+/// threads. `join_seat` returns once its data is durable; `create_match`
+/// and `append` queue and return a [`Commit`] to wait on, and the store
+/// commits what they queue in the order it was queued.
 pub trait Store: Send + Sync + std::fmt::Debug {
-    /// A new match (its setup, seats and the log entries made at creation).
-    fn create_match(&self, stored: &StoredMatch) -> HostResult<()>;
+    /// Queues a new match (its setup, seats and the log entries made at
+    /// creation). Never blocks on I/O, like `append`.
+    fn create_match(&self, stored: &StoredMatch) -> HostResult<Commit>;
     /// Queues new log entries of a match, the pending simultaneous actions
     /// after them, and its results if it just ended. Never blocks on I/O, so
     /// it may be called under a match's lock on an async worker.
@@ -108,8 +109,8 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 pub struct MemoryStore;
 
 impl Store for MemoryStore {
-    fn create_match(&self, _: &StoredMatch) -> HostResult<()> {
-        Ok(())
+    fn create_match(&self, _: &StoredMatch) -> HostResult<Commit> {
+        Ok(Commit::done())
     }
 
     fn append(

@@ -282,8 +282,8 @@ fn insert_log(conn: &Connection, match_id: &str, entries: &[LogEntry]) -> HostRe
 }
 
 impl Store for SqliteStore {
-    fn create_match(&self, stored: &StoredMatch) -> HostResult<()> {
-        self.write(Write::Create(Box::new(stored.clone())))
+    fn create_match(&self, stored: &StoredMatch) -> HostResult<Commit> {
+        self.queue(Write::Create(Box::new(stored.clone())))
     }
 
     fn append(
@@ -411,13 +411,19 @@ mod tests {
         let dir = tempfile_dir();
         let path = dir.join("matches.sqlite3");
         let store = std::sync::Arc::new(SqliteStore::open(&path).unwrap());
-        store.create_match(&stored("a")).unwrap();
+        store
+            .create_match(&stored("a"))
+            .and_then(Commit::wait)
+            .unwrap();
         store.join_seat("a", 1, [9; 32]).unwrap();
         let threads: Vec<_> = (0..4u32)
             .map(|t| {
                 let store = std::sync::Arc::clone(&store);
                 std::thread::spawn(move || {
-                    store.create_match(&stored(&format!("m{t}"))).unwrap();
+                    store
+                        .create_match(&stored(&format!("m{t}")))
+                        .and_then(Commit::wait)
+                        .unwrap();
                     for v in 2..50u64 {
                         let entry = LogEntry {
                             version: v,

@@ -23,7 +23,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::status::to_status;
-use crate::core::engine::{ActionRef, Engine, NewMatch};
+use crate::core::engine::{ActionRef, Engine, NewMatch, TryCreate};
 use crate::core::error::{HostError, HostResult};
 use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
 use crate::core::legal::LegalDetail;
@@ -130,8 +130,19 @@ impl Matches for Api {
                 .map(convert::time_control)
                 .transpose()
                 .map_err(to_status)?,
+            view_detail: view_detail(r.view_detail)?,
         };
-        let created = self.call(move |e| e.create_match(new)).await?;
+        let created = match self.engine.try_create_match(new) {
+            TryCreate::Ran(answer, commit) => {
+                let created = answer.map_err(to_status)?;
+                if let Err(e) = commit.durable().await {
+                    self.engine.discard(&created.match_id);
+                    return Err(to_status(e));
+                }
+                created
+            }
+            TryCreate::Declined(new) => self.call(move |e| e.create_match(new)).await?,
+        };
         Ok(Response::new(pb::CreateMatchResponse {
             match_id: created.match_id,
             seats: convert::tokens(&created.tokens),

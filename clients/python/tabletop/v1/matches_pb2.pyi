@@ -27,7 +27,7 @@ VIEW_DETAIL_FULL: ViewDetail
 VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control")
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -43,6 +43,7 @@ class CreateMatchRequest(_message.Message):
     START_POSITION_FIELD_NUMBER: _ClassVar[int]
     OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    VIEW_DETAIL_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     players: int
@@ -51,7 +52,8 @@ class CreateMatchRequest(_message.Message):
     start_position: str
     open_seats: _containers.RepeatedScalarFieldContainer[int]
     time_control: TimeControl
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    view_detail: ViewDetail
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("per_move_ms", "bank_ms", "increment_ms", "on_timeout")
