@@ -669,23 +669,26 @@ impl Engine {
 
     /// Queues the write of what changed in `m` since `version_before`; the
     /// caller waits for the commit once it has released the match's lock.
-    fn persist(&self, m: &Match, version_before: u64) -> HostResult<Commit> {
+    fn persist(&self, m: &mut Match, version_before: u64) -> HostResult<Commit> {
         let pending: Vec<(u32, u64, i64)> = m
             .pending
             .iter()
             .map(|(&seat, &(action, at))| (seat, action, at))
             .collect();
+        let unchanged = pending.is_empty() && !m.store_holds_pending;
         let results = if m.lifecycle == Lifecycle::Finished {
             m.results.as_slice()
         } else {
             &[]
         };
-        self.store.append(
+        let commit = self.store.append(
             &m.setup.match_id,
             &m.log[version_before as usize..],
-            &pending,
+            (!unchanged).then_some(pending.as_slice()),
             results,
-        )
+        )?;
+        m.store_holds_pending = !pending.is_empty();
+        Ok(commit)
     }
 
     /// Joins an open seat.
@@ -963,7 +966,7 @@ impl Engine {
         let seat = m.seat_of(token)?;
         let before = m.version();
         m.resign(seat)?;
-        let commit = self.persist(&m, before)?;
+        let commit = self.persist(&mut m, before)?;
         let view = m.view(Viewer::Seat(seat));
         drop(m);
         commit.wait()?;

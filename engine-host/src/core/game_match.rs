@@ -345,6 +345,9 @@ pub struct Match {
     /// Whether its plugin's calls may run on the caller's thread (see
     /// [`super::inline`]); set when the engine makes the match live.
     pub(crate) inline_trust: Option<Arc<Trust>>,
+    /// Whether the store holds held actions for this match (as of the last
+    /// write), so a write whose match holds none need not clear them.
+    pub(crate) store_holds_pending: bool,
 }
 
 impl std::fmt::Debug for Match {
@@ -426,6 +429,7 @@ impl Match {
             clocks,
             legal: None,
             inline_trust: None,
+            store_holds_pending: false,
         })
     }
 
@@ -526,6 +530,7 @@ impl Match {
     /// Puts back the held simultaneous actions after a restart: (seat, action,
     /// submitted at ms). Each must belong to a seat to move now.
     pub fn restore_pending(&mut self, pending: &[(u32, u64, i64)]) -> HostResult<()> {
+        self.store_holds_pending = !pending.is_empty();
         if pending.is_empty() {
             return Ok(());
         }

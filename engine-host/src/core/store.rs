@@ -89,13 +89,15 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// creation). Never blocks on I/O, like `append`.
     fn create_match(&self, stored: &StoredMatch) -> HostResult<Commit>;
     /// Queues new log entries of a match, the pending simultaneous actions
-    /// after them, and its results if it just ended. Never blocks on I/O, so
-    /// it may be called under a match's lock on an async worker.
+    /// after them (`None` when they are as last stored: most actions of
+    /// most games hold none before or after), and its results if it just
+    /// ended. Never blocks on I/O, so it may be called under a match's lock
+    /// on an async worker.
     fn append(
         &self,
         match_id: &str,
         entries: &[LogEntry],
-        pending: &[(u32, u64, i64)],
+        pending: Option<&[(u32, u64, i64)]>,
         results: &[SeatResult],
     ) -> HostResult<Commit>;
     /// A seat was joined.
@@ -117,7 +119,7 @@ impl Store for MemoryStore {
         &self,
         _: &str,
         _: &[LogEntry],
-        _: &[(u32, u64, i64)],
+        _: Option<&[(u32, u64, i64)]>,
         _: &[SeatResult],
     ) -> HostResult<Commit> {
         Ok(Commit::done())
