@@ -210,8 +210,9 @@ impl DynGame for Plugin {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError> {
-        let setup = serde_json::json!({ "players": players, "options": options }).to_string();
-        Ok(Box::new(PluginState(self.raw.new_state(&setup, position)?)))
+        Ok(Box::new(PluginState(
+            self.raw.new_state(players, options, position)?,
+        )))
     }
 }
 
@@ -238,7 +239,7 @@ impl DynState for PluginState {
     }
 
     fn chance(&self) -> Result<Chance, GameError> {
-        parse_json("chance node", &self.0.chance_json()?)
+        self.0.chance()
     }
 
     fn results(&self) -> Result<Vec<PlayerResult>, GameError> {

@@ -15,6 +15,10 @@
 //!   it never calls `status` between moves.
 //! - **2.1**: `expand_notation` appended.
 //! - **2.2**: `remove_player` appended.
+//! - **2.3**: `new_state_raw` and `chance_outcomes` appended: the per-match
+//!   setup and every chance node cross as plain arrays instead of JSON text
+//!   (serialising and parsing them cost more than a short random match's
+//!   moves), and a new state reports its status in the same call.
 //! - 1.0: the first table.
 //!
 //! # Conventions for every function
@@ -43,7 +47,8 @@ pub const ABI_MAJOR: u32 = 2;
 /// and otherwise uses that function's documented fallback.
 /// 2.1 appended [`PluginApi::expand_notation`].
 /// 2.2 appended [`PluginApi::remove_player`].
-pub const ABI_MINOR: u32 = 2;
+/// 2.3 appended [`PluginApi::new_state_raw`] and [`PluginApi::chance_outcomes`].
+pub const ABI_MINOR: u32 = 3;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -149,6 +154,36 @@ pub struct RawTransition {
     pub move_count: usize,
     /// For chance: the outcome.
     pub outcome: u64,
+}
+
+/// One option of a setup, borrowed for the duration of a call: the option's
+/// name and its raw text, as a client sent them (validated by the plugin).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RawOption {
+    /// The option's name.
+    pub name: StrRef,
+    /// The option's raw text.
+    pub value: StrRef,
+}
+
+/// [`PluginApi::chance_outcomes`]' kind: the outcomes are listed.
+pub const CHANCE_EXPLICIT: u32 = 0;
+/// [`PluginApi::chance_outcomes`]' kind: too many outcomes to list; the host
+/// draws a uniformly random `u64` (no outcomes are lent).
+pub const CHANCE_SAMPLED: u32 = 1;
+
+/// One listed outcome of a chance node and its probability.
+///
+/// A `#[repr(C)]` pair rather than `(u64, f64)`, whose layout Rust does not
+/// promise.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RawOutcome {
+    /// The outcome, as passed to `apply_chance`.
+    pub outcome: u64,
+    /// Its probability (positive; a node's probabilities sum to 1).
+    pub probability: f64,
 }
 
 /// The host's log sink: `level` is 1 error, 2 warn, 3 info, 4 debug, 5 trace;
@@ -313,11 +348,66 @@ pub struct PluginApi {
     /// **Fallback:** a plugin whose table `size` does not cover this field
     /// (ABI 2.0 and 2.1) cannot remove players, whatever its manifest says.
     pub remove_player: RemovePlayerFn,
+
+    /// *Added in 2.3.* Creates a state like `new_state`, with the setup as plain
+    /// data instead of JSON, and reports its status like `apply`.
+    ///
+    /// `players` seats; `options` points to `option_count` [`RawOption`]s
+    /// (null when `option_count` is 0), raw texts validated by the plugin, each
+    /// name at most once. Like every [`StrRef`] they, and `position` (a
+    /// position text, or null for the game's start), are owned by the caller
+    /// and only read during the call. On success writes a new handle, owned
+    /// by the caller until `free_state`, into `*state_out` and its status into
+    /// `*status_out`; on failure neither is written and `out` holds the
+    /// message (plugin-owned, freed with `free_buf`). Callable from any
+    /// thread; it touches no existing handle.
+    ///
+    /// **Fallback:** for a plugin whose table `size` does not cover this field
+    /// (ABI 2.0 to 2.2) the host writes the setup as JSON for `new_state` and
+    /// asks `status` once.
+    pub new_state_raw: NewStateRawFn,
+
+    /// *Added in 2.3.* Lends the chance node of `state` (whose status is
+    /// chance) as plain data instead of the JSON of `chance`.
+    ///
+    /// Writes [`CHANCE_EXPLICIT`] or [`CHANCE_SAMPLED`] into `*kind_out`. For
+    /// an explicit node writes a pointer to `*count_out` [`RawOutcome`]s into
+    /// `*outcomes_out`, in the game's order; for a sampled one `*count_out`
+    /// is 0 (and the pointer may dangle). The array is owned by the plugin and
+    /// belongs to `state`, like `legal_actions`' answer: it stays valid until
+    /// the next call with this handle or its `free_state`, so the caller
+    /// copies what it keeps. It only reads `state`; one call at a time per
+    /// handle, from any thread. On failure nothing is lent and `out` holds
+    /// the message.
+    ///
+    /// **Fallback:** for a plugin whose table `size` does not cover this field
+    /// (ABI 2.0 to 2.2) the host parses the JSON of `chance`.
+    pub chance_outcomes: ChanceOutcomesFn,
 }
 
 /// The signature of [`PluginApi::remove_player`] (ABI 2.2).
 pub type RemovePlayerFn =
     extern "C" fn(state: *mut StateHandle, player: u32, out: *mut PluginBuf) -> i32;
+
+/// The signature of [`PluginApi::new_state_raw`] (ABI 2.3).
+pub type NewStateRawFn = extern "C" fn(
+    players: u32,
+    options: *const RawOption,
+    option_count: usize,
+    position: StrRef,
+    state_out: *mut *mut StateHandle,
+    status_out: *mut RawStatus,
+    out: *mut PluginBuf,
+) -> i32;
+
+/// The signature of [`PluginApi::chance_outcomes`] (ABI 2.3).
+pub type ChanceOutcomesFn = extern "C" fn(
+    state: *const StateHandle,
+    kind_out: *mut u32,
+    outcomes_out: *mut *const RawOutcome,
+    count_out: *mut usize,
+    out: *mut PluginBuf,
+) -> i32;
 
 // SAFETY: the table holds only function pointers and integers; it is immutable
 // and every function is documented as callable from any thread.

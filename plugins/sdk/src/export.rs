@@ -7,14 +7,14 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
-    ABI_MAJOR, ABI_MINOR, CODE_OK, LogFn, PluginApi, PluginBuf, RawMove, RawStatus, RawTransition,
-    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    ABI_MAJOR, ABI_MINOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, LogFn, PluginApi, PluginBuf,
+    RawMove, RawOption, RawOutcome, RawStatus, RawTransition, STATUS_CHANCE, STATUS_TERMINAL,
+    STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
 use crate::manifest::{Manifest, Setup};
-use crate::types::{Status, Transition, Viewer};
+use crate::types::{Chance, Status, Transition, Viewer};
 
 /// The one instance of a plugin's game, provided by [`export_game!`](crate::export_game).
 pub trait Instance: Game {
@@ -37,6 +37,8 @@ struct Slot<G: Game> {
     /// library reaches its thread-locals through `__tls_get_addr`, and the
     /// handle's one-call-at-a-time rule already makes this exclusive.
     legal: std::cell::UnsafeCell<Vec<u64>>,
+    /// The last `chance_outcomes` answer, lent like `legal`.
+    outcomes: std::cell::UnsafeCell<Vec<RawOutcome>>,
 }
 
 /// Builds the table for game `G`.
@@ -66,6 +68,8 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         resample: resample::<G>,
         expand_notation: expand_notation::<G>,
         remove_player: remove_player::<G>,
+        new_state_raw: new_state_raw::<G>,
+        chance_outcomes: chance_outcomes::<G>,
     }
 }
 
@@ -157,6 +161,7 @@ fn into_handle<G: Game>(state: G::State) -> *mut StateHandle {
         state,
         poisoned: false,
         legal: std::cell::UnsafeCell::new(Vec::new()),
+        outcomes: std::cell::UnsafeCell::new(Vec::new()),
     })) as *mut StateHandle
 }
 
@@ -233,6 +238,59 @@ extern "C" fn new_state<G: Instance>(
     })
 }
 
+/// Reads the caller's option pairs into the map `Setup::validate` takes. A
+/// name given twice is refused: JSON objects cannot say that, so neither may
+/// the arrays.
+fn read_options(
+    options: *const RawOption,
+    count: usize,
+) -> Result<std::collections::BTreeMap<String, String>, GameError> {
+    let mut map = std::collections::BTreeMap::new();
+    if count == 0 {
+        return Ok(map);
+    }
+    if options.is_null() {
+        return Err(GameError::invalid_option("null option array"));
+    }
+    // SAFETY: the caller lends `count` RawOptions at `options` for the call.
+    let pairs = unsafe { std::slice::from_raw_parts(options, count) };
+    for pair in pairs {
+        let name = read_str(pair.name)?
+            .ok_or_else(|| GameError::invalid_option("an option without a name"))?;
+        let value = read_str(pair.value)?.unwrap_or("");
+        if map.insert(name.to_owned(), value.to_owned()).is_some() {
+            return Err(GameError::invalid_option(format!(
+                "option `{name}` is given twice"
+            )));
+        }
+    }
+    Ok(map)
+}
+
+extern "C" fn new_state_raw<G: Instance>(
+    players: u32,
+    options: *const RawOption,
+    option_count: usize,
+    position: StrRef,
+    state_out: *mut *mut StateHandle,
+    status_out: *mut RawStatus,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let game = G::instance();
+        let options = read_options(options, option_count)?;
+        let setup = Setup::validate(G::cached_manifest(), players, &options)?;
+        let state = match read_str(position)? {
+            Some(text) => game.parse_position(&setup, text)?,
+            None => game.new_state(&setup)?,
+        };
+        let status = game.status(&state);
+        write_handle(state_out, into_handle::<G>(state));
+        write_status(status_out, status);
+        Ok(None)
+    })
+}
+
 extern "C" fn clone_state<G: Instance>(
     state: *const StateHandle,
     state_out: *mut *mut StateHandle,
@@ -256,6 +314,7 @@ extern "C" fn free_state<G: Instance>(state: *mut StateHandle) {
     });
 }
 
+#[inline]
 fn raw_status(status: Status) -> RawStatus {
     match status {
         Status::ToMove(players) => RawStatus {
@@ -273,9 +332,21 @@ fn raw_status(status: Status) -> RawStatus {
     }
 }
 
+/// Writes the status as one 8-byte store rather than field by field: the host
+/// reads it right after the call, and a load that spans two pending smaller
+/// stores cannot be forwarded from them (the pipeline waits until they
+/// retire), which cost more than the rest of the status on the hot path.
+#[inline]
 fn write_status(status_out: *mut RawStatus, status: Status) {
-    // SAFETY: the caller passes a writable RawStatus.
-    unsafe { status_out.write(raw_status(status)) };
+    const _: () = assert!(std::mem::size_of::<RawStatus>() == 8);
+    let raw = raw_status(status);
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&raw.kind.to_ne_bytes());
+    bytes[4..].copy_from_slice(&raw.movers.to_ne_bytes());
+    // SAFETY: the caller passes a writable RawStatus: 8 bytes (checked above),
+    // two `u32`s without padding, so these native-endian bytes are exactly
+    // its fields. Its alignment is 4, hence the unaligned write.
+    unsafe { (status_out as *mut u64).write_unaligned(u64::from_ne_bytes(bytes)) };
 }
 
 extern "C" fn status<G: Instance>(
@@ -295,6 +366,39 @@ extern "C" fn chance<G: Instance>(state: *const StateHandle, out: *mut PluginBuf
         serde_json::to_string(&chance)
             .map(Some)
             .map_err(|e| GameError::internal(e.to_string()))
+    })
+}
+
+extern "C" fn chance_outcomes<G: Instance>(
+    state: *const StateHandle,
+    kind_out: *mut u32,
+    outcomes_out: *mut *const RawOutcome,
+    count_out: *mut usize,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot::<G>(state)?;
+        // SAFETY: as for `legal` in `legal_actions`: one call at a time per
+        // handle, and the caller is done with the previous answer.
+        let outcomes = unsafe { &mut *slot.outcomes.get() };
+        outcomes.clear();
+        let kind = match G::instance().chance(&slot.state) {
+            Chance::Explicit(listed) => {
+                outcomes.extend(listed.iter().map(|&(outcome, probability)| RawOutcome {
+                    outcome,
+                    probability,
+                }));
+                CHANCE_EXPLICIT
+            }
+            Chance::Sampled => CHANCE_SAMPLED,
+        };
+        // SAFETY: the caller passes a writable u32, pointer slot and usize.
+        unsafe {
+            kind_out.write(kind);
+            outcomes_out.write(outcomes.as_ptr());
+            count_out.write(outcomes.len());
+        }
+        Ok(None)
     })
 }
 
