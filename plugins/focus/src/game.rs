@@ -199,6 +199,10 @@ impl Game for Focus {
         render::view(state)
     }
 
+    fn view_json(&self, state: &Position, _viewer: Viewer) -> String {
+        render::view_json(state)
+    }
+
     fn render_text(&self, state: &Position, _viewer: Viewer) -> String {
         render::text(state)
     }

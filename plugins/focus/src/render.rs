@@ -3,12 +3,14 @@
 
 use std::fmt::Write as _;
 
-use tabletop_sdk::serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use tabletop_sdk::serde_json::{self, Value};
 
 use crate::board::Square;
 use crate::position::{EndReason, Position};
 use crate::setup::{Mirror, Side};
-use crate::tower::Colour;
+use crate::tower::{Colour, Tower};
 
 /// Colour letters for text: player 1 R, 2 G (the rule text's names), 3 B, 4 Y.
 pub const LETTERS: [char; 4] = ['R', 'G', 'B', 'Y'];
@@ -22,122 +24,248 @@ fn reason_name(reason: EndReason) -> &'static str {
     }
 }
 
+// The view is typed data serialized straight to text: building it as a
+// `serde_json::Value` tree first (52 towers, each a keyed array) cost most of
+// a full view. Fields are declared in alphabetical order, the order a `Value`
+// object prints its keys in, so `view` and `view_json` give the same text.
+
+#[derive(Serialize)]
+struct View<'a> {
+    captured_of_colour: &'a [u32],
+    captures: &'a [&'a [u32]],
+    mirror: Option<bool>,
+    moves: u32,
+    options: OptionsView,
+    out: &'a [Colour],
+    phase: &'static str,
+    players: usize,
+    removed: &'a [u32],
+    reserves: &'a [u32],
+    result: Option<ResultView>,
+    teams: &'static [&'static [Colour]],
+    to_move: Option<Colour>,
+    towers: Towers<'a>,
+    turn_order: &'static [u8],
+}
+
+#[derive(Serialize)]
+struct OptionsView {
+    max_turns: u32,
+    opening_swap: &'static str,
+    symmetry_rule: bool,
+    team_talk: bool,
+}
+
+#[derive(Serialize)]
+struct ResultView {
+    reason: &'static str,
+    winners: Vec<Colour>,
+}
+
+/// Every square's tower, keyed by square name in alphabetical order (file
+/// first), as a `Value` object sorts them.
+struct Towers<'a>(&'a Position);
+
+/// A tower's pieces, bottom to top.
+struct Pieces(Tower);
+
+impl Serialize for Towers<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(Square::COUNT))?;
+        for file in 0..8u8 {
+            for rank in 0..8u8 {
+                if let Some(square) = Square::new(file, rank) {
+                    map.serialize_entry(square_name(square), &Pieces(self.0.tower(square)))?;
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Pieces {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.pieces())
+    }
+}
+
+/// Square names by index (`rank * 8 + file`), two bytes each, so a view
+/// borrows its keys instead of formatting 52 strings.
+const SQUARE_NAMES: &str = "\
+    a1b1c1d1e1f1g1h1a2b2c2d2e2f2g2h2a3b3c3d3e3f3g3h3a4b4c4d4e4f4g4h4\
+    a5b5c5d5e5f5g5h5a6b6c6d6e6f6g6h6a7b7c7d7e7f7g7h7a8b8c8d8e8f8g8h8";
+
+fn square_name(square: Square) -> &'static str {
+    let at = 2 * square.index();
+    SQUARE_NAMES.get(at..at + 2).unwrap_or("")
+}
+
+/// Each seat alone on its team (two or three players).
+const SOLO_TEAMS: [&[Colour]; 4] = [&[0], &[1], &[2], &[3]];
+/// Ruling F3: 1 and 2 against 3 and 4.
+const FOUR_PLAYER_TEAMS: [&[Colour]; 2] = [&[0, 1], &[2, 3]];
+
+/// The JSON view as text; see [`view`].
+pub fn view_json(pos: &Position) -> String {
+    with_view(pos, |v| {
+        serde_json::to_string(v).expect("a view of plain fields always serializes")
+    })
+}
+
 /// The JSON view. Seats are 0-based here as everywhere in the API; towers
 /// list seats bottom to top.
 pub fn view(pos: &Position) -> Value {
+    with_view(pos, |v| {
+        serde_json::to_value(v).expect("a view of plain fields always serializes")
+    })
+}
+
+fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
     let n = pos.players();
     let seats = 0..n as Colour;
-    let mut towers = Map::new();
-    for s in Square::all() {
-        let pieces: Vec<Colour> = pos.tower(s).pieces().collect();
-        towers.insert(s.to_string(), json!(pieces));
+    let mut capture_table = [[0u32; 4]; 4];
+    let mut lost = [0u32; 4];
+    let mut reserves = [0u32; 4];
+    let mut removed = [0u32; 4];
+    for p in seats.clone() {
+        let i = usize::from(p);
+        reserves[i] = pos.reserve(p);
+        removed[i] = pos.removed(p);
+        for c in seats.clone() {
+            let got = pos.captured(p, c);
+            capture_table[i][usize::from(c)] = got;
+            lost[usize::from(c)] += got;
+        }
     }
-    let captures: Vec<Vec<u32>> = seats
-        .clone()
-        .map(|p| seats.clone().map(|c| pos.captured(p, c)).collect())
-        .collect();
-    let lost: Vec<u32> = seats
-        .clone()
-        .map(|c| seats.clone().map(|p| pos.captured(p, c)).sum())
-        .collect();
+    let captures: Vec<&[u32]> = capture_table[..n].iter().map(|row| &row[..n]).collect();
     let rules = pos.rules();
-    let side = match pos.side() {
+    let phase = match pos.side() {
         Side::Swap => "opening_swap",
         Side::ToMove(_) => "move",
         Side::Over => "over",
     };
-    let result = pos.outcome().map(|o| {
-        json!({
-            "winners": seats.clone().filter(|&c| o.is_winner(c)).collect::<Vec<_>>(),
-            "reason": reason_name(o.reason),
-        })
+    let result = pos.outcome().map(|o| ResultView {
+        reason: reason_name(o.reason),
+        winners: seats.clone().filter(|&c| o.is_winner(c)).collect(),
     });
-    let teams: Vec<Vec<Colour>> = if n == 4 {
-        vec![vec![0, 1], vec![2, 3]]
+    let teams: &'static [&'static [Colour]] = if n == 4 {
+        &FOUR_PLAYER_TEAMS
     } else {
-        seats.clone().map(|c| vec![c]).collect()
+        &SOLO_TEAMS[..n]
     };
-    json!({
-        "players": n,
-        "towers": Value::Object(towers),
-        "reserves": seats.clone().map(|c| pos.reserve(c)).collect::<Vec<_>>(),
-        "captures": captures,
-        "captured_of_colour": lost,
-        "removed": seats.clone().map(|c| pos.removed(c)).collect::<Vec<_>>(),
-        "out": pos.out_order(),
-        "phase": side,
-        "to_move": pos.to_move(),
-        "moves": pos.moves(),
-        "turn_order": rules.turn_order(),
-        "teams": teams,
-        "mirror": match pos.mirror() {
-            Mirror::Untested => Value::Null,
-            Mirror::Holding => json!(true),
-            Mirror::Broken => json!(false),
+    finish(&View {
+        captured_of_colour: &lost[..n],
+        captures: &captures,
+        mirror: match pos.mirror() {
+            Mirror::Untested => None,
+            Mirror::Holding => Some(true),
+            Mirror::Broken => Some(false),
         },
-        "options": {
-            "max_turns": rules.max_turns(),
-            "symmetry_rule": rules.symmetry_rule(),
-            "opening_swap": rules.opening_swap().name(),
-            "team_talk": rules.team_talk(),
+        moves: pos.moves(),
+        options: OptionsView {
+            max_turns: rules.max_turns(),
+            opening_swap: rules.opening_swap().name(),
+            symmetry_rule: rules.symmetry_rule(),
+            team_talk: rules.team_talk(),
         },
-        "result": result,
+        out: pos.out_order(),
+        phase,
+        players: n,
+        removed: &removed[..n],
+        reserves: &reserves[..n],
+        result,
+        teams,
+        to_move: pos.to_move(),
+        towers: Towers(pos),
+        turn_order: rules.turn_order(),
     })
 }
 
-/// One cell: `height:pieces`, lower pieces in lowercase and the top (owner)
-/// in uppercase, e.g. `3:rgR`.
-fn cell(pos: &Position, s: Square) -> String {
+/// One cell, `height:pieces` with lower pieces in lowercase and the top
+/// (owner) in uppercase, e.g. `3:rgR`, left-aligned in `width` columns.
+fn write_cell(out: &mut String, pos: &Position, s: Square, width: usize) {
     let t = pos.tower(s);
+    let start = out.len();
     if t.is_empty() {
-        return ".".to_string();
+        out.push('.');
+    } else {
+        let h = t.height();
+        let _ = write!(out, "{h}:");
+        for (i, c) in t.pieces().enumerate() {
+            let letter = LETTERS[usize::from(c)];
+            out.push(if i + 1 == h {
+                letter
+            } else {
+                letter.to_ascii_lowercase()
+            });
+        }
     }
-    let h = t.height();
-    let mut text = format!("{h}:");
-    for (i, c) in t.pieces().enumerate() {
-        let letter = LETTERS[usize::from(c)];
-        text.push(if i + 1 == h {
-            letter
-        } else {
-            letter.to_ascii_lowercase()
-        });
-    }
-    text
+    // Cells are ASCII, so bytes are columns.
+    let written = out.len() - start;
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(written)));
 }
 
-fn name(c: Colour) -> String {
-    format!("{} (player {})", LETTERS[usize::from(c)], c + 1)
+fn write_name(out: &mut String, c: Colour) {
+    let _ = write!(out, "{} (player {})", LETTERS[usize::from(c)], c + 1);
 }
+
+/// Writes `items` separated by `separator`, each with `write_item`.
+fn write_joined<T>(
+    out: &mut String,
+    items: impl IntoIterator<Item = T>,
+    separator: &str,
+    mut write_item: impl FnMut(&mut String, T),
+) {
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        write_item(out, item);
+    }
+}
+
+/// Bytes a rendering of up to four players takes, so it is written into
+/// one allocation.
+const TEXT_CAPACITY: usize = 1024;
 
 /// The text rendering: a board of 8-column cells (at most 67 columns wide)
 /// and a few status lines.
 pub fn text(pos: &Position) -> String {
     let n = pos.players() as Colour;
-    let mut out = String::new();
-    let status = match pos.side() {
-        Side::Swap => "opening swap (ruling F9) pending".to_string(),
-        Side::ToMove(p) => format!("{} to move", name(p)),
-        Side::Over => match pos.outcome() {
-            Some(o) => {
-                let winners: Vec<String> = (0..n).filter(|&c| o.is_winner(c)).map(name).collect();
-                let how = match o.reason {
-                    EndReason::LastStanding => "last standing",
-                    EndReason::Domination => "three-player win",
-                    EndReason::TurnLimit => "turn limit, shared",
-                    EndReason::SymmetryRule => "symmetry rule",
-                };
-                format!("game over: {} ({how})", winners.join(", "))
-            }
-            None => "game over".to_string(),
-        },
-    };
-    let _ = writeln!(
+    let mut out = String::with_capacity(TEXT_CAPACITY);
+    let _ = write!(
         out,
-        "Focus, {} players, move {} of {}: {status}",
+        "Focus, {} players, move {} of {}: ",
         n,
         pos.moves(),
         pos.rules().max_turns()
     );
+    match pos.side() {
+        Side::Swap => out.push_str("opening swap (ruling F9) pending"),
+        Side::ToMove(p) => {
+            write_name(&mut out, p);
+            out.push_str(" to move");
+        }
+        Side::Over => match pos.outcome() {
+            Some(o) => {
+                out.push_str("game over: ");
+                write_joined(
+                    &mut out,
+                    (0..n).filter(|&c| o.is_winner(c)),
+                    ", ",
+                    write_name,
+                );
+                out.push_str(match o.reason {
+                    EndReason::LastStanding => " (last standing)",
+                    EndReason::Domination => " (three-player win)",
+                    EndReason::TurnLimit => " (turn limit, shared)",
+                    EndReason::SymmetryRule => " (symmetry rule)",
+                });
+            }
+            None => out.push_str("game over"),
+        },
+    }
+    out.push('\n');
     out.push_str("   ");
     for f in b'a'..=b'h' {
         let _ = write!(out, "   {}    ", char::from(f));
@@ -148,7 +276,8 @@ pub fn text(pos: &Position) -> String {
         for file in 0..8u8 {
             match Square::new(file, rank) {
                 Some(s) => {
-                    let _ = write!(out, " {:<7}", cell(pos, s));
+                    out.push(' ');
+                    write_cell(&mut out, pos, s, 7);
                 }
                 None => out.push_str("        "),
             }
@@ -157,29 +286,29 @@ pub fn text(pos: &Position) -> String {
         out.truncate(trimmed);
         out.push('\n');
     }
-    let reserves: Vec<String> = (0..n)
-        .map(|c| format!("{} {}", LETTERS[usize::from(c)], pos.reserve(c)))
-        .collect();
-    let _ = writeln!(out, "Reserves: {}", reserves.join("  "));
-    let captures: Vec<String> = (0..n)
-        .map(|p| {
-            let got: Vec<String> = (0..n)
-                .filter(|&c| c != p)
-                .map(|c| format!("{}{}", pos.captured(p, c), LETTERS[usize::from(c)]))
-                .collect();
-            format!("{}: {}", LETTERS[usize::from(p)], got.join(" "))
-        })
-        .collect();
-    let _ = writeln!(out, "Captured: {}", captures.join("  "));
+    out.push_str("Reserves: ");
+    write_joined(&mut out, 0..n, "  ", |out, c| {
+        let _ = write!(out, "{} {}", LETTERS[usize::from(c)], pos.reserve(c));
+    });
+    out.push_str("\nCaptured: ");
+    write_joined(&mut out, 0..n, "  ", |out, p| {
+        let _ = write!(out, "{}: ", LETTERS[usize::from(p)]);
+        write_joined(out, (0..n).filter(|&c| c != p), " ", |out, c| {
+            let _ = write!(out, "{}{}", pos.captured(p, c), LETTERS[usize::from(c)]);
+        });
+    });
+    out.push('\n');
     if n == 3 {
-        let removed: Vec<String> = (0..n)
-            .map(|c| format!("{} {}", LETTERS[usize::from(c)], pos.removed(c)))
-            .collect();
-        let _ = writeln!(out, "Removed (F8, 10 wins): {}", removed.join("  "));
+        out.push_str("Removed (F8, 10 wins): ");
+        write_joined(&mut out, 0..n, "  ", |out, c| {
+            let _ = write!(out, "{} {}", LETTERS[usize::from(c)], pos.removed(c));
+        });
+        out.push('\n');
     }
     if !pos.out_order().is_empty() {
-        let out_names: Vec<String> = pos.out_order().iter().map(|&c| name(c)).collect();
-        let _ = writeln!(out, "Out: {}", out_names.join(", "));
+        out.push_str("Out: ");
+        write_joined(&mut out, pos.out_order().iter().copied(), ", ", write_name);
+        out.push('\n');
     }
     if n == 4 {
         out.push_str("Teams: R+G against B+Y; turn order R, B, G, Y\n");

@@ -5,3 +5,4 @@ mod perft;
 mod rulings;
 mod simple;
 mod support;
+mod views;

@@ -165,14 +165,14 @@ pub struct Board {
     kind: BoardKind,
     coords: Vec<(i8, i8)>,
     columns: Vec<Column>,
-    /// `column_of[i]`: index into `columns`.
-    column_of: Vec<u8>,
     /// `steps[i][card-1]`: the target of a piece on field i playing that card (L6).
     steps: Vec<[Field; 6]>,
     /// `bounced[i][card-1]`: whether that step bounced (L6).
     bounced: Vec<[bool; 6]>,
     edge: Vec<bool>,
     start: Vec<Field>,
+    /// `names[i]`: field i's notation, made once so views borrow it.
+    names: Vec<String>,
 }
 
 impl Board {
@@ -226,15 +226,23 @@ impl Board {
             .iter()
             .filter_map(|&(q, r)| find(q, r).map(|i| Field(i as u8)))
             .collect();
+        let names = (0..coords.len())
+            .map(|i| {
+                let column_index = column_of[i];
+                let column = columns[usize::from(column_index)];
+                let letter = char::from(b'a' + column_index);
+                format!("{letter}{}", i as u8 - column.first + 1)
+            })
+            .collect();
         Board {
             kind,
             coords,
             columns,
-            column_of,
             steps,
             bounced,
             edge,
             start,
+            names,
         }
     }
 
@@ -307,10 +315,8 @@ impl Board {
     }
 
     /// The field's notation, `a1` … (column letter, place from the north).
-    pub fn name(&self, field: Field) -> String {
-        let column = self.columns[usize::from(self.column_of[field.index()])];
-        let letter = char::from(b'a' + self.column_of[field.index()]);
-        format!("{letter}{}", field.0 - column.first + 1)
+    pub fn name(&self, field: Field) -> &str {
+        &self.names[field.index()]
     }
 
     /// Reads a field's notation back (`c3`); `None` if it names no field of this board.
@@ -432,7 +438,7 @@ mod tests {
         for kind in KINDS {
             let board = kind.board();
             for field in board.fields() {
-                assert_eq!(board.parse_field(&board.name(field)), Some(field));
+                assert_eq!(board.parse_field(board.name(field)), Some(field));
             }
             for bad in ["", "a", "a0", "a01", "z1", "A1", "a99", "1a", "a-1", "a+1"] {
                 assert_eq!(board.parse_field(bad), None, "{bad}");

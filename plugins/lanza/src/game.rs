@@ -305,6 +305,10 @@ impl Game for Lanza {
         view::json(self, state, viewer)
     }
 
+    fn view_json(&self, state: &Position, viewer: Viewer) -> String {
+        view::json_text(self, state, viewer)
+    }
+
     fn render_text(&self, state: &Position, viewer: Viewer) -> String {
         view::text(self, state, viewer)
     }

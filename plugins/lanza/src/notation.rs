@@ -34,7 +34,7 @@ pub fn position_to_string(position: &Position) -> String {
         let _ = write!(out, "; {}", player_letter(player));
         for rank in Rank::ALL {
             let field = PieceId::new(player, rank).and_then(|p| position.field_of(p));
-            let name = field.map_or_else(|| "-".to_string(), |f| board.name(f));
+            let name = field.map_or("-", |f| board.name(f));
             let _ = write!(out, " {}{name}", rank.letter());
         }
         let _ = write!(out, " chips {}", position.chips(player));

@@ -6,10 +6,13 @@
 
 use std::fmt::Write;
 
-use tabletop_sdk::serde_json::{Value, json};
+use serde::Serialize;
+use serde::ser::Serializer;
+use tabletop_sdk::serde_json::{self, Value, json};
 use tabletop_sdk::{Game, Status, Transition};
 
 use crate::adjudicate::Fate;
+use crate::board::{Board, Column, Field};
 use crate::game::Lanza;
 use crate::orders::Orders;
 use crate::piece::{PieceId, player_letter};
@@ -29,57 +32,133 @@ fn names(pieces: &[PieceId]) -> Vec<String> {
     pieces.iter().map(ToString::to_string).collect()
 }
 
+// The view is typed data serialized straight to text: building it as a
+// `serde_json::Value` tree first (every field of the board an object) cost
+// most of a full view. Fields are declared in alphabetical order, the order a
+// `Value` object prints its keys in, so `json` and `json_text` give the same
+// text.
+
+#[derive(Serialize)]
+struct View<'a> {
+    board: BoardView<'a>,
+    chips: Vec<u32>,
+    game: &'static str,
+    max_turns: u32,
+    phase: &'static str,
+    pieces: Vec<PieceView<'a>>,
+    players: u32,
+    position: String,
+    ranks: Option<Vec<u32>>,
+    reentry: Vec<PieceName>,
+    to_move: Vec<u32>,
+    turns_played: u32,
+    winner: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct BoardView<'a> {
+    fields: Vec<FieldView<'a>>,
+    size: usize,
+}
+
+#[derive(Serialize)]
+struct FieldView<'a> {
+    edge: bool,
+    name: &'a str,
+    q: i8,
+    r: i8,
+    start: bool,
+}
+
+#[derive(Serialize)]
+struct PieceView<'a> {
+    field: Option<&'a str>,
+    piece: PieceName,
+    player: u32,
+    rank: char,
+}
+
+/// A piece as its notation (`AK`), written without a String of its own.
+struct PieceName(PieceId);
+
+impl Serialize for PieceName {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// The JSON view as text; see [`json()`].
+pub fn json_text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> String {
+    with_view(game, state, viewer, |v| {
+        serde_json::to_string(v).expect("a view of plain fields always serializes")
+    })
+}
+
 /// The JSON view (identical for every viewer).
 pub fn json(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Value {
+    with_view(game, state, viewer, |v| {
+        serde_json::to_value(v).expect("a view of plain fields always serializes")
+    })
+}
+
+fn with_view<T>(
+    game: &Lanza,
+    state: &Position,
+    viewer: tabletop_sdk::Viewer,
+    finish: impl FnOnce(&View<'_>) -> T,
+) -> T {
     let _ = viewer;
     let board = state.board();
-    let fields: Vec<Value> = board
+    let fields = board
         .fields()
         .map(|f| {
             let (q, r) = board.coords(f);
-            json!({
-                "name": board.name(f),
-                "q": q,
-                "r": r,
-                "edge": board.is_edge(f),
-                "start": board.is_start(f),
-            })
+            FieldView {
+                edge: board.is_edge(f),
+                name: board.name(f),
+                q,
+                r,
+                start: board.is_start(f),
+            }
         })
         .collect();
-    let pieces: Vec<Value> = state
+    let pieces = state
         .pieces()
-        .map(|p| {
-            json!({
-                "piece": p.to_string(),
-                "player": p.player(),
-                "rank": p.rank().letter().to_string(),
-                "field": state.field_of(p).map(|f| board.name(f)),
-            })
+        .map(|p| PieceView {
+            field: state.field_of(p).map(|f| board.name(f)),
+            piece: PieceName(p),
+            player: p.player(),
+            rank: p.rank().letter(),
         })
         .collect();
-    let to_move: Vec<u32> = match game.status(state) {
+    let to_move = match game.status(state) {
         Status::ToMove(movers) => movers.iter().collect(),
         _ => Vec::new(),
     };
-    let queue = match state.phase() {
-        Phase::Reentry(pieces) | Phase::Place(pieces) => names(pieces),
+    let reentry = match state.phase() {
+        Phase::Reentry(pieces) | Phase::Place(pieces) => {
+            pieces.iter().copied().map(PieceName).collect()
+        }
         _ => Vec::new(),
     };
-    let chips: Vec<u32> = (0..state.players()).map(|p| state.chips(p)).collect();
-    json!({
-        "game": "lanza",
-        "players": state.players(),
-        "board": { "size": board.len(), "fields": fields },
-        "pieces": pieces,
-        "chips": chips,
-        "turns_played": state.turns(),
-        "max_turns": state.max_turns(),
-        "phase": phase_name(state.phase()),
-        "to_move": to_move,
-        "reentry": queue,
-        "winner": (state.phase() == &Phase::Over).then(|| state.sole_leader()).flatten(),
-        "ranks": (state.phase() == &Phase::Over).then(|| state.ranks()),
-        "position": crate::notation::position_to_string(state),
+    let over = state.phase() == &Phase::Over;
+    finish(&View {
+        board: BoardView {
+            fields,
+            size: board.len(),
+        },
+        chips: (0..state.players()).map(|p| state.chips(p)).collect(),
+        game: "lanza",
+        max_turns: state.max_turns(),
+        phase: phase_name(state.phase()),
+        pieces,
+        players: state.players(),
+        position: crate::notation::position_to_string(state),
+        ranks: over.then(|| state.ranks()),
+        reentry,
+        to_move,
+        turns_played: state.turns(),
+        winner: over.then(|| state.sole_leader()).flatten(),
     })
 }
 
@@ -88,59 +167,78 @@ pub fn json(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Val
 /// seat A's King); an empty field shows its own name, so re-entry fields can
 /// be read off the picture.
 pub fn board_picture(state: &Position) -> String {
-    let board = state.board();
-    // Row = 2r + q puts neighbours one column over half a row up or down.
-    let rows: Vec<i32> = board
-        .fields()
-        .map(|f| {
-            let (q, r) = board.coords(f);
-            2 * i32::from(r) + i32::from(q)
-        })
-        .collect();
-    let top = rows.iter().copied().min().unwrap_or(0);
-    let bottom = rows.iter().copied().max().unwrap_or(0);
-    let height = (bottom - top + 1) as usize;
-    let width = 5 * board.columns().len() + 2;
-    let mut grid = vec![vec![' '; width]; height];
-    for (column_index, column) in board.columns().iter().enumerate() {
-        for i in 0..column.len {
-            let Some(field) = board.field(usize::from(column.first + i)) else {
-                continue;
-            };
-            let label = match state.piece_on(field) {
-                Some(p) => p.to_string(),
-                None => board.name(field),
-            };
-            let row = (rows[field.index()] - top) as usize;
-            let x = 5 * column_index + 1;
-            let framed = format!("{:^4}", label);
-            for (k, c) in framed.chars().enumerate() {
-                if let Some(cell) = grid[row].get_mut(x + k) {
-                    *cell = c;
-                }
-            }
-        }
-    }
-    let mut out = String::new();
-    for line in grid {
-        let line: String = line.into_iter().collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    let mut out = String::with_capacity(TEXT_CAPACITY);
+    write_board_picture(&mut out, state);
     out
 }
+
+/// The field of `column` drawn on picture row `row` (= 2r + q), if any.
+fn field_on_row(board: &Board, column: &Column, row: i32) -> Option<Field> {
+    let first = board.field(usize::from(column.first))?;
+    let from_q = row - i32::from(column.q);
+    if from_q % 2 != 0 {
+        return None;
+    }
+    let place = from_q / 2 - i32::from(board.coords(first).1);
+    let place = u8::try_from(place).ok().filter(|&p| p < column.len)?;
+    board.field(usize::from(column.first) + usize::from(place))
+}
+
+fn write_board_picture(out: &mut String, state: &Position) {
+    let board = state.board();
+    // Row = 2r + q puts neighbours one column over half a row up or down.
+    let rows = board.fields().map(|f| {
+        let (q, r) = board.coords(f);
+        2 * i32::from(r) + i32::from(q)
+    });
+    let (top, bottom) = rows.fold((i32::MAX, i32::MIN), |(lo, hi), row| {
+        (lo.min(row), hi.max(row))
+    });
+    for row in top..=bottom {
+        let line_start = out.len();
+        for (column_index, column) in board.columns().iter().enumerate() {
+            let Some(field) = field_on_row(board, column, row) else {
+                continue;
+            };
+            // Every label is ASCII, so bytes are columns.
+            let x = line_start + 5 * column_index + 1;
+            out.extend(std::iter::repeat_n(' ', x.saturating_sub(out.len())));
+            let _ = match state.piece_on(field) {
+                Some(p) => write!(out, " {p} "),
+                None => write!(out, "{:^4}", board.name(field)),
+            };
+        }
+        let trimmed = out.trim_end_matches(' ').len().max(line_start);
+        out.truncate(trimmed);
+        out.push('\n');
+    }
+}
+
+/// Writes the pieces' notations separated by `, `.
+fn write_names(out: &mut String, pieces: &[PieceId]) {
+    for (i, p) in pieces.iter().enumerate() {
+        let separator = if i == 0 { "" } else { ", " };
+        let _ = write!(out, "{separator}{p}");
+    }
+}
+
+/// Bytes the rendering of the largest board takes, so it is written into one
+/// allocation.
+const TEXT_CAPACITY: usize = 1024;
 
 /// The terminal rendering (identical for every viewer).
 pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> String {
     let _ = viewer;
-    let mut out = format!(
+    let mut out = String::with_capacity(TEXT_CAPACITY);
+    let _ = write!(
+        out,
         "Lanza, {} players, {} fields. Turn {} (limit {}).\n\n",
         state.players(),
         state.board().len(),
         state.turns() + 1,
         state.max_turns()
     );
-    out.push_str(&board_picture(state));
+    write_board_picture(&mut out, state);
     out.push_str(
         "(AK = seat A's King, BQ = seat B's Queen, ...; empty fields show their names)\n\n",
     );
@@ -153,38 +251,48 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
             if chips == 1 { "" } else { "s" }
         );
     }
-    let line = match (state.phase(), game.status(state)) {
-        (Phase::Setup, _) => "Next: the pieces are shuffled onto the start fields.".to_string(),
-        (Phase::Orders, Status::ToMove(movers)) => format!(
-            "Next: orders from {}, a different card per piece, like `K2 Q5 J1`.\n\
-             Cards: 1=N 2=NE 3=SE 4=S 5=SW 6=NW; a step off the board bounces back.",
-            movers
-                .iter()
-                .map(|p| player_letter(p).to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        (Phase::Reentry(pending), _) => format!(
-            "Next: the re-entry order of {} is drawn.",
-            names(pending).join(", ")
-        ),
-        (Phase::Place(queue), _) => format!(
-            "Next: seat {} places {} on an empty edge field (then: {}).",
-            queue.first().map_or('?', |p| player_letter(p.player())),
-            queue.first().map_or_else(String::new, ToString::to_string),
-            if queue.len() > 1 {
-                names(&queue[1..]).join(", ")
-            } else {
-                "orders".to_string()
+    match (state.phase(), game.status(state)) {
+        (Phase::Setup, _) => out.push_str("Next: the pieces are shuffled onto the start fields."),
+        (Phase::Orders, Status::ToMove(movers)) => {
+            out.push_str("Next: orders from ");
+            for (i, p) in movers.iter().enumerate() {
+                let separator = if i == 0 { "" } else { ", " };
+                let _ = write!(out, "{separator}{}", player_letter(p));
             }
-        ),
+            out.push_str(
+                ", a different card per piece, like `K2 Q5 J1`.\n\
+                 Cards: 1=N 2=NE 3=SE 4=S 5=SW 6=NW; a step off the board bounces back.",
+            );
+        }
+        (Phase::Reentry(pending), _) => {
+            out.push_str("Next: the re-entry order of ");
+            write_names(&mut out, pending);
+            out.push_str(" is drawn.");
+        }
+        (Phase::Place(queue), _) => {
+            let _ = write!(
+                out,
+                "Next: seat {} places ",
+                queue.first().map_or('?', |p| player_letter(p.player()))
+            );
+            if let Some(first) = queue.first() {
+                let _ = write!(out, "{first}");
+            }
+            out.push_str(" on an empty edge field (then: ");
+            match queue.get(1..) {
+                Some(rest) if !rest.is_empty() => write_names(&mut out, rest),
+                _ => out.push_str("orders"),
+            }
+            out.push_str(").");
+        }
         (Phase::Over, _) => match state.sole_leader() {
-            Some(p) => format!("Game over: seat {} wins.", player_letter(p)),
-            None => "Game over: the leaders share first place.".to_string(),
+            Some(p) => {
+                let _ = write!(out, "Game over: seat {} wins.", player_letter(p));
+            }
+            None => out.push_str("Game over: the leaders share first place."),
         },
-        _ => String::new(),
-    };
-    out.push_str(&line);
+        _ => {}
+    }
     out.push('\n');
     out
 }

@@ -107,7 +107,7 @@ fn check(case: &Case, board: &Board, result: &Adjudication) {
         let r = result
             .get(piece(case, p))
             .unwrap_or_else(|| panic!("{name}: no result for {p}"));
-        let got = r.end().map_or_else(|| "x".to_string(), |f| board.name(f));
+        let got = r.end().map_or("x", |f| board.name(f));
         assert_eq!(got, f, "{name}: {p} ended on {got}, expected {f} ({r:?})");
     }
     let mut captures: Vec<String> = result

@@ -4,3 +4,4 @@ mod adjudication;
 mod conformance;
 mod game_flow;
 mod properties;
+mod views;

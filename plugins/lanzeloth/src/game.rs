@@ -157,6 +157,10 @@ impl Game for Lanzeloth {
         state.view(viewer)
     }
 
+    fn view_json(&self, state: &Position, viewer: Viewer) -> String {
+        state.view_json(viewer)
+    }
+
     fn render_text(&self, state: &Position, viewer: Viewer) -> String {
         state.render(viewer)
     }

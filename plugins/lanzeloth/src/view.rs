@@ -5,12 +5,14 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use tabletop_sdk::{Player, Viewer};
 
 use crate::fit::Place;
 use crate::notation::place_to_text;
 use crate::position::{Phase, Position, Source, Stage};
+use crate::tile::Number;
 use crate::turn::Step;
 
 fn source_name(source: Source) -> &'static str {
@@ -29,10 +31,90 @@ fn place_json(place: Place, holder: Player) -> Value {
     }
 }
 
+// The view is typed data serialized straight to text instead of a
+// `serde_json::Value` tree built first, the bulk of a full view's cost.
+// Fields are declared in alphabetical order, the order a `Value` object
+// prints its keys in, so `view` and `view_json` give the same text.
+
+#[derive(Serialize)]
+struct View<'a> {
+    donkey: Option<Player>,
+    face_down: Vec<usize>,
+    /// Only after the end (Z11: face-down tiles are hidden until then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    face_down_tiles: Option<Vec<Vec<Number>>>,
+    game: &'static str,
+    hand: Option<HandView>,
+    max_turns: u32,
+    middle: &'a [Number],
+    open: Vec<&'a [Number]>,
+    options: OptionsView,
+    out: &'a [Player],
+    phase: &'static str,
+    players: u32,
+    removed: usize,
+    /// Only after the end, like `face_down_tiles`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed_tiles: Option<&'a [Number]>,
+    reveals: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scores: Option<Vec<u32>>,
+    stage: Option<&'static str>,
+    turn: Option<Player>,
+    winner: Option<Player>,
+    you: Option<Player>,
+}
+
+#[derive(Serialize)]
+struct HandView {
+    from: &'static str,
+    tile: Number,
+}
+
+#[derive(Serialize)]
+struct OptionsView {
+    copies: u8,
+    esel: &'static str,
+    max_number: Number,
+    scoring: &'static str,
+}
+
+/// Writes `items` separated by `separator`, each with `write_item`.
+fn write_joined<T>(
+    out: &mut String,
+    items: impl IntoIterator<Item = T>,
+    separator: &str,
+    mut write_item: impl FnMut(&mut String, T),
+) {
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        write_item(out, item);
+    }
+}
+
+/// Bytes a rendering for six players takes, so it is written into one
+/// allocation.
+const TEXT_CAPACITY: usize = 1024;
+
 impl Position {
     /// The JSON view for `viewer`. Seats are 0-based, piles bottom first,
     /// middle stacks given by their tops (a stack holds 1..=top).
     pub fn view(&self, viewer: Viewer) -> Value {
+        self.with_view(viewer, |v| {
+            serde_json::to_value(v).expect("a view of plain fields always serializes")
+        })
+    }
+
+    /// [`Position::view`] as JSON text.
+    pub fn view_json(&self, viewer: Viewer) -> String {
+        self.with_view(viewer, |v| {
+            serde_json::to_string(v).expect("a view of plain fields always serializes")
+        })
+    }
+
+    fn with_view<T>(&self, viewer: Viewer, finish: impl FnOnce(&View<'_>) -> T) -> T {
         let n = self.rules.players;
         let (phase, turn, stage) = match self.phase {
             Phase::Deal => ("deal", None, None),
@@ -48,52 +130,51 @@ impl Position {
             ),
             Phase::Over { .. } => ("over", None, None),
         };
+        // The game is over: nothing is hidden any more.
         let over = matches!(self.phase, Phase::Over { .. });
-        let mut view = json!({
-            "game": "lanzeloth",
-            "players": n,
-            "you": match viewer { Viewer::Seat(p) => json!(p), Viewer::Spectator => Value::Null },
-            "phase": phase,
-            "turn": turn,
-            "stage": stage,
-            "hand": self.hand().map(|(tile, from)| json!({ "tile": tile, "from": source_name(from) })),
-            "face_down": (0..n).map(|p| self.face_down_len(p)).collect::<Vec<_>>(),
-            "open": (0..n).map(|p| self.open(p)).collect::<Vec<_>>(),
-            "middle": self.middle,
-            "donkey": self.donkey,
-            "out": self.out,
-            "removed": self.removed.len(),
-            "reveals": self.reveals,
-            "max_turns": self.rules.max_turns,
-            "winner": self.winner(),
-            "options": {
-                "max_number": self.rules.max_number,
-                "copies": self.rules.copies,
-                "esel": self.rules.esel.as_str(),
-                "scoring": self.rules.scoring.as_str(),
-            },
-        });
-        if over {
-            // The game is over: nothing is hidden any more.
-            view["scores"] = json!((0..n).map(|p| self.score(p)).collect::<Vec<_>>());
-            view["face_down_tiles"] = json!(
+        finish(&View {
+            donkey: self.donkey,
+            face_down: (0..n).map(|p| self.face_down_len(p)).collect(),
+            face_down_tiles: over.then(|| {
                 (0..n)
-                    .map(|p| self
-                        .face_down(p)
-                        .iter()
-                        .map(|t| t.number)
-                        .collect::<Vec<_>>())
-                    .collect::<Vec<_>>()
-            );
-            view["removed_tiles"] = json!(self.removed);
-        }
-        view
+                    .map(|p| self.face_down(p).iter().map(|t| t.number).collect())
+                    .collect()
+            }),
+            game: "lanzeloth",
+            hand: self.hand().map(|(tile, from)| HandView {
+                from: source_name(from),
+                tile,
+            }),
+            max_turns: self.rules.max_turns,
+            middle: &self.middle,
+            open: (0..n).map(|p| self.open(p)).collect(),
+            options: OptionsView {
+                copies: self.rules.copies,
+                esel: self.rules.esel.as_str(),
+                max_number: self.rules.max_number,
+                scoring: self.rules.scoring.as_str(),
+            },
+            out: &self.out,
+            phase,
+            players: n,
+            removed: self.removed.len(),
+            removed_tiles: over.then_some(self.removed.as_slice()),
+            reveals: self.reveals,
+            scores: over.then(|| (0..n).map(|p| self.score(p)).collect()),
+            stage,
+            turn,
+            winner: self.winner(),
+            you: match viewer {
+                Viewer::Seat(p) => Some(p),
+                Viewer::Spectator => None,
+            },
+        })
     }
 
     /// An 80-column text rendering for `viewer`; players are P1..P6.
     pub fn render(&self, viewer: Viewer) -> String {
         let n = self.rules.players;
-        let mut out = String::new();
+        let mut out = String::with_capacity(TEXT_CAPACITY);
         let _ = writeln!(
             out,
             "Lanzeloth  {n} players  esel={}  scoring={}  reveals {}/{}",
@@ -102,38 +183,31 @@ impl Position {
             self.reveals,
             self.rules.max_turns
         );
-        let middle = if self.middle.is_empty() {
-            "(none)".to_string()
-        } else {
-            self.middle
-                .iter()
-                .enumerate()
-                .map(|(i, top)| {
-                    let done = if *top == self.rules.max_number {
-                        " done"
-                    } else {
-                        ""
-                    };
-                    format!("m{}:1-{top}{done}", i + 1)
-                })
-                .collect::<Vec<_>>()
-                .join("  ")
-        };
-        let _ = writeln!(out, "Middle: {middle}");
+        out.push_str("Middle: ");
+        if self.middle.is_empty() {
+            out.push_str("(none)");
+        }
+        write_joined(
+            &mut out,
+            self.middle.iter().enumerate(),
+            "  ",
+            |out, (i, top)| {
+                let done = if *top == self.rules.max_number {
+                    " done"
+                } else {
+                    ""
+                };
+                let _ = write!(out, "m{}:1-{top}{done}", i + 1);
+            },
+        );
+        out.push('\n');
         for p in 0..n {
             let marker = if self.turn() == Some(p) { '>' } else { ' ' };
             let open = self.open(p);
-            let shown: Vec<String> = open
-                .iter()
-                .rev()
-                .take(12)
-                .rev()
-                .map(u8::to_string)
-                .collect();
             let more = if open.len() > 12 { "… " } else { "" };
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "{marker} P{}{}  face-down {:>3}  open {:>3}: {more}{}{}",
+                "{marker} P{}{}  face-down {:>3}  open {:>3}: {more}",
                 p + 1,
                 if viewer == Viewer::Seat(p) {
                     " (you)"
@@ -142,36 +216,41 @@ impl Position {
                 },
                 self.face_down_len(p),
                 open.len(),
-                if open.is_empty() {
-                    "-".to_string()
-                } else {
-                    shown.join(" ")
-                },
-                if self.donkey == Some(p) {
-                    "  [donkey]"
-                } else {
-                    ""
-                }
             );
+            if open.is_empty() {
+                out.push('-');
+            }
+            let shown = &open[open.len().saturating_sub(12)..];
+            write_joined(&mut out, shown, " ", |out, tile| {
+                let _ = write!(out, "{tile}");
+            });
+            if self.donkey == Some(p) {
+                out.push_str("  [donkey]");
+            }
+            out.push('\n');
         }
         match self.phase {
             Phase::Deal => out.push_str("Waiting for the deal.\n"),
             Phase::FirstPlayer => out.push_str("Waiting for the draw of the starting player.\n"),
             Phase::Play { turn, stage } => {
-                let what = match stage {
-                    Stage::Start => "flip".to_string(),
-                    Stage::Continue => "flip or play-open".to_string(),
-                    Stage::Hand { tile, from } => format!(
-                        "place tile {tile} (from the {} {})",
-                        source_name(from),
-                        if from == Source::FaceDown {
-                            "stack"
-                        } else {
-                            "pile"
-                        }
-                    ),
-                };
-                let _ = writeln!(out, "P{} to move: {what}", turn + 1);
+                let _ = write!(out, "P{} to move: ", turn + 1);
+                match stage {
+                    Stage::Start => out.push_str("flip"),
+                    Stage::Continue => out.push_str("flip or play-open"),
+                    Stage::Hand { tile, from } => {
+                        let _ = write!(
+                            out,
+                            "place tile {tile} (from the {} {})",
+                            source_name(from),
+                            if from == Source::FaceDown {
+                                "stack"
+                            } else {
+                                "pile"
+                            }
+                        );
+                    }
+                }
+                out.push('\n');
             }
             Phase::Over { winner } => {
                 match winner {
@@ -180,15 +259,11 @@ impl Position {
                     }
                     None => out.push_str("Game over: the turn limit was reached.\n"),
                 }
-                let scores: Vec<String> = (0..n)
-                    .map(|p| format!("P{} {}", p + 1, self.score(p)))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "Scores ({}): {}",
-                    self.rules.scoring.as_str(),
-                    scores.join("  ")
-                );
+                let _ = write!(out, "Scores ({}): ", self.rules.scoring.as_str());
+                write_joined(&mut out, 0..n, "  ", |out, p| {
+                    let _ = write!(out, "P{} {}", p + 1, self.score(p));
+                });
+                out.push('\n');
             }
         }
         out

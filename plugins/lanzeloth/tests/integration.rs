@@ -5,3 +5,4 @@ mod kit;
 mod matches;
 mod scenarios;
 mod support;
+mod views;

@@ -1,0 +1,59 @@
+//! Issue 9: the host sends `view_json`, written straight from typed data;
+//! `view` is the same data as a `Value`. Along random matches of several
+//! player counts and option sets, both must say exactly the same for every
+//! viewer, before the end (face-down tiles hidden) and after it (shown).
+
+use lanzeloth::{Lanzeloth, Position};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+use tabletop_sdk::{Game, Status, Viewer};
+
+use crate::support::{apply, random_transition, setup, viewers};
+
+/// Plays random matches and calls `check` on every state of them; now and
+/// then a seat is taken out, so `out` is not always empty.
+fn for_every_state_of_random_matches(mut check: impl FnMut(&Position, &[Viewer])) {
+    let option_sets: [(u32, &[(&str, &str)]); 5] = [
+        (2, &[]),
+        (2, &[("esel", "forced"), ("scoring", "points")]),
+        (3, &[("max_turns", "40")]),
+        (4, &[("esel", "forced"), ("max_turns", "60")]),
+        (6, &[]),
+    ];
+    let mut ended = 0;
+    for (seed, (players, pairs)) in option_sets.iter().enumerate() {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed as u64);
+        let mut state = Lanzeloth.new_state(&setup(*players, pairs)).unwrap();
+        let seen_by = viewers(*players);
+        for ply in 0..100_000u64 {
+            check(&state, &seen_by);
+            if Lanzeloth.status(&state) == Status::Terminal {
+                ended += 1;
+                break;
+            }
+            if ply == 30 && *players > 2 {
+                let seat = rng.random_range(0..*players);
+                Lanzeloth.remove_player(&mut state, seat).unwrap();
+                continue;
+            }
+            let transition = random_transition(&state, &mut rng);
+            apply(&mut state, &transition);
+        }
+    }
+    assert_eq!(ended, option_sets.len(), "every match reached its end view");
+}
+
+#[test]
+fn issue9_typed_view_json_is_exactly_the_value_view_for_every_viewer() {
+    for_every_state_of_random_matches(|state, viewers| {
+        for &viewer in viewers {
+            let value = Lanzeloth.view(state, viewer);
+            let text = Lanzeloth.view_json(state, viewer);
+            let parsed: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(parsed, value, "{viewer:?}");
+            // Same keys in the same order too, so clients see no difference at all.
+            assert_eq!(text, value.to_string(), "{viewer:?}");
+        }
+    });
+}
