@@ -23,7 +23,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, target_dir, workspace_dir};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, legal, play_to_end, submit};
+use crate::support::{create, legal, play_to_end, spectator, submit};
 
 /// The catalog's games with their smallest player count.
 async fn game_names(host: &Host) -> Vec<(String, u32)> {
@@ -40,15 +40,7 @@ async fn game_names(host: &Host) -> Vec<(String, u32)> {
 }
 
 async fn spectator_view(host: &Host, match_id: &str) -> pb::MatchView {
-    host.matches()
-        .await
-        .get_view(pb::GetViewRequest {
-            match_id: match_id.to_string(),
-            seat_token: String::new(),
-        })
-        .await
-        .expect("spectator view")
-        .into_inner()
+    spectator(&mut host.matches().await, match_id).await
 }
 
 async fn export(host: &Host, match_id: &str) -> String {

@@ -8,7 +8,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, workspace_game_crates};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, play_to_end};
+use crate::support::{create, play_to_end, spectator};
 
 async fn games(host: &Host) -> Vec<pb::GameInfo> {
     host.catalog()
@@ -222,7 +222,7 @@ async fn issue2_bad_inputs_get_their_own_status_and_change_nothing() {
     );
 
     let (id, tokens) = create_running(&mut matches, &game).await;
-    let before = spectator_view(&mut matches, &id).await;
+    let before = spectator(&mut matches, &id).await;
     let mover = before.to_move[0] as usize;
     let idle = (0..tokens.len()).find(|&s| s != mover).expect("two seats");
     let legal = matches
@@ -306,7 +306,7 @@ async fn issue2_bad_inputs_get_their_own_status_and_change_nothing() {
         let status = matches.submit_action(request).await.expect_err(what);
         assert_eq!(status.code(), code, "{what}: {}", status.message());
         assert!(!status.message().is_empty(), "{what} explains itself");
-        let after = spectator_view(&mut matches, &id).await;
+        let after = spectator(&mut matches, &id).await;
         assert_eq!(after, before, "{what} changed the match");
     }
     // A token of another match holds no seat here.
@@ -338,20 +338,6 @@ async fn create_running(
     game: &pb::GameInfo,
 ) -> (String, Vec<String>) {
     create(matches, &game.name, game.min_players, 5).await
-}
-
-async fn spectator_view(
-    matches: &mut tabletop_proto::v1::matches_client::MatchesClient<tonic::transport::Channel>,
-    id: &str,
-) -> pb::MatchView {
-    matches
-        .get_view(pb::GetViewRequest {
-            match_id: id.to_string(),
-            seat_token: String::new(),
-        })
-        .await
-        .expect("view")
-        .into_inner()
 }
 
 #[tokio::test]

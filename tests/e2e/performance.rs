@@ -6,7 +6,7 @@ use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions};
 
-use crate::support::{create, legal, submit};
+use crate::support::{create, legal, spectator, submit};
 
 /// A bot that picks from ListLegalActions does not need the game's view after
 /// each of its actions: a summary response leaves out the costly part (a
@@ -26,14 +26,7 @@ async fn issue9_summary_submit_responses_leave_out_the_game_view() {
     .into_iter()
     .enumerate()
     {
-        let view = matches
-            .get_view(pb::GetViewRequest {
-                match_id: id.clone(),
-                seat_token: String::new(),
-            })
-            .await
-            .expect("view")
-            .into_inner();
+        let view = spectator(&mut matches, &id).await;
         let seat = view.to_move[0] as usize;
         let legal = legal(&mut matches, &id, &tokens[seat])
             .await
@@ -90,14 +83,7 @@ async fn issue9_summary_submit_responses_leave_out_the_game_view() {
         .await
         .expect_err("an unknown detail is refused");
     assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
-    let view = matches
-        .get_view(pb::GetViewRequest {
-            match_id: id,
-            seat_token: String::new(),
-        })
-        .await
-        .expect("view")
-        .into_inner();
+    let view = spectator(&mut matches, &id).await;
     assert_eq!(
         Some(view.version),
         version,
@@ -118,14 +104,7 @@ async fn issue9_kept_legal_actions_answer_exactly_like_a_fresh_listing() {
     let mut rng = StdRng::seed_from_u64(19);
     let mut rounds = 0;
     loop {
-        let view = matches
-            .get_view(pb::GetViewRequest {
-                match_id: id.clone(),
-                seat_token: String::new(),
-            })
-            .await
-            .expect("view")
-            .into_inner();
+        let view = spectator(&mut matches, &id).await;
         if view.state == pb::MatchState::Finished as i32 || rounds == 8 {
             break;
         }
@@ -247,14 +226,7 @@ async fn issue9_ids_only_lists_are_the_full_lists_without_notation() {
     let (id, tokens) = create(&mut matches, "focus", 2, 9).await;
     let mut rng = StdRng::seed_from_u64(9);
     for turn in 0..12 {
-        let view = matches
-            .get_view(pb::GetViewRequest {
-                match_id: id.clone(),
-                seat_token: String::new(),
-            })
-            .await
-            .expect("view")
-            .into_inner();
+        let view = spectator(&mut matches, &id).await;
         let seat = view.to_move[0] as usize;
         let ids_only = matches
             .list_legal_actions(pb::ListLegalActionsRequest {

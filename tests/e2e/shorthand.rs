@@ -3,13 +3,11 @@
 //! action its own version, log entry and watch event.
 
 use tabletop_proto::v1 as pb;
-use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::{ADMIN_TOKEN, Host, target_dir};
 use tokio_stream::StreamExt;
 use tonic::Code;
-use tonic::transport::Channel;
 
-use crate::support::create;
+use crate::support::{create, spectator};
 
 /// South's whole army by rank on the default board (3 + 7 + 7 + 7 start
 /// points): 16 infantry, 6 cavalry, 2 cannons (W3).
@@ -30,17 +28,6 @@ fn submit(
         expected_version: expected,
         ..Default::default()
     }
-}
-
-async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb::MatchView {
-    matches
-        .get_view(pb::GetViewRequest {
-            match_id: match_id.to_string(),
-            seat_token: String::new(),
-        })
-        .await
-        .expect("spectator view")
-        .into_inner()
 }
 
 /// The units of a War view as (point, side, kind).

@@ -51,6 +51,18 @@ pub async fn create(
     (created.match_id, tokens)
 }
 
+/// The match as a spectator sees it.
+pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb::MatchView {
+    matches
+        .get_view(pb::GetViewRequest {
+            match_id: match_id.to_string(),
+            seat_token: String::new(),
+        })
+        .await
+        .expect("spectator view")
+        .into_inner()
+}
+
 /// Asks for the legal actions of the seat holding `token`.
 pub async fn legal(
     matches: &mut MatchesClient<Channel>,

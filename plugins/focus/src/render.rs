@@ -2,6 +2,7 @@
 //! every viewer sees the same.
 
 use std::fmt::Write as _;
+use tabletop_sdk::text::write_joined;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -207,21 +208,6 @@ fn write_cell(out: &mut String, pos: &Position, s: Square, width: usize) {
 
 fn write_name(out: &mut String, c: Colour) {
     let _ = write!(out, "{} (player {})", LETTERS[usize::from(c)], c + 1);
-}
-
-/// Writes `items` separated by `separator`, each with `write_item`.
-fn write_joined<T>(
-    out: &mut String,
-    items: impl IntoIterator<Item = T>,
-    separator: &str,
-    mut write_item: impl FnMut(&mut String, T),
-) {
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push_str(separator);
-        }
-        write_item(out, item);
-    }
 }
 
 /// Bytes a rendering of up to four players takes, so it is written into

@@ -4,6 +4,7 @@
 //! `you` field differs. After the end everything is shown.
 
 use std::fmt::Write as _;
+use tabletop_sdk::text::write_joined;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -77,21 +78,6 @@ struct OptionsView {
     esel: &'static str,
     max_number: Number,
     scoring: &'static str,
-}
-
-/// Writes `items` separated by `separator`, each with `write_item`.
-fn write_joined<T>(
-    out: &mut String,
-    items: impl IntoIterator<Item = T>,
-    separator: &str,
-    mut write_item: impl FnMut(&mut String, T),
-) {
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push_str(separator);
-        }
-        write_item(out, item);
-    }
 }
 
 /// Bytes a rendering for six players takes, so it is written into one

@@ -78,6 +78,7 @@ pub mod export;
 mod game;
 pub mod log;
 mod manifest;
+pub mod text;
 mod types;
 
 pub use dynamic::{DynGame, DynState, InProcess};
