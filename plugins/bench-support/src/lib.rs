@@ -242,3 +242,42 @@ impl ValueFormatter for CpuTimeFormatter {
         "ns"
     }
 }
+
+/// The `main` of each game's `examples/GAME_playout_count.rs`: runs the bench loop
+/// ([`random_playout`] over seeds 1..=[`SEEDS_PER_ITERATION`]) once, on one
+/// path, for counting instructions with callgrind, which is exact and
+/// repeatable on a shared, noisy machine (CPU time is not):
+///
+/// ```text
+/// cargo build --release -p lanza --examples
+/// valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+///     target/release/examples/lanza_playout_count 2 plugin
+/// ```
+///
+/// Arguments: players, then `in-process` or `plugin`. A case's instruction
+/// ratio is the in-process total divided by the plugin total (callgrind's
+/// "Collected"); both include the same process start, and the plugin path
+/// also its load, which are small next to 16 playouts.
+///
+/// # Panics
+/// On bad arguments, or if the built plugin does not load.
+pub fn playout_count_main(name: &str, in_process: &dyn DynGame) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [players, path] = args.as_slice() else {
+        panic!("usage: GAME_playout_count PLAYERS in-process|plugin");
+    };
+    let players: u32 = players.parse().expect("PLAYERS is a number");
+    let plugin;
+    let game: &dyn DynGame = match path.as_str() {
+        "in-process" => in_process,
+        "plugin" => {
+            plugin = Plugin::load(&built_plugin_path(name)).expect("the built plugin loads");
+            plugin.as_ref()
+        }
+        other => panic!("unknown path {other}: in-process or plugin"),
+    };
+    let plies: u64 = (1..=SEEDS_PER_ITERATION)
+        .map(|seed| random_playout(game, players, &BTreeMap::new(), seed))
+        .sum();
+    println!("{name} {players}p {path}: {plies} plies");
+}
