@@ -5,5 +5,8 @@
 //! `valgrind --tool=callgrind target/release/examples/focus_playout_count PLAYERS in-process|plugin`.
 
 fn main() {
-    tabletop_bench_support::playout_count_main("focus", &tabletop_sdk::InProcess::new(focus::Focus));
+    tabletop_bench_support::playout_count_main(
+        "focus",
+        &tabletop_sdk::InProcess::new(focus::Focus),
+    );
 }
