@@ -554,15 +554,7 @@ impl RawState {
         player: Option<u32>,
     ) -> Result<(Status, &[u64]), GameError> {
         if !self.plugin.has_apply_and_lend {
-            self.apply(moves)?;
-            let status = self.status();
-            let Status::ToMove(movers) = status else {
-                return Ok((status, &[]));
-            };
-            return match player.or(movers.first()) {
-                Some(player) => Ok((status, self.lend_legal_actions(player)?)),
-                None => Ok((status, &[])),
-            };
+            return self.apply_then_lend_legal(moves, player);
         }
         let mut applied = RawApplied::EMPTY;
         let mut out = PluginBuf::EMPTY;
@@ -582,6 +574,26 @@ impl RawState {
         // `self` rules out.
         let legal = unsafe { lend(applied.ids, applied.count) }?;
         Ok((self.status.status(), legal))
+    }
+
+    /// [`RawState::apply_and_lend_legal`] for a plugin older than ABI 2.4:
+    /// two calls. Kept out of line so the one-call path stays small.
+    #[cold]
+    #[inline(never)]
+    fn apply_then_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
+        self.apply(moves)?;
+        let status = self.status();
+        let Status::ToMove(movers) = status else {
+            return Ok((status, &[]));
+        };
+        match player.or(movers.first()) {
+            Some(player) => Ok((status, self.lend_legal_actions(player)?)),
+            None => Ok((status, &[])),
+        }
     }
 
     #[inline]
