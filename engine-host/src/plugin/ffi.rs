@@ -11,9 +11,10 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
-    ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EntryFn, PluginApi,
-    PluginBuf, RawOption, RawOutcome, RawStatus, RawTransition, STATUS_CHANCE, STATUS_TERMINAL,
-    STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
+    ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EntryFn, LEND_FIRST_MOVER,
+    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawStatus, RawTransition,
+    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
+    TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -92,6 +93,13 @@ unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static Plugi
             std::ptr::addr_of_mut!((*full_ptr).chance_outcomes).write(chance_outcomes_absent)
         };
     }
+    if !covers(size, std::mem::offset_of!(PluginApi, apply_and_lend_legal)) {
+        // SAFETY: as above.
+        unsafe {
+            std::ptr::addr_of_mut!((*full_ptr).apply_and_lend_legal)
+                .write(apply_and_lend_legal_absent)
+        };
+    }
     // SAFETY: the first `size >= SIZE_2_0` bytes came from a valid table of the
     // same major version (header and every 2.0 function pointer), and every
     // field at or beyond `SIZE_2_0` was written above, so each field holds a
@@ -109,6 +117,9 @@ pub(crate) struct RawPlugin {
     /// Whether it reaches `new_state_raw` and `chance_outcomes` (ABI 2.3);
     /// without them setups and chance nodes go through JSON.
     has_raw_setup_and_chance: bool,
+    /// Whether it reaches `apply_and_lend_legal` (ABI 2.4); without it a ply
+    /// is `apply` and then `legal_actions`.
+    has_apply_and_lend: bool,
 }
 
 impl RawPlugin {
@@ -118,6 +129,7 @@ impl RawPlugin {
             has_remove_player: covers(size, std::mem::offset_of!(PluginApi, remove_player)),
             has_raw_setup_and_chance: covers(size, std::mem::offset_of!(PluginApi, new_state_raw))
                 && covers(size, std::mem::offset_of!(PluginApi, chance_outcomes)),
+            has_apply_and_lend: covers(size, std::mem::offset_of!(PluginApi, apply_and_lend_legal)),
         }
     }
 }
@@ -143,6 +155,20 @@ extern "C" fn chance_outcomes_absent(
     _kind_out: *mut u32,
     _outcomes_out: *mut *const RawOutcome,
     _count_out: *mut usize,
+    _out: *mut PluginBuf,
+) -> i32 {
+    ErrorKind::Unsupported as i32
+}
+
+/// Stands in for `apply_and_lend_legal` like [`new_state_raw_absent`]; never
+/// called: [`RawState::apply_and_lend_legal`] checks
+/// [`RawPlugin::has_apply_and_lend`] first. Writes nothing.
+extern "C" fn apply_and_lend_legal_absent(
+    _state: *mut StateHandle,
+    _moves: *const RawMove,
+    _count: usize,
+    _player: u32,
+    _applied_out: *mut RawApplied,
     _out: *mut PluginBuf,
 ) -> i32 {
     ErrorKind::Unsupported as i32
@@ -500,6 +526,76 @@ impl RawState {
         Ok(())
     }
 
+    /// `player`'s legal actions, lent by the plugin without a copy: the
+    /// `&mut self` borrow of the answer keeps every other call on the handle
+    /// away until the caller is done with it, which is exactly the lifetime
+    /// the ABI gives the array.
+    #[inline]
+    pub(crate) fn lend_legal_actions(&mut self, player: u32) -> Result<&[u64], GameError> {
+        let mut lent: *const u64 = std::ptr::null();
+        let mut count = 0usize;
+        let mut out = PluginBuf::EMPTY;
+        let code =
+            (self.plugin.api.legal_actions)(self.ptr(), player, &mut lent, &mut count, &mut out);
+        self.plugin.finish(code, &mut out)?;
+        // SAFETY: as in `lend`; the array stays valid until the next call on
+        // this handle, which the returned borrow of `self` rules out.
+        unsafe { lend(lent, count) }
+    }
+
+    /// Applies `moves` and lends the legal actions of `player` (or of the
+    /// first mover, for `None`) in the new state: one call with ABI 2.4,
+    /// else `apply` and then `legal_actions` when the new status is "to
+    /// move". Returns the new status and the lent list (empty otherwise).
+    #[inline]
+    pub(crate) fn apply_and_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
+        if !self.plugin.has_apply_and_lend {
+            return self.apply_then_lend_legal(moves, player);
+        }
+        let mut applied = RawApplied::EMPTY;
+        let mut out = PluginBuf::EMPTY;
+        // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
+        let code = (self.plugin.api.apply_and_lend_legal)(
+            self.handle.as_ptr(),
+            moves.as_ptr(),
+            moves.len(),
+            player.unwrap_or(LEND_FIRST_MOVER),
+            &mut applied,
+            &mut out,
+        );
+        self.plugin.finish(code, &mut out)?;
+        self.status = StatusWord::checked(applied.status)?;
+        // SAFETY: on success the plugin lends `count` ids at `ids`, valid
+        // until the next call on this handle, which the returned borrow of
+        // `self` rules out.
+        let legal = unsafe { lend(applied.ids, applied.count) }?;
+        Ok((self.status.status(), legal))
+    }
+
+    /// [`RawState::apply_and_lend_legal`] for a plugin older than ABI 2.4:
+    /// two calls. Kept out of line so the one-call path stays small.
+    #[cold]
+    #[inline(never)]
+    fn apply_then_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
+        self.apply(moves)?;
+        let status = self.status();
+        let Status::ToMove(movers) = status else {
+            return Ok((status, &[]));
+        };
+        match player.or(movers.first()) {
+            Some(player) => Ok((status, self.lend_legal_actions(player)?)),
+            None => Ok((status, &[])),
+        }
+    }
+
     #[inline]
     pub(crate) fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
         // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
@@ -636,6 +732,25 @@ impl RawState {
     }
 }
 
+/// The `count` ids a plugin lent at `ids` as a slice: empty when `count` is 0
+/// (the pointer may then dangle), refused when a non-empty list is null.
+///
+/// # Safety
+/// When `count > 0` and `ids` is not null, `ids` must point to `count`
+/// initialised `u64`s that stay valid and unchanged for `'a`.
+#[inline]
+unsafe fn lend<'a>(ids: *const u64, count: usize) -> Result<&'a [u64], GameError> {
+    if count == 0 {
+        return Ok(&[]);
+    }
+    if ids.is_null() {
+        return Err(GameError::internal("plugin lent a null action array"));
+    }
+    // SAFETY: the caller guarantees `count` valid ids at the non-null `ids`
+    // for `'a`.
+    Ok(unsafe { std::slice::from_raw_parts(ids, count) })
+}
+
 /// The bytes of a string the plugin lends to a callback.
 pub(crate) fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     if text.ptr.is_null() {
@@ -762,7 +877,8 @@ mod tests {
         let new = RawPlugin::with_table(full_api, full_table.size);
         assert!(new.has_raw_setup_and_chance);
         // A size that cuts `chance_outcomes` falls back for both functions.
-        let cut = RawPlugin::with_table(full_api, full_table.size - 4);
+        let after_chance = std::mem::offset_of!(PluginApi, apply_and_lend_legal);
+        let cut = RawPlugin::with_table(full_api, after_chance - 4);
         assert!(!cut.has_raw_setup_and_chance);
 
         // The JSON fallback and the arrays agree on setups, every chance node
@@ -790,6 +906,145 @@ mod tests {
             assert_eq!(through_json.kind, through_arrays.kind);
             assert_eq!(through_json.message, through_arrays.message);
         }
+    }
+
+    /// Plays one Lanza match on `plugin` with `apply_and_lend_legal` (the
+    /// first mover picks from the lent list, the others from
+    /// `lend_legal_actions`), checking every lent list against the copying
+    /// `legal_actions`; returns every (status, lent list) after a ply and the
+    /// final position text.
+    fn lent_lists_of_a_match(
+        plugin: RawPlugin,
+        players: u32,
+        seed: u64,
+    ) -> (Vec<(Status, Vec<u64>)>, String) {
+        let mut state = plugin.new_state(players, &BTreeMap::new(), None).unwrap();
+        let mut seen = Vec::new();
+        let mut copied = Vec::new();
+        let mut pick = seed;
+        let mut next = |legal: &[u64]| {
+            pick = pick.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            legal[(pick >> 33) as usize % legal.len()]
+        };
+        let mut first = None;
+        let mut draws = 0;
+        loop {
+            match state.status() {
+                Status::Terminal => return (seen, state.position().unwrap()),
+                Status::Chance => {
+                    let node = state.chance().unwrap();
+                    let outcome = tabletop_sdk::chance::draw(&node, seed, draws).unwrap();
+                    draws += 1;
+                    state.apply_chance(outcome).unwrap();
+                }
+                Status::ToMove(movers) => {
+                    let mut joint = Vec::new();
+                    for player in movers.iter() {
+                        let action = match first.take() {
+                            Some(action) => action,
+                            None => {
+                                state.legal_actions(player, &mut copied).unwrap();
+                                let lent = state.lend_legal_actions(player).unwrap();
+                                assert_eq!(lent, copied.as_slice());
+                                next(lent)
+                            }
+                        };
+                        joint.push(Move { player, action });
+                    }
+                    let (status, lent) = state.apply_and_lend_legal(&joint, None).unwrap();
+                    let lent = lent.to_vec();
+                    assert_eq!(status, state.status());
+                    if let Status::ToMove(movers) = status {
+                        state
+                            .legal_actions(movers.first().unwrap(), &mut copied)
+                            .unwrap();
+                        assert_eq!(lent, copied, "the first mover's list is lent");
+                        first = Some(next(&lent));
+                    } else {
+                        assert!(lent.is_empty());
+                    }
+                    seen.push((status, lent));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_2_3_table_is_copied_and_applies_then_lends_in_two_calls() {
+        let at = std::mem::offset_of!(PluginApi, apply_and_lend_legal);
+        let (full_table, full_api) = adopted(None).unwrap();
+        let (table, api) = adopted(Some(at)).unwrap();
+        assert!(!std::ptr::eq(table, api), "a shorter table is copied");
+        assert!(std::ptr::fn_addr_eq(
+            api.chance_outcomes,
+            table.chance_outcomes
+        ));
+        assert!(std::ptr::fn_addr_eq(
+            api.apply_and_lend_legal,
+            apply_and_lend_legal_absent as tabletop_sdk::abi::ApplyAndLendLegalFn
+        ));
+        let old = RawPlugin::with_table(api, api.size);
+        assert!(!old.has_apply_and_lend && old.has_raw_setup_and_chance);
+        let new = RawPlugin::with_table(full_api, full_table.size);
+        assert!(new.has_apply_and_lend);
+        // A size that cuts the field falls back too.
+        let cut = RawPlugin::with_table(full_api, full_table.size - 4);
+        assert!(!cut.has_apply_and_lend);
+
+        // One call and the two-call fallback lend the same lists, every ply,
+        // with simultaneous turns (several movers) and chance nodes.
+        let mut plies = 0;
+        for players in [2, 4] {
+            for seed in 1..=6 {
+                let fallback = lent_lists_of_a_match(old, players, seed);
+                assert_eq!(fallback, lent_lists_of_a_match(new, players, seed));
+                plies += fallback.0.len();
+            }
+        }
+        assert!(plies > 50, "the matches were played ({plies} plies)");
+
+        // A named seat is lent its own list; a refused move lends nothing
+        // and leaves the state alone.
+        let mut state = new.new_state(2, &BTreeMap::new(), None).unwrap();
+        while state.status() == Status::Chance {
+            let node = state.chance().unwrap();
+            let outcome = tabletop_sdk::chance::draw(&node, 1, 0).unwrap();
+            state.apply_chance(outcome).unwrap();
+        }
+        let before = state.position().unwrap();
+        let refused = state
+            .apply_and_lend_legal(
+                &[Move {
+                    player: 0,
+                    action: u64::MAX,
+                }],
+                Some(1),
+            )
+            .unwrap_err();
+        assert!(!refused.kind.is_fault(), "{refused:?}");
+        assert_eq!(state.position().unwrap(), before);
+        let Status::ToMove(movers) = state.status() else {
+            panic!("Lanza's first turn is to move");
+        };
+        let mut legal = Vec::new();
+        let joint: Vec<Move> = movers
+            .iter()
+            .map(|player| {
+                state.legal_actions(player, &mut legal).unwrap();
+                Move {
+                    player,
+                    action: legal[0],
+                }
+            })
+            .collect();
+        let (status, lent) = state.apply_and_lend_legal(&joint, Some(1)).unwrap();
+        let lent = lent.to_vec();
+        assert!(
+            matches!(status, Status::ToMove(m) if m.contains(1)),
+            "{status:?}"
+        );
+        state.legal_actions(1, &mut legal).unwrap();
+        assert_eq!(lent, legal, "seat 1's list, not the first mover's");
     }
 
     #[test]

@@ -250,8 +250,20 @@ impl DynState for PluginState {
         self.0.legal_actions(player, out)
     }
 
+    fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
+        self.0.lend_legal_actions(player)
+    }
+
     fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
         self.0.apply(moves)
+    }
+
+    fn apply_and_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<Player>,
+    ) -> Result<(Status, &[ActionId]), GameError> {
+        self.0.apply_and_lend_legal(moves, player)
     }
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {

@@ -34,7 +34,7 @@ use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput};
 use engine_host::plugin::Plugin;
 use tabletop_sdk::conformance::built_plugin_path;
-use tabletop_sdk::{DynGame, Move, Status, chance};
+use tabletop_sdk::{ActionId, DynGame, Move, Status, chance};
 
 /// A criterion configured for playouts: CPU time, 20 samples of 5 s.
 pub fn criterion() -> Criterion<ThreadCpuTime> {
@@ -109,6 +109,15 @@ pub const SEEDS_PER_ITERATION: u64 = 16;
 /// every game. The picks come from a xorshift seeded by `seed`, identical on
 /// both paths.
 ///
+/// Each ply is one [`DynState::apply_and_lend_legal`](tabletop_sdk::DynState::apply_and_lend_legal):
+/// it reports the new status and lends the first mover's legal actions, from
+/// which that mover picks at once; further movers of a simultaneous turn, and
+/// the first mover after a new state or a chance node, borrow theirs with
+/// [`DynState::lend_legal_actions`](tabletop_sdk::DynState::lend_legal_actions).
+/// Nothing is copied. Through a plugin (ABI 2.4) that is one crossing per
+/// ply for a single mover; in-process the same methods are the default
+/// apply, status and lend, so both paths do the same work.
+///
 /// # Panics
 /// If the game refuses a state, a legal action or a drawn chance outcome: a
 /// benchmark has no better way to report a broken game.
@@ -119,35 +128,56 @@ pub fn random_playout(
     seed: u64,
 ) -> u64 {
     let mut state = game.new_state(players, options, None).expect("a new state");
-    let mut legal = Vec::with_capacity(256);
+    let mut status = state.status().expect("status");
     let mut joint = Vec::with_capacity(players as usize);
     let mut pick = seed | 1;
+    // The first mover's action, picked from the list the last ply lent.
+    let mut first: Option<Move> = None;
     let mut chance_index = 0;
     let mut plies = 0;
     loop {
-        match state.status().expect("status") {
+        match status {
             Status::Terminal => return plies,
             Status::Chance => {
                 let node = state.chance().expect("chance");
                 let outcome = chance::draw(&node, seed, chance_index).expect("a draw");
                 chance_index += 1;
                 state.apply_chance(outcome).expect("apply_chance");
+                status = state.status().expect("status");
             }
             Status::ToMove(movers) => {
                 joint.clear();
                 for player in movers.iter() {
-                    state.legal_actions(player, &mut legal).expect("legal");
-                    pick ^= pick << 13;
-                    pick ^= pick >> 7;
-                    pick ^= pick << 17;
-                    let action = legal[(pick % legal.len() as u64) as usize];
+                    let action = match first.take() {
+                        Some(picked) => picked.action,
+                        None => {
+                            pick_from(&mut pick, state.lend_legal_actions(player).expect("legal"))
+                        }
+                    };
                     joint.push(Move { player, action });
                 }
-                state.apply(&joint).expect("apply");
+                let (next, legal) = state.apply_and_lend_legal(&joint, None).expect("apply");
+                if let Status::ToMove(movers) = next {
+                    let player = movers.first().expect("a mover");
+                    first = Some(Move {
+                        player,
+                        action: pick_from(&mut pick, legal),
+                    });
+                }
+                status = next;
                 plies += 1;
             }
         }
     }
+}
+
+/// The next xorshift draw of `pick`, as an index into `legal`.
+#[inline]
+fn pick_from(pick: &mut u64, legal: &[ActionId]) -> ActionId {
+    *pick ^= *pick << 13;
+    *pick ^= *pick >> 7;
+    *pick ^= *pick << 17;
+    legal[(*pick % legal.len() as u64) as usize]
 }
 
 /// The calling thread's CPU time, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
@@ -241,4 +271,43 @@ impl ValueFormatter for CpuTimeFormatter {
     fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
         "ns"
     }
+}
+
+/// The `main` of each game's `examples/GAME_playout_count.rs`: runs the bench loop
+/// ([`random_playout`] over seeds 1..=[`SEEDS_PER_ITERATION`]) once, on one
+/// path, for counting instructions with callgrind, which is exact and
+/// repeatable on a shared, noisy machine (CPU time is not):
+///
+/// ```text
+/// cargo build --release -p lanza --examples
+/// valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+///     target/release/examples/lanza_playout_count 2 plugin
+/// ```
+///
+/// Arguments: players, then `in-process` or `plugin`. A case's instruction
+/// ratio is the in-process total divided by the plugin total (callgrind's
+/// "Collected"); both include the same process start, and the plugin path
+/// also its load, which are small next to 16 playouts.
+///
+/// # Panics
+/// On bad arguments, or if the built plugin does not load.
+pub fn playout_count_main(name: &str, in_process: &dyn DynGame) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [players, path] = args.as_slice() else {
+        panic!("usage: GAME_playout_count PLAYERS in-process|plugin");
+    };
+    let players: u32 = players.parse().expect("PLAYERS is a number");
+    let plugin;
+    let game: &dyn DynGame = match path.as_str() {
+        "in-process" => in_process,
+        "plugin" => {
+            plugin = Plugin::load(&built_plugin_path(name)).expect("the built plugin loads");
+            plugin.as_ref()
+        }
+        other => panic!("unknown path {other}: in-process or plugin"),
+    };
+    let plies: u64 = (1..=SEEDS_PER_ITERATION)
+        .map(|seed| random_playout(game, players, &BTreeMap::new(), seed))
+        .sum();
+    println!("{name} {players}p {path}: {plies} plies");
 }

@@ -19,6 +19,11 @@
 //!   setup and every chance node cross as plain arrays instead of JSON text
 //!   (serialising and parsing them cost more than a short random match's
 //!   moves), and a new state reports its status in the same call.
+//! - **2.4**: `apply_and_lend_legal` appended: one crossing per ply. It
+//!   applies a joint action, reports the new status and lends the legal
+//!   actions of one player of the new state (the lowest-numbered mover, or a
+//!   player the caller names), which a playout or search loop would otherwise
+//!   ask for in a second call.
 //! - 1.0: the first table.
 //!
 //! # Conventions for every function
@@ -48,7 +53,8 @@ pub const ABI_MAJOR: u32 = 2;
 /// 2.1 appended [`PluginApi::expand_notation`].
 /// 2.2 appended [`PluginApi::remove_player`].
 /// 2.3 appended [`PluginApi::new_state_raw`] and [`PluginApi::chance_outcomes`].
-pub const ABI_MINOR: u32 = 3;
+/// 2.4 appended [`PluginApi::apply_and_lend_legal`].
+pub const ABI_MINOR: u32 = 4;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -165,6 +171,39 @@ pub struct RawOption {
     pub name: StrRef,
     /// The option's raw text.
     pub value: StrRef,
+}
+
+/// [`PluginApi::apply_and_lend_legal`]'s `player` meaning "the lowest-numbered
+/// player to move in the new state".
+pub const LEND_FIRST_MOVER: u32 = u32::MAX;
+
+/// What [`PluginApi::apply_and_lend_legal`] writes: the new status and a lent
+/// legal-action list, in one caller-owned struct so the call passes its
+/// arguments in registers.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RawApplied {
+    /// The state's status after the joint action.
+    pub status: RawStatus,
+    /// `count` legal action ids of the player asked for (the caller's seat,
+    /// or the lowest bit of `status.movers`), ascending, owned by the plugin
+    /// (see [`PluginApi::apply_and_lend_legal`] for how long). May dangle
+    /// when `count` is 0.
+    pub ids: *const u64,
+    /// How many ids are lent.
+    pub count: usize,
+}
+
+impl RawApplied {
+    /// Nothing written yet.
+    pub const EMPTY: RawApplied = RawApplied {
+        status: RawStatus {
+            kind: STATUS_TERMINAL,
+            movers: 0,
+        },
+        ids: std::ptr::null(),
+        count: 0,
+    };
 }
 
 /// [`PluginApi::chance_outcomes`]' kind: the outcomes are listed.
@@ -383,6 +422,32 @@ pub struct PluginApi {
     /// **Fallback:** for a plugin whose table `size` does not cover this field
     /// (ABI 2.0 to 2.2) the host parses the JSON of `chance`.
     pub chance_outcomes: ChanceOutcomesFn,
+
+    /// *Added in 2.4.* Applies a joint action like `apply` and, in the same
+    /// call, lends legal actions of the new state like `legal_actions`: one
+    /// crossing per ply instead of two.
+    ///
+    /// `moves` (`count` entries) is owned by the caller and only read during
+    /// the call. `player` names whose legal actions to lend: a seat, or
+    /// [`LEND_FIRST_MOVER`] for the lowest-numbered player to move. On
+    /// [`CODE_OK`] the plugin writes into `*applied_out` (caller-owned) the
+    /// new status and, when that status is "to move", that player's legal
+    /// ids (empty for a seat not to move); otherwise `count` is 0 (and `ids`
+    /// may dangle). With several players to move
+    /// (simultaneous turns) the caller asks `legal_actions` for the others.
+    ///
+    /// The lent array is the plugin's own and belongs to `state`, exactly like
+    /// `legal_actions`' answer (the same per-handle storage): valid until the
+    /// next call with this handle or its `free_state`. Mutates `state` like
+    /// `apply`: one call at a time per handle, from any thread, and a panic
+    /// inside poisons the handle. On error the state is unchanged, nothing is
+    /// lent, `*applied_out` is not written and `out` holds the message
+    /// (plugin-owned, freed with `free_buf`).
+    ///
+    /// **Fallback:** for a plugin whose table `size` does not cover this field
+    /// (ABI 2.0 to 2.3) the host calls `apply`, then `legal_actions` when the
+    /// new status is "to move": the same answer in two crossings.
+    pub apply_and_lend_legal: ApplyAndLendLegalFn,
 }
 
 /// The signature of [`PluginApi::remove_player`] (ABI 2.2).
@@ -406,6 +471,16 @@ pub type ChanceOutcomesFn = extern "C" fn(
     kind_out: *mut u32,
     outcomes_out: *mut *const RawOutcome,
     count_out: *mut usize,
+    out: *mut PluginBuf,
+) -> i32;
+
+/// The signature of [`PluginApi::apply_and_lend_legal`] (ABI 2.4).
+pub type ApplyAndLendLegalFn = extern "C" fn(
+    state: *mut StateHandle,
+    moves: *const RawMove,
+    count: usize,
+    player: u32,
+    applied_out: *mut RawApplied,
     out: *mut PluginBuf,
 ) -> i32;
 

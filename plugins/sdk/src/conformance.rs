@@ -421,6 +421,12 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
                         continue;
                     }
                     ever_moved[p as usize] = true;
+                    let lent = ctx.ok("lend_legal_actions", state.lend_legal_actions(p))?;
+                    if lent != legal.as_slice() {
+                        return Err(ctx.fail(format!(
+                            "player {p}: lend_legal_actions lends {lent:?}, legal_actions copies {legal:?}"
+                        )));
+                    }
                     if legal.is_empty() {
                         return Err(
                             ctx.fail(format!("player {p} is to move but has no legal action"))
@@ -445,6 +451,9 @@ fn play_one(ctx: &mut Ctx<'_>, config: &Config, summary: &mut Summary) -> Result
         };
         let before = ctx.ok("clone_state", state.clone_state())?;
         apply(ctx, state.as_mut(), &transition)?;
+        if check && let Transition::Moves(moves) = &transition {
+            check_apply_and_lend(ctx, before.as_ref(), moves, state.as_ref())?;
+        }
         if check {
             check_events(
                 ctx,
@@ -489,6 +498,44 @@ fn apply(ctx: &Ctx<'_>, state: &mut dyn DynState, transition: &Transition) -> Re
             state.apply_chance(*outcome),
         ),
     }
+}
+
+/// `apply_and_lend_legal` from `before` agrees with `apply` (which took
+/// `before` to `after`) followed by `status` and `legal_actions`, for the
+/// first mover and for every seat named.
+fn check_apply_and_lend(
+    ctx: &Ctx<'_>,
+    before: &dyn DynState,
+    moves: &[Move],
+    after: &dyn DynState,
+) -> Result<(), Failure> {
+    let status = ctx.ok("status", after.status())?;
+    let mut expected = Vec::new();
+    for asked in std::iter::once(None).chain((0..ctx.players).map(Some)) {
+        let mut twin = ctx.ok("clone_state", before.clone_state())?;
+        let (lent_status, lent) = ctx.ok(
+            &format!("apply_and_lend_legal {moves:?} for {asked:?}"),
+            twin.apply_and_lend_legal(moves, asked),
+        )?;
+        if lent_status != status {
+            return Err(ctx.fail(format!(
+                "apply_and_lend_legal reports {lent_status:?}, apply then status {status:?}"
+            )));
+        }
+        expected.clear();
+        if let Status::ToMove(movers) = status
+            && let Some(player) = asked.or(movers.first())
+        {
+            ctx.ok("legal_actions", after.legal_actions(player, &mut expected))?;
+        }
+        if lent != expected.as_slice() {
+            return Err(ctx.fail(format!(
+                "apply_and_lend_legal for {asked:?} lends {lent:?}, apply then legal_actions \
+                 gives {expected:?}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn check_position_round_trip(ctx: &Ctx<'_>, state: &dyn DynState) -> Result<(), Failure> {

@@ -42,10 +42,39 @@ pub trait DynState: Send {
     fn chance(&self) -> Result<Chance, GameError>;
     /// See [`Game::results`].
     fn results(&self) -> Result<Vec<PlayerResult>, GameError>;
-    /// See [`Game::legal_actions`].
+    /// See [`Game::legal_actions`]: copies the list into `out`, for callers
+    /// that keep it.
     fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError>;
+    /// See [`Game::legal_actions`]: lends the list instead of copying it. It
+    /// lives in the state (a plugin's own array, or a vector of the
+    /// in-process state) and is overwritten by the next lending call; the
+    /// `&mut self` borrow keeps every other call away while it is read.
+    fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError>;
     /// See [`Game::apply`].
     fn apply(&mut self, moves: &[Move]) -> Result<(), GameError>;
+    /// Applies a joint action, then returns the new status and lends, when it
+    /// is [`Status::ToMove`], the legal actions of `player` (or, for `None`,
+    /// of the lowest-numbered mover), like [`DynState::lend_legal_actions`];
+    /// otherwise the list is empty. A plugin does all of it in one call
+    /// (ABI 2.4); this default applies, asks the status, then lends. With
+    /// several movers the caller lends the others' lists itself. On error
+    /// nothing is lent (and, if the move was refused, the state is
+    /// unchanged).
+    fn apply_and_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<Player>,
+    ) -> Result<(Status, &[ActionId]), GameError> {
+        self.apply(moves)?;
+        let status = self.status()?;
+        let Status::ToMove(movers) = status else {
+            return Ok((status, &[]));
+        };
+        match player.or(movers.first()) {
+            Some(player) => Ok((status, self.lend_legal_actions(player)?)),
+            None => Ok((status, &[])),
+        }
+    }
     /// See [`Game::apply_chance`].
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError>;
     /// See [`Game::view`]; JSON text.
@@ -118,6 +147,7 @@ impl<G: Game> DynGame for InProcess<G> {
         Ok(Box::new(InProcessState {
             game: Arc::clone(&self.game),
             state,
+            legal: Vec::new(),
         }))
     }
 }
@@ -126,6 +156,9 @@ impl<G: Game> DynGame for InProcess<G> {
 struct InProcessState<G: Game> {
     game: Arc<G>,
     state: G::State,
+    /// The list [`DynState::lend_legal_actions`] lends, kept per state like
+    /// a plugin's.
+    legal: Vec<ActionId>,
 }
 
 impl<G: Game> InProcessState<G> {
@@ -133,6 +166,7 @@ impl<G: Game> InProcessState<G> {
         Box::new(InProcessState {
             game: Arc::clone(&self.game),
             state,
+            legal: Vec::new(),
         })
     }
 }
@@ -161,6 +195,12 @@ impl<G: Game> DynState for InProcessState<G> {
     fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
         self.game.legal_actions(&self.state, player, out);
         Ok(())
+    }
+
+    fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
+        self.game
+            .legal_actions(&self.state, player, &mut self.legal);
+        Ok(&self.legal)
     }
 
     fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {

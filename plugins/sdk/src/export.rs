@@ -7,9 +7,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
-    ABI_MAJOR, ABI_MINOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, LogFn, PluginApi, PluginBuf,
-    RawMove, RawOption, RawOutcome, RawStatus, RawTransition, STATUS_CHANCE, STATUS_TERMINAL,
-    STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
+    ABI_MAJOR, ABI_MINOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, LEND_FIRST_MOVER, LogFn,
+    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawStatus, RawTransition,
+    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
+    TRANSITION_MOVES,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
@@ -70,6 +71,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         remove_player: remove_player::<G>,
         new_state_raw: new_state_raw::<G>,
         chance_outcomes: chance_outcomes::<G>,
+        apply_and_lend_legal: apply_and_lend_legal::<G>,
     }
 }
 
@@ -450,6 +452,46 @@ extern "C" fn apply<G: Instance>(
         slot.poisoned = false;
         result?;
         write_status(status_out, game.status(&slot.state));
+        Ok(None)
+    })
+}
+
+extern "C" fn apply_and_lend_legal<G: Instance>(
+    state: *mut StateHandle,
+    moves: *const RawMove,
+    count: usize,
+    player: u32,
+    applied_out: *mut RawApplied,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let slot = slot_mut::<G>(state)?;
+        let moves = read_moves(moves, count);
+        let game = G::instance();
+        slot.poisoned = true;
+        let result = game.apply(&mut slot.state, moves);
+        slot.poisoned = false;
+        result?;
+        let status = game.status(&slot.state);
+        let legal = slot.legal.get_mut();
+        legal.clear();
+        if let Status::ToMove(movers) = status {
+            let player = if player == LEND_FIRST_MOVER {
+                movers.first()
+            } else {
+                Some(player)
+            };
+            if let Some(player) = player {
+                game.legal_actions(&slot.state, player, legal);
+            }
+        }
+        // SAFETY: the caller passes a writable RawApplied; its `status` is
+        // the first field, written with one store like every status.
+        unsafe {
+            write_status(std::ptr::addr_of_mut!((*applied_out).status), status);
+            std::ptr::addr_of_mut!((*applied_out).ids).write(legal.as_ptr());
+            std::ptr::addr_of_mut!((*applied_out).count).write(legal.len());
+        }
         Ok(None)
     })
 }

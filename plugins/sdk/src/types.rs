@@ -95,6 +95,12 @@ impl PlayerSet {
     pub fn iter(self) -> impl Iterator<Item = Player> {
         (0..Self::MAX_PLAYERS).filter(move |&p| self.contains(p))
     }
+
+    /// The lowest-numbered player in the set, if any.
+    #[inline]
+    pub fn first(self) -> Option<Player> {
+        (self.0 != 0).then(|| self.0.trailing_zeros())
+    }
 }
 
 impl FromIterator<Player> for PlayerSet {

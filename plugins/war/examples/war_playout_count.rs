@@ -1,0 +1,9 @@
+//! The bench loop once on one path, for callgrind: see
+//! `tabletop_bench_support::playout_count_main`.
+//!
+//! `cargo build --release -p war --examples`, then
+//! `valgrind --tool=callgrind target/release/examples/war_playout_count PLAYERS in-process|plugin`.
+
+fn main() {
+    tabletop_bench_support::playout_count_main("war", &tabletop_sdk::InProcess::new(war::War));
+}
