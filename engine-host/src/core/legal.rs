@@ -77,16 +77,9 @@ impl SeatList {
     fn write_notation(&mut self, state: &dyn DynState) -> HostResult<()> {
         let mut text = String::new();
         let mut ends = Vec::with_capacity(self.ids.len());
-        for &id in self.ids.iter() {
-            text.push_str(&state.action_to_string(self.seat, id)?);
-            // A notation string longer than 4 GiB in total is not a list
-            // anyone can be sent; refuse rather than wrap.
-            ends.push(u32::try_from(text.len()).map_err(|_| {
-                super::error::HostError::Internal(
-                    "the legal actions' notation exceeds 4 GiB".into(),
-                )
-            })?);
-        }
+        // One crossing for the whole list through an ABI 2.4 plugin. A
+        // notation longer than 4 GiB in total is refused, not wrapped.
+        state.actions_to_strings(self.seat, &self.ids, &mut text, &mut ends)?;
         self.notation = Some(Notation {
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),

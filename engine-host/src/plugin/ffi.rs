@@ -100,6 +100,12 @@ unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static Plugi
                 .write(apply_and_lend_legal_absent)
         };
     }
+    if !covers(size, std::mem::offset_of!(PluginApi, actions_to_strings)) {
+        // SAFETY: as above.
+        unsafe {
+            std::ptr::addr_of_mut!((*full_ptr).actions_to_strings).write(actions_to_strings_absent)
+        };
+    }
     // SAFETY: the first `size >= SIZE_2_0` bytes came from a valid table of the
     // same major version (header and every 2.0 function pointer), and every
     // field at or beyond `SIZE_2_0` was written above, so each field holds a
@@ -120,6 +126,9 @@ pub(crate) struct RawPlugin {
     /// Whether it reaches `apply_and_lend_legal` (ABI 2.4); without it a ply
     /// is `apply` and then `legal_actions`.
     has_apply_and_lend: bool,
+    /// Whether it reaches `actions_to_strings` (ABI 2.4); without it a list's
+    /// notation is one `action_to_string` call per action.
+    has_actions_to_strings: bool,
 }
 
 impl RawPlugin {
@@ -130,6 +139,10 @@ impl RawPlugin {
             has_raw_setup_and_chance: covers(size, std::mem::offset_of!(PluginApi, new_state_raw))
                 && covers(size, std::mem::offset_of!(PluginApi, chance_outcomes)),
             has_apply_and_lend: covers(size, std::mem::offset_of!(PluginApi, apply_and_lend_legal)),
+            has_actions_to_strings: covers(
+                size,
+                std::mem::offset_of!(PluginApi, actions_to_strings),
+            ),
         }
     }
 }
@@ -169,6 +182,20 @@ extern "C" fn apply_and_lend_legal_absent(
     _count: usize,
     _player: u32,
     _applied_out: *mut RawApplied,
+    _out: *mut PluginBuf,
+) -> i32 {
+    ErrorKind::Unsupported as i32
+}
+
+/// Stands in for `actions_to_strings` like [`new_state_raw_absent`]; never
+/// called: [`RawState::actions_to_strings`] checks
+/// [`RawPlugin::has_actions_to_strings`] first. Writes nothing.
+extern "C" fn actions_to_strings_absent(
+    _state: *const StateHandle,
+    _player: u32,
+    _ids: *const u64,
+    _count: usize,
+    _ends_out: *mut u32,
     _out: *mut PluginBuf,
 ) -> i32 {
     ErrorKind::Unsupported as i32
@@ -677,6 +704,59 @@ impl RawState {
         self.plugin.finish_text(code, out)
     }
 
+    /// The notation of each of `ids`, appended to `text`, each end offset (in
+    /// `text`) pushed to `ends`: one call with ABI 2.4, else one
+    /// `action_to_string` per action.
+    pub(crate) fn actions_to_strings(
+        &self,
+        player: u32,
+        ids: &[u64],
+        text: &mut String,
+        ends: &mut Vec<u32>,
+    ) -> Result<(), GameError> {
+        let too_long = || GameError::internal("the notation exceeds 4 GiB");
+        if !self.plugin.has_actions_to_strings {
+            for &id in ids {
+                text.push_str(&self.action_to_string(player, id)?);
+                ends.push(u32::try_from(text.len()).map_err(|_| too_long())?);
+            }
+            return Ok(());
+        }
+        let mut plugin_ends = vec![0u32; ids.len()];
+        let mut out = PluginBuf::EMPTY;
+        let code = (self.plugin.api.actions_to_strings)(
+            self.ptr(),
+            player,
+            ids.as_ptr(),
+            ids.len(),
+            plugin_ends.as_mut_ptr(),
+            &mut out,
+        );
+        let base = text.len();
+        let texts = self.plugin.finish_text(code, out)?;
+        // The ends must climb within the text the plugin wrote: a broken
+        // plugin must not make the host slice a string out of bounds.
+        let mut last = 0u32;
+        for &end in &plugin_ends {
+            if end < last || end as usize > texts.len() || !texts.is_char_boundary(end as usize) {
+                return Err(GameError::internal(
+                    "plugin returned notation ends outside its text",
+                ));
+            }
+            last = end;
+        }
+        if last as usize != texts.len() {
+            return Err(GameError::internal(
+                "plugin returned more notation text than its ends cover",
+            ));
+        }
+        text.push_str(&texts);
+        for end in plugin_ends {
+            ends.push(u32::try_from(base + end as usize).map_err(|_| too_long())?);
+        }
+        Ok(())
+    }
+
     pub(crate) fn parse_action(&self, player: u32, text: &str) -> Result<u64, GameError> {
         let mut action = 0u64;
         let mut out = PluginBuf::EMPTY;
@@ -988,8 +1068,10 @@ mod tests {
         let new = RawPlugin::with_table(full_api, full_table.size);
         assert!(new.has_apply_and_lend);
         // A size that cuts the field falls back too.
-        let cut = RawPlugin::with_table(full_api, full_table.size - 4);
+        let next = std::mem::offset_of!(PluginApi, actions_to_strings);
+        let cut = RawPlugin::with_table(full_api, next - 4);
         assert!(!cut.has_apply_and_lend);
+        assert!(!old.has_actions_to_strings && new.has_actions_to_strings);
 
         // One call and the two-call fallback lend the same lists, every ply,
         // with simultaneous turns (several movers) and chance nodes.
@@ -1045,6 +1127,29 @@ mod tests {
         );
         state.legal_actions(1, &mut legal).unwrap();
         assert_eq!(lent, legal, "seat 1's list, not the first mover's");
+
+        // The notation of a whole list: one call (2.4), or one call per
+        // action (the fallback), the same text and ends, appended after what
+        // the caller's buffer held.
+        let old_state = old.new_state(2, &BTreeMap::new(), Some(&state.position().unwrap()));
+        let old_state = old_state.unwrap();
+        for (plugin_state, batched) in [(&state, true), (&old_state, false)] {
+            assert_eq!(plugin_state.plugin.has_actions_to_strings, batched);
+            let mut text = String::from("x");
+            let mut ends = vec![1];
+            plugin_state
+                .actions_to_strings(1, &legal, &mut text, &mut ends)
+                .unwrap();
+            let mut expected = String::from("x");
+            let mut expected_ends = vec![1];
+            for &id in &legal {
+                expected.push_str(&plugin_state.action_to_string(1, id).unwrap());
+                expected_ends.push(expected.len() as u32);
+            }
+            assert_eq!((text, ends), (expected, expected_ends));
+        }
+        let unknown = state.actions_to_strings(1, &[u64::MAX], &mut String::new(), &mut Vec::new());
+        assert!(unknown.is_err(), "an unknown id is refused");
     }
 
     #[test]

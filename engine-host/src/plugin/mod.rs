@@ -299,6 +299,16 @@ impl DynState for PluginState {
         self.0.action_to_string(player, action)
     }
 
+    fn actions_to_strings(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+        text: &mut String,
+        ends: &mut Vec<u32>,
+    ) -> Result<(), GameError> {
+        self.0.actions_to_strings(player, ids, text, ends)
+    }
+
     fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
         self.0.parse_action(player, text)
     }

@@ -23,7 +23,8 @@
 //!   applies a joint action, reports the new status and lends the legal
 //!   actions of one player of the new state (the lowest-numbered mover, or a
 //!   player the caller names), which a playout or search loop would otherwise
-//!   ask for in a second call.
+//!   ask for in a second call. `actions_to_strings` appended: the notation of
+//!   a whole list of actions in one call instead of one call per action.
 //! - 1.0: the first table.
 //!
 //! # Conventions for every function
@@ -53,7 +54,8 @@ pub const ABI_MAJOR: u32 = 2;
 /// 2.1 appended [`PluginApi::expand_notation`].
 /// 2.2 appended [`PluginApi::remove_player`].
 /// 2.3 appended [`PluginApi::new_state_raw`] and [`PluginApi::chance_outcomes`].
-/// 2.4 appended [`PluginApi::apply_and_lend_legal`].
+/// 2.4 appended [`PluginApi::apply_and_lend_legal`] and
+/// [`PluginApi::actions_to_strings`].
 pub const ABI_MINOR: u32 = 4;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
@@ -448,6 +450,25 @@ pub struct PluginApi {
     /// (ABI 2.0 to 2.3) the host calls `apply`, then `legal_actions` when the
     /// new status is "to move": the same answer in two crossings.
     pub apply_and_lend_legal: ApplyAndLendLegalFn,
+
+    /// *Added in 2.4.* Writes the notation of `count` actions of `player` at
+    /// once, as `action_to_string` would one by one: one crossing for a whole
+    /// legal list.
+    ///
+    /// `ids` (`count` entries) is owned by the caller and only read during
+    /// the call. On [`CODE_OK`] the plugin writes the texts, concatenated in
+    /// order, into `out` (plugin-owned, freed with `free_buf`; untouched when
+    /// every text is empty), and into `ends_out[i]` (a caller-owned array of
+    /// `count` `u32`s) the byte offset in `out` where the text of `ids[i]`
+    /// ends, so text `i` is `out[ends_out[i - 1]..ends_out[i]]` (from 0 for
+    /// the first). On failure (an id `action_to_string` refuses, or more than
+    /// `u32::MAX` bytes of text) `out` holds the message and `ends_out` is
+    /// unspecified. It only reads `state`; one call at a time per handle,
+    /// from any thread.
+    ///
+    /// **Fallback:** for a plugin whose table `size` does not cover this field
+    /// (ABI 2.0 to 2.3) the host calls `action_to_string` once per action.
+    pub actions_to_strings: ActionsToStringsFn,
 }
 
 /// The signature of [`PluginApi::remove_player`] (ABI 2.2).
@@ -481,6 +502,16 @@ pub type ApplyAndLendLegalFn = extern "C" fn(
     count: usize,
     player: u32,
     applied_out: *mut RawApplied,
+    out: *mut PluginBuf,
+) -> i32;
+
+/// The signature of [`PluginApi::actions_to_strings`] (ABI 2.4).
+pub type ActionsToStringsFn = extern "C" fn(
+    state: *const StateHandle,
+    player: u32,
+    ids: *const u64,
+    count: usize,
+    ends_out: *mut u32,
     out: *mut PluginBuf,
 ) -> i32;
 

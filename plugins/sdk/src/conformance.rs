@@ -577,6 +577,34 @@ fn check_notation(
     player: Player,
     legal: &[ActionId],
 ) -> Result<(), Failure> {
+    // The batched notation of the whole list equals the per-action one.
+    let mut batch = String::from("prefix ");
+    let mut ends = Vec::new();
+    ctx.ok(
+        "actions_to_strings",
+        state.actions_to_strings(player, legal, &mut batch, &mut ends),
+    )?;
+    if ends.len() != legal.len() {
+        return Err(ctx.fail(format!(
+            "actions_to_strings gave {} ends for {} actions",
+            ends.len(),
+            legal.len()
+        )));
+    }
+    let mut start = "prefix ".len();
+    for (&action, &end) in legal.iter().zip(&ends) {
+        let one = ctx.ok("action_to_string", state.action_to_string(player, action))?;
+        if batch.get(start..end as usize) != Some(one.as_str()) {
+            return Err(ctx.fail(format!(
+                "action {action}: actions_to_strings gives {:?}, action_to_string `{one}`",
+                batch.get(start..end as usize)
+            )));
+        }
+        start = end as usize;
+    }
+    if start != batch.len() {
+        return Err(ctx.fail("actions_to_strings wrote text beyond its last end"));
+    }
     for &action in legal {
         let text = ctx.ok("action_to_string", state.action_to_string(player, action))?;
         let parsed = state.parse_action(player, &text).map_err(|e| {

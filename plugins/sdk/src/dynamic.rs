@@ -93,6 +93,27 @@ pub trait DynState: Send {
     fn position(&self) -> Result<String, GameError>;
     /// See [`Game::action_to_string`].
     fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError>;
+    /// The notation of each of `ids` (actions of `player`), as
+    /// [`DynState::action_to_string`] gives it, appended to `text`; after
+    /// each, its end offset in `text` is pushed to `ends`. A plugin does it
+    /// in one call (ABI 2.4); this default loops `action_to_string`. On error
+    /// `text` and `ends` may hold part of the answer.
+    fn actions_to_strings(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+        text: &mut String,
+        ends: &mut Vec<u32>,
+    ) -> Result<(), GameError> {
+        for &id in ids {
+            text.push_str(&self.action_to_string(player, id)?);
+            ends.push(
+                u32::try_from(text.len())
+                    .map_err(|_| GameError::internal("the notation exceeds 4 GiB"))?,
+            );
+        }
+        Ok(())
+    }
     /// See [`Game::parse_action`].
     fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError>;
     /// See [`Game::expand_notation`]: `None` when `text` is not a shorthand.

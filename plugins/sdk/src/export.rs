@@ -72,6 +72,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         new_state_raw: new_state_raw::<G>,
         chance_outcomes: chance_outcomes::<G>,
         apply_and_lend_legal: apply_and_lend_legal::<G>,
+        actions_to_strings: actions_to_strings::<G>,
     }
 }
 
@@ -590,6 +591,36 @@ extern "C" fn action_to_string<G: Instance>(
         G::instance()
             .action_to_string(&slot::<G>(state)?.state, player, action)
             .map(Some)
+    })
+}
+
+extern "C" fn actions_to_strings<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    ids: *const u64,
+    count: usize,
+    ends_out: *mut u32,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        let state = &slot::<G>(state)?.state;
+        let ids: &[u64] = if count == 0 || ids.is_null() {
+            &[]
+        } else {
+            // SAFETY: the caller lends `count` ids at `ids` for the call.
+            unsafe { std::slice::from_raw_parts(ids, count) }
+        };
+        let game = G::instance();
+        let mut text = String::new();
+        for (i, &id) in ids.iter().enumerate() {
+            text.push_str(&game.action_to_string(state, player, id)?);
+            let end = u32::try_from(text.len())
+                .map_err(|_| GameError::internal("the notation exceeds 4 GiB"))?;
+            // SAFETY: the caller passes `count` writable u32s at `ends_out`,
+            // and `i < count`.
+            unsafe { ends_out.add(i).write(end) };
+        }
+        Ok((!text.is_empty()).then_some(text))
     })
 }
 
