@@ -108,3 +108,45 @@ fn issue9_memory_measures_idle_matches_per_game() {
     assert_eq!(rows[0]["matches"], 500);
     assert!(rows[0]["bytes_per_match"].as_f64().expect("bytes") >= 0.0);
 }
+
+#[test]
+fn issue9_a_bot_load_asks_for_summaries_and_ids_and_gets_smaller_answers() {
+    let host = built("engine-host");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--spawn-server",
+            host.to_str().expect("utf-8 path"),
+            "--game",
+            "war",
+            "--players",
+            "2",
+            "--duration",
+            "1",
+            "--no-baseline",
+            "--json",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        bench(&args)
+    };
+    let full = run(&[]);
+    let bot = run(&["--summary-views", "--ids-only"]);
+    assert_eq!(bot["summary_views"], true);
+    assert_eq!(bot["ids_only"], true);
+    let engine = |report: &serde_json::Value| report["games"][0]["engine"].clone();
+    let (full, bot) = (engine(&full), engine(&bot));
+    assert!(bot["actions"].as_u64().expect("actions") > 0, "{bot}");
+    assert_eq!(bot["errors"], serde_json::json!({}), "no RPC failed: {bot}");
+    let size =
+        |engine: &serde_json::Value, call: &str| engine["sizes"][call].as_u64().expect("size");
+    // War's full view carries its SVG board; a summary does not.
+    assert!(
+        size(&bot, "submit_response") * 10 < size(&full, "submit_response"),
+        "{bot} vs {full}"
+    );
+    assert!(
+        size(&bot, "legal_response") < size(&full, "legal_response"),
+        "ids only: {bot} vs {full}"
+    );
+}
