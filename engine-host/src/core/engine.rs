@@ -184,6 +184,16 @@ pub type Submission = (MatchView, bool);
 /// however many matches the host holds.
 pub const KEPT_LEGAL_MATCHES: usize = 8192;
 
+/// Runs a call on the caller's thread; a panic in host code becomes an
+/// internal error, as it does for a call on the blocking pool.
+fn caught<T>(call: impl FnOnce() -> HostResult<T>) -> HostResult<T> {
+    catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| {
+        Err(HostError::Internal(
+            "the host failed while serving the call".into(),
+        ))
+    })
+}
+
 fn lock(m: &Mutex<Match>) -> MutexGuard<'_, Match> {
     // A panic in host code while holding the lock leaves the match as the last
     // completed call left it (every mutation is applied whole or not at all).
@@ -556,15 +566,9 @@ impl Engine {
         let Some(_running) = self.inline.begin(&trust) else {
             return TryCreate::Declined(request);
         };
-        match catch_unwind(AssertUnwindSafe(|| self.create_match_queued(request))) {
-            Ok(Ok((created, commit))) => TryCreate::Ran(Ok(created), commit),
-            Ok(Err(e)) => TryCreate::Ran(Err(e), Commit::done()),
-            Err(_) => TryCreate::Ran(
-                Err(HostError::Internal(
-                    "the host failed while serving the call".into(),
-                )),
-                Commit::done(),
-            ),
+        match caught(|| self.create_match_queued(request)) {
+            Ok((created, commit)) => TryCreate::Ran(Ok(created), commit),
+            Err(e) => TryCreate::Ran(Err(e), Commit::done()),
         }
     }
 
@@ -783,13 +787,7 @@ impl Engine {
         };
         let trust = m.inline_trust.clone()?;
         let _running = self.inline.begin(&trust)?;
-        Some(
-            catch_unwind(AssertUnwindSafe(|| call(&mut m))).unwrap_or_else(|_| {
-                Err(HostError::Internal(
-                    "the host failed while serving the call".into(),
-                ))
-            }),
-        )
+        Some(caught(|| call(&mut m)))
     }
 
     /// The legal actions of the token's seat if they can be answered without

@@ -42,6 +42,21 @@ struct Slot<G: Game> {
     outcomes: std::cell::UnsafeCell<Vec<RawOutcome>>,
 }
 
+impl<G: Game> Slot<G> {
+    /// Runs a change of the state with the handle marked poisoned: a panic
+    /// inside `change` unwinds past the reset and leaves the flag set.
+    #[inline]
+    fn mutate(
+        &mut self,
+        change: impl FnOnce(&mut G::State) -> Result<(), GameError>,
+    ) -> Result<(), GameError> {
+        self.poisoned = true;
+        let result = change(&mut self.state);
+        self.poisoned = false;
+        result
+    }
+}
+
 /// Builds the table for game `G`.
 pub fn plugin_api<G: Instance>() -> PluginApi {
     PluginApi {
@@ -448,10 +463,7 @@ extern "C" fn apply<G: Instance>(
         let slot = slot_mut::<G>(state)?;
         let moves = read_moves(moves, count);
         let game = G::instance();
-        slot.poisoned = true;
-        let result = game.apply(&mut slot.state, moves);
-        slot.poisoned = false;
-        result?;
+        slot.mutate(|state| game.apply(state, moves))?;
         write_status(status_out, game.status(&slot.state));
         Ok(None)
     })
@@ -469,10 +481,7 @@ extern "C" fn apply_and_lend_legal<G: Instance>(
         let slot = slot_mut::<G>(state)?;
         let moves = read_moves(moves, count);
         let game = G::instance();
-        slot.poisoned = true;
-        let result = game.apply(&mut slot.state, moves);
-        slot.poisoned = false;
-        result?;
+        slot.mutate(|state| game.apply(state, moves))?;
         let status = game.status(&slot.state);
         let legal = slot.legal.get_mut();
         legal.clear();
@@ -506,10 +515,7 @@ extern "C" fn apply_chance<G: Instance>(
     guard(out, || {
         let slot = slot_mut::<G>(state)?;
         let game = G::instance();
-        slot.poisoned = true;
-        let result = game.apply_chance(&mut slot.state, outcome);
-        slot.poisoned = false;
-        result?;
+        slot.mutate(|state| game.apply_chance(state, outcome))?;
         write_status(status_out, game.status(&slot.state));
         Ok(None)
     })
@@ -680,11 +686,8 @@ extern "C" fn remove_player<G: Instance>(
 ) -> i32 {
     guard(out, || {
         let slot = slot_mut::<G>(state)?;
-        // Poisoned while the game mutates: a panic leaves the flag set, as in `apply`.
-        slot.poisoned = true;
-        let result = G::instance().remove_player(&mut slot.state, player);
-        slot.poisoned = false;
-        result.map(|()| None)
+        slot.mutate(|state| G::instance().remove_player(state, player))?;
+        Ok(None)
     })
 }
 
