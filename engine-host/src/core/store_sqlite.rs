@@ -29,9 +29,18 @@
 //! - `matches(match_id, setup_json, pending_json, results_json)`
 //! - `seats(match_id, seat, token_hash)` — SHA-256 of the token, never the
 //!   token; NULL for an open seat
-//! - `log(match_id, version, entry_json)` — every log entry, chance outcomes
-//!   included
+//! - `log(seq, match_id, version, entry_json)` — every log entry, chance
+//!   outcomes included, keyed by the order it was written in. So every
+//!   insert lands on the table's last page, and a commit rewrites one or two
+//!   pages instead of one per match it touched, which an index on
+//!   `(match_id, version)` cost (about a third of the store's CPU per
+//!   action). Nothing needs that index: a restore reads the whole log once
+//!   in `seq` order, which is each match's version order, since the engine
+//!   appends a match's entries under its lock; replaying a match checks the
+//!   versions run 1, 2, 3, … and names the match if they do not. A file
+//!   made with the older keyed table works unchanged.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::mpsc;
@@ -59,10 +68,10 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (match_id, seat)
 );
 CREATE TABLE IF NOT EXISTS log (
+    seq        INTEGER PRIMARY KEY,
     match_id   TEXT NOT NULL REFERENCES matches(match_id),
     version    INTEGER NOT NULL,
-    entry_json TEXT NOT NULL,
-    PRIMARY KEY (match_id, version)
+    entry_json TEXT NOT NULL
 );
 ";
 
@@ -481,9 +490,31 @@ impl Store for SqliteStore {
         let mut seats = conn
             .prepare("SELECT seat, token_hash FROM seats WHERE match_id = ?1 ORDER BY seat")
             .map_err(db_error)?;
+        // The whole log in one pass, in the order it was written (which is
+        // each match's version order; replaying a match checks that).
+        let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::with_capacity(rows.len());
         let mut log = conn
-            .prepare("SELECT entry_json FROM log WHERE match_id = ?1 ORDER BY version")
+            .prepare("SELECT match_id, entry_json FROM log ORDER BY rowid")
             .map_err(db_error)?;
+        let mut log_rows = log.query([]).map_err(db_error)?;
+        while let Some(row) = log_rows.next().map_err(db_error)? {
+            let match_id = row
+                .get_ref(0)
+                .and_then(|v| Ok(v.as_str()?))
+                .map_err(db_error)?;
+            let entry: LogEntry = serde_json::from_str(
+                row.get_ref(1)
+                    .and_then(|v| Ok(v.as_str()?))
+                    .map_err(db_error)?,
+            )
+            .map_err(json_error)?;
+            match logs.get_mut(match_id) {
+                Some(entries) => entries.push(entry),
+                None => {
+                    logs.insert(match_id.to_string(), vec![entry]);
+                }
+            }
+        }
         let mut out = Vec::with_capacity(rows.len());
         for (match_id, setup, pending, results) in rows {
             let setup: MatchSetup = serde_json::from_str(&setup).map_err(json_error)?;
@@ -508,14 +539,7 @@ impl Store for SqliteStore {
                     })?),
                 });
             }
-            let entries = log
-                .query_map(params![match_id], |row| row.get::<_, String>(0))
-                .map_err(db_error)?
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .map_err(db_error)?
-                .iter()
-                .map(|json| serde_json::from_str::<LogEntry>(json).map_err(json_error))
-                .collect::<HostResult<Vec<_>>>()?;
+            let entries = logs.remove(&match_id).unwrap_or_default();
             out.push(StoredMatch {
                 setup,
                 seat_hashes,
@@ -599,13 +623,13 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        // A duplicate version is refused, and only that write fails.
-        assert!(
-            store
-                .append("a", &stored("a").log, None, &[])
-                .and_then(Commit::wait)
-                .is_err()
-        );
+        // A write to an unknown match is refused, and only that write fails.
+        let refused = store
+            .append("nowhere", &stored("a").log, None, &[])
+            .unwrap();
+        let accepted = store.append("a", &[entry(2)], None, &[]).unwrap();
+        assert!(refused.wait().is_err());
+        accepted.wait().unwrap();
         drop(store);
         let reopened = SqliteStore::open(&path).unwrap();
         let all = reopened.load_all().unwrap();
@@ -613,7 +637,9 @@ mod tests {
         let a = &all[0];
         assert_eq!(a.setup.match_id, "a");
         assert_eq!(a.seat_hashes, vec![Some([7; 32]), Some([9; 32])]);
-        assert_eq!(a.log, stored("a").log);
+        let mut log = stored("a").log;
+        log.push(entry(2));
+        assert_eq!(a.log, log);
         for m in &all[1..] {
             assert_eq!(m.log.len(), 49);
             assert_eq!(m.pending, vec![(1, 5, 6)]);
@@ -672,6 +698,46 @@ mod tests {
         let all = SqliteStore::open(&path).unwrap().load_all().unwrap();
         assert_eq!(all[0].log.len(), 4);
         assert_eq!(all[0].log.last(), Some(&entry(4)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn issue9_a_file_with_the_keyed_log_table_still_reads_and_appends() {
+        let dir = tempfile_dir();
+        let path = dir.join("matches.sqlite3");
+        // The log table as files written before the append-ordered one.
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(
+            "CREATE TABLE log (
+                match_id   TEXT NOT NULL REFERENCES matches(match_id),
+                version    INTEGER NOT NULL,
+                entry_json TEXT NOT NULL,
+                PRIMARY KEY (match_id, version)
+            );",
+        )
+        .unwrap();
+        drop(old);
+        let store = SqliteStore::open(&path).unwrap();
+        store
+            .create_match(&stored("a"))
+            .and_then(Commit::wait)
+            .unwrap();
+        store
+            .append("a", &[entry(2), entry(3)], None, &[])
+            .and_then(Commit::wait)
+            .unwrap();
+        // That table still refuses a repeated version, as it always did.
+        assert!(
+            store
+                .append("a", &[entry(3)], None, &[])
+                .and_then(Commit::wait)
+                .is_err()
+        );
+        drop(store);
+        let all = SqliteStore::open(&path).unwrap().load_all().unwrap();
+        let mut log = stored("a").log;
+        log.extend([entry(2), entry(3)]);
+        assert_eq!(all[0].log, log);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
