@@ -86,7 +86,7 @@ pub use error::{ErrorKind, GameError};
 pub use game::Game;
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};
 pub use types::{
-    ActionId, Chance, Move, Player, PlayerResult, PlayerSet, Status, Transition, Viewer,
+    ActionId, Chance, Move, Player, PlayerResult, PlayerSet, Players, Status, Transition, Viewer,
 };
 
 /// Re-exported so game crates use the same `serde_json` as the SDK.
