@@ -25,7 +25,7 @@ use clap::{Parser, Subcommand};
 use serde::Serialize;
 
 use crate::load::Drive;
-use crate::stats::{Live, Phase};
+use crate::stats::{Live, Phase, Sizes};
 
 /// Load tool and benchmarks for engine-host.
 #[derive(Debug, Parser)]
@@ -91,6 +91,12 @@ struct RunArgs {
     /// Seconds to measure per game (and as long again for its baseline).
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
+    /// Rounds the measurement is cut into: engine and echo take turns, each
+    /// for DURATION / ROUNDS per round, so a change in the machine's load
+    /// (other processes, neighbours on a shared host) falls on both sides of
+    /// the ratio instead of on whichever ran second.
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
     /// Seed of the players' random choices and the matches' seeds.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -126,6 +132,8 @@ struct Report {
     summary_views: bool,
     ids_only: bool,
     server_args: Vec<String>,
+    /// Rounds engine and echo alternated in.
+    rounds: u32,
     games: Vec<GameReport>,
 }
 
@@ -250,6 +258,9 @@ async fn run(args: RunArgs) -> Result<(), String> {
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         return Err("--duration must be a positive number of seconds".into());
     }
+    if args.rounds == 0 {
+        return Err("--rounds must be at least 1".into());
+    }
     let spawned = match &args.spawn_server {
         Some(path) => Some(proc::spawn(path, &args.server_args, true).await?),
         None => None,
@@ -280,7 +291,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
         Some(s) => Some(load::connect(&s.url, args.connections).await?),
         None => None,
     };
-    let duration = Duration::from_secs_f64(args.duration);
+    let round_duration = Duration::from_secs_f64(args.duration / f64::from(args.rounds));
     let mut report = Report {
         machine: machine(),
         players: args.players,
@@ -288,62 +299,62 @@ async fn run(args: RunArgs) -> Result<(), String> {
         summary_views: args.summary_views,
         ids_only: args.ids_only,
         server_args: args.server_args.clone(),
+        rounds: args.rounds,
         games: Vec::new(),
     };
     for game in &games {
         let seats = game.min_players.max(1);
         let watchers = load::open_watchers(&channels, &game.name, seats, args.watchers).await?;
-        let drive = Drive {
-            players: args.players,
-            channels: channels.clone(),
-            duration,
-            seed: args.seed,
-            summary_views: args.summary_views,
-            ids_only: args.ids_only,
-        };
-        let mut engine = measure(
-            &format!("engine-host {}", game.name),
-            server_pid,
-            args.quiet,
-            |live| {
-                let drive = drive.clone();
-                let name = game.name.clone();
-                async move { load::run(&name, seats, &drive, live).await }
-            },
-        )
-        .await;
-        engine.0.watch_streams = args.watchers as u64;
-        let sizes = engine.1;
-        engine.0.sizes = sizes;
-        drop(watchers);
-        let baseline = match (&echo_server, &echo_channels) {
-            (Some(server), Some(echo_channels)) => {
+        let mut engine = Meter::new(format!("engine-host {}", game.name), server_pid, args.quiet);
+        let mut echo = echo_server
+            .as_ref()
+            .map(|s| Meter::new(format!("echo ({})", game.name), Some(s.pid), args.quiet));
+        let mut sizes = Sizes::default();
+        for round in 0..args.rounds {
+            let drive = Drive {
+                players: args.players,
+                channels: channels.clone(),
+                duration: round_duration,
+                // Each round plays new matches, not the first moves again.
+                seed: args
+                    .seed
+                    .wrapping_add(u64::from(round) * args.players as u64),
+                summary_views: args.summary_views,
+                ids_only: args.ids_only,
+            };
+            let seen = engine
+                .round(|live| {
+                    let drive = drive.clone();
+                    let name = game.name.clone();
+                    async move { load::run(&name, seats, &drive, live).await }
+                })
+                .await;
+            sizes = sizes.merged(&seen, round);
+            if let (Some(echo), Some(echo_channels)) = (echo.as_mut(), &echo_channels) {
                 let drive = Drive {
                     channels: echo_channels.clone(),
                     ..drive
                 };
-                let (mut phase, ()) = measure(
-                    &format!("echo ({})", game.name),
-                    Some(server.pid),
-                    args.quiet,
-                    |live| {
-                        let drive = drive.clone();
-                        async move { echo::run(sizes, &drive, live).await }
-                    },
-                )
-                .await;
-                phase.sizes = sizes;
-                Some(phase)
+                echo.round(|live| async move { echo::run(sizes, &drive, live).await })
+                    .await;
             }
-            _ => None,
-        };
+        }
+        drop(watchers);
+        let mut engine = engine.finish();
+        engine.watch_streams = args.watchers as u64;
+        engine.sizes = sizes;
+        let baseline = echo.map(|echo| {
+            let mut phase = echo.finish();
+            phase.sizes = sizes;
+            phase
+        });
         let throughput_ratio = baseline
             .as_ref()
             .filter(|b| b.actions_per_s > 0.0)
-            .map(|b| engine.0.actions_per_s / b.actions_per_s);
+            .map(|b| engine.actions_per_s / b.actions_per_s);
         let cpu_ratio = match (
             baseline.as_ref().and_then(|b| b.server_cpu_us_per_action),
-            engine.0.server_cpu_us_per_action,
+            engine.server_cpu_us_per_action,
         ) {
             (Some(echo), Some(host)) if host > 0.0 => Some(echo / host),
             _ => None,
@@ -351,7 +362,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
         report.games.push(GameReport {
             game: game.name.clone(),
             seats,
-            engine: engine.0,
+            engine,
             baseline,
             throughput_ratio,
             cpu_ratio,
@@ -370,58 +381,95 @@ async fn run(args: RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one phase with a progress line per second; adds memory and CPU figures.
-async fn measure<F, Fut, T>(name: &str, pid: Option<u32>, quiet: bool, phase: F) -> (Phase, T)
-where
-    F: FnOnce(Arc<Live>) -> Fut,
-    Fut: std::future::Future<Output = T>,
-{
-    let live = Arc::new(Live::default());
-    let me = std::process::id();
-    let client_cpu0 = proc::cpu_seconds(me);
-    let server_cpu0 = pid.and_then(proc::cpu_seconds);
-    let start = Instant::now();
-    let progress = (!quiet).then(|| {
-        let live = live.clone();
-        let name = name.to_string();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(1));
-            tick.tick().await;
-            let mut last = 0;
-            loop {
-                tick.tick().await;
-                let actions = live.actions.load(Ordering::Relaxed);
-                eprintln!(
-                    "[{name}] {:>4.0}s  actions {actions:>9} ({:>7}/s)  matches {:>6}  errors {}",
-                    start.elapsed().as_secs_f64(),
-                    actions - last,
-                    live.matches.load(Ordering::Relaxed),
-                    live.errors.load(Ordering::Relaxed),
-                );
-                last = actions;
-            }
-        })
-    });
-    let out = phase(live.clone()).await;
-    let elapsed = start.elapsed();
-    if let Some(p) = progress {
-        p.abort();
+/// One side of the comparison (engine or echo), measured over the rounds it
+/// runs: counters and latencies accumulate in one [`Live`], and time and CPU
+/// are summed over the rounds only, not the other side's turns between them.
+struct Meter {
+    name: String,
+    pid: Option<u32>,
+    quiet: bool,
+    live: Arc<Live>,
+    elapsed: Duration,
+    server_cpu_s: Option<f64>,
+    client_cpu_s: Option<f64>,
+}
+
+impl Meter {
+    fn new(name: String, pid: Option<u32>, quiet: bool) -> Meter {
+        Meter {
+            name,
+            pid,
+            quiet,
+            live: Arc::new(Live::default()),
+            elapsed: Duration::ZERO,
+            server_cpu_s: Some(0.0),
+            client_cpu_s: Some(0.0),
+        }
     }
-    let mut summary = live.summary(name, elapsed);
-    summary.server_peak_rss_bytes = pid.and_then(|p| proc::status_bytes(p, "VmHWM"));
-    summary.server_cpu_s = match (server_cpu0, pid.and_then(proc::cpu_seconds)) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
-    };
-    summary.server_cpu_us_per_action = summary
-        .server_cpu_s
-        .filter(|_| summary.actions > 0)
-        .map(|s| s * 1e6 / summary.actions as f64);
-    summary.client_cpu_s = match (client_cpu0, proc::cpu_seconds(me)) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
-    };
-    (summary, out)
+
+    /// Runs one round with a progress line per second.
+    async fn round<F, Fut, T>(&mut self, phase: F) -> T
+    where
+        F: FnOnce(Arc<Live>) -> Fut,
+        Fut: std::future::Future<Output = T>,
+    {
+        let me = std::process::id();
+        let client_cpu0 = proc::cpu_seconds(me);
+        let server_cpu0 = self.pid.and_then(proc::cpu_seconds);
+        let start = Instant::now();
+        let progress = (!self.quiet).then(|| {
+            let live = self.live.clone();
+            let name = self.name.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(1));
+                tick.tick().await;
+                let mut last = live.actions.load(Ordering::Relaxed);
+                loop {
+                    tick.tick().await;
+                    let actions = live.actions.load(Ordering::Relaxed);
+                    eprintln!(
+                        "[{name}] {:>4.0}s  actions {actions:>9} ({:>7}/s)  matches {:>6}  errors {}",
+                        start.elapsed().as_secs_f64(),
+                        actions - last,
+                        live.matches.load(Ordering::Relaxed),
+                        live.errors.load(Ordering::Relaxed),
+                    );
+                    last = actions;
+                }
+            })
+        });
+        let out = phase(self.live.clone()).await;
+        self.elapsed += start.elapsed();
+        if let Some(p) = progress {
+            p.abort();
+        }
+        let add = |total: &mut Option<f64>, before: Option<f64>, after: Option<f64>| {
+            *total = match (*total, before, after) {
+                (Some(t), Some(a), Some(b)) => Some(t + (b - a)),
+                _ => None,
+            };
+        };
+        add(
+            &mut self.server_cpu_s,
+            server_cpu0,
+            self.pid.and_then(proc::cpu_seconds),
+        );
+        add(&mut self.client_cpu_s, client_cpu0, proc::cpu_seconds(me));
+        out
+    }
+
+    /// The phase's figures over all its rounds, with the server's peak RSS.
+    fn finish(self) -> Phase {
+        let mut summary = self.live.summary(&self.name, self.elapsed);
+        summary.server_peak_rss_bytes = self.pid.and_then(|p| proc::status_bytes(p, "VmHWM"));
+        summary.server_cpu_s = self.server_cpu_s.filter(|_| self.pid.is_some());
+        summary.server_cpu_us_per_action = summary
+            .server_cpu_s
+            .filter(|_| summary.actions > 0)
+            .map(|s| s * 1e6 / summary.actions as f64);
+        summary.client_cpu_s = self.client_cpu_s;
+        summary
+    }
 }
 
 fn print_table(report: &Report) {

@@ -135,6 +135,20 @@ pub struct Sizes {
     pub submit_response: u64,
 }
 
+impl Sizes {
+    /// The running mean after `earlier` rounds averaged to `self` and one
+    /// more that averaged to `next`.
+    pub fn merged(&self, next: &Sizes, earlier: u32) -> Sizes {
+        let mean = |a: u64, b: u64| (a * u64::from(earlier) + b) / (u64::from(earlier) + 1);
+        Sizes {
+            legal_request: mean(self.legal_request, next.legal_request),
+            legal_response: mean(self.legal_response, next.legal_response),
+            submit_request: mean(self.submit_request, next.submit_request),
+            submit_response: mean(self.submit_response, next.submit_response),
+        }
+    }
+}
+
 /// One measured phase (a game against engine-host, or the echo baseline).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Phase {

@@ -57,9 +57,12 @@ fn issue9_load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
         "2",
         "--duration",
         "1",
+        "--rounds",
+        "2",
         "--json",
         "--quiet",
     ]);
+    assert_eq!(report["rounds"], 2);
     let games = report["games"].as_array().expect("games");
     assert_eq!(games.len(), 1, "{report}");
     let war = &games[0];
@@ -82,6 +85,23 @@ fn issue9_load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
         "{baseline}"
     );
     assert!(war["throughput_ratio"].as_f64().expect("ratio") > 0.0);
+    // Each side's time is its two half-second rounds together, and no more
+    // than that plus the actions still in flight at each round's end.
+    for side in [engine, baseline] {
+        let seconds = side["seconds"].as_f64().expect("seconds");
+        assert!((1.0..3.0).contains(&seconds), "{side}");
+    }
+}
+
+#[test]
+fn issue9_load_tool_refuses_zero_rounds_before_it_starts() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop-bench"))
+        .args(["run", "--addr", "http://127.0.0.1:1", "--rounds", "0"])
+        .output()
+        .expect("tabletop-bench runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--rounds must be at least 1"), "{stderr}");
 }
 
 #[test]
