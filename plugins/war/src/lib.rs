@@ -193,11 +193,7 @@ impl Game for War {
         if matches!(state.phase(), Phase::Over(_)) || player as usize != state.to_move().index() {
             return;
         }
-        let mut actions = Vec::new();
-        state.legal(&mut actions);
-        out.extend(actions.iter().map(|a| a.id(state.board())));
-        out.sort_unstable();
-        out.dedup();
+        out.extend_from_slice(state.legal_ids());
     }
 
     fn apply(&self, state: &mut Position, moves: &[Move]) -> Result<(), GameError> {

@@ -1,6 +1,8 @@
 //! A game state: units, tiles, hands, seized cannons, whose turn, and the end.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use tabletop_sdk::ActionId;
 
 use crate::board::{Board, SegmentKind};
 use crate::side::{Side, Tile, TileKind, Unit, UnitKind};
@@ -86,6 +88,40 @@ pub struct Position {
     /// Keys of the positions since the last removal of a unit, the current one
     /// last (W11 repetition). A removal makes every earlier position unreachable.
     pub(crate) history: Vec<u64>,
+    /// The legal actions' ids, once asked for; see [`Position::legal_ids`].
+    pub(crate) legal_ids: LegalIds,
+}
+
+/// The sorted ids of a position's legal actions, computed the first time
+/// they are asked for and dropped by the next move. The host lists a
+/// position's actions for its client and then applies one of them; without
+/// this the move generation, War's heaviest work, ran twice a ply (once for
+/// the list, once to check the action). Not part of what a position is: two
+/// positions are equal whether or not either has computed it.
+#[derive(Clone, Default)]
+pub(crate) struct LegalIds(OnceLock<Vec<ActionId>>);
+
+impl LegalIds {
+    pub(crate) fn get_or_compute(&self, compute: impl FnOnce() -> Vec<ActionId>) -> &[ActionId] {
+        self.0.get_or_init(compute)
+    }
+}
+
+impl PartialEq for LegalIds {
+    fn eq(&self, _: &LegalIds) -> bool {
+        true
+    }
+}
+
+impl Eq for LegalIds {}
+
+impl std::fmt::Debug for LegalIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0.get() {
+            Some(_) => "LegalIds(computed)",
+            None => "LegalIds(not yet)",
+        })
+    }
 }
 
 impl Position {
@@ -104,6 +140,7 @@ impl Position {
             moves: 0,
             max_turns,
             history: Vec::new(),
+            legal_ids: LegalIds::default(),
         }
     }
 

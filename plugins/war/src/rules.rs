@@ -3,8 +3,9 @@
 
 use crate::board::{DIRECTIONS, Direction, SegmentKind};
 use crate::moves::Action;
-use crate::position::{Outcome, Phase, Position, Reason};
+use crate::position::{LegalIds, Outcome, Phase, Position, Reason};
 use crate::side::{Side, Tile, TileKind, Unit, UnitKind};
+use tabletop_sdk::ActionId;
 
 /// Whether a segment of this (effective) kind carries ordinary movement (W4).
 #[inline]
@@ -233,17 +234,39 @@ impl Position {
 
     /// Applies `action` if it is legal; otherwise returns `false` and changes nothing.
     pub fn play(&mut self, action: Action) -> bool {
-        let mut legal = Vec::new();
-        self.legal(&mut legal);
-        if !legal.contains(&action) {
+        if self
+            .legal_ids()
+            .binary_search(&action.id(&self.board))
+            .is_err()
+        {
             return false;
         }
         self.play_unchecked(action);
         true
     }
 
+    /// The ids of [`Position::legal`], sorted and without repeats; computed
+    /// once per position (see [`crate::position::LegalIds`]).
+    pub fn legal_ids(&self) -> &[ActionId] {
+        self.legal_ids.get_or_compute(|| {
+            let mut actions = Vec::new();
+            self.legal(&mut actions);
+            let mut ids: Vec<ActionId> = actions.iter().map(|a| a.id(&self.board)).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        })
+    }
+
     /// Applies an action already known to be legal.
     pub(crate) fn play_unchecked(&mut self, action: Action) {
+        self.play_unchecked_keeping_legal_ids(action);
+        // The new position's list is computed when first asked for, never
+        // from a half-made position in the middle of the move.
+        self.legal_ids = LegalIds::default();
+    }
+
+    fn play_unchecked_keeping_legal_ids(&mut self, action: Action) {
         let side = self.to_move;
         if let Action::Place(kind) = action {
             let Some(n) = self.next_start() else { return };
