@@ -1,8 +1,6 @@
 //! What players see: the JSON view, a terminal rendering and an SVG drawing.
 //! War has no hidden information, so every viewer sees the same.
 
-use std::fmt::Write as _;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -15,9 +13,24 @@ use crate::side::{Side, TileKind};
 // it as a `serde_json::Value` tree first cost about a millisecond per view.
 // Fields are declared in alphabetical order, the order a `Value` object
 // prints its keys in, so both paths give the same text.
+//
+// The SVG is nine tenths of the view's bytes, and serde_json escapes a
+// string by looking at every byte. The drawing is made only of this file's
+// literals (attributes in single quotes), numbers and fixed names, so it
+// holds nothing JSON escapes; `view_json` writes it into the text as it is,
+// between the fields that come before `svg` and those after.
 
 #[derive(Serialize)]
 struct View<'a> {
+    #[serde(flatten)]
+    before_svg: BeforeSvg<'a>,
+    svg: String,
+    #[serde(flatten)]
+    after_svg: AfterSvg<'a>,
+}
+
+#[derive(Serialize)]
+struct BeforeSvg<'a> {
     board: &'a str,
     hands: Hands,
     max_turns: u32,
@@ -27,7 +40,10 @@ struct View<'a> {
     segments: Vec<SegmentView<'a>>,
     seized: Vec<&'a str>,
     status: StatusView,
-    svg: String,
+}
+
+#[derive(Serialize)]
+struct AfterSvg<'a> {
     tiles: Vec<TileView>,
     to_move: &'static str,
     units: Vec<UnitView<'a>>,
@@ -120,20 +136,40 @@ fn hand(pos: &Position, side: Side) -> Hand {
 
 /// The JSON view as text; see [`view`].
 pub fn view_json(pos: &Position) -> String {
-    with_view(pos, |v| {
-        serde_json::to_string(v).expect("a view of plain fields always serializes")
-    })
+    let (before_svg, after_svg) = parts(pos);
+    let mut json =
+        serde_json::to_string(&before_svg).expect("a view of plain fields always serializes");
+    // `{…}` of the fields before the drawing: reopened for it and the rest.
+    json.pop();
+    json.push_str(",\"svg\":\"");
+    let drawing_starts = json.len();
+    write_svg(pos, &mut json);
+    debug_assert!(
+        !json[drawing_starts..].contains(|c: char| c == '"' || c == '\\' || c.is_control()),
+        "the drawing holds a character JSON escapes"
+    );
+    json.push_str("\",");
+    let after =
+        serde_json::to_string(&after_svg).expect("a view of plain fields always serializes");
+    // `{"tiles":…}` -> `"tiles":…}`.
+    json.push_str(&after[1..]);
+    json
 }
 
 /// The JSON view: points, segments (printed kind, current kind, tile), units,
 /// tiles with owners, hands, seized cannons, side to move, and an `svg` drawing.
 pub fn view(pos: &Position) -> Value {
-    with_view(pos, |v| {
-        serde_json::to_value(v).expect("a view of plain fields always serializes")
+    let (before_svg, after_svg) = parts(pos);
+    serde_json::to_value(View {
+        before_svg,
+        svg: svg(pos),
+        after_svg,
     })
+    .expect("a view of plain fields always serializes")
 }
 
-fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
+/// The view's fields before and after `svg`.
+fn parts(pos: &Position) -> (BeforeSvg<'_>, AfterSvg<'_>) {
     let board = pos.board();
     let mut start_names = vec![None; board.len()];
     for side in Side::BOTH {
@@ -195,7 +231,7 @@ fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
             })
         })
         .collect();
-    finish(&View {
+    let before_svg = BeforeSvg {
         board: board.name(),
         hands: Hands {
             north: hand(pos, Side::North),
@@ -210,11 +246,13 @@ fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
         segments,
         seized: pos.seized().iter().map(|&p| board.label(p)).collect(),
         status: status(pos),
-        svg: svg(pos),
+    };
+    let after_svg = AfterSvg {
         tiles,
         to_move: pos.to_move().name(),
         units,
-    })
+    };
+    (before_svg, after_svg)
 }
 
 /// A terminal drawing: each point is a unit letter (upper case South, lower
@@ -358,6 +396,16 @@ pub fn text(pos: &Position) -> String {
 /// South units light discs, North dark, with the unit letter; seized cannons
 /// ringed in red.
 pub fn svg(pos: &Position) -> String {
+    let mut out = String::new();
+    write_svg(pos, &mut out);
+    out
+}
+
+/// Appends [`svg`] to `out`. Attributes are in single quotes and nothing
+/// but this function's literals, numbers and fixed names goes in, so the
+/// drawing never holds a character JSON would escape (see [`view_json`]).
+fn write_svg(pos: &Position, out: &mut String) {
+    use Piece::{N, S};
     let board = pos.board();
     let s = 40;
     let (minx, maxx) = board
@@ -372,12 +420,24 @@ pub fn svg(pos: &Position) -> String {
     let py = |y: i32| (maxy - y) * s + s;
     let (w, h) = ((maxx - minx) * s + 2 * s, (maxy - miny) * s + 2 * s);
     // About 150 bytes per segment and point: one allocation for the drawing.
-    let mut out = String::with_capacity(150 * (board.segments().len() + board.len()) + 256);
-    // Writing to a String cannot fail.
-    let _ = write!(
+    out.reserve(150 * (board.segments().len() + board.len()) + 256);
+    push(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
-         <rect width=\"{w}\" height=\"{h}\" fill=\"#f4ecd8\"/>"
+        &[
+            S("<svg xmlns='http://www.w3.org/2000/svg' width='"),
+            N(w),
+            S("' height='"),
+            N(h),
+            S("' viewBox='0 0 "),
+            N(w),
+            S(" "),
+            N(h),
+            S("'><rect width='"),
+            N(w),
+            S("' height='"),
+            N(h),
+            S("' fill='#f4ecd8'/>"),
+        ],
     );
     let owner_colour = |side: Side| {
         if side == Side::South {
@@ -393,46 +453,71 @@ pub fn svg(pos: &Position) -> String {
         );
         let (x1, y1, x2, y2) = (px(p.x), py(p.y), px(q.x), py(q.y));
         let style = match pos.effective_kind(i as u16) {
-            Some(SegmentKind::Black) => "stroke=\"#222\" stroke-width=\"2\"",
-            Some(SegmentKind::Red) => {
-                "stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"6 3\""
-            }
-            Some(SegmentKind::Rail) => {
-                "stroke=\"#6d4c41\" stroke-width=\"5\" stroke-dasharray=\"2 2\""
-            }
-            None => "stroke=\"none\"",
+            Some(SegmentKind::Black) => "stroke='#222' stroke-width='2'",
+            Some(SegmentKind::Red) => "stroke='#c62828' stroke-width='2' stroke-dasharray='6 3'",
+            Some(SegmentKind::Rail) => "stroke='#6d4c41' stroke-width='5' stroke-dasharray='2 2'",
+            None => "stroke='none'",
         };
-        let _ = write!(
+        push(
             out,
-            "<line class=\"segment\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" {style}/>"
+            &[
+                S("<line class='segment' x1='"),
+                N(x1),
+                S("' y1='"),
+                N(y1),
+                S("' x2='"),
+                N(x2),
+                S("' y2='"),
+                N(y2),
+                S("' "),
+                S(style),
+                S("/>"),
+            ],
         );
         if let Some(t) = pos.tile(i as u16) {
             let (mx, my) = ((x1 + x2) / 2, (y1 + y2) / 2);
             let c = owner_colour(t.owner);
-            let _ = match t.kind {
-                TileKind::Entrenchment => write!(
+            match t.kind {
+                TileKind::Entrenchment => push(
                     out,
-                    "<rect class=\"tile entrenchment\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{c}\" \
-                     stroke=\"#000\"/>",
-                    mx - 5,
-                    my - 5
+                    &[
+                        S("<rect class='tile entrenchment' x='"),
+                        N(mx - 5),
+                        S("' y='"),
+                        N(my - 5),
+                        S("' width='10' height='10' fill='"),
+                        S(c),
+                        S("' stroke='#000'/>"),
+                    ],
                 ),
-                TileKind::Railway => write!(
+                TileKind::Railway => push(
                     out,
-                    "<circle class=\"tile railway\" cx=\"{mx}\" cy=\"{my}\" r=\"4\" fill=\"{c}\" stroke=\"#000\"/>"
+                    &[
+                        S("<circle class='tile railway' cx='"),
+                        N(mx),
+                        S("' cy='"),
+                        N(my),
+                        S("' r='4' fill='"),
+                        S(c),
+                        S("' stroke='#000'/>"),
+                    ],
                 ),
-            };
+            }
         }
     }
     for (i, p) in board.points().iter().enumerate() {
         let (cx, cy) = (px(p.x), py(p.y));
         match pos.unit(i as u8) {
-            None => {
-                let _ = write!(
-                    out,
-                    "<circle class=\"point\" cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"#222\"/>"
-                );
-            }
+            None => push(
+                out,
+                &[
+                    S("<circle class='point' cx='"),
+                    N(cx),
+                    S("' cy='"),
+                    N(cy),
+                    S("' r='3' fill='#222'/>"),
+                ],
+            ),
             Some(u) => {
                 let (fill, ink) = if u.side == Side::South {
                     ("#fafafa", "#000")
@@ -444,19 +529,53 @@ pub fn svg(pos: &Position) -> String {
                 } else {
                     "#000"
                 };
-                let _ = write!(
+                let mut letter = [0; 4];
+                push(
                     out,
-                    "<circle class=\"unit {} {}\" cx=\"{cx}\" cy=\"{cy}\" r=\"13\" fill=\"{fill}\" stroke=\"{ring}\" \
-                     stroke-width=\"2\"/><text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-family=\"sans-serif\" \
-                     font-size=\"14\" fill=\"{ink}\">{}</text>",
-                    u.side.name(),
-                    u.kind.name(),
-                    cy + 5,
-                    u.kind.letter()
+                    &[
+                        S("<circle class='unit "),
+                        S(u.side.name()),
+                        S(" "),
+                        S(u.kind.name()),
+                        S("' cx='"),
+                        N(cx),
+                        S("' cy='"),
+                        N(cy),
+                        S("' r='13' fill='"),
+                        S(fill),
+                        S("' stroke='"),
+                        S(ring),
+                        S("' stroke-width='2'/><text x='"),
+                        N(cx),
+                        S("' y='"),
+                        N(cy + 5),
+                        S("' text-anchor='middle' font-family='sans-serif' font-size='14' fill='"),
+                        S(ink),
+                        S("'>"),
+                        S(u.kind.letter().encode_utf8(&mut letter)),
+                        S("</text>"),
+                    ],
                 );
             }
         }
     }
     out.push_str("</svg>");
-    out
+}
+
+/// A piece of the drawing: text as it is, or a number in decimal.
+enum Piece<'a> {
+    S(&'a str),
+    N(i32),
+}
+
+/// Appends `pieces` to `out`. A drawing has thousands of numbers, and
+/// `write!` through `core::fmt` was a third of the JSON view's time.
+fn push(out: &mut String, pieces: &[Piece<'_>]) {
+    let mut digits = itoa::Buffer::new();
+    for piece in pieces {
+        out.push_str(match piece {
+            Piece::S(text) => text,
+            Piece::N(n) => digits.format(*n),
+        });
+    }
 }

@@ -653,7 +653,7 @@ fn views_show_lines_units_tiles_and_an_svg() {
         svg.contains("#c62828") && svg.contains("#6d4c41"),
         "red and rail lines are drawn differently"
     );
-    assert_eq!(svg.matches("class=\"unit ").count(), 8);
+    assert_eq!(svg.matches("class='unit ").count(), 8);
     assert!(svg.contains("tile entrenchment") && svg.contains("tile railway"));
     let text = state.render_text(Viewer::Spectator).unwrap();
     assert!(
