@@ -711,3 +711,52 @@ fn issue9_typed_view_text_is_exactly_the_value_view() {
     let end = war.view(&state, Viewer::Spectator);
     assert_eq!(end["status"]["phase"], "over", "{}", end["status"]);
 }
+
+/// A position keeps its legal actions' ids once asked for (`legal_ids`):
+/// along a whole random match the kept list must be the list computed from
+/// scratch, before and after each move, in a clone too, and an action the
+/// list does not hold must still be refused.
+#[test]
+fn issue9_a_position_never_answers_with_an_earlier_positions_legal_actions() {
+    use tabletop_sdk::{Game, Setup};
+    let war = war::War;
+    let setup = Setup::validate(&war.manifest(), 2, &BTreeMap::new()).unwrap();
+    let mut state = war.new_state(&setup).unwrap();
+    let from_scratch = |state: &war::Position| {
+        let mut actions = Vec::new();
+        state.legal(&mut actions);
+        let mut ids: Vec<u64> = actions.iter().map(|a| a.id(state.board())).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let mut pick = 0x9e37_79b9_u64;
+    let mut plies = 0;
+    while let Status::ToMove(movers) = war.status(&state) {
+        let player = movers.iter().next().unwrap();
+        let expected = from_scratch(&state);
+        assert_eq!(state.legal_ids(), expected.as_slice(), "ply {plies}");
+        assert_eq!(state.clone().legal_ids(), expected.as_slice());
+        let refused = (0..)
+            .find(|id| expected.binary_search(id).is_err())
+            .unwrap();
+        assert!(
+            war.apply(
+                &mut state,
+                &[Move {
+                    player,
+                    action: refused
+                }]
+            )
+            .is_err()
+        );
+        pick ^= pick << 13;
+        pick ^= pick >> 7;
+        pick ^= pick << 17;
+        let action = expected[(pick % expected.len() as u64) as usize];
+        war.apply(&mut state, &[Move { player, action }]).unwrap();
+        plies += 1;
+    }
+    assert!(plies > 24, "setup and play were both played: {plies}");
+    assert!(state.legal_ids().is_empty(), "a finished game has no moves");
+}
