@@ -14,8 +14,8 @@
 //! (`synchronous=NORMAL`): the batch goes to a syncer thread, which fsyncs
 //! the WAL file (one fsync for every batch committed since its last one)
 //! and only then tells the callers. So the writer builds the next batch
-//! while the disk works on the last one, and an fsync (~4 ms on the machine
-//! measured) no longer adds to the time of the SQL.
+//! while the disk works on the last one, and an fsync (0.2–4 ms on the
+//! disks measured, BENCHMARKS.md) no longer adds to the time of the SQL.
 //!
 //! Why that is as durable as `synchronous=FULL`: in WAL mode a transaction
 //! is durable once the WAL frames up to its commit frame are on disk, which
