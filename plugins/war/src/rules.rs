@@ -246,7 +246,7 @@ impl Position {
     }
 
     /// The ids of [`Position::legal`], sorted and without repeats; computed
-    /// once per position (see [`crate::position::LegalIds`]).
+    /// once per position and kept until the next move.
     pub fn legal_ids(&self) -> &[ActionId] {
         self.legal_ids.get_or_compute(|| {
             let mut actions = Vec::new();
