@@ -27,6 +27,11 @@ impl Dir {
         self.0
     }
 
+    /// The card's number as its digit, `'1'`–`'6'`.
+    pub fn digit(self) -> char {
+        char::from(b'0' + self.0)
+    }
+
     /// The opposite direction: ((d + 2) mod 6) + 1 (ruling L1).
     pub fn opposite(self) -> Dir {
         Dir((self.0 + 2) % 6 + 1)
@@ -52,7 +57,7 @@ impl Dir {
 
 impl fmt::Display for Dir {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        fmt::Write::write_char(f, self.digit())
     }
 }
 

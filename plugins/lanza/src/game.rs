@@ -217,7 +217,7 @@ impl Game for Lanza {
     ) -> Result<String, GameError> {
         match state.phase() {
             Phase::Orders if action < ORDER_IDS => Orders::from_id(action)
-                .map(|o| o.to_string())
+                .map(|o| o.notation())
                 .map_err(|e| GameError::illegal(e.to_string())),
             Phase::Place(_) => {
                 let (piece, owner) = state

@@ -129,10 +129,19 @@ impl Orders {
     }
 }
 
+impl Orders {
+    /// The orders as text, `K2 Q5 J1` (what `Display` writes), built
+    /// without `core::fmt`: a ListLegalActions with notation writes up to
+    /// 120 of them, and the formatting machinery was half of that.
+    pub fn notation(&self) -> String {
+        let [k, q, j] = self.cards.map(Dir::digit);
+        ['K', k, ' ', 'Q', q, ' ', 'J', j].into_iter().collect()
+    }
+}
+
 impl fmt::Display for Orders {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [k, q, j] = self.cards;
-        write!(f, "K{k} Q{q} J{j}")
+        f.write_str(&self.notation())
     }
 }
 
@@ -152,6 +161,16 @@ mod tests {
             let orders = Orders::from_id(id).unwrap();
             assert_eq!(orders.id(), id);
             assert_eq!(Orders::parse(&orders.to_string()), Ok(orders));
+        }
+    }
+
+    #[test]
+    fn issue9_notation_is_the_display_form_of_every_order() {
+        for &id in Orders::all_ids() {
+            let orders = Orders::from_id(id).unwrap();
+            let [k, q, j] = orders.cards.map(Dir::card);
+            assert_eq!(orders.notation(), format!("K{k} Q{q} J{j}"));
+            assert_eq!(orders.to_string(), orders.notation());
         }
     }
 
