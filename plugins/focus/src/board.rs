@@ -173,14 +173,20 @@ impl Square {
     }
 }
 
+impl Square {
+    /// The square's name, `c3`, as its two characters.
+    pub fn name_chars(self) -> [char; 2] {
+        [
+            char::from(b'a' + self.file()),
+            char::from(b'1' + self.rank()),
+        ]
+    }
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            char::from(b'a' + self.file()),
-            char::from(b'1' + self.rank())
-        )
+        let [file, rank] = self.name_chars();
+        write!(f, "{file}{rank}")
     }
 }
 

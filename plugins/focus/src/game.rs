@@ -177,7 +177,7 @@ impl Game for Focus {
     ) -> Result<String, GameError> {
         Move::from_id(action)
             .filter(|m| !matches!(m, Move::Shift { .. }) || m.destination().is_some())
-            .map(|m| m.to_string())
+            .map(Move::notation)
             .ok_or_else(|| GameError::illegal(format!("{action} is not a focus action id")))
     }
 

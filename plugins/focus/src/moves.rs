@@ -127,6 +127,34 @@ pub fn swap_squares(code: u64) -> Option<(Square, Square)> {
     ))
 }
 
+impl Move {
+    /// The move as text (ruling F11), what `Display` writes, built without
+    /// `core::fmt`: a ListLegalActions with notation writes dozens of them.
+    pub fn notation(self) -> String {
+        let mut text = String::with_capacity(6);
+        match self {
+            Move::Shift { from, direction, k } => match from.offset(direction, k) {
+                Some(to) => {
+                    text.extend(from.name_chars());
+                    text.push('-');
+                    text.extend(to.name_chars());
+                }
+                None => return self.to_string(),
+            },
+            Move::Drop(s) => {
+                text.push('*');
+                text.extend(s.name_chars());
+            }
+            Move::Swap { r, g } => {
+                text.extend(r.name_chars());
+                text.push_str("<>");
+                text.extend(g.name_chars());
+            }
+        }
+        text
+    }
+}
+
 impl fmt::Display for Move {
     /// Ruling F11: `c3-e3` (the distance is the number of pieces), `*d4`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -145,6 +173,18 @@ impl fmt::Display for Move {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue9_notation_is_the_display_form_of_every_move() {
+        let mut count = 0;
+        for id in 0..SWAP_BASE + 64 * 64 + 10 {
+            if let Some(m) = Move::from_id(id) {
+                assert_eq!(m.notation(), m.to_string(), "{m:?}");
+                count += 1;
+            }
+        }
+        assert_eq!(count, 52 * 20 + 52 + 52 * 52);
+    }
 
     #[test]
     fn ids_round_trip_for_every_well_formed_move() {
