@@ -498,16 +498,14 @@ impl Store for SqliteStore {
             .map_err(db_error)?;
         let mut log_rows = log.query([]).map_err(db_error)?;
         while let Some(row) = log_rows.next().map_err(db_error)? {
-            let match_id = row
-                .get_ref(0)
-                .and_then(|v| Ok(v.as_str()?))
-                .map_err(db_error)?;
-            let entry: LogEntry = serde_json::from_str(
-                row.get_ref(1)
+            // Borrowed from the row: no String per column of every entry.
+            let text = |column| {
+                row.get_ref(column)
                     .and_then(|v| Ok(v.as_str()?))
-                    .map_err(db_error)?,
-            )
-            .map_err(json_error)?;
+                    .map_err(db_error)
+            };
+            let match_id = text(0)?;
+            let entry: LogEntry = serde_json::from_str(text(1)?).map_err(json_error)?;
             match logs.get_mut(match_id) {
                 Some(entries) => entries.push(entry),
                 None => {
