@@ -402,7 +402,8 @@ impl Meter {
             quiet,
             live: Arc::new(Live::default()),
             elapsed: Duration::ZERO,
-            server_cpu_s: Some(0.0),
+            // Without a pid there is no server CPU to add up.
+            server_cpu_s: pid.map(|_| 0.0),
             client_cpu_s: Some(0.0),
         }
     }
@@ -462,7 +463,7 @@ impl Meter {
     fn finish(self) -> Phase {
         let mut summary = self.live.summary(&self.name, self.elapsed);
         summary.server_peak_rss_bytes = self.pid.and_then(|p| proc::status_bytes(p, "VmHWM"));
-        summary.server_cpu_s = self.server_cpu_s.filter(|_| self.pid.is_some());
+        summary.server_cpu_s = self.server_cpu_s;
         summary.server_cpu_us_per_action = summary
             .server_cpu_s
             .filter(|_| summary.actions > 0)
