@@ -4,18 +4,21 @@
 //! only once the WAL file holding its commit has been fsynced; a call that
 //! wrote through this store returns only after that.
 //!
-//! Group commit, pipelined: every write goes to one writer thread through a
-//! channel and the caller waits on its own completion channel (an append's
-//! caller waits through the [`Commit`] it gets back, after releasing the
-//! match's lock). The writer takes the first waiting write, drains whatever
-//! else has queued up meanwhile (up to [`MAX_BATCH`]), and commits them all
-//! in one transaction, each inside its own savepoint so one failing write
+//! Group commit: every write goes to one writer thread through a channel
+//! and the caller waits on its own completion channel (an append's caller
+//! waits through the [`Commit`] it gets back, after releasing the match's
+//! lock). The writer takes the first waiting write, drains whatever else
+//! has queued up meanwhile (up to [`MAX_BATCH`]), and commits them all in
+//! one transaction, each inside its own savepoint so one failing write
 //! fails only its caller. The commit itself does not wait for the disk
-//! (`synchronous=NORMAL`): the batch goes to a syncer thread, which fsyncs
-//! the WAL file (one fsync for every batch committed since its last one)
-//! and only then tells the callers. So the writer builds the next batch
-//! while the disk works on the last one, and an fsync (0.2–4 ms on the
-//! disks measured, BENCHMARKS.md) no longer adds to the time of the SQL.
+//! (`synchronous=NORMAL`); the WAL file is fsynced after it, and only then
+//! are the callers told. Who runs that fsync depends on how long the disk
+//! takes ([`Flusher`]): on a disk that flushes fast (0.2 ms on the disk
+//! measured in session 15, BENCHMARKS.md) the writer does it itself, since
+//! handing the batch to another thread costs more CPU than the wait; on a
+//! slow one (4 ms in session 13) a syncer thread does, one fsync for every
+//! batch committed since its last, so the writer builds the next batch
+//! while the disk works on the last one.
 //!
 //! Why that is as durable as `synchronous=FULL`: in WAL mode a transaction
 //! is durable once the WAL frames up to its commit frame are on disk, which
@@ -42,8 +45,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
 
@@ -53,6 +58,13 @@ use super::store::{Commit, Store, StoredMatch};
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
+
+/// The writer fsyncs the WAL itself while the last fsync took less than
+/// this, and hands batches to the syncer thread once one took longer: at
+/// 0.2 ms the thread hop cost more than the overlap saved (BENCHMARKS.md,
+/// session 15), at 4 ms the overlap is most of a batch's time. In between
+/// the threshold is a judgement, not a measurement.
+pub const INLINE_FSYNC_BELOW: Duration = Duration::from_millis(1);
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS matches (
@@ -115,8 +127,8 @@ fn json_error(e: serde_json::Error) -> HostError {
 enum Sync {
     /// Every commit fsyncs the WAL itself (readers, which write nothing).
     AtCommit,
-    /// Commits leave the fsync to the syncer thread (the writer).
-    BySyncer,
+    /// Commits leave the fsync to the [`Flusher`] (the writer).
+    AfterCommit,
 }
 
 fn open(path: &Path, sync: Sync) -> HostResult<Connection> {
@@ -127,13 +139,13 @@ fn open(path: &Path, sync: Sync) -> HostResult<Connection> {
         ))
     })?;
     // WAL: readers never block the writer. The WAL is fsynced before a
-    // write is acknowledged, at commit (FULL) or by the syncer (NORMAL; see
+    // write is acknowledged, at commit (FULL) or after it (NORMAL; see
     // the module docs), so an acknowledged action survives a power cut.
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(db_error)?;
     let synchronous = match sync {
         Sync::AtCommit => "FULL",
-        Sync::BySyncer => "NORMAL",
+        Sync::AfterCommit => "NORMAL",
     };
     conn.pragma_update(None, "synchronous", synchronous)
         .map_err(db_error)?;
@@ -145,25 +157,46 @@ fn open(path: &Path, sync: Sync) -> HostResult<Connection> {
 }
 
 impl SqliteStore {
-    /// Opens (or creates) the store at `path` and starts its writer thread.
+    /// Opens (or creates) the store at `path` and starts its writer and
+    /// syncer threads.
     pub fn open(path: &Path) -> HostResult<SqliteStore> {
-        let conn = open(path, Sync::BySyncer)?;
+        SqliteStore::open_with(path, INLINE_FSYNC_BELOW)
+    }
+
+    /// [`SqliteStore::open`] with the writer fsyncing itself while the last
+    /// fsync took less than `inline_fsync_below` ([`INLINE_FSYNC_BELOW`];
+    /// tests force either path with `Duration::MAX` or `Duration::ZERO`).
+    pub fn open_with(path: &Path, inline_fsync_below: Duration) -> HostResult<SqliteStore> {
+        let conn = open(path, Sync::AfterCommit)?;
         conn.execute_batch(SCHEMA).map_err(db_error)?;
-        // The schema's commit made the WAL file; the syncer fsyncs it, and
-        // the directory once, so the file itself survives a power cut.
+        // The schema's commit made the WAL file; it is fsynced, and the
+        // directory once, so the file itself survives a power cut. That
+        // first fsync is also the first estimate of the disk's speed.
         let wal = wal_file(path)?;
+        let started = Instant::now();
         wal.sync_all()
             .and_then(|()| sync_dir(path))
             .map_err(|e| HostError::Internal(format!("cannot sync the match store: {e}")))?;
+        let last_fsync_us = Arc::new(AtomicU64::new(micros(started.elapsed())));
+        let syncer_wal = wal
+            .try_clone()
+            .map_err(|e| HostError::Internal(format!("cannot open the match store's WAL: {e}")))?;
         let (tx, rx) = mpsc::channel::<Job>();
         let (committed_tx, committed_rx) = mpsc::channel::<Committed>();
+        let syncer_last_fsync_us = Arc::clone(&last_fsync_us);
         std::thread::Builder::new()
             .name("store-syncer".into())
-            .spawn(move || syncer(wal, committed_rx))
+            .spawn(move || syncer(&syncer_wal, &syncer_last_fsync_us, committed_rx))
             .map_err(|e| HostError::Internal(format!("cannot start the store syncer: {e}")))?;
+        let flusher = Flusher {
+            wal,
+            last_fsync_us,
+            inline_below_us: micros(inline_fsync_below),
+            syncer: committed_tx,
+        };
         std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || writer(conn, rx, committed_tx))
+            .spawn(move || writer(conn, rx, flusher))
             .map_err(|e| HostError::Internal(format!("cannot start the store writer: {e}")))?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
@@ -217,32 +250,77 @@ fn sync_dir(path: &Path) -> std::io::Result<()> {
 /// A committed batch waiting for the fsync: each caller with its outcome.
 type Committed = Vec<(tokio::sync::oneshot::Sender<HostResult<()>>, HostResult<()>)>;
 
-/// The syncer thread: fsyncs the WAL once for every batch committed since
-/// the last fsync began, then tells their callers. A batch arrives only
-/// after its commit returned, so the fsync that follows covers it.
-fn syncer(wal: std::fs::File, committed: mpsc::Receiver<Committed>) {
-    while let Ok(first) = committed.recv() {
-        let mut batches = vec![first];
-        batches.extend(committed.try_iter());
-        let synced = wal.sync_data();
-        if let Err(e) = &synced {
-            tracing::error!(error = %e, "match store fsync failed");
-        }
-        for (done, outcome) in batches.into_iter().flatten() {
-            let outcome = match &synced {
-                Ok(()) => outcome,
-                Err(e) => Err(HostError::Internal(format!(
-                    "the match store could not make the write durable: {e}"
-                ))),
-            };
-            let _ = done.send(outcome);
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Fsyncs the WAL and records how long it took in `last_fsync_us`.
+fn fsync(wal: &std::fs::File, last_fsync_us: &AtomicU64) -> std::io::Result<()> {
+    let started = Instant::now();
+    let synced = wal.sync_data();
+    last_fsync_us.store(micros(started.elapsed()), Ordering::Relaxed);
+    if let Err(e) = &synced {
+        tracing::error!(error = %e, "match store fsync failed");
+    }
+    synced
+}
+
+/// Tells each caller of a committed batch its outcome, now that the fsync
+/// that followed the commit has returned `synced`.
+fn acknowledge(batch: Committed, synced: &std::io::Result<()>) {
+    for (done, outcome) in batch {
+        let outcome = match synced {
+            Ok(()) => outcome,
+            Err(e) => Err(HostError::Internal(format!(
+                "the match store could not make the write durable: {e}"
+            ))),
+        };
+        let _ = done.send(outcome);
+    }
+}
+
+/// Makes the writer's committed batches durable, on the writer's thread or
+/// the syncer's, whichever the last fsync's time says is cheaper
+/// ([`INLINE_FSYNC_BELOW`]). Either way a batch is acknowledged only after
+/// an fsync that began after its commit returned.
+struct Flusher {
+    wal: std::fs::File,
+    /// Written by whichever thread ran the last fsync.
+    last_fsync_us: Arc<AtomicU64>,
+    inline_below_us: u64,
+    syncer: mpsc::Sender<Committed>,
+}
+
+impl Flusher {
+    fn flush(&self, batch: Committed) {
+        if self.last_fsync_us.load(Ordering::Relaxed) < self.inline_below_us {
+            acknowledge(batch, &fsync(&self.wal, &self.last_fsync_us));
+        } else if let Err(mpsc::SendError(batch)) = self.syncer.send(batch) {
+            for (done, _) in batch {
+                let _ = done.send(Err(HostError::Internal(
+                    "the match store syncer has stopped".into(),
+                )));
+            }
         }
     }
 }
 
+/// The syncer thread: fsyncs the WAL once for every batch committed since
+/// the last fsync began, then tells their callers. A batch arrives only
+/// after its commit returned, so the fsync that follows covers it.
+fn syncer(wal: &std::fs::File, last_fsync_us: &AtomicU64, committed: mpsc::Receiver<Committed>) {
+    while let Ok(first) = committed.recv() {
+        let mut batch = first;
+        for more in committed.try_iter() {
+            batch.extend(more);
+        }
+        acknowledge(batch, &fsync(wal, last_fsync_us));
+    }
+}
+
 /// The writer thread: batches queued writes into one transaction each, and
-/// hands each committed batch to the syncer.
-fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, committed: mpsc::Sender<Committed>) {
+/// hands each committed batch to the flusher.
+fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -260,20 +338,13 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, committed: mpsc::Send
                 .map(|outcomes| outcomes.unwrap_or_default()),
         });
         match result {
-            Ok(outcomes) => {
-                let batch = batch
+            Ok(outcomes) => flusher.flush(
+                batch
                     .into_iter()
                     .zip(outcomes)
                     .map(|((_, done), outcome)| (done, outcome))
-                    .collect();
-                if let Err(mpsc::SendError(batch)) = committed.send(batch) {
-                    for (done, _) in batch {
-                        let _ = done.send(Err(HostError::Internal(
-                            "the match store syncer has stopped".into(),
-                        )));
-                    }
-                }
-            }
+                    .collect(),
+            ),
             Err(e) => {
                 tracing::error!(error = %e, writes = batch.len(), "match store commit failed");
                 let message = format!("the match store could not commit: {e}");
@@ -581,9 +652,20 @@ mod tests {
 
     #[test]
     fn issue7_store_round_trips_and_batches_concurrent_writers() {
+        round_trip_concurrent_writers(INLINE_FSYNC_BELOW);
+    }
+
+    #[test]
+    fn issue9_writes_are_durable_whether_the_writer_or_the_syncer_fsyncs() {
+        // ZERO: every batch goes to the syncer; MAX: the writer fsyncs all.
+        round_trip_concurrent_writers(Duration::ZERO);
+        round_trip_concurrent_writers(Duration::MAX);
+    }
+
+    fn round_trip_concurrent_writers(inline_fsync_below: Duration) {
         let dir = tempfile_dir();
         let path = dir.join("matches.sqlite3");
-        let store = std::sync::Arc::new(SqliteStore::open(&path).unwrap());
+        let store = std::sync::Arc::new(SqliteStore::open_with(&path, inline_fsync_below).unwrap());
         store
             .create_match(&stored("a"))
             .and_then(Commit::wait)
