@@ -227,15 +227,26 @@ async fn play_one(
                 }
             };
             sizes.legal_response += prost::Message::encoded_len(&legal) as u64;
-            if legal.actions.is_empty() {
+            // An `ids_only` answer has the ids packed in `action_ids`.
+            let count = if ids_only {
+                legal.action_ids.len()
+            } else {
+                legal.actions.len()
+            };
+            if count == 0 {
                 refresh = true;
                 break;
             }
-            let action = &legal.actions[rng.random_range(0..legal.actions.len())];
+            let pick = rng.random_range(0..count);
+            let action_id = if ids_only {
+                legal.action_ids[pick]
+            } else {
+                legal.actions[pick].id
+            };
             let request = pb::SubmitActionRequest {
                 match_id: created.match_id.clone(),
                 seat_token: token.clone(),
-                action: Some(pb::submit_action_request::Action::ActionId(action.id)),
+                action: Some(pb::submit_action_request::Action::ActionId(action_id)),
                 expected_version: Some(legal.version),
                 view_detail: view_detail as i32,
             };

@@ -204,13 +204,21 @@ impl Matches for Api {
                     .await?
             }
         };
+        let (actions, action_ids) = match detail {
+            LegalDetail::Full => (
+                actions
+                    .into_iter()
+                    .map(|(id, notation)| pb::LegalAction { id, notation })
+                    .collect(),
+                Vec::new(),
+            ),
+            LegalDetail::IdsOnly => (Vec::new(), actions.into_iter().map(|(id, _)| id).collect()),
+        };
         Ok(Response::new(pb::ListLegalActionsResponse {
             version,
             seat,
-            actions: actions
-                .into_iter()
-                .map(|(id, notation)| pb::LegalAction { id, notation })
-                .collect(),
+            actions,
+            action_ids,
         }))
     }
 

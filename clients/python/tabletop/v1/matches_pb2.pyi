@@ -130,14 +130,16 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class ListLegalActionsResponse(_message.Message):
-    __slots__ = ("version", "seat", "actions")
+    __slots__ = ("version", "seat", "actions", "action_ids")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_IDS_FIELD_NUMBER: _ClassVar[int]
     version: int
     seat: int
     actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
-    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ...) -> None: ...
+    action_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("match_id", "seat_token", "action_id", "notation", "expected_version", "view_detail")
