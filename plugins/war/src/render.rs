@@ -4,33 +4,18 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::board::{SegmentKind, start_number_name};
+use crate::board::{ROMAN, SegmentKind, start_number_name};
 use crate::position::{Phase, Position};
 use crate::side::{Side, TileKind};
 
-// The view is typed data serialized straight to text: War's view is the
-// largest of the four games (a whole board and an SVG drawing), and building
-// it as a `serde_json::Value` tree first cost about a millisecond per view.
-// Fields are declared in alphabetical order, the order a `Value` object
-// prints its keys in, so both paths give the same text.
-//
-// The SVG is nine tenths of the view's bytes, and serde_json escapes a
-// string by looking at every byte. The drawing is made only of this file's
-// literals (attributes in single quotes), numbers and fixed names, so it
-// holds nothing JSON escapes; `view_json` writes it into the text as it is,
-// between the fields that come before `svg` and those after.
+// Two ways to the same view: `view` builds a `serde_json::Value` from typed
+// data (what tests and in-process callers read), `view_json` writes the text
+// the host sends directly (see there for why). The typed structs below
+// declare their fields in alphabetical order, the order a `Value` object
+// prints its keys in, so both give the same text.
 
 #[derive(Serialize)]
 struct View<'a> {
-    #[serde(flatten)]
-    before_svg: BeforeSvg<'a>,
-    svg: String,
-    #[serde(flatten)]
-    after_svg: AfterSvg<'a>,
-}
-
-#[derive(Serialize)]
-struct BeforeSvg<'a> {
     board: &'a str,
     hands: Hands,
     max_turns: u32,
@@ -40,10 +25,7 @@ struct BeforeSvg<'a> {
     segments: Vec<SegmentView<'a>>,
     seized: Vec<&'a str>,
     status: StatusView,
-}
-
-#[derive(Serialize)]
-struct AfterSvg<'a> {
+    svg: String,
     tiles: Vec<TileView>,
     to_move: &'static str,
     units: Vec<UnitView<'a>>,
@@ -134,42 +116,227 @@ fn hand(pos: &Position, side: Side) -> Hand {
     }
 }
 
-/// The JSON view as text; see [`view`].
+/// The JSON view as text; see [`view`]. Written piece by piece, in the key
+/// order a `Value` object prints (the typed-view test checks the two agree
+/// to the byte): War's view has ~300 segment and ~100 point objects, and
+/// serde's field-by-field serializing, escaping every key, was most of its
+/// time once the drawing went in as it is. Point ids are `[a-z][a-z0-9_]*`
+/// (the board checks them) and every other name is this crate's own, so
+/// nothing but the board's name needs escaping.
 pub fn view_json(pos: &Position) -> String {
-    let (before_svg, after_svg) = parts(pos);
-    let mut json =
-        serde_json::to_string(&before_svg).expect("a view of plain fields always serializes");
-    // `{…}` of the fields before the drawing: reopened for it and the rest.
-    json.pop();
-    json.push_str(",\"svg\":\"");
-    let drawing_starts = json.len();
-    write_svg(pos, &mut json);
+    use Piece::{N, S, U};
+    let board = pos.board();
+    let mut out = String::with_capacity(
+        250 * (board.segments().len() + board.len()) + 2 * board.name().len() + 512,
+    );
+    let quoted_name = serde_json::to_string(board.name()).expect("a string always serializes");
+    let hand = |side| {
+        [
+            U(pos.in_hand(side, TileKind::Entrenchment).into()),
+            S(",\"railway\":"),
+            U(pos.in_hand(side, TileKind::Railway).into()),
+        ]
+    };
+    let [ne, nr_key, nr] = hand(Side::North);
+    let [se, sr_key, sr] = hand(Side::South);
+    push(
+        &mut out,
+        &[
+            S("{\"board\":"),
+            S(&quoted_name),
+            S(",\"hands\":{\"north\":{\"entrenchment\":"),
+            ne,
+            nr_key,
+            nr,
+            S("},\"south\":{\"entrenchment\":"),
+            se,
+            sr_key,
+            sr,
+            S("}},\"max_turns\":"),
+            U(pos.max_turns()),
+            S(",\"moves\":"),
+            U(pos.moves_played()),
+            S(",\"next_start\":"),
+        ],
+    );
+    match pos.next_start() {
+        Some(n) => push_start_name(&mut out, pos.to_move(), n),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"points\":[");
+    let mut start_of = vec![None; board.len()];
+    for side in Side::BOTH {
+        for (i, &p) in board.start_points(side).iter().enumerate() {
+            start_of[p as usize] = Some((side, i + 1));
+        }
+    }
+    for (i, (p, start)) in board.points().iter().zip(start_of).enumerate() {
+        let fortress = Side::BOTH
+            .into_iter()
+            .find(|s| board.fortress(*s).contains(&(i as u8)));
+        out.push_str(if i == 0 { "{" } else { ",{" });
+        match fortress {
+            Some(side) => push(&mut out, &[S("\"fortress\":\""), S(side.name()), S("\"")]),
+            None => out.push_str("\"fortress\":null"),
+        }
+        push(&mut out, &[S(",\"id\":\""), S(&p.id), S("\",\"start\":")]);
+        match start {
+            Some((side, n)) => push_start_name(&mut out, side, n),
+            None => out.push_str("null"),
+        }
+        push(
+            &mut out,
+            &[S(",\"x\":"), N(p.x), S(",\"y\":"), N(p.y), S("}")],
+        );
+    }
+    out.push_str("],\"segments\":[");
+    for (i, seg) in board.segments().iter().enumerate() {
+        let current = pos
+            .effective_kind(i as u16)
+            .map_or("gap", SegmentKind::name);
+        push(
+            &mut out,
+            &[
+                S(if i == 0 { "{\"a\":\"" } else { ",{\"a\":\"" }),
+                S(board.label(seg.a)),
+                S("\",\"b\":\""),
+                S(board.label(seg.b)),
+                S("\",\"current\":\""),
+                S(current),
+                S("\",\"kind\":\""),
+                S(seg.kind.name()),
+                S("\",\"tile\":"),
+            ],
+        );
+        match pos.tile(i as u16) {
+            Some(t) => push(
+                &mut out,
+                &[
+                    S("{\"kind\":\""),
+                    S(t.kind.name()),
+                    S("\",\"owner\":\""),
+                    S(t.owner.name()),
+                    S("\"}}"),
+                ],
+            ),
+            None => out.push_str("null}"),
+        }
+    }
+    out.push_str("],\"seized\":[");
+    for (i, &p) in pos.seized().iter().enumerate() {
+        push(
+            &mut out,
+            &[
+                S(if i == 0 { "\"" } else { ",\"" }),
+                S(board.label(p)),
+                S("\""),
+            ],
+        );
+    }
+    out.push_str("],\"status\":{\"phase\":");
+    match pos.phase() {
+        Phase::Setup => out.push_str("\"setup\"}"),
+        Phase::Play => out.push_str("\"play\"}"),
+        Phase::Over(o) => {
+            push(
+                &mut out,
+                &[
+                    S("\"over\",\"reason\":\""),
+                    S(o.reason.name()),
+                    S("\",\"winner\":"),
+                ],
+            );
+            match o.winner {
+                Some(side) => push(&mut out, &[S("\""), S(side.name()), S("\"}")]),
+                None => out.push_str("null}"),
+            }
+        }
+    }
+    out.push_str(",\"svg\":\"");
+    let drawing_starts = out.len();
+    write_svg(pos, &mut out);
     debug_assert!(
-        !json[drawing_starts..].contains(|c: char| c == '"' || c == '\\' || c.is_control()),
+        !out[drawing_starts..].contains(|c: char| c == '"' || c == '\\' || c.is_control()),
         "the drawing holds a character JSON escapes"
     );
-    json.push_str("\",");
-    let after =
-        serde_json::to_string(&after_svg).expect("a view of plain fields always serializes");
-    // `{"tiles":…}` -> `"tiles":…}`.
-    json.push_str(&after[1..]);
-    json
+    out.push_str("\",\"tiles\":[");
+    let mut first = true;
+    for (i, seg) in board.segments().iter().enumerate() {
+        let Some(t) = pos.tile(i as u16) else {
+            continue;
+        };
+        push(
+            &mut out,
+            &[
+                S(if first {
+                    "{\"kind\":\""
+                } else {
+                    ",{\"kind\":\""
+                }),
+                S(t.kind.name()),
+                S("\",\"owner\":\""),
+                S(t.owner.name()),
+                S("\",\"segment\":\""),
+                S(board.label(seg.a)),
+                S("-"),
+                S(board.label(seg.b)),
+                S("\"}"),
+            ],
+        );
+        first = false;
+    }
+    push(
+        &mut out,
+        &[
+            S("],\"to_move\":\""),
+            S(pos.to_move().name()),
+            S("\",\"units\":["),
+        ],
+    );
+    let mut first = true;
+    for p in 0..board.len() as u8 {
+        let Some(u) = pos.unit(p) else {
+            continue;
+        };
+        push(
+            &mut out,
+            &[
+                S(if first {
+                    "{\"kind\":\""
+                } else {
+                    ",{\"kind\":\""
+                }),
+                S(u.kind.name()),
+                S("\",\"point\":\""),
+                S(board.label(p)),
+                S("\",\"side\":\""),
+                S(u.side.name()),
+                S("\"}"),
+            ],
+        );
+        first = false;
+    }
+    out.push_str("]}");
+    out
+}
+
+/// Appends start number `n` of `side` as a JSON string: `"12"` or `"XII"`
+/// ([`start_number_name`], without its allocation).
+fn push_start_name(out: &mut String, side: Side, n: usize) {
+    use Piece::{S, U};
+    match side {
+        Side::South => push(out, &[S("\""), U(n as u32), S("\"")]),
+        Side::North => push(out, &[S("\""), S(ROMAN[n - 1]), S("\"")]),
+    }
 }
 
 /// The JSON view: points, segments (printed kind, current kind, tile), units,
 /// tiles with owners, hands, seized cannons, side to move, and an `svg` drawing.
 pub fn view(pos: &Position) -> Value {
-    let (before_svg, after_svg) = parts(pos);
-    serde_json::to_value(View {
-        before_svg,
-        svg: svg(pos),
-        after_svg,
-    })
-    .expect("a view of plain fields always serializes")
+    serde_json::to_value(typed_view(pos)).expect("a view of plain fields always serializes")
 }
 
-/// The view's fields before and after `svg`.
-fn parts(pos: &Position) -> (BeforeSvg<'_>, AfterSvg<'_>) {
+fn typed_view(pos: &Position) -> View<'_> {
     let board = pos.board();
     let mut start_names = vec![None; board.len()];
     for side in Side::BOTH {
@@ -231,7 +398,7 @@ fn parts(pos: &Position) -> (BeforeSvg<'_>, AfterSvg<'_>) {
             })
         })
         .collect();
-    let before_svg = BeforeSvg {
+    View {
         board: board.name(),
         hands: Hands {
             north: hand(pos, Side::North),
@@ -246,13 +413,11 @@ fn parts(pos: &Position) -> (BeforeSvg<'_>, AfterSvg<'_>) {
         segments,
         seized: pos.seized().iter().map(|&p| board.label(p)).collect(),
         status: status(pos),
-    };
-    let after_svg = AfterSvg {
+        svg: svg(pos),
         tiles,
         to_move: pos.to_move().name(),
         units,
-    };
-    (before_svg, after_svg)
+    }
 }
 
 /// A terminal drawing: each point is a unit letter (upper case South, lower
@@ -403,7 +568,9 @@ pub fn svg(pos: &Position) -> String {
 
 /// Appends [`svg`] to `out`. Attributes are in single quotes and nothing
 /// but this function's literals, numbers and fixed names goes in, so the
-/// drawing never holds a character JSON would escape (see [`view_json`]).
+/// drawing never holds a character JSON would escape, and [`view_json`]
+/// writes it into the view's text as it is: it is nine tenths of the view's
+/// bytes, and serde_json escapes a string by looking at every byte.
 fn write_svg(pos: &Position, out: &mut String) {
     use Piece::{N, S};
     let board = pos.board();
@@ -562,10 +729,12 @@ fn write_svg(pos: &Position, out: &mut String) {
     out.push_str("</svg>");
 }
 
-/// A piece of the drawing: text as it is, or a number in decimal.
+/// A piece of the drawing or the view: text as it is, or a number in
+/// decimal.
 enum Piece<'a> {
     S(&'a str),
     N(i32),
+    U(u32),
 }
 
 /// Appends `pieces` to `out`. A drawing has thousands of numbers, and
@@ -576,6 +745,7 @@ fn push(out: &mut String, pieces: &[Piece<'_>]) {
         out.push_str(match piece {
             Piece::S(text) => text,
             Piece::N(n) => digits.format(*n),
+            Piece::U(n) => digits.format(*n),
         });
     }
 }

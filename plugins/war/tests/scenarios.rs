@@ -668,14 +668,29 @@ fn views_show_lines_units_tiles_and_an_svg() {
     assert!(text.lines().all(|l| l.chars().count() <= 80));
 }
 
-/// The view is written straight from typed data (`view_json`, what the host
-/// sends) and also built as a `Value` (`view`): along a whole random match
-/// both must say the same thing, to the byte.
+/// The view is written piece by piece (`view_json`, what the host sends)
+/// and also built as a `Value` from typed data (`view`): along a whole
+/// random match both must say the same thing, to the byte, also on a board
+/// whose name holds characters JSON escapes.
 #[test]
 fn issue9_typed_view_text_is_exactly_the_value_view() {
+    assert_eq!(
+        views_agree_along_a_random_match(&BTreeMap::new()),
+        "default"
+    );
+    let doc = war::board::DEFAULT_BOARD.replace("name default", "name we\"ird\\one");
+    assert_eq!(
+        views_agree_along_a_random_match(&options(&[("board", &doc)])),
+        "we\"ird\\one"
+    );
+}
+
+/// Plays a random match, checking both views at every position; returns
+/// the board's name as the view gives it.
+fn views_agree_along_a_random_match(options: &BTreeMap<String, String>) -> String {
     use tabletop_sdk::{Game, Setup};
     let war = war::War;
-    let setup = Setup::validate(&war.manifest(), 2, &BTreeMap::new()).unwrap();
+    let setup = Setup::validate(&war.manifest(), 2, options).unwrap();
     let mut state = war.new_state(&setup).unwrap();
     let mut legal = Vec::new();
     let mut pick = 0x2545_f491_u64;
@@ -710,6 +725,7 @@ fn issue9_typed_view_text_is_exactly_the_value_view() {
     assert!(checked > 24, "setup and play were both viewed: {checked}");
     let end = war.view(&state, Viewer::Spectator);
     assert_eq!(end["status"]["phase"], "over", "{}", end["status"]);
+    end["board"].as_str().unwrap().to_string()
 }
 
 /// A position keeps its legal actions' ids once asked for (`legal_ids`):
