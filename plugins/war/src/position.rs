@@ -102,6 +102,10 @@ pub struct Position {
 pub(crate) struct LegalIds(OnceLock<Vec<ActionId>>);
 
 impl LegalIds {
+    pub(crate) fn computed(ids: Vec<ActionId>) -> LegalIds {
+        LegalIds(OnceLock::from(ids))
+    }
+
     pub(crate) fn get_or_compute(&self, compute: impl FnOnce() -> Vec<ActionId>) -> &[ActionId] {
         self.0.get_or_init(compute)
     }

@@ -148,28 +148,6 @@ impl Position {
         }
     }
 
-    /// Whether `side` has a capture or a unit move (what W11's encirclement asks).
-    pub(crate) fn has_unit_action(&self, side: Side) -> bool {
-        let mut tmp = Vec::new();
-        if self.captures(side, &mut tmp, true) {
-            return true;
-        }
-        let mut dest = Vec::new();
-        for a in 0..self.units.len() as u8 {
-            let Some(u) = self.units[a as usize] else {
-                continue;
-            };
-            if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
-                continue;
-            }
-            self.destinations(a, u.kind, &mut dest);
-            if !dest.is_empty() {
-                return true;
-            }
-        }
-        false
-    }
-
     /// Every legal action of the side to move, in no particular order.
     pub fn legal(&self, out: &mut Vec<Action>) {
         out.clear();
@@ -251,19 +229,23 @@ impl Position {
         self.legal_ids.get_or_compute(|| {
             let mut actions = Vec::new();
             self.legal(&mut actions);
-            let mut ids: Vec<ActionId> = actions.iter().map(|a| a.id(&self.board)).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            ids
+            self.sorted_ids(&actions)
         })
     }
 
-    /// Applies an action already known to be legal.
+    fn sorted_ids(&self, actions: &[Action]) -> Vec<ActionId> {
+        let mut ids: Vec<ActionId> = actions.iter().map(|a| a.id(&self.board)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// Plays a legal `action` (see [`Position::play`]).
     pub(crate) fn play_unchecked(&mut self, action: Action) {
-        self.play_unchecked_keeping_legal_ids(action);
-        // The new position's list is computed when first asked for, never
-        // from a half-made position in the middle of the move.
+        // Dropped before the move, never recomputed in the middle of it: the
+        // start-of-turn check at its end may keep the new position's list.
         self.legal_ids = LegalIds::default();
+        self.play_unchecked_keeping_legal_ids(action);
     }
 
     fn play_unchecked_keeping_legal_ids(&mut self, action: Action) {
@@ -394,12 +376,19 @@ impl Position {
     }
 
     /// The checks at the start of a turn, after any cannon removal: the
-    /// removal's destruction win, encirclement, then the draws (W11).
+    /// removal's destruction win, encirclement, then the draws (W11). The
+    /// encirclement check needs the side's captures and moves, most of its
+    /// legal actions, and the host asks for those right after every move:
+    /// so the whole list is made here once, answers encirclement (a unit
+    /// action in it or not), and is kept if the game goes on.
     pub(crate) fn check_start_of_turn(&mut self, previous: Side) {
         let side = self.to_move;
         if self.unit_count(previous) <= 2 {
-            self.end(Some(side), Reason::Destroyed);
-        } else if !self.has_unit_action(side) {
+            return self.end(Some(side), Reason::Destroyed);
+        }
+        let mut actions = Vec::new();
+        self.legal(&mut actions);
+        if !actions.iter().any(|a| a.is_unit_action()) {
             self.end(Some(previous), Reason::Encircled);
         } else if self
             .history
@@ -409,6 +398,8 @@ impl Position {
             self.end(None, Reason::Repetition);
         } else if self.moves >= self.max_turns {
             self.end(None, Reason::TurnLimit);
+        } else {
+            self.legal_ids = LegalIds::computed(self.sorted_ids(&actions));
         }
     }
 
