@@ -545,7 +545,8 @@ impl Engine {
 
     /// Creates a match; stored before this returns.
     pub fn create_match(&self, request: NewMatch) -> HostResult<Created> {
-        let (created, commit) = self.create_match_queued(request)?;
+        let plugin = self.plugin(&request.game, request.version.as_deref())?;
+        let (created, commit) = self.create_match_queued(&plugin, request)?;
         if let Err(e) = commit.wait() {
             self.discard(&created.match_id);
             return Err(e);
@@ -556,17 +557,16 @@ impl Engine {
     /// [`Engine::create_match`] without waiting for the disk, on this
     /// thread, unless its plugin may not run here (see [`TryCreate`]).
     pub fn try_create_match(&self, request: NewMatch) -> TryCreate {
-        let trust = match self.plugin(&request.game, request.version.as_deref()) {
-            Ok(plugin) => {
-                let manifest = plugin.manifest();
-                self.inline.trust_for(&manifest.name, &manifest.version)
-            }
+        let plugin = match self.plugin(&request.game, request.version.as_deref()) {
+            Ok(plugin) => plugin,
             Err(e) => return TryCreate::Ran(Err(e), Commit::done()),
         };
+        let manifest = plugin.manifest();
+        let trust = self.inline.trust_for(&manifest.name, &manifest.version);
         let Some(_running) = self.inline.begin(&trust) else {
             return TryCreate::Declined(request);
         };
-        match caught(|| self.create_match_queued(request)) {
+        match caught(|| self.create_match_queued(&plugin, request)) {
             Ok((created, commit)) => TryCreate::Ran(Ok(created), commit),
             Err(e) => TryCreate::Ran(Err(e), Commit::done()),
         }
@@ -585,9 +585,13 @@ impl Engine {
             .remove(match_id);
     }
 
-    /// Creates and installs a match, and queues its write.
-    fn create_match_queued(&self, request: NewMatch) -> HostResult<(Created, Commit)> {
-        let plugin = self.plugin(&request.game, request.version.as_deref())?;
+    /// Creates and installs a match of `plugin` (the one `request` names),
+    /// and queues its write.
+    fn create_match_queued(
+        &self,
+        plugin: &Arc<Plugin>,
+        request: NewMatch,
+    ) -> HostResult<(Created, Commit)> {
         let manifest = plugin.manifest();
         if request.players < manifest.min_players || request.players > manifest.max_players {
             return Err(HostError::InvalidArgument(format!(
@@ -637,7 +641,7 @@ impl Engine {
             created_at_ms: now_ms(),
             time_control: request.time_control,
         };
-        let game: Arc<dyn DynGame> = plugin;
+        let game: Arc<dyn DynGame> = Arc::<Plugin>::clone(plugin);
         let m = Match::create(game, setup, hashes.clone())?;
         self.store_new(m, hashes, tokens, request.view_detail)
     }
