@@ -183,29 +183,35 @@ impl Position {
         }
     }
 
+    /// Places first, then removals, each by segment: in id order (see
+    /// `moves`), so that sorting a play turn's list (moves, then these)
+    /// finds it sorted already.
     fn tile_actions(&self, side: Side, out: &mut Vec<Action>) {
         let enemy = side.opponent();
         let can_place = self.hand[side.index()];
-        for (i, seg) in self.board.segments().iter().enumerate() {
-            let i = i as u16;
-            match self.tiles[i as usize] {
-                Some(t) if t.owner == side => out.push(Action::RemoveTile { segment: i }),
-                Some(_) => {}
-                None => {
-                    // W10: never on a printed railway, never next to an enemy unit.
-                    if seg.kind == SegmentKind::Rail || can_place == [0, 0] {
-                        continue;
-                    }
-                    let enemy_at = |p: u8| self.units[p as usize].is_some_and(|u| u.side == enemy);
-                    if enemy_at(seg.a) || enemy_at(seg.b) {
-                        continue;
-                    }
-                    for kind in TileKind::ALL {
-                        if can_place[kind.index()] > 0 {
-                            out.push(Action::PlaceTile { segment: i, kind });
-                        }
+        if can_place != [0, 0] {
+            for (i, seg) in self.board.segments().iter().enumerate() {
+                // W10: never on a printed railway, never next to an enemy unit.
+                if self.tiles[i].is_some() || seg.kind == SegmentKind::Rail {
+                    continue;
+                }
+                let enemy_at = |p: u8| self.units[p as usize].is_some_and(|u| u.side == enemy);
+                if enemy_at(seg.a) || enemy_at(seg.b) {
+                    continue;
+                }
+                for kind in TileKind::ALL {
+                    if can_place[kind.index()] > 0 {
+                        out.push(Action::PlaceTile {
+                            segment: i as u16,
+                            kind,
+                        });
                     }
                 }
+            }
+        }
+        for (i, tile) in self.tiles.iter().enumerate() {
+            if tile.is_some_and(|t| t.owner == side) {
+                out.push(Action::RemoveTile { segment: i as u16 });
             }
         }
     }
@@ -386,7 +392,8 @@ impl Position {
         if self.unit_count(previous) <= 2 {
             return self.end(Some(side), Reason::Destroyed);
         }
-        let mut actions = Vec::new();
+        // Most play turns list a few dozen to a few hundred actions.
+        let mut actions = Vec::with_capacity(256);
         self.legal(&mut actions);
         if !actions.iter().any(|a| a.is_unit_action()) {
             self.end(Some(previous), Reason::Encircled);
