@@ -13,7 +13,7 @@
 //! fails only its caller. The commit itself does not wait for the disk
 //! (`synchronous=NORMAL`); the WAL file is fsynced after it, and only then
 //! are the callers told. Who runs that fsync depends on how long the disk
-//! takes ([`Flusher`]): on a disk that flushes fast (0.2 ms on the disk
+//! takes ([`INLINE_FSYNC_BELOW`]): on a disk that flushes fast (0.2 ms on the disk
 //! measured in session 15, BENCHMARKS.md) the writer does it itself, since
 //! handing the batch to another thread costs more CPU than the wait; on a
 //! slow one (4 ms in session 13) a syncer thread does, one fsync for every
