@@ -110,7 +110,8 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
             config.data_dir.display()
         )
     })?;
-    let token = admin_token(&config)?;
+    // The store first: a host refused its store (another host has it)
+    // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match config.store {
         StoreKind::Sqlite => {
             let path = config.data_dir.join("matches.sqlite3");
@@ -123,6 +124,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
             Arc::new(MemoryStore)
         }
     };
+    let token = admin_token(&config)?;
     let inline_limit =
         (config.inline_limit_ms > 0).then(|| Duration::from_millis(config.inline_limit_ms));
     let engine = Arc::new(

@@ -920,3 +920,52 @@ async fn issue_7_clock_out_is_refused_for_a_game_that_cannot_remove_a_player() {
         refused.message()
     );
 }
+
+/// The SQLite file belongs to one host at a time: a second engine-host on
+/// the same data directory stops at once with an error that says why, and
+/// the first one goes on serving and storing as before.
+#[tokio::test]
+async fn issue9_a_second_host_on_the_same_data_dir_is_refused() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let data_dir = root.path().join("data");
+    let options = HostOptions {
+        plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
+        data_dir: Some(data_dir.clone()),
+        args: vec!["--store".into(), "sqlite".into()],
+    };
+    let host = Host::start_with(options.clone()).await;
+    let mut matches = host.matches().await;
+    let (match_id, tokens) = create(&mut matches, "focus", 2, 91).await;
+    let binary = target_dir().join(format!("engine-host{}", std::env::consts::EXE_SUFFIX));
+    let second = tokio::process::Command::new(&binary)
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&data_dir)
+        .arg("--plugin-dir")
+        .arg(options.plugin_dir.as_ref().expect("plugin dir"))
+        .env("RUST_LOG", "off")
+        .output();
+    let second = tokio::time::timeout(Duration::from_secs(30), second)
+        .await
+        .expect("the second host stops by itself")
+        .expect("the second host runs");
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "{stderr}");
+    assert!(stderr.contains("another engine-host"), "{stderr}");
+    assert!(
+        !data_dir.join("admin-token").exists(),
+        "the refused host wrote nothing (the first was given its token)"
+    );
+    let seat = spectator(&mut matches, &match_id).await.to_move[0] as usize;
+    let list = legal(&mut matches, &match_id, &tokens[seat])
+        .await
+        .expect("the first host still answers");
+    submit(
+        &mut matches,
+        &match_id,
+        &tokens[seat],
+        list.actions[0].id,
+        Some(list.version),
+    )
+    .await
+    .expect("and still stores actions");
+}

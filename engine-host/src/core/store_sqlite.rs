@@ -105,13 +105,26 @@ enum Write {
     },
 }
 
-type Job = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
+/// A queued write and who waits for its outcome.
+type Queued = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 
-/// The SQLite store.
+/// What the writer thread is asked to do. Reads go through it too: the
+/// writer's connection holds the file locked (`locking_mode=EXCLUSIVE`), so
+/// no other connection could read it.
+#[derive(Debug)]
+enum Job {
+    Write(Queued),
+    LoadAll(mpsc::Sender<HostResult<Vec<StoredMatch>>>),
+}
+
+/// The SQLite store. Dropping it waits for the writer to finish what was
+/// queued and close the file, so the file is free again when the drop
+/// returns (it is locked while open, see [`SqliteStore::open`]).
 #[derive(Debug)]
 pub struct SqliteStore {
     path: PathBuf,
     jobs: Mutex<mpsc::Sender<Job>>,
+    writer: Option<std::thread::JoinHandle<()>>,
 }
 
 fn db_error(e: rusqlite::Error) -> HostError {
@@ -122,43 +135,47 @@ fn json_error(e: serde_json::Error) -> HostError {
     HostError::Internal(format!("the match store holds unreadable data: {e}"))
 }
 
-/// How an opened connection's commits reach the disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sync {
-    /// Every commit fsyncs the WAL itself (readers, which write nothing).
-    AtCommit,
-    /// Commits leave the fsync to the [`Flusher`] (the writer).
-    AfterCommit,
-}
-
-fn open(path: &Path, sync: Sync) -> HostResult<Connection> {
+/// Opens the writer's connection: the only one the store ever has.
+fn open(path: &Path) -> HostResult<Connection> {
     let conn = Connection::open(path).map_err(|e| {
         HostError::Internal(format!(
             "cannot open the match store {}: {e}",
             path.display()
         ))
     })?;
-    // WAL: readers never block the writer. The WAL is fsynced before a
-    // write is acknowledged, at commit (FULL) or after it (NORMAL; see
-    // the module docs), so an acknowledged action survives a power cut.
-    conn.pragma_update(None, "journal_mode", "WAL")
+    // One process owns the file: locked at the first access and until the
+    // connection closes, so a transaction takes no file locks of its own
+    // and the WAL's index lives in this process's memory instead of a
+    // shared-memory file (set before that first access, which is what
+    // decides it). A second host on the same data directory is refused at
+    // once rather than after a wait, since the lock is held for good; the
+    // OS drops it when the process dies, however it dies.
+    conn.busy_timeout(std::time::Duration::ZERO)
         .map_err(db_error)?;
-    let synchronous = match sync {
-        Sync::AtCommit => "FULL",
-        Sync::AfterCommit => "NORMAL",
-    };
-    conn.pragma_update(None, "synchronous", synchronous)
+    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")
+        .map_err(db_error)?;
+    // WAL: commits append to the log instead of rewriting pages in place;
+    // the WAL is fsynced before a write is acknowledged (see the module
+    // docs), so an acknowledged action survives a power cut.
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| {
+            HostError::Internal(format!(
+                "cannot open the match store {} (is another engine-host using it?): {e}",
+                path.display()
+            ))
+        })?;
+    // Commits leave the WAL's fsync to the Flusher (see the module docs).
+    conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(db_error)?;
     conn.pragma_update(None, "foreign_keys", "ON")
-        .map_err(db_error)?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))
         .map_err(db_error)?;
     Ok(conn)
 }
 
 impl SqliteStore {
-    /// Opens (or creates) the store at `path` and starts its writer and
-    /// syncer threads.
+    /// Opens (or creates) the store at `path`, locked for this process
+    /// alone (opening it again while it is open fails, naming the likely
+    /// cause), and starts its writer and syncer threads.
     pub fn open(path: &Path) -> HostResult<SqliteStore> {
         SqliteStore::open_with(path, INLINE_FSYNC_BELOW)
     }
@@ -167,7 +184,7 @@ impl SqliteStore {
     /// fsync took less than `inline_fsync_below` ([`INLINE_FSYNC_BELOW`];
     /// tests force either path with `Duration::MAX` or `Duration::ZERO`).
     pub fn open_with(path: &Path, inline_fsync_below: Duration) -> HostResult<SqliteStore> {
-        let conn = open(path, Sync::AfterCommit)?;
+        let conn = open(path)?;
         conn.execute_batch(SCHEMA).map_err(db_error)?;
         // The schema's commit made the WAL file; it is fsynced, and the
         // directory once, so the file itself survives a power cut. That
@@ -194,13 +211,14 @@ impl SqliteStore {
             inline_below_us: micros(inline_fsync_below),
             syncer: committed_tx,
         };
-        std::thread::Builder::new()
+        let writer = std::thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || writer(conn, rx, flusher))
             .map_err(|e| HostError::Internal(format!("cannot start the store writer: {e}")))?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
             jobs: Mutex::new(tx),
+            writer: Some(writer),
         })
     }
 
@@ -216,7 +234,7 @@ impl SqliteStore {
         self.jobs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .send((write, done_tx))
+            .send(Job::Write((write, done_tx)))
             .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?;
         Ok(Commit::queued(done_rx))
     }
@@ -224,6 +242,23 @@ impl SqliteStore {
     /// Queues a write and waits until its transaction has committed.
     fn write(&self, write: Write) -> HostResult<()> {
         self.queue(write)?.wait()
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        // Replacing the only sender ends the writer's loop once the queue
+        // is empty; its connection closes as the thread ends.
+        let (unused, _) = mpsc::channel();
+        drop(std::mem::replace(
+            self.jobs.get_mut().unwrap_or_else(|e| e.into_inner()),
+            unused,
+        ));
+        if let Some(writer) = self.writer.take()
+            && writer.join().is_err()
+        {
+            tracing::error!("the match store writer panicked");
+        }
     }
 }
 
@@ -319,13 +354,26 @@ fn syncer(wal: &std::fs::File, last_fsync_us: &AtomicU64, committed: mpsc::Recei
 }
 
 /// The writer thread: batches queued writes into one transaction each, and
-/// hands each committed batch to the flusher.
+/// hands each committed batch to the flusher; answers reads in between.
 fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
     while let Ok(first) = jobs.recv() {
+        let first = match first {
+            Job::Write(queued) => queued,
+            Job::LoadAll(reply) => {
+                let _ = reply.send(load_all(&conn));
+                continue;
+            }
+        };
         let mut batch = vec![first];
+        // A read queued behind writes is answered once they are committed.
+        let mut read_after = None;
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
-                Ok(job) => batch.push(job),
+                Ok(Job::Write(queued)) => batch.push(queued),
+                Ok(Job::LoadAll(reply)) => {
+                    read_after = Some(reply);
+                    break;
+                }
                 Err(_) => break,
             }
         }
@@ -353,6 +401,9 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                 }
             }
         }
+        if let Some(reply) = read_after {
+            let _ = reply.send(load_all(&conn));
+        }
     }
 }
 
@@ -371,7 +422,7 @@ enum Isolation {
 /// was written); with [`Isolation::Savepoints`] the answer is always `Some`.
 fn run_batch(
     conn: &mut Connection,
-    batch: &[Job],
+    batch: &[Queued],
     isolation: Isolation,
 ) -> rusqlite::Result<Option<Vec<HostResult<()>>>> {
     let mut tx = conn.transaction()?;
@@ -541,84 +592,94 @@ impl Store for SqliteStore {
     }
 
     fn load_all(&self) -> HostResult<Vec<StoredMatch>> {
-        // A separate read connection: WAL lets it read beside the writer.
-        let conn = open(&self.path, Sync::AtCommit)?;
-        let mut matches = conn
-            .prepare("SELECT match_id, setup_json, pending_json, results_json FROM matches ORDER BY match_id")
-            .map_err(db_error)?;
-        let rows = matches
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
+        let (reply, answer) = mpsc::channel();
+        self.jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(Job::LoadAll(reply))
+            .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?;
+        answer
+            .recv()
+            .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?
+    }
+}
+
+/// Every stored match, read on the writer's connection (see [`Job`]).
+fn load_all(conn: &Connection) -> HostResult<Vec<StoredMatch>> {
+    let mut matches = conn
+        .prepare("SELECT match_id, setup_json, pending_json, results_json FROM matches ORDER BY match_id")
+        .map_err(db_error)?;
+    let rows = matches
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+            ))
+        })
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)?;
+    let mut seats = conn
+        .prepare("SELECT seat, token_hash FROM seats WHERE match_id = ?1 ORDER BY seat")
+        .map_err(db_error)?;
+    // The whole log in one pass, in the order it was written (which is
+    // each match's version order; replaying a match checks that).
+    let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::with_capacity(rows.len());
+    let mut log = conn
+        .prepare("SELECT match_id, entry_json FROM log ORDER BY rowid")
+        .map_err(db_error)?;
+    let mut log_rows = log.query([]).map_err(db_error)?;
+    while let Some(row) = log_rows.next().map_err(db_error)? {
+        // Borrowed from the row: no String per column of every entry.
+        let text = |column| {
+            row.get_ref(column)
+                .and_then(|v| Ok(v.as_str()?))
+                .map_err(db_error)
+        };
+        let match_id = text(0)?;
+        let entry: LogEntry = serde_json::from_str(text(1)?).map_err(json_error)?;
+        match logs.get_mut(match_id) {
+            Some(entries) => entries.push(entry),
+            None => {
+                logs.insert(match_id.to_string(), vec![entry]);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (match_id, setup, pending, results) in rows {
+        let setup: MatchSetup = serde_json::from_str(&setup).map_err(json_error)?;
+        let pending: Vec<(u32, u64, i64)> = serde_json::from_str(&pending).map_err(json_error)?;
+        let results: Vec<SeatResult> = serde_json::from_str(&results).map_err(json_error)?;
+        let seat_rows = seats
+            .query_map(params![match_id], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, Option<Vec<u8>>>(1)?))
             })
             .map_err(db_error)?
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(db_error)?;
-        let mut seats = conn
-            .prepare("SELECT seat, token_hash FROM seats WHERE match_id = ?1 ORDER BY seat")
-            .map_err(db_error)?;
-        // The whole log in one pass, in the order it was written (which is
-        // each match's version order; replaying a match checks that).
-        let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::with_capacity(rows.len());
-        let mut log = conn
-            .prepare("SELECT match_id, entry_json FROM log ORDER BY rowid")
-            .map_err(db_error)?;
-        let mut log_rows = log.query([]).map_err(db_error)?;
-        while let Some(row) = log_rows.next().map_err(db_error)? {
-            // Borrowed from the row: no String per column of every entry.
-            let text = |column| {
-                row.get_ref(column)
-                    .and_then(|v| Ok(v.as_str()?))
-                    .map_err(db_error)
-            };
-            let match_id = text(0)?;
-            let entry: LogEntry = serde_json::from_str(text(1)?).map_err(json_error)?;
-            match logs.get_mut(match_id) {
-                Some(entries) => entries.push(entry),
-                None => {
-                    logs.insert(match_id.to_string(), vec![entry]);
-                }
-            }
-        }
-        let mut out = Vec::with_capacity(rows.len());
-        for (match_id, setup, pending, results) in rows {
-            let setup: MatchSetup = serde_json::from_str(&setup).map_err(json_error)?;
-            let pending: Vec<(u32, u64, i64)> =
-                serde_json::from_str(&pending).map_err(json_error)?;
-            let results: Vec<SeatResult> = serde_json::from_str(&results).map_err(json_error)?;
-            let seat_rows = seats
-                .query_map(params![match_id], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, Option<Vec<u8>>>(1)?))
-                })
-                .map_err(db_error)?
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .map_err(db_error)?;
-            let mut seat_hashes = Vec::with_capacity(seat_rows.len());
-            for (_, hash) in seat_rows {
-                seat_hashes.push(match hash {
-                    None => None,
-                    Some(bytes) => Some(<[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
-                        HostError::Internal(format!(
-                            "the match store holds a malformed token hash in match {match_id}"
-                        ))
-                    })?),
-                });
-            }
-            let entries = logs.remove(&match_id).unwrap_or_default();
-            out.push(StoredMatch {
-                setup,
-                seat_hashes,
-                log: entries,
-                pending,
-                results,
+        let mut seat_hashes = Vec::with_capacity(seat_rows.len());
+        for (_, hash) in seat_rows {
+            seat_hashes.push(match hash {
+                None => None,
+                Some(bytes) => Some(<[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
+                    HostError::Internal(format!(
+                        "the match store holds a malformed token hash in match {match_id}"
+                    ))
+                })?),
             });
         }
-        Ok(out)
+        let entries = logs.remove(&match_id).unwrap_or_default();
+        out.push(StoredMatch {
+            setup,
+            seat_hashes,
+            log: entries,
+            pending,
+            results,
+        });
     }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -818,6 +879,32 @@ mod tests {
         let mut log = stored("a").log;
         log.extend([entry(2), entry(3)]);
         assert_eq!(all[0].log, log);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn issue9_a_second_store_on_the_same_file_is_refused_and_the_first_goes_on() {
+        let dir = tempfile_dir();
+        let path = dir.join("matches.sqlite3");
+        let first = SqliteStore::open(&path).unwrap();
+        first
+            .create_match(&stored("a"))
+            .and_then(Commit::wait)
+            .unwrap();
+        let refused = SqliteStore::open(&path).expect_err("the file is the first store's");
+        assert!(
+            refused.message().contains("another engine-host"),
+            "{}",
+            refused.message()
+        );
+        first
+            .append("a", &[entry(2)], None, &[])
+            .and_then(Commit::wait)
+            .unwrap();
+        assert_eq!(first.load_all().unwrap()[0].log.len(), 2);
+        drop(first);
+        let reopened = SqliteStore::open(&path).expect("free again once the first closed");
+        assert_eq!(reopened.load_all().unwrap()[0].log.len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
