@@ -943,6 +943,7 @@ async fn issue9_a_second_host_on_the_same_data_dir_is_refused() {
         .arg("--plugin-dir")
         .arg(options.plugin_dir.as_ref().expect("plugin dir"))
         .env("RUST_LOG", "off")
+        .kill_on_drop(true)
         .output();
     let second = tokio::time::timeout(Duration::from_secs(30), second)
         .await
@@ -950,7 +951,7 @@ async fn issue9_a_second_host_on_the_same_data_dir_is_refused() {
         .expect("the second host runs");
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(!second.status.success(), "{stderr}");
-    assert!(stderr.contains("another engine-host"), "{stderr}");
+    assert!(stderr.contains("in use by another engine-host"), "{stderr}");
     assert!(
         !data_dir.join("admin-token").exists(),
         "the refused host wrote nothing (the first was given its token)"

@@ -4,6 +4,12 @@
 //! only once the WAL file holding its commit has been fsynced; a call that
 //! wrote through this store returns only after that.
 //!
+//! Ownership: the file belongs to one open store at a time, held through a
+//! lock file beside it (`StoreLock`); a second store on the same file, in
+//! this process or another, is refused. So the one connection can run in
+//! SQLite's exclusive locking mode, and every read (`load_all`) goes
+//! through the writer thread that owns it.
+//!
 //! Group commit: every write goes to one writer thread through a channel
 //! and the caller waits on its own completion channel (an append's caller
 //! waits through the [`Commit`] it gets back, after releasing the match's
@@ -125,6 +131,50 @@ pub struct SqliteStore {
     path: PathBuf,
     jobs: Mutex<mpsc::Sender<Job>>,
     writer: Option<std::thread::JoinHandle<()>>,
+    /// Released after the writer (fields drop after `Drop::drop`).
+    _lock: StoreLock,
+}
+
+/// An exclusive lock on `<store>.lock` beside the database, held while the
+/// store is open: two hosts appending to one file would each write logs
+/// the other's matches do not have. SQLite's own locks do not keep a second
+/// process out (in WAL mode it holds only a shared lock between writes), so
+/// the store takes one of its own. The OS drops it when the process ends,
+/// however it ends, so a crash leaves nothing to clean up.
+#[derive(Debug)]
+struct StoreLock {
+    _held: std::fs::File,
+}
+
+impl StoreLock {
+    fn take(path: &Path) -> HostResult<StoreLock> {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".lock");
+        let lock_path = PathBuf::from(name);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| {
+                HostError::Internal(format!(
+                    "cannot open the match store's lock file {}: {e}",
+                    lock_path.display()
+                ))
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(StoreLock { _held: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(HostError::Internal(format!(
+                "the match store {} is in use by another engine-host (it holds {})",
+                path.display(),
+                lock_path.display()
+            ))),
+            Err(std::fs::TryLockError::Error(e)) => Err(HostError::Internal(format!(
+                "cannot lock the match store {}: {e}",
+                lock_path.display()
+            ))),
+        }
+    }
 }
 
 fn db_error(e: rusqlite::Error) -> HostError {
@@ -143,14 +193,13 @@ fn open(path: &Path) -> HostResult<Connection> {
             path.display()
         ))
     })?;
-    // One process owns the file: locked at the first access and until the
-    // connection closes, so a transaction takes no file locks of its own
-    // and the WAL's index lives in this process's memory instead of a
-    // shared-memory file (set before that first access, which is what
-    // decides it). A second host on the same data directory is refused at
-    // once rather than after a wait, since the lock is held for good; the
-    // OS drops it when the process dies, however it dies.
-    conn.busy_timeout(std::time::Duration::ZERO)
+    // The file is this process's alone (`StoreLock`), so the connection
+    // runs in exclusive locking mode: the WAL's index lives in this
+    // process's memory instead of a shared-memory file, and a transaction
+    // does less locking. Set before the first access, which decides it.
+    // Anyone else reading the file (a `sqlite3` shell) makes a commit wait
+    // for the read to end, up to the busy timeout, rather than fail.
+    conn.busy_timeout(std::time::Duration::from_secs(10))
         .map_err(db_error)?;
     conn.pragma_update(None, "locking_mode", "EXCLUSIVE")
         .map_err(db_error)?;
@@ -158,12 +207,7 @@ fn open(path: &Path) -> HostResult<Connection> {
     // the WAL is fsynced before a write is acknowledged (see the module
     // docs), so an acknowledged action survives a power cut.
     conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(|e| {
-            HostError::Internal(format!(
-                "cannot open the match store {} (is another engine-host using it?): {e}",
-                path.display()
-            ))
-        })?;
+        .map_err(db_error)?;
     // Commits leave the WAL's fsync to the Flusher (see the module docs).
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(db_error)?;
@@ -184,6 +228,7 @@ impl SqliteStore {
     /// fsync took less than `inline_fsync_below` ([`INLINE_FSYNC_BELOW`];
     /// tests force either path with `Duration::MAX` or `Duration::ZERO`).
     pub fn open_with(path: &Path, inline_fsync_below: Duration) -> HostResult<SqliteStore> {
+        let lock = StoreLock::take(path)?;
         let conn = open(path)?;
         conn.execute_batch(SCHEMA).map_err(db_error)?;
         // The schema's commit made the WAL file; it is fsynced, and the
@@ -219,6 +264,7 @@ impl SqliteStore {
             path: path.to_path_buf(),
             jobs: Mutex::new(tx),
             writer: Some(writer),
+            _lock: lock,
         })
     }
 
@@ -893,7 +939,7 @@ mod tests {
             .unwrap();
         let refused = SqliteStore::open(&path).expect_err("the file is the first store's");
         assert!(
-            refused.message().contains("another engine-host"),
+            refused.message().contains("in use by another engine-host"),
             "{}",
             refused.message()
         );
