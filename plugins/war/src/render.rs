@@ -174,7 +174,10 @@ pub fn view_json(pos: &Position) -> String {
         let fortress = Side::BOTH
             .into_iter()
             .find(|s| board.fortress(*s).contains(&(i as u8)));
-        out.push_str(if i == 0 { "{" } else { ",{" });
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
         match fortress {
             Some(side) => push(&mut out, &[S("\"fortress\":\""), S(side.name()), S("\"")]),
             None => out.push_str("\"fortress\":null"),
@@ -265,14 +268,11 @@ pub fn view_json(pos: &Position) -> String {
         let Some(t) = pos.tile(i as u16) else {
             continue;
         };
+        separate(&mut out, &mut first);
         push(
             &mut out,
             &[
-                S(if first {
-                    "{\"kind\":\""
-                } else {
-                    ",{\"kind\":\""
-                }),
+                S("{\"kind\":\""),
                 S(t.kind.name()),
                 S("\",\"owner\":\""),
                 S(t.owner.name()),
@@ -283,7 +283,6 @@ pub fn view_json(pos: &Position) -> String {
                 S("\"}"),
             ],
         );
-        first = false;
     }
     push(
         &mut out,
@@ -298,14 +297,11 @@ pub fn view_json(pos: &Position) -> String {
         let Some(u) = pos.unit(p) else {
             continue;
         };
+        separate(&mut out, &mut first);
         push(
             &mut out,
             &[
-                S(if first {
-                    "{\"kind\":\""
-                } else {
-                    ",{\"kind\":\""
-                }),
+                S("{\"kind\":\""),
                 S(u.kind.name()),
                 S("\",\"point\":\""),
                 S(board.label(p)),
@@ -314,10 +310,17 @@ pub fn view_json(pos: &Position) -> String {
                 S("\"}"),
             ],
         );
-        first = false;
     }
     out.push_str("]}");
     out
+}
+
+/// Appends the `,` that comes before every element of a JSON array but the
+/// first, and notes that the first has been written.
+fn separate(out: &mut String, first: &mut bool) {
+    if !std::mem::take(first) {
+        out.push(',');
+    }
 }
 
 /// Appends start number `n` of `side` as a JSON string: `"12"` or `"XII"`
