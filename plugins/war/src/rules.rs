@@ -53,9 +53,8 @@ impl Position {
         }
     }
 
-    /// Appends every capture of `side` (W6, W7). Returns whether there is one;
-    /// with `first_only` it stops at the first.
-    fn captures(&self, side: Side, out: &mut Vec<Action>, first_only: bool) -> bool {
+    /// Appends every capture of `side` (W6, W7). Returns whether there is one.
+    fn captures(&self, side: Side, out: &mut Vec<Action>) -> bool {
         let mut found = false;
         let mut hits = Vec::new();
         for a in 0..self.units.len() as u8 {
@@ -89,9 +88,6 @@ impl Position {
                     };
                     found = true;
                     out.push(Action::Jump { from: a, to: c });
-                }
-                if found && first_only {
-                    return true;
                 }
             }
         }
@@ -163,7 +159,7 @@ impl Position {
             }
             Phase::Play => {
                 // W8: any capture makes captures the only legal moves.
-                if self.captures(side, out, false) {
+                if self.captures(side, out) {
                     return;
                 }
                 let mut dest = Vec::new();
@@ -251,10 +247,6 @@ impl Position {
         // Dropped before the move, never recomputed in the middle of it: the
         // start-of-turn check at its end may keep the new position's list.
         self.legal_ids = LegalIds::default();
-        self.play_unchecked_keeping_legal_ids(action);
-    }
-
-    fn play_unchecked_keeping_legal_ids(&mut self, action: Action) {
         let side = self.to_move;
         if let Action::Place(kind) = action {
             let Some(n) = self.next_start() else { return };
