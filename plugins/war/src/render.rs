@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::board::{ROMAN, SegmentKind, start_number_name};
+use crate::board::{Board, ROMAN, SegmentKind, start_number_name};
 use crate::position::{Phase, Position};
 use crate::side::{Side, TileKind};
 
@@ -130,29 +130,33 @@ pub fn view_json(pos: &Position) -> String {
         250 * (board.segments().len() + board.len()) + 2 * board.name().len() + 512,
     );
     let quoted_name = serde_json::to_string(board.name()).expect("a string always serializes");
-    let hand = |side| {
-        [
-            U(pos.in_hand(side, TileKind::Entrenchment).into()),
-            S(",\"railway\":"),
-            U(pos.in_hand(side, TileKind::Railway).into()),
-        ]
+    let push_hand = |out: &mut String, side| {
+        push(
+            out,
+            &[
+                S("{\"entrenchment\":"),
+                U(pos.in_hand(side, TileKind::Entrenchment).into()),
+                S(",\"railway\":"),
+                U(pos.in_hand(side, TileKind::Railway).into()),
+                S("}"),
+            ],
+        )
     };
-    let [ne, nr_key, nr] = hand(Side::North);
-    let [se, sr_key, sr] = hand(Side::South);
     push(
         &mut out,
         &[
             S("{\"board\":"),
             S(&quoted_name),
-            S(",\"hands\":{\"north\":{\"entrenchment\":"),
-            ne,
-            nr_key,
-            nr,
-            S("},\"south\":{\"entrenchment\":"),
-            se,
-            sr_key,
-            sr,
-            S("}},\"max_turns\":"),
+            S(",\"hands\":{\"north\":"),
+        ],
+    );
+    push_hand(&mut out, Side::North);
+    out.push_str(",\"south\":");
+    push_hand(&mut out, Side::South);
+    push(
+        &mut out,
+        &[
+            S("},\"max_turns\":"),
             U(pos.max_turns()),
             S(",\"moves\":"),
             U(pos.moves_played()),
@@ -164,21 +168,11 @@ pub fn view_json(pos: &Position) -> String {
         None => out.push_str("null"),
     }
     out.push_str(",\"points\":[");
-    let mut start_of = vec![None; board.len()];
-    for side in Side::BOTH {
-        for (i, &p) in board.start_points(side).iter().enumerate() {
-            start_of[p as usize] = Some((side, i + 1));
-        }
-    }
-    for (i, (p, start)) in board.points().iter().zip(start_of).enumerate() {
-        let fortress = Side::BOTH
-            .into_iter()
-            .find(|s| board.fortress(*s).contains(&(i as u8)));
-        if i > 0 {
-            out.push(',');
-        }
+    let mut first = true;
+    for (i, (p, start)) in board.points().iter().zip(start_numbers(board)).enumerate() {
+        separate(&mut out, &mut first);
         out.push('{');
-        match fortress {
+        match fortress_of(board, i as u8) {
             Some(side) => push(&mut out, &[S("\"fortress\":\""), S(side.name()), S("\"")]),
             None => out.push_str("\"fortress\":null"),
         }
@@ -193,14 +187,16 @@ pub fn view_json(pos: &Position) -> String {
         );
     }
     out.push_str("],\"segments\":[");
+    let mut first = true;
     for (i, seg) in board.segments().iter().enumerate() {
         let current = pos
             .effective_kind(i as u16)
             .map_or("gap", SegmentKind::name);
+        separate(&mut out, &mut first);
         push(
             &mut out,
             &[
-                S(if i == 0 { "{\"a\":\"" } else { ",{\"a\":\"" }),
+                S("{\"a\":\""),
                 S(board.label(seg.a)),
                 S("\",\"b\":\""),
                 S(board.label(seg.b)),
@@ -226,15 +222,10 @@ pub fn view_json(pos: &Position) -> String {
         }
     }
     out.push_str("],\"seized\":[");
-    for (i, &p) in pos.seized().iter().enumerate() {
-        push(
-            &mut out,
-            &[
-                S(if i == 0 { "\"" } else { ",\"" }),
-                S(board.label(p)),
-                S("\""),
-            ],
-        );
+    let mut first = true;
+    for &p in pos.seized() {
+        separate(&mut out, &mut first);
+        push(&mut out, &[S("\""), S(board.label(p)), S("\"")]);
     }
     out.push_str("],\"status\":{\"phase\":");
     match pos.phase() {
@@ -323,6 +314,24 @@ fn separate(out: &mut String, first: &mut bool) {
     }
 }
 
+/// Per point of `board`, the start number it carries, if any.
+fn start_numbers(board: &Board) -> Vec<Option<(Side, usize)>> {
+    let mut numbers = vec![None; board.len()];
+    for side in Side::BOTH {
+        for (i, &p) in board.start_points(side).iter().enumerate() {
+            numbers[p as usize] = Some((side, i + 1));
+        }
+    }
+    numbers
+}
+
+/// Whose fortress `point` is part of, if anyone's.
+fn fortress_of(board: &Board, point: u8) -> Option<Side> {
+    Side::BOTH
+        .into_iter()
+        .find(|s| board.fortress(*s).contains(&point))
+}
+
 /// Appends start number `n` of `side` as a JSON string: `"12"` or `"XII"`
 /// ([`start_number_name`], without its allocation).
 fn push_start_name(out: &mut String, side: Side, n: usize) {
@@ -341,24 +350,15 @@ pub fn view(pos: &Position) -> Value {
 
 fn typed_view(pos: &Position) -> View<'_> {
     let board = pos.board();
-    let mut start_names = vec![None; board.len()];
-    for side in Side::BOTH {
-        for (i, &p) in board.start_points(side).iter().enumerate() {
-            start_names[p as usize] = Some(start_number_name(side, i + 1));
-        }
-    }
     let points = board
         .points()
         .iter()
-        .zip(start_names)
+        .zip(start_numbers(board))
         .enumerate()
         .map(|(i, (p, start))| PointView {
-            fortress: Side::BOTH
-                .into_iter()
-                .find(|s| board.fortress(*s).contains(&(i as u8)))
-                .map(Side::name),
+            fortress: fortress_of(board, i as u8).map(Side::name),
             id: &p.id,
-            start,
+            start: start.map(|(side, n)| start_number_name(side, n)),
             x: p.x,
             y: p.y,
         })
