@@ -171,9 +171,7 @@ impl Square {
         let distance = usize::try_from(distance).ok()?;
         (distance <= 5).then_some((direction, distance))
     }
-}
 
-impl Square {
     /// The square's name, `c3`, as its two characters.
     pub fn name_chars(self) -> [char; 2] {
         [
