@@ -148,9 +148,7 @@ struct StoreLock {
 
 impl StoreLock {
     fn take(path: &Path) -> HostResult<StoreLock> {
-        let mut name = path.as_os_str().to_owned();
-        name.push(".lock");
-        let lock_path = PathBuf::from(name);
+        let lock_path = beside(path, ".lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -175,6 +173,10 @@ impl StoreLock {
             ))),
         }
     }
+}
+
+fn writer_stopped() -> HostError {
+    HostError::Internal("the match store writer has stopped".into())
 }
 
 fn db_error(e: rusqlite::Error) -> HostError {
@@ -277,12 +279,17 @@ impl SqliteStore {
     /// order they were queued.
     fn queue(&self, write: Write) -> HostResult<Commit> {
         let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+        self.send(Job::Write((write, done_tx)))?;
+        Ok(Commit::queued(done_rx))
+    }
+
+    /// Hands `job` to the writer thread.
+    fn send(&self, job: Job) -> HostResult<()> {
         self.jobs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .send(Job::Write((write, done_tx)))
-            .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?;
-        Ok(Commit::queued(done_rx))
+            .send(job)
+            .map_err(|_| writer_stopped())
     }
 
     /// Queues a write and waits until its transaction has committed.
@@ -310,14 +317,20 @@ impl Drop for SqliteStore {
 
 /// The WAL file of the database at `path`, opened to be fsynced.
 fn wal_file(path: &Path) -> HostResult<std::fs::File> {
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
+    let wal = beside(path, "-wal");
     std::fs::File::open(&wal).map_err(|e| {
         HostError::Internal(format!(
             "cannot open the match store's WAL {}: {e}",
-            Path::new(&wal).display()
+            wal.display()
         ))
     })
+}
+
+/// The file named like `path` with `suffix` appended (`matches.sqlite3-wal`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// Fsyncs the directory holding `path`, so files created in it stay.
@@ -639,14 +652,8 @@ impl Store for SqliteStore {
 
     fn load_all(&self) -> HostResult<Vec<StoredMatch>> {
         let (reply, answer) = mpsc::channel();
-        self.jobs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send(Job::LoadAll(reply))
-            .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?;
-        answer
-            .recv()
-            .map_err(|_| HostError::Internal("the match store writer has stopped".into()))?
+        self.send(Job::LoadAll(reply))?;
+        answer.recv().map_err(|_| writer_stopped())?
     }
 }
 
