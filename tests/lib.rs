@@ -31,6 +31,11 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// The built `engine-host` binary beside the test binaries.
+pub fn engine_host_binary() -> PathBuf {
+    target_dir().join(format!("engine-host{}", std::env::consts::EXE_SUFFIX))
+}
+
 /// The workspace root.
 pub fn workspace_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -125,7 +130,7 @@ impl Host {
             .data_dir
             .clone()
             .unwrap_or_else(|| temp.path().join("data"));
-        let binary = target_dir().join(format!("engine-host{}", std::env::consts::EXE_SUFFIX));
+        let binary = engine_host_binary();
         assert!(
             binary.is_file(),
             "{} is missing: run `cargo build --workspace` first",

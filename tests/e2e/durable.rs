@@ -19,7 +19,9 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
-use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, target_dir, workspace_dir};
+use tabletop_tests::{
+    ADMIN_TOKEN, Host, HostOptions, engine_host_binary, target_dir, workspace_dir,
+};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -936,8 +938,7 @@ async fn issue9_a_second_host_on_the_same_data_dir_is_refused() {
     let host = Host::start_with(options.clone()).await;
     let mut matches = host.matches().await;
     let (match_id, tokens) = create(&mut matches, "focus", 2, 91).await;
-    let binary = target_dir().join(format!("engine-host{}", std::env::consts::EXE_SUFFIX));
-    let second = tokio::process::Command::new(&binary)
+    let second = tokio::process::Command::new(engine_host_binary())
         .args(["--listen", "127.0.0.1:0", "--data-dir"])
         .arg(&data_dir)
         .arg("--plugin-dir")
