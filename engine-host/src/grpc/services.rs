@@ -146,7 +146,7 @@ impl Matches for Api {
         Ok(Response::new(pb::CreateMatchResponse {
             match_id: created.match_id,
             seats: convert::tokens(&created.tokens),
-            view: Some(convert::view(&created.view)),
+            view: Some(convert::view(created.view)),
         }))
     }
 
@@ -159,7 +159,7 @@ impl Matches for Api {
         Ok(Response::new(pb::JoinMatchResponse {
             seat,
             token,
-            view: Some(convert::view(&view)),
+            view: Some(convert::view(view)),
         }))
     }
 
@@ -175,7 +175,7 @@ impl Matches for Api {
                     .await?
             }
         };
-        Ok(Response::new(convert::view(&view)))
+        Ok(Response::new(convert::view(view)))
     }
 
     async fn list_legal_actions(
@@ -265,7 +265,7 @@ impl Matches for Api {
             }
         };
         Ok(Response::new(pb::SubmitActionResponse {
-            view: Some(convert::view(&view)),
+            view: Some(convert::view(view)),
             pending,
         }))
     }
@@ -278,7 +278,7 @@ impl Matches for Api {
         let view = self
             .call(move |e| e.resign(&r.match_id, &r.seat_token))
             .await?;
-        Ok(Response::new(convert::view(&view)))
+        Ok(Response::new(convert::view(view)))
     }
 
     async fn list_matches(
@@ -320,7 +320,7 @@ impl Matches for Api {
         Ok(Response::new(pb::ImportRecordResponse {
             match_id: created.match_id,
             seats: convert::tokens(&created.tokens),
-            view: Some(convert::view(&created.view)),
+            view: Some(convert::view(created.view)),
         }))
     }
 }
@@ -333,7 +333,7 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>>
 /// task resynchronises with a snapshot instead of holding anyone back.
 const OUTBOUND_BUFFER: usize = 16;
 
-fn snapshot_event(view: &MatchView) -> pb::WatchEvent {
+fn snapshot_event(view: MatchView) -> pb::WatchEvent {
     pb::WatchEvent {
         version: view.version,
         kind: Some(pb::watch_event::Kind::Snapshot(convert::view(view))),
@@ -345,7 +345,7 @@ fn update_event(event: &MatchEvent, viewer: Viewer) -> pb::WatchEvent {
         ViewerUpdate::Transition { event_json, view } => {
             pb::watch_event::Kind::Transition(pb::Transition {
                 event_json: event_json.clone(),
-                view: Some(convert::view(view)),
+                view: Some(convert::view_cloned(view)),
             })
         }
         ViewerUpdate::SeatActed { seat } => {
@@ -376,7 +376,7 @@ impl Watch for Api {
         tokio::spawn(async move {
             let viewer = start.viewer;
             let mut receiver = start.receiver;
-            if let Some(view) = &start.snapshot
+            if let Some(view) = start.snapshot
                 && tx.send(Ok(snapshot_event(view))).await.is_err()
             {
                 return;
@@ -408,7 +408,7 @@ impl Watch for Api {
                         let id = match_id.clone();
                         match api.call(move |e| e.resync(&id, viewer)).await {
                             Ok((view, finished)) => {
-                                if tx.send(Ok(snapshot_event(&view))).await.is_err() || finished {
+                                if tx.send(Ok(snapshot_event(view))).await.is_err() || finished {
                                     return;
                                 }
                             }
