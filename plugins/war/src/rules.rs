@@ -14,10 +14,8 @@ impl Position {
     /// a gap now.
     #[inline]
     fn step(&self, point: u8, dir: usize) -> Option<u8> {
-        if self.lines.at(point).open & (1 << dir) == 0 {
-            return None;
-        }
-        self.board.link(point, dir).map(|(q, _)| q)
+        let here = self.lines.at(point);
+        (here.open & (1 << dir) != 0).then(|| here.to(dir))
     }
 
     /// Whether an enemy on `b`, attacked along direction `dir`, is undefended:
@@ -67,8 +65,8 @@ impl Position {
     fn captures(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
         let start = out.len();
         let mut cannons = PointSet::default();
-        for a in 0..self.units.len() as u8 {
-            let Some(u) = self.units[a as usize] else {
+        for (a, u) in self.units.iter().enumerate() {
+            let (a, Some(u)) = (a as u8, *u) else {
                 continue;
             };
             if u.side != side {
@@ -79,10 +77,9 @@ impl Position {
                 continue;
             }
             let mut landings = PointSet::default();
-            for dir in each(self.lines.at(a).open) {
-                let Some((b, _)) = self.board.link(a, dir) else {
-                    continue;
-                };
+            let here = self.lines.at(a);
+            for dir in each(here.open) {
+                let b = here.to(dir);
                 if self.units[b as usize].is_some_and(|e| e.side != side)
                     && let Some(c) = self.undefended_landing(b, dir)
                 {
@@ -108,18 +105,15 @@ impl Position {
         let mut out = PointSet::default();
         let here = self.lines.at(from);
         for dir in each(here.walk) {
-            let Some((q, _)) = self.board.link(from, dir) else {
-                continue;
-            };
+            let q = here.to(dir);
             if self.units[q as usize].is_some() {
                 continue;
             }
             out.insert(q);
             if kind == UnitKind::Cavalry {
-                for dir2 in each(self.lines.at(q).walk) {
-                    let Some((r, _)) = self.board.link(q, dir2) else {
-                        continue;
-                    };
+                let there = self.lines.at(q);
+                for dir2 in each(there.walk) {
+                    let r = there.to(dir2);
                     if r != from && self.units[r as usize].is_none() {
                         out.insert(r);
                     }
@@ -139,11 +133,9 @@ impl Position {
         if len == 3 {
             return;
         }
-        let cur = path[len];
-        for dir in each(self.lines.at(cur).rail) {
-            let Some((q, _)) = self.board.link(cur, dir) else {
-                continue;
-            };
+        let here = self.lines.at(path[len]);
+        for dir in each(here.rail) {
+            let q = here.to(dir);
             if self.units[q as usize].is_some() || path[..=len].contains(&q) {
                 continue;
             }
@@ -157,8 +149,8 @@ impl Position {
     /// Returns whether there is one.
     fn unit_moves(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
         let start = out.len();
-        for a in 0..self.units.len() as u8 {
-            let Some(u) = self.units[a as usize] else {
+        for (a, u) in self.units.iter().enumerate() {
+            let (a, Some(u)) = (a as u8, *u) else {
                 continue;
             };
             // W9: a seized cannon may fire but not move.
@@ -424,8 +416,9 @@ impl Position {
         if self.unit_count(previous) <= 2 {
             return self.end(Some(side), Reason::Destroyed);
         }
-        // Most play turns list a few dozen to a few hundred actions.
-        let mut ids = Vec::with_capacity(256);
+        // Most play turns list a few dozen moves and the tile places, up to
+        // two a segment: room for those at once, not by doubling.
+        let mut ids = Vec::with_capacity(2 * self.board.segments().len() + 128);
         if !self.generate(&mut ids) {
             self.end(Some(previous), Reason::Encircled);
         } else if self
