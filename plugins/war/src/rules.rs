@@ -157,11 +157,9 @@ impl Position {
             if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
                 continue;
             }
-            out.extend(
-                self.destinations(a, u.kind)
-                    .iter()
-                    .map(|to| ids.step(a, to)),
-            );
+            for to in self.destinations(a, u.kind).iter() {
+                out.push(ids.step(a, to));
+            }
         }
         out.len() > start
     }
@@ -340,8 +338,8 @@ impl Position {
         }
 
         // W10: a tile whose both ends hold the non-owner's units changes owner.
-        for (i, seg) in self.board.segments().iter().enumerate() {
-            let Some(t) = &mut self.tiles[i] else {
+        for (seg, tile) in self.board.segments().iter().zip(&mut self.tiles) {
+            let Some(t) = tile else {
                 continue;
             };
             let other = t.owner.opponent();
