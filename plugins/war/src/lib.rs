@@ -23,8 +23,10 @@
 
 pub mod board;
 pub mod layout;
+mod lines;
 pub mod moves;
 pub mod notation;
+mod point_set;
 pub mod position;
 pub mod position_text;
 pub mod render;

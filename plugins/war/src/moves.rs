@@ -58,22 +58,77 @@ pub enum Action {
 
 const BASE: u64 = 8;
 
+/// Where each block of ids starts on one board (see the module docs): the one
+/// writer of the layout, for [`Action::id`] and for the move generator, which
+/// writes a position's legal ids directly, block by block, in id order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IdLayout {
+    points: u64,
+    jump: u64,
+    fire: u64,
+    place_tile: u64,
+    remove_tile: u64,
+}
+
+impl IdLayout {
+    /// The layout of `board`'s ids.
+    pub(crate) fn of(board: &Board) -> IdLayout {
+        let p = board.len() as u64;
+        let s = board.segments().len() as u64;
+        let jump = BASE + p * p;
+        let fire = jump + p * p;
+        let place_tile = fire + 8 * p;
+        IdLayout {
+            points: p,
+            jump,
+            fire,
+            place_tile,
+            remove_tile: place_tile + 2 * s,
+        }
+    }
+
+    /// A move's id (W4).
+    #[inline]
+    pub(crate) fn step(self, from: u8, to: u8) -> u64 {
+        BASE + u64::from(from) * self.points + u64::from(to)
+    }
+
+    /// A jump capture's id (W6).
+    #[inline]
+    pub(crate) fn jump(self, from: u8, to: u8) -> u64 {
+        self.jump + u64::from(from) * self.points + u64::from(to)
+    }
+
+    /// A cannon fire's id (W7); `dir` is the index in [`DIRECTIONS`].
+    #[inline]
+    pub(crate) fn fire(self, from: u8, dir: usize) -> u64 {
+        self.fire + u64::from(from) * 8 + dir as u64
+    }
+
+    /// A tile placement's id (W10).
+    #[inline]
+    pub(crate) fn place_tile(self, segment: u16, kind: TileKind) -> u64 {
+        self.place_tile + u64::from(segment) * 2 + kind.index() as u64
+    }
+
+    /// A tile removal's id (W10).
+    #[inline]
+    pub(crate) fn remove_tile(self, segment: u16) -> u64 {
+        self.remove_tile + u64::from(segment)
+    }
+}
+
 impl Action {
     /// The id of this action on `board`.
     pub fn id(self, board: &Board) -> u64 {
-        let p = board.len() as u64;
-        let s = board.segments().len() as u64;
+        let ids = IdLayout::of(board);
         match self {
             Action::Place(kind) => kind as u64,
-            Action::Move { from, to } => BASE + u64::from(from) * p + u64::from(to),
-            Action::Jump { from, to } => BASE + p * p + u64::from(from) * p + u64::from(to),
-            Action::Fire { from, dir } => {
-                BASE + 2 * p * p + u64::from(from) * 8 + dir.index() as u64
-            }
-            Action::PlaceTile { segment, kind } => {
-                BASE + 2 * p * p + 8 * p + u64::from(segment) * 2 + kind.index() as u64
-            }
-            Action::RemoveTile { segment } => BASE + 2 * p * p + 8 * p + 2 * s + u64::from(segment),
+            Action::Move { from, to } => ids.step(from, to),
+            Action::Jump { from, to } => ids.jump(from, to),
+            Action::Fire { from, dir } => ids.fire(from, dir.index()),
+            Action::PlaceTile { segment, kind } => ids.place_tile(segment, kind),
+            Action::RemoveTile { segment } => ids.remove_tile(segment),
         }
     }
 

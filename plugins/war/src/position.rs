@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 use tabletop_sdk::ActionId;
 
 use crate::board::{Board, SegmentKind};
+use crate::lines::{Lines, current_kind};
 use crate::side::{Side, Tile, TileKind, Unit, UnitKind};
 
 /// Why a game ended (ruling W11).
@@ -75,6 +76,9 @@ pub struct Position {
     pub(crate) board: Arc<Board>,
     pub(crate) units: Vec<Option<Unit>>,
     pub(crate) tiles: Vec<Option<Tile>>,
+    /// What each point's segments carry with these tiles; changed with them
+    /// (see [`Position::set_tiles`]).
+    pub(crate) lines: Lines,
     /// `hand[side][tile kind]`.
     pub(crate) hand: [[u8; 2]; 2],
     /// Cannons of the side to move that were seized on the last move and go at
@@ -132,11 +136,12 @@ impl Position {
     /// The start of a game: an empty board, full hands, South to place.
     pub fn new(board: Arc<Board>, rail_tiles: u8, max_turns: u32) -> Position {
         let points = board.len();
-        let segments = board.segments().len();
+        let tiles = vec![None; board.segments().len()];
         Position {
+            lines: Lines::new(&board, &tiles),
             board,
             units: vec![None; points],
-            tiles: vec![None; segments],
+            tiles,
             hand: [[1, rail_tiles], [1, rail_tiles]],
             seized: Vec::new(),
             phase: Phase::Setup,
@@ -197,17 +202,20 @@ impl Position {
     /// `None` for an entrenchment (a gap).
     #[inline]
     pub fn effective_kind(&self, segment: u16) -> Option<SegmentKind> {
-        match self.tiles[segment as usize] {
-            Some(Tile {
-                kind: TileKind::Entrenchment,
-                ..
-            }) => None,
-            Some(Tile {
-                kind: TileKind::Railway,
-                ..
-            }) => Some(SegmentKind::Rail),
-            None => Some(self.board.segments()[segment as usize].kind),
-        }
+        current_kind(&self.board, &self.tiles, segment)
+    }
+
+    /// Puts `tiles` (one per segment) on the board, with the lines they make.
+    pub(crate) fn set_tiles(&mut self, tiles: Vec<Option<Tile>>) {
+        self.lines = Lines::new(&self.board, &tiles);
+        self.tiles = tiles;
+    }
+
+    /// Puts `tile` on `segment` (or takes its tile off, with `None`),
+    /// keeping the lines in step.
+    pub(crate) fn set_tile(&mut self, segment: u16, tile: Option<Tile>) {
+        self.tiles[segment as usize] = tile;
+        self.lines.retile(&self.board, &self.tiles, segment);
     }
 
     /// How many units `side` has on the board.

@@ -256,7 +256,7 @@ pub fn parse(
     };
     let mut pos = Position::new(Arc::clone(&board), rail_tiles, limit);
     pos.units = units;
-    pos.tiles = tiles;
+    pos.set_tiles(tiles);
     pos.to_move = to_move;
     pos.moves = moves;
     for side in Side::BOTH {

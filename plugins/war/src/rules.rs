@@ -1,25 +1,21 @@
 //! The rules: legal actions (W3–W10) and applying them with the end checks
 //! (W9, W11).
 
-use crate::board::{DIRECTIONS, Direction, SegmentKind};
-use crate::moves::Action;
+use crate::board::{Direction, SegmentKind};
+use crate::lines::each;
+use crate::moves::{Action, IdLayout};
+use crate::point_set::PointSet;
 use crate::position::{LegalIds, Outcome, Phase, Position, Reason};
 use crate::side::{Side, Tile, TileKind, Unit, UnitKind};
 use tabletop_sdk::ActionId;
 
-/// Whether a segment of this (effective) kind carries ordinary movement (W4).
-#[inline]
-fn walkable(kind: Option<SegmentKind>) -> bool {
-    matches!(kind, Some(SegmentKind::Black | SegmentKind::Rail))
-}
-
 impl Position {
     /// The neighbour of `point` in direction `dir` across a segment that is not
-    /// a gap now, with that segment's current kind.
+    /// a gap now.
     #[inline]
-    fn step(&self, point: u8, dir: usize) -> Option<(u8, SegmentKind)> {
-        let (q, s) = self.board.link(point, dir)?;
-        self.effective_kind(s).map(|k| (q, k))
+    fn step(&self, point: u8, dir: usize) -> Option<u8> {
+        let here = self.lines.at(point);
+        (here.open & (1 << dir) != 0).then(|| here.to(dir))
     }
 
     /// Whether an enemy on `b`, attacked along direction `dir`, is undefended:
@@ -27,7 +23,7 @@ impl Position {
     /// gap, and is empty (W5). Returns that landing point.
     #[inline]
     fn undefended_landing(&self, b: u8, dir: usize) -> Option<u8> {
-        let (c, _) = self.step(b, dir)?;
+        let c = self.step(b, dir)?;
         self.units[c as usize].is_none().then_some(c)
     }
 
@@ -35,15 +31,12 @@ impl Position {
     pub(crate) fn shot(&self, from: u8, dir: usize, side: Side, out: &mut Vec<u8>) {
         out.clear();
         let mut cur = from;
-        while let Some((next, _)) = self.step(cur, dir) {
+        while let Some(next) = self.step(cur, dir) {
             match self.units[next as usize] {
                 None => cur = next,
                 Some(u) if u.side == side => break,
                 Some(_) => {
-                    let Some((c, _)) = self.step(next, dir) else {
-                        break;
-                    };
-                    if self.units[c as usize].is_some() {
+                    if self.undefended_landing(next, dir).is_none() {
                         break;
                     }
                     out.push(next);
@@ -53,163 +46,206 @@ impl Position {
         }
     }
 
-    /// Appends every capture of `side` (W6, W7). Returns whether there is one.
-    fn captures(&self, side: Side, out: &mut Vec<Action>) -> bool {
-        let mut found = false;
-        let mut hits = Vec::new();
-        for a in 0..self.units.len() as u8 {
-            let Some(u) = self.units[a as usize] else {
+    /// Whether a shot from `from` toward `dir` removes anything (W7): whether
+    /// it reaches an undefended enemy before it stops.
+    fn shot_hits(&self, from: u8, dir: usize, side: Side) -> bool {
+        let mut cur = from;
+        while let Some(next) = self.step(cur, dir) {
+            match self.units[next as usize] {
+                None => cur = next,
+                Some(u) => return u.side != side && self.undefended_landing(next, dir).is_some(),
+            }
+        }
+        false
+    }
+
+    /// Appends the ids of every capture of `side` (W6, W7), in id order: the
+    /// jumps by jumper, then landing point, then the shots by cannon, then
+    /// direction. Returns whether there is one.
+    fn captures(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
+        let start = out.len();
+        let mut cannons = PointSet::default();
+        for (a, u) in self.units.iter().enumerate() {
+            let (a, Some(u)) = (a as u8, *u) else {
                 continue;
             };
             if u.side != side {
                 continue;
             }
-            for (dir, &direction) in DIRECTIONS.iter().enumerate() {
-                if u.kind == UnitKind::Cannon {
-                    self.shot(a, dir, side, &mut hits);
-                    if hits.is_empty() {
-                        continue;
-                    }
-                    found = true;
-                    out.push(Action::Fire {
-                        from: a,
-                        dir: direction,
-                    });
-                } else {
-                    let Some((b, _)) = self.step(a, dir) else {
-                        continue;
-                    };
-                    match self.units[b as usize] {
-                        Some(e) if e.side != side => {}
-                        _ => continue,
-                    }
-                    let Some(c) = self.undefended_landing(b, dir) else {
-                        continue;
-                    };
-                    found = true;
-                    out.push(Action::Jump { from: a, to: c });
+            if u.kind == UnitKind::Cannon {
+                cannons.insert(a);
+                continue;
+            }
+            let mut landings = PointSet::default();
+            let here = self.lines.at(a);
+            for dir in each(here.open) {
+                let b = here.to(dir);
+                if self.units[b as usize].is_some_and(|e| e.side != side)
+                    && let Some(c) = self.undefended_landing(b, dir)
+                {
+                    landings.insert(c);
+                }
+            }
+            if !landings.is_empty() {
+                out.extend(landings.iter().map(|c| ids.jump(a, c)));
+            }
+        }
+        for a in cannons.iter() {
+            for dir in 0..8 {
+                if self.shot_hits(a, dir, side) {
+                    out.push(ids.fire(a, dir));
                 }
             }
         }
-        found
+        out.len() > start
     }
 
-    /// The end points of every move of the unit on `from` (W4), sorted, unique.
-    fn destinations(&self, from: u8, kind: UnitKind, out: &mut Vec<u8>) {
-        out.clear();
-        for dir in 0..8 {
-            let Some((q, k)) = self.step(from, dir) else {
-                continue;
-            };
-            if !walkable(Some(k)) || self.units[q as usize].is_some() {
+    /// The end points of every move of the unit on `from` (W4).
+    fn destinations(&self, from: u8, kind: UnitKind) -> PointSet {
+        let mut out = PointSet::default();
+        let here = self.lines.at(from);
+        for dir in each(here.walk) {
+            let q = here.to(dir);
+            if self.units[q as usize].is_some() {
                 continue;
             }
-            out.push(q);
+            out.insert(q);
             if kind == UnitKind::Cavalry {
-                for dir2 in 0..8 {
-                    let Some((r, k2)) = self.step(q, dir2) else {
-                        continue;
-                    };
-                    if walkable(Some(k2)) && r != from && self.units[r as usize].is_none() {
-                        out.push(r);
+                let there = self.lines.at(q);
+                for dir2 in each(there.walk) {
+                    let r = there.to(dir2);
+                    if r != from && self.units[r as usize].is_none() {
+                        out.insert(r);
                     }
                 }
             }
         }
-        // Rail moves: a simple path of one to three rail segments through empty points.
-        let mut path = [from; 4];
-        self.rail_paths(&mut path, 0, out);
-        out.sort_unstable();
-        out.dedup();
+        // Rail moves: a simple path of one to three rail segments through
+        // empty points; most points have no rail to start one.
+        if here.rail != 0 {
+            let mut path = [from; 4];
+            self.rail_paths(&mut path, 0, &mut out);
+        }
+        out
     }
 
-    fn rail_paths(&self, path: &mut [u8; 4], len: usize, out: &mut Vec<u8>) {
+    fn rail_paths(&self, path: &mut [u8; 4], len: usize, out: &mut PointSet) {
         if len == 3 {
             return;
         }
-        let cur = path[len];
-        for dir in 0..8 {
-            let Some((q, k)) = self.step(cur, dir) else {
-                continue;
-            };
-            if k != SegmentKind::Rail
-                || self.units[q as usize].is_some()
-                || path[..=len].contains(&q)
-            {
+        let here = self.lines.at(path[len]);
+        for dir in each(here.rail) {
+            let q = here.to(dir);
+            if self.units[q as usize].is_some() || path[..=len].contains(&q) {
                 continue;
             }
-            out.push(q);
+            out.insert(q);
             path[len + 1] = q;
             self.rail_paths(path, len + 1, out);
         }
     }
 
-    /// Every legal action of the side to move, in no particular order.
-    pub fn legal(&self, out: &mut Vec<Action>) {
-        out.clear();
+    /// Appends the ids of every unit move of `side` (W4), in id order.
+    /// Returns whether there is one.
+    fn unit_moves(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
+        let start = out.len();
+        for (a, u) in self.units.iter().enumerate() {
+            let (a, Some(u)) = (a as u8, *u) else {
+                continue;
+            };
+            // W9: a seized cannon may fire but not move.
+            if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
+                continue;
+            }
+            for to in self.destinations(a, u.kind).iter() {
+                out.push(ids.step(a, to));
+            }
+        }
+        out.len() > start
+    }
+
+    /// Appends the ids of every legal action of the side to move, in id
+    /// order (so sorted and without repeats, as the blocks of ids follow
+    /// the action kinds: see `moves`). Returns whether one of them moves or
+    /// captures with a unit, which is what the encirclement check (W11)
+    /// asks.
+    fn generate(&self, out: &mut Vec<ActionId>) -> bool {
         let side = self.to_move;
         match self.phase {
-            Phase::Over(_) => {}
+            Phase::Over(_) => false,
             Phase::Setup => {
                 for kind in UnitKind::ALL {
                     if self.count_of(side, kind) < kind.army_count() {
-                        out.push(Action::Place(kind));
+                        out.push(Action::Place(kind).id(&self.board));
                     }
                 }
+                false
             }
             Phase::Play => {
+                let ids = IdLayout::of(&self.board);
                 // W8: any capture makes captures the only legal moves.
-                if self.captures(side, out) {
-                    return;
+                if self.captures(side, ids, out) {
+                    return true;
                 }
-                let mut dest = Vec::new();
-                for a in 0..self.units.len() as u8 {
-                    let Some(u) = self.units[a as usize] else {
-                        continue;
-                    };
-                    // W9: a seized cannon may fire but not move.
-                    if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
-                        continue;
-                    }
-                    self.destinations(a, u.kind, &mut dest);
-                    out.extend(dest.iter().map(|&to| Action::Move { from: a, to }));
-                }
-                self.tile_actions(side, out);
+                let moves = self.unit_moves(side, ids, out);
+                self.tile_actions(side, ids, out);
+                moves
             }
         }
     }
 
-    /// Places first, then removals, each by segment: in id order (see
-    /// `moves`), so that sorting a play turn's list (moves, then these)
-    /// finds it sorted already.
-    fn tile_actions(&self, side: Side, out: &mut Vec<Action>) {
+    /// Every legal action of the side to move, in id order, computed from
+    /// scratch (the host's list is [`Position::legal_ids`], which keeps it).
+    pub fn legal(&self, out: &mut Vec<Action>) {
+        out.clear();
+        let mut ids = Vec::new();
+        self.generate(&mut ids);
+        out.extend(
+            ids.iter()
+                .filter_map(|&id| Action::from_id(id, &self.board)),
+        );
+    }
+
+    /// Appends the ids of the tile actions (W10): places first, then
+    /// removals, each by segment, which is id order.
+    fn tile_actions(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) {
         let enemy = side.opponent();
-        let can_place = self.hand[side.index()];
-        if can_place != [0, 0] {
-            for (i, seg) in self.board.segments().iter().enumerate() {
+        let hand = self.hand[side.index()];
+        let kinds = TileKind::ALL.map(|kind| hand[kind.index()] > 0);
+        if kinds != [false, false] {
+            let enemies = self.occupied_by(enemy);
+            for ((i, seg), tile) in self.board.segments().iter().enumerate().zip(&self.tiles) {
                 // W10: never on a printed railway, never next to an enemy unit.
-                if self.tiles[i].is_some() || seg.kind == SegmentKind::Rail {
-                    continue;
-                }
-                let enemy_at = |p: u8| self.units[p as usize].is_some_and(|u| u.side == enemy);
-                if enemy_at(seg.a) || enemy_at(seg.b) {
+                if tile.is_some()
+                    || seg.kind == SegmentKind::Rail
+                    || enemies.contains(seg.a)
+                    || enemies.contains(seg.b)
+                {
                     continue;
                 }
                 for kind in TileKind::ALL {
-                    if can_place[kind.index()] > 0 {
-                        out.push(Action::PlaceTile {
-                            segment: i as u16,
-                            kind,
-                        });
+                    if kinds[kind.index()] {
+                        out.push(ids.place_tile(i as u16, kind));
                     }
                 }
             }
         }
         for (i, tile) in self.tiles.iter().enumerate() {
             if tile.is_some_and(|t| t.owner == side) {
-                out.push(Action::RemoveTile { segment: i as u16 });
+                out.push(ids.remove_tile(i as u16));
             }
         }
+    }
+
+    /// The points that hold a unit of `side`.
+    fn occupied_by(&self, side: Side) -> PointSet {
+        let mut set = PointSet::default();
+        for (p, u) in self.units.iter().enumerate() {
+            if u.is_some_and(|u| u.side == side) {
+                set.insert(p as u8);
+            }
+        }
+        set
     }
 
     /// Applies `action` if it is legal; otherwise returns `false` and changes nothing.
@@ -229,17 +265,10 @@ impl Position {
     /// once per position and kept until the next move.
     pub fn legal_ids(&self) -> &[ActionId] {
         self.legal_ids.get_or_compute(|| {
-            let mut actions = Vec::new();
-            self.legal(&mut actions);
-            self.sorted_ids(&actions)
+            let mut ids = Vec::new();
+            self.generate(&mut ids);
+            ids
         })
-    }
-
-    fn sorted_ids(&self, actions: &[Action]) -> Vec<ActionId> {
-        let mut ids: Vec<ActionId> = actions.iter().map(|a| a.id(&self.board)).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids
     }
 
     /// Plays a legal `action` (see [`Position::play`]).
@@ -298,18 +327,19 @@ impl Position {
             }
             Action::PlaceTile { segment, kind } => {
                 self.hand[side.index()][kind.index()] -= 1;
-                self.tiles[segment as usize] = Some(Tile { kind, owner: side });
+                self.set_tile(segment, Some(Tile { kind, owner: side }));
             }
             Action::RemoveTile { segment } => {
-                if let Some(t) = self.tiles[segment as usize].take() {
+                if let Some(t) = self.tiles[segment as usize] {
                     self.hand[side.index()][t.kind.index()] += 1;
+                    self.set_tile(segment, None);
                 }
             }
         }
 
         // W10: a tile whose both ends hold the non-owner's units changes owner.
-        for (i, seg) in self.board.segments().iter().enumerate() {
-            let Some(t) = &mut self.tiles[i] else {
+        for (seg, tile) in self.board.segments().iter().zip(&mut self.tiles) {
+            let Some(t) = tile else {
                 continue;
             };
             let other = t.owner.opponent();
@@ -339,7 +369,7 @@ impl Position {
         let mut newly = Vec::new();
         if let Some(p) = moved {
             for dir in 0..8 {
-                if let Some((q, _)) = self.step(p, dir)
+                if let Some(q) = self.step(p, dir)
                     && self.units[q as usize]
                         == Some(Unit {
                             side: enemy,
@@ -384,10 +414,10 @@ impl Position {
         if self.unit_count(previous) <= 2 {
             return self.end(Some(side), Reason::Destroyed);
         }
-        // Most play turns list a few dozen to a few hundred actions.
-        let mut actions = Vec::with_capacity(256);
-        self.legal(&mut actions);
-        if !actions.iter().any(|a| a.is_unit_action()) {
+        // Most play turns list a few dozen moves and the tile places, up to
+        // two a segment: room for those at once, not by doubling.
+        let mut ids = Vec::with_capacity(2 * self.board.segments().len() + 128);
+        if !self.generate(&mut ids) {
             self.end(Some(previous), Reason::Encircled);
         } else if self
             .history
@@ -398,7 +428,7 @@ impl Position {
         } else if self.moves >= self.max_turns {
             self.end(None, Reason::TurnLimit);
         } else {
-            self.legal_ids = LegalIds::computed(self.sorted_ids(&actions));
+            self.legal_ids = LegalIds::computed(ids);
         }
     }
 

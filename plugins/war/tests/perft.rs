@@ -126,3 +126,47 @@ fn perft_counts_agree_with_the_simple_generator() {
         }
     }
 }
+
+/// Along whole random matches (the move generator's lists, kept per
+/// position, against the simple generator's at every play turn): the same
+/// actions, and the plugin's ids strictly increasing, as the host is told.
+#[test]
+fn random_matches_list_what_the_simple_generator_lists() {
+    use tabletop_sdk::{Game, Setup};
+    use war::{Phase, War};
+
+    for seed in 1..=6u64 {
+        let rail = if seed % 2 == 0 { "5" } else { "3" };
+        let setup = Setup::validate(
+            &War.manifest(),
+            2,
+            &crate::support::options(&[("rail_tiles", rail)]),
+        )
+        .unwrap();
+        let mut state = War.new_state(&setup).unwrap();
+        let mut pick = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut ids = Vec::new();
+        let mut compared = 0;
+        while let Status::ToMove(movers) = War.status(&state) {
+            let player = movers.iter().next().unwrap();
+            War.legal_actions(&state, player, &mut ids);
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "seed {seed}");
+            if state.phase() == Phase::Play {
+                let mut texts: Vec<String> = ids
+                    .iter()
+                    .map(|&a| War.action_to_string(&state, player, a).unwrap())
+                    .collect();
+                texts.sort();
+                let simple = Simple::from_position(&state).legal();
+                assert_eq!(texts, simple, "seed {seed}, play turn {compared}");
+                compared += 1;
+            }
+            pick ^= pick << 13;
+            pick ^= pick >> 7;
+            pick ^= pick << 17;
+            let action = ids[(pick % ids.len() as u64) as usize];
+            War.apply(&mut state, &[Move { player, action }]).unwrap();
+        }
+        assert!(compared > 10, "seed {seed}: {compared} play turns");
+    }
+}

@@ -1,0 +1,115 @@
+//! A set of a board's points as one bit per point.
+//!
+//! The move generator gathers a unit's end points (W4) or landing points (W6)
+//! here: a cavalry or rail move reaches one point by several paths, and the
+//! list must hold each action once and in id order, which for one unit is
+//! the order of the end points. A bit set keeps them unique as they come and
+//! gives them back in order, where a list had to be sorted and deduplicated
+//! for every unit of every turn.
+
+use crate::board::MAX_POINTS;
+
+const WORDS: usize = 4;
+
+// Point numbers are bytes below MAX_POINTS: all fit in the set.
+const _: () = assert!(MAX_POINTS <= WORDS * 64);
+
+/// A set of point numbers, iterated in ascending order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PointSet([u64; WORDS]);
+
+impl PointSet {
+    /// Adds `point`.
+    #[inline]
+    pub(crate) fn insert(&mut self, point: u8) {
+        self.0[usize::from(point >> 6)] |= 1 << (point & 63);
+    }
+
+    /// Whether `point` is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, point: u8) -> bool {
+        self.0[usize::from(point >> 6)] & (1 << (point & 63)) != 0
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0 == [0; WORDS]
+    }
+
+    /// The points, in ascending order.
+    #[inline]
+    pub(crate) fn iter(&self) -> Points {
+        Points {
+            words: self.0,
+            word: 0,
+        }
+    }
+}
+
+/// The points of a [`PointSet`], in ascending order.
+#[derive(Debug, Clone)]
+pub(crate) struct Points {
+    /// The words not yet given back, the given bits cleared.
+    words: [u64; WORDS],
+    /// The first word that may still hold a bit.
+    word: usize,
+}
+
+impl Iterator for Points {
+    type Item = u8;
+
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        while let Some(&bits) = self.words.get(self.word) {
+            if bits != 0 {
+                self.words[self.word] = bits & (bits - 1);
+                return Some((self.word * 64 + bits.trailing_zeros() as usize) as u8);
+            }
+            self.word += 1;
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.words.iter().map(|w| w.count_ones() as usize).sum();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Points {}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// Against the standard ordered set, on every word's edges and a spread
+    /// of points inserted out of order and twice.
+    #[test]
+    fn iterates_like_an_ordered_set() {
+        let mut set = PointSet::default();
+        let mut expected = BTreeSet::new();
+        assert!(set.is_empty());
+        assert_eq!(set.iter().count(), 0);
+        let points = (0..MAX_POINTS as u32).map(|i| (i * 97 % MAX_POINTS as u32) as u8);
+        for (n, p) in [0, 63, 64, 127, 128, 191, 192, 249, 249, 0]
+            .into_iter()
+            .chain(points.step_by(7))
+            .enumerate()
+        {
+            set.insert(p);
+            expected.insert(p);
+            assert!(!set.is_empty() && set.contains(p));
+            assert_eq!(set.contains(p ^ 1), expected.contains(&(p ^ 1)));
+            if n % 5 == 0 {
+                assert_eq!(
+                    set.iter().collect::<Vec<_>>(),
+                    Vec::from_iter(expected.clone())
+                );
+            }
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), Vec::from_iter(expected));
+    }
+}
