@@ -12,9 +12,9 @@ use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
     ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EntryFn, LEND_FIRST_MOVER,
-    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawStatus, RawTransition,
-    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    PLY_FAILED, PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawPly,
+    RawStatus, RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
+    TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -106,6 +106,10 @@ unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static Plugi
             std::ptr::addr_of_mut!((*full_ptr).actions_to_strings).write(actions_to_strings_absent)
         };
     }
+    if !covers(size, std::mem::offset_of!(PluginApi, ply)) {
+        // SAFETY: as above.
+        unsafe { std::ptr::addr_of_mut!((*full_ptr).ply).write(ply_absent) };
+    }
     // SAFETY: the first `size >= SIZE_2_0` bytes came from a valid table of the
     // same major version (header and every 2.0 function pointer), and every
     // field at or beyond `SIZE_2_0` was written above, so each field holds a
@@ -129,6 +133,9 @@ pub(crate) struct RawPlugin {
     /// Whether it reaches `actions_to_strings` (ABI 2.4); without it a list's
     /// notation is one `action_to_string` call per action.
     has_actions_to_strings: bool,
+    /// Whether it reaches `ply` (ABI 2.5); without it a ply is
+    /// `apply_and_lend_legal` (2.4) or `apply` and `legal_actions`.
+    has_ply: bool,
 }
 
 impl RawPlugin {
@@ -143,6 +150,7 @@ impl RawPlugin {
                 size,
                 std::mem::offset_of!(PluginApi, actions_to_strings),
             ),
+            has_ply: covers(size, std::mem::offset_of!(PluginApi, ply)),
         }
     }
 }
@@ -199,6 +207,17 @@ extern "C" fn actions_to_strings_absent(
     _out: *mut PluginBuf,
 ) -> i32 {
     ErrorKind::Unsupported as i32
+}
+
+/// Stands in for `ply` like [`new_state_raw_absent`]; never called:
+/// [`RawState::apply_and_lend_legal`] checks [`RawPlugin::has_ply`] first.
+extern "C" fn ply_absent(
+    _state: *mut StateHandle,
+    _moves: *const RawMove,
+    _count: usize,
+    _player: u32,
+) -> RawPly {
+    RawPly::failed(ErrorKind::Unsupported as i32, "no ply before ABI 2.5")
 }
 
 /// Stands in for `remove_player` in the host's copy of an older table, so the
@@ -409,6 +428,10 @@ pub(crate) struct RawState {
 /// pipeline until they retire: with `Status` that made the 6-instruction
 /// `status()` 5% of a Lanzeloth playout's samples (perf, cpu-clock). One
 /// `u64` is stored and loaded whole.
+///
+/// The low two bits are the kind and the high 32 the movers; bits 2–31 are
+/// ignored, so a [`RawPly`]'s word (whose bits 2–31 are the lent length) is
+/// stored as it comes.
 #[derive(Debug, Clone, Copy)]
 struct StatusWord(u64);
 
@@ -426,9 +449,15 @@ impl StatusWord {
         }
     }
 
+    /// A successful [`RawPly`]'s word: its kind is a status kind.
+    #[inline]
+    fn of_ply(ply: RawPly) -> StatusWord {
+        StatusWord(ply.word)
+    }
+
     #[inline]
     fn status(self) -> Status {
-        match self.0 as u32 {
+        match self.0 as u32 & 3 {
             STATUS_TO_MOVE => Status::ToMove(PlayerSet((self.0 >> 32) as u32)),
             STATUS_CHANCE => Status::Chance,
             _ => Status::Terminal,
@@ -571,11 +600,44 @@ impl RawState {
     }
 
     /// Applies `moves` and lends the legal actions of `player` (or of the
-    /// first mover, for `None`) in the new state: one call with ABI 2.4,
+    /// first mover, for `None`) in the new state: one call with ABI 2.5
+    /// (`ply`, the answer in registers), else `apply_and_lend_legal` (2.4),
     /// else `apply` and then `legal_actions` when the new status is "to
     /// move". Returns the new status and the lent list (empty otherwise).
     #[inline]
     pub(crate) fn apply_and_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
+        if !self.plugin.has_ply {
+            return self.apply_and_lend_legal_2_4(moves, player);
+        }
+        // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
+        let ply = (self.plugin.api.ply)(
+            self.handle.as_ptr(),
+            moves.as_ptr(),
+            moves.len(),
+            player.unwrap_or(LEND_FIRST_MOVER),
+        );
+        if ply.kind() == PLY_FAILED {
+            return Err(ply_error(ply));
+        }
+        // Every other kind is a status kind: nothing to refuse.
+        self.status = StatusWord::of_ply(ply);
+        // SAFETY: on success the plugin lends `len` ids at `lent`, valid
+        // until the next call on this handle, which the returned borrow of
+        // `self` rules out.
+        let legal = unsafe { lend(ply.lent.cast(), ply.len()) }?;
+        Ok((self.status.status(), legal))
+    }
+
+    /// [`RawState::apply_and_lend_legal`] for a plugin older than ABI 2.5:
+    /// `apply_and_lend_legal` (2.4), or two calls before that. Kept out of
+    /// line so the `ply` path stays small.
+    #[cold]
+    #[inline(never)]
+    fn apply_and_lend_legal_2_4(
         &mut self,
         moves: &[Move],
         player: Option<u32>,
@@ -829,6 +891,26 @@ unsafe fn lend<'a>(ids: *const u64, count: usize) -> Result<&'a [u64], GameError
     // SAFETY: the caller guarantees `count` valid ids at the non-null `ids`
     // for `'a`.
     Ok(unsafe { std::slice::from_raw_parts(ids, count) })
+}
+
+/// The error a failed [`RawPly`] reports: its code and a copy of the
+/// message it lends (valid until the next call on the handle).
+#[cold]
+#[inline(never)]
+fn ply_error(ply: RawPly) -> GameError {
+    let message = if ply.is_empty() || ply.lent.is_null() {
+        String::from("plugin reported a failure without a message")
+    } else {
+        // SAFETY: a failed ply lends `len` bytes of message at `lent`, valid
+        // until the next call on the handle; they are copied here at once.
+        let bytes = unsafe { std::slice::from_raw_parts(ply.lent.cast::<u8>(), ply.len()) };
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    let code = ply.high() as i32;
+    if code == CODE_OK {
+        return GameError::internal(format!("plugin failed with code 0: {message}"));
+    }
+    GameError::new(ErrorKind::from_code(code), message)
 }
 
 /// The bytes of a string the plugin lends to a callback.

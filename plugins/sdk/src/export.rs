@@ -8,9 +8,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
     ABI_MAJOR, ABI_MINOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, LEND_FIRST_MOVER, LogFn,
-    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawStatus, RawTransition,
-    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawPly, RawStatus,
+    RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
+    TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
@@ -31,6 +31,13 @@ pub trait Instance: Game {
 /// What a [`StateHandle`] points to.
 struct Slot<G: Game> {
     state: G::State,
+    /// The game instance, read here rather than through
+    /// [`Instance::instance`]: the handle exists, so the instance does, and
+    /// `ply` is spared the `OnceLock` check (nothing at all for a game that
+    /// is a unit struct).
+    game: &'static G,
+    /// The message of `ply`'s last failure, lent to the caller like `legal`.
+    error: String,
     /// Set while a mutating call runs; still set afterwards only if it panicked.
     poisoned: bool,
     /// The last `legal_actions` answer, lent to the caller until its next call
@@ -88,6 +95,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         chance_outcomes: chance_outcomes::<G>,
         apply_and_lend_legal: apply_and_lend_legal::<G>,
         actions_to_strings: actions_to_strings::<G>,
+        ply: ply::<G>,
     }
 }
 
@@ -174,9 +182,11 @@ fn slot_mut<'a, G: Game>(state: *mut StateHandle) -> Result<&'a mut Slot<G>, Gam
     Ok(slot)
 }
 
-fn into_handle<G: Game>(state: G::State) -> *mut StateHandle {
+fn into_handle<G: Instance>(state: G::State) -> *mut StateHandle {
     Box::into_raw(Box::new(Slot::<G> {
         state,
+        game: G::instance(),
+        error: String::new(),
         poisoned: false,
         legal: std::cell::UnsafeCell::new(Vec::new()),
         outcomes: std::cell::UnsafeCell::new(Vec::new()),
@@ -504,6 +514,121 @@ extern "C" fn apply_and_lend_legal<G: Instance>(
         }
         Ok(None)
     })
+}
+
+/// `ply` (ABI 2.5): `apply_and_lend_legal` answering in registers. The hot
+/// path is the checks of the handle, the game's own calls and the packing of
+/// the answer; every failure is handed to an out-of-line function, and the
+/// poison flag is set only when a panic was caught (the ABI says a panic
+/// anywhere in the call poisons the handle), not stored twice per call.
+extern "C" fn ply<G: Instance>(
+    state: *mut StateHandle,
+    moves: *const RawMove,
+    count: usize,
+    player: u32,
+) -> RawPly {
+    if state.is_null() {
+        return null_handle_ply();
+    }
+    let handle = state as *mut Slot<G>;
+    // SAFETY: non-null handles come from `into_handle::<G>` of this plugin and
+    // stay valid until `free_state`; the caller makes this the only call on
+    // the handle, so nothing else reads or writes the slot.
+    if unsafe { (*handle).poisoned } {
+        return poisoned_ply();
+    }
+    let moves = read_moves(moves, count);
+    // SAFETY: as above; this is the only reference to the slot until the
+    // closure returns or unwinds.
+    match catch_unwind(AssertUnwindSafe(|| {
+        ply_body(unsafe { &mut *handle }, moves, player)
+    })) {
+        Ok(answer) => answer,
+        Err(payload) => panicked_ply(handle, payload),
+    }
+}
+
+#[inline(always)]
+fn ply_body<G: Game>(slot: &mut Slot<G>, moves: &[RawMove], player: u32) -> RawPly {
+    let game = slot.game;
+    if let Err(error) = game.apply(&mut slot.state, moves) {
+        return failed_ply(&mut slot.error, error);
+    }
+    let status = game.status(&slot.state);
+    let Status::ToMove(movers) = status else {
+        return nothing_lent(status);
+    };
+    let player = if player == LEND_FIRST_MOVER {
+        match movers.first() {
+            Some(first) => first,
+            None => return nothing_lent(status),
+        }
+    } else {
+        player
+    };
+    let legal = slot.legal.get_mut();
+    game.legal_actions(&slot.state, player, legal);
+    match RawPly::lend(raw_status(status), legal.as_ptr(), legal.len()) {
+        Some(answer) => answer,
+        None => too_long_ply(&mut slot.error),
+    }
+}
+
+/// A success that lends no ids.
+#[inline(always)]
+fn nothing_lent(status: Status) -> RawPly {
+    let raw = raw_status(status);
+    RawPly {
+        lent: std::ptr::NonNull::<u64>::dangling().as_ptr().cast(),
+        word: u64::from(raw.kind) | (u64::from(raw.movers) << 32),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn null_handle_ply() -> RawPly {
+    RawPly::failed(ErrorKind::Internal as i32, "null state handle")
+}
+
+#[cold]
+#[inline(never)]
+fn poisoned_ply() -> RawPly {
+    RawPly::failed(
+        ErrorKind::Poisoned as i32,
+        "state is poisoned by an earlier panic",
+    )
+}
+
+/// Keeps `error`'s message in the handle and lends it.
+#[cold]
+#[inline(never)]
+fn failed_ply(kept: &mut String, error: GameError) -> RawPly {
+    *kept = error.message;
+    RawPly::failed(error.kind as i32, kept)
+}
+
+#[cold]
+#[inline(never)]
+fn too_long_ply(kept: &mut String) -> RawPly {
+    failed_ply(
+        kept,
+        GameError::internal("the legal list is too long for a ply's answer"),
+    )
+}
+
+/// Poisons the handle a caught panic left behind and lends the panic's
+/// message from it.
+#[cold]
+#[inline(never)]
+fn panicked_ply<G: Game>(handle: *mut Slot<G>, payload: Box<dyn std::any::Any + Send>) -> RawPly {
+    let message = format!("plugin panicked: {}", panic_message(payload.as_ref()));
+    // SAFETY: the handle is valid (checked non-null, owned by the caller
+    // until `free_state`) and the closure that borrowed the slot has
+    // unwound, so this is again the only reference to it.
+    let slot = unsafe { &mut *handle };
+    slot.poisoned = true;
+    slot.error = message;
+    RawPly::failed(ErrorKind::Panic as i32, &slot.error)
 }
 
 extern "C" fn apply_chance<G: Instance>(
