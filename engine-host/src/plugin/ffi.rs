@@ -136,6 +136,9 @@ pub(crate) struct RawPlugin {
     /// Whether it reaches `ply` (ABI 2.5); without it a ply is
     /// `apply_and_lend_legal` (2.4) or `apply` and `legal_actions`.
     has_ply: bool,
+    /// `api.ply`, kept beside the table pointer so a ply's call loads one
+    /// pointer instead of two: the plugin's, or [`ply_absent`].
+    ply: tabletop_sdk::abi::PlyFn,
 }
 
 impl RawPlugin {
@@ -151,6 +154,7 @@ impl RawPlugin {
                 std::mem::offset_of!(PluginApi, actions_to_strings),
             ),
             has_ply: covers(size, std::mem::offset_of!(PluginApi, ply)),
+            ply: api.ply,
         }
     }
 }
@@ -211,6 +215,9 @@ extern "C" fn actions_to_strings_absent(
 
 /// Stands in for `ply` like [`new_state_raw_absent`]; never called:
 /// [`RawState::apply_and_lend_legal`] checks [`RawPlugin::has_ply`] first.
+/// (Calling it unconditionally and falling back on its failure was tried:
+/// keeping the moves for the fallback alive across the call cost the hot
+/// path more registers to save than the check it spared.)
 extern "C" fn ply_absent(
     _state: *mut StateHandle,
     _moves: *const RawMove,
@@ -614,7 +621,7 @@ impl RawState {
             return self.apply_and_lend_legal_2_4(moves, player);
         }
         // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
-        let ply = (self.plugin.api.ply)(
+        let ply = (self.plugin.ply)(
             self.handle.as_ptr(),
             moves.as_ptr(),
             moves.len(),
@@ -624,12 +631,14 @@ impl RawState {
             return Err(ply_error(ply));
         }
         // Every other kind is a status kind: nothing to refuse.
-        self.status = StatusWord::of_ply(ply);
+        let status = StatusWord::of_ply(ply);
+        self.status = status;
+        let status = status.status();
         // SAFETY: on success the plugin lends `len` ids at `lent`, valid
         // until the next call on this handle, which the returned borrow of
         // `self` rules out.
         let legal = unsafe { lend(ply.lent.cast(), ply.len()) }?;
-        Ok((self.status.status(), legal))
+        Ok((status, legal))
     }
 
     /// [`RawState::apply_and_lend_legal`] for a plugin older than ABI 2.5:

@@ -570,7 +570,9 @@ pub struct PluginApi {
     /// *Added in 2.5.* [`PluginApi::apply_and_lend_legal`] with its answer
     /// returned as a [`RawPly`] (two registers) instead of written through
     /// `applied_out` and `out`: the same work, the same meaning of `moves`,
-    /// `count` and `player` (a seat, or [`LEND_FIRST_MOVER`]).
+    /// `count` and `player` (a seat, or [`LEND_FIRST_MOVER`]). `moves` must
+    /// point to `count` readable entries; it is not read (and may be null)
+    /// when `count` is 0.
     ///
     /// On success the kind is the new status's, and for "to move" the ids
     /// of the asked player are lent (none for a seat not to move; none for

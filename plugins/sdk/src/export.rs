@@ -537,7 +537,14 @@ extern "C" fn ply<G: Instance>(
     if unsafe { (*handle).poisoned } {
         return poisoned_ply();
     }
-    let moves = read_moves(moves, count);
+    let moves: &[RawMove] = if count == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller lends `count` RawMoves at `moves` for the call
+        // (the ABI's rule for every array; unlike `read_moves`, a null
+        // pointer is not excused here, only an empty list).
+        unsafe { std::slice::from_raw_parts(moves, count) }
+    };
     // SAFETY: as above; this is the only reference to the slot until the
     // closure returns or unwinds.
     match catch_unwind(AssertUnwindSafe(|| {
