@@ -627,18 +627,36 @@ impl RawState {
             moves.len(),
             player.unwrap_or(LEND_FIRST_MOVER),
         );
+        // The common answer, "to move" with a list, is decoded here; the
+        // rest (chance, the end, an empty list, a failure) out of line, so
+        // this path tests the kind once instead of decoding it into a
+        // `Status` branch by branch.
+        let count = ply.len();
+        if ply.kind() == STATUS_TO_MOVE && count != 0 && !ply.lent.is_null() {
+            self.status = StatusWord::of_ply(ply);
+            // SAFETY: on success the plugin lends `count` ids at `lent` (not
+            // null), valid until the next call on this handle, which the
+            // returned borrow of `self` rules out.
+            let legal = unsafe { std::slice::from_raw_parts(ply.lent.cast::<u64>(), count) };
+            return Ok((Status::ToMove(PlayerSet(ply.high())), legal));
+        }
+        self.ply_otherwise(ply)
+    }
+
+    /// Every `ply` answer but "to move" with a list: a failure, or a status
+    /// that lends nothing (or a null list, which is refused).
+    #[inline(never)]
+    fn ply_otherwise(&mut self, ply: RawPly) -> Result<(Status, &[u64]), GameError> {
         if ply.kind() == PLY_FAILED {
             return Err(ply_error(ply));
         }
         // Every other kind is a status kind: nothing to refuse.
-        let status = StatusWord::of_ply(ply);
-        self.status = status;
-        let status = status.status();
+        self.status = StatusWord::of_ply(ply);
         // SAFETY: on success the plugin lends `len` ids at `lent`, valid
         // until the next call on this handle, which the returned borrow of
         // `self` rules out.
         let legal = unsafe { lend(ply.lent.cast(), ply.len()) }?;
-        Ok((status, legal))
+        Ok((self.status.status(), legal))
     }
 
     /// [`RawState::apply_and_lend_legal`] for a plugin older than ABI 2.5:
