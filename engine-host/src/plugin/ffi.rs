@@ -620,13 +620,15 @@ impl RawState {
         if !self.plugin.has_ply {
             return self.apply_and_lend_legal_2_4(moves, player);
         }
+        // Written so, rather than `unwrap_or`, it is one instruction shorter
+        // (no masking of the option's tag).
+        let player = if player.is_none() {
+            LEND_FIRST_MOVER
+        } else {
+            player.unwrap_or(0)
+        };
         // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
-        let ply = (self.plugin.ply)(
-            self.handle.as_ptr(),
-            moves.as_ptr(),
-            moves.len(),
-            player.unwrap_or(LEND_FIRST_MOVER),
-        );
+        let ply = (self.plugin.ply)(self.handle.as_ptr(), moves.as_ptr(), moves.len(), player);
         // The common answer, "to move" with a list, is decoded here; the
         // rest (chance, the end, an empty list, a failure) out of line, so
         // this path tests the kind once instead of decoding it into a
@@ -1259,6 +1261,90 @@ mod tests {
         }
         let unknown = state.actions_to_strings(1, &[u64::MAX], &mut String::new(), &mut Vec::new());
         assert!(unknown.is_err(), "an unknown id is refused");
+    }
+
+    #[test]
+    fn a_2_4_table_is_copied_and_plies_through_apply_and_lend_legal() {
+        let at = std::mem::offset_of!(PluginApi, ply);
+        let (full_table, full_api) = adopted(None).unwrap();
+        let (table, api) = adopted(Some(at)).unwrap();
+        assert!(!std::ptr::eq(table, api), "a shorter table is copied");
+        assert!(std::ptr::fn_addr_eq(
+            api.apply_and_lend_legal,
+            table.apply_and_lend_legal
+        ));
+        assert!(std::ptr::fn_addr_eq(
+            api.ply,
+            ply_absent as tabletop_sdk::abi::PlyFn
+        ));
+        let old = RawPlugin::with_table(api, api.size);
+        assert!(!old.has_ply && old.has_apply_and_lend);
+        let new = RawPlugin::with_table(full_api, full_table.size);
+        assert!(new.has_ply);
+        // A size that cuts the field falls back too.
+        let cut = RawPlugin::with_table(full_api, std::mem::size_of::<PluginApi>() - 4);
+        assert!(!cut.has_ply && cut.has_apply_and_lend);
+
+        // `ply` and 2.4's `apply_and_lend_legal` lend the same lists, every
+        // ply, with simultaneous turns and chance nodes.
+        let mut plies = 0;
+        for players in [2, 4] {
+            for seed in 1..=6 {
+                let through_2_4 = lent_lists_of_a_match(old, players, seed);
+                assert_eq!(through_2_4, lent_lists_of_a_match(new, players, seed));
+                plies += through_2_4.0.len();
+            }
+        }
+        assert!(plies > 50, "the matches were played ({plies} plies)");
+
+        // A refused move: the same error both ways (the message lent by
+        // `ply`, written to a buffer by 2.4), and the state unchanged.
+        let mut refusals = Vec::new();
+        for plugin in [old, new] {
+            let mut state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+            while state.status() == Status::Chance {
+                let node = state.chance().unwrap();
+                let outcome = tabletop_sdk::chance::draw(&node, 1, 0).unwrap();
+                state.apply_chance(outcome).unwrap();
+            }
+            let before = state.position().unwrap();
+            let wrong = Move {
+                player: 0,
+                action: u64::MAX,
+            };
+            let refused = state.apply_and_lend_legal(&[wrong], None).unwrap_err();
+            assert!(!refused.kind.is_fault(), "{refused:?}");
+            assert!(!refused.message.is_empty());
+            assert_eq!(state.position().unwrap(), before);
+            refusals.push((refused.kind, refused.message));
+        }
+        assert_eq!(refusals[0], refusals[1]);
+    }
+
+    #[test]
+    fn a_failed_ply_is_read_as_an_error_and_never_trusted() {
+        let message = "no such move";
+        let refused = ply_error(RawPly::failed(ErrorKind::IllegalAction as i32, message));
+        assert_eq!(refused.kind, ErrorKind::IllegalAction);
+        assert_eq!(refused.message, message);
+        // Code 0 is success, not an error kind: a broken plugin.
+        let zero = ply_error(RawPly::failed(CODE_OK, message));
+        assert_eq!(zero.kind, ErrorKind::Internal);
+        // No message, or a null one.
+        let bare = RawPly {
+            lent: std::ptr::null(),
+            word: u64::from(PLY_FAILED) | (5 << 2) | ((ErrorKind::Panic as u64) << 32),
+        };
+        let bare = ply_error(bare);
+        assert_eq!(bare.kind, ErrorKind::Panic);
+        assert!(bare.message.contains("without a message"));
+        // Bytes that are not UTF-8 are read lossily.
+        let bytes = [b'a', 0xff, b'b'];
+        let lossy = RawPly {
+            lent: bytes.as_ptr().cast(),
+            word: u64::from(PLY_FAILED) | (3 << 2) | ((ErrorKind::Internal as u64) << 32),
+        };
+        assert_eq!(ply_error(lossy).message, "a\u{fffd}b");
     }
 
     #[test]
