@@ -214,10 +214,12 @@ extern "C" fn actions_to_strings_absent(
 }
 
 /// Stands in for `ply` like [`new_state_raw_absent`]; never called:
-/// [`RawState::apply_and_lend_legal`] checks [`RawPlugin::has_ply`] first.
-/// (Calling it unconditionally and falling back on its failure was tried:
-/// keeping the moves for the fallback alive across the call cost the hot
-/// path more registers to save than the check it spared.)
+/// [`RawState::apply_and_lend_legal`] checks [`RawPlugin::has_ply`] first,
+/// and the engine calls [`RawState::ply`] only on a state whose type says
+/// the plugin has it. If called, it fails and changes nothing. (Calling it
+/// unconditionally and falling back on its failure was tried: keeping the
+/// moves for the fallback alive across the call cost the hot path more
+/// registers to save than the check it spared.)
 extern "C" fn ply_absent(
     _state: *mut StateHandle,
     _moves: *const RawMove,
@@ -620,6 +622,25 @@ impl RawState {
         if !self.plugin.has_ply {
             return self.apply_and_lend_legal_2_4(moves, player);
         }
+        self.ply(moves, player)
+    }
+
+    /// Whether the plugin has `ply` (ABI 2.5), which [`RawState::ply`] needs.
+    pub(crate) fn has_ply(&self) -> bool {
+        self.plugin.has_ply
+    }
+
+    /// [`RawState::apply_and_lend_legal`] through `ply`, for a caller that
+    /// knows the plugin has it ([`RawState::has_ply`]): the engine's
+    /// `PluginState` does, by its type, and spares every ply the test. On an
+    /// older plugin this calls [`ply_absent`], which fails and changes
+    /// nothing.
+    #[inline]
+    pub(crate) fn ply(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
         // Written so, rather than `unwrap_or`, it is one instruction shorter
         // (no masking of the option's tag).
         let player = if player.is_none() {

@@ -571,8 +571,9 @@ pub struct PluginApi {
     /// returned as a [`RawPly`] (two registers) instead of written through
     /// `applied_out` and `out`: the same work, the same meaning of `moves`,
     /// `count` and `player` (a seat, or [`LEND_FIRST_MOVER`]). `moves` must
-    /// point to `count` readable entries; it is not read (and may be null)
-    /// when `count` is 0.
+    /// point to `count` readable entries, and be non-null and aligned even
+    /// when `count` is 0 (as a slice's pointer is): unlike the older
+    /// functions, `ply` does not test it.
     ///
     /// On success the kind is the new status's, and for "to move" the ids
     /// of the asked player are lent (none for a seat not to move; none for
