@@ -12,9 +12,9 @@ use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
     ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EntryFn, LEND_FIRST_MOVER,
-    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawStatus, RawTransition,
-    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    PLY_FAILED, PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawPly,
+    RawStatus, RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
+    TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -106,6 +106,10 @@ unsafe fn adopt(table: NonNull<PluginApi>, size: usize) -> Result<&'static Plugi
             std::ptr::addr_of_mut!((*full_ptr).actions_to_strings).write(actions_to_strings_absent)
         };
     }
+    if !covers(size, std::mem::offset_of!(PluginApi, ply)) {
+        // SAFETY: as above.
+        unsafe { std::ptr::addr_of_mut!((*full_ptr).ply).write(ply_absent) };
+    }
     // SAFETY: the first `size >= SIZE_2_0` bytes came from a valid table of the
     // same major version (header and every 2.0 function pointer), and every
     // field at or beyond `SIZE_2_0` was written above, so each field holds a
@@ -129,6 +133,12 @@ pub(crate) struct RawPlugin {
     /// Whether it reaches `actions_to_strings` (ABI 2.4); without it a list's
     /// notation is one `action_to_string` call per action.
     has_actions_to_strings: bool,
+    /// Whether it reaches `ply` (ABI 2.5); without it a ply is
+    /// `apply_and_lend_legal` (2.4) or `apply` and `legal_actions`.
+    has_ply: bool,
+    /// `api.ply`, kept beside the table pointer so a ply's call loads one
+    /// pointer instead of two: the plugin's, or [`ply_absent`].
+    ply: tabletop_sdk::abi::PlyFn,
 }
 
 impl RawPlugin {
@@ -143,6 +153,8 @@ impl RawPlugin {
                 size,
                 std::mem::offset_of!(PluginApi, actions_to_strings),
             ),
+            has_ply: covers(size, std::mem::offset_of!(PluginApi, ply)),
+            ply: api.ply,
         }
     }
 }
@@ -199,6 +211,22 @@ extern "C" fn actions_to_strings_absent(
     _out: *mut PluginBuf,
 ) -> i32 {
     ErrorKind::Unsupported as i32
+}
+
+/// Stands in for `ply` like [`new_state_raw_absent`]; never called:
+/// [`RawState::apply_and_lend_legal`] checks [`RawPlugin::has_ply`] first,
+/// and the engine calls [`RawState::ply`] only on a state whose type says
+/// the plugin has it. If called, it fails and changes nothing. (Calling it
+/// unconditionally and falling back on its failure was tried: keeping the
+/// moves for the fallback alive across the call cost the hot path more
+/// registers to save than the check it spared.)
+extern "C" fn ply_absent(
+    _state: *mut StateHandle,
+    _moves: *const RawMove,
+    _count: usize,
+    _player: u32,
+) -> RawPly {
+    RawPly::failed(ErrorKind::Unsupported as i32, "no ply before ABI 2.5")
 }
 
 /// Stands in for `remove_player` in the host's copy of an older table, so the
@@ -409,6 +437,10 @@ pub(crate) struct RawState {
 /// pipeline until they retire: with `Status` that made the 6-instruction
 /// `status()` 5% of a Lanzeloth playout's samples (perf, cpu-clock). One
 /// `u64` is stored and loaded whole.
+///
+/// The low two bits are the kind and the high 32 the movers; bits 2–31 are
+/// ignored, so a [`RawPly`]'s word (whose bits 2–31 are the lent length) is
+/// stored as it comes.
 #[derive(Debug, Clone, Copy)]
 struct StatusWord(u64);
 
@@ -426,9 +458,15 @@ impl StatusWord {
         }
     }
 
+    /// A successful [`RawPly`]'s word: its kind is a status kind.
+    #[inline]
+    fn of_ply(ply: RawPly) -> StatusWord {
+        StatusWord(ply.word)
+    }
+
     #[inline]
     fn status(self) -> Status {
-        match self.0 as u32 {
+        match self.0 as u32 & 3 {
             STATUS_TO_MOVE => Status::ToMove(PlayerSet((self.0 >> 32) as u32)),
             STATUS_CHANCE => Status::Chance,
             _ => Status::Terminal,
@@ -571,11 +609,85 @@ impl RawState {
     }
 
     /// Applies `moves` and lends the legal actions of `player` (or of the
-    /// first mover, for `None`) in the new state: one call with ABI 2.4,
+    /// first mover, for `None`) in the new state: one call with ABI 2.5
+    /// (`ply`, the answer in registers), else `apply_and_lend_legal` (2.4),
     /// else `apply` and then `legal_actions` when the new status is "to
     /// move". Returns the new status and the lent list (empty otherwise).
     #[inline]
     pub(crate) fn apply_and_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
+        if !self.plugin.has_ply {
+            return self.apply_and_lend_legal_2_4(moves, player);
+        }
+        self.ply(moves, player)
+    }
+
+    /// Whether the plugin has `ply` (ABI 2.5), which [`RawState::ply`] needs.
+    pub(crate) fn has_ply(&self) -> bool {
+        self.plugin.has_ply
+    }
+
+    /// [`RawState::apply_and_lend_legal`] through `ply`, for a caller that
+    /// knows the plugin has it ([`RawState::has_ply`]): the engine's
+    /// `PluginState` does, by its type, and spares every ply the test. On an
+    /// older plugin this calls [`ply_absent`], which fails and changes
+    /// nothing.
+    #[inline]
+    pub(crate) fn ply(
+        &mut self,
+        moves: &[Move],
+        player: Option<u32>,
+    ) -> Result<(Status, &[u64]), GameError> {
+        // Written so, rather than `unwrap_or`, it is one instruction shorter
+        // (no masking of the option's tag).
+        let player = if player.is_none() {
+            LEND_FIRST_MOVER
+        } else {
+            player.unwrap_or(0)
+        };
+        // `Move` is the ABI's `RawMove` (#[repr(C)]): the slice is lent as it is.
+        let ply = (self.plugin.ply)(self.handle.as_ptr(), moves.as_ptr(), moves.len(), player);
+        // The common answer, "to move" with a list, is decoded here; the
+        // rest (chance, the end, an empty list, a failure) out of line, so
+        // this path tests the kind once instead of decoding it into a
+        // `Status` branch by branch.
+        let count = ply.len();
+        if ply.kind() == STATUS_TO_MOVE && count != 0 && !ply.lent.is_null() {
+            self.status = StatusWord::of_ply(ply);
+            // SAFETY: on success the plugin lends `count` ids at `lent` (not
+            // null), valid until the next call on this handle, which the
+            // returned borrow of `self` rules out.
+            let legal = unsafe { std::slice::from_raw_parts(ply.lent.cast::<u64>(), count) };
+            return Ok((Status::ToMove(PlayerSet(ply.high())), legal));
+        }
+        self.ply_otherwise(ply)
+    }
+
+    /// Every `ply` answer but "to move" with a list: a failure, or a status
+    /// that lends nothing (or a null list, which is refused).
+    #[inline(never)]
+    fn ply_otherwise(&mut self, ply: RawPly) -> Result<(Status, &[u64]), GameError> {
+        if ply.kind() == PLY_FAILED {
+            return Err(ply_error(ply));
+        }
+        // Every other kind is a status kind: nothing to refuse.
+        self.status = StatusWord::of_ply(ply);
+        // SAFETY: on success the plugin lends `len` ids at `lent`, valid
+        // until the next call on this handle, which the returned borrow of
+        // `self` rules out.
+        let legal = unsafe { lend(ply.lent.cast(), ply.len()) }?;
+        Ok((self.status.status(), legal))
+    }
+
+    /// [`RawState::apply_and_lend_legal`] for a plugin older than ABI 2.5:
+    /// `apply_and_lend_legal` (2.4), or two calls before that. Kept out of
+    /// line so the `ply` path stays small.
+    #[cold]
+    #[inline(never)]
+    fn apply_and_lend_legal_2_4(
         &mut self,
         moves: &[Move],
         player: Option<u32>,
@@ -829,6 +941,26 @@ unsafe fn lend<'a>(ids: *const u64, count: usize) -> Result<&'a [u64], GameError
     // SAFETY: the caller guarantees `count` valid ids at the non-null `ids`
     // for `'a`.
     Ok(unsafe { std::slice::from_raw_parts(ids, count) })
+}
+
+/// The error a failed [`RawPly`] reports: its code and a copy of the
+/// message it lends (valid until the next call on the handle).
+#[cold]
+#[inline(never)]
+fn ply_error(ply: RawPly) -> GameError {
+    let message = if ply.is_empty() || ply.lent.is_null() {
+        String::from("plugin reported a failure without a message")
+    } else {
+        // SAFETY: a failed ply lends `len` bytes of message at `lent`, valid
+        // until the next call on the handle; they are copied here at once.
+        let bytes = unsafe { std::slice::from_raw_parts(ply.lent.cast::<u8>(), ply.len()) };
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    let code = ply.high() as i32;
+    if code == CODE_OK {
+        return GameError::internal(format!("plugin failed with code 0: {message}"));
+    }
+    GameError::new(ErrorKind::from_code(code), message)
 }
 
 /// The bytes of a string the plugin lends to a callback.
@@ -1150,6 +1282,90 @@ mod tests {
         }
         let unknown = state.actions_to_strings(1, &[u64::MAX], &mut String::new(), &mut Vec::new());
         assert!(unknown.is_err(), "an unknown id is refused");
+    }
+
+    #[test]
+    fn a_2_4_table_is_copied_and_plies_through_apply_and_lend_legal() {
+        let at = std::mem::offset_of!(PluginApi, ply);
+        let (full_table, full_api) = adopted(None).unwrap();
+        let (table, api) = adopted(Some(at)).unwrap();
+        assert!(!std::ptr::eq(table, api), "a shorter table is copied");
+        assert!(std::ptr::fn_addr_eq(
+            api.apply_and_lend_legal,
+            table.apply_and_lend_legal
+        ));
+        assert!(std::ptr::fn_addr_eq(
+            api.ply,
+            ply_absent as tabletop_sdk::abi::PlyFn
+        ));
+        let old = RawPlugin::with_table(api, api.size);
+        assert!(!old.has_ply && old.has_apply_and_lend);
+        let new = RawPlugin::with_table(full_api, full_table.size);
+        assert!(new.has_ply);
+        // A size that cuts the field falls back too.
+        let cut = RawPlugin::with_table(full_api, std::mem::size_of::<PluginApi>() - 4);
+        assert!(!cut.has_ply && cut.has_apply_and_lend);
+
+        // `ply` and 2.4's `apply_and_lend_legal` lend the same lists, every
+        // ply, with simultaneous turns and chance nodes.
+        let mut plies = 0;
+        for players in [2, 4] {
+            for seed in 1..=6 {
+                let through_2_4 = lent_lists_of_a_match(old, players, seed);
+                assert_eq!(through_2_4, lent_lists_of_a_match(new, players, seed));
+                plies += through_2_4.0.len();
+            }
+        }
+        assert!(plies > 50, "the matches were played ({plies} plies)");
+
+        // A refused move: the same error both ways (the message lent by
+        // `ply`, written to a buffer by 2.4), and the state unchanged.
+        let mut refusals = Vec::new();
+        for plugin in [old, new] {
+            let mut state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+            while state.status() == Status::Chance {
+                let node = state.chance().unwrap();
+                let outcome = tabletop_sdk::chance::draw(&node, 1, 0).unwrap();
+                state.apply_chance(outcome).unwrap();
+            }
+            let before = state.position().unwrap();
+            let wrong = Move {
+                player: 0,
+                action: u64::MAX,
+            };
+            let refused = state.apply_and_lend_legal(&[wrong], None).unwrap_err();
+            assert!(!refused.kind.is_fault(), "{refused:?}");
+            assert!(!refused.message.is_empty());
+            assert_eq!(state.position().unwrap(), before);
+            refusals.push((refused.kind, refused.message));
+        }
+        assert_eq!(refusals[0], refusals[1]);
+    }
+
+    #[test]
+    fn a_failed_ply_is_read_as_an_error_and_never_trusted() {
+        let message = "no such move";
+        let refused = ply_error(RawPly::failed(ErrorKind::IllegalAction as i32, message));
+        assert_eq!(refused.kind, ErrorKind::IllegalAction);
+        assert_eq!(refused.message, message);
+        // Code 0 is success, not an error kind: a broken plugin.
+        let zero = ply_error(RawPly::failed(CODE_OK, message));
+        assert_eq!(zero.kind, ErrorKind::Internal);
+        // No message, or a null one.
+        let bare = RawPly {
+            lent: std::ptr::null(),
+            word: u64::from(PLY_FAILED) | (5 << 2) | ((ErrorKind::Panic as u64) << 32),
+        };
+        let bare = ply_error(bare);
+        assert_eq!(bare.kind, ErrorKind::Panic);
+        assert!(bare.message.contains("without a message"));
+        // Bytes that are not UTF-8 are read lossily.
+        let bytes = [b'a', 0xff, b'b'];
+        let lossy = RawPly {
+            lent: bytes.as_ptr().cast(),
+            word: u64::from(PLY_FAILED) | (3 << 2) | ((ErrorKind::Internal as u64) << 32),
+        };
+        assert_eq!(ply_error(lossy).message, "a\u{fffd}b");
     }
 
     #[test]

@@ -210,28 +210,52 @@ impl DynGame for Plugin {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError> {
-        Ok(Box::new(PluginState(
+        Ok(PluginState::boxed(
             self.raw.new_state(players, options, position)?,
-        )))
+        ))
     }
 }
 
-/// A state living inside a plugin.
+/// A state living inside a plugin. `PLY` says whether the plugin has `ply`
+/// (ABI 2.5): two types rather than a test of the table on every ply, which
+/// the state's vtable, chosen once, makes free.
 #[derive(Debug)]
-struct PluginState(RawState);
+struct PluginState<const PLY: bool>(RawState);
+
+/// The plugin state behind a `&dyn DynState` of either kind, if it is one.
+fn raw_state(state: &dyn DynState) -> Option<&RawState> {
+    let any = state.as_any();
+    match any.downcast_ref::<PluginState<true>>() {
+        Some(state) => Some(&state.0),
+        None => any
+            .downcast_ref::<PluginState<false>>()
+            .map(|state| &state.0),
+    }
+}
+
+impl PluginState<true> {
+    /// `raw` behind the type its plugin's ABI version calls for.
+    fn boxed(raw: RawState) -> Box<dyn DynState> {
+        if raw.has_ply() {
+            Box::new(PluginState::<true>(raw))
+        } else {
+            Box::new(PluginState::<false>(raw))
+        }
+    }
+}
 
 fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, GameError> {
     serde_json::from_str(text)
         .map_err(|e| GameError::internal(format!("plugin returned malformed {what}: {e}")))
 }
 
-impl DynState for PluginState {
+impl<const PLY: bool> DynState for PluginState<PLY> {
     fn as_any(&self) -> &dyn Any {
         self
     }
 
     fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
-        Ok(Box::new(PluginState(self.0.clone_state()?)))
+        Ok(PluginState::boxed(self.0.clone_state()?))
     }
 
     fn status(&self) -> Result<Status, GameError> {
@@ -263,7 +287,11 @@ impl DynState for PluginState {
         moves: &[Move],
         player: Option<Player>,
     ) -> Result<(Status, &[ActionId]), GameError> {
-        self.0.apply_and_lend_legal(moves, player)
+        if PLY {
+            self.0.ply(moves, player)
+        } else {
+            self.0.apply_and_lend_legal(moves, player)
+        }
     }
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
@@ -284,11 +312,9 @@ impl DynState for PluginState {
         transition: &Transition,
         viewer: Viewer,
     ) -> Result<String, GameError> {
-        let before = before
-            .as_any()
-            .downcast_ref::<PluginState>()
+        let before = raw_state(before)
             .ok_or_else(|| GameError::internal("`before` is not a plugin state"))?;
-        self.0.event(&before.0, transition, viewer)
+        self.0.event(before, transition, viewer)
     }
 
     fn position(&self) -> Result<String, GameError> {
@@ -325,7 +351,7 @@ impl DynState for PluginState {
     }
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
-        Ok(Box::new(PluginState(self.0.resample(viewer, random)?)))
+        Ok(PluginState::boxed(self.0.resample(viewer, random)?))
     }
 
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {

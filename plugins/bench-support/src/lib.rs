@@ -114,9 +114,10 @@ pub const SEEDS_PER_ITERATION: u64 = 16;
 /// which that mover picks at once; further movers of a simultaneous turn, and
 /// the first mover after a new state or a chance node, borrow theirs with
 /// [`DynState::lend_legal_actions`](tabletop_sdk::DynState::lend_legal_actions).
-/// Nothing is copied. Through a plugin (ABI 2.4) that is one crossing per
-/// ply for a single mover; in-process the same methods are the default
-/// apply, status and lend, so both paths do the same work.
+/// Nothing is copied. Through a plugin (ABI 2.4; since 2.5 the answer comes
+/// back in registers) that is one crossing per ply for a single mover;
+/// in-process the same methods are the default apply, status and lend, so
+/// both paths do the same work.
 ///
 /// # Panics
 /// If the game refuses a state, a legal action or a drawn chance outcome: a

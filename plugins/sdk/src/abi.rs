@@ -25,6 +25,11 @@
 //!   player the caller names), which a playout or search loop would otherwise
 //!   ask for in a second call. `actions_to_strings` appended: the notation of
 //!   a whole list of actions in one call instead of one call per action.
+//! - **2.5**: `ply` appended: `apply_and_lend_legal` with its whole answer
+//!   (status, lent list, or error code and message) returned in two
+//!   registers as a [`RawPly`] instead of written through pointers, so a
+//!   ply's crossing stores and reloads nothing and the caller initialises
+//!   no buffers for it.
 //! - 1.0: the first table.
 //!
 //! # Conventions for every function
@@ -56,7 +61,8 @@ pub const ABI_MAJOR: u32 = 2;
 /// 2.3 appended [`PluginApi::new_state_raw`] and [`PluginApi::chance_outcomes`].
 /// 2.4 appended [`PluginApi::apply_and_lend_legal`] and
 /// [`PluginApi::actions_to_strings`].
-pub const ABI_MINOR: u32 = 4;
+/// 2.5 appended [`PluginApi::ply`].
+pub const ABI_MINOR: u32 = 5;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -206,6 +212,97 @@ impl RawApplied {
         ids: std::ptr::null(),
         count: 0,
     };
+}
+
+/// [`RawPly`]'s kind (bits 0–1 of [`RawPly::word`]) for a call that failed:
+/// the other three kinds are the status kinds ([`STATUS_TO_MOVE`],
+/// [`STATUS_CHANCE`], [`STATUS_TERMINAL`]).
+pub const PLY_FAILED: u32 = 3;
+
+/// The largest length [`RawPly`] can carry (30 bits): lent ids, or bytes of
+/// an error message.
+pub const PLY_MAX_LEN: usize = (1 << 30) - 1;
+
+/// What [`PluginApi::ply`] returns: 16 bytes of two integer words, which
+/// the C calling conventions of x86-64 and AArch64 return in two registers
+/// (`rax:rdx`, `x0:x1`).
+///
+/// [`RawPly::word`] packs, from the lowest bit:
+/// - bits 0–1, the kind: a status kind ([`STATUS_TO_MOVE`],
+///   [`STATUS_CHANCE`], [`STATUS_TERMINAL`]) on success, [`PLY_FAILED`] on
+///   failure;
+/// - bits 2–31, a length (at most [`PLY_MAX_LEN`]): on success how many
+///   legal ids are lent at [`RawPly::lent`], on failure how many bytes of
+///   UTF-8 message are lent there;
+/// - bits 32–63: on success the movers' bitmask when the kind is
+///   [`STATUS_TO_MOVE`] (0 otherwise), on failure the
+///   [`ErrorKind`](crate::ErrorKind) code.
+///
+/// Both lent arrays are the plugin's own and belong to the handle, like
+/// `legal_actions`' answer: valid until the next call with the handle or
+/// its `free_state` (a failure on a null handle lends a static message).
+/// `lent` may dangle when the length is 0.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawPly {
+    /// The lent ids (`*const u64`), or the message's bytes (`*const u8`).
+    pub lent: *const std::ffi::c_void,
+    /// Kind, length and movers or error code; see the type's docs.
+    pub word: u64,
+}
+
+impl RawPly {
+    /// A success: status `status`, lending `count` ids at `ids`. `None` when
+    /// `count` exceeds [`PLY_MAX_LEN`].
+    #[inline]
+    pub fn lend(status: RawStatus, ids: *const u64, count: usize) -> Option<RawPly> {
+        if count > PLY_MAX_LEN {
+            return None;
+        }
+        Some(RawPly {
+            lent: ids.cast(),
+            word: u64::from(status.kind & 3)
+                | ((count as u64) << 2)
+                | (u64::from(status.movers) << 32),
+        })
+    }
+
+    /// A failure with error code `code`, lending `message` (cut to
+    /// [`PLY_MAX_LEN`] bytes, at a character boundary).
+    pub fn failed(code: i32, message: &str) -> RawPly {
+        let mut len = message.len().min(PLY_MAX_LEN);
+        while !message.is_char_boundary(len) {
+            len -= 1;
+        }
+        RawPly {
+            lent: message.as_ptr().cast(),
+            word: u64::from(PLY_FAILED) | ((len as u64) << 2) | (u64::from(code as u32) << 32),
+        }
+    }
+
+    /// The kind: a status kind, or [`PLY_FAILED`].
+    #[inline]
+    pub fn kind(self) -> u32 {
+        (self.word & 3) as u32
+    }
+
+    /// The length: lent ids, or bytes of the message.
+    #[inline]
+    pub fn len(self) -> usize {
+        ((self.word as u32) >> 2) as usize
+    }
+
+    /// Whether nothing is lent.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// The high word: the movers on success, the error code on failure.
+    #[inline]
+    pub fn high(self) -> u32 {
+        (self.word >> 32) as u32
+    }
 }
 
 /// [`PluginApi::chance_outcomes`]' kind: the outcomes are listed.
@@ -469,6 +566,33 @@ pub struct PluginApi {
     /// **Fallback:** for a plugin whose table `size` does not cover this field
     /// (ABI 2.0 to 2.3) the host calls `action_to_string` once per action.
     pub actions_to_strings: ActionsToStringsFn,
+
+    /// *Added in 2.5.* [`PluginApi::apply_and_lend_legal`] with its answer
+    /// returned as a [`RawPly`] (two registers) instead of written through
+    /// `applied_out` and `out`: the same work, the same meaning of `moves`,
+    /// `count` and `player` (a seat, or [`LEND_FIRST_MOVER`]). `moves` must
+    /// point to `count` readable entries, and be non-null and aligned even
+    /// when `count` is 0 (as a slice's pointer is): unlike the older
+    /// functions, `ply` does not test it.
+    ///
+    /// On success the kind is the new status's, and for "to move" the ids
+    /// of the asked player are lent (none for a seat not to move; none for
+    /// the other statuses). On failure the kind is [`PLY_FAILED`], the high
+    /// word holds the error code and the message's bytes are lent instead
+    /// of the ids; the state is unchanged unless the call panicked. Nothing
+    /// is allocated for the caller and nothing is to be freed: every lent
+    /// array belongs to `state` (see [`RawPly`] for how long it stays
+    /// valid). A legal list longer than [`PLY_MAX_LEN`] fails with
+    /// [`ErrorKind::Internal`](crate::ErrorKind::Internal).
+    ///
+    /// Mutates `state` like `apply`: one call at a time per handle, from
+    /// any thread. A panic anywhere in the call poisons the handle (later
+    /// calls on it fail with [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned)).
+    ///
+    /// **Fallback:** for a plugin whose table `size` does not cover this
+    /// field (ABI 2.0 to 2.4) the host calls `apply_and_lend_legal` (2.4),
+    /// or else `apply` and then `legal_actions`.
+    pub ply: PlyFn,
 }
 
 /// The signature of [`PluginApi::remove_player`] (ABI 2.2).
@@ -504,6 +628,14 @@ pub type ApplyAndLendLegalFn = extern "C" fn(
     applied_out: *mut RawApplied,
     out: *mut PluginBuf,
 ) -> i32;
+
+/// The signature of [`PluginApi::ply`] (ABI 2.5).
+pub type PlyFn = extern "C" fn(
+    state: *mut StateHandle,
+    moves: *const RawMove,
+    count: usize,
+    player: u32,
+) -> RawPly;
 
 /// The signature of [`PluginApi::actions_to_strings`] (ABI 2.4).
 pub type ActionsToStringsFn = extern "C" fn(

@@ -56,8 +56,9 @@ pub trait DynState: Send {
     /// is [`Status::ToMove`], the legal actions of `player` (or, for `None`,
     /// of the lowest-numbered mover), like [`DynState::lend_legal_actions`];
     /// otherwise the list is empty. A plugin does all of it in one call
-    /// (ABI 2.4); this default applies, asks the status, then lends. With
-    /// several movers the caller lends the others' lists itself. On error
+    /// (ABI 2.4; since 2.5 the answer comes back in registers); this
+    /// default applies, asks the status, then lends. With several movers
+    /// the caller lends the others' lists itself. On error
     /// nothing is lent (and, if the move was refused, the state is
     /// unchanged).
     fn apply_and_lend_legal(

@@ -8,9 +8,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
     ABI_MAJOR, ABI_MINOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, LEND_FIRST_MOVER, LogFn,
-    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawStatus, RawTransition,
-    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    PluginApi, PluginBuf, RawApplied, RawMove, RawOption, RawOutcome, RawPly, RawStatus,
+    RawTransition, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle, StrRef,
+    TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
@@ -31,6 +31,13 @@ pub trait Instance: Game {
 /// What a [`StateHandle`] points to.
 struct Slot<G: Game> {
     state: G::State,
+    /// The game instance, read here rather than through
+    /// [`Instance::instance`]: the handle exists, so the instance does, and
+    /// `ply` is spared the `OnceLock` check (nothing at all for a game that
+    /// is a unit struct).
+    game: &'static G,
+    /// The message of `ply`'s last failure, lent to the caller like `legal`.
+    error: String,
     /// Set while a mutating call runs; still set afterwards only if it panicked.
     poisoned: bool,
     /// The last `legal_actions` answer, lent to the caller until its next call
@@ -88,6 +95,7 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
         chance_outcomes: chance_outcomes::<G>,
         apply_and_lend_legal: apply_and_lend_legal::<G>,
         actions_to_strings: actions_to_strings::<G>,
+        ply: ply::<G>,
     }
 }
 
@@ -174,9 +182,11 @@ fn slot_mut<'a, G: Game>(state: *mut StateHandle) -> Result<&'a mut Slot<G>, Gam
     Ok(slot)
 }
 
-fn into_handle<G: Game>(state: G::State) -> *mut StateHandle {
+fn into_handle<G: Instance>(state: G::State) -> *mut StateHandle {
     Box::into_raw(Box::new(Slot::<G> {
         state,
+        game: G::instance(),
+        error: String::new(),
         poisoned: false,
         legal: std::cell::UnsafeCell::new(Vec::new()),
         outcomes: std::cell::UnsafeCell::new(Vec::new()),
@@ -506,6 +516,125 @@ extern "C" fn apply_and_lend_legal<G: Instance>(
     })
 }
 
+/// `ply` (ABI 2.5): `apply_and_lend_legal` answering in registers. The hot
+/// path is the checks of the handle, the game's own calls and the packing of
+/// the answer; every failure is handed to an out-of-line function, and the
+/// poison flag is set only when a panic was caught (the ABI says a panic
+/// anywhere in the call poisons the handle), not stored twice per call.
+extern "C" fn ply<G: Instance>(
+    state: *mut StateHandle,
+    moves: *const RawMove,
+    count: usize,
+    player: u32,
+) -> RawPly {
+    if state.is_null() {
+        return null_handle_ply();
+    }
+    let handle = state as *mut Slot<G>;
+    // SAFETY: non-null handles come from `into_handle::<G>` of this plugin and
+    // stay valid until `free_state`; the caller makes this the only call on
+    // the handle, so nothing else reads or writes the slot.
+    if unsafe { (*handle).poisoned } {
+        return poisoned_ply();
+    }
+    // SAFETY: the caller lends `count` RawMoves at `moves` for the call, a
+    // non-null, aligned pointer even when `count` is 0 (`ply`'s contract:
+    // what a Rust slice's `as_ptr` gives; unlike `read_moves`, nothing is
+    // tested here, which cost the hot path three instructions).
+    let moves = unsafe { std::slice::from_raw_parts(moves, count) };
+    // SAFETY: as above; this is the only reference to the slot until the
+    // closure returns or unwinds.
+    match catch_unwind(AssertUnwindSafe(|| {
+        ply_body(unsafe { &mut *handle }, moves, player)
+    })) {
+        Ok(answer) => answer,
+        Err(payload) => panicked_ply(handle, payload),
+    }
+}
+
+#[inline(always)]
+fn ply_body<G: Game>(slot: &mut Slot<G>, moves: &[RawMove], player: u32) -> RawPly {
+    let game = slot.game;
+    if let Err(error) = game.apply(&mut slot.state, moves) {
+        return failed_ply(&mut slot.error, error);
+    }
+    let status = game.status(&slot.state);
+    let Status::ToMove(movers) = status else {
+        return nothing_lent(status);
+    };
+    let player = if player == LEND_FIRST_MOVER {
+        match movers.first() {
+            Some(first) => first,
+            None => return nothing_lent(status),
+        }
+    } else {
+        player
+    };
+    let legal = slot.legal.get_mut();
+    game.legal_actions(&slot.state, player, legal);
+    match RawPly::lend(raw_status(status), legal.as_ptr(), legal.len()) {
+        Some(answer) => answer,
+        None => too_long_ply(&mut slot.error),
+    }
+}
+
+/// A success that lends no ids.
+#[inline(always)]
+fn nothing_lent(status: Status) -> RawPly {
+    let raw = raw_status(status);
+    RawPly {
+        lent: std::ptr::NonNull::<u64>::dangling().as_ptr().cast(),
+        word: u64::from(raw.kind) | (u64::from(raw.movers) << 32),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn null_handle_ply() -> RawPly {
+    RawPly::failed(ErrorKind::Internal as i32, "null state handle")
+}
+
+#[cold]
+#[inline(never)]
+fn poisoned_ply() -> RawPly {
+    RawPly::failed(
+        ErrorKind::Poisoned as i32,
+        "state is poisoned by an earlier panic",
+    )
+}
+
+/// Keeps `error`'s message in the handle and lends it.
+#[cold]
+#[inline(never)]
+fn failed_ply(kept: &mut String, error: GameError) -> RawPly {
+    *kept = error.message;
+    RawPly::failed(error.kind as i32, kept)
+}
+
+#[cold]
+#[inline(never)]
+fn too_long_ply(kept: &mut String) -> RawPly {
+    failed_ply(
+        kept,
+        GameError::internal("the legal list is too long for a ply's answer"),
+    )
+}
+
+/// Poisons the handle a caught panic left behind and lends the panic's
+/// message from it.
+#[cold]
+#[inline(never)]
+fn panicked_ply<G: Game>(handle: *mut Slot<G>, payload: Box<dyn std::any::Any + Send>) -> RawPly {
+    let message = format!("plugin panicked: {}", panic_message(payload.as_ref()));
+    // SAFETY: the handle is valid (checked non-null, owned by the caller
+    // until `free_state`) and the closure that borrowed the slot has
+    // unwound, so this is again the only reference to it.
+    let slot = unsafe { &mut *handle };
+    slot.poisoned = true;
+    slot.error = message;
+    RawPly::failed(ErrorKind::Panic as i32, &slot.error)
+}
+
 extern "C" fn apply_chance<G: Instance>(
     state: *mut StateHandle,
     outcome: u64,
@@ -726,4 +855,262 @@ macro_rules! export_game {
             API.get_or_init($crate::export::plugin_api::<$game>)
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shims called as the host calls them, through the table, with a
+    //! game whose action 7 panics inside `apply`.
+
+    use super::*;
+    use crate::abi::{PLY_FAILED, PLY_MAX_LEN};
+    use crate::types::{Move, PlayerResult, PlayerSet};
+
+    /// Two players take turns; four actions end the game. Actions 0 and 1
+    /// are legal for the player to move, and so is 7, which panics.
+    #[derive(Debug, Default)]
+    struct Boom;
+
+    const PANIC: u64 = 7;
+
+    impl Game for Boom {
+        type State = u32;
+
+        fn manifest(&self) -> Manifest {
+            Manifest {
+                name: "boom".into(),
+                version: "1.0.0".into(),
+                min_players: 2,
+                max_players: 2,
+                options: Vec::new(),
+                rules_summary: String::new(),
+                simultaneous: false,
+                hidden_information: false,
+                chance: false,
+                removable_players: false,
+            }
+        }
+        fn new_state(&self, _: &Setup) -> Result<u32, GameError> {
+            Ok(0)
+        }
+        fn parse_position(&self, _: &Setup, text: &str) -> Result<u32, GameError> {
+            text.parse()
+                .map_err(|_| GameError::new(ErrorKind::InvalidPosition, "not a number"))
+        }
+        fn position_to_string(&self, made: &u32) -> String {
+            made.to_string()
+        }
+        fn status(&self, made: &u32) -> Status {
+            if *made >= 4 {
+                Status::Terminal
+            } else {
+                Status::ToMove(PlayerSet::single(made % 2))
+            }
+        }
+        fn chance(&self, _: &u32) -> Chance {
+            Chance::Sampled
+        }
+        fn results(&self, _: &u32) -> Vec<PlayerResult> {
+            Vec::new()
+        }
+        fn legal_actions(&self, made: &u32, player: u32, out: &mut Vec<u64>) {
+            out.clear();
+            if *made < 4 && player == made % 2 {
+                out.extend([0, 1, PANIC]);
+            }
+        }
+        fn apply(&self, made: &mut u32, moves: &[Move]) -> Result<(), GameError> {
+            match moves {
+                [Move { player, action }] if *made < 4 && *player == *made % 2 => match action {
+                    0 | 1 => {
+                        *made += 1;
+                        Ok(())
+                    }
+                    &PANIC => panic!("boom after {made} actions"),
+                    _ => Err(GameError::illegal(format!("{action} is not an action"))),
+                },
+                _ => Err(GameError::not_your_turn("one move, by the player on turn")),
+            }
+        }
+        fn apply_chance(&self, _: &mut u32, _: u64) -> Result<(), GameError> {
+            Err(GameError::illegal("no chance"))
+        }
+        fn action_to_string(&self, _: &u32, _: u32, action: u64) -> Result<String, GameError> {
+            Ok(action.to_string())
+        }
+        fn parse_action(&self, _: &u32, _: u32, text: &str) -> Result<u64, GameError> {
+            text.parse()
+                .map_err(|_| GameError::invalid_notation("not a number"))
+        }
+        fn view(&self, made: &u32, _: Viewer) -> serde_json::Value {
+            serde_json::json!({ "made": made })
+        }
+        fn render_text(&self, made: &u32, _: Viewer) -> String {
+            made.to_string()
+        }
+    }
+
+    impl Instance for Boom {
+        fn instance() -> &'static Self {
+            &Boom
+        }
+        fn cached_manifest() -> &'static Manifest {
+            static MANIFEST: std::sync::OnceLock<Manifest> = std::sync::OnceLock::new();
+            MANIFEST.get_or_init(|| Boom.manifest())
+        }
+    }
+
+    fn new_state(api: &PluginApi) -> *mut StateHandle {
+        let mut handle = std::ptr::null_mut();
+        let mut status = RawStatus::default();
+        let mut out = PluginBuf::EMPTY;
+        let code = (api.new_state_raw)(
+            2,
+            std::ptr::null(),
+            0,
+            StrRef::NULL,
+            &mut handle,
+            &mut status,
+            &mut out,
+        );
+        assert_eq!(code, CODE_OK);
+        assert!(!handle.is_null());
+        handle
+    }
+
+    fn ply(api: &PluginApi, state: *mut StateHandle, player: u32, action: u64) -> RawPly {
+        let moves = [Move { player, action }];
+        (api.ply)(state, moves.as_ptr(), moves.len(), LEND_FIRST_MOVER)
+    }
+
+    /// The ids a successful ply lends.
+    fn ids(answer: RawPly) -> Vec<u64> {
+        if answer.is_empty() {
+            return Vec::new();
+        }
+        // SAFETY: a successful ply lends `len` ids at `lent` until the next
+        // call on the handle; they are copied at once.
+        unsafe { std::slice::from_raw_parts(answer.lent.cast::<u64>(), answer.len()) }.to_vec()
+    }
+
+    /// The message a failed ply lends.
+    fn message(answer: RawPly) -> String {
+        assert_eq!(answer.kind(), PLY_FAILED);
+        // SAFETY: a failed ply lends `len` bytes of message at `lent` until
+        // the next call on the handle; they are copied at once.
+        let bytes = unsafe { std::slice::from_raw_parts(answer.lent.cast::<u8>(), answer.len()) };
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    fn status_code(api: &PluginApi, state: *mut StateHandle) -> (i32, RawStatus) {
+        let mut status = RawStatus::default();
+        let mut out = PluginBuf::EMPTY;
+        let code = (api.status)(state, &mut status, &mut out);
+        (api.free_buf)(out);
+        (code, status)
+    }
+
+    #[test]
+    fn ply_answers_the_status_and_lends_the_next_list() {
+        let api = plugin_api::<Boom>();
+        assert_eq!(api.size, std::mem::size_of::<PluginApi>());
+        let state = new_state(&api);
+
+        let answer = ply(&api, state, 0, 1);
+        assert_eq!((answer.kind(), answer.high()), (STATUS_TO_MOVE, 0b10));
+        assert_eq!(ids(answer), [0, 1, PANIC], "the next mover's list");
+
+        // A named seat that is not to move is lent nothing.
+        let moves = [Move {
+            player: 1,
+            action: 0,
+        }];
+        let answer = (api.ply)(state, moves.as_ptr(), 1, 1);
+        assert_eq!((answer.kind(), answer.high()), (STATUS_TO_MOVE, 0b01));
+        assert!(answer.is_empty());
+
+        // A refused move changes nothing and lends the game's message.
+        let refused = ply(&api, state, 1, 0);
+        assert_eq!(refused.high() as i32, ErrorKind::NotYourTurn as i32);
+        assert_eq!(message(refused), "one move, by the player on turn");
+        let refused = ply(&api, state, 0, 5);
+        assert_eq!(refused.high() as i32, ErrorKind::IllegalAction as i32);
+        assert_eq!(message(refused), "5 is not an action");
+        let (code, status) = status_code(&api, state);
+        assert_eq!(
+            (code, status.kind, status.movers),
+            (CODE_OK, STATUS_TO_MOVE, 0b01)
+        );
+
+        assert_eq!(ply(&api, state, 0, 0).kind(), STATUS_TO_MOVE);
+        let last = ply(&api, state, 1, 0);
+        assert_eq!(
+            (last.kind(), last.high(), last.len()),
+            (STATUS_TERMINAL, 0, 0)
+        );
+
+        // No moves at all: the game's refusal.
+        let none = (api.ply)(state, [].as_ptr(), 0, LEND_FIRST_MOVER);
+        assert_eq!(none.kind(), PLY_FAILED);
+        (api.free_state)(state);
+    }
+
+    #[test]
+    fn a_panic_inside_ply_is_reported_and_poisons_the_handle() {
+        let api = plugin_api::<Boom>();
+        let state = new_state(&api);
+        assert_eq!(ply(&api, state, 0, 0).kind(), STATUS_TO_MOVE);
+
+        let panicked = ply(&api, state, 1, PANIC);
+        assert_eq!(panicked.high() as i32, ErrorKind::Panic as i32);
+        assert_eq!(message(panicked), "plugin panicked: boom after 1 actions");
+
+        // Every later call on the handle is refused; it may only be freed.
+        let poisoned = ply(&api, state, 1, 0);
+        assert_eq!(poisoned.high() as i32, ErrorKind::Poisoned as i32);
+        assert!(
+            message(poisoned).contains("poisoned"),
+            "{}",
+            message(poisoned)
+        );
+        assert_eq!(status_code(&api, state).0, ErrorKind::Poisoned as i32);
+        (api.free_state)(state);
+
+        // Other handles are not affected.
+        let other = new_state(&api);
+        assert_eq!(ply(&api, other, 0, 1).kind(), STATUS_TO_MOVE);
+        (api.free_state)(other);
+    }
+
+    #[test]
+    fn ply_refuses_a_null_handle() {
+        let api = plugin_api::<Boom>();
+        let answer = ply(&api, std::ptr::null_mut(), 0, 0);
+        assert_eq!(answer.high() as i32, ErrorKind::Internal as i32);
+        assert_eq!(message(answer), "null state handle");
+    }
+
+    #[test]
+    fn a_ply_answer_packs_kind_length_and_movers() {
+        let ids = [1u64, 2, 3];
+        let status = RawStatus {
+            kind: STATUS_TO_MOVE,
+            movers: u32::MAX,
+        };
+        let answer = RawPly::lend(status, ids.as_ptr(), 3).unwrap();
+        assert_eq!(
+            (answer.kind(), answer.len(), answer.high()),
+            (0, 3, u32::MAX)
+        );
+        let most = RawPly::lend(status, ids.as_ptr(), PLY_MAX_LEN).unwrap();
+        assert_eq!(
+            (most.kind(), most.len(), most.high()),
+            (0, PLY_MAX_LEN, u32::MAX)
+        );
+        assert!(RawPly::lend(status, ids.as_ptr(), PLY_MAX_LEN + 1).is_none());
+
+        let failed = RawPly::failed(ErrorKind::Poisoned as i32, "ünïcode");
+        assert_eq!((failed.kind(), failed.high()), (PLY_FAILED, 8));
+        assert_eq!(failed.len(), "ünïcode".len());
+    }
 }
