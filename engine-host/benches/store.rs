@@ -3,15 +3,19 @@
 //! log entry each and wait for it to be durable, the way a SubmitAction
 //! does, creating a new match every [`ACTIONS_PER_MATCH`] actions.
 //!
-//! Reports, per round, actions/s, the process's CPU µs per action and the
-//! writer thread's share of it, and writes per batch: CPU per action is the
-//! figure to compare, since wall-clock throughput moves with whatever else
-//! runs on the machine. Rounds alternate the store's variants when there
-//! are several, so a change in the machine's load falls on all of them.
+//! Reports, per round, actions/s and the process's CPU µs per action with
+//! the writer thread's share of it. CPU per action is the figure to
+//! compare, since throughput moves with whatever else runs on the machine
+//! and with the disk's flush; to compare two builds, run their binaries in
+//! turns, so a change in the machine's load falls on both. Each round
+//! starts from an empty store under `TMPDIR` (`/dev/shm` leaves the disk
+//! out: the SQL and the hand-offs only).
 //!
 //! Run: `cargo bench -p engine-host --bench store` (options after `--`:
 //! `--tasks N` in flight, default 64; `--seconds S` per round, default 3;
-//! `--rounds R`, default 3).
+//! `--rounds R`, default 3; `--inline-fsync-below-ms T`, the store's
+//! [`INLINE_FSYNC_BELOW`] by default: 0 makes the syncer thread do every
+//! fsync, a large value the writer).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use engine_host::core::game_match::{LogEntry, LogKind, LoggedMove, MatchSetup};
 use engine_host::core::store::{Store, StoredMatch};
-use engine_host::core::store_sqlite::SqliteStore;
+use engine_host::core::store_sqlite::{INLINE_FSYNC_BELOW, SqliteStore};
 
 /// About a Lanza match's length.
 const ACTIONS_PER_MATCH: u64 = 30;
@@ -91,11 +95,13 @@ struct Round {
     writer_ticks: u64,
 }
 
-fn round(dir: &Path, tasks: usize, seconds: f64) -> Round {
+fn round(dir: &Path, tasks: usize, duration: Duration, inline_fsync_below: Duration) -> Round {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).expect("a scratch directory");
-    let store: Arc<dyn Store> =
-        Arc::new(SqliteStore::open(&dir.join("matches.sqlite3")).expect("the store opens"));
+    let store: Arc<dyn Store> = Arc::new(
+        SqliteStore::open_with(&dir.join("matches.sqlite3"), inline_fsync_below)
+            .expect("the store opens"),
+    );
     // The thread names itself once it runs, which may be a moment later.
     let writer = (0..100)
         .find_map(|_| {
@@ -146,12 +152,15 @@ fn round(dir: &Path, tasks: usize, seconds: f64) -> Round {
         let process_before = cpu_ticks(Path::new("/proc/self/stat"));
         let writer_before = cpu_ticks(&writer);
         let actions_before = actions.load(Ordering::Relaxed);
-        tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+        tokio::time::sleep(duration).await;
+        // Saturating: a tick count reads as 0 should /proc fail.
         let measured = Round {
-            actions: actions.load(Ordering::Relaxed) - actions_before,
+            actions: actions
+                .load(Ordering::Relaxed)
+                .saturating_sub(actions_before),
             seconds: started.elapsed().as_secs_f64(),
-            process_ticks: cpu_ticks(Path::new("/proc/self/stat")) - process_before,
-            writer_ticks: cpu_ticks(&writer) - writer_before,
+            process_ticks: cpu_ticks(Path::new("/proc/self/stat")).saturating_sub(process_before),
+            writer_ticks: cpu_ticks(&writer).saturating_sub(writer_before),
         };
         stop.store(true, Ordering::Relaxed);
         for handle in handles {
@@ -165,6 +174,7 @@ fn round(dir: &Path, tasks: usize, seconds: f64) -> Round {
     measured
 }
 
+/// The number after `name` on the command line, or `default`.
 fn option(args: &[String], name: &str, default: f64) -> f64 {
     args.iter()
         .position(|a| a == name)
@@ -173,15 +183,32 @@ fn option(args: &[String], name: &str, default: f64) -> f64 {
         .unwrap_or(default)
 }
 
+/// The number after `name` on the command line, in `unit`s, as a
+/// duration; `default` when absent or not a duration (negative, too large).
+fn duration_option(args: &[String], name: &str, unit: Duration, default: Duration) -> Duration {
+    let count = option(args, name, f64::NAN);
+    Duration::try_from_secs_f64(count * unit.as_secs_f64()).unwrap_or(default)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let tasks = option(&args, "--tasks", 64.0) as usize;
-    let seconds = option(&args, "--seconds", 3.0);
     let rounds = option(&args, "--rounds", 3.0) as usize;
+    let second = Duration::from_secs(1);
+    let duration = duration_option(&args, "--seconds", second, 3 * second);
+    let inline_fsync_below = duration_option(
+        &args,
+        "--inline-fsync-below-ms",
+        Duration::from_millis(1),
+        INLINE_FSYNC_BELOW,
+    );
     let dir = std::env::temp_dir().join(format!("engine-host-store-bench-{}", std::process::id()));
-    println!("durable store, {tasks} tasks in flight, {seconds} s per round");
+    println!(
+        "durable store, {tasks} tasks in flight, {:.1} s per round",
+        duration.as_secs_f64()
+    );
     for n in 0..rounds {
-        let r = round(&dir, tasks, seconds);
+        let r = round(&dir, tasks, duration, inline_fsync_below);
         let cpu_us = |ticks: u64| ticks as f64 / TICKS_PER_SECOND * 1e6 / r.actions.max(1) as f64;
         println!(
             "round {n}: {:>8.0} actions/s  {:>6.1} µs CPU/action  (writer thread {:>5.1})",
