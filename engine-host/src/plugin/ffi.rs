@@ -1354,7 +1354,7 @@ mod tests {
         // No message, or a null one.
         let bare = RawPly {
             lent: std::ptr::null(),
-            word: u64::from(PLY_FAILED) | (5 << 2) | ((ErrorKind::Panic as u64) << 32),
+            ..RawPly::failed(ErrorKind::Panic as i32, "lost!")
         };
         let bare = ply_error(bare);
         assert_eq!(bare.kind, ErrorKind::Panic);
@@ -1363,7 +1363,7 @@ mod tests {
         let bytes = [b'a', 0xff, b'b'];
         let lossy = RawPly {
             lent: bytes.as_ptr().cast(),
-            word: u64::from(PLY_FAILED) | (3 << 2) | ((ErrorKind::Internal as u64) << 32),
+            ..RawPly::failed(ErrorKind::Internal as i32, "abc")
         };
         assert_eq!(ply_error(lossy).message, "a\u{fffd}b");
     }

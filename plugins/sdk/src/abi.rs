@@ -261,10 +261,18 @@ impl RawPly {
         }
         Some(RawPly {
             lent: ids.cast(),
-            word: u64::from(status.kind & 3)
-                | ((count as u64) << 2)
-                | (u64::from(status.movers) << 32),
+            word: RawPly::pack(status.kind, count, status.movers),
         })
+    }
+
+    /// A success that lends nothing: a status other than "to move", or a
+    /// seat that is not to move. `lent` dangles, as an empty list may.
+    #[inline]
+    pub fn unlent(status: RawStatus) -> RawPly {
+        RawPly {
+            lent: std::ptr::NonNull::<u64>::dangling().as_ptr().cast(),
+            word: RawPly::pack(status.kind, 0, status.movers),
+        }
     }
 
     /// A failure with error code `code`, lending `message` (cut to
@@ -276,8 +284,15 @@ impl RawPly {
         }
         RawPly {
             lent: message.as_ptr().cast(),
-            word: u64::from(PLY_FAILED) | ((len as u64) << 2) | (u64::from(code as u32) << 32),
+            word: RawPly::pack(PLY_FAILED, len, code as u32),
         }
+    }
+
+    /// [`RawPly::word`]'s layout, written in this one place: the kind in
+    /// bits 0–1, `len` (at most [`PLY_MAX_LEN`]) in bits 2–31, `high` above.
+    #[inline]
+    fn pack(kind: u32, len: usize, high: u32) -> u64 {
+        u64::from(kind & 3) | ((len as u64) << 2) | (u64::from(high) << 32)
     }
 
     /// The kind: a status kind, or [`PLY_FAILED`].

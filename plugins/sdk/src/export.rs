@@ -99,6 +99,17 @@ pub fn plugin_api<G: Instance>() -> PluginApi {
     }
 }
 
+/// What every call on a null handle answers.
+const NULL_HANDLE: &str = "null state handle";
+
+/// What every call on a handle left behind by a panic answers.
+const POISONED: &str = "state is poisoned by an earlier panic";
+
+/// The message of a caught panic.
+fn panicked(payload: &(dyn std::any::Any + Send)) -> String {
+    format!("plugin panicked: {}", panic_message(payload))
+}
+
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
@@ -142,10 +153,7 @@ fn guard(out: *mut PluginBuf, body: impl FnOnce() -> Result<Option<String>, Game
             error.kind as i32
         }
         Err(payload) => {
-            write_out(
-                out,
-                format!("plugin panicked: {}", panic_message(payload.as_ref())),
-            );
+            write_out(out, panicked(payload.as_ref()));
             ErrorKind::Panic as i32
         }
     }
@@ -153,31 +161,25 @@ fn guard(out: *mut PluginBuf, body: impl FnOnce() -> Result<Option<String>, Game
 
 fn slot<'a, G: Game>(state: *const StateHandle) -> Result<&'a Slot<G>, GameError> {
     if state.is_null() {
-        return Err(GameError::internal("null state handle"));
+        return Err(GameError::internal(NULL_HANDLE));
     }
     // SAFETY: non-null handles come from `into_handle::<G>` of this plugin and
     // stay valid until `free_state`; the caller guarantees one call at a time.
     let slot = unsafe { &*(state as *const Slot<G>) };
     if slot.poisoned {
-        return Err(GameError::new(
-            ErrorKind::Poisoned,
-            "state is poisoned by an earlier panic",
-        ));
+        return Err(GameError::new(ErrorKind::Poisoned, POISONED));
     }
     Ok(slot)
 }
 
 fn slot_mut<'a, G: Game>(state: *mut StateHandle) -> Result<&'a mut Slot<G>, GameError> {
     if state.is_null() {
-        return Err(GameError::internal("null state handle"));
+        return Err(GameError::internal(NULL_HANDLE));
     }
     // SAFETY: as in `slot`, and the caller holds the only reference during the call.
     let slot = unsafe { &mut *(state as *mut Slot<G>) };
     if slot.poisoned {
-        return Err(GameError::new(
-            ErrorKind::Poisoned,
-            "state is poisoned by an earlier panic",
-        ));
+        return Err(GameError::new(ErrorKind::Poisoned, POISONED));
     }
     Ok(slot)
 }
@@ -560,12 +562,12 @@ fn ply_body<G: Game>(slot: &mut Slot<G>, moves: &[RawMove], player: u32) -> RawP
     }
     let status = game.status(&slot.state);
     let Status::ToMove(movers) = status else {
-        return nothing_lent(status);
+        return RawPly::unlent(raw_status(status));
     };
     let player = if player == LEND_FIRST_MOVER {
         match movers.first() {
             Some(first) => first,
-            None => return nothing_lent(status),
+            None => return RawPly::unlent(raw_status(status)),
         }
     } else {
         player
@@ -578,29 +580,16 @@ fn ply_body<G: Game>(slot: &mut Slot<G>, moves: &[RawMove], player: u32) -> RawP
     }
 }
 
-/// A success that lends no ids.
-#[inline(always)]
-fn nothing_lent(status: Status) -> RawPly {
-    let raw = raw_status(status);
-    RawPly {
-        lent: std::ptr::NonNull::<u64>::dangling().as_ptr().cast(),
-        word: u64::from(raw.kind) | (u64::from(raw.movers) << 32),
-    }
-}
-
 #[cold]
 #[inline(never)]
 fn null_handle_ply() -> RawPly {
-    RawPly::failed(ErrorKind::Internal as i32, "null state handle")
+    RawPly::failed(ErrorKind::Internal as i32, NULL_HANDLE)
 }
 
 #[cold]
 #[inline(never)]
 fn poisoned_ply() -> RawPly {
-    RawPly::failed(
-        ErrorKind::Poisoned as i32,
-        "state is poisoned by an earlier panic",
-    )
+    RawPly::failed(ErrorKind::Poisoned as i32, POISONED)
 }
 
 /// Keeps `error`'s message in the handle and lends it.
@@ -625,7 +614,7 @@ fn too_long_ply(kept: &mut String) -> RawPly {
 #[cold]
 #[inline(never)]
 fn panicked_ply<G: Game>(handle: *mut Slot<G>, payload: Box<dyn std::any::Any + Send>) -> RawPly {
-    let message = format!("plugin panicked: {}", panic_message(payload.as_ref()));
+    let message = panicked(payload.as_ref());
     // SAFETY: the handle is valid (checked non-null, owned by the caller
     // until `free_state`) and the closure that borrowed the slot has
     // unwound, so this is again the only reference to it.
