@@ -30,33 +30,19 @@ impl Position {
     /// The points a cannon's shot from `from` toward `dir` removes (W7), in order.
     pub(crate) fn shot(&self, from: u8, dir: usize, side: Side, out: &mut Vec<u8>) {
         out.clear();
-        let mut cur = from;
-        while let Some(next) = self.step(cur, dir) {
-            match self.units[next as usize] {
-                None => cur = next,
-                Some(u) if u.side == side => break,
-                Some(_) => {
-                    if self.undefended_landing(next, dir).is_none() {
-                        break;
-                    }
-                    out.push(next);
-                    cur = next;
-                }
-            }
-        }
+        out.extend(self.shot_targets(from, dir, side));
     }
 
-    /// Whether a shot from `from` toward `dir` removes anything (W7): whether
-    /// it reaches an undefended enemy before it stops.
-    fn shot_hits(&self, from: u8, dir: usize, side: Side) -> bool {
-        let mut cur = from;
-        while let Some(next) = self.step(cur, dir) {
-            match self.units[next as usize] {
-                None => cur = next,
-                Some(u) => return u.side != side && self.undefended_landing(next, dir).is_some(),
-            }
+    /// The enemies a shot of `side`'s cannon on `from` toward `dir` removes,
+    /// one by one: the move generator asks only for the first.
+    #[inline]
+    fn shot_targets(&self, from: u8, dir: usize, side: Side) -> ShotTargets<'_> {
+        ShotTargets {
+            pos: self,
+            cur: from,
+            dir,
+            side,
         }
-        false
     }
 
     /// Appends the ids of every capture of `side` (W6, W7), in id order: the
@@ -92,7 +78,7 @@ impl Position {
         }
         for a in cannons.iter() {
             for dir in 0..8 {
-                if self.shot_hits(a, dir, side) {
+                if self.shot_targets(a, dir, side).next().is_some() {
                     out.push(ids.fire(a, dir));
                 }
             }
@@ -434,5 +420,37 @@ impl Position {
 
     fn end(&mut self, winner: Option<Side>, reason: Reason) {
         self.phase = Phase::Over(Outcome { winner, reason });
+    }
+}
+
+/// A cannon's shot along one line (W7): it flies over empty points, removes
+/// each undefended enemy it reaches, and stops at a unit of its own side, a
+/// defended enemy, a gap or the edge of the board. Yields the removed points
+/// in order; once stopped it stays stopped.
+struct ShotTargets<'a> {
+    pos: &'a Position,
+    /// The last point the shot reached.
+    cur: u8,
+    dir: usize,
+    side: Side,
+}
+
+impl Iterator for ShotTargets<'_> {
+    type Item = u8;
+
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        loop {
+            let next = self.pos.step(self.cur, self.dir)?;
+            match self.pos.units[next as usize] {
+                None => self.cur = next,
+                Some(u) if u.side == self.side => return None,
+                Some(_) => {
+                    self.pos.undefended_landing(next, self.dir)?;
+                    self.cur = next;
+                    return Some(next);
+                }
+            }
+        }
     }
 }
