@@ -216,6 +216,10 @@ pub struct Board {
     fortress: [[u8; 3]; 2],
     /// Per point and direction: the neighbour there and the joining segment.
     links: Vec<[Option<(u8, u16)>; 8]>,
+    /// `links` without the segments, 0 where there is none: what the move
+    /// generator steps along (kept here, shared by every match on the board,
+    /// rather than in each position's lines).
+    neighbours: Vec<[u8; 8]>,
 }
 
 /// Roman numerals 1–24, the North start numbers.
@@ -522,6 +526,10 @@ impl Board {
             return Err(BoardError::whole("a point belongs to both fortresses"));
         }
 
+        let neighbours = links
+            .iter()
+            .map(|dirs| dirs.map(|link| link.map_or(0, |(to, _)| to)))
+            .collect();
         Ok(Board {
             name: name.unwrap_or_else(|| "custom".to_string()),
             points,
@@ -529,6 +537,7 @@ impl Board {
             start: start_done,
             fortress: fortress_done,
             links,
+            neighbours,
         })
     }
 
@@ -601,6 +610,13 @@ impl Board {
     #[inline]
     pub fn link(&self, point: u8, dir: usize) -> Option<(u8, u16)> {
         self.links[point as usize][dir]
+    }
+
+    /// The neighbours of `point` by direction, each meaningful only in a
+    /// direction with a segment (see [`Board::link`]; 0 in the others).
+    #[inline]
+    pub(crate) fn neighbours(&self, point: u8) -> &[u8; 8] {
+        &self.neighbours[point as usize]
     }
 
     /// A point by its id.

@@ -44,25 +44,15 @@ pub(crate) struct Dirs {
     pub(crate) walk: u8,
     /// Rail: rail moves (W4).
     pub(crate) rail: u8,
-    /// The neighbour in each direction that has a segment (0 elsewhere), so
-    /// that a step reads one point's entry only.
-    to: [u8; 8],
 }
 
 impl Dirs {
-    /// The neighbour toward `dir`, for a direction of one of the masks.
-    #[inline]
-    pub(crate) fn to(&self, dir: usize) -> u8 {
-        self.to[dir & 7]
-    }
-
     fn of(board: &Board, tiles: &[Option<Tile>], point: u8) -> Dirs {
         let mut dirs = Dirs::default();
         for dir in 0..8 {
-            let Some((to, segment)) = board.link(point, dir) else {
+            let Some((_, segment)) = board.link(point, dir) else {
                 continue;
             };
-            dirs.to[dir] = to;
             let bit = 1 << dir;
             match current_kind(board, tiles, segment) {
                 None => {}
@@ -157,7 +147,7 @@ mod tests {
                     );
                     assert_eq!(bit(at.rail), kind == Some(SegmentKind::Rail));
                     if let Some((q, _)) = board.link(p, dir) {
-                        assert_eq!(at.to(dir), q);
+                        assert_eq!(board.neighbours(p)[dir], q);
                     }
                 }
             }

@@ -14,8 +14,8 @@ impl Position {
     /// a gap now.
     #[inline]
     fn step(&self, point: u8, dir: usize) -> Option<u8> {
-        let here = self.lines.at(point);
-        (here.open & (1 << dir) != 0).then(|| here.to(dir))
+        let open = self.lines.at(point).open;
+        (open & (1 << dir) != 0).then(|| self.board.neighbours(point)[dir & 7])
     }
 
     /// Whether an enemy on `b`, attacked along direction `dir`, is undefended:
@@ -63,9 +63,9 @@ impl Position {
                 continue;
             }
             let mut landings = PointSet::default();
-            let here = self.lines.at(a);
-            for dir in each(here.open) {
-                let b = here.to(dir);
+            let to = self.board.neighbours(a);
+            for dir in each(self.lines.at(a).open) {
+                let b = to[dir];
                 if self.units[b as usize].is_some_and(|e| e.side != side)
                     && let Some(c) = self.undefended_landing(b, dir)
                 {
@@ -90,16 +90,17 @@ impl Position {
     fn destinations(&self, from: u8, kind: UnitKind) -> PointSet {
         let mut out = PointSet::default();
         let here = self.lines.at(from);
+        let to = self.board.neighbours(from);
         for dir in each(here.walk) {
-            let q = here.to(dir);
+            let q = to[dir];
             if self.units[q as usize].is_some() {
                 continue;
             }
             out.insert(q);
             if kind == UnitKind::Cavalry {
-                let there = self.lines.at(q);
-                for dir2 in each(there.walk) {
-                    let r = there.to(dir2);
+                let to_there = self.board.neighbours(q);
+                for dir2 in each(self.lines.at(q).walk) {
+                    let r = to_there[dir2];
                     if r != from && self.units[r as usize].is_none() {
                         out.insert(r);
                     }
@@ -119,9 +120,9 @@ impl Position {
         if len == 3 {
             return;
         }
-        let here = self.lines.at(path[len]);
-        for dir in each(here.rail) {
-            let q = here.to(dir);
+        let to = self.board.neighbours(path[len]);
+        for dir in each(self.lines.at(path[len]).rail) {
+            let q = to[dir];
             if self.units[q as usize].is_some() || path[..=len].contains(&q) {
                 continue;
             }
