@@ -210,9 +210,7 @@ impl DynGame for Plugin {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError> {
-        Ok(PluginState::boxed(
-            self.raw.new_state(players, options, position)?,
-        ))
+        Ok(boxed_state(self.raw.new_state(players, options, position)?))
     }
 }
 
@@ -233,14 +231,12 @@ fn raw_state(state: &dyn DynState) -> Option<&RawState> {
     }
 }
 
-impl PluginState<true> {
-    /// `raw` behind the type its plugin's ABI version calls for.
-    fn boxed(raw: RawState) -> Box<dyn DynState> {
-        if raw.has_ply() {
-            Box::new(PluginState::<true>(raw))
-        } else {
-            Box::new(PluginState::<false>(raw))
-        }
+/// `raw` behind the [`PluginState`] its plugin's ABI version calls for.
+fn boxed_state(raw: RawState) -> Box<dyn DynState> {
+    if raw.has_ply() {
+        Box::new(PluginState::<true>(raw))
+    } else {
+        Box::new(PluginState::<false>(raw))
     }
 }
 
@@ -255,7 +251,7 @@ impl<const PLY: bool> DynState for PluginState<PLY> {
     }
 
     fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
-        Ok(PluginState::boxed(self.0.clone_state()?))
+        Ok(boxed_state(self.0.clone_state()?))
     }
 
     fn status(&self) -> Result<Status, GameError> {
@@ -351,7 +347,7 @@ impl<const PLY: bool> DynState for PluginState<PLY> {
     }
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
-        Ok(PluginState::boxed(self.0.resample(viewer, random)?))
+        Ok(boxed_state(self.0.resample(viewer, random)?))
     }
 
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
