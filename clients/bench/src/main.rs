@@ -154,6 +154,12 @@ struct GameReport {
     /// echo server CPU per action ÷ engine server CPU per action: the
     /// throughput ratio the server's CPU would allow on an idle machine.
     cpu_ratio: Option<f64>,
+    /// echo server+client CPU per action ÷ engine server+client CPU per
+    /// action: the throughput ratio if both sides kept the machine's cores
+    /// equally busy. With server and tool on the same cores the measured
+    /// ratio matches it when both sides use every core (in-memory runs);
+    /// below it, the engine left cores idle (`cores_busy`) while it waited.
+    total_cpu_ratio: Option<f64>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -359,6 +365,13 @@ async fn run(args: RunArgs) -> Result<(), String> {
             (Some(echo), Some(host)) if host > 0.0 => Some(echo / host),
             _ => None,
         };
+        let total_cpu_ratio = match (
+            baseline.as_ref().and_then(Phase::total_cpu_us_per_action),
+            engine.total_cpu_us_per_action(),
+        ) {
+            (Some(echo), Some(host)) if host > 0.0 => Some(echo / host),
+            _ => None,
+        };
         report.games.push(GameReport {
             game: game.name.clone(),
             seats,
@@ -366,6 +379,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
             baseline,
             throughput_ratio,
             cpu_ratio,
+            total_cpu_ratio,
         });
     }
     if args.json {
@@ -463,12 +477,7 @@ impl Meter {
     fn finish(self) -> Phase {
         let mut summary = self.live.summary(&self.name, self.elapsed);
         summary.server_peak_rss_bytes = self.pid.and_then(|p| proc::status_bytes(p, "VmHWM"));
-        summary.server_cpu_s = self.server_cpu_s;
-        summary.server_cpu_us_per_action = summary
-            .server_cpu_s
-            .filter(|_| summary.actions > 0)
-            .map(|s| s * 1e6 / summary.actions as f64);
-        summary.client_cpu_s = self.client_cpu_s;
+        summary.set_cpu(self.server_cpu_s, self.client_cpu_s);
         summary
     }
 }
@@ -514,6 +523,16 @@ fn print_table(report: &Report) {
         row(&g.engine, g.throughput_ratio);
         if let Some(r) = g.cpu_ratio {
             println!("    server CPU per action, echo ÷ engine: {r:.2}");
+        }
+        if let (Some(r), Some(busy)) = (g.total_cpu_ratio, g.engine.cores_busy) {
+            let echo_busy = g
+                .baseline
+                .as_ref()
+                .and_then(|b| b.cores_busy)
+                .map_or("-".to_string(), |b| format!("{b:.2}"));
+            println!(
+                "    server+client CPU per action, echo ÷ engine: {r:.2}; cores busy: engine {busy:.2}, echo {echo_busy}"
+            );
         }
         if let Some(b) = &g.baseline {
             row(b, None);

@@ -77,6 +77,33 @@ impl Live {
     }
 }
 
+impl Phase {
+    /// Records the CPU both processes used during the phase, and the
+    /// figures derived from it.
+    pub fn set_cpu(&mut self, server_cpu_s: Option<f64>, client_cpu_s: Option<f64>) {
+        self.server_cpu_s = server_cpu_s;
+        self.client_cpu_s = client_cpu_s;
+        let per_action = |cpu_s: Option<f64>| {
+            cpu_s
+                .filter(|_| self.actions > 0)
+                .map(|s| s * 1e6 / self.actions as f64)
+        };
+        self.server_cpu_us_per_action = per_action(server_cpu_s);
+        self.client_cpu_us_per_action = per_action(client_cpu_s);
+        self.cores_busy = match (server_cpu_s, client_cpu_s) {
+            (Some(server), Some(client)) if self.seconds > 0.0 => {
+                Some((server + client) / self.seconds)
+            }
+            _ => None,
+        };
+    }
+
+    /// Server and client CPU microseconds per action together, if both are known.
+    pub fn total_cpu_us_per_action(&self) -> Option<f64> {
+        Some(self.server_cpu_us_per_action? + self.client_cpu_us_per_action?)
+    }
+}
+
 /// A histogram of latencies in microseconds, 1 µs to 60 s, 3 significant digits.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid static bounds")
@@ -183,6 +210,13 @@ pub struct Phase {
     /// Server CPU microseconds per action: unlike throughput, this does not
     /// depend on how much CPU a shared machine handed out.
     pub server_cpu_us_per_action: Option<f64>,
+    /// This tool's CPU microseconds per action: the players' side of the
+    /// same work (encoding requests, decoding answers, HTTP/2).
+    pub client_cpu_us_per_action: Option<f64>,
+    /// Server and client CPU seconds per second of the phase: on a machine
+    /// running both, how much of its cores the phase kept busy. A side that
+    /// waits (for a disk flush, say) leaves cores idle that the other uses.
+    pub cores_busy: Option<f64>,
     /// Watch streams held open during the phase.
     pub watch_streams: u64,
 }
@@ -212,5 +246,27 @@ mod tests {
         assert_eq!(phase.submit_latency_us.count, 2000);
         assert!((495..=505).contains(&phase.submit_latency_us.p50));
         assert!(phase.submit_latency_us.p999 >= 995);
+    }
+
+    #[test]
+    fn cpu_figures_are_per_action_and_per_second_of_the_phase() {
+        let live = Live::default();
+        live.actions.store(4000, Ordering::Relaxed);
+        let mut phase = live.summary("x", Duration::from_secs(2));
+        phase.set_cpu(Some(0.2), Some(0.1));
+        assert_eq!(phase.server_cpu_us_per_action, Some(50.0));
+        assert_eq!(phase.client_cpu_us_per_action, Some(25.0));
+        assert_eq!(phase.total_cpu_us_per_action(), Some(75.0));
+        let busy = phase.cores_busy.unwrap();
+        assert!((busy - 0.15).abs() < 1e-9, "{busy}");
+        // Without the server's pid nothing adds up to a total.
+        phase.set_cpu(None, Some(0.1));
+        assert_eq!(phase.total_cpu_us_per_action(), None);
+        assert_eq!(phase.cores_busy, None);
+        // A phase without actions has no per-action figures.
+        let mut idle = Live::default().summary("y", Duration::from_secs(1));
+        idle.set_cpu(Some(0.5), Some(0.5));
+        assert_eq!(idle.server_cpu_us_per_action, None);
+        assert_eq!(idle.cores_busy, Some(1.0));
     }
 }

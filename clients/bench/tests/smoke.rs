@@ -85,6 +85,23 @@ fn issue9_load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
         "{baseline}"
     );
     assert!(war["throughput_ratio"].as_f64().expect("ratio") > 0.0);
+    if cfg!(target_os = "linux") {
+        // Both processes' CPU is read from /proc, so the totals exist, and
+        // two processes can keep at most all the machine's cores busy (plus
+        // the 10 ms ticks /proc counts CPU in, over a one-second phase).
+        let cores = report["machine"]["cpus"].as_f64().expect("cpus");
+        assert!(war["total_cpu_ratio"].as_f64().expect("total ratio") > 0.0);
+        for side in [engine, baseline] {
+            assert!(
+                side["client_cpu_us_per_action"]
+                    .as_f64()
+                    .expect("client µs")
+                    > 0.0
+            );
+            let busy = side["cores_busy"].as_f64().expect("cores busy");
+            assert!(busy > 0.0 && busy <= cores + 0.5, "{side}");
+        }
+    }
     // Each side's time is its two half-second rounds together, and no more
     // than that plus the actions still in flight at each round's end.
     for side in [engine, baseline] {
