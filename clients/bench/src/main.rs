@@ -358,20 +358,16 @@ async fn run(args: RunArgs) -> Result<(), String> {
             .as_ref()
             .filter(|b| b.actions_per_s > 0.0)
             .map(|b| engine.actions_per_s / b.actions_per_s);
-        let cpu_ratio = match (
-            baseline.as_ref().and_then(|b| b.server_cpu_us_per_action),
-            engine.server_cpu_us_per_action,
+        // A CPU cost per action, echo ÷ engine, when both sides have it.
+        let cost_ratio = |cost: fn(&Phase) -> Option<f64>| match (
+            baseline.as_ref().and_then(cost),
+            cost(&engine),
         ) {
             (Some(echo), Some(host)) if host > 0.0 => Some(echo / host),
             _ => None,
         };
-        let total_cpu_ratio = match (
-            baseline.as_ref().and_then(Phase::total_cpu_us_per_action),
-            engine.total_cpu_us_per_action(),
-        ) {
-            (Some(echo), Some(host)) if host > 0.0 => Some(echo / host),
-            _ => None,
-        };
+        let cpu_ratio = cost_ratio(|p| p.server_cpu_us_per_action);
+        let total_cpu_ratio = cost_ratio(Phase::total_cpu_us_per_action);
         report.games.push(GameReport {
             game: game.name.clone(),
             seats,
