@@ -677,4 +677,21 @@ mod tests {
         assert_eq!(b, again);
         assert_eq!(again.to_document(), b.to_document());
     }
+
+    /// The move generator's neighbours are the links' points, and 0 where a
+    /// point has no segment.
+    #[test]
+    fn neighbours_are_the_links_points() {
+        let b = Board::default_board();
+        let mut linked = 0;
+        for p in 0..b.len() as u8 {
+            for dir in 0..8 {
+                let expected = b.link(p, dir).map_or(0, |(q, _)| q);
+                assert_eq!(b.neighbours(p)[dir], expected, "{p} {dir}");
+                linked += usize::from(b.link(p, dir).is_some());
+            }
+        }
+        // Every segment is a link from each of its two ends.
+        assert_eq!(linked, 2 * b.segments().len());
+    }
 }
