@@ -172,9 +172,11 @@ pub fn random_playout(
     }
 }
 
-/// The next xorshift draw of `pick`, as an index into `legal`.
+/// The next xorshift draw of `pick` (nonzero, or it stays zero), as an
+/// index into `legal`, which must not be empty: the playouts' random pick,
+/// also used by tests that play seeded random matches.
 #[inline]
-fn pick_from(pick: &mut u64, legal: &[ActionId]) -> ActionId {
+pub fn pick_from(pick: &mut u64, legal: &[ActionId]) -> ActionId {
     *pick ^= *pick << 13;
     *pick ^= *pick >> 7;
     *pick ^= *pick << 17;

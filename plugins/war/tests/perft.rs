@@ -161,10 +161,7 @@ fn random_matches_list_what_the_simple_generator_lists() {
                 assert_eq!(texts, simple, "seed {seed}, play turn {compared}");
                 compared += 1;
             }
-            pick ^= pick << 13;
-            pick ^= pick >> 7;
-            pick ^= pick << 17;
-            let action = ids[(pick % ids.len() as u64) as usize];
+            let action = tabletop_bench_support::pick_from(&mut pick, &ids);
             War.apply(&mut state, &[Move { player, action }]).unwrap();
         }
         assert!(compared > 10, "seed {seed}: {compared} play turns");

@@ -716,10 +716,7 @@ fn views_agree_along_a_random_match(options: &BTreeMap<String, String>) -> Strin
         };
         let player = movers.iter().next().unwrap();
         war.legal_actions(&state, player, &mut legal);
-        pick ^= pick << 13;
-        pick ^= pick >> 7;
-        pick ^= pick << 17;
-        let action = legal[(pick % legal.len() as u64) as usize];
+        let action = tabletop_bench_support::pick_from(&mut pick, &legal);
         war.apply(&mut state, &[Move { player, action }]).unwrap();
     }
     assert!(checked > 24, "setup and play were both viewed: {checked}");
@@ -766,10 +763,7 @@ fn issue9_a_position_never_answers_with_an_earlier_positions_legal_actions() {
             )
             .is_err()
         );
-        pick ^= pick << 13;
-        pick ^= pick >> 7;
-        pick ^= pick << 17;
-        let action = expected[(pick % expected.len() as u64) as usize];
+        let action = tabletop_bench_support::pick_from(&mut pick, &expected);
         war.apply(&mut state, &[Move { player, action }]).unwrap();
         plies += 1;
     }
