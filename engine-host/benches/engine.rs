@@ -1,6 +1,7 @@
 //! The host core's cost without gRPC, per game: one action through
 //! `Engine::legal_actions` + `Engine::submit` with the in-memory store (new
-//! matches are created as old ones end, so creation is amortised in), and the
+//! matches are created as old ones end, so creation is amortised in), on a
+//! fresh engine and again once it holds [`HELD_MATCHES`] idle matches; and the
 //! cost of a view as JSON and as text, through the loaded plugin and through
 //! `Engine::view` (which builds both plus the seat list).
 //!
@@ -31,6 +32,12 @@ fn profile_dir() -> PathBuf {
         .expect("the bench binary lives in target/<profile>/deps")
         .to_path_buf()
 }
+
+/// Idle matches an engine holds in the "held" benchmarks. A server that has
+/// run for a while holds many (finished matches stay queryable), and every
+/// request finds its own among them: the per-action cost must not grow with
+/// their number.
+const HELD_MATCHES: usize = 100_000;
 
 fn engine() -> Engine {
     let cache = std::env::temp_dir().join(format!("engine-host-bench-{}", std::process::id()));
@@ -155,8 +162,10 @@ fn mid_game(game: &dyn DynGame, players: u32, plies: usize) -> Box<dyn tabletop_
 }
 
 fn bench(c: &mut Criterion) {
-    let engine = engine();
-    for entry in engine.list_games() {
+    for entry in engine().list_games() {
+        // A fresh engine per game, so that no game's figures depend on the
+        // matches the games before it left behind.
+        let engine = engine();
         let name = entry.manifest.name.clone();
         let players = entry.manifest.min_players;
         let mut group = c.benchmark_group(format!("engine {name} {players}p"));
@@ -172,6 +181,19 @@ fn bench(c: &mut Criterion) {
             to_move: VecDeque::new(),
         };
         group.bench_function("action (legal + submit)", |b| b.iter(|| player.act()));
+        for _ in 0..HELD_MATCHES {
+            engine
+                .create_match(NewMatch {
+                    game: name.clone(),
+                    players,
+                    ..Default::default()
+                })
+                .expect("create an idle match");
+        }
+        group.bench_function(
+            format!("action (legal + submit), {HELD_MATCHES} matches held"),
+            |b| b.iter(|| player.act()),
+        );
 
         let plugin = engine.registry().get(&name, None).expect("loaded");
         let state = mid_game(plugin.as_ref(), players, 20);

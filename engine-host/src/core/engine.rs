@@ -4,7 +4,7 @@
 //! wait for a lock or the disk and so may run on an async worker (see
 //! [`super::inline`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
@@ -151,7 +151,11 @@ pub struct Recovered {
 #[derive(Debug)]
 pub struct Engine {
     registry: Registry,
-    matches: RwLock<BTreeMap<String, Arc<Mutex<Match>>>>,
+    /// Live matches by id. Every request looks its match up here (twice per
+    /// bot action) and nothing needs them in order (listings sort), so a hash
+    /// map: a B-tree of thousands of ids cost ~0.5 µs a lookup in string
+    /// compares and cache misses (BENCHMARKS.md, session 18).
+    matches: RwLock<HashMap<String, Arc<Mutex<Match>>>>,
     unavailable: RwLock<BTreeMap<String, Unavailable>>,
     store: Arc<dyn Store>,
     admin_token_hash: [u8; 32],
@@ -230,7 +234,7 @@ impl Engine {
     pub fn new(store: Arc<dyn Store>, admin_token: &str, cache_dir: PathBuf) -> Engine {
         Engine {
             registry: Registry::new(),
-            matches: RwLock::new(BTreeMap::new()),
+            matches: RwLock::new(HashMap::new()),
             unavailable: RwLock::new(BTreeMap::new()),
             store,
             admin_token_hash: hash_token(admin_token),
