@@ -153,8 +153,8 @@ pub struct Engine {
     registry: Registry,
     /// Live matches by id. Every request looks its match up here (twice per
     /// bot action) and nothing needs them in order (listings sort), so a hash
-    /// map: a B-tree of thousands of ids cost ~0.5 µs a lookup in string
-    /// compares and cache misses (BENCHMARKS.md, session 18).
+    /// map: with 100 000 matches held, a B-tree's string compares and cache
+    /// misses added ~0.5 µs to Lanzeloth's action (BENCHMARKS.md, session 18).
     matches: RwLock<HashMap<String, Arc<Mutex<Match>>>>,
     unavailable: RwLock<BTreeMap<String, Unavailable>>,
     store: Arc<dyn Store>,
