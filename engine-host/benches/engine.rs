@@ -162,7 +162,11 @@ fn mid_game(game: &dyn DynGame, players: u32, plies: usize) -> Box<dyn tabletop_
 }
 
 fn bench(c: &mut Criterion) {
-    for entry in engine().list_games() {
+    // The engine that lists the games is dropped here: a temporary in the
+    // `for` expression would live through the loop beside each game's own,
+    // on the same plugin cache directory.
+    let games = engine().list_games();
+    for entry in games {
         // A fresh engine per game, so that no game's figures depend on the
         // matches the games before it left behind.
         let engine = engine();
