@@ -76,6 +76,11 @@ pub struct Position {
     pub(crate) board: Arc<Board>,
     pub(crate) units: Vec<Option<Unit>>,
     pub(crate) tiles: Vec<Option<Tile>>,
+    /// The segments that hold a tile, ascending; changed with the tiles (see
+    /// [`Position::set_tiles`]). A game has a dozen tiles at most on some
+    /// 250 segments: the work done per move for tiles (ownership, W10;
+    /// removals; the repetition key, W11) walks these, not every segment.
+    pub(crate) tiled: Vec<u16>,
     /// What each point's segments carry with these tiles; changed with them
     /// (see [`Position::set_tiles`]).
     pub(crate) lines: Lines,
@@ -139,6 +144,7 @@ impl Position {
         let tiles = vec![None; board.segments().len()];
         Position {
             lines: Lines::new(&board, &tiles),
+            tiled: Vec::new(),
             board,
             units: vec![None; points],
             tiles,
@@ -208,6 +214,9 @@ impl Position {
     /// Puts `tiles` (one per segment) on the board, with the lines they make.
     pub(crate) fn set_tiles(&mut self, tiles: Vec<Option<Tile>>) {
         self.lines = Lines::new(&self.board, &tiles);
+        self.tiled = (0..tiles.len() as u16)
+            .filter(|&s| tiles[s as usize].is_some())
+            .collect();
         self.tiles = tiles;
     }
 
@@ -216,6 +225,13 @@ impl Position {
     pub(crate) fn set_tile(&mut self, segment: u16, tile: Option<Tile>) {
         self.tiles[segment as usize] = tile;
         self.lines.retile(&self.board, &self.tiles, segment);
+        match (self.tiled.binary_search(&segment), tile) {
+            (Err(at), Some(_)) => self.tiled.insert(at, segment),
+            (Ok(at), None) => {
+                self.tiled.remove(at);
+            }
+            _ => {}
+        }
     }
 
     /// How many units `side` has on the board.
@@ -247,36 +263,116 @@ impl Position {
 
     /// The position's identity for repetition (W11): units, tiles, hands,
     /// seized cannons and side to move, hashed with FNV-1a (stable across
-    /// platforms and versions, unlike the std hasher).
+    /// platforms and versions, unlike the std hasher) over one byte per
+    /// point, one per segment, the hands, `0xff`, the seized points, `0xfe`
+    /// and the side to move.
     pub fn key(&self) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |b: u8| {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        };
+        let mut h = FNV_OFFSET;
         for u in &self.units {
-            eat(match u {
-                None => 0,
-                Some(u) => 1 + u.side.index() as u8 * 3 + u.kind as u8,
-            });
+            h = fnv(
+                h,
+                match u {
+                    None => 0,
+                    Some(u) => 1 + u.side.index() as u8 * 3 + u.kind as u8,
+                },
+            );
         }
-        for t in &self.tiles {
-            eat(match t {
-                None => 0,
-                Some(t) => 1 + t.owner.index() as u8 * 2 + t.kind.index() as u8,
-            });
+        // A segment without a tile is a 0 byte, which FNV-1a only multiplies
+        // in: a run of `n` of them is one multiplication by PRIME^n. Most
+        // segments hold no tile, so the key eats the tiled ones alone, and is
+        // still the same number (position texts carry it).
+        let mut next = 0;
+        for &s in &self.tiled {
+            h = h.wrapping_mul(FNV_PRIME.wrapping_pow(u32::from(s - next)));
+            let t = self.tiles[s as usize].expect("a tiled segment holds a tile");
+            h = fnv(h, 1 + t.owner.index() as u8 * 2 + t.kind.index() as u8);
+            next = s + 1;
         }
+        h = h.wrapping_mul(FNV_PRIME.wrapping_pow((self.tiles.len() - usize::from(next)) as u32));
         for side in self.hand {
             for n in side {
-                eat(n);
+                h = fnv(h, n);
             }
         }
-        eat(0xff);
+        h = fnv(h, 0xff);
         for &p in &self.seized {
-            eat(p);
+            h = fnv(h, p);
         }
-        eat(0xfe);
-        eat(self.to_move.index() as u8);
-        h
+        h = fnv(h, 0xfe);
+        fnv(h, self.to_move.index() as u8)
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// One FNV-1a step: `h` with byte `b` eaten.
+#[inline]
+fn fnv(h: u64, b: u8) -> u64 {
+    (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::side::Side;
+
+    /// The key as first written: every byte eaten in turn. The fast key
+    /// must give the same numbers, which position texts carry.
+    fn byte_by_byte_key(pos: &Position) -> u64 {
+        let mut bytes = Vec::new();
+        for u in &pos.units {
+            bytes.push(u.map_or(0, |u| 1 + u.side.index() as u8 * 3 + u.kind as u8));
+        }
+        for t in &pos.tiles {
+            bytes.push(t.map_or(0, |t| 1 + t.owner.index() as u8 * 2 + t.kind.index() as u8));
+        }
+        bytes.extend(pos.hand.iter().flatten());
+        bytes.push(0xff);
+        bytes.extend(&pos.seized);
+        bytes.push(0xfe);
+        bytes.push(pos.to_move.index() as u8);
+        bytes.into_iter().fold(FNV_OFFSET, fnv)
+    }
+
+    /// Tiles on the first and last segments, in runs and alone, put on and
+    /// taken off again, with units, hands and seized cannons around them.
+    #[test]
+    fn key_matches_the_byte_by_byte_key() {
+        let board = Arc::new(Board::default_board());
+        let mut pos = Position::new(Arc::clone(&board), 3, 400);
+        assert_eq!(pos.key(), byte_by_byte_key(&pos));
+        let last = board.segments().len() as u16 - 1;
+        pos.units[5] = Some(Unit {
+            side: Side::North,
+            kind: UnitKind::Cannon,
+        });
+        pos.units[70] = Some(Unit {
+            side: Side::South,
+            kind: UnitKind::Cavalry,
+        });
+        pos.seized = vec![5];
+        pos.hand = [[0, 2], [1, 1]];
+        pos.to_move = Side::North;
+        for (i, &s) in [0, 1, 2, 40, 41, 100, last - 1, last].iter().enumerate() {
+            pos.set_tile(
+                s,
+                Some(Tile {
+                    kind: TileKind::ALL[i % 2],
+                    owner: Side::BOTH[i / 3 % 2],
+                }),
+            );
+            assert_eq!(pos.key(), byte_by_byte_key(&pos), "{s}");
+        }
+        assert_eq!(pos.tiled, [0, 1, 2, 40, 41, 100, last - 1, last]);
+        for s in [last, 1, 0, 100] {
+            pos.set_tile(s, None);
+            assert_eq!(pos.key(), byte_by_byte_key(&pos), "{s}");
+        }
+        assert_eq!(pos.tiled, [2, 40, 41, last - 1]);
+        let tiles = pos.tiles.clone();
+        pos.set_tiles(tiles);
+        assert_eq!(pos.tiled, [2, 40, 41, last - 1]);
+        assert_eq!(pos.key(), byte_by_byte_key(&pos));
     }
 }

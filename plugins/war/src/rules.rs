@@ -217,9 +217,9 @@ impl Position {
                 }
             }
         }
-        for (i, tile) in self.tiles.iter().enumerate() {
-            if tile.is_some_and(|t| t.owner == side) {
-                out.push(ids.remove_tile(i as u16));
+        for &s in &self.tiled {
+            if self.tiles[s as usize].is_some_and(|t| t.owner == side) {
+                out.push(ids.remove_tile(s));
             }
         }
     }
@@ -325,8 +325,9 @@ impl Position {
         }
 
         // W10: a tile whose both ends hold the non-owner's units changes owner.
-        for (seg, tile) in self.board.segments().iter().zip(&mut self.tiles) {
-            let Some(t) = tile else {
+        for &s in &self.tiled {
+            let seg = self.board.segments()[s as usize];
+            let Some(t) = &mut self.tiles[s as usize] else {
                 continue;
             };
             let other = t.owner.opponent();
