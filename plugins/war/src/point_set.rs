@@ -6,6 +6,10 @@
 //! the order of the end points. A bit set keeps them unique as they come and
 //! gives them back in order, where a list had to be sorted and deduplicated
 //! for every unit of every turn.
+//!
+//! A position also keeps each side's occupied points as one (see
+//! [`crate::position::Position`]): the generator walks a side's units from it
+//! rather than every point, and counts units (W11) by its bits.
 
 use crate::board::MAX_POINTS;
 
@@ -23,6 +27,18 @@ impl PointSet {
     #[inline]
     pub(crate) fn insert(&mut self, point: u8) {
         self.0[usize::from(point >> 6)] |= 1 << (point & 63);
+    }
+
+    /// Takes `point` out.
+    #[inline]
+    pub(crate) fn remove(&mut self, point: u8) {
+        self.0[usize::from(point >> 6)] &= !(1 << (point & 63));
+    }
+
+    /// How many points the set holds.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// Whether `point` is in the set.
@@ -101,6 +117,7 @@ mod tests {
         {
             set.insert(p);
             expected.insert(p);
+            assert_eq!(set.len(), expected.len());
             assert!(!set.is_empty() && set.contains(p));
             assert_eq!(set.contains(p ^ 1), expected.contains(&(p ^ 1)));
             if n % 5 == 0 {
@@ -109,6 +126,16 @@ mod tests {
                     Vec::from_iter(expected.clone())
                 );
             }
+        }
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            Vec::from_iter(expected.clone())
+        );
+        for p in [0, 63, 64, 249, 100] {
+            set.remove(p);
+            expected.remove(&p);
+            assert!(!set.contains(p));
+            assert_eq!(set.len(), expected.len());
         }
         assert_eq!(set.iter().collect::<Vec<_>>(), Vec::from_iter(expected));
     }

@@ -6,6 +6,7 @@ use tabletop_sdk::ActionId;
 
 use crate::board::{Board, SegmentKind};
 use crate::lines::{Lines, current_kind};
+use crate::point_set::PointSet;
 use crate::side::{Side, Tile, TileKind, Unit, UnitKind};
 
 /// Why a game ended (ruling W11).
@@ -74,7 +75,11 @@ pub enum Phase {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Position {
     pub(crate) board: Arc<Board>,
+    /// Changed only through [`Position::put`] and [`Position::set_units`],
+    /// which keep `occupied` in step.
     pub(crate) units: Vec<Option<Unit>>,
+    /// `occupied[side]`: the points that hold a unit of `side`.
+    pub(crate) occupied: [PointSet; 2],
     pub(crate) tiles: Vec<Option<Tile>>,
     /// The segments that hold a tile, ascending; changed with the tiles (see
     /// [`Position::set_tiles`]). A game has a dozen tiles at most on some
@@ -147,6 +152,7 @@ impl Position {
             tiled: Vec::new(),
             board,
             units: vec![None; points],
+            occupied: [PointSet::default(); 2],
             tiles,
             hand: [[1, rail_tiles], [1, rail_tiles]],
             seized: Vec::new(),
@@ -234,21 +240,59 @@ impl Position {
         }
     }
 
+    /// Puts `unit` on `point` (or empties it, with `None`), keeping the
+    /// occupied points in step.
+    #[inline]
+    pub(crate) fn put(&mut self, point: u8, unit: Option<Unit>) {
+        if let Some(old) = self.units[point as usize] {
+            self.occupied[old.side.index()].remove(point);
+        }
+        if let Some(new) = unit {
+            self.occupied[new.side.index()].insert(point);
+        }
+        self.units[point as usize] = unit;
+    }
+
+    /// Moves the unit on `from` to the empty point `to`.
+    #[inline]
+    pub(crate) fn move_unit(&mut self, from: u8, to: u8) {
+        let unit = self.units[from as usize];
+        self.put(from, None);
+        self.put(to, unit);
+    }
+
+    /// Puts `units` (one per point) on the board.
+    pub(crate) fn set_units(&mut self, units: Vec<Option<Unit>>) {
+        self.occupied = [PointSet::default(); 2];
+        for (p, u) in units.iter().enumerate() {
+            if let Some(u) = u {
+                self.occupied[u.side.index()].insert(p as u8);
+            }
+        }
+        self.units = units;
+    }
+
+    /// Whether `occupied` holds exactly the points of each side's units:
+    /// checked after every move in debug builds, which the tests run.
+    pub(crate) fn occupied_in_step(&self) -> bool {
+        Side::BOTH.iter().all(|&side| {
+            let held = |&p: &u8| self.units[p as usize].is_some_and(|u| u.side == side);
+            self.occupied[side.index()]
+                .iter()
+                .eq((0..self.units.len() as u8).filter(held))
+        })
+    }
+
     /// How many units `side` has on the board.
     pub fn unit_count(&self, side: Side) -> usize {
-        self.units
-            .iter()
-            .flatten()
-            .filter(|u| u.side == side)
-            .count()
+        self.occupied[side.index()].len()
     }
 
     /// How many units of `kind` `side` has on the board.
     pub fn count_of(&self, side: Side, kind: UnitKind) -> u8 {
-        self.units
+        self.occupied[side.index()]
             .iter()
-            .flatten()
-            .filter(|u| u.side == side && u.kind == kind)
+            .filter(|&p| self.units[p as usize].is_some_and(|u| u.kind == kind))
             .count() as u8
     }
 
@@ -315,7 +359,6 @@ fn fnv(h: u64, b: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::side::Side;
 
     /// The key as first written: every byte eaten in turn. The fast key
     /// must give the same numbers, which position texts carry.
@@ -343,14 +386,20 @@ mod tests {
         let mut pos = Position::new(Arc::clone(&board), 3, 400);
         assert_eq!(pos.key(), byte_by_byte_key(&pos));
         let last = board.segments().len() as u16 - 1;
-        pos.units[5] = Some(Unit {
-            side: Side::North,
-            kind: UnitKind::Cannon,
-        });
-        pos.units[70] = Some(Unit {
-            side: Side::South,
-            kind: UnitKind::Cavalry,
-        });
+        pos.put(
+            5,
+            Some(Unit {
+                side: Side::North,
+                kind: UnitKind::Cannon,
+            }),
+        );
+        pos.put(
+            70,
+            Some(Unit {
+                side: Side::South,
+                kind: UnitKind::Cavalry,
+            }),
+        );
         pos.seized = vec![5];
         pos.hand = [[0, 2], [1, 1]];
         pos.to_move = Side::North;

@@ -255,7 +255,7 @@ pub fn parse(
         return err("the position has no `units` line");
     };
     let mut pos = Position::new(Arc::clone(&board), rail_tiles, limit);
-    pos.units = units;
+    pos.set_units(units);
     pos.set_tiles(tiles);
     pos.to_move = to_move;
     pos.moves = moves;

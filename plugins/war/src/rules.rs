@@ -50,15 +50,10 @@ impl Position {
     /// direction. Returns whether there is one.
     fn captures(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
         let start = out.len();
+        let enemies = self.occupied[side.opponent().index()];
         let mut cannons = PointSet::default();
-        for (a, u) in self.units.iter().enumerate() {
-            let (a, Some(u)) = (a as u8, *u) else {
-                continue;
-            };
-            if u.side != side {
-                continue;
-            }
-            if u.kind == UnitKind::Cannon {
+        for a in self.occupied[side.index()].iter() {
+            if self.units[a as usize].is_some_and(|u| u.kind == UnitKind::Cannon) {
                 cannons.insert(a);
                 continue;
             }
@@ -66,7 +61,7 @@ impl Position {
             let to = self.board.neighbours(a);
             for dir in each(self.lines.at(a).open) {
                 let b = to[dir];
-                if self.units[b as usize].is_some_and(|e| e.side != side)
+                if enemies.contains(b)
                     && let Some(c) = self.undefended_landing(b, dir)
                 {
                     landings.insert(c);
@@ -136,12 +131,12 @@ impl Position {
     /// Returns whether there is one.
     fn unit_moves(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
         let start = out.len();
-        for (a, u) in self.units.iter().enumerate() {
-            let (a, Some(u)) = (a as u8, *u) else {
+        for a in self.occupied[side.index()].iter() {
+            let Some(u) = self.units[a as usize] else {
                 continue;
             };
             // W9: a seized cannon may fire but not move.
-            if u.side != side || (u.kind == UnitKind::Cannon && self.seized.contains(&a)) {
+            if u.kind == UnitKind::Cannon && self.seized.contains(&a) {
                 continue;
             }
             for to in self.destinations(a, u.kind).iter() {
@@ -200,7 +195,7 @@ impl Position {
         let hand = self.hand[side.index()];
         let kinds = TileKind::ALL.map(|kind| hand[kind.index()] > 0);
         if kinds != [false, false] {
-            let enemies = self.occupied_by(enemy);
+            let enemies = self.occupied[enemy.index()];
             for ((i, seg), tile) in self.board.segments().iter().enumerate().zip(&self.tiles) {
                 // W10: never on a printed railway, never next to an enemy unit.
                 if tile.is_some()
@@ -222,17 +217,6 @@ impl Position {
                 out.push(ids.remove_tile(s));
             }
         }
-    }
-
-    /// The points that hold a unit of `side`.
-    fn occupied_by(&self, side: Side) -> PointSet {
-        let mut set = PointSet::default();
-        for (p, u) in self.units.iter().enumerate() {
-            if u.is_some_and(|u| u.side == side) {
-                set.insert(p as u8);
-            }
-        }
-        set
     }
 
     /// Applies `action` if it is legal; otherwise returns `false` and changes nothing.
@@ -267,7 +251,7 @@ impl Position {
         if let Action::Place(kind) = action {
             let Some(n) = self.next_start() else { return };
             let p = self.board.start_point(side, n);
-            self.units[p as usize] = Some(Unit { side, kind });
+            self.put(p, Some(Unit { side, kind }));
             if n == 24 {
                 match side {
                     Side::South => self.to_move = Side::North,
@@ -287,7 +271,7 @@ impl Position {
         match action {
             Action::Place(_) => {}
             Action::Move { from, to } => {
-                self.units[to as usize] = self.units[from as usize].take();
+                self.move_unit(from, to);
                 moved = Some(to);
             }
             Action::Jump { from, to } => {
@@ -298,9 +282,9 @@ impl Position {
                 let over = Direction::from_delta((t.x - f.x) / 2, (t.y - f.y) / 2)
                     .and_then(|d| self.board.link(from, d.index()));
                 if let Some((mid, _)) = over {
-                    self.units[mid as usize] = None;
+                    self.put(mid, None);
                 }
-                self.units[to as usize] = self.units[from as usize].take();
+                self.move_unit(from, to);
                 moved = Some(to);
                 removed = true;
             }
@@ -308,7 +292,7 @@ impl Position {
                 let mut hits = Vec::new();
                 self.shot(from, dir.index(), side, &mut hits);
                 for p in hits {
-                    self.units[p as usize] = None;
+                    self.put(p, None);
                 }
                 removed = true;
             }
@@ -379,7 +363,7 @@ impl Position {
                     kind: UnitKind::Cannon,
                 })
             {
-                self.units[p as usize] = None;
+                self.put(p, None);
                 removed = true;
             }
         }
@@ -398,6 +382,7 @@ impl Position {
     /// so the whole list is made here once, answers encirclement (a unit
     /// action in it or not), and is kept if the game goes on.
     pub(crate) fn check_start_of_turn(&mut self, previous: Side) {
+        debug_assert!(self.occupied_in_step(), "occupied points out of step");
         let side = self.to_move;
         if self.unit_count(previous) <= 2 {
             return self.end(Some(side), Reason::Destroyed);
