@@ -47,6 +47,12 @@ impl PointSet {
         self.0[usize::from(point >> 6)] & (1 << (point & 63)) != 0
     }
 
+    /// Whether the two sets share a point.
+    #[inline]
+    pub(crate) fn meets(&self, other: &PointSet) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
@@ -138,5 +144,10 @@ mod tests {
             assert_eq!(set.len(), expected.len());
         }
         assert_eq!(set.iter().collect::<Vec<_>>(), Vec::from_iter(expected));
+        let mut other = PointSet::default();
+        other.insert(100);
+        assert!(!set.meets(&other) && !other.meets(&set));
+        other.insert(set.iter().last().unwrap());
+        assert!(set.meets(&other) && other.meets(&set));
     }
 }

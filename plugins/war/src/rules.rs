@@ -57,6 +57,10 @@ impl Position {
                 cannons.insert(a);
                 continue;
             }
+            // Most units have no enemy beside them, gap or not.
+            if !enemies.meets(self.board.adjacent(a)) {
+                continue;
+            }
             let mut landings = PointSet::default();
             let to = self.board.neighbours(a);
             for dir in each(self.lines.at(a).open) {
@@ -139,8 +143,23 @@ impl Position {
             if u.kind == UnitKind::Cannon && self.seized.contains(&a) {
                 continue;
             }
-            for to in self.destinations(a, u.kind).iter() {
-                out.push(ids.step(a, to));
+            let here = self.lines.at(a);
+            if u.kind == UnitKind::Cavalry || here.rail != 0 {
+                for to in self.destinations(a, u.kind).iter() {
+                    out.push(ids.step(a, to));
+                }
+                continue;
+            }
+            // One step along a black or rail line, no rail move: the
+            // neighbours in ascending order are the moves in id order.
+            for &dir in self.board.ascending(a) {
+                if dir == 8 {
+                    break;
+                }
+                let q = self.board.neighbours(a)[usize::from(dir)];
+                if here.walk & (1 << dir) != 0 && self.units[q as usize].is_none() {
+                    out.push(ids.step(a, q));
+                }
             }
         }
         out.len() > start
