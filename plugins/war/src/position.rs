@@ -120,6 +120,12 @@ impl LegalIds {
         LegalIds(OnceLock::from(ids))
     }
 
+    /// Drops the ids, as the next move does, and hands back their vector
+    /// (empty if they were never computed) for the next list.
+    pub(crate) fn take(&mut self) -> Vec<ActionId> {
+        self.0.take().unwrap_or_default()
+    }
+
     pub(crate) fn get_or_compute(&self, compute: impl FnOnce() -> Vec<ActionId>) -> &[ActionId] {
         self.0.get_or_init(compute)
     }

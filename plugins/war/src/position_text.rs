@@ -342,7 +342,7 @@ pub fn parse(
                     reason,
                 });
             } else {
-                pos.check_start_of_turn(mover);
+                pos.check_start_of_turn(mover, Vec::new());
             }
         }
         ["over", winner, reason] => {

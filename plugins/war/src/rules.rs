@@ -264,8 +264,9 @@ impl Position {
     /// Plays a legal `action` (see [`Position::play`]).
     pub(crate) fn play_unchecked(&mut self, action: Action) {
         // Dropped before the move, never recomputed in the middle of it: the
-        // start-of-turn check at its end may keep the new position's list.
-        self.legal_ids = LegalIds::default();
+        // start-of-turn check at its end may keep the new position's list,
+        // written into the old list's room rather than a new allocation.
+        let spare = self.legal_ids.take();
         let side = self.to_move;
         if let Action::Place(kind) = action {
             let Some(n) = self.next_start() else { return };
@@ -278,7 +279,7 @@ impl Position {
                         self.to_move = Side::South;
                         self.phase = Phase::Play;
                         self.history = vec![self.key()];
-                        self.check_start_of_turn(Side::North);
+                        self.check_start_of_turn(Side::North, spare);
                     }
                 }
             }
@@ -391,7 +392,7 @@ impl Position {
             self.history.clear();
         }
         self.history.push(self.key());
-        self.check_start_of_turn(side);
+        self.check_start_of_turn(side, spare);
     }
 
     /// The checks at the start of a turn, after any cannon removal: the
@@ -399,8 +400,10 @@ impl Position {
     /// encirclement check needs the side's captures and moves, most of its
     /// legal actions, and the host asks for those right after every move:
     /// so the whole list is made here once, answers encirclement (a unit
-    /// action in it or not), and is kept if the game goes on.
-    pub(crate) fn check_start_of_turn(&mut self, previous: Side) {
+    /// action in it or not), and is kept if the game goes on. The list is
+    /// written into `ids`, emptied first: the last position's list, whose
+    /// room is reused.
+    pub(crate) fn check_start_of_turn(&mut self, previous: Side, mut ids: Vec<ActionId>) {
         debug_assert!(self.occupied_in_step(), "occupied points out of step");
         let side = self.to_move;
         if self.unit_count(previous) <= 2 {
@@ -408,7 +411,8 @@ impl Position {
         }
         // Most play turns list a few dozen moves and the tile places, up to
         // two a segment: room for those at once, not by doubling.
-        let mut ids = Vec::with_capacity(2 * self.board.segments().len() + 128);
+        ids.clear();
+        ids.reserve(2 * self.board.segments().len() + 128);
         if !self.generate(&mut ids) {
             self.end(Some(previous), Reason::Encircled);
         } else if self
