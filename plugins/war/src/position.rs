@@ -333,12 +333,12 @@ impl Position {
         // still the same number (position texts carry it).
         let mut next = 0;
         for &s in &self.tiled {
-            h = h.wrapping_mul(FNV_PRIME.wrapping_pow(u32::from(s - next)));
+            h = h.wrapping_mul(prime_power(usize::from(s - next)));
             let t = self.tiles[s as usize].expect("a tiled segment holds a tile");
             h = fnv(h, 1 + t.owner.index() as u8 * 2 + t.kind.index() as u8);
             next = s + 1;
         }
-        h = h.wrapping_mul(FNV_PRIME.wrapping_pow((self.tiles.len() - usize::from(next)) as u32));
+        h = h.wrapping_mul(prime_power(self.tiles.len() - usize::from(next)));
         for side in self.hand {
             for n in side {
                 h = fnv(h, n);
@@ -355,6 +355,28 @@ impl Position {
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// `FNV_PRIME^n` for `n` below 256, the multiplier of a run of `n` segments
+/// without a tile in [`Position::key`]: looked up, where raising to the power
+/// took a dozen multiplications per run.
+const PRIME_POWERS: [u64; 256] = {
+    let mut powers = [1u64; 256];
+    let mut n = 1;
+    while n < 256 {
+        powers[n] = powers[n - 1].wrapping_mul(FNV_PRIME);
+        n += 1;
+    }
+    powers
+};
+
+/// `FNV_PRIME^n`.
+#[inline]
+fn prime_power(n: usize) -> u64 {
+    match PRIME_POWERS.get(n) {
+        Some(&p) => p,
+        None => FNV_PRIME.wrapping_pow(n as u32),
+    }
+}
 
 /// One FNV-1a step: `h` with byte `b` eaten.
 #[inline]
