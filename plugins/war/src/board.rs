@@ -221,11 +221,6 @@ pub struct Board {
     /// generator steps along (kept here, shared by every match on the board,
     /// rather than in each position's lines).
     neighbours: Vec<[u8; 8]>,
-    /// Per point, the directions that have a segment, ordered by the
-    /// neighbour's point number and ended by 8 when fewer than eight: an
-    /// infantry's or cannon's steps listed in this order are in id order
-    /// already, with no set to sort them through.
-    ascending: Vec<[u8; 8]>,
     /// Per point, every point a segment joins it to: a unit with no enemy
     /// among these has no jump (W6), whatever the tiles.
     adjacent: Vec<PointSet>,
@@ -539,16 +534,6 @@ impl Board {
             .iter()
             .map(|dirs| dirs.map(|link| link.map_or(0, |(to, _)| to)))
             .collect();
-        let ascending = links
-            .iter()
-            .map(|dirs| {
-                let mut order: Vec<u8> = (0..8).filter(|&d| dirs[d as usize].is_some()).collect();
-                order.sort_by_key(|&d| dirs[d as usize].map(|(to, _)| to));
-                let mut out = [8; 8];
-                out[..order.len()].copy_from_slice(&order);
-                out
-            })
-            .collect();
         let adjacent = links
             .iter()
             .map(|dirs| {
@@ -567,7 +552,6 @@ impl Board {
             fortress: fortress_done,
             links,
             neighbours,
-            ascending,
             adjacent,
         })
     }
@@ -648,13 +632,6 @@ impl Board {
     #[inline]
     pub(crate) fn neighbours(&self, point: u8) -> &[u8; 8] {
         &self.neighbours[point as usize]
-    }
-
-    /// The directions of `point`'s segments by ascending neighbour, ended
-    /// by 8 when fewer than eight.
-    #[inline]
-    pub(crate) fn ascending(&self, point: u8) -> &[u8; 8] {
-        &self.ascending[point as usize]
     }
 
     /// The points a segment joins to `point`.
@@ -739,25 +716,16 @@ mod tests {
         assert_eq!(linked, 2 * b.segments().len());
     }
 
-    /// The ascending directions and the adjacent points are the links', in
-    /// the neighbours' order.
+    /// The adjacent points are the links' points.
     #[test]
-    fn ascending_and_adjacent_are_the_links() {
+    fn adjacent_are_the_links_points() {
         let b = Board::default_board();
         for p in 0..b.len() as u8 {
-            let linked: Vec<u8> = (0..8)
+            let mut linked: Vec<u8> = (0..8)
                 .filter_map(|d| b.link(p, d).map(|(q, _)| q))
                 .collect();
-            let ascending: Vec<u8> = b
-                .ascending(p)
-                .iter()
-                .take_while(|&&d| d < 8)
-                .map(|&d| b.neighbours(p)[d as usize])
-                .collect();
-            let mut sorted = linked.clone();
-            sorted.sort_unstable();
-            assert_eq!(ascending, sorted, "{p}");
-            assert_eq!(b.adjacent(p).iter().collect::<Vec<_>>(), sorted, "{p}");
+            linked.sort_unstable();
+            assert_eq!(b.adjacent(p).iter().collect::<Vec<_>>(), linked, "{p}");
         }
     }
 }

@@ -11,6 +11,7 @@
 //! tile changes.
 
 use crate::board::{Board, SegmentKind};
+use crate::point_set::PointSet;
 use crate::side::{Tile, TileKind};
 
 /// What `segment` is now: its printed kind, changed by a tile on it (W10);
@@ -73,31 +74,75 @@ impl Dirs {
 }
 
 /// Every point's [`Dirs`], kept in step with the tiles by its position.
+///
+/// With each point's `walk` and `rail` directions it keeps the points they
+/// reach, as sets: a unit's end points (W4) are then a few unions and
+/// intersections with the empty points, where stepping direction by
+/// direction tested every neighbour and second neighbour one at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Lines(Vec<Dirs>);
+pub(crate) struct Lines {
+    dirs: Vec<Dirs>,
+    /// Per point, the neighbours across its `walk` directions.
+    walk_to: Vec<PointSet>,
+    /// Per point, the neighbours across its `rail` directions.
+    rail_to: Vec<PointSet>,
+}
 
 impl Lines {
     /// The lines of `board` with `tiles` on it.
     pub(crate) fn new(board: &Board, tiles: &[Option<Tile>]) -> Lines {
-        Lines(
-            (0..board.len())
-                .map(|p| Dirs::of(board, tiles, p as u8))
-                .collect(),
-        )
+        let mut lines = Lines {
+            dirs: vec![Dirs::default(); board.len()],
+            walk_to: vec![PointSet::default(); board.len()],
+            rail_to: vec![PointSet::default(); board.len()],
+        };
+        for p in 0..board.len() as u8 {
+            lines.update(board, tiles, p);
+        }
+        lines
     }
 
     /// The directions at `point`.
     #[inline]
     pub(crate) fn at(&self, point: u8) -> Dirs {
-        self.0[point as usize]
+        self.dirs[point as usize]
+    }
+
+    /// The points a step along a black or rail line from `point` reaches.
+    #[inline]
+    pub(crate) fn walk_to(&self, point: u8) -> &PointSet {
+        &self.walk_to[point as usize]
+    }
+
+    /// The points one rail segment from `point` reaches.
+    #[inline]
+    pub(crate) fn rail_to(&self, point: u8) -> &PointSet {
+        &self.rail_to[point as usize]
     }
 
     /// Brings the two ends of `segment` up to date after its tile changed.
     pub(crate) fn retile(&mut self, board: &Board, tiles: &[Option<Tile>], segment: u16) {
         let s = board.segments()[segment as usize];
         for p in [s.a, s.b] {
-            self.0[p as usize] = Dirs::of(board, tiles, p);
+            self.update(board, tiles, p);
         }
+    }
+
+    /// Recomputes what `point`'s lines carry.
+    fn update(&mut self, board: &Board, tiles: &[Option<Tile>], point: u8) {
+        let dirs = Dirs::of(board, tiles, point);
+        let to = board.neighbours(point);
+        let set = |mask: u8| {
+            let mut set = PointSet::default();
+            for dir in each(mask) {
+                set.insert(to[dir]);
+            }
+            set
+        };
+        let p = point as usize;
+        self.walk_to[p] = set(dirs.walk);
+        self.rail_to[p] = set(dirs.rail);
+        self.dirs[p] = dirs;
     }
 }
 
@@ -147,6 +192,20 @@ mod tests {
                     );
                     assert_eq!(bit(at.rail), kind == Some(SegmentKind::Rail));
                 }
+                // The sets hold the neighbours of the masks' directions.
+                let reached = |mask: u8| {
+                    let mut points: Vec<u8> = each(mask).map(|d| board.neighbours(p)[d]).collect();
+                    points.sort_unstable();
+                    points
+                };
+                assert_eq!(
+                    lines.walk_to(p).iter().collect::<Vec<_>>(),
+                    reached(at.walk)
+                );
+                assert_eq!(
+                    lines.rail_to(p).iter().collect::<Vec<_>>(),
+                    reached(at.rail)
+                );
             }
         };
         let mut lines = Lines::new(&board, &tiles);

@@ -69,6 +69,41 @@ impl PointSet {
     }
 }
 
+impl std::ops::BitAnd for PointSet {
+    type Output = PointSet;
+
+    /// The points in both.
+    #[inline]
+    fn bitand(self, other: PointSet) -> PointSet {
+        PointSet(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+}
+
+impl std::ops::BitOrAssign for PointSet {
+    /// Adds the points of `other`.
+    #[inline]
+    fn bitor_assign(&mut self, other: PointSet) {
+        for (w, o) in self.0.iter_mut().zip(other.0) {
+            *w |= o;
+        }
+    }
+}
+
+impl PointSet {
+    /// The points of `self` not in `other`.
+    #[inline]
+    pub(crate) fn without(self, other: PointSet) -> PointSet {
+        PointSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    /// Every point number not in the set (up to the set's capacity, past
+    /// any board's points: meant to be intersected with a board's sets).
+    #[inline]
+    pub(crate) fn complement(self) -> PointSet {
+        PointSet(self.0.map(|w| !w))
+    }
+}
+
 /// The points of a [`PointSet`], in ascending order.
 #[derive(Debug, Clone)]
 pub(crate) struct Points {
@@ -143,9 +178,27 @@ mod tests {
             assert!(!set.contains(p));
             assert_eq!(set.len(), expected.len());
         }
-        assert_eq!(set.iter().collect::<Vec<_>>(), Vec::from_iter(expected));
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            Vec::from_iter(expected.clone())
+        );
         let mut other = PointSet::default();
         other.insert(100);
+        // The operators against the ordered set's.
+        let others = BTreeSet::from([100]);
+        let mut both = set;
+        both |= other;
+        assert_eq!(
+            both.iter().collect::<Vec<_>>(),
+            Vec::from_iter(expected.union(&others).copied())
+        );
+        assert_eq!((both & other).iter().collect::<Vec<_>>(), [100]);
+        assert_eq!(both.without(other), set);
+        assert_eq!(
+            both.complement().iter().count(),
+            WORDS * 64 - expected.len() - 1
+        );
+        assert!(both.complement().contains(255) && !both.complement().contains(100));
         assert!(!set.meets(&other) && !other.meets(&set));
         other.insert(set.iter().last().unwrap());
         assert!(set.meets(&other) && other.meets(&set));

@@ -85,56 +85,46 @@ impl Position {
         out.len() > start
     }
 
-    /// The end points of every move of the unit on `from` (W4).
-    fn destinations(&self, from: u8, kind: UnitKind) -> PointSet {
-        let mut out = PointSet::default();
-        let here = self.lines.at(from);
-        let to = self.board.neighbours(from);
-        for dir in each(here.walk) {
-            let q = to[dir];
-            if self.units[q as usize].is_some() {
-                continue;
-            }
-            out.insert(q);
-            if kind == UnitKind::Cavalry {
-                let to_there = self.board.neighbours(q);
-                for dir2 in each(self.lines.at(q).walk) {
-                    let r = to_there[dir2];
-                    if r != from && self.units[r as usize].is_none() {
-                        out.insert(r);
-                    }
-                }
+    /// The end points of every move of the unit on `from` (W4); `empty` is
+    /// the empty points.
+    fn destinations(&self, from: u8, kind: UnitKind, empty: PointSet) -> PointSet {
+        let steps = *self.lines.walk_to(from) & empty;
+        let mut out = steps;
+        // A cavalry's second step goes on from any empty first point; its
+        // own point is not empty, so it never ends where it started.
+        if kind == UnitKind::Cavalry {
+            for q in steps.iter() {
+                out |= *self.lines.walk_to(q) & empty;
             }
         }
         // Rail moves: a simple path of one to three rail segments through
-        // empty points; most points have no rail to start one.
-        if here.rail != 0 {
-            let mut path = [from; 4];
-            self.rail_paths(&mut path, 0, &mut out);
+        // empty points; most points have no rail to start one. A walk of up
+        // to three segments through empty points (never the unit's own
+        // point, which is not empty) reaches no other points than simple
+        // paths do, so the reach grows ring by ring.
+        if self.lines.at(from).rail != 0 {
+            let mut ring = *self.lines.rail_to(from) & empty;
+            let mut reached = ring;
+            for _ in 1..3 {
+                let mut next = PointSet::default();
+                for q in ring.iter() {
+                    next |= *self.lines.rail_to(q) & empty;
+                }
+                ring = next.without(reached);
+                reached |= ring;
+            }
+            out |= reached;
         }
         out
-    }
-
-    fn rail_paths(&self, path: &mut [u8; 4], len: usize, out: &mut PointSet) {
-        if len == 3 {
-            return;
-        }
-        let to = self.board.neighbours(path[len]);
-        for dir in each(self.lines.at(path[len]).rail) {
-            let q = to[dir];
-            if self.units[q as usize].is_some() || path[..=len].contains(&q) {
-                continue;
-            }
-            out.insert(q);
-            path[len + 1] = q;
-            self.rail_paths(path, len + 1, out);
-        }
     }
 
     /// Appends the ids of every unit move of `side` (W4), in id order.
     /// Returns whether there is one.
     fn unit_moves(&self, side: Side, ids: IdLayout, out: &mut Vec<ActionId>) -> bool {
         let start = out.len();
+        let mut occupied = self.occupied[0];
+        occupied |= self.occupied[1];
+        let empty = occupied.complement();
         for a in self.occupied[side.index()].iter() {
             let Some(u) = self.units[a as usize] else {
                 continue;
@@ -143,23 +133,8 @@ impl Position {
             if u.kind == UnitKind::Cannon && self.seized.contains(&a) {
                 continue;
             }
-            let here = self.lines.at(a);
-            if u.kind == UnitKind::Cavalry || here.rail != 0 {
-                for to in self.destinations(a, u.kind).iter() {
-                    out.push(ids.step(a, to));
-                }
-                continue;
-            }
-            // One step along a black or rail line, no rail move: the
-            // neighbours in ascending order are the moves in id order.
-            for &dir in self.board.ascending(a) {
-                if dir == 8 {
-                    break;
-                }
-                let q = self.board.neighbours(a)[usize::from(dir)];
-                if here.walk & (1 << dir) != 0 && self.units[q as usize].is_none() {
-                    out.push(ids.step(a, q));
-                }
+            for to in self.destinations(a, u.kind, empty).iter() {
+                out.push(ids.step(a, to));
             }
         }
         out.len() > start
