@@ -128,6 +128,22 @@ impl Iterator for Points {
         None
     }
 
+    /// Word by word, each word's bits until it is spent: what `for_each`
+    /// runs on. The compiler unrolls it over the few words, where `next`
+    /// goes back through its state for every point and empty word.
+    #[inline]
+    fn fold<B, F: FnMut(B, u8) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        for (i, &word) in self.words.iter().enumerate().skip(self.word) {
+            let mut bits = word;
+            while bits != 0 {
+                acc = f(acc, (i * 64 + bits.trailing_zeros() as usize) as u8);
+                bits &= bits - 1;
+            }
+        }
+        acc
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.words.iter().map(|w| w.count_ones() as usize).sum();
         (n, Some(n))
@@ -171,6 +187,17 @@ mod tests {
         assert_eq!(
             set.iter().collect::<Vec<_>>(),
             Vec::from_iter(expected.clone())
+        );
+        // `fold` (what `for_each` runs) gives the same points, whole or
+        // after some taken by `next`, across a word's edge.
+        let folded = |it: Points| it.fold(Vec::new(), |mut v, p| (v.push(p), v).1);
+        assert_eq!(folded(set.iter()), Vec::from_iter(expected.clone()));
+        let mut it = set.iter();
+        let skipped = set.iter().take_while(|&p| p <= 64).count();
+        it.by_ref().take(skipped).for_each(drop);
+        assert_eq!(
+            folded(it),
+            Vec::from_iter(expected.iter().copied().skip(skipped))
         );
         for p in [0, 63, 64, 249, 100] {
             set.remove(p);

@@ -52,14 +52,15 @@ impl Position {
         let start = out.len();
         let enemies = self.occupied[side.opponent().index()];
         let mut cannons = PointSet::default();
-        for a in self.occupied[side.index()].iter() {
+        // `for_each` over point sets, here and below: see `Points::fold`.
+        self.occupied[side.index()].iter().for_each(|a| {
             if self.units[a as usize].is_some_and(|u| u.kind == UnitKind::Cannon) {
                 cannons.insert(a);
-                continue;
+                return;
             }
             // Most units have no enemy beside them, gap or not.
             if !enemies.meets(self.board.adjacent(a)) {
-                continue;
+                return;
             }
             let mut landings = PointSet::default();
             let to = self.board.neighbours(a);
@@ -74,7 +75,7 @@ impl Position {
             if !landings.is_empty() {
                 out.extend(landings.iter().map(|c| ids.jump(a, c)));
             }
-        }
+        });
         for a in cannons.iter() {
             for dir in 0..8 {
                 if self.shot_targets(a, dir, side).next().is_some() {
@@ -93,9 +94,9 @@ impl Position {
         // A cavalry's second step goes on from any empty first point; its
         // own point is not empty, so it never ends where it started.
         if kind == UnitKind::Cavalry {
-            for q in steps.iter() {
-                out |= *self.lines.walk_to(q) & empty;
-            }
+            steps
+                .iter()
+                .for_each(|q| out |= *self.lines.walk_to(q) & empty);
         }
         // Rail moves: a simple path of one to three rail segments through
         // empty points; most points have no rail to start one. A walk of up
@@ -107,9 +108,8 @@ impl Position {
             let mut reached = ring;
             for _ in 1..3 {
                 let mut next = PointSet::default();
-                for q in ring.iter() {
-                    next |= *self.lines.rail_to(q) & empty;
-                }
+                ring.iter()
+                    .for_each(|q| next |= *self.lines.rail_to(q) & empty);
                 ring = next.without(reached);
                 reached |= ring;
             }
@@ -125,18 +125,18 @@ impl Position {
         let mut occupied = self.occupied[0];
         occupied |= self.occupied[1];
         let empty = occupied.complement();
-        for a in self.occupied[side.index()].iter() {
+        self.occupied[side.index()].iter().for_each(|a| {
             let Some(u) = self.units[a as usize] else {
-                continue;
+                return;
             };
             // W9: a seized cannon may fire but not move.
             if u.kind == UnitKind::Cannon && self.seized.contains(&a) {
-                continue;
+                return;
             }
-            for to in self.destinations(a, u.kind, empty).iter() {
-                out.push(ids.step(a, to));
-            }
-        }
+            self.destinations(a, u.kind, empty)
+                .iter()
+                .for_each(|to| out.push(ids.step(a, to)));
+        });
         out.len() > start
     }
 
