@@ -428,6 +428,17 @@ mod tests {
                 kind: UnitKind::Cavalry,
             }),
         );
+        // Units on the first and last points, and a run of them.
+        for (p, side) in [(0, Side::South), (1, Side::North), (75, Side::North)] {
+            pos.put(
+                p,
+                Some(Unit {
+                    side,
+                    kind: UnitKind::Infantry,
+                }),
+            );
+            assert_eq!(pos.key(), byte_by_byte_key(&pos), "{p}");
+        }
         pos.seized = vec![5];
         pos.hand = [[0, 2], [1, 1]];
         pos.to_move = Side::North;
