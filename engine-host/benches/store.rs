@@ -54,7 +54,7 @@ fn action(version: u64) -> LogEntry {
         version,
         at_ms: 1_767_225_600_000 + version as i64,
         kind: LogKind::Moves {
-            moves: vec![LoggedMove {
+            moves: smallvec::smallvec![LoggedMove {
                 seat: (version % 2) as u32,
                 action: 1000 + version,
                 notation: "Ab3-c4+N".into(),

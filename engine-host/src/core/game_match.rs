@@ -7,7 +7,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use tabletop_sdk::{
     ActionId, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, Viewer, chance,
 };
@@ -49,8 +51,8 @@ pub struct SeatResult {
 pub enum LogKind {
     /// A joint action of the seats to move (one entry for sequential games).
     Moves {
-        /// Who did what.
-        moves: Vec<LoggedMove>,
+        /// Who did what: one move, inline, for a sequential game.
+        moves: LoggedMoves,
     },
     /// A chance outcome drawn from the match's seed.
     Chance {
@@ -152,6 +154,13 @@ struct Clocks {
     since: Vec<Option<i64>>,
 }
 
+/// The moves of one log entry. A match keeps its whole log in memory, so an
+/// entry holds its one move (every turn of a sequential game) inline rather
+/// than in an allocation of its own: a played action cost ~320 bytes of the
+/// server's memory with a `Vec` and a `String` per entry (BENCHMARKS.md,
+/// "Memory of a played match").
+pub type LoggedMoves = SmallVec<[LoggedMove; 1]>;
+
 /// One seat's action in the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoggedMove {
@@ -159,8 +168,9 @@ pub struct LoggedMove {
     pub seat: u32,
     /// The action id.
     pub action: ActionId,
-    /// Its notation at the time (for people; replay uses the id).
-    pub notation: String,
+    /// Its notation at the time (for people; replay uses the id). Inline up
+    /// to 24 bytes, which every shipped game's notation of one move fits.
+    pub notation: CompactString,
     /// When the seat submitted it, ms since the Unix epoch.
     pub at_ms: i64,
 }
@@ -1087,17 +1097,19 @@ impl Match {
         let logged = timed
             .iter()
             .map(|(m, at)| {
+                let notation = self
+                    .state
+                    .action_to_string(m.player, m.action)
+                    .unwrap_or_else(|_| m.action.to_string());
                 Ok(LoggedMove {
                     seat: m.player,
                     action: m.action,
-                    notation: self
-                        .state
-                        .action_to_string(m.player, m.action)
-                        .unwrap_or_else(|_| m.action.to_string()),
+                    // Not `from(String)`, which would keep the heap buffer.
+                    notation: CompactString::new(&notation),
                     at_ms: *at,
                 })
             })
-            .collect::<HostResult<Vec<_>>>()?;
+            .collect::<HostResult<LoggedMoves>>()?;
         let before = self.snapshot_if_watched()?;
         self.state.apply(&moves)?;
         self.pending.clear();
@@ -1611,6 +1623,28 @@ mod tests {
             assert_eq!(events.try_recv().unwrap().version, version);
         }
         assert!(events.try_recv().is_err());
+    }
+
+    #[test]
+    fn issue9_a_sequential_games_log_entry_holds_its_move_inline() {
+        // A match keeps its whole log: a heap block per entry made a played
+        // action cost ~320 bytes of the server's memory (BENCHMARKS.md).
+        let mut m = new_match();
+        sequence(&mut m, "good", Some(0)).unwrap();
+        for entry in &m.log {
+            let LogKind::Moves { moves } = &entry.kind else {
+                panic!("{entry:?}");
+            };
+            assert_eq!(moves.len(), 1);
+            assert!(!moves.spilled(), "one move is stored in the entry itself");
+            assert!(!moves[0].notation.is_heap_allocated(), "{:?}", moves[0]);
+        }
+        // The log's JSON (records, the durable store) is what it was with a
+        // `Vec` and a `String`.
+        let json = serde_json::to_value(&m.log[0]).unwrap();
+        assert_eq!(json["moves"][0]["notation"], "1");
+        let back: LogEntry = serde_json::from_value(json).unwrap();
+        assert_eq!(back, m.log[0]);
     }
 
     #[test]

@@ -798,10 +798,10 @@ mod tests {
                             version: v,
                             at_ms: 3,
                             kind: LogKind::Moves {
-                                moves: vec![LoggedMove {
+                                moves: smallvec::smallvec![LoggedMove {
                                     seat: t % 2,
                                     action: v,
-                                    notation: format!("a{v}"),
+                                    notation: compact_str::format_compact!("a{v}"),
                                     at_ms: 3,
                                 }],
                             },
