@@ -536,13 +536,7 @@ impl Board {
             .collect();
         let adjacent = links
             .iter()
-            .map(|dirs| {
-                let mut set = PointSet::default();
-                for (to, _) in dirs.iter().flatten() {
-                    set.insert(*to);
-                }
-                set
-            })
+            .map(|dirs| dirs.iter().flatten().map(|&(to, _)| to).collect())
             .collect();
         Ok(Board {
             name: name.unwrap_or_else(|| "custom".to_string()),

@@ -132,13 +132,7 @@ impl Lines {
     fn update(&mut self, board: &Board, tiles: &[Option<Tile>], point: u8) {
         let dirs = Dirs::of(board, tiles, point);
         let to = board.neighbours(point);
-        let set = |mask: u8| {
-            let mut set = PointSet::default();
-            for dir in each(mask) {
-                set.insert(to[dir]);
-            }
-            set
-        };
+        let set = |mask: u8| each(mask).map(|dir| to[dir]).collect();
         let p = point as usize;
         self.walk_to[p] = set(dirs.walk);
         self.rail_to[p] = set(dirs.rail);

@@ -59,6 +59,19 @@ impl PointSet {
         self.0 == [0; WORDS]
     }
 
+    /// The points of `self` not in `other`.
+    #[inline]
+    pub(crate) fn without(self, other: PointSet) -> PointSet {
+        PointSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    /// Every point number not in the set (up to the set's capacity, past
+    /// any board's points: meant to be intersected with a board's sets).
+    #[inline]
+    pub(crate) fn complement(self) -> PointSet {
+        PointSet(self.0.map(|w| !w))
+    }
+
     /// The points, in ascending order.
     #[inline]
     pub(crate) fn iter(&self) -> Points {
@@ -66,6 +79,16 @@ impl PointSet {
             words: self.0,
             word: 0,
         }
+    }
+}
+
+impl FromIterator<u8> for PointSet {
+    fn from_iter<I: IntoIterator<Item = u8>>(points: I) -> PointSet {
+        let mut set = PointSet::default();
+        for p in points {
+            set.insert(p);
+        }
+        set
     }
 }
 
@@ -86,21 +109,6 @@ impl std::ops::BitOrAssign for PointSet {
         for (w, o) in self.0.iter_mut().zip(other.0) {
             *w |= o;
         }
-    }
-}
-
-impl PointSet {
-    /// The points of `self` not in `other`.
-    #[inline]
-    pub(crate) fn without(self, other: PointSet) -> PointSet {
-        PointSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
-    }
-
-    /// Every point number not in the set (up to the set's capacity, past
-    /// any board's points: meant to be intersected with a board's sets).
-    #[inline]
-    pub(crate) fn complement(self) -> PointSet {
-        PointSet(self.0.map(|w| !w))
     }
 }
 
@@ -145,7 +153,7 @@ impl Iterator for Points {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.words.iter().map(|w| w.count_ones() as usize).sum();
+        let n = PointSet(self.words).len();
         (n, Some(n))
     }
 }

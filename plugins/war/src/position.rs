@@ -319,13 +319,7 @@ impl Position {
     pub fn key(&self) -> u64 {
         let mut h = FNV_OFFSET;
         for u in &self.units {
-            h = fnv(
-                h,
-                match u {
-                    None => 0,
-                    Some(u) => 1 + u.side.index() as u8 * 3 + u.kind as u8,
-                },
-            );
+            h = fnv(h, unit_byte(u));
         }
         // A segment without a tile is a 0 byte, which FNV-1a only multiplies
         // in: a run of `n` of them is one multiplication by PRIME^n. Most
@@ -334,8 +328,8 @@ impl Position {
         let mut next = 0;
         for &s in &self.tiled {
             h = h.wrapping_mul(prime_power(usize::from(s - next)));
-            let t = self.tiles[s as usize].expect("a tiled segment holds a tile");
-            h = fnv(h, 1 + t.owner.index() as u8 * 2 + t.kind.index() as u8);
+            let tile = self.tiles[s as usize].expect("a tiled segment holds a tile");
+            h = fnv(h, tile_byte(tile));
             next = s + 1;
         }
         h = h.wrapping_mul(prime_power(self.tiles.len() - usize::from(next)));
@@ -378,6 +372,22 @@ fn prime_power(n: usize) -> u64 {
     }
 }
 
+/// A point's byte in [`Position::key`]: 0 when empty.
+#[inline]
+fn unit_byte(unit: &Option<Unit>) -> u8 {
+    match unit {
+        None => 0,
+        Some(u) => 1 + u.side.index() as u8 * 3 + u.kind as u8,
+    }
+}
+
+/// The byte in [`Position::key`] of a segment that holds `tile` (0 without
+/// one).
+#[inline]
+fn tile_byte(tile: Tile) -> u8 {
+    1 + tile.owner.index() as u8 * 2 + tile.kind.index() as u8
+}
+
 /// One FNV-1a step: `h` with byte `b` eaten.
 #[inline]
 fn fnv(h: u64, b: u8) -> u64 {
@@ -391,13 +401,8 @@ mod tests {
     /// The key as first written: every byte eaten in turn. The fast key
     /// must give the same numbers, which position texts carry.
     fn byte_by_byte_key(pos: &Position) -> u64 {
-        let mut bytes = Vec::new();
-        for u in &pos.units {
-            bytes.push(u.map_or(0, |u| 1 + u.side.index() as u8 * 3 + u.kind as u8));
-        }
-        for t in &pos.tiles {
-            bytes.push(t.map_or(0, |t| 1 + t.owner.index() as u8 * 2 + t.kind.index() as u8));
-        }
+        let mut bytes: Vec<u8> = pos.units.iter().map(unit_byte).collect();
+        bytes.extend(pos.tiles.iter().map(|t| t.map_or(0, tile_byte)));
         bytes.extend(pos.hand.iter().flatten());
         bytes.push(0xff);
         bytes.extend(&pos.seized);
