@@ -38,7 +38,7 @@ fn bench(args: &[&str]) -> serde_json::Value {
 }
 
 #[test]
-fn issue9_load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
+fn load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
     let host = built("engine-host");
     built(&format!(
         "{}war{}",
@@ -111,7 +111,7 @@ fn issue9_load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
 }
 
 #[test]
-fn issue9_load_tool_refuses_zero_rounds_before_it_starts() {
+fn load_tool_refuses_zero_rounds_before_it_starts() {
     let out = Command::new(env!("CARGO_BIN_EXE_tabletop-bench"))
         .args(["run", "--addr", "http://127.0.0.1:1", "--rounds", "0"])
         .output()
@@ -122,7 +122,7 @@ fn issue9_load_tool_refuses_zero_rounds_before_it_starts() {
 }
 
 #[test]
-fn issue9_memory_measures_idle_matches_per_game() {
+fn memory_reports_idle_match_bytes_for_the_game_asked() {
     built(&format!(
         "{}war{}",
         std::env::consts::DLL_PREFIX,
@@ -147,7 +147,7 @@ fn issue9_memory_measures_idle_matches_per_game() {
 }
 
 #[test]
-fn issue9_a_bot_load_asks_for_summaries_and_ids_and_gets_smaller_answers() {
+fn a_bot_load_asks_for_summaries_and_ids_and_gets_smaller_answers() {
     let host = built("engine-host");
     let run = |extra: &[&str]| {
         let mut args = vec![
