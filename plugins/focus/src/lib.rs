@@ -1,10 +1,10 @@
 //! Sid Sackson's **Focus** (1963, also sold as *Domination*) for 2, 3 and 4
 //! players, as a Tabletop plugin.
 //!
-//! The rules and the project's rulings F1–F12 are in
-//! `shared/rules/focus.md`; each is cited where it is implemented. The crate
-//! is a cdylib the engine host loads (see the last line) and an rlib for
-//! tests and in-process use.
+//! The rules are the numbered rulings F1–F12 written out in this crate's
+//! `README.md`; each is cited where it is implemented. The crate is a cdylib
+//! the engine host loads (see the last line) and an rlib for tests and
+//! in-process use.
 //!
 //! # Example
 //! ```

@@ -168,7 +168,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue9_notation_is_the_display_form_of_every_move_and_reads_back() {
+    fn notation_is_the_display_form_of_every_move_and_reads_back() {
         let mut count = 0;
         for id in 0..SWAP_BASE + 64 * 64 + 10 {
             if let Some(m) = Move::from_id(id) {

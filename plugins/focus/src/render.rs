@@ -26,8 +26,8 @@ fn reason_name(reason: EndReason) -> &'static str {
 }
 
 // The view is typed data serialized straight to text: building it as a
-// `serde_json::Value` tree first (52 towers, each a keyed array) cost most of
-// a full view. Fields are declared in alphabetical order, the order a `Value`
+// `serde_json::Value` tree first (52 towers, each a keyed array) would cost
+// most of a full view. Fields are declared in alphabetical order, the order a `Value`
 // object prints its keys in, so `view` and `view_json` give the same text.
 
 #[derive(Serialize)]

@@ -1,9 +1,9 @@
 //! A second, deliberately simple Focus move generator, written only for the
 //! tests. It shares no code with the plugin's move generation: squares are
 //! `(file, rank)` pairs in a `BTreeMap`, towers are `Vec<u8>`, and the rules
-//! (F1, F5–F8, F10) are re-implemented from the rule text. Only reading the
-//! position is shared (through the plugin's public accessors), which the
-//! brief allows.
+//! (F1, F5–F8, F10) are re-implemented from the rulings. Only reading the
+//! position is shared (through the plugin's public accessors), so a bug in
+//! the plugin's move generation cannot hide in both.
 
 use std::collections::BTreeMap;
 

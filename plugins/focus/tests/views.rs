@@ -1,5 +1,5 @@
-//! Issue 9: the host sends `view_json`, written straight from typed data;
-//! `view` is the same data as a `Value`. Along random matches of every player
+//! The host sends `view_json`, written straight from typed data; `view` is
+//! the same data as a `Value`. Along random matches of every player
 //! count and option set, both must say exactly the same for every viewer.
 
 use focus::Focus;
@@ -23,7 +23,7 @@ fn assert_view_json_is_the_view(state: &focus::Position, players: u32) {
 }
 
 #[test]
-fn issue9_typed_view_json_is_exactly_the_value_view_for_every_viewer() {
+fn typed_view_json_is_exactly_the_value_view_for_every_viewer() {
     let option_sets = [
         (
             2,
