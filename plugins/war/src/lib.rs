@@ -1,7 +1,8 @@
 //! War, the Hungarian two-army board game with infantry, cavalry, cannons,
-//! railways and entrenchments, as a Tabletop plugin. The rules and their
-//! rulings W1–W12 are in `shared/rules/war.md`; this crate's README lists
-//! every choice made where a ruling left room.
+//! railways and entrenchments, as a Tabletop plugin. The rules are the
+//! numbered rulings W1–W12 written out in this crate's `README.md`, with
+//! every choice made where the rule text left room; each is cited where it
+//! is implemented.
 //!
 //! Boards are data ([`board`], W1): the default board of W2 ships as a board
 //! document, and option `board` may hold a whole document instead.

@@ -4,11 +4,11 @@
 //! A segment carries captures and seizure unless it is a gap (W5, W7, W9),
 //! ordinary steps when it is black or rail (W4) and rail moves when it is
 //! rail (W4), and a tile changes what it is (W10). Asking that of each
-//! segment — neighbour, segment number, tile, printed kind — at every step was
-//! most of the move generation's work, for an answer that only changes when a
-//! tile is placed or removed. So a position keeps, per point, the directions
-//! whose segment carries each, and updates the two ends of a segment when its
-//! tile changes.
+//! segment — neighbour, segment number, tile, printed kind — at every step
+//! would be most of the move generation's work, for an answer that only
+//! changes when a tile is placed or removed. So a position keeps, per point,
+//! the directions whose segment carries each, and updates the two ends of a
+//! segment when its tile changes.
 
 use crate::board::{Board, SegmentKind};
 use crate::point_set::PointSet;
@@ -77,8 +77,8 @@ impl Dirs {
 ///
 /// With each point's `walk` and `rail` directions it keeps the points they
 /// reach, as sets: a unit's end points (W4) are then a few unions and
-/// intersections with the empty points, where stepping direction by
-/// direction tested every neighbour and second neighbour one at a time.
+/// intersections with the empty points, rather than a walk direction by
+/// direction testing every neighbour and second neighbour one at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Lines {
     dirs: Vec<Dirs>,

@@ -4,8 +4,8 @@
 //! here: a cavalry or rail move reaches one point by several paths, and the
 //! list must hold each action once and in id order, which for one unit is
 //! the order of the end points. A bit set keeps them unique as they come and
-//! gives them back in order, where a list had to be sorted and deduplicated
-//! for every unit of every turn.
+//! gives them back in order, where a list would have to be sorted and
+//! deduplicated for every unit of every turn.
 //!
 //! A position also keeps each side's occupied points as one (see
 //! [`crate::position::Position`]): the generator walks a side's units from it

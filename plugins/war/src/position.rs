@@ -109,9 +109,10 @@ pub struct Position {
 /// The sorted ids of a position's legal actions, computed the first time
 /// they are asked for and dropped by the next move. The host lists a
 /// position's actions for its client and then applies one of them; without
-/// this the move generation, War's heaviest work, ran twice a ply (once for
-/// the list, once to check the action). Not part of what a position is: two
-/// positions are equal whether or not either has computed it.
+/// this the move generation, War's heaviest work, would run twice a ply
+/// (once for the list, once to check the action). Not part of what a
+/// position is: two positions are equal whether or not either has computed
+/// it.
 #[derive(Clone, Default)]
 pub(crate) struct LegalIds(OnceLock<Vec<ActionId>>);
 
@@ -323,8 +324,8 @@ impl Position {
         }
         // A segment without a tile is a 0 byte, which FNV-1a only multiplies
         // in: a run of `n` of them is one multiplication by PRIME^n. Most
-        // segments hold no tile, so the key eats the tiled ones alone, and is
-        // still the same number (position texts carry it).
+        // segments hold no tile, so the key eats the tiled ones alone and
+        // gives the same number as eating every byte (position texts carry it).
         let mut next = 0;
         for &s in &self.tiled {
             h = h.wrapping_mul(prime_power(usize::from(s - next)));
@@ -351,8 +352,8 @@ const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// `FNV_PRIME^n` for `n` below 256, the multiplier of a run of `n` segments
-/// without a tile in [`Position::key`]: looked up, where raising to the power
-/// took a dozen multiplications per run.
+/// without a tile in [`Position::key`]: looked up, since raising to the power
+/// takes a dozen multiplications per run.
 const PRIME_POWERS: [u64; 256] = {
     let mut powers = [1u64; 256];
     let mut n = 1;
@@ -398,7 +399,7 @@ fn fnv(h: u64, b: u8) -> u64 {
 mod tests {
     use super::*;
 
-    /// The key as first written: every byte eaten in turn. The fast key
+    /// The key by its definition: every byte eaten in turn. The fast key
     /// must give the same numbers, which position texts carry.
     fn byte_by_byte_key(pos: &Position) -> u64 {
         let mut bytes: Vec<u8> = pos.units.iter().map(unit_byte).collect();

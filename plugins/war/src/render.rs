@@ -119,10 +119,10 @@ fn hand(pos: &Position, side: Side) -> Hand {
 /// The JSON view as text; see [`view`]. Written piece by piece, in the key
 /// order a `Value` object prints (the typed-view test checks the two agree
 /// to the byte): War's view has ~300 segment and ~100 point objects, and
-/// serde's field-by-field serializing, escaping every key, was most of its
-/// time once the drawing went in as it is. Point ids are `[a-z][a-z0-9_]*`
-/// (the board checks them) and every other name is this crate's own, so
-/// nothing but the board's name needs escaping.
+/// serde's field-by-field serializing, escaping every key, would be most of
+/// its time, the drawing being copied in as it is. Point ids are
+/// `[a-z][a-z0-9_]*` (the board checks them) and every other name is this
+/// crate's own, so nothing but the board's name needs escaping.
 pub fn view_json(pos: &Position) -> String {
     use Piece::{N, S, U};
     let board = pos.board();
@@ -741,7 +741,7 @@ enum Piece<'a> {
 }
 
 /// Appends `pieces` to `out`. A drawing has thousands of numbers, and
-/// `write!` through `core::fmt` was a third of the JSON view's time.
+/// `write!` through `core::fmt` would be a third of the JSON view's time.
 fn push(out: &mut String, pieces: &[Piece<'_>]) {
     let mut digits = itoa::Buffer::new();
     for piece in pieces {

@@ -673,7 +673,7 @@ fn views_show_lines_units_tiles_and_an_svg() {
 /// random match both must say the same thing, to the byte, also on a board
 /// whose name holds characters JSON escapes.
 #[test]
-fn issue9_typed_view_text_is_exactly_the_value_view() {
+fn view_json_is_exactly_the_value_view_to_the_byte() {
     assert_eq!(
         views_agree_along_a_random_match(&BTreeMap::new()),
         "default"
@@ -730,7 +730,7 @@ fn views_agree_along_a_random_match(options: &BTreeMap<String, String>) -> Strin
 /// scratch, before and after each move, in a clone too, and an action the
 /// list does not hold must still be refused.
 #[test]
-fn issue9_a_position_never_answers_with_an_earlier_positions_legal_actions() {
+fn kept_legal_ids_always_equal_a_fresh_generation() {
     use tabletop_sdk::{Game, Setup};
     let war = war::War;
     let setup = Setup::validate(&war.manifest(), 2, &BTreeMap::new()).unwrap();

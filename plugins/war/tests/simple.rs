@@ -1,8 +1,8 @@
 //! A second, deliberately simple move generator, written only to check the
 //! plugin's counts. It shares nothing with the plugin's move generation: it
-//! reads a position through the plugin's notation parser (allowed), copies it
-//! into plain maps keyed by coordinates, and brute-forces every rule from the
-//! text of the rulings.
+//! reads a position through the plugin's notation parser (the only code it
+//! shares), copies it into plain maps keyed by coordinates, and brute-forces
+//! every rule from the text of the rulings.
 
 use std::collections::{BTreeMap, BTreeSet};
 
