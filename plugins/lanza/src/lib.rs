@@ -1,7 +1,7 @@
 //! Lanza (© 2003 Michail Antonow) as a Tabletop plugin: 2–4 players give
 //! secret simultaneous orders to a King, a Queen and a Jack on a hex board,
-//! and the turn is adjudicated like Diplomacy. The rulings L1–L13 of
-//! `shared/rules/lanza.md` are cited where they are implemented.
+//! and the turn is adjudicated like Diplomacy. The crate's README states the
+//! rules as rulings L1–L13; the code cites them where it implements them.
 //!
 //! - [`board`]: the three boards, start fields, directions and the bounce (L1–L3, L6);
 //! - [`piece`]: ranks and their cyclic strength;

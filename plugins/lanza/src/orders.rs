@@ -132,7 +132,8 @@ impl Orders {
 impl Orders {
     /// The orders as text, `K2 Q5 J1` (what `Display` writes), built
     /// without `core::fmt`: a ListLegalActions with notation writes up to
-    /// 120 of them, and the formatting machinery was half of that.
+    /// 120 of them, and the formatting machinery would cost as much again
+    /// as the rest of that answer.
     pub fn notation(&self) -> String {
         let [k, q, j] = self.cards.map(Dir::digit);
         ['K', k, ' ', 'Q', q, ' ', 'J', j].into_iter().collect()
@@ -165,7 +166,7 @@ mod tests {
     }
 
     #[test]
-    fn issue9_notation_is_the_display_form_of_every_order() {
+    fn notation_is_the_display_form_of_every_order() {
         for &id in Orders::all_ids() {
             let orders = Orders::from_id(id).unwrap();
             let [k, q, j] = orders.cards.map(Dir::card);

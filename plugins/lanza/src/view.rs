@@ -33,8 +33,8 @@ fn names(pieces: &[PieceId]) -> Vec<String> {
 }
 
 // The view is typed data serialized straight to text: building it as a
-// `serde_json::Value` tree first (every field of the board an object) cost
-// most of a full view. Fields are declared in alphabetical order, the order a
+// `serde_json::Value` tree first (every field of the board an object) would
+// cost most of a full view. Fields are declared in alphabetical order, the order a
 // `Value` object prints its keys in, so `json` and `json_text` give the same
 // text.
 

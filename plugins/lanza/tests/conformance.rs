@@ -27,7 +27,7 @@ fn check(summary: &Summary, matches: u64) {
     assert!(summary.simultaneous_turns > 0, "{summary:?}");
     // Setup plus re-entry draws: more chance nodes than matches.
     assert!(summary.chance_nodes > summary.matches, "{summary:?}");
-    // Lanza declares removable_players: the kit also took seats out.
+    // Lanza declares removable_players, so the kit also takes seats out.
     assert!(summary.removals > 0, "{summary:?}");
 }
 

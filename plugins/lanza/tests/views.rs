@@ -1,6 +1,6 @@
-//! Issue 9: the host sends `view_json`, written straight from typed data;
-//! `view` is the same data as a `Value`. Along random matches of every player
-//! count, both must say exactly the same for every viewer.
+//! The host sends `view_json`, written straight from typed data; `view` is
+//! the same data as a `Value`. Along random matches of every player count,
+//! both must say exactly the same for every viewer.
 
 use std::collections::BTreeMap;
 
@@ -64,7 +64,7 @@ fn for_every_state_of_random_matches(mut check: impl FnMut(&Position, u32)) {
 }
 
 #[test]
-fn issue9_typed_view_json_is_exactly_the_value_view_for_every_viewer() {
+fn typed_view_json_is_exactly_the_value_view_for_every_viewer() {
     for_every_state_of_random_matches(|state, players| {
         let viewers = (0..players).map(Viewer::Seat).chain([Viewer::Spectator]);
         for viewer in viewers {
