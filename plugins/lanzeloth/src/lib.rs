@@ -1,5 +1,6 @@
 //! Lanzeloth, the Esel tile game ("Das lustige Eselspiel"), as a Tabletop plugin
-//! for 2–6 players, following `shared/rules/lanzeloth.md` (rulings Z1–Z12).
+//! for 2–6 players. The crate's README states the rules as rulings Z1–Z12; the
+//! code cites them where it implements them.
 //!
 //! Face-down stacks are hidden from everyone, their owner included (Z11), so
 //! every viewer knows the same; [`Position::resample`] reshuffles the tiles

@@ -10,8 +10,9 @@
 //! **Positions**: a header, one section per player, the middle, the removed
 //! tiles, separated by ` | `. Piles list tiles bottom first, comma-separated,
 //! `-` when empty; a face-down tile whose number is public carries a `*`.
+//! For 3 players with `max_number=5 copies=2`:
 //! ```text
-//! phase=play turn=p2 stage=hand-d7 donkey=p1 reveals=31 winner=- | 3,12*,9 / 4,8 | … | middle 5,20 | removed 4,11
+//! phase=play turn=p2 stage=hand-d3 donkey=p1 reveals=9 winner=- | 5*,1 / 4 | 2 / 5 | 3 / - | middle 2 | removed 4
 //! ```
 //! A last header key `out=p3,p1` lists the players taken out of the game (by
 //! the host's clock `out`), in the order they left; it is absent when none is.

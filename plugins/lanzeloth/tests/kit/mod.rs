@@ -45,7 +45,7 @@ fn run(game: &dyn DynGame, matches: u32) {
         u64::from(matches) * 5 * config.option_sets.len() as u64
     );
     assert!(summary.chance_nodes >= summary.matches, "{summary:?}");
-    // Lanzeloth declares removable_players: the kit also took seats out.
+    // Lanzeloth declares removable_players, so the kit also takes seats out.
     assert!(summary.removals > 0, "{summary:?}");
 }
 

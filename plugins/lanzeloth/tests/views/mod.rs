@@ -1,7 +1,7 @@
-//! Issue 9: the host sends `view_json`, written straight from typed data;
-//! `view` is the same data as a `Value`. Along random matches of several
-//! player counts and option sets, both must say exactly the same for every
-//! viewer, before the end (face-down tiles hidden) and after it (shown).
+//! The host sends `view_json`, written straight from typed data; `view` is
+//! the same data as a `Value`. Along random matches of several player counts
+//! and option sets, both must say exactly the same for every viewer, before
+//! the end (face-down tiles hidden) and after it (shown).
 
 use lanzeloth::{Lanzeloth, Position};
 use rand::{Rng, SeedableRng};
@@ -45,7 +45,7 @@ fn for_every_state_of_random_matches(mut check: impl FnMut(&Position, &[Viewer])
 }
 
 #[test]
-fn issue9_typed_view_json_is_exactly_the_value_view_for_every_viewer() {
+fn typed_view_json_is_exactly_the_value_view_for_every_viewer() {
     for_every_state_of_random_matches(|state, viewers| {
         for &viewer in viewers {
             let value = Lanzeloth.view(state, viewer);
