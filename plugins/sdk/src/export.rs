@@ -365,7 +365,7 @@ fn raw_status(status: Status) -> RawStatus {
 /// Writes the status as one 8-byte store rather than field by field: the host
 /// reads it right after the call, and a load that spans two pending smaller
 /// stores cannot be forwarded from them (the pipeline waits until they
-/// retire), which cost more than the rest of the status on the hot path.
+/// retire), which costs more than the rest of the status on the hot path.
 #[inline]
 fn write_status(status_out: *mut RawStatus, status: Status) {
     const _: () = assert!(std::mem::size_of::<RawStatus>() == 8);
@@ -542,7 +542,7 @@ extern "C" fn ply<G: Instance>(
     // SAFETY: the caller lends `count` RawMoves at `moves` for the call, a
     // non-null, aligned pointer even when `count` is 0 (`ply`'s contract:
     // what a Rust slice's `as_ptr` gives; unlike `read_moves`, nothing is
-    // tested here, which cost the hot path three instructions).
+    // tested here, which would cost the hot path three instructions).
     let moves = unsafe { std::slice::from_raw_parts(moves, count) };
     // SAFETY: as above; this is the only reference to the slot until the
     // closure returns or unwinds.

@@ -105,8 +105,8 @@ impl PlayerSet {
 }
 
 /// The players of a [`PlayerSet`] in ascending seat order, from
-/// [`PlayerSet::iter`]: one step per member rather than per possible seat,
-/// since every ply of every game walks its movers (it was 32 tests a ply).
+/// [`PlayerSet::iter`]: one step per member rather than a test of each of the
+/// 32 possible seats, since every ply of every game walks its movers.
 #[derive(Debug, Clone)]
 pub struct Players(u32);
 

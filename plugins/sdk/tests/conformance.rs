@@ -141,7 +141,7 @@ fn options_are_validated_with_clear_errors() {
 #[test]
 fn a_game_without_shorthands_expands_nothing() {
     // `Game::expand_notation` defaults to "not a shorthand", so the host reads
-    // every text with `parse_action`, as before ABI 2.1.
+    // every text with `parse_action`, as it does for an ABI 2.0 plugin.
     let game = InProcess::new(example::Guess);
     let state = game.new_state(2, &BTreeMap::new(), None).unwrap();
     for text in ["", "1", "1 2 3", "?? not an action ??"] {
