@@ -19,16 +19,21 @@ use tabletop_proto::v1::{
 };
 use tonic::transport::Channel;
 
+pub mod playthrough;
+
 /// The admin token every test host is started with.
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
 
-/// `target/<profile>`, found from the running test binary.
+/// `target/<profile>`, found from the running binary: a test binary lives in
+/// its `deps/`, a tool binary (`playthroughs`) in it directly.
 pub fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("test binaries live in target/<profile>/deps")
-        .to_path_buf()
+    let exe = std::env::current_exe().expect("binary path");
+    let dir = exe.parent().expect("a binary lives in a directory");
+    if dir.file_name().is_some_and(|name| name == "deps") {
+        dir.parent().expect("deps/ lives in target/<profile>").to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 /// The built `engine-host` binary beside the test binaries.
