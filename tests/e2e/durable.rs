@@ -1,4 +1,4 @@
-//! Issue 7 (durable, live, hot-pluggable host): SIGKILL and restart on the
+//! The durable, live, hot-pluggable host: SIGKILL and restart on the
 //! same SQLite file, records across hosts, hot-adding a plugin version while a
 //! match runs, a watcher that reads nothing while play goes on, and clocks
 //! that end a match on their own.
@@ -194,7 +194,7 @@ async fn play_on(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn issue7_sigkill_keeps_every_acknowledged_action_and_matches_play_on() {
+async fn sigkill_keeps_every_acknowledged_action_and_matches_play_on() {
     let root = tempfile::tempdir().expect("temp dir");
     let plugin_dir = Host::fresh_plugin_dir(root.path());
     let data_dir = root.path().join("data");
@@ -282,7 +282,7 @@ async fn issue7_sigkill_keeps_every_acknowledged_action_and_matches_play_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue7_records_of_every_game_import_to_the_same_final_view_and_tampering_is_named() {
+async fn records_of_every_game_import_to_the_same_final_view_and_tampering_is_named() {
     let played = Host::start().await;
     let fresh = Host::start().await;
     let mut matches = played.matches().await;
@@ -350,7 +350,7 @@ async fn issue7_records_of_every_game_import_to_the_same_final_view_and_tamperin
 fn fixture_plugins() -> &'static (PathBuf, PathBuf) {
     static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let out = target_dir().join("issue7-fixture");
+        let out = target_dir().join("versioned-fixture");
         std::fs::create_dir_all(&out).expect("fixture dir");
         let build = |version: &str| {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -371,7 +371,7 @@ fn fixture_plugins() -> &'static (PathBuf, PathBuf) {
                 .expect("cargo runs");
             assert!(status.success(), "building the fixture plugin {version}");
             let built = out.join("target/debug").join(format!(
-                "{}issue7_fixture{}",
+                "{}versioned_fixture{}",
                 std::env::consts::DLL_PREFIX,
                 std::env::consts::DLL_SUFFIX
             ));
@@ -472,7 +472,7 @@ async fn tick(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue7_a_plugin_version_copied_in_goes_live_and_running_matches_keep_theirs() {
+async fn a_plugin_version_copied_in_goes_live_and_running_matches_keep_theirs() {
     let (v1, v2) = fixtures().await;
     let (host, _root) = host_with(&v1).await;
     let (old, old_tokens) = create_counter(&host, 10, None).await;
@@ -546,7 +546,7 @@ async fn issue7_a_plugin_version_copied_in_goes_live_and_running_matches_keep_th
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue7_a_watcher_that_reads_nothing_holds_no_one_back_and_catches_up() {
+async fn a_watcher_that_reads_nothing_holds_no_one_back_and_catches_up() {
     let (v1, _) = fixtures().await;
     let (host, _root) = host_with(&v1).await;
     const ACTIONS: u64 = 600;
@@ -624,7 +624,7 @@ async fn issue7_a_watcher_that_reads_nothing_holds_no_one_back_and_catches_up() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue7_a_clock_running_out_ends_the_match_without_any_request() {
+async fn a_clock_running_out_ends_the_match_without_any_request() {
     let (v1, _) = fixtures().await;
     let (host, _root) = host_with(&v1).await;
     let mut matches = host.matches().await;
@@ -744,7 +744,7 @@ fn record_without_id(record_json: &str) -> serde_json::Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_7_clock_out_removes_seat_and_play_goes_on() {
+async fn clock_out_removes_seat_and_play_goes_on() {
     let root = tempfile::tempdir().expect("temp dir");
     let options = HostOptions {
         plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
@@ -896,7 +896,7 @@ async fn issue_7_clock_out_removes_seat_and_play_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_7_clock_out_is_refused_for_a_game_that_cannot_remove_a_player() {
+async fn clock_out_is_refused_for_a_game_that_cannot_remove_a_player() {
     let (v1, _) = fixtures().await;
     let (host, _root) = host_with(&v1).await;
     let refused = host
@@ -927,7 +927,7 @@ async fn issue_7_clock_out_is_refused_for_a_game_that_cannot_remove_a_player() {
 /// the same data directory stops at once with an error that says why, and
 /// the first one goes on serving and storing as before.
 #[tokio::test]
-async fn issue9_a_second_host_on_the_same_data_dir_is_refused() {
+async fn a_second_host_on_the_same_data_dir_is_refused() {
     let root = tempfile::tempdir().expect("temp dir");
     let data_dir = root.path().join("data");
     let options = HostOptions {

@@ -1,4 +1,4 @@
-//! Issue 2 (foundation): catalog, complete matches of every game, watching,
+//! The foundation: catalog, complete matches of every game, watching,
 //! and every kind of bad input with its own status code.
 
 use rand::SeedableRng;
@@ -21,7 +21,7 @@ async fn games(host: &Host) -> Vec<pb::GameInfo> {
 }
 
 #[tokio::test]
-async fn issue2_catalog_lists_every_game_plugin_of_the_workspace() {
+async fn catalog_lists_every_game_plugin_of_the_workspace() {
     let host = Host::start().await;
     let names: Vec<String> = games(&host).await.into_iter().map(|g| g.name).collect();
     let expected = workspace_game_crates();
@@ -60,7 +60,7 @@ async fn issue2_catalog_lists_every_game_plugin_of_the_workspace() {
 }
 
 #[tokio::test]
-async fn issue2_random_matches_of_every_game_play_to_the_end() {
+async fn random_matches_of_every_game_play_to_the_end() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     let mut rng = StdRng::seed_from_u64(2);
@@ -97,7 +97,7 @@ async fn issue2_random_matches_of_every_game_play_to_the_end() {
 }
 
 #[tokio::test]
-async fn issue2_a_watcher_on_another_connection_sees_every_state_change() {
+async fn a_watcher_on_another_connection_sees_every_state_change() {
     let host = Host::start().await;
     let game = games(&host).await.remove(0);
     let mut matches = host.matches().await;
@@ -156,7 +156,7 @@ async fn sequential_game(host: &Host) -> pb::GameInfo {
 }
 
 #[tokio::test]
-async fn issue2_bad_inputs_get_their_own_status_and_change_nothing() {
+async fn bad_inputs_get_their_own_status_and_change_nothing() {
     let host = Host::start().await;
     let game = sequential_game(&host).await;
     let mut matches = host.matches().await;
@@ -341,7 +341,7 @@ async fn create_running(
 }
 
 #[tokio::test]
-async fn issue2_open_seats_are_joined_resignation_ends_the_match() {
+async fn open_seats_are_joined_resignation_ends_the_match() {
     let host = Host::start().await;
     let game = sequential_game(&host).await;
     let mut matches = host.matches().await;
@@ -396,7 +396,7 @@ async fn issue2_open_seats_are_joined_resignation_ends_the_match() {
 }
 
 #[tokio::test]
-async fn issue2_records_of_running_matches_need_the_admin_token() {
+async fn records_of_running_matches_need_the_admin_token() {
     let host = Host::start().await;
     let game = sequential_game(&host).await;
     let mut matches = host.matches().await;
@@ -418,7 +418,7 @@ async fn issue2_records_of_running_matches_need_the_admin_token() {
 }
 
 #[tokio::test]
-async fn issue2_admin_lists_plugins_and_refuses_a_broken_file() {
+async fn admin_lists_plugins_and_refuses_a_broken_file() {
     let temp = tempfile::tempdir().expect("temp");
     let plugin_dir = Host::fresh_plugin_dir(temp.path());
     // A broken file and a foreign file in the plugin directory are refused at
@@ -484,7 +484,7 @@ async fn issue2_admin_lists_plugins_and_refuses_a_broken_file() {
 }
 
 #[tokio::test]
-async fn issue2_health_and_reflection_answer() {
+async fn health_and_reflection_answer() {
     use tonic_health::pb::health_client::HealthClient;
     use tonic_reflection::pb::v1alpha::{
         ServerReflectionRequest, server_reflection_client::ServerReflectionClient,
@@ -525,11 +525,161 @@ async fn issue2_health_and_reflection_answer() {
 }
 
 #[tokio::test]
-async fn issue2_sigterm_shuts_the_host_down_gracefully() {
+async fn sigterm_shuts_the_host_down_gracefully() {
     let mut host = Host::start().await;
     assert!(!games(&host).await.is_empty());
     assert!(
         host.terminate().await,
         "engine-host exits cleanly on SIGTERM"
     );
+}
+
+/// The `ErrorInfo` a refusal carries: domain `tabletop`, its reason, its
+/// metadata.
+fn error_info(status: &tonic::Status) -> tonic_types::ErrorInfo {
+    use tonic_types::StatusExt;
+    let info = status
+        .get_details_error_info()
+        .unwrap_or_else(|| panic!("no ErrorInfo in {status:?}"));
+    assert_eq!(info.domain, "tabletop", "{status:?}");
+    info
+}
+
+#[tokio::test]
+async fn a_stale_version_is_refused_with_the_current_version_in_its_error_info() {
+    let host = Host::start().await;
+    let game = sequential_game(&host).await;
+    let mut matches = host.matches().await;
+    let (id, tokens) = create_running(&mut matches, &game).await;
+    let before = spectator(&mut matches, &id).await;
+    let mover = before.to_move[0] as usize;
+    let legal = crate::support::legal(&mut matches, &id, &tokens[mover])
+        .await
+        .expect("legal actions");
+    let action = legal.actions[0].id;
+
+    let stale = crate::support::submit(
+        &mut matches,
+        &id,
+        &tokens[mover],
+        action,
+        Some(before.version + 5),
+    )
+    .await
+    .expect_err("a stale version is refused");
+    assert_eq!(stale.code(), Code::FailedPrecondition, "{stale:?}");
+    let info = error_info(&stale);
+    assert_eq!(info.reason, "STALE_VERSION");
+    assert_eq!(
+        info.metadata.get("expected_version"),
+        Some(&(before.version + 5).to_string())
+    );
+    // A bot reads the match's version from the error, not from its text, and
+    // tries again from there.
+    let current: u64 = info
+        .metadata
+        .get("current_version")
+        .expect("current_version")
+        .parse()
+        .expect("a number");
+    assert_eq!(current, before.version);
+    let accepted = crate::support::submit(&mut matches, &id, &tokens[mover], action, Some(current))
+        .await
+        .expect("the action at the current version");
+    assert!(accepted.view.expect("view").version > current);
+
+    // Other refusals name their facts too.
+    let idle = (mover + 1) % tokens.len();
+    let now = spectator(&mut matches, &id).await;
+    if !now.to_move.contains(&(idle as u32)) && now.state == pb::MatchState::Running as i32 {
+        let not_yours = crate::support::submit(&mut matches, &id, &tokens[idle], 0, None)
+            .await
+            .expect_err("out of turn");
+        assert_eq!(not_yours.code(), Code::FailedPrecondition);
+        let info = error_info(&not_yours);
+        assert_eq!(info.reason, "NOT_YOUR_TURN");
+        assert_eq!(info.metadata.get("seat"), Some(&idle.to_string()));
+    }
+    let unknown = crate::support::submit(&mut matches, "no-such-match", &tokens[mover], 0, None)
+        .await
+        .expect_err("unknown match");
+    assert_eq!(unknown.code(), Code::NotFound);
+    let info = error_info(&unknown);
+    assert_eq!(info.reason, "UNKNOWN_MATCH");
+    assert_eq!(
+        info.metadata.get("match_id").map(String::as_str),
+        Some("no-such-match")
+    );
+    let bad_token = crate::support::submit(&mut matches, &id, "not-a-token", 0, None)
+        .await
+        .expect_err("wrong token");
+    assert_eq!(bad_token.code(), Code::PermissionDenied);
+    let info = error_info(&bad_token);
+    assert_eq!(info.reason, "BAD_TOKEN");
+    assert_eq!(
+        info.metadata.get("credential").map(String::as_str),
+        Some("seat")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_open_watch_streams_at_once_and_the_host_exits_promptly() {
+    let mut host = Host::start().await;
+    let game = sequential_game(&host).await;
+    let mut matches = host.matches().await;
+    let (id, _) = create_running(&mut matches, &game).await;
+    // Two watchers on their own connections: a spectator and a resuming one.
+    let mut streams = Vec::new();
+    for from_version in [None, Some(0)] {
+        let mut stream = host
+            .watch()
+            .await
+            .watch_match(pb::WatchMatchRequest {
+                match_id: id.clone(),
+                seat_token: String::new(),
+                from_version,
+            })
+            .await
+            .expect("watch")
+            .into_inner();
+        if from_version.is_none() {
+            let first = stream.message().await.expect("first event");
+            assert!(first.is_some(), "a snapshot first");
+        }
+        streams.push(tokio::spawn(async move {
+            // Read until the stream ends: it would wait for the match's next
+            // move forever, were it not for the shutdown.
+            loop {
+                match stream.message().await {
+                    Ok(Some(_)) => continue,
+                    Ok(None) => return Ok(()),
+                    Err(status) => return Err(status),
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+
+    let started = std::time::Instant::now();
+    assert!(
+        host.terminate().await,
+        "engine-host exits cleanly on SIGTERM"
+    );
+    let took = started.elapsed();
+    // The grace period for calls in flight is 5 s: open Watch streams must not
+    // hold the shutdown for it.
+    assert!(
+        took < std::time::Duration::from_millis(2500),
+        "the host took {took:?} to exit with open Watch streams"
+    );
+    for stream in streams {
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(5), stream)
+            .await
+            .expect("the stream ended")
+            .expect("the reader did not panic");
+        let status = ended.expect_err("a Watch stream ends with a status at shutdown");
+        assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+        assert_eq!(status.message(), "the server is shutting down");
+        assert_eq!(error_info(&status).reason, "SHUTTING_DOWN");
+    }
 }

@@ -1,4 +1,4 @@
-//! Issue 9 (performance): the response options a fast client relies on.
+//! The response options a fast client relies on, and the inline-call watchdog.
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -12,7 +12,7 @@ use crate::support::{create, legal, spectator, submit};
 /// each of its actions: a summary response leaves out the costly part (a
 /// plugin call for the JSON view and one for the text) and keeps the rest.
 #[tokio::test]
-async fn issue9_summary_submit_responses_leave_out_the_game_view() {
+async fn summary_submit_responses_leave_out_the_game_view() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     let (id, tokens) = create(&mut matches, "war", 2, 9).await;
@@ -97,7 +97,7 @@ async fn issue9_summary_submit_responses_leave_out_the_game_view() {
 /// which has never listed anything), for every seat of a simultaneous game,
 /// and the token checks must hold on that path too.
 #[tokio::test]
-async fn issue9_kept_legal_actions_answer_exactly_like_a_fresh_listing() {
+async fn kept_legal_actions_answer_exactly_like_a_fresh_listing() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     let (id, tokens) = create(&mut matches, "lanza", 3, 19).await;
@@ -182,7 +182,7 @@ async fn issue9_kept_legal_actions_answer_exactly_like_a_fresh_listing() {
 /// A tournament runner creating matches by the thousand can ask for a
 /// summary view in CreateMatch, as in SubmitAction; the default is full.
 #[tokio::test]
-async fn issue9_create_match_answers_with_the_view_detail_asked_for() {
+async fn create_match_answers_with_the_view_detail_asked_for() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     for detail in [pb::ViewDetail::Summary, pb::ViewDetail::Unspecified] {
@@ -221,7 +221,7 @@ async fn issue9_create_match_answers_with_the_view_detail_asked_for() {
 /// (so no notation); a full listing of the same version afterwards still
 /// carries the notation, and no `action_ids`.
 #[tokio::test]
-async fn issue9_ids_only_lists_are_the_full_lists_without_notation() {
+async fn ids_only_lists_are_the_full_lists_without_notation() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     let (id, tokens) = create(&mut matches, "focus", 2, 9).await;
@@ -268,7 +268,7 @@ async fn issue9_ids_only_lists_are_the_full_lists_without_notation() {
 /// version's calls to the blocking pool, where the call deadline holds
 /// again; the host and every other game go on as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue9_a_plugin_call_over_the_inline_limit_moves_that_plugin_to_the_pool() {
+async fn a_plugin_call_over_the_inline_limit_moves_that_plugin_to_the_pool() {
     let (counter, _) = crate::durable::fixtures().await;
     let root = tempfile::tempdir().expect("temp dir");
     let plugin_dir = Host::fresh_plugin_dir(root.path());

@@ -1,4 +1,4 @@
-//! Issue 6: a shorthand that stands for several actions (War's whole setup
+//! A shorthand that stands for several actions (War's whole setup
 //! layout, ruling W3) in one SubmitAction, applied all or nothing, each
 //! action its own version, log entry and watch event.
 
@@ -45,7 +45,7 @@ fn units(view: &pb::MatchView) -> Vec<(String, String, String)> {
 }
 
 #[tokio::test]
-async fn issue6_whole_layout_in_one_request() {
+async fn whole_layout_in_one_request() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     let (id, tokens) = create(&mut matches, "war", 2, 6).await;

@@ -541,7 +541,7 @@ mod tests {
     use pb::submit_action_request::Action;
 
     #[test]
-    fn issue6_hash_notation_is_not_mistaken_for_an_id() {
+    fn hash_notation_is_not_mistaken_for_an_id() {
         assert_eq!(parse_action("#17").unwrap(), Action::ActionId(17));
         assert_eq!(
             parse_action("#d5-d6").unwrap(),

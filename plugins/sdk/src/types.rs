@@ -188,7 +188,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue9_a_player_set_walks_its_members_lowest_first() {
+    fn a_player_set_walks_its_members_lowest_first() {
         for bits in [0u32, 1, 0b1010_0110, 1 << 31, u32::MAX, 0x8000_0001] {
             let set = PlayerSet(bits);
             let by_seat: Vec<Player> = (0..PlayerSet::MAX_PLAYERS)
