@@ -115,7 +115,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     let store: Arc<dyn Store> = match config.store {
         StoreKind::Sqlite => {
             let path = config.data_dir.join("matches.sqlite3");
-            let store = SqliteStore::open(&path).map_err(|e| e.message().to_string())?;
+            let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;
             tracing::info!(file = %path.display(), "match store: sqlite");
             Arc::new(store)
         }
@@ -133,7 +133,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     );
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
-    let recovered = engine.recover().map_err(|e| e.message().to_string())?;
+    let recovered = engine.recover().map_err(|e| e.to_string())?;
     tracing::info!(
         restored = recovered.restored,
         unavailable = recovered.unavailable.len(),

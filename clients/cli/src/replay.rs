@@ -52,10 +52,10 @@ impl Replayer {
             seats,
             &self.record.actions[..step],
         )
-        .map_err(|e| CliError::Usage(format!("the record does not replay: {}", e.message())))?;
+        .map_err(|e| CliError::Usage(format!("the record does not replay: {e}")))?;
         let view = m
             .view(Viewer::Spectator)
-            .map_err(|e| CliError::Usage(e.message().to_string()))?;
+            .map_err(|e| CliError::Usage(e.to_string()))?;
         let mut out = format!(
             "{} {} — step {step} of {}",
             self.record.game,
@@ -118,7 +118,7 @@ pub fn run(
 ) -> Result<(), CliError> {
     let json = std::fs::read_to_string(file)
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", file.display())))?;
-    let record = Record::parse(&json).map_err(|e| CliError::Usage(e.message().to_string()))?;
+    let record = Record::parse(&json).map_err(|e| CliError::Usage(e.to_string()))?;
     let plugin_dir = plugin_dir.unwrap_or_else(default_plugin_dir);
     let cache = std::env::temp_dir().join(format!("tabletop-replay-{}", std::process::id()));
     let engine = Engine::new(Arc::new(MemoryStore), "unused", cache.clone());

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tabletop_sdk::{ActionId, DynGame, Manifest, Viewer};
 use tokio::sync::broadcast;
 
-use super::error::{HostError, HostResult};
+use super::error::{Credential, HostError, HostResult};
 use super::game_match::{
     Lifecycle, Match, MatchEvent, MatchSetup, MatchView, OnTimeout, Seat, Submitted, TimeControl,
     ViewDetail, now_ms,
@@ -373,9 +373,9 @@ impl Engine {
             .collect();
         let game: Arc<dyn DynGame> = plugin;
         let mut m = Match::replay(game, setup.clone(), seats, &stored.log)
-            .map_err(|e| format!("its stored log does not replay: {}", e.message()))?;
+            .map_err(|e| format!("its stored log does not replay: {e}"))?;
         m.restore_pending(&stored.pending)
-            .map_err(|e| format!("its pending actions do not restore: {}", e.message()))?;
+            .map_err(|e| format!("its pending actions do not restore: {e}"))?;
         m.resume_clocks(now_ms());
         Ok(m)
     }
@@ -475,12 +475,14 @@ impl Engine {
     /// Checks the admin token.
     pub fn check_admin(&self, token: &str) -> HostResult<()> {
         if token.is_empty() {
-            return Err(HostError::Unauthenticated(
-                "the admin token is required".into(),
-            ));
+            return Err(HostError::TokenRequired {
+                credential: Credential::Admin,
+            });
         }
         if !hashes_equal(&hash_token(token), &self.admin_token_hash) {
-            return Err(HostError::PermissionDenied("wrong admin token".into()));
+            return Err(HostError::BadToken {
+                credential: Credential::Admin,
+            });
         }
         Ok(())
     }
@@ -508,22 +510,27 @@ impl Engine {
 
     fn plugin(&self, name: &str, version: Option<&str>) -> HostResult<Arc<Plugin>> {
         if name.is_empty() {
-            return Err(HostError::InvalidArgument("a game name is required".into()));
+            return Err(HostError::InvalidRequest("a game name is required".into()));
         }
         self.registry
             .get(name, version)
             .ok_or_else(|| match version {
-                Some(v) if self.registry.get(name, None).is_some() => HostError::NotFound(format!(
-                    "{name} has no version {v} (loaded: {})",
-                    self.registry.versions(name).join(", ")
-                )),
-                _ => HostError::NotFound(format!("no game named `{name}`")),
+                Some(v) if self.registry.get(name, None).is_some() => {
+                    HostError::UnknownGameVersion {
+                        game: name.to_string(),
+                        version: v.to_string(),
+                        loaded: self.registry.versions(name),
+                    }
+                }
+                _ => HostError::UnknownGame {
+                    game: name.to_string(),
+                },
             })
     }
 
     fn slot(&self, match_id: &str) -> HostResult<Arc<Mutex<Match>>> {
         if match_id.is_empty() {
-            return Err(HostError::InvalidArgument("a match id is required".into()));
+            return Err(HostError::InvalidRequest("a match id is required".into()));
         }
         if let Some(m) = self
             .matches
@@ -539,12 +546,14 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .get(match_id)
         {
-            return Err(HostError::Unavailable(format!(
-                "match {match_id} is unavailable: {}",
-                u.reason
-            )));
+            return Err(HostError::MatchUnavailable {
+                match_id: match_id.to_string(),
+                reason: u.reason.clone(),
+            });
         }
-        Err(HostError::NotFound(format!("no match `{match_id}`")))
+        Err(HostError::UnknownMatch {
+            match_id: match_id.to_string(),
+        })
     }
 
     /// Creates a match; stored before this returns.
@@ -598,26 +607,26 @@ impl Engine {
     ) -> HostResult<(Created, Commit)> {
         let manifest = plugin.manifest();
         if request.players < manifest.min_players || request.players > manifest.max_players {
-            return Err(HostError::InvalidArgument(format!(
+            return Err(HostError::InvalidSetup(format!(
                 "{} is played by {} to {} players, not {}",
                 manifest.name, manifest.min_players, manifest.max_players, request.players
             )));
         }
         if let Some(tc) = &request.time_control {
-            tc.validate().map_err(HostError::InvalidArgument)?;
+            tc.validate().map_err(HostError::InvalidSetup)?;
             if tc.on_timeout == OnTimeout::Out {
                 // `out` takes one seat out while the others play on: with two
                 // seats that is just `lose`, and only games that can remove a
                 // player mid-game (their manifest says so) can do it at all.
                 if request.players < 3 {
-                    return Err(HostError::InvalidArgument(format!(
+                    return Err(HostError::InvalidSetup(format!(
                         "on_timeout `out` needs at least 3 players (this match has {}); \
                          use `lose`",
                         request.players
                     )));
                 }
                 if !manifest.removable_players {
-                    return Err(HostError::InvalidArgument(format!(
+                    return Err(HostError::InvalidSetup(format!(
                         "{} cannot take a player out of a running game, so on_timeout \
                          `out` is not available; use `lose`",
                         manifest.name
@@ -627,7 +636,7 @@ impl Engine {
         }
         for &seat in &request.open_seats {
             if seat >= request.players {
-                return Err(HostError::InvalidArgument(format!(
+                return Err(HostError::InvalidSetup(format!(
                     "open seat {seat} does not exist (seats 0..{})",
                     request.players
                 )));
@@ -911,9 +920,9 @@ impl Engine {
     ) -> HostResult<Submission> {
         let seat = m.seat_of(token)?;
         if self.expire_locked(m, commit)? {
-            return Err(HostError::FailedPrecondition(
-                "the match is over: a clock ran out".into(),
-            ));
+            return Err(HostError::MatchOver {
+                clock_ran_out: true,
+            });
         }
         let id = match action {
             ActionRef::Id(id) => *id,
@@ -921,10 +930,10 @@ impl Engine {
                 if let Some(expected) = expected_version
                     && expected != m.version()
                 {
-                    return Err(HostError::FailedPrecondition(format!(
-                        "stale version: expected {expected}, the match is at {}",
-                        m.version()
-                    )));
+                    return Err(HostError::StaleVersion {
+                        expected,
+                        current: m.version(),
+                    });
                 }
                 if let Some(steps) = m.expand_notation(seat, text)? {
                     return self.submit_sequence(m, seat, text, &steps, expected_version, commit);
@@ -1044,11 +1053,7 @@ impl Engine {
         let m = lock(&slot);
         if m.lifecycle != Lifecycle::Finished {
             self.check_admin(admin_token).map_err(|e| match e {
-                HostError::Unauthenticated(_) => HostError::Unauthenticated(
-                    "the match is still running: its record reveals hidden information, so \
-                     exporting it needs the admin token"
-                        .into(),
-                ),
+                HostError::TokenRequired { .. } => HostError::ExportNeedsAdmin,
                 other => other,
             })?;
         }
@@ -1062,11 +1067,9 @@ impl Engine {
         let plugin = self
             .registry
             .get(&record.game, Some(&record.plugin_version))
-            .ok_or_else(|| {
-                HostError::FailedPrecondition(format!(
-                    "the record needs {} {}, which is not loaded",
-                    record.game, record.plugin_version
-                ))
+            .ok_or_else(|| HostError::GameNotLoaded {
+                game: record.game.clone(),
+                version: record.plugin_version.clone(),
             })?;
         let (tokens, hashes) = issue_tokens(record.players, &[]);
         let seats = hashes
@@ -1150,16 +1153,28 @@ impl Engine {
     pub fn load_plugin(&self, admin_token: &str, path: &str) -> HostResult<(PluginEntry, bool)> {
         self.check_admin(admin_token)?;
         if path.is_empty() {
-            return Err(HostError::InvalidArgument(
+            return Err(HostError::InvalidRequest(
                 "a plugin path is required".into(),
             ));
         }
         let added = self.add_plugin_file(Path::new(path)).map_err(|e| match e {
-            AddError::Load(crate::plugin::LoadError::Io(io)) => {
-                HostError::NotFound(format!("cannot read {path}: {io}"))
-            }
-            AddError::Conflict { .. } => HostError::FailedPrecondition(e.to_string()),
-            AddError::Load(other) => HostError::InvalidArgument(format!("{path} refused: {other}")),
+            AddError::Load(crate::plugin::LoadError::Io(io)) => HostError::PluginFileUnreadable {
+                path: path.to_string(),
+                error: io,
+            },
+            AddError::Conflict {
+                game,
+                version,
+                existing,
+            } => HostError::PluginConflict {
+                game,
+                version,
+                existing,
+            },
+            AddError::Load(other) => HostError::PluginRefused {
+                path: path.to_string(),
+                why: other.to_string(),
+            },
         })?;
         let (game, version, already) = match added {
             Added::New { game, version } => (game, version, false),

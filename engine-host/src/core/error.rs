@@ -1,65 +1,320 @@
-//! The host's domain errors. The gRPC layer maps each variant to one status code
-//! in one place (`grpc::status`).
+//! The host's domain errors: each variant says what went wrong, in the
+//! terms of matches, seats, tokens and plugins. `Display` gives the message
+//! for the caller. The gRPC layer chooses each variant's status code, its
+//! `ErrorInfo` reason and metadata in one place (`grpc::status`); nothing
+//! here knows about gRPC.
 
 use std::fmt;
+use std::time::Duration;
 
-use tabletop_sdk::{ErrorKind, GameError};
+use tabletop_sdk::{ErrorKind, GameError, Player};
 
-/// Why a request to the core failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostError {
-    /// The request is malformed, or the action/option/position is invalid.
-    InvalidArgument(String),
-    /// No such game, version, match or seat.
-    NotFound(String),
-    /// The request is well-formed but the match is not in a state to accept it:
-    /// not your turn, stale version, match over, seat taken.
-    FailedPrecondition(String),
-    /// No credential where one is needed (seat or admin token).
-    Unauthenticated(String),
-    /// A credential that does not grant this.
-    PermissionDenied(String),
-    /// The match cannot be played here (plugin version missing).
-    Unavailable(String),
-    /// A fault of the host or of a plugin; never caused by the caller's input.
-    Internal(String),
+/// Which credential a call needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential {
+    /// A seat token of the match.
+    Seat,
+    /// The host's admin token.
+    Admin,
 }
 
-impl HostError {
-    /// The message for the caller.
-    pub fn message(&self) -> &str {
+impl Credential {
+    /// The name a client sees (`seat` or `admin`).
+    pub fn as_str(self) -> &'static str {
         match self {
-            HostError::InvalidArgument(m)
-            | HostError::NotFound(m)
-            | HostError::FailedPrecondition(m)
-            | HostError::Unauthenticated(m)
-            | HostError::PermissionDenied(m)
-            | HostError::Unavailable(m)
-            | HostError::Internal(m) => m,
+            Credential::Seat => "seat",
+            Credential::Admin => "admin",
         }
     }
 }
 
+/// Why a request to the core failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostError {
+    // The request itself.
+    /// A field of the request is missing or has a value this server does not
+    /// know (an enum number, an empty id).
+    InvalidRequest(String),
+    /// A new match's setup does not fit its game: player count, time control,
+    /// open seats.
+    InvalidSetup(String),
+    /// A game option is unknown, mistyped, out of range or does not combine
+    /// (the game's verdict).
+    InvalidOption(String),
+    /// A start position does not parse or is impossible (the game's verdict).
+    InvalidPosition(String),
+    /// An action's notation does not parse, or stands for no action.
+    InvalidNotation(String),
+    /// The action is not legal now for this seat.
+    IllegalAction(String),
+    /// A match record does not parse, does not replay, or was altered.
+    InvalidRecord(String),
+
+    // What the request names.
+    /// No game of this name is loaded.
+    UnknownGame {
+        /// The name asked for.
+        game: String,
+    },
+    /// The game is loaded, but not in this version.
+    UnknownGameVersion {
+        /// The game.
+        game: String,
+        /// The version asked for.
+        version: String,
+        /// The versions that are loaded.
+        loaded: Vec<String>,
+    },
+    /// No match has this id.
+    UnknownMatch {
+        /// The id asked for.
+        match_id: String,
+    },
+    /// The match has no seat of this number.
+    UnknownSeat {
+        /// The seat asked for.
+        seat: Player,
+        /// The match's number of seats.
+        players: u32,
+    },
+    /// A record names a game version this host has not loaded.
+    GameNotLoaded {
+        /// The game.
+        game: String,
+        /// The plugin version.
+        version: String,
+    },
+    /// The match is known, but its plugin version is not loaded (after a
+    /// restart), so it cannot be played here.
+    MatchUnavailable {
+        /// The match.
+        match_id: String,
+        /// Why, for a person.
+        reason: String,
+    },
+
+    // The match's state.
+    /// The match waits for players to join its open seats.
+    NotStarted,
+    /// The match is over (`clock_ran_out`: a clock ended it just now).
+    MatchOver {
+        /// Whether the request found a clock run out, ending the match.
+        clock_ran_out: bool,
+    },
+    /// The request was made against another version than the match's.
+    StaleVersion {
+        /// The version the request expected.
+        expected: u64,
+        /// The match's version now.
+        current: u64,
+    },
+    /// This seat is not to move now.
+    NotYourTurn {
+        /// The seat.
+        seat: Player,
+    },
+    /// The game says the seat is not to move (its own words), or a step of
+    /// a shorthand finds it no longer to move.
+    NotToMove(String),
+    /// The seat already acted in this simultaneous turn.
+    AlreadyActed {
+        /// The seat.
+        seat: Player,
+    },
+    /// The seat asked for already has a player.
+    SeatTaken {
+        /// The seat.
+        seat: Player,
+    },
+    /// The match has no open seat to join.
+    NoOpenSeat,
+    /// The game (or the host, for this kind of turn) does not offer this.
+    Unsupported(String),
+    /// One step of a shorthand was refused, so the whole request was; the
+    /// cause is the step's own error.
+    StepRefused {
+        /// The shorthand as given.
+        text: String,
+        /// The refused step, counting from 1.
+        step: usize,
+        /// How many steps the shorthand stands for.
+        steps: usize,
+        /// The refused step's notation.
+        notation: String,
+        /// Why the step was refused.
+        cause: Box<HostError>,
+    },
+
+    // Credentials.
+    /// The call needs a token and none was given.
+    TokenRequired {
+        /// Which token.
+        credential: Credential,
+    },
+    /// Exporting a running match's record needs the admin token, and none
+    /// was given.
+    ExportNeedsAdmin,
+    /// The token given does not grant this.
+    BadToken {
+        /// Which token.
+        credential: Credential,
+    },
+
+    // Plugins.
+    /// A plugin file to load cannot be read.
+    PluginFileUnreadable {
+        /// The path given.
+        path: String,
+        /// The system's error.
+        error: String,
+    },
+    /// A plugin file is not a usable plugin.
+    PluginRefused {
+        /// The path given.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// Another file already provides this game and version with other content.
+    PluginConflict {
+        /// The game.
+        game: String,
+        /// The version.
+        version: String,
+        /// The file that provides it.
+        existing: String,
+    },
+    /// The plugin did not answer within the call deadline.
+    PluginTimeout {
+        /// The deadline.
+        deadline: Duration,
+    },
+    /// The plugin panicked, was used after a panic, or broke the ABI: a bug
+    /// in the plugin, never caused by the caller's input.
+    PluginFault(String),
+
+    // The host.
+    /// The server is shutting down.
+    ShuttingDown,
+    /// A fault of the host (its store, its own code); never caused by the
+    /// caller's input.
+    Internal(String),
+}
+
 impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
+        match self {
+            HostError::InvalidRequest(m)
+            | HostError::InvalidSetup(m)
+            | HostError::InvalidOption(m)
+            | HostError::InvalidPosition(m)
+            | HostError::InvalidNotation(m)
+            | HostError::IllegalAction(m)
+            | HostError::InvalidRecord(m)
+            | HostError::NotToMove(m)
+            | HostError::Unsupported(m)
+            | HostError::Internal(m) => f.write_str(m),
+            HostError::UnknownGame { game } => write!(f, "no game named `{game}`"),
+            HostError::UnknownGameVersion {
+                game,
+                version,
+                loaded,
+            } => write!(
+                f,
+                "{game} has no version {version} (loaded: {})",
+                loaded.join(", ")
+            ),
+            HostError::UnknownMatch { match_id } => write!(f, "no match `{match_id}`"),
+            HostError::UnknownSeat { seat, players } => {
+                write!(f, "the match has no seat {seat} (seats 0..{players})")
+            }
+            HostError::GameNotLoaded { game, version } => {
+                write!(f, "the record needs {game} {version}, which is not loaded")
+            }
+            HostError::MatchUnavailable { match_id, reason } => {
+                write!(f, "match {match_id} is unavailable: {reason}")
+            }
+            HostError::NotStarted => f.write_str("the match waits for players to join open seats"),
+            HostError::MatchOver {
+                clock_ran_out: false,
+            } => f.write_str("the match is over"),
+            HostError::MatchOver {
+                clock_ran_out: true,
+            } => f.write_str("the match is over: a clock ran out"),
+            HostError::StaleVersion { expected, current } => {
+                write!(
+                    f,
+                    "stale version: expected {expected}, the match is at {current}"
+                )
+            }
+            HostError::NotYourTurn { seat } => write!(f, "it is not seat {seat}'s turn"),
+            HostError::AlreadyActed { seat } => {
+                write!(f, "seat {seat} has already acted this turn")
+            }
+            HostError::SeatTaken { seat } => write!(f, "seat {seat} is taken"),
+            HostError::NoOpenSeat => f.write_str("the match has no open seat"),
+            HostError::StepRefused {
+                text,
+                step,
+                steps,
+                notation,
+                cause,
+            } => write!(
+                f,
+                "`{text}` refused at step {step} of {steps} (`{notation}`): {cause}"
+            ),
+            HostError::TokenRequired {
+                credential: Credential::Seat,
+            } => f.write_str("a seat token is required"),
+            HostError::TokenRequired {
+                credential: Credential::Admin,
+            } => f.write_str("the admin token is required"),
+            HostError::ExportNeedsAdmin => f.write_str(
+                "the match is still running: its record reveals hidden information, so \
+                 exporting it needs the admin token",
+            ),
+            HostError::BadToken {
+                credential: Credential::Seat,
+            } => f.write_str("the token does not hold a seat in this match"),
+            HostError::BadToken {
+                credential: Credential::Admin,
+            } => f.write_str("wrong admin token"),
+            HostError::PluginFileUnreadable { path, error } => {
+                write!(f, "cannot read {path}: {error}")
+            }
+            HostError::PluginRefused { path, why } => write!(f, "{path} refused: {why}"),
+            HostError::PluginConflict {
+                game,
+                version,
+                existing,
+            } => write!(
+                f,
+                "{game} {version} is already loaded from {existing} with different content; \
+                 bump the plugin's version"
+            ),
+            HostError::PluginTimeout { deadline } => {
+                write!(f, "the game plugin did not answer within {deadline:?}")
+            }
+            HostError::PluginFault(m) => write!(f, "plugin fault: {m}"),
+            HostError::ShuttingDown => f.write_str("the server is shutting down"),
+        }
     }
 }
 
 impl std::error::Error for HostError {}
 
 impl From<GameError> for HostError {
+    /// The game's verdict, in the host's terms.
     fn from(e: GameError) -> HostError {
         match e.kind {
-            ErrorKind::InvalidOption
-            | ErrorKind::InvalidPosition
-            | ErrorKind::InvalidNotation
-            | ErrorKind::IllegalAction => HostError::InvalidArgument(e.message),
-            ErrorKind::NotYourTurn | ErrorKind::Unsupported => {
-                HostError::FailedPrecondition(e.message)
-            }
+            ErrorKind::InvalidOption => HostError::InvalidOption(e.message),
+            ErrorKind::InvalidPosition => HostError::InvalidPosition(e.message),
+            ErrorKind::InvalidNotation => HostError::InvalidNotation(e.message),
+            ErrorKind::IllegalAction => HostError::IllegalAction(e.message),
+            ErrorKind::NotYourTurn => HostError::NotToMove(e.message),
+            ErrorKind::Unsupported => HostError::Unsupported(e.message),
             ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal => {
-                HostError::Internal(format!("plugin fault: {}", e.message))
+                HostError::PluginFault(e.message)
             }
         }
     }
@@ -67,3 +322,67 @@ impl From<GameError> for HostError {
 
 /// Shorthand for core results.
 pub type HostResult<T> = Result<T, HostError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_step_names_the_step_and_its_cause() {
+        let e = HostError::StepRefused {
+            text: "a b".into(),
+            step: 2,
+            steps: 2,
+            notation: "b".into(),
+            cause: Box::new(HostError::NotToMove(
+                "seat 1 is not the one to move then".into(),
+            )),
+        };
+        assert_eq!(
+            e.to_string(),
+            "`a b` refused at step 2 of 2 (`b`): seat 1 is not the one to move then"
+        );
+    }
+
+    #[test]
+    fn the_games_verdicts_keep_their_words() {
+        let cases = [
+            (
+                GameError::invalid_option("o"),
+                HostError::InvalidOption("o".into()),
+            ),
+            (
+                GameError::invalid_position("p"),
+                HostError::InvalidPosition("p".into()),
+            ),
+            (
+                GameError::invalid_notation("n"),
+                HostError::InvalidNotation("n".into()),
+            ),
+            (
+                GameError::illegal("i"),
+                HostError::IllegalAction("i".into()),
+            ),
+            (
+                GameError::not_your_turn("t"),
+                HostError::NotToMove("t".into()),
+            ),
+            (
+                GameError::unsupported("u"),
+                HostError::Unsupported("u".into()),
+            ),
+            (GameError::internal("x"), HostError::PluginFault("x".into())),
+            (
+                GameError::new(ErrorKind::Panic, "at lib.rs:1"),
+                HostError::PluginFault("at lib.rs:1".into()),
+            ),
+        ];
+        for (game, host) in cases {
+            assert_eq!(HostError::from(game), host);
+        }
+        assert_eq!(
+            HostError::from(GameError::internal("x")).to_string(),
+            "plugin fault: x"
+        );
+    }
+}

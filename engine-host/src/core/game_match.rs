@@ -15,7 +15,7 @@ use tabletop_sdk::{
 };
 use tokio::sync::broadcast;
 
-use super::error::{HostError, HostResult};
+use super::error::{Credential, HostError, HostResult};
 use super::inline::Trust;
 use super::legal::{LegalDetail, LegalLists};
 use super::tokens::{hash_token, hashes_equal};
@@ -456,7 +456,7 @@ impl Match {
         m.start_clocks(m.setup.created_at_ms)?;
         for (index, entry) in log.iter().enumerate() {
             let fail = |why: String| {
-                HostError::InvalidArgument(format!(
+                HostError::InvalidRecord(format!(
                     "action {} (version {}) does not replay: {why}",
                     index + 1,
                     entry.version
@@ -780,17 +780,17 @@ impl Match {
     /// The seat whose token is `token`.
     pub fn seat_of(&self, token: &str) -> HostResult<Player> {
         if token.is_empty() {
-            return Err(HostError::Unauthenticated(
-                "a seat token is required".into(),
-            ));
+            return Err(HostError::TokenRequired {
+                credential: Credential::Seat,
+            });
         }
         let hash = hash_token(token);
         self.seats
             .iter()
             .position(|s| s.token_hash.is_some_and(|h| hashes_equal(&h, &hash)))
             .map(|p| p as Player)
-            .ok_or_else(|| {
-                HostError::PermissionDenied("the token does not hold a seat in this match".into())
+            .ok_or(HostError::BadToken {
+                credential: Credential::Seat,
             })
     }
 
@@ -903,32 +903,28 @@ impl Match {
     fn check_may_act(&self, seat: Player, expected_version: Option<u64>) -> HostResult<()> {
         match self.lifecycle {
             Lifecycle::Waiting => {
-                return Err(HostError::FailedPrecondition(
-                    "the match waits for players to join open seats".into(),
-                ));
+                return Err(HostError::NotStarted);
             }
             Lifecycle::Finished => {
-                return Err(HostError::FailedPrecondition("the match is over".into()));
+                return Err(HostError::MatchOver {
+                    clock_ran_out: false,
+                });
             }
             Lifecycle::Running => {}
         }
         if let Some(expected) = expected_version
             && expected != self.version()
         {
-            return Err(HostError::FailedPrecondition(format!(
-                "stale version: expected {expected}, the match is at {}",
-                self.version()
-            )));
+            return Err(HostError::StaleVersion {
+                expected,
+                current: self.version(),
+            });
         }
         if !self.movers()?.contains(seat) {
-            return Err(HostError::FailedPrecondition(format!(
-                "it is not seat {seat}'s turn"
-            )));
+            return Err(HostError::NotYourTurn { seat });
         }
         if self.pending.contains_key(&seat) {
-            return Err(HostError::FailedPrecondition(format!(
-                "seat {seat} has already acted this turn"
-            )));
+            return Err(HostError::AlreadyActed { seat });
         }
         Ok(())
     }
@@ -962,7 +958,7 @@ impl Match {
         self.scratch = legal;
         checked?;
         if !is_legal {
-            return Err(HostError::InvalidArgument(format!(
+            return Err(HostError::IllegalAction(format!(
                 "action {action} is not legal for seat {seat}"
             )));
         }
@@ -1010,14 +1006,14 @@ impl Match {
     ) -> HostResult<()> {
         self.check_may_act(seat, expected_version)?;
         if self.movers()?.len() != 1 {
-            return Err(HostError::FailedPrecondition(format!(
+            return Err(HostError::Unsupported(format!(
                 "`{}` stands for several actions, which a simultaneous turn cannot take: \
                  submit one action",
                 text.trim()
             )));
         }
         if steps.is_empty() {
-            return Err(HostError::InvalidArgument(format!(
+            return Err(HostError::InvalidNotation(format!(
                 "`{}` stands for no action",
                 text.trim()
             )));
@@ -1043,29 +1039,22 @@ impl Match {
         let mut draws = self.chance_draws;
         let mut ids = Vec::with_capacity(steps.len());
         for (index, step) in steps.iter().enumerate() {
-            let refuse = |e: HostError| {
-                let why = format!(
-                    "`{}` refused at step {} of {} (`{step}`): {}",
-                    text.trim(),
-                    index + 1,
-                    steps.len(),
-                    e.message()
-                );
-                match e {
-                    HostError::FailedPrecondition(_) => HostError::FailedPrecondition(why),
-                    HostError::Internal(_) => HostError::Internal(why),
-                    _ => HostError::InvalidArgument(why),
-                }
+            let refuse = |cause: HostError| HostError::StepRefused {
+                text: text.trim().to_string(),
+                step: index + 1,
+                steps: steps.len(),
+                notation: step.clone(),
+                cause: Box::new(cause),
             };
             match state.status()? {
                 Status::ToMove(set) if set == PlayerSet::single(seat) => {}
                 Status::ToMove(_) => {
-                    return Err(refuse(HostError::FailedPrecondition(format!(
+                    return Err(refuse(HostError::NotToMove(format!(
                         "seat {seat} is not the one to move then"
                     ))));
                 }
                 _ => {
-                    return Err(refuse(HostError::FailedPrecondition(
+                    return Err(refuse(HostError::NotToMove(
                         "the game is over by then".into(),
                     )));
                 }
@@ -1209,7 +1198,9 @@ impl Match {
     /// `seat` resigns.
     pub fn resign(&mut self, seat: Player) -> HostResult<()> {
         if self.lifecycle == Lifecycle::Finished {
-            return Err(HostError::FailedPrecondition("the match is over".into()));
+            return Err(HostError::MatchOver {
+                clock_ran_out: false,
+            });
         }
         self.push_log(now_ms(), LogKind::Resign { seat });
         self.finish_by_resignation(seat);
@@ -1220,20 +1211,18 @@ impl Match {
     /// Takes an open seat (`seat`, or the lowest open one).
     pub fn join(&mut self, seat: Option<Player>, token_hash: [u8; 32]) -> HostResult<Player> {
         if self.lifecycle != Lifecycle::Waiting {
-            return Err(HostError::FailedPrecondition(
-                "the match has no open seat".into(),
-            ));
+            return Err(HostError::NoOpenSeat);
         }
         let seat = match seat {
             Some(s) => {
                 let Some(slot) = self.seats.get(s as usize) else {
-                    return Err(HostError::NotFound(format!(
-                        "the match has no seat {s} (seats 0..{})",
-                        self.setup.players
-                    )));
+                    return Err(HostError::UnknownSeat {
+                        seat: s,
+                        players: self.setup.players,
+                    });
                 };
                 if slot.token_hash.is_some() {
-                    return Err(HostError::FailedPrecondition(format!("seat {s} is taken")));
+                    return Err(HostError::SeatTaken { seat: s });
                 }
                 s
             }
@@ -1242,7 +1231,7 @@ impl Match {
                 .iter()
                 .position(|s| s.token_hash.is_none())
                 .map(|p| p as Player)
-                .ok_or_else(|| HostError::FailedPrecondition("no open seat".into()))?,
+                .ok_or(HostError::NoOpenSeat)?,
         };
         self.seats[seat as usize].token_hash = Some(token_hash);
         if self.seats.iter().all(|s| s.token_hash.is_some()) {
@@ -1654,8 +1643,13 @@ mod tests {
         let position = m.position().unwrap();
         let refused = sequence(&mut m, "bad", None).unwrap_err();
         assert!(
-            matches!(&refused, HostError::InvalidArgument(why)
-                if why.contains("step 2 of 2 (`3`)") && why.contains("the next number is 2")),
+            matches!(&refused, HostError::StepRefused { step: 2, steps: 2, cause, .. }
+                if matches!(**cause, HostError::IllegalAction(_))),
+            "{refused:?}"
+        );
+        assert!(
+            refused.to_string().contains("step 2 of 2 (`3`)")
+                && refused.to_string().contains("the next number is 2"),
             "{refused:?}"
         );
         assert_eq!(m.version(), 0);
@@ -1663,11 +1657,17 @@ mod tests {
         assert!(events.try_recv().is_err(), "no event for a refused request");
 
         let stale = sequence(&mut m, "good", Some(5)).unwrap_err();
-        assert!(matches!(&stale, HostError::FailedPrecondition(why) if why.contains("stale")));
+        assert!(matches!(
+            &stale,
+            HostError::StaleVersion {
+                expected: 5,
+                current: 0
+            }
+        ));
         let empty = sequence(&mut m, "empty", None).unwrap_err();
-        assert!(matches!(&empty, HostError::InvalidArgument(why) if why.contains("no action")));
+        assert!(matches!(&empty, HostError::InvalidNotation(why) if why.contains("no action")));
         let not_yours = m.submit_sequence(1, "good", &["1".into()], None);
-        assert!(matches!(not_yours, Err(HostError::FailedPrecondition(_))));
+        assert!(matches!(not_yours, Err(HostError::NotYourTurn { seat: 1 })));
         assert_eq!(m.version(), 0);
     }
 

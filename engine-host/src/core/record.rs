@@ -113,9 +113,9 @@ impl Record {
     /// Reads a record, refusing malformed JSON or another format.
     pub fn parse(json: &str) -> HostResult<Record> {
         let record: Record = serde_json::from_str(json)
-            .map_err(|e| HostError::InvalidArgument(format!("malformed record: {e}")))?;
+            .map_err(|e| HostError::InvalidRecord(format!("malformed record: {e}")))?;
         if record.format != RECORD_FORMAT {
-            return Err(HostError::InvalidArgument(format!(
+            return Err(HostError::InvalidRecord(format!(
                 "unknown record format `{}` (expected `{RECORD_FORMAT}`)",
                 record.format
             )));
@@ -127,14 +127,14 @@ impl Record {
     pub fn verify(&self, replayed: &Match) -> HostResult<()> {
         let position = replayed.position()?;
         if position != self.final_position {
-            return Err(HostError::InvalidArgument(format!(
+            return Err(HostError::InvalidRecord(format!(
                 "the record replays to another final position than it states \
                  (after action {}): the record was altered",
                 self.actions.len()
             )));
         }
         if replayed.lifecycle == Lifecycle::Finished && replayed.results != self.results {
-            return Err(HostError::InvalidArgument(
+            return Err(HostError::InvalidRecord(
                 "the record's results differ from its replay: the record was altered".into(),
             ));
         }

@@ -946,9 +946,10 @@ mod tests {
             .unwrap();
         let refused = SqliteStore::open(&path).expect_err("the file is the first store's");
         assert!(
-            refused.message().contains("in use by another engine-host"),
-            "{}",
-            refused.message()
+            refused
+                .to_string()
+                .contains("in use by another engine-host"),
+            "{refused}"
         );
         first
             .append("a", &[entry(2)], None, &[])

@@ -25,7 +25,7 @@ pub fn time_control(tc: pb::TimeControl) -> Result<TimeControl, HostError> {
         Ok(pb::OnTimeout::Unspecified | pb::OnTimeout::Lose) => OnTimeout::Lose,
         Ok(pb::OnTimeout::Out) => OnTimeout::Out,
         Err(_) => {
-            return Err(HostError::InvalidArgument(format!(
+            return Err(HostError::InvalidRequest(format!(
                 "unknown on_timeout value {}",
                 tc.on_timeout
             )));

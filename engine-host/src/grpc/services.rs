@@ -6,6 +6,8 @@
 //! whose match is free and whose plugin has never overrun the inline limit
 //! (`Engine::try_submit` and friends, `core::inline`). The hop to the pool
 //! and back was the largest part of the server's CPU per action.
+//!
+//! Every error goes through [`to_status`]: no handler chooses a status code.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -55,32 +57,31 @@ impl Api {
             Ok(Err(join)) => Err(to_status(HostError::Internal(format!(
                 "the host failed while serving the call: {join}"
             )))),
-            Err(_) => Err(to_status(HostError::Internal(format!(
-                "the game plugin did not answer within {:?}",
-                self.deadline
-            )))),
+            Err(_) => Err(to_status(HostError::PluginTimeout {
+                deadline: self.deadline,
+            })),
         }
     }
 }
 
-fn view_detail(detail: i32) -> Result<ViewDetail, Status> {
+fn view_detail(detail: i32) -> HostResult<ViewDetail> {
     match pb::ViewDetail::try_from(detail) {
         Ok(pb::ViewDetail::Unspecified | pb::ViewDetail::Full) => Ok(ViewDetail::Full),
         Ok(pb::ViewDetail::Summary) => Ok(ViewDetail::Summary),
-        Err(_) => Err(Status::invalid_argument(format!(
+        Err(_) => Err(HostError::InvalidRequest(format!(
             "unknown view detail {detail}"
         ))),
     }
 }
 
-fn lifecycle_filter(state: i32) -> Result<Option<Option<Lifecycle>>, Status> {
+fn lifecycle_filter(state: i32) -> HostResult<Option<Option<Lifecycle>>> {
     match pb::MatchState::try_from(state) {
         Ok(pb::MatchState::Unspecified) => Ok(None),
         Ok(pb::MatchState::Waiting) => Ok(Some(Some(Lifecycle::Waiting))),
         Ok(pb::MatchState::Running) => Ok(Some(Some(Lifecycle::Running))),
         Ok(pb::MatchState::Finished) => Ok(Some(Some(Lifecycle::Finished))),
         Ok(pb::MatchState::Unavailable) => Ok(Some(None)),
-        Err(_) => Err(Status::invalid_argument(format!(
+        Err(_) => Err(HostError::InvalidRequest(format!(
             "unknown match state {state}"
         ))),
     }
@@ -130,7 +131,7 @@ impl Matches for Api {
                 .map(convert::time_control)
                 .transpose()
                 .map_err(to_status)?,
-            view_detail: view_detail(r.view_detail)?,
+            view_detail: view_detail(r.view_detail).map_err(to_status)?,
         };
         let created = match self.engine.try_create_match(new) {
             TryCreate::Ran(answer, commit) => {
@@ -231,12 +232,12 @@ impl Matches for Api {
             Some(pb::submit_action_request::Action::ActionId(id)) => ActionRef::Id(id),
             Some(pb::submit_action_request::Action::Notation(text)) => ActionRef::Notation(text),
             None => {
-                return Err(Status::invalid_argument(
-                    "an action is required: give `action_id` or `notation`",
-                ));
+                return Err(to_status(HostError::InvalidRequest(
+                    "an action is required: give `action_id` or `notation`".into(),
+                )));
             }
         };
-        let detail = view_detail(r.view_detail)?;
+        let detail = view_detail(r.view_detail).map_err(to_status)?;
         let inline = self.engine.try_submit(
             &r.match_id,
             &r.seat_token,
@@ -286,7 +287,7 @@ impl Matches for Api {
         request: Request<pb::ListMatchesRequest>,
     ) -> Result<Response<pb::ListMatchesResponse>, Status> {
         let r = request.into_inner();
-        let state = lifecycle_filter(r.state)?;
+        let state = lifecycle_filter(r.state).map_err(to_status)?;
         let matches = self
             .call(move |e| {
                 let game = (!r.game.is_empty()).then_some(r.game.as_str());
