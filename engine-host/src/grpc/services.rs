@@ -5,7 +5,8 @@
 //! (`Engine::kept_legal_actions`), and a submit, legal-actions ask or view
 //! whose match is free and whose plugin has never overrun the inline limit
 //! (`Engine::try_submit` and friends, `core::inline`). The hop to the pool
-//! and back was the largest part of the server's CPU per action.
+//! and back was the largest part of the server's CPU per action; one helper,
+//! `Api::inline_or_pool`, serves every such call.
 //!
 //! Every error goes through [`to_status`]: no handler chooses a status code.
 
@@ -29,6 +30,7 @@ use crate::core::engine::{ActionRef, Engine, NewMatch, TryCreate};
 use crate::core::error::{HostError, HostResult};
 use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
 use crate::core::legal::LegalDetail;
+use crate::core::store::Commit;
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -37,11 +39,71 @@ pub struct Api {
     deadline: Duration,
 }
 
+/// A core call tried on the calling thread.
+#[derive(Debug)]
+enum Tried<T, R> {
+    /// It ran: the answer, and the writes to wait for before giving it.
+    Ran(HostResult<T>, Commit),
+    /// It may not run here: what the call on the blocking pool needs.
+    Declined(R),
+}
+
+impl<T> From<Option<HostResult<T>>> for Tried<T, ()> {
+    /// A try that writes nothing (`None`: declined).
+    fn from(tried: Option<HostResult<T>>) -> Self {
+        match tried {
+            Some(answer) => Tried::Ran(answer, Commit::done()),
+            None => Tried::Declined(()),
+        }
+    }
+}
+
+impl<T> From<Option<(HostResult<T>, Commit)>> for Tried<T, ()> {
+    /// A try that may queue writes (`None`: declined).
+    fn from(tried: Option<(HostResult<T>, Commit)>) -> Self {
+        match tried {
+            Some((answer, commit)) => Tried::Ran(answer, commit),
+            None => Tried::Declined(()),
+        }
+    }
+}
+
 impl Api {
     /// Serves `engine`; a core call that takes longer than `deadline` (a stuck
     /// plugin) fails with INTERNAL instead of holding the caller forever.
     pub fn new(engine: Arc<Engine>, deadline: Duration) -> Api {
         Api { engine, deadline }
+    }
+
+    /// Gives the answer of a call `tried` on the calling thread once its
+    /// writes are durable, or, when the try declined, runs `on_pool` on the
+    /// blocking pool with the deadline ([`Api::call`]). An answer whose
+    /// writes failed is not given: `lost` is told of it (to undo what the
+    /// caller will never learn of) and the write's error is.
+    async fn inline_or_pool<T, R>(
+        &self,
+        tried: Tried<T, R>,
+        lost: impl FnOnce(&T),
+        on_pool: impl FnOnce(&Engine, R) -> HostResult<T> + Send + 'static,
+    ) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        R: Send + 'static,
+    {
+        match tried {
+            Tried::Ran(answer, commit) => {
+                // Acknowledged only once durable; the match is already
+                // unlocked, so its next action need not wait for this fsync.
+                if let Err(e) = commit.durable().await {
+                    if let Ok(answer) = &answer {
+                        lost(answer);
+                    }
+                    return Err(to_status(e));
+                }
+                answer.map_err(to_status)
+            }
+            Tried::Declined(request) => self.call(move |e| on_pool(e, request)).await,
+        }
     }
 
     /// Runs a core call on the blocking pool with the deadline.
@@ -133,17 +195,19 @@ impl Matches for Api {
                 .map_err(to_status)?,
             view_detail: view_detail(r.view_detail).map_err(to_status)?,
         };
-        let created = match self.engine.try_create_match(new) {
-            TryCreate::Ran(answer, commit) => {
-                let created = answer.map_err(to_status)?;
-                if let Err(e) = commit.durable().await {
-                    self.engine.discard(&created.match_id);
-                    return Err(to_status(e));
-                }
-                created
-            }
-            TryCreate::Declined(new) => self.call(move |e| e.create_match(new)).await?,
+        let tried = match self.engine.try_create_match(new) {
+            TryCreate::Ran(answer, commit) => Tried::Ran(answer, commit),
+            TryCreate::Declined(new) => Tried::Declined(new),
         };
+        // A match whose creation was not stored is forgotten: its creator
+        // never learns its tokens.
+        let created = self
+            .inline_or_pool(
+                tried,
+                |created| self.engine.discard(&created.match_id),
+                |e, new| e.create_match(new),
+            )
+            .await?;
         Ok(Response::new(pb::CreateMatchResponse {
             match_id: created.match_id,
             seats: convert::tokens(&created.tokens),
@@ -169,13 +233,14 @@ impl Matches for Api {
         request: Request<pb::GetViewRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
         let r = request.into_inner();
-        let view = match self.engine.try_view(&r.match_id, &r.seat_token) {
-            Some(view) => view.map_err(to_status)?,
-            None => {
-                self.call(move |e| e.view(&r.match_id, &r.seat_token))
-                    .await?
-            }
-        };
+        let tried = self.engine.try_view(&r.match_id, &r.seat_token).into();
+        let view = self
+            .inline_or_pool(
+                tried,
+                |_| {},
+                move |e, ()| e.view(&r.match_id, &r.seat_token),
+            )
+            .await?;
         Ok(Response::new(convert::view(view)))
     }
 
@@ -198,13 +263,13 @@ impl Matches for Api {
                 self.engine
                     .try_legal_actions(&r.match_id, &r.seat_token, detail)
             });
-        let (version, seat, actions) = match answered {
-            Some(answer) => answer.map_err(to_status)?,
-            None => {
-                self.call(move |e| e.legal_actions(&r.match_id, &r.seat_token, detail))
-                    .await?
-            }
-        };
+        let (version, seat, actions) = self
+            .inline_or_pool(
+                answered.into(),
+                |_| {},
+                move |e, ()| e.legal_actions(&r.match_id, &r.seat_token, detail),
+            )
+            .await?;
         let (actions, action_ids) = match detail {
             LegalDetail::Full => (
                 actions
@@ -238,22 +303,21 @@ impl Matches for Api {
             }
         };
         let detail = view_detail(r.view_detail).map_err(to_status)?;
-        let inline = self.engine.try_submit(
-            &r.match_id,
-            &r.seat_token,
-            &action,
-            r.expected_version,
-            detail,
-        );
-        let (view, pending) = match inline {
-            Some((answer, commit)) => {
-                // Acknowledged only once durable; the match is already
-                // unlocked, so its next action need not wait for this fsync.
-                commit.durable().await.map_err(to_status)?;
-                answer.map_err(to_status)?
-            }
-            None => {
-                self.call(move |e| {
+        let tried = self
+            .engine
+            .try_submit(
+                &r.match_id,
+                &r.seat_token,
+                &action,
+                r.expected_version,
+                detail,
+            )
+            .into();
+        let (view, pending) = self
+            .inline_or_pool(
+                tried,
+                |_| {},
+                move |e, ()| {
                     e.submit(
                         &r.match_id,
                         &r.seat_token,
@@ -261,10 +325,9 @@ impl Matches for Api {
                         r.expected_version,
                         detail,
                     )
-                })
-                .await?
-            }
-        };
+                },
+            )
+            .await?;
         Ok(Response::new(pb::SubmitActionResponse {
             view: Some(convert::view(view)),
             pending,
