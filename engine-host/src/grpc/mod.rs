@@ -22,19 +22,24 @@ use tokio_stream::wrappers::TcpListenerStream;
 use crate::core::engine::Engine;
 use services::Api;
 
-/// How long calls in flight may take to finish after a shutdown signal.
-/// Watch streams never finish by themselves, so draining is bounded.
+/// How long calls in flight may take to finish after a shutdown signal: a
+/// unary call stuck in a plugin, or a Watch stream whose client does not read
+/// its last message, holds the shutdown no longer than this.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// Serves the API on `listener` until `shutdown` resolves, then drains for at
-/// most [`SHUTDOWN_GRACE`].
+/// Serves the API on `listener` until `shutdown` resolves, then shuts down
+/// gracefully: no new connections, every open Watch stream ends at once with
+/// UNAVAILABLE (ErrorInfo reason SHUTTING_DOWN), unary calls in flight finish,
+/// and the server stops as soon as they have, after [`SHUTDOWN_GRACE`] at
+/// most.
 pub async fn serve(
     engine: Arc<Engine>,
     listener: TcpListener,
     deadline: Duration,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let api = Api::new(engine, deadline);
+    let (draining_tx, draining_rx) = tokio::sync::watch::channel(false);
+    let api = Api::new(engine, deadline, draining_rx);
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CatalogServer<Api>>().await;
     health_reporter.set_serving::<MatchesServer<Api>>().await;
@@ -53,6 +58,9 @@ pub async fn serve(
     let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
     let shutdown = async move {
         shutdown.await;
+        // Watch streams never end by themselves: end them now, so that the
+        // drain waits only for unary calls.
+        let _ = draining_tx.send(true);
         let _ = signalled_tx.send(());
     };
     let incoming = incoming_nodelay(listener);

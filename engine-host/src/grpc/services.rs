@@ -10,8 +10,10 @@
 //!
 //! Every error goes through [`to_status`]: no handler chooses a status code.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tabletop_proto::v1 as pb;
@@ -19,7 +21,7 @@ use tabletop_proto::v1::{
     admin_server::Admin, catalog_server::Catalog, matches_server::Matches, watch_server::Watch,
 };
 use tabletop_sdk::Viewer;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -37,6 +39,7 @@ use crate::core::store::Commit;
 pub struct Api {
     engine: Arc<Engine>,
     deadline: Duration,
+    draining: watch::Receiver<bool>,
 }
 
 /// A core call tried on the calling thread.
@@ -71,8 +74,29 @@ impl<T> From<Option<(HostResult<T>, Commit)>> for Tried<T, ()> {
 impl Api {
     /// Serves `engine`; a core call that takes longer than `deadline` (a stuck
     /// plugin) fails with INTERNAL instead of holding the caller forever.
-    pub fn new(engine: Arc<Engine>, deadline: Duration) -> Api {
-        Api { engine, deadline }
+    /// Open Watch streams end once `draining` turns true (shutdown).
+    pub fn new(engine: Arc<Engine>, deadline: Duration, draining: watch::Receiver<bool>) -> Api {
+        Api {
+            engine,
+            deadline,
+            draining,
+        }
+    }
+
+    /// Whether the server is shutting down.
+    fn is_draining(&self) -> bool {
+        *self.draining.borrow()
+    }
+
+    /// Resolves when the server starts shutting down (never, if the signal
+    /// is gone).
+    fn drained(&self) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let mut draining = self.draining.clone();
+        Box::pin(async move {
+            if draining.wait_for(|d| *d).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        })
     }
 
     /// Gives the answer of a call `tried` on the calling thread once its
@@ -392,6 +416,31 @@ impl Matches for Api {
 /// A stream of watch events.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
 
+/// A watcher's events until the server starts shutting down; then one last
+/// UNAVAILABLE status (reason SHUTTING_DOWN) and the end, whatever the
+/// match does. Without it an open Watch stream would hold a graceful
+/// shutdown until its grace period ran out.
+struct UntilDrained {
+    events: ReceiverStream<Result<pb::WatchEvent, Status>>,
+    drained: Pin<Box<dyn Future<Output = ()> + Send>>,
+    ended: bool,
+}
+
+impl Stream for UntilDrained {
+    type Item = Result<pb::WatchEvent, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if self.drained.as_mut().poll(cx).is_ready() {
+            self.ended = true;
+            return Poll::Ready(Some(Err(to_status(HostError::ShuttingDown))));
+        }
+        Pin::new(&mut self.events).poll_next(cx)
+    }
+}
+
 /// Messages a watcher's outbound queue holds before its task waits; a client
 /// slower than that makes the task lag on the match's feed, and a lagging
 /// task resynchronises with a snapshot instead of holding anyone back.
@@ -430,6 +479,9 @@ impl Watch for Api {
         &self,
         request: Request<pb::WatchMatchRequest>,
     ) -> Result<Response<WatchStream>, Status> {
+        if self.is_draining() {
+            return Err(to_status(HostError::ShuttingDown));
+        }
         let r = request.into_inner();
         let match_id = r.match_id.clone();
         let start = self
@@ -486,7 +538,11 @@ impl Watch for Api {
                 }
             }
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(Box::pin(UntilDrained {
+            events: ReceiverStream::new(rx),
+            drained: self.drained(),
+            ended: false,
+        })))
     }
 }
 

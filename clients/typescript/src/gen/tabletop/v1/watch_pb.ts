@@ -163,7 +163,9 @@ export const Watch: GenService<{
    * The first message is a snapshot (the full view for this viewer), then one
    * message per state change. A viewer never receives more than its own view
    * allows. A watcher that falls too far behind gets a fresh snapshot instead of
-   * the events it missed. The stream ends after the match finishes.
+   * the events it missed. The stream ends after the match finishes. When the
+   * server shuts down, every open stream ends at once with UNAVAILABLE (reason
+   * SHUTTING_DOWN): watch again, with `from_version`, once a server is back.
    *
    * @generated from rpc tabletop.v1.Watch.WatchMatch
    */
