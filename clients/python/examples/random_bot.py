@@ -17,8 +17,6 @@ import random
 import sys
 from typing import Optional
 
-import grpc
-
 import tabletop
 from tabletop import Client, Seat
 from tabletop.client import event_view
@@ -53,10 +51,8 @@ def play(seat: Seat, rng: random.Random) -> types_pb2.MatchView:
         action = rng.choice(list(legal.actions))
         try:
             seat.act(action, expected_version=legal.version)
-        except grpc.RpcError as err:
-            # Stale version or finished meanwhile: a newer event is on its way.
-            if err.code() != grpc.StatusCode.FAILED_PRECONDITION:  # type: ignore[attr-defined]
-                raise
+        except (tabletop.StaleVersion, tabletop.NotYourTurn, tabletop.AlreadyActed, tabletop.MatchOver):
+            # The match moved on meanwhile: a newer event is on its way.
             continue
         acted_at = legal.version
     # The stream ends once the match is over; the seat's view has the results.
@@ -86,8 +82,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         try:
             seat = _take_seat(client, args)
             final = play(seat, rng)
-        except grpc.RpcError as err:
-            print(f"{err.code().name}: {err.details()}", file=sys.stderr)  # type: ignore[attr-defined]
+        except tabletop.TabletopError as err:
+            print(f"{err.reason or err.code().name}: {err.message}", file=sys.stderr)
             return 1
     rank = tabletop.final_results(final).get(seat.seat)
     print(f"seat {seat.seat}: match {final.match_id} finished at version {final.version}, rank {rank}")

@@ -9,12 +9,31 @@ and checked by ``scripts/gen-clients``). This module adds a small wrapper:
 ...     seat = match.seat(0)
 ...     seat.act(seat.legal_actions()[0].notation)
 
-Errors are the ones gRPC raises: ``grpc.RpcError``, whose ``code()`` is the
-status code (``grpc.StatusCode.INVALID_ARGUMENT`` for an illegal action, ...)
-and ``details()`` the server's message.
+A refused call raises a typed error (``tabletop.errors``), chosen by the
+reason in the server's ``google.rpc.ErrorInfo``: ``tabletop.StaleVersion``
+(with ``current_version``), ``tabletop.NotYourTurn``, ``tabletop.IllegalAction``,
+``tabletop.MatchOver``, ... all ``tabletop.TabletopError``, itself a
+``grpc.RpcError`` whose ``code()`` is the status code and ``details()`` the
+server's message; ``reason`` and ``metadata`` are the ``ErrorInfo``'s.
 """
 
 from tabletop.client import Client, Match, Seat, connect, event_view, final_results
+from tabletop.errors import (
+    AlreadyActed,
+    BadToken,
+    IllegalAction,
+    InvalidNotation,
+    MatchOver,
+    NotStarted,
+    NotYourTurn,
+    ShuttingDown,
+    StaleVersion,
+    TabletopError,
+    TokenRequired,
+    UnknownGame,
+    UnknownMatch,
+    from_rpc_error,
+)
 from tabletop.v1.catalog_pb2 import GameInfo, OptionInfo
 from tabletop.v1.matches_pb2 import LegalAction, MatchSummary, SubmitActionResponse
 from tabletop.v1.types_pb2 import (
@@ -33,19 +52,33 @@ __all__ = [
     "MATCH_STATE_RUNNING",
     "MATCH_STATE_UNAVAILABLE",
     "MATCH_STATE_WAITING",
+    "AlreadyActed",
+    "BadToken",
     "Client",
     "GameInfo",
+    "IllegalAction",
+    "InvalidNotation",
     "LegalAction",
     "Match",
+    "MatchOver",
     "MatchState",
     "MatchSummary",
     "MatchView",
+    "NotStarted",
+    "NotYourTurn",
     "OptionInfo",
     "PlayerResult",
     "Seat",
+    "ShuttingDown",
+    "StaleVersion",
     "SubmitActionResponse",
+    "TabletopError",
+    "TokenRequired",
+    "UnknownGame",
+    "UnknownMatch",
     "WatchEvent",
     "connect",
     "event_view",
     "final_results",
+    "from_rpc_error",
 ]

@@ -1,16 +1,21 @@
 """A small, typed wrapper over the generated gRPC stubs.
 
 The wrapper adds no behaviour of its own beyond convenience: every method is
-one RPC, returns the generated message types, and lets ``grpc.RpcError``
-propagate unchanged (so callers see the real status code and message).
+one RPC and returns the generated message types. A refused call raises a
+:class:`tabletop.errors.TabletopError` chosen by the server's ``ErrorInfo``
+reason (:class:`~tabletop.errors.StaleVersion`, ...): a ``grpc.RpcError`` with
+the call's own ``code()`` and ``details()``, plus ``reason`` and ``metadata``.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, TypeVar, Union, cast
 
 import grpc
+
+from tabletop.errors import from_rpc_error
 
 from tabletop.v1 import (
     catalog_pb2,
@@ -26,6 +31,24 @@ from tabletop.v1 import (
 Action = Union[int, str, matches_pb2.LegalAction]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _typed_errors(method: _F) -> _F:
+    """Raises the call's typed error instead of gRPC's own."""
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except grpc.RpcError as err:
+            typed = from_rpc_error(err)
+            if typed is err:
+                raise
+            raise typed from err
+
+    return cast(_F, wrapper)
 
 
 def connect(target: str = DEFAULT_SERVER, *, timeout: Optional[float] = 10.0) -> "Client":
@@ -69,16 +92,19 @@ class Client:
 
     # -- catalog ---------------------------------------------------------
 
+    @_typed_errors
     def games(self) -> list[catalog_pb2.GameInfo]:
         """Every game the server plays (newest version of each)."""
         return list(self.catalog.ListGames(catalog_pb2.ListGamesRequest()).games)
 
+    @_typed_errors
     def game(self, name: str, version: Optional[str] = None) -> catalog_pb2.GameInfo:
         """One game: players, options, rules summary."""
         return self.catalog.GetGame(catalog_pb2.GetGameRequest(game=name, version=version))
 
     # -- matches ---------------------------------------------------------
 
+    @_typed_errors
     def create_match(
         self,
         game: str,
@@ -105,21 +131,25 @@ class Client:
         tokens = {s.seat: s.token for s in response.seats}
         return Match(self, response.match_id, tokens, response.view)
 
+    @_typed_errors
     def join(self, match_id: str, seat: Optional[int] = None) -> "Seat":
         """Takes an open seat (``seat``, or the lowest open one)."""
         response = self.matches.JoinMatch(matches_pb2.JoinMatchRequest(match_id=match_id, seat=seat))
         return Seat(self, match_id, response.seat, response.token)
 
+    @_typed_errors
     def view(self, match_id: str, token: str = "") -> types_pb2.MatchView:
         """The match as the token's seat sees it (a spectator without a token)."""
         return self.matches.GetView(matches_pb2.GetViewRequest(match_id=match_id, seat_token=token))
 
+    @_typed_errors
     def legal_actions(self, match_id: str, token: str) -> matches_pb2.ListLegalActionsResponse:
         """The seat's legal actions now, with the match version they apply to."""
         return self.matches.ListLegalActions(
             matches_pb2.ListLegalActionsRequest(match_id=match_id, seat_token=token)
         )
 
+    @_typed_errors
     def act(
         self,
         match_id: str,
@@ -130,8 +160,9 @@ class Client:
     ) -> matches_pb2.SubmitActionResponse:
         """Submits an action by id, notation or ``LegalAction``.
 
-        With ``expected_version`` the server refuses (FAILED_PRECONDITION) if
-        the match has moved on since.
+        With ``expected_version`` the server refuses if the match has moved on
+        since: :class:`tabletop.errors.StaleVersion`, whose
+        ``current_version`` is the match's version now.
         """
         request = matches_pb2.SubmitActionRequest(
             match_id=match_id, seat_token=token, expected_version=expected_version
@@ -148,16 +179,19 @@ class Client:
             raise TypeError("an action is an id (int), a notation (str) or a LegalAction")
         return self.matches.SubmitAction(request)
 
+    @_typed_errors
     def resign(self, match_id: str, token: str) -> types_pb2.MatchView:
         """The token's seat resigns; the match ends."""
         return self.matches.Resign(matches_pb2.ResignRequest(match_id=match_id, seat_token=token))
 
+    @_typed_errors
     def list_matches(
         self, game: str = "", state: types_pb2.MatchState = types_pb2.MATCH_STATE_UNSPECIFIED
     ) -> list[matches_pb2.MatchSummary]:
         """Matches on the server, oldest first, optionally filtered."""
         return list(self.matches.ListMatches(matches_pb2.ListMatchesRequest(game=game, state=state)).matches)
 
+    @_typed_errors
     def export_record(self, match_id: str, admin_token: str = "") -> str:
         """The match's replayable JSON record (admin token needed while it runs)."""
         return self.matches.ExportRecord(
@@ -170,13 +204,16 @@ class Client:
         """Iterates over the match's events: a snapshot, then one per change.
 
         The iterator ends when the match has finished. Breaking out of the loop
-        (or closing the generator) cancels the stream.
+        (or closing the generator) cancels the stream. A server that shuts
+        down ends it with :class:`tabletop.errors.ShuttingDown`.
         """
         stream = self.watcher.WatchMatch(
             watch_pb2.WatchMatchRequest(match_id=match_id, seat_token=token, from_version=from_version)
         )
         try:
             yield from stream
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from err
         finally:
             stream.cancel()
 

@@ -1,4 +1,6 @@
-"""Issue 8: the Python client against the real engine-host and the real plugins."""
+"""The Python client against the real engine-host and the real plugins: the
+catalog, complete matches played by the example bot, watch streams, typed
+errors, and the README's example."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def short(game: tabletop.GameInfo, turns: int) -> dict[str, str]:
     return {o.name: str(max(turns, o.min)) for o in game.options if o.name == "max_turns" and o.type == "integer"}
 
 
-def test_issue8_catalog_lists_games_with_their_options(client: tabletop.Client) -> None:
+def test_catalog_lists_games_with_their_options(client: tabletop.Client) -> None:
     games = client.games()
     assert games, "the host loaded no game: are the plugins built next to engine-host?"
     names = [g.name for g in games]
@@ -38,7 +40,7 @@ def test_issue8_catalog_lists_games_with_their_options(client: tabletop.Client) 
         assert client.game(game.name).name == game.name
 
 
-def test_issue8_random_bot_plays_a_complete_match_of_every_game(host: Host, client: tabletop.Client) -> None:
+def test_random_bot_plays_a_complete_match_of_every_game(host: Host, client: tabletop.Client) -> None:
     # Seat 0 is filled at creation and its bot gets the token; the others are
     # left open and their bots join them, so both ways in are exercised. All
     # matches run at once: each bot is its own process, as a user would run it.
@@ -70,7 +72,7 @@ def test_issue8_random_bot_plays_a_complete_match_of_every_game(host: Host, clie
         assert 1 in ranks.values(), f"{name}: someone is first: {final.results}"
 
 
-def test_issue8_watch_receives_every_event_until_the_end(client: tabletop.Client) -> None:
+def test_watch_receives_every_event_until_the_end(client: tabletop.Client) -> None:
     for i, game in enumerate(client.games()):
         players = players_for(game)
         match = client.create_match(game.name, players, options=short(game, 40), seed=900 + i)
@@ -119,40 +121,85 @@ def test_issue8_watch_receives_every_event_until_the_end(client: tabletop.Client
         assert events[-1].WhichOneof("kind") == "transition"
 
 
-def test_issue8_bad_requests_raise_rpc_errors_with_status_and_message(client: tabletop.Client) -> None:
+def test_bad_requests_raise_typed_errors_with_status_reason_and_message(client: tabletop.Client) -> None:
     game = client.games()[0]
     match = client.create_match(game.name, players_for(game), seed=1)
     mover = match.created_view.to_move[0]
     seat = match.seat(mover)
 
-    with pytest.raises(grpc.RpcError) as illegal:
+    # Typed errors are still gRPC's: old code that catches RpcError and reads
+    # code() and details() keeps working.
+    with pytest.raises(grpc.RpcError) as not_a_move:
         seat.act("definitely not a move")
-    assert illegal.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
-    assert illegal.value.details(), "the server says why"  # type: ignore[attr-defined]
+    assert not_a_move.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert not_a_move.value.details(), "the server says why"  # type: ignore[attr-defined]
+    assert isinstance(not_a_move.value, tabletop.TabletopError)
+    assert not_a_move.value.reason in ("INVALID_NOTATION", "ILLEGAL_ACTION"), not_a_move.value.reason
 
-    with pytest.raises(grpc.RpcError) as stale:
-        seat.act(seat.legal_actions()[0], expected_version=match.created_view.version + 7)
-    assert stale.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # type: ignore[attr-defined]
-    assert stale.value.details()  # type: ignore[attr-defined]
-
-    with pytest.raises(grpc.RpcError) as wrong_token:
+    with pytest.raises(tabletop.BadToken) as wrong_token:
         client.act(match.match_id, "not-a-token", 0)
-    assert wrong_token.value.code() in (  # type: ignore[attr-defined]
-        grpc.StatusCode.PERMISSION_DENIED,
-        grpc.StatusCode.UNAUTHENTICATED,
-    )
+    assert wrong_token.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert wrong_token.value.credential == "seat"
 
-    with pytest.raises(grpc.RpcError) as unknown:
+    with pytest.raises(tabletop.TokenRequired) as no_token:
+        client.legal_actions(match.match_id, "")
+    assert no_token.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert no_token.value.credential == "seat"
+
+    others = [s for s in match.seats() if s.seat != mover]
+    if others:
+        with pytest.raises(tabletop.NotYourTurn) as not_yours:
+            others[0].act(0)
+        assert not_yours.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert not_yours.value.seat == others[0].seat
+
+    with pytest.raises(tabletop.UnknownMatch) as unknown_match:
+        client.view("no-such-match")
+    assert unknown_match.value.code() == grpc.StatusCode.NOT_FOUND
+    assert unknown_match.value.match_id == "no-such-match"
+
+    with pytest.raises(tabletop.UnknownGame) as unknown:
         client.game("no-such-game")
-    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND  # type: ignore[attr-defined]
-    details = unknown.value.details()  # type: ignore[attr-defined]
-    assert isinstance(details, str) and "no-such-game" in details, details
+    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+    assert unknown.value.reason == "UNKNOWN_GAME"
+    assert "no-such-game" in unknown.value.message, unknown.value.message
 
     # Nothing above changed the match.
     assert match.view().version == match.created_view.version
 
 
-def test_issue8_readme_example_plays_a_complete_match(host: Host) -> None:
+def test_a_stale_version_tells_the_current_version(client: tabletop.Client) -> None:
+    game = client.games()[0]
+    match = client.create_match(game.name, players_for(game), seed=2)
+    version = match.created_view.version
+    seat = match.seat(match.created_view.to_move[0])
+    action = seat.legal_actions()[0]
+
+    with pytest.raises(tabletop.StaleVersion) as stale:
+        seat.act(action, expected_version=version + 7)
+    assert stale.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert stale.value.reason == "STALE_VERSION"
+    assert stale.value.expected_version == version + 7
+    assert stale.value.current_version == version
+    assert "stale version" in stale.value.message
+
+    # A bot catches up from the error alone, without parsing its text.
+    response = seat.act(action, expected_version=stale.value.current_version)
+    assert response.view.version > version
+
+
+def test_a_finished_match_refuses_with_match_over(client: tabletop.Client) -> None:
+    game = client.games()[0]
+    match = client.create_match(game.name, players_for(game), seed=3)
+    seat = match.seats()[0]
+    seat.resign()
+    with pytest.raises(tabletop.MatchOver) as over:
+        seat.resign()
+    assert over.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert over.value.message == "the match is over"
+
+
+def test_readme_example_plays_a_complete_match(host: Host) -> None:
     # The README's example is real code: run it against the test host.
     readme = (PYTHON_CLIENT / "README.md").read_text()
     code = readme.split("```python\n", 1)[1].split("```", 1)[0]

@@ -1,0 +1,190 @@
+"""Typed errors: what the server refused, read from its ``ErrorInfo`` detail.
+
+Every error status the server sends carries a ``google.rpc.ErrorInfo`` (domain
+``tabletop``) whose ``reason`` says what went wrong (``STALE_VERSION``,
+``NOT_YOUR_TURN``, ...) and whose ``metadata`` holds the facts a program needs
+(``current_version`` of a stale version, ...). ``proto/tabletop/v1/matches.proto``
+lists every reason with its status code and metadata keys.
+
+The wrapper's calls raise a :class:`TabletopError` subclass chosen by reason::
+
+    try:
+        seat.act(action, expected_version=version)
+    except tabletop.StaleVersion as stale:
+        version = stale.current_version   # catch up, then decide again
+
+A :class:`TabletopError` is a ``grpc.RpcError`` with the same ``code()`` and
+``details()`` as the call's, so code written for gRPC's own errors keeps
+working. :func:`from_rpc_error` converts an error raised by the raw stubs.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+#: The ``ErrorInfo`` domain of the server's errors.
+DOMAIN = "tabletop"
+
+
+class TabletopError(grpc.RpcError):
+    """A call the server refused (or a status without a Tabletop reason).
+
+    ``reason`` is the ``ErrorInfo`` reason (empty when the status carried
+    none: a transport failure, a deadline the client set), ``metadata`` its
+    metadata, ``message`` the server's message.
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str = "",
+        metadata: Optional[dict[str, str]] = None,
+    ) -> None:
+        super().__init__(f"{reason or code.name}: {message}")
+        self.status_code = code
+        self.message = message
+        self.reason = reason
+        self.metadata: dict[str, str] = dict(metadata or {})
+
+    def code(self) -> grpc.StatusCode:
+        """The status code (as ``grpc.Call.code()``)."""
+        return self.status_code
+
+    def details(self) -> str:
+        """The server's message (as ``grpc.Call.details()``)."""
+        return self.message
+
+    def _int(self, key: str) -> int:
+        return int(self.metadata[key])
+
+
+class StaleVersion(TabletopError):
+    """``STALE_VERSION``: the match is no longer at ``expected_version``."""
+
+    @property
+    def expected_version(self) -> int:
+        """The version the request expected."""
+        return self._int("expected_version")
+
+    @property
+    def current_version(self) -> int:
+        """The match's version when the request arrived."""
+        return self._int("current_version")
+
+
+class NotYourTurn(TabletopError):
+    """``NOT_YOUR_TURN``: the seat is not to move now."""
+
+    @property
+    def seat(self) -> Optional[int]:
+        """The seat, when the server named it."""
+        return self._int("seat") if "seat" in self.metadata else None
+
+
+class AlreadyActed(TabletopError):
+    """``ALREADY_ACTED``: the seat already acted in this simultaneous turn."""
+
+
+class IllegalAction(TabletopError):
+    """``ILLEGAL_ACTION``: the action is not legal now for this seat."""
+
+
+class InvalidNotation(TabletopError):
+    """``INVALID_NOTATION``: the action's notation does not parse."""
+
+
+class MatchOver(TabletopError):
+    """``MATCH_OVER``: the match has ended."""
+
+
+class NotStarted(TabletopError):
+    """``NOT_STARTED``: the match waits for players to join its open seats."""
+
+
+class TokenRequired(TabletopError):
+    """``TOKEN_REQUIRED``: the call needs a token (``credential``) and got none."""
+
+    @property
+    def credential(self) -> str:
+        """``seat`` or ``admin``."""
+        return self.metadata.get("credential", "")
+
+
+class BadToken(TabletopError):
+    """``BAD_TOKEN``: the token does not grant this (``credential``)."""
+
+    @property
+    def credential(self) -> str:
+        """``seat`` or ``admin``."""
+        return self.metadata.get("credential", "")
+
+
+class UnknownMatch(TabletopError):
+    """``UNKNOWN_MATCH``: no match has this id."""
+
+    @property
+    def match_id(self) -> str:
+        """The id asked for."""
+        return self.metadata.get("match_id", "")
+
+
+class UnknownGame(TabletopError):
+    """``UNKNOWN_GAME`` / ``UNKNOWN_GAME_VERSION``: no such game (version)."""
+
+
+class ShuttingDown(TabletopError):
+    """``SHUTTING_DOWN``: the server is stopping; reconnect to its successor."""
+
+
+_BY_REASON: dict[str, type[TabletopError]] = {
+    "STALE_VERSION": StaleVersion,
+    "NOT_YOUR_TURN": NotYourTurn,
+    "ALREADY_ACTED": AlreadyActed,
+    "ILLEGAL_ACTION": IllegalAction,
+    "INVALID_NOTATION": InvalidNotation,
+    "MATCH_OVER": MatchOver,
+    "NOT_STARTED": NotStarted,
+    "TOKEN_REQUIRED": TokenRequired,
+    "BAD_TOKEN": BadToken,
+    "UNKNOWN_MATCH": UnknownMatch,
+    "UNKNOWN_GAME": UnknownGame,
+    "UNKNOWN_GAME_VERSION": UnknownGame,
+    "SHUTTING_DOWN": ShuttingDown,
+}
+
+
+def error_info(error: grpc.RpcError) -> Optional[error_details_pb2.ErrorInfo]:
+    """The Tabletop ``ErrorInfo`` a failed call carries, if any."""
+    if not isinstance(error, grpc.Call):
+        return None
+    try:
+        status = rpc_status.from_call(error)
+    except ValueError:  # details that contradict the call's code or message
+        return None
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            if info.domain == DOMAIN:
+                return info
+    return None
+
+
+def from_rpc_error(error: grpc.RpcError) -> TabletopError:
+    """The typed error for a failed call (itself, if it already is one)."""
+    if isinstance(error, TabletopError):
+        return error
+    code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
+    message = (error.details() if isinstance(error, grpc.Call) else None) or str(error)
+    info = error_info(error)
+    if info is None:
+        return TabletopError(code, message)
+    cls = _BY_REASON.get(info.reason, TabletopError)
+    return cls(code, message, info.reason, dict(info.metadata))
