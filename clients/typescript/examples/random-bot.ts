@@ -13,11 +13,15 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
 import {
+  AlreadyActed,
   Code,
-  ConnectError,
   DEFAULT_SERVER,
+  MatchOver,
   MatchState,
+  NotYourTurn,
   Seat,
+  StaleVersion,
+  TabletopError,
   connect,
   eventView,
   finalResults,
@@ -65,8 +69,13 @@ export async function play(seat: Seat, random: () => number = Math.random): Prom
     try {
       await seat.act(action, legal.version);
     } catch (err) {
-      // Stale version or finished meanwhile: a newer event is on its way.
-      if (err instanceof ConnectError && err.code === Code.FailedPrecondition) continue;
+      // The match moved on meanwhile: a newer event is on its way.
+      const movedOn =
+        err instanceof StaleVersion ||
+        err instanceof NotYourTurn ||
+        err instanceof AlreadyActed ||
+        err instanceof MatchOver;
+      if (movedOn) continue;
       throw err;
     }
     actedAt = legal.version;
@@ -116,8 +125,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(`seat ${seat.seat}: match ${final.matchId} finished at version ${final.version}, rank ${rank}`);
     return 0;
   } catch (err) {
-    if (err instanceof ConnectError) {
-      console.error(`${Code[err.code]}: ${err.rawMessage}`);
+    if (err instanceof TabletopError) {
+      console.error(`${err.reason || Code[err.code]}: ${err.rawMessage}`);
       return 1;
     }
     throw err;

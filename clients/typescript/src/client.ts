@@ -2,10 +2,12 @@
  * A small, typed wrapper over the generated stubs (`src/gen/`), speaking gRPC
  * over HTTP/2 with Connect's Node transport.
  *
- * Every method is one RPC and returns the generated message types. Errors
- * are Connect's own: a failed call rejects with a `ConnectError` whose `code`
- * is the gRPC status code (`Code.InvalidArgument`, ...) and whose
- * `rawMessage` is the server's message.
+ * Every method is one RPC and returns the generated message types. A
+ * refused call rejects with a typed error (`./errors.js`) chosen by the
+ * reason in the server's `google.rpc.ErrorInfo`: `StaleVersion` (with
+ * `currentVersion`), `NotYourTurn`, `IllegalAction`, `MatchOver`, ... — each a
+ * `TabletopError`, itself a `ConnectError` whose `code` is the gRPC status
+ * code and `rawMessage` the server's message.
  */
 
 import { createClient, type Client as ServiceClient } from "@connectrpc/connect";
@@ -22,6 +24,7 @@ import {
 } from "./gen/tabletop/v1/matches_pb.js";
 import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
 import { Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
+import { typed, typedStream } from "./errors.js";
 
 /** The default server address. */
 export const DEFAULT_SERVER = "127.0.0.1:50051";
@@ -79,25 +82,27 @@ export class Client {
 
   /** Every game the server plays (newest version of each). */
   async games(): Promise<GameInfo[]> {
-    return (await this.catalog.listGames({})).games;
+    return (await typed(this.catalog.listGames({}))).games;
   }
 
   /** One game: players, options, rules summary. */
   game(name: string, version?: string): Promise<GameInfo> {
-    return this.catalog.getGame({ game: name, version });
+    return typed(this.catalog.getGame({ game: name, version }));
   }
 
   /** Creates a match; the result holds one token per filled seat. */
   async createMatch(game: string, opts: CreateMatchOptions = {}): Promise<Match> {
-    const created = await this.matches.createMatch({
-      game,
-      players: opts.players ?? 2,
-      options: opts.options ?? {},
-      seed: opts.seed === undefined ? undefined : BigInt(opts.seed),
-      openSeats: opts.openSeats ?? [],
-      version: opts.version,
-      startPosition: opts.startPosition,
-    });
+    const created = await typed(
+      this.matches.createMatch({
+        game,
+        players: opts.players ?? 2,
+        options: opts.options ?? {},
+        seed: opts.seed === undefined ? undefined : BigInt(opts.seed),
+        openSeats: opts.openSeats ?? [],
+        version: opts.version,
+        startPosition: opts.startPosition,
+      }),
+    );
     const tokens = new Map(created.seats.map((s) => [s.seat, s.token] as const));
     if (!created.view) throw new Error("CreateMatch returned no view");
     return new Match(this, created.matchId, tokens, created.view);
@@ -105,23 +110,24 @@ export class Client {
 
   /** Takes an open seat (`seat`, or the lowest open one). */
   async join(matchId: string, seat?: number): Promise<Seat> {
-    const joined = await this.matches.joinMatch({ matchId, seat });
+    const joined = await typed(this.matches.joinMatch({ matchId, seat }));
     return new Seat(this, matchId, joined.seat, joined.token);
   }
 
   /** The match as the token's seat sees it (a spectator without a token). */
   view(matchId: string, token = ""): Promise<MatchView> {
-    return this.matches.getView({ matchId, seatToken: token });
+    return typed(this.matches.getView({ matchId, seatToken: token }));
   }
 
   /** The seat's legal actions now, with the match version they apply to. */
   legalActions(matchId: string, token: string): Promise<ListLegalActionsResponse> {
-    return this.matches.listLegalActions({ matchId, seatToken: token });
+    return typed(this.matches.listLegalActions({ matchId, seatToken: token }));
   }
 
   /**
-   * Submits an action. With `expectedVersion` the server refuses
-   * (FAILED_PRECONDITION) if the match has moved on since.
+   * Submits an action. With `expectedVersion` the server refuses if the
+   * match has moved on since: a `StaleVersion` whose `currentVersion` is the
+   * match's version now.
    */
   act(
     matchId: string,
@@ -133,37 +139,40 @@ export class Client {
     if (typeof action === "string") choice = { case: "notation", value: action };
     else if (typeof action === "object") choice = { case: "actionId", value: action.id };
     else choice = { case: "actionId", value: BigInt(action) };
-    return this.matches.submitAction({ matchId, seatToken: token, action: choice, expectedVersion });
+    return typed(this.matches.submitAction({ matchId, seatToken: token, action: choice, expectedVersion }));
   }
 
   /** The token's seat resigns; the match ends. */
   resign(matchId: string, token: string): Promise<MatchView> {
-    return this.matches.resign({ matchId, seatToken: token });
+    return typed(this.matches.resign({ matchId, seatToken: token }));
   }
 
   /** Matches on the server, oldest first, optionally filtered. */
   async listMatches(game = "", state: MatchState = MatchState.UNSPECIFIED): Promise<MatchSummary[]> {
-    return (await this.matches.listMatches({ game, state })).matches;
+    return (await typed(this.matches.listMatches({ game, state }))).matches;
   }
 
   /** The match's replayable JSON record (admin token needed while it runs). */
   async exportRecord(matchId: string, adminToken = ""): Promise<string> {
-    return (await this.matches.exportRecord({ matchId, adminToken })).recordJson;
+    return (await typed(this.matches.exportRecord({ matchId, adminToken }))).recordJson;
   }
 
   /**
    * The match's events: a snapshot, then one per change; the iteration ends
    * when the match has finished. Breaking out of a `for await` loop cancels
-   * the stream; so does `signal`.
+   * the stream; so does `signal`. A server that shuts down ends it with
+   * `ShuttingDown`.
    */
   watch(
     matchId: string,
     token = "",
     opts: { fromVersion?: bigint; signal?: AbortSignal } = {},
   ): AsyncIterable<WatchEvent> {
-    return this.watcher.watchMatch(
-      { matchId, seatToken: token, fromVersion: opts.fromVersion },
-      { signal: opts.signal },
+    return typedStream(
+      this.watcher.watchMatch(
+        { matchId, seatToken: token, fromVersion: opts.fromVersion },
+        { signal: opts.signal },
+      ),
     );
   }
 }

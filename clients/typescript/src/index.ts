@@ -2,7 +2,8 @@
  * TypeScript client for the Tabletop game-rules server.
  *
  * `./gen/` holds the stubs generated from `proto/` (committed; regenerated and
- * checked by `scripts/gen-clients`); `./client.js` the small wrapper.
+ * checked by `scripts/gen-clients`); `./client.js` the small wrapper;
+ * `./errors.js` the typed errors its calls reject with.
  */
 
 export {
@@ -16,6 +17,26 @@ export {
   type Action,
   type CreateMatchOptions,
 } from "./client.js";
+export {
+  AlreadyActed,
+  BadToken,
+  DOMAIN,
+  IllegalAction,
+  InvalidNotation,
+  MatchOver,
+  NotStarted,
+  NotYourTurn,
+  ShuttingDown,
+  StaleVersion,
+  TabletopError,
+  TokenRequired,
+  UnknownGame,
+  UnknownMatch,
+  decodeErrorInfo,
+  errorInfo,
+  toTabletopError,
+  type ErrorInfo,
+} from "./errors.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 export * from "./gen/tabletop/v1/admin_pb.js";
 export * from "./gen/tabletop/v1/catalog_pb.js";

@@ -1,4 +1,8 @@
-/** Issue 8: the TypeScript client against the real engine-host and the real plugins. */
+/**
+ * The TypeScript client against the real engine-host and the real plugins:
+ * the catalog, complete matches played by the example bot, watch streams,
+ * typed errors, and the README's example.
+ */
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -7,9 +11,17 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 
 import {
+  BadToken,
   Code,
   ConnectError,
+  MatchOver,
   MatchState,
+  NotYourTurn,
+  StaleVersion,
+  TabletopError,
+  TokenRequired,
+  UnknownGame,
+  UnknownMatch,
   connect,
   eventView,
   finalResults,
@@ -77,7 +89,7 @@ function run(command: string, args: string[]): Promise<Run> {
   });
 }
 
-test("issue8: the catalog lists games with their options", async () => {
+test("the catalog lists games with their options", async () => {
   const games = await client.games();
   assert.ok(games.length > 0, "the host loaded no game: are the plugins built next to engine-host?");
   const names = games.map((g) => g.name);
@@ -88,7 +100,7 @@ test("issue8: the catalog lists games with their options", async () => {
   }
 });
 
-test("issue8: the random bot plays a complete match of every game", async () => {
+test("the random bot plays a complete match of every game", async () => {
   // Seat 0 is filled at creation and its bot gets the token; the others are
   // left open and their bots join them, so both ways in are exercised. All
   // matches run at once; each bot is its own process, as a user would run it.
@@ -124,7 +136,7 @@ test("issue8: the random bot plays a complete match of every game", async () => 
   );
 });
 
-test("issue8: a watcher receives every event until the end", async () => {
+test("a watcher receives every event until the end", async () => {
   const games = await client.games();
   for (const [i, game] of games.entries()) {
     const match = await client.createMatch(game.name, {
@@ -182,37 +194,61 @@ test("issue8: a watcher receives every event until the end", async () => {
   }
 });
 
-test("issue8: bad requests reject with ConnectError carrying the gRPC code and message", async () => {
+test("bad requests reject with typed errors carrying the code, reason and message", async () => {
   const [game] = await client.games();
   assert.ok(game);
   const match = await client.createMatch(game.name, { players: playersFor(game), seed: 1 });
-  const seat = match.seat(match.createdView.toMove[0]!);
+  const mover = match.createdView.toMove[0]!;
+  const seat = match.seat(mover);
 
-  const illegal = await seat.act("definitely not a move").then(
+  // Typed errors are still Connect's: old code that checks ConnectError and
+  // reads code and rawMessage keeps working.
+  const notAMove = await seat.act("definitely not a move").then(
     () => assert.fail("an illegal action was accepted"),
     (err: unknown) => err,
   );
-  assert.ok(illegal instanceof ConnectError, String(illegal));
-  assert.equal(illegal.code, Code.InvalidArgument);
-  assert.ok(illegal.rawMessage.length > 0, "the server says why");
+  assert.ok(notAMove instanceof ConnectError, String(notAMove));
+  assert.ok(notAMove instanceof TabletopError, String(notAMove));
+  assert.equal(notAMove.code, Code.InvalidArgument);
+  assert.ok(notAMove.rawMessage.length > 0, "the server says why");
+  assert.ok(["INVALID_NOTATION", "ILLEGAL_ACTION"].includes(notAMove.reason), notAMove.reason);
+  assert.ok(!(notAMove instanceof StaleVersion), "instanceof goes by class");
 
-  const [first] = await seat.legalActions();
-  await assert.rejects(seat.act(first!, match.createdView.version + 7n), (err: unknown) => {
-    assert.ok(err instanceof ConnectError);
-    assert.equal(err.code, Code.FailedPrecondition);
-    assert.ok(err.rawMessage);
+  await assert.rejects(client.act(match.matchId, "not-a-token", 0), (err: unknown) => {
+    assert.ok(err instanceof BadToken, String(err));
+    assert.equal(err.code, Code.PermissionDenied);
+    assert.equal(err.credential, "seat");
     return true;
   });
 
-  await assert.rejects(client.act(match.matchId, "not-a-token", 0), (err: unknown) => {
-    assert.ok(err instanceof ConnectError);
-    assert.ok([Code.PermissionDenied, Code.Unauthenticated].includes(err.code), Code[err.code]);
+  await assert.rejects(client.legalActions(match.matchId, ""), (err: unknown) => {
+    assert.ok(err instanceof TokenRequired, String(err));
+    assert.equal(err.code, Code.Unauthenticated);
+    assert.equal(err.credential, "seat");
+    return true;
+  });
+
+  const other = [...match.tokens.keys()].find((s) => s !== mover);
+  if (other !== undefined) {
+    await assert.rejects(match.seat(other).act(0), (err: unknown) => {
+      assert.ok(err instanceof NotYourTurn, String(err));
+      assert.equal(err.code, Code.FailedPrecondition);
+      assert.equal(err.seat, other);
+      return true;
+    });
+  }
+
+  await assert.rejects(client.view("no-such-match"), (err: unknown) => {
+    assert.ok(err instanceof UnknownMatch, String(err));
+    assert.equal(err.code, Code.NotFound);
+    assert.equal(err.matchId, "no-such-match");
     return true;
   });
 
   await assert.rejects(client.game("no-such-game"), (err: unknown) => {
-    assert.ok(err instanceof ConnectError);
+    assert.ok(err instanceof UnknownGame, String(err));
     assert.equal(err.code, Code.NotFound);
+    assert.equal(err.reason, "UNKNOWN_GAME");
     assert.match(err.rawMessage, /no-such-game/);
     return true;
   });
@@ -221,7 +257,46 @@ test("issue8: bad requests reject with ConnectError carrying the gRPC code and m
   assert.equal((await match.view()).version, match.createdView.version);
 });
 
-test("issue8: the README example plays a complete match", async () => {
+test("a stale version tells the current version", async () => {
+  const [game] = await client.games();
+  assert.ok(game);
+  const match = await client.createMatch(game.name, { players: playersFor(game), seed: 2 });
+  const version = match.createdView.version;
+  const seat = match.seat(match.createdView.toMove[0]!);
+  const [action] = await seat.legalActions();
+  assert.ok(action);
+
+  const stale = await seat.act(action, version + 7n).then(
+    () => assert.fail("a stale version was accepted"),
+    (err: unknown) => err,
+  );
+  assert.ok(stale instanceof StaleVersion, String(stale));
+  assert.equal(stale.code, Code.FailedPrecondition);
+  assert.equal(stale.reason, "STALE_VERSION");
+  assert.equal(stale.expectedVersion, version + 7n);
+  assert.equal(stale.currentVersion, version);
+  assert.match(stale.rawMessage, /stale version/);
+
+  // A bot catches up from the error alone, without parsing its text.
+  const accepted = await seat.act(action, stale.currentVersion);
+  assert.ok(accepted.view!.version > version);
+});
+
+test("a finished match refuses with MatchOver", async () => {
+  const [game] = await client.games();
+  assert.ok(game);
+  const match = await client.createMatch(game.name, { players: playersFor(game), seed: 3 });
+  const seat = match.seat([...match.tokens.keys()][0]!);
+  await seat.resign();
+  await assert.rejects(seat.resign(), (err: unknown) => {
+    assert.ok(err instanceof MatchOver, String(err));
+    assert.equal(err.code, Code.FailedPrecondition);
+    assert.equal(err.rawMessage, "the match is over");
+    return true;
+  });
+});
+
+test("the README example plays a complete match", async () => {
   // The README's example is real code: run it against the test host. It is
   // plain JavaScript-compatible TypeScript and imports the package by name
   // (Node resolves a package's own name from inside it).

@@ -1,0 +1,230 @@
+/**
+ * Typed errors: what the server refused, read from its `ErrorInfo` detail.
+ *
+ * Every error status the server sends carries a `google.rpc.ErrorInfo`
+ * (domain `tabletop`) whose `reason` says what went wrong (`STALE_VERSION`,
+ * `NOT_YOUR_TURN`, ...) and whose metadata holds the facts a program needs
+ * (`current_version` of a stale version, ...).
+ * `proto/tabletop/v1/matches.proto` lists every reason with its status code
+ * and metadata keys.
+ *
+ * The wrapper's calls reject with a `TabletopError` subclass chosen by
+ * reason:
+ *
+ * ```ts
+ * try {
+ *   await seat.act(action, version);
+ * } catch (e) {
+ *   if (!(e instanceof StaleVersion)) throw e;
+ *   version = e.currentVersion; // catch up, then decide again
+ * }
+ * ```
+ *
+ * A `TabletopError` is a `ConnectError` with the call's own `code`,
+ * `rawMessage`, `metadata` (headers and trailers) and `details`, so code
+ * written for Connect's errors keeps working; `reason` and `info` (the
+ * ErrorInfo's metadata) are added. `toTabletopError` converts an error
+ * thrown by the raw stubs.
+ */
+
+import { Code, ConnectError } from "@connectrpc/connect";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+
+/** The `ErrorInfo` domain of the server's errors. */
+export const DOMAIN = "tabletop";
+
+/** The type name of `google.rpc.ErrorInfo` (as Connect keeps it). */
+const ERROR_INFO = "google.rpc.ErrorInfo";
+
+/** A decoded `google.rpc.ErrorInfo`. */
+export interface ErrorInfo {
+  reason: string;
+  domain: string;
+  metadata: Record<string, string>;
+}
+
+/**
+ * Decodes a `google.rpc.ErrorInfo` from its wire bytes: `reason` (1),
+ * `domain` (2), `metadata` (3, a map<string, string>). Unknown fields are
+ * skipped.
+ */
+export function decodeErrorInfo(bytes: Uint8Array): ErrorInfo {
+  const reader = new BinaryReader(bytes);
+  const info: ErrorInfo = { reason: "", domain: "", metadata: {} };
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.LengthDelimited) {
+      info.reason = reader.string();
+    } else if (field === 2 && wireType === WireType.LengthDelimited) {
+      info.domain = reader.string();
+    } else if (field === 3 && wireType === WireType.LengthDelimited) {
+      const entry = new BinaryReader(reader.bytes());
+      let key = "";
+      let value = "";
+      while (entry.pos < entry.len) {
+        const [f, w] = entry.tag();
+        if (f === 1 && w === WireType.LengthDelimited) key = entry.string();
+        else if (f === 2 && w === WireType.LengthDelimited) value = entry.string();
+        else entry.skip(w, f);
+      }
+      info.metadata[key] = value;
+    } else {
+      reader.skip(wireType, field);
+    }
+  }
+  return info;
+}
+
+/** The Tabletop `ErrorInfo` a `ConnectError` carries, if any. */
+export function errorInfo(error: ConnectError): ErrorInfo | undefined {
+  for (const detail of error.details) {
+    if (!("type" in detail) || detail.type !== ERROR_INFO) continue;
+    try {
+      const info = decodeErrorInfo(detail.value);
+      if (info.domain === DOMAIN) return info;
+    } catch {
+      // Not an ErrorInfo after all: no reason to read.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A call the server refused (or a failure without a Tabletop reason, whose
+ * `reason` is empty: a transport error, a deadline the client set).
+ */
+export class TabletopError extends ConnectError {
+  /** The ErrorInfo reason (`STALE_VERSION`, ...), or "". */
+  readonly reason: string;
+  /** The ErrorInfo metadata (`metadata` is the call's headers and trailers). */
+  readonly info: Readonly<Record<string, string>>;
+
+  constructor(from: ConnectError, reason = "", info: Record<string, string> = {}) {
+    super(from.rawMessage, from.code, from.metadata, undefined, from);
+    this.details = from.details;
+    this.reason = reason;
+    this.info = info;
+  }
+
+  /**
+   * `instanceof` by class, as usual: `ConnectError` answers true for any
+   * ConnectError-like value, which would make every subclass match.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+
+  protected int(key: string): bigint {
+    return BigInt(this.info[key] ?? "0");
+  }
+}
+
+/** `STALE_VERSION`: the match is no longer at the expected version. */
+export class StaleVersion extends TabletopError {
+  /** The version the request expected. */
+  get expectedVersion(): bigint {
+    return this.int("expected_version");
+  }
+
+  /** The match's version when the request arrived. */
+  get currentVersion(): bigint {
+    return this.int("current_version");
+  }
+}
+
+/** `NOT_YOUR_TURN`: the seat is not to move now. */
+export class NotYourTurn extends TabletopError {
+  /** The seat, when the server named it. */
+  get seat(): number | undefined {
+    return this.info.seat === undefined ? undefined : Number(this.info.seat);
+  }
+}
+
+/** `ALREADY_ACTED`: the seat already acted in this simultaneous turn. */
+export class AlreadyActed extends TabletopError {}
+
+/** `ILLEGAL_ACTION`: the action is not legal now for this seat. */
+export class IllegalAction extends TabletopError {}
+
+/** `INVALID_NOTATION`: the action's notation does not parse. */
+export class InvalidNotation extends TabletopError {}
+
+/** `MATCH_OVER`: the match has ended. */
+export class MatchOver extends TabletopError {}
+
+/** `NOT_STARTED`: the match waits for players to join its open seats. */
+export class NotStarted extends TabletopError {}
+
+/** `TOKEN_REQUIRED`: the call needs a token (`credential`) and got none. */
+export class TokenRequired extends TabletopError {
+  /** `seat` or `admin`. */
+  get credential(): string {
+    return this.info.credential ?? "";
+  }
+}
+
+/** `BAD_TOKEN`: the token does not grant this (`credential`). */
+export class BadToken extends TabletopError {
+  /** `seat` or `admin`. */
+  get credential(): string {
+    return this.info.credential ?? "";
+  }
+}
+
+/** `UNKNOWN_MATCH`: no match has this id. */
+export class UnknownMatch extends TabletopError {
+  /** The id asked for. */
+  get matchId(): string {
+    return this.info.match_id ?? "";
+  }
+}
+
+/** `UNKNOWN_GAME` / `UNKNOWN_GAME_VERSION`: no such game (version). */
+export class UnknownGame extends TabletopError {}
+
+/** `SHUTTING_DOWN`: the server is stopping; reconnect to its successor. */
+export class ShuttingDown extends TabletopError {}
+
+const BY_REASON: Record<string, typeof TabletopError> = {
+  STALE_VERSION: StaleVersion,
+  NOT_YOUR_TURN: NotYourTurn,
+  ALREADY_ACTED: AlreadyActed,
+  ILLEGAL_ACTION: IllegalAction,
+  INVALID_NOTATION: InvalidNotation,
+  MATCH_OVER: MatchOver,
+  NOT_STARTED: NotStarted,
+  TOKEN_REQUIRED: TokenRequired,
+  BAD_TOKEN: BadToken,
+  UNKNOWN_MATCH: UnknownMatch,
+  UNKNOWN_GAME: UnknownGame,
+  UNKNOWN_GAME_VERSION: UnknownGame,
+  SHUTTING_DOWN: ShuttingDown,
+};
+
+/** The typed error for anything a call threw (itself, if it already is one). */
+export function toTabletopError(error: unknown): TabletopError {
+  if (error instanceof TabletopError) return error;
+  const connect = ConnectError.from(error, Code.Unknown);
+  const info = errorInfo(connect);
+  if (info === undefined) return new TabletopError(connect);
+  const Typed = BY_REASON[info.reason] ?? TabletopError;
+  return new Typed(connect, info.reason, info.metadata);
+}
+
+/** `call`'s result, or its typed error. */
+export async function typed<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw toTabletopError(e);
+  }
+}
+
+/** `stream`'s items, or its typed error; ending the iteration cancels it. */
+export async function* typedStream<T>(stream: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  try {
+    yield* stream;
+  } catch (e) {
+    throw toTabletopError(e);
+  }
+}
