@@ -30,7 +30,9 @@ pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("binary path");
     let dir = exe.parent().expect("a binary lives in a directory");
     if dir.file_name().is_some_and(|name| name == "deps") {
-        dir.parent().expect("deps/ lives in target/<profile>").to_path_buf()
+        dir.parent()
+            .expect("deps/ lives in target/<profile>")
+            .to_path_buf()
     } else {
         dir.to_path_buf()
     }

@@ -39,7 +39,8 @@ use crate::{ADMIN_TOKEN, Host};
 const LONG_STRING: usize = 600;
 
 /// The line that separates a recording's header from what is generated.
-const GENERATED: &str = "# Everything below is generated from the header above by scripts/playthroughs.";
+const GENERATED: &str =
+    "# Everything below is generated from the header above by scripts/playthroughs.";
 
 /// What to play: the header of a recording.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -551,6 +552,9 @@ mod tests {
     fn long_strings_become_their_digest() {
         let long = "x".repeat(LONG_STRING + 1);
         let shown = compact_json(&serde_json::json!({"svg": long, "b": 1}).to_string());
-        assert!(shown.starts_with(r#"{"b":1,"svg":"<601 bytes, sha256 "#), "{shown}");
+        assert!(
+            shown.starts_with(r#"{"b":1,"svg":"<601 bytes, sha256 "#),
+            "{shown}"
+        );
     }
 }

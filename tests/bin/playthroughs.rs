@@ -56,7 +56,10 @@ async fn main() -> ExitCode {
         if played == recorded {
             println!("{name}: unchanged");
         } else if check {
-            eprintln!("{name}: differs from a fresh run\n{}", first_difference(&recorded, &played));
+            eprintln!(
+                "{name}: differs from a fresh run\n{}",
+                first_difference(&recorded, &played)
+            );
             failed = true;
         } else if let Err(e) = std::fs::write(file, &played) {
             eprintln!("{name}: {e}");
