@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use engine_host::core::engine::{ActionRef, Engine, NewMatch};
-use engine_host::core::game_match::{Lifecycle, ViewDetail};
-use engine_host::core::legal::LegalDetail;
-use engine_host::core::store::MemoryStore;
+use engine_host::engine::{ActionRef, Engine, NewMatch};
+use engine_host::store::MemoryStore;
+use tabletop_core::legal::LegalDetail;
+use tabletop_core::{Lifecycle, ViewDetail};
 use tabletop_sdk::{DynGame, Move, Status, Viewer, chance};
 
 /// target/<profile>: the bench binary lives in target/<profile>/deps.

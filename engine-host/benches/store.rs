@@ -22,9 +22,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use engine_host::core::game_match::{LogEntry, LogKind, LoggedMove, MatchSetup};
-use engine_host::core::store::{Store, StoredMatch};
-use engine_host::core::store_sqlite::{INLINE_FSYNC_BELOW, SqliteStore};
+use engine_host::store::sqlite::{INLINE_FSYNC_BELOW, SqliteStore};
+use engine_host::store::{Store, StoredMatch};
+use tabletop_core::{LogEntry, LogKind, LoggedMove, MatchSetup};
 
 /// About a Lanza match's length.
 const ACTIONS_PER_MATCH: u64 = 30;

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use clap::Parser;
 use engine_host::config::{Config, LogFormat, StoreKind};
-use engine_host::core::engine::Engine;
-use engine_host::core::store::{MemoryStore, Store};
-use engine_host::core::store_sqlite::SqliteStore;
+use engine_host::engine::Engine;
+use engine_host::store::sqlite::SqliteStore;
+use engine_host::store::{MemoryStore, Store};
 use tracing_subscriber::EnvFilter;
 
 fn init_logging(format: LogFormat) {
@@ -35,7 +35,7 @@ fn admin_token(config: &Config) -> std::io::Result<String> {
     {
         return Ok(token.trim().to_string());
     }
-    let token = engine_host::core::tokens::new_token();
+    let token = tabletop_core::tokens::new_token();
     write_private(&file, &token)?;
     tracing::info!(file = %file.display(), "generated an admin token");
     Ok(token)
@@ -141,10 +141,11 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     );
     spawn_clock(Arc::clone(&engine));
     if config.plugin_poll_ms > 0 {
-        engine_host::core::watcher::spawn(
-            Arc::clone(&engine),
+        let watched = Arc::clone(&engine);
+        tabletop_loader::watcher::spawn(
             plugin_dir.clone(),
             Duration::from_millis(config.plugin_poll_ms),
+            move |file| watched.add_plugin_file(file),
         );
     }
     let games: Vec<String> = engine

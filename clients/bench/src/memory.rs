@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use engine_host::core::engine::{Engine, NewMatch};
-use engine_host::core::store::MemoryStore;
+use engine_host::engine::{Engine, NewMatch};
+use engine_host::store::MemoryStore;
 use serde::Serialize;
 use tabletop_sdk::DynGame;
 

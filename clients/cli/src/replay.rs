@@ -5,7 +5,7 @@
 //! (the exact version the record names) from a plugin directory — by default
 //! the directory of this executable, where `cargo build` puts the workspace's
 //! plugins next to `tabletop` and `engine-host` — and replays the record's
-//! actions through it with the host's own replay code, so every position is
+//! actions through it with the host's own replay code (`tabletop_core::Match::replay`), so every position is
 //! the one the server had. A record that does not replay is refused with the
 //! first failing action named, as the server's import would.
 //!
@@ -17,10 +17,9 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use engine_host::core::engine::Engine;
-use engine_host::core::game_match::{LogKind, Match, Seat};
-use engine_host::core::record::Record;
-use engine_host::core::store::MemoryStore;
+use tabletop_core::{LogKind, Match, Record, Seat};
+use tabletop_loader::Registry;
+use tabletop_loader::file::plugin_files;
 use tabletop_sdk::{DynGame, Viewer};
 
 use crate::commands::CliError;
@@ -121,10 +120,13 @@ pub fn run(
     let record = Record::parse(&json).map_err(|e| CliError::Usage(e.to_string()))?;
     let plugin_dir = plugin_dir.unwrap_or_else(default_plugin_dir);
     let cache = std::env::temp_dir().join(format!("tabletop-replay-{}", std::process::id()));
-    let engine = Engine::new(Arc::new(MemoryStore), "unused", cache.clone());
-    engine.load_plugin_dir(&plugin_dir);
-    let plugin = engine
-        .registry()
+    let registry = Registry::new();
+    // A file that is not a usable plugin is passed over: the record names the
+    // one plugin it needs, and its absence is reported below.
+    for file in plugin_files(&plugin_dir).unwrap_or_default() {
+        let _ = registry.add_file(&file, &cache);
+    }
+    let plugin = registry
         .get(&record.game, Some(&record.plugin_version))
         .ok_or_else(|| {
             CliError::Usage(format!(

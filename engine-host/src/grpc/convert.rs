@@ -5,9 +5,9 @@ use std::time::UNIX_EPOCH;
 use tabletop_proto::v1 as pb;
 use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 
-use crate::core::engine::{GameEntry, MatchSummary, PluginEntry};
-use crate::core::error::HostError;
-use crate::core::game_match::{Lifecycle, MatchView, OnTimeout, SeatResult, TimeControl};
+use crate::engine::{GameEntry, MatchSummary, PluginEntry};
+use tabletop_core::error::HostError;
+use tabletop_core::{Lifecycle, MatchView, OnTimeout, SeatResult, TimeControl};
 
 pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
     match l {

@@ -19,7 +19,7 @@ use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::TcpListenerStream;
 
-use crate::core::engine::Engine;
+use crate::engine::Engine;
 use services::Api;
 
 /// How long calls in flight may take to finish after a shutdown signal: a

@@ -28,11 +28,11 @@ use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::status::to_status;
-use crate::core::engine::{ActionRef, Engine, NewMatch, TryCreate};
-use crate::core::error::{HostError, HostResult};
-use crate::core::game_match::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
-use crate::core::legal::LegalDetail;
-use crate::core::store::Commit;
+use crate::engine::{ActionRef, Engine, NewMatch, TryCreate};
+use crate::store::Commit;
+use tabletop_core::error::{HostError, HostResult};
+use tabletop_core::legal::LegalDetail;
+use tabletop_core::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]

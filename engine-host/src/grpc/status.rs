@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::core::error::HostError;
+use tabletop_core::error::HostError;
 
 /// The `ErrorInfo` domain of every status this server sends.
 pub const DOMAIN: &str = "tabletop";
@@ -199,7 +199,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::error::Credential;
+    use tabletop_core::error::Credential;
 
     fn text(s: &str) -> String {
         s.to_string()

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput};
-use engine_host::plugin::Plugin;
+use tabletop_loader::Plugin;
 use tabletop_sdk::conformance::built_plugin_path;
 use tabletop_sdk::{ActionId, DynGame, Move, Status, chance};
 

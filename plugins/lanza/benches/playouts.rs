@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use engine_host::plugin::Plugin;
 use lanza::Lanza;
 use tabletop_bench_support::{Case, ThreadCpuTime, compare_playouts};
+use tabletop_loader::Plugin;
 use tabletop_sdk::conformance::built_plugin_path;
 use tabletop_sdk::{DynGame, DynState, InProcess, Move, Status, chance};
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use engine_host::plugin::Plugin;
 use lanza::Lanza;
+use tabletop_loader::Plugin;
 use tabletop_sdk::conformance::{self, Config, Summary};
 use tabletop_sdk::{DynGame, InProcess};
 

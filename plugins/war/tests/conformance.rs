@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use engine_host::plugin::Plugin;
+use tabletop_loader::Plugin;
 use tabletop_sdk::conformance::{self, Config};
 use tabletop_sdk::{DynGame, InProcess};
 use war::War;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use engine_host::plugin::Plugin;
+use tabletop_loader::Plugin;
 use tabletop_sdk::conformance;
 use tabletop_sdk::{DynGame, DynState, ErrorKind, GameError, Move, PlayerSet, Status};
 

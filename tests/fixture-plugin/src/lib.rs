@@ -3,7 +3,9 @@
 //! been made. Seat 0 wins if the number of ticks is even, seat 1 otherwise;
 //! others share the last place. No chance, nothing hidden. With `think_ms`
 //! every action takes that long to apply: a slow plugin, for the tests of
-//! what the host does when a plugin call runs long.
+//! what the host does when a plugin call runs long. With `dice` every action
+//! is followed by an explicit chance node (a roll of 0, 1 or 2 extra ticks),
+//! for tests of how chance crosses the ABI.
 //!
 //! The plugin version comes from `FIXTURE_VERSION` at compile time (default
 //! 1.0.0), so a test can build two versions of the same game from one crate.
@@ -27,6 +29,9 @@ pub struct State {
     made: u32,
     ticks: u32,
     think_ms: u32,
+    dice: bool,
+    /// Whether the roll after the last action is still to be drawn.
+    rolling: bool,
 }
 
 const TICK: ActionId = 0;
@@ -56,11 +61,12 @@ impl Game for Counter {
                     0,
                     "How long each action takes to apply (a slow plugin).",
                 ),
+                OptionSpec::bool("dice", false, "Roll 0-2 extra ticks after every action."),
             ],
             rules_summary: format!("Say tick or pass (fixture version {}).", Counter::version()),
             simultaneous: false,
             hidden_information: false,
-            chance: false,
+            chance: true,
             removable_players: false,
         }
     }
@@ -72,11 +78,18 @@ impl Game for Counter {
             made: 0,
             ticks: 0,
             think_ms: setup.options.int("think_ms") as u32,
+            dice: setup.options.bool("dice"),
+            rolling: false,
         })
     }
 
     fn parse_position(&self, setup: &Setup, text: &str) -> Result<State, GameError> {
-        let parts: Vec<u32> = text
+        // `length/made/ticks`, and `/roll` while a roll is due.
+        let (counts, rolling) = match text.strip_suffix("/roll") {
+            Some(counts) => (counts, true),
+            None => (text, false),
+        };
+        let parts: Vec<u32> = counts
             .split('/')
             .map(|p| {
                 p.parse()
@@ -86,7 +99,9 @@ impl Game for Counter {
         let [length, made, ticks] = parts[..] else {
             return Err(GameError::invalid_position("expected length/made/ticks"));
         };
-        if made > length || ticks > made {
+        let dice = setup.options.bool("dice");
+        let most_ticks = if dice { made.saturating_mul(3) } else { made };
+        if made > length || ticks > most_ticks || (rolling && (!dice || made == 0)) {
             return Err(GameError::invalid_position("counts out of range"));
         }
         Ok(State {
@@ -95,23 +110,28 @@ impl Game for Counter {
             made,
             ticks,
             think_ms: setup.options.int("think_ms") as u32,
+            dice,
+            rolling,
         })
     }
 
     fn position_to_string(&self, state: &State) -> String {
-        format!("{}/{}/{}", state.length, state.made, state.ticks)
+        let roll = if state.rolling { "/roll" } else { "" };
+        format!("{}/{}/{}{roll}", state.length, state.made, state.ticks)
     }
 
     fn status(&self, state: &State) -> Status {
         if state.made >= state.length {
             Status::Terminal
+        } else if state.rolling {
+            Status::Chance
         } else {
             Status::ToMove(PlayerSet::single(state.made % state.players))
         }
     }
 
     fn chance(&self, _: &State) -> Chance {
-        Chance::Sampled
+        Chance::Explicit(vec![(0, 0.5), (1, 0.25), (2, 0.25)])
     }
 
     fn results(&self, state: &State) -> Vec<PlayerResult> {
@@ -145,11 +165,22 @@ impl Game for Counter {
         }
         std::thread::sleep(std::time::Duration::from_millis(state.think_ms.into()));
         state.made += 1;
+        state.rolling = state.dice;
         Ok(())
     }
 
-    fn apply_chance(&self, _: &mut State, _: u64) -> Result<(), GameError> {
-        Err(GameError::illegal("counter has no chance"))
+    fn apply_chance(&self, state: &mut State, outcome: u64) -> Result<(), GameError> {
+        if !state.rolling {
+            return Err(GameError::illegal("no roll is due"));
+        }
+        if outcome > 2 {
+            return Err(GameError::illegal(format!(
+                "a roll is 0, 1 or 2, not {outcome}"
+            )));
+        }
+        state.ticks += outcome as u32;
+        state.rolling = false;
+        Ok(())
     }
 
     fn action_to_string(

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use engine_host::plugin::Plugin;
 use lanzeloth::Lanzeloth;
+use tabletop_loader::Plugin;
 use tabletop_sdk::conformance::{self, Config, built_plugin_path};
 use tabletop_sdk::{DynGame, InProcess};
 

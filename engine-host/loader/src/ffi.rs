@@ -18,7 +18,7 @@ use tabletop_sdk::abi::{
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
-use super::LoadError;
+use crate::plugin::LoadError;
 
 /// The size of an ABI 2.0 table: every field before the first function
 /// appended in a minor version. A smaller table is refused.
@@ -977,11 +977,12 @@ pub(crate) fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
 mod tests {
     use super::*;
 
-    /// Lanza's exported table (one game crate only: each defines the entry
-    /// symbol, so two cannot link into one test binary), claiming `size` bytes (default: all of them),
-    /// adopted as the loader adopts a loaded plugin's table.
+    /// The fixture game's exported table (one game crate only: each defines
+    /// the entry symbol, so two cannot link into one test binary), claiming
+    /// `size` bytes (default: all of them), adopted as the loader adopts a
+    /// loaded plugin's table.
     fn adopted(size: Option<usize>) -> Result<(&'static PluginApi, &'static PluginApi), LoadError> {
-        let mut table = tabletop_sdk::export::plugin_api::<lanza::Lanza>();
+        let mut table = tabletop_sdk::export::plugin_api::<versioned_fixture::Counter>();
         if let Some(size) = size {
             table.size = size;
         }
@@ -990,6 +991,16 @@ mod tests {
         // are readable whatever `size` we claim (never more than the real one).
         let api = unsafe { adopt(NonNull::from(table), table.size) }?;
         Ok((table, api))
+    }
+
+    /// The fixture's options with a roll after every action, so matches
+    /// meet explicit chance nodes.
+    fn dice(length: Option<u32>) -> BTreeMap<String, String> {
+        let mut options: BTreeMap<String, String> = [("dice".into(), "true".into())].into();
+        if let Some(length) = length {
+            options.insert("length".into(), length.to_string());
+        }
+        options
     }
 
     fn expand(api: &'static PluginApi, text: &str) -> Option<String> {
@@ -1012,7 +1023,7 @@ mod tests {
             api.remove_player,
             remove_player_absent as extern "C" fn(*mut StateHandle, u32, *mut PluginBuf) -> i32
         ));
-        assert_eq!(expand(api, "K1 Q2"), None, "Lanza has no shorthands");
+        assert_eq!(expand(api, "tick"), None, "the fixture has no shorthands");
     }
 
     #[test]
@@ -1022,17 +1033,17 @@ mod tests {
         assert_eq!(api.size, SIZE_2_0);
         // The 2.0 functions are the plugin's own; the appended one falls back.
         assert!(std::ptr::fn_addr_eq(api.parse_action, table.parse_action));
-        assert_eq!(expand(api, "K1 Q2"), None);
+        assert_eq!(expand(api, "tick"), None);
         assert!(std::ptr::fn_addr_eq(
             api.remove_player,
             remove_player_absent as extern "C" fn(*mut StateHandle, u32, *mut PluginBuf) -> i32
         ));
         // A size that cuts the appended field falls back too.
         let (_, api) = adopted(Some(SIZE_2_0 + 4)).unwrap();
-        assert_eq!(expand(api, "K1 Q2"), None);
+        assert_eq!(expand(api, "tick"), None);
     }
 
-    /// Plays one Lanza match (moves picked and chance drawn from `seed`) on
+    /// Plays one fixture match (moves picked and chance drawn from `seed`) on
     /// `plugin`, returning every chance node met and the final position text.
     fn chance_nodes_of_a_match(
         plugin: RawPlugin,
@@ -1095,10 +1106,10 @@ mod tests {
 
         // The JSON fallback and the arrays agree on setups, every chance node
         // (sampled and explicit) and so on the whole match.
-        let short: BTreeMap<String, String> = [("max_turns".into(), "6".into())].into();
+        let (long, short) = (dice(None), dice(Some(6)));
         let mut explicit = 0;
         for seed in 1..=8 {
-            for options in [&BTreeMap::new(), &short] {
+            for options in [&long, &short] {
                 let through_json = chance_nodes_of_a_match(old, options, seed);
                 assert_eq!(through_json, chance_nodes_of_a_match(new, options, seed));
                 explicit += through_json
@@ -1120,7 +1131,7 @@ mod tests {
         }
     }
 
-    /// Plays one Lanza match on `plugin` with `apply_and_lend_legal` (the
+    /// Plays one fixture match on `plugin` with `apply_and_lend_legal` (the
     /// first mover picks from the lent list, the others from
     /// `lend_legal_actions`), checking every lent list against the copying
     /// `legal_actions`; returns every (status, lent list) after a ply and the
@@ -1130,7 +1141,7 @@ mod tests {
         players: u32,
         seed: u64,
     ) -> (Vec<(Status, Vec<u64>)>, String) {
-        let mut state = plugin.new_state(players, &BTreeMap::new(), None).unwrap();
+        let mut state = plugin.new_state(players, &dice(None), None).unwrap();
         let mut seen = Vec::new();
         let mut copied = Vec::new();
         let mut pick = seed;
@@ -1238,7 +1249,7 @@ mod tests {
         assert!(!refused.kind.is_fault(), "{refused:?}");
         assert_eq!(state.position().unwrap(), before);
         let Status::ToMove(movers) = state.status() else {
-            panic!("Lanza's first turn is to move");
+            panic!("the first turn is to move");
         };
         let mut legal = Vec::new();
         let joint: Vec<Move> = movers

@@ -7,10 +7,11 @@
 //! order they were queued, so a match's writes stay in order, and the next
 //! action of a match (or of any other) need not wait for this one's fsync.
 
+pub mod sqlite;
+
 use tokio::sync::oneshot;
 
-use super::error::{HostError, HostResult};
-use super::game_match::{LogEntry, MatchSetup, SeatResult};
+use tabletop_core::{HostError, HostResult, LogEntry, MatchSetup, SeatResult};
 
 /// A stored match: enough to rebuild it by replay.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,12 +1,9 @@
-//! Game plugins: loading a cdylib from disk and using it as a [`DynGame`].
+//! One plugin: loading a cdylib from disk and using it as a [`DynGame`].
 //!
 //! A file is never opened in place: it is copied to a private path named by its
 //! content hash, and that copy is loaded. `dlopen` of a path that is already
 //! loaded returns the old library, and copying over a loaded library would
 //! crash the host; content addressing avoids both.
-
-mod ffi;
-pub mod registry;
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -22,7 +19,8 @@ use tabletop_sdk::{
     Transition, Viewer,
 };
 
-use ffi::{RawPlugin, RawState};
+use crate::ffi::{self, RawPlugin, RawState};
+use crate::file::check_complete_library;
 
 /// Why a plugin file was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +81,14 @@ impl Plugin {
     /// Loads the plugin file at `path` through a private copy in `cache_dir`.
     pub fn load_with_cache(path: &Path, cache_dir: &Path) -> Result<Arc<Plugin>, LoadError> {
         let bytes = std::fs::read(path).map_err(|e| LoadError::Io(e.to_string()))?;
+        // dlopen of a truncated library can fault the whole process (pages
+        // mapped past the end of the file), so check completeness first.
+        if let Err(why) = check_complete_library(&bytes) {
+            return Err(LoadError::Open(format!(
+                "{} is incomplete ({why}); still being copied?",
+                path.display()
+            )));
+        }
         let sha256 = hex::encode(Sha256::digest(&bytes));
         let private = private_copy(&bytes, &sha256, path, cache_dir)?;
         let raw = RawPlugin::open(&private)?;

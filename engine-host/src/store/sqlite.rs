@@ -58,9 +58,9 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
 
-use super::error::{HostError, HostResult};
-use super::game_match::{LogEntry, MatchSetup, SeatResult};
-use super::store::{Commit, Store, StoredMatch};
+use tabletop_core::{HostError, HostResult, LogEntry, MatchSetup, SeatResult};
+
+use super::{Commit, Store, StoredMatch};
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
@@ -738,7 +738,7 @@ fn load_all(conn: &Connection) -> HostResult<Vec<StoredMatch>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::game_match::{LogKind, LoggedMove};
+    use tabletop_core::{LogKind, LoggedMove};
 
     fn stored(id: &str) -> StoredMatch {
         StoredMatch {

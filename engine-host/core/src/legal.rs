@@ -21,7 +21,9 @@ use std::sync::Mutex;
 
 use tabletop_sdk::{ActionId, DynState, Player};
 
-use super::error::HostResult;
+use crate::Match;
+use crate::error::HostResult;
+use crate::setup::Lifecycle;
 
 /// How much of each legal action a list carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -185,6 +187,89 @@ impl CachedMatches {
     /// Whether no match is admitted.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl Match {
+    /// The legal actions of `seat` (with their notation, unless `detail`
+    /// says ids only), answered without calling the plugin: `None` when that
+    /// would need the plugin (no lists kept for this version, or their
+    /// notation not written yet).
+    pub fn kept_legal_actions(
+        &self,
+        seat: Player,
+        detail: LegalDetail,
+    ) -> Option<Vec<(ActionId, String)>> {
+        if self.lifecycle != Lifecycle::Running || self.pending.contains_key(&seat) {
+            return Some(Vec::new());
+        }
+        let kept = self.legal.as_ref()?;
+        if kept.version() != self.version() {
+            return None;
+        }
+        kept.for_seat(seat, detail)
+    }
+
+    /// The legal actions of `seat` (with their notation, unless `detail`
+    /// says ids only). Lists every mover's actions and keeps them for this
+    /// version, so the other movers' asks (and this seat's next) need no
+    /// plugin call.
+    pub fn legal_actions(
+        &mut self,
+        seat: Player,
+        detail: LegalDetail,
+    ) -> HostResult<Vec<(ActionId, String)>> {
+        if let Some(list) = self.kept_legal_actions(seat, detail) {
+            return Ok(list);
+        }
+        let current = self
+            .legal
+            .as_ref()
+            .is_some_and(|kept| kept.version() == self.version());
+        if !current {
+            self.keep_legal_actions()?;
+        }
+        if detail == LegalDetail::Full
+            && let Some(kept) = self.legal.as_mut()
+        {
+            kept.write_notation(&*self.state, seat)?;
+        }
+        Ok(self.kept_legal_actions(seat, detail).unwrap_or_default())
+    }
+
+    /// Whether the match keeps legal-action lists (of any version).
+    pub fn keeps_legal_actions(&self) -> bool {
+        self.legal.is_some()
+    }
+
+    /// Lists and keeps the legal actions of every seat to move that has not
+    /// acted yet.
+    fn keep_legal_actions(&mut self) -> HostResult<()> {
+        let movers = self.movers()?;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let waiting = movers.iter().filter(|s| !self.pending.contains_key(s));
+        let lists = LegalLists::compute(&*self.state, self.version(), waiting, &mut scratch);
+        self.scratch = scratch;
+        self.legal = Some(lists?);
+        Ok(())
+    }
+
+    /// After a change, brings kept lists up to the new version (a match that
+    /// was never asked keeps none). On a plugin error the lists are dropped:
+    /// the change itself has happened, and the next ask will list again.
+    pub fn refresh_kept_legal_actions(&mut self) {
+        let stale = self
+            .legal
+            .as_ref()
+            .is_some_and(|kept| kept.version() != self.version());
+        if self.lifecycle != Lifecycle::Running || (stale && self.keep_legal_actions().is_err()) {
+            self.legal = None;
+        }
+    }
+
+    /// Drops the kept lists (to bound the memory of many matches).
+    pub fn forget_legal_actions(&mut self) {
+        self.legal = None;
     }
 }
 

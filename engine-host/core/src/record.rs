@@ -34,8 +34,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{HostError, HostResult};
-use super::game_match::{Lifecycle, LogEntry, Match, MatchSetup, SeatResult, TimeControl};
+use crate::error::{HostError, HostResult};
+use crate::{Lifecycle, LogEntry, Match, MatchSetup, SeatResult, TimeControl};
 
 /// The format tag of version 1 records.
 pub const RECORD_FORMAT: &str = "tabletop-record/1";

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use super::{LoadError, Plugin, parse_version};
+use crate::plugin::{LoadError, Plugin, parse_version};
 use tabletop_sdk::DynGame;
 
 /// A version as comparable numbers: (major, minor, patch).

@@ -12,11 +12,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::engine::{Engine, is_plugin_file};
-use crate::plugin::registry::Added;
+use crate::file::plugin_files;
+use crate::registry::{AddError, Added};
 
 /// What a file looked like at a check.
 type Seen = (u64, Option<SystemTime>);
@@ -28,12 +27,9 @@ struct FileState {
 }
 
 fn look(dir: &Path) -> BTreeMap<PathBuf, Seen> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return BTreeMap::new();
-    };
-    entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_plugin_file(p))
+    plugin_files(dir)
+        .unwrap_or_default()
+        .into_iter()
         .filter_map(|p| {
             let meta = std::fs::metadata(&p).ok()?;
             Some((p, (meta.len(), meta.modified().ok())))
@@ -41,9 +37,13 @@ fn look(dir: &Path) -> BTreeMap<PathBuf, Seen> {
         .collect()
 }
 
-/// Starts the watcher thread. Files present now count as already offered
-/// (the host loaded the directory at start).
-pub fn spawn(engine: Arc<Engine>, dir: PathBuf, every: Duration) {
+/// Starts the watcher thread, which offers each new or changed plugin file
+/// of `dir` to `add` once it stopped changing. Files present now count as
+/// already offered (the host loaded the directory at start).
+pub fn spawn<F>(dir: PathBuf, every: Duration, add: F)
+where
+    F: Fn(&Path) -> Result<Added, AddError> + Send + 'static,
+{
     let mut files: BTreeMap<PathBuf, FileState> = look(&dir)
         .into_iter()
         .map(|(p, seen)| {
@@ -61,7 +61,7 @@ pub fn spawn(engine: Arc<Engine>, dir: PathBuf, every: Duration) {
         .spawn(move || {
             loop {
                 std::thread::sleep(every);
-                poll(&engine, &dir, &mut files);
+                poll(&add, &dir, &mut files);
             }
         });
     if let Err(e) = spawned {
@@ -69,7 +69,11 @@ pub fn spawn(engine: Arc<Engine>, dir: PathBuf, every: Duration) {
     }
 }
 
-fn poll(engine: &Engine, dir: &Path, files: &mut BTreeMap<PathBuf, FileState>) {
+fn poll(
+    add: &impl Fn(&Path) -> Result<Added, AddError>,
+    dir: &Path,
+    files: &mut BTreeMap<PathBuf, FileState>,
+) {
     let now = look(dir);
     files.retain(|p, _| now.contains_key(p));
     for (path, seen) in now {
@@ -80,7 +84,7 @@ fn poll(engine: &Engine, dir: &Path, files: &mut BTreeMap<PathBuf, FileState>) {
             continue;
         }
         state.offered = Some(seen);
-        match engine.add_plugin_file(&path) {
+        match add(&path) {
             Ok(Added::New { game, version }) => {
                 tracing::info!(file = %path.display(), %game, %version, "plugin hot-added");
             }

@@ -1,0 +1,301 @@
+//! Clocks: per-move limits, banks with increments, and what running out does
+//! (the seat loses, or leaves the game while the others play on).
+//!
+//! A seat's clock runs while it is to move (every mover's at once in a
+//! simultaneous turn) and stops when it acts. Times are milliseconds since
+//! the Unix epoch, passed in by the caller, so replay charges exactly what
+//! was charged live.
+
+use serde::{Deserialize, Serialize};
+use tabletop_sdk::{Player, Status};
+
+use crate::Match;
+use crate::error::HostResult;
+use crate::log::LogKind;
+use crate::seat::SeatResult;
+use crate::setup::{Lifecycle, MatchSetup};
+
+/// What a seat's clock running out does, by the match's time control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The match ends with the seat last, every other seat sharing first.
+    #[default]
+    Lose,
+    /// The seat leaves the game and the others play on; the game ends as the
+    /// plugin's rules say when too few are left. Only for games whose
+    /// manifest says `removable_players` and matches of three or more seats.
+    Out,
+}
+
+impl OnTimeout {
+    fn is_lose(&self) -> bool {
+        *self == OnTimeout::Lose
+    }
+}
+
+/// A match's time control, in milliseconds (0 = not used). A seat's clock
+/// runs while it is to move (all movers' clocks at once in simultaneous
+/// turns) and stops when it acts. `per_move_ms` limits each move; `bank_ms`
+/// is the seat's total time, to which `increment_ms` is added after each of
+/// its actions. The seat whose time runs out first loses, or with
+/// [`OnTimeout::Out`] leaves the game while the others play on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// Longest time for one move (0: no limit per move).
+    pub per_move_ms: i64,
+    /// Each seat's total time (0: no bank).
+    pub bank_ms: i64,
+    /// Added to the bank after each action.
+    pub increment_ms: i64,
+    /// What running out does. Left out of records when it is `lose`, so
+    /// records of matches without the choice stay as they were.
+    #[serde(default, skip_serializing_if = "OnTimeout::is_lose")]
+    pub on_timeout: OnTimeout,
+}
+
+impl Clocks {
+    pub(crate) fn new(setup: &MatchSetup) -> Option<Clocks> {
+        let control = setup.time_control?;
+        let seats = setup.players as usize;
+        Some(Clocks {
+            control,
+            bank: vec![control.bank_ms; seats],
+            since: vec![None; seats],
+        })
+    }
+}
+
+impl TimeControl {
+    /// Refuses a time control that cannot be played.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.per_move_ms < 0 || self.bank_ms < 0 || self.increment_ms < 0 {
+            return Err("time control values must not be negative".into());
+        }
+        if self.per_move_ms == 0 && self.bank_ms == 0 {
+            return Err("a time control needs per_move_ms or bank_ms".into());
+        }
+        if self.increment_ms > 0 && self.bank_ms == 0 {
+            return Err("increment_ms needs a bank (bank_ms)".into());
+        }
+        Ok(())
+    }
+}
+
+/// The seats' clocks.
+#[derive(Debug, Clone)]
+pub(crate) struct Clocks {
+    pub(crate) control: TimeControl,
+    /// Remaining bank per seat.
+    pub(crate) bank: Vec<i64>,
+    /// Since when each seat's clock runs (None: stopped).
+    pub(crate) since: Vec<Option<i64>>,
+}
+
+impl Match {
+    /// After a restart: running clocks restart now (the time the host was
+    /// down is not charged to anyone).
+    pub fn resume_clocks(&mut self, now: i64) {
+        if let Some(clocks) = &mut self.clocks {
+            for since in clocks.since.iter_mut().flatten() {
+                *since = now;
+            }
+        }
+    }
+
+    /// Whether the match has a clock and is not over.
+    pub fn has_running_clock(&self) -> bool {
+        self.clocks.is_some() && self.lifecycle != Lifecycle::Finished
+    }
+
+    /// Charges `seat` for the time since its clock started, and stops it.
+    pub(crate) fn charge(&mut self, seat: Player, at: i64) {
+        let Some(clocks) = &mut self.clocks else {
+            return;
+        };
+        let Some(slot) = clocks.since.get_mut(seat as usize) else {
+            return;
+        };
+        if let Some(started) = slot.take()
+            && clocks.control.bank_ms > 0
+        {
+            let bank = &mut clocks.bank[seat as usize];
+            *bank = *bank - (at - started).max(0) + clocks.control.increment_ms;
+        }
+    }
+
+    /// Starts the clocks of the seats to move now that are not running (and
+    /// have not acted this turn); stops the others.
+    pub(crate) fn start_clocks(&mut self, at: i64) -> HostResult<()> {
+        if self.clocks.is_none() {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        let pending: Vec<Player> = self.pending.keys().copied().collect();
+        if let Some(clocks) = &mut self.clocks {
+            for (seat, since) in clocks.since.iter_mut().enumerate() {
+                let seat = seat as Player;
+                if !movers.contains(seat) || pending.contains(&seat) {
+                    *since = None;
+                } else if since.is_none() {
+                    *since = Some(at);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// When the first running clock runs out, and whose it is.
+    pub fn clock_deadline(&self) -> Option<(i64, Player)> {
+        let clocks = self.clocks.as_ref()?;
+        if self.lifecycle != Lifecycle::Running {
+            return None;
+        }
+        clocks
+            .since
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, since)| {
+                let started = (*since)?;
+                let mut deadline = i64::MAX;
+                if clocks.control.per_move_ms > 0 {
+                    deadline = deadline.min(started + clocks.control.per_move_ms);
+                }
+                if clocks.control.bank_ms > 0 {
+                    deadline = deadline.min(started + clocks.bank[seat]);
+                }
+                Some((deadline, seat as Player))
+            })
+            .min()
+    }
+
+    /// Time left for `seat` at `now`.
+    pub(crate) fn clock_remaining(&self, seat: Player, now: i64) -> Option<i64> {
+        let clocks = self.clocks.as_ref()?;
+        let control = clocks.control;
+        let bank = clocks.bank[seat as usize];
+        let remaining = match clocks.since[seat as usize] {
+            Some(started) => {
+                let used = now - started;
+                let mut left = i64::MAX;
+                if control.per_move_ms > 0 {
+                    left = left.min(control.per_move_ms - used);
+                }
+                if control.bank_ms > 0 {
+                    left = left.min(bank - used);
+                }
+                left
+            }
+            None if control.bank_ms > 0 => bank,
+            None => control.per_move_ms,
+        };
+        Some(remaining.max(0))
+    }
+
+    /// Ends the match if a clock has run out by `now`; returns whether it did.
+    pub fn expire_clock(&mut self, now: i64) -> HostResult<bool> {
+        let Some((deadline, seat)) = self.clock_deadline() else {
+            return Ok(false);
+        };
+        if deadline > now {
+            return Ok(false);
+        }
+        if let Some(clocks) = &mut self.clocks {
+            clocks.bank[seat as usize] = 0;
+        }
+        if self.clocks.as_ref().map(|c| c.control.on_timeout) == Some(OnTimeout::Out) {
+            match self.state.remove_player(seat) {
+                Ok(()) => {
+                    self.went_out(seat, now)?;
+                    return Ok(true);
+                }
+                // CreateMatch only allows `out` for games that declare
+                // `removable_players`, so a refusal is a plugin fault. The
+                // state is unchanged; the seat loses instead (the `lose`
+                // rule), so the clock does not stay expired for ever.
+                Err(e) => tracing::error!(
+                    match_id = %self.setup.match_id,
+                    seat,
+                    error = %e,
+                    "the plugin refused to remove a timed-out seat; the seat loses instead"
+                ),
+            }
+        }
+        self.push_log(now, LogKind::Timeout { seat });
+        self.finish_by_timeout(seat);
+        let event = serde_json::json!({ "type": "timeout", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        Ok(true)
+    }
+
+    /// [`OnTimeout::Out`], after the plugin took `seat` out: the log records
+    /// it, watchers get a host event, and the match goes on (the other clocks
+    /// keep running) or finishes if the plugin's state is terminal. If the
+    /// seats still to move had all submitted their part of a simultaneous
+    /// turn, the turn is complete without `seat` and is applied now.
+    pub(crate) fn went_out(&mut self, seat: Player, now: i64) -> HostResult<()> {
+        self.pending.remove(&seat);
+        self.mark_out(seat);
+        self.push_log(now, LogKind::Out { seat });
+        if self.state.status()? == Status::Terminal {
+            // Too few left to play on: the game ends as the plugin says, and
+            // the event below carries the finished view.
+            self.finish_normally()?;
+            self.pending.clear();
+            self.stop_clocks();
+        }
+        let event = serde_json::json!({ "type": "out", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        if self.lifecycle == Lifecycle::Finished {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        self.pending.retain(|&p, _| movers.contains(p));
+        if !movers.is_empty() && self.pending.len() == movers.len() {
+            let timed = self.held_joint_action();
+            return self.apply_timed_moves(&timed, now);
+        }
+        self.resolve_chance_and_end()?;
+        self.start_clocks(now)
+    }
+
+    /// Marks `seat` out after the plugin removed it: its clock stops for good.
+    pub(crate) fn mark_out(&mut self, seat: Player) {
+        if let Some(s) = self.seats.get_mut(seat as usize) {
+            s.out = true;
+        }
+        if let Some(clocks) = &mut self.clocks
+            && let (Some(bank), Some(since)) = (
+                clocks.bank.get_mut(seat as usize),
+                clocks.since.get_mut(seat as usize),
+            )
+        {
+            *bank = 0;
+            *since = None;
+        }
+    }
+
+    /// A seat's time ran out: it is last, every other seat shares first place
+    /// (for two players: the opponent wins). This is [`OnTimeout::Lose`], so
+    /// with more players the match ends too.
+    pub(crate) fn finish_by_timeout(&mut self, seat: Player) {
+        let players = self.setup.players;
+        self.results = (0..players)
+            .map(|p| SeatResult {
+                seat: p,
+                rank: if p == seat { players } else { 1 },
+                score: 0.0,
+                resigned: false,
+            })
+            .collect();
+        self.pending.clear();
+        self.lifecycle = Lifecycle::Finished;
+        self.stop_clocks();
+    }
+
+    pub(crate) fn stop_clocks(&mut self) {
+        if let Some(clocks) = &mut self.clocks {
+            clocks.since.iter_mut().for_each(|s| *s = None);
+        }
+    }
+}

@@ -1,0 +1,450 @@
+//! One match: its seats, its log, its current state, and the rules of acting
+//! (turns, chance, the end, resignation). The other parts of a match live
+//! beside this file: clocks (`clock`), held simultaneous moves
+//! (`simultaneous`), shorthand sequences (`sequence`), the legal-action
+//! cache (`legal`), event fan-out (`fanout`) and views (`view`).
+//!
+//! A `Match` is plain data plus plugin calls: no locking, no I/O, no async.
+//! Its owner serialises access and persists what changed.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use tabletop_sdk::{
+    ActionId, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, chance,
+};
+use tokio::sync::broadcast;
+
+use crate::clock::Clocks;
+use crate::error::{HostError, HostResult};
+use crate::fanout::MatchEvent;
+use crate::legal::LegalLists;
+use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
+use crate::seat::{Seat, SeatResult};
+use crate::setup::{Lifecycle, MatchSetup, now_ms};
+
+/// A live match.
+pub struct Match {
+    /// How it was created.
+    pub(crate) setup: MatchSetup,
+    pub(crate) game: Arc<dyn DynGame>,
+    /// The seats.
+    pub(crate) seats: Vec<Seat>,
+    /// Every state change so far.
+    pub(crate) log: Vec<LogEntry>,
+    pub(crate) state: Box<dyn DynState>,
+    /// Actions held for the current simultaneous turn, with submission times.
+    pub(crate) pending: BTreeMap<Player, (ActionId, i64)>,
+    pub(crate) chance_draws: u64,
+    /// Life stage.
+    pub(crate) lifecycle: Lifecycle,
+    /// Final results.
+    pub(crate) results: Vec<SeatResult>,
+    pub(crate) history: VecDeque<Arc<MatchEvent>>,
+    /// The live feed, created on the first watch: its buffer would otherwise
+    /// be most of an idle match's memory.
+    pub(crate) events: Option<broadcast::Sender<Arc<MatchEvent>>>,
+    pub(crate) scratch: Vec<ActionId>,
+    pub(crate) clocks: Option<Clocks>,
+    /// The movers' legal actions, kept once asked for (see [`super::legal`]).
+    pub(crate) legal: Option<LegalLists>,
+}
+
+impl std::fmt::Debug for Match {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Match")
+            .field("setup", &self.setup)
+            .field("version", &self.version())
+            .field("lifecycle", &self.lifecycle)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What submitting an action did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submitted {
+    /// The action (and any chance after it) was applied.
+    Applied,
+    /// Held for a simultaneous turn that waits for other seats.
+    Pending,
+}
+
+impl Match {
+    /// Creates a match from `setup`; resolves any chance nodes at the start.
+    /// `token_hashes[i]` is seat i's token hash, None for an open seat.
+    pub fn create(
+        game: Arc<dyn DynGame>,
+        setup: MatchSetup,
+        token_hashes: Vec<Option<[u8; 32]>>,
+    ) -> HostResult<Match> {
+        let seats = token_hashes
+            .into_iter()
+            .map(|token_hash| Seat {
+                token_hash,
+                resigned: false,
+                out: false,
+            })
+            .collect();
+        let mut m = Match::fresh(game, setup, seats)?;
+        m.resolve_chance_and_end()?;
+        m.start_clocks(now_ms())?;
+        Ok(m)
+    }
+
+    /// A match at its start state with no log: waiting while any seat is
+    /// open, running otherwise; its clocks set up but not started.
+    pub(crate) fn fresh(
+        game: Arc<dyn DynGame>,
+        setup: MatchSetup,
+        seats: Vec<Seat>,
+    ) -> HostResult<Match> {
+        let state = game.new_state(
+            setup.players,
+            &setup.options,
+            setup.start_position.as_deref(),
+        )?;
+        let lifecycle = if seats.iter().any(|s| s.token_hash.is_none()) {
+            Lifecycle::Waiting
+        } else {
+            Lifecycle::Running
+        };
+        let clocks = Clocks::new(&setup);
+        Ok(Match {
+            setup,
+            game,
+            seats,
+            log: Vec::new(),
+            state,
+            pending: BTreeMap::new(),
+            chance_draws: 0,
+            lifecycle,
+            results: Vec::new(),
+            history: VecDeque::new(),
+            events: None,
+            scratch: Vec::new(),
+            clocks,
+            legal: None,
+        })
+    }
+
+    /// Rebuilds a match from its setup and log (restart recovery, import).
+    /// Every entry is replayed through the plugin; the first that fails is
+    /// named in the error.
+    pub fn replay(
+        game: Arc<dyn DynGame>,
+        setup: MatchSetup,
+        seats: Vec<Seat>,
+        log: &[LogEntry],
+    ) -> HostResult<Match> {
+        let mut m = Match::fresh(game, setup, seats)?;
+        m.start_clocks(m.setup.created_at_ms)?;
+        for (index, entry) in log.iter().enumerate() {
+            let fail = |why: String| {
+                HostError::InvalidRecord(format!(
+                    "action {} (version {}) does not replay: {why}",
+                    index + 1,
+                    entry.version
+                ))
+            };
+            if entry.version != index as u64 + 1 {
+                return Err(fail(format!(
+                    "expected version {}, found {}",
+                    index + 1,
+                    entry.version
+                )));
+            }
+            match &entry.kind {
+                LogKind::Moves { moves } => {
+                    let joint: Vec<Move> = moves
+                        .iter()
+                        .map(|m| Move {
+                            player: m.seat,
+                            action: m.action,
+                        })
+                        .collect();
+                    if !matches!(
+                        m.state.status().map_err(HostError::from)?,
+                        Status::ToMove(_)
+                    ) {
+                        return Err(fail("no seat is to move here".into()));
+                    }
+                    m.state.apply(&joint).map_err(|e| fail(e.message))?;
+                    for logged in moves {
+                        m.charge(logged.seat, logged.at_ms);
+                    }
+                }
+                LogKind::Chance { outcome } => {
+                    if m.state.status().map_err(HostError::from)? != Status::Chance {
+                        return Err(fail("this is not a chance node".into()));
+                    }
+                    m.state
+                        .apply_chance(*outcome)
+                        .map_err(|e| fail(e.message))?;
+                    m.chance_draws += 1;
+                }
+                LogKind::Resign { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    m.log.push(entry.clone());
+                    m.finish_by_resignation(*seat);
+                    continue;
+                }
+                LogKind::Timeout { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    if m.lifecycle == Lifecycle::Finished {
+                        return Err(fail("the match was already over".into()));
+                    }
+                    m.log.push(entry.clone());
+                    m.finish_by_timeout(*seat);
+                    continue;
+                }
+                LogKind::Out { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    if m.lifecycle == Lifecycle::Finished {
+                        return Err(fail("the match was already over".into()));
+                    }
+                    m.state.remove_player(*seat).map_err(|e| fail(e.message))?;
+                    m.mark_out(*seat);
+                }
+            }
+            m.log.push(entry.clone());
+            if m.state.status()? == Status::Terminal {
+                m.finish_normally()?;
+            }
+            m.start_clocks(entry.at_ms)?;
+        }
+        Ok(m)
+    }
+
+    /// The game.
+    pub fn game(&self) -> &Arc<dyn DynGame> {
+        &self.game
+    }
+
+    /// How the match was created.
+    pub fn setup(&self) -> &MatchSetup {
+        &self.setup
+    }
+
+    /// Every state change so far, in order (the log a record carries).
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Where the match is in its life.
+    pub fn lifecycle(&self) -> Lifecycle {
+        self.lifecycle
+    }
+
+    /// The final results; empty until the match is over.
+    pub fn results(&self) -> &[SeatResult] {
+        &self.results
+    }
+
+    /// The seats, in order.
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// The current version: number of log entries.
+    pub fn version(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    pub(crate) fn movers(&self) -> HostResult<PlayerSet> {
+        if self.lifecycle != Lifecycle::Running {
+            return Ok(PlayerSet::EMPTY);
+        }
+        Ok(match self.state.status()? {
+            Status::ToMove(set) => set,
+            _ => PlayerSet::EMPTY,
+        })
+    }
+
+    /// Reads an action given as notation.
+    pub fn parse_action(&self, seat: Player, notation: &str) -> HostResult<ActionId> {
+        self.check_may_act(seat, None)?;
+        Ok(self.state.parse_action(seat, notation)?)
+    }
+
+    pub(crate) fn check_may_act(
+        &self,
+        seat: Player,
+        expected_version: Option<u64>,
+    ) -> HostResult<()> {
+        match self.lifecycle {
+            Lifecycle::Waiting => {
+                return Err(HostError::NotStarted);
+            }
+            Lifecycle::Finished => {
+                return Err(HostError::MatchOver {
+                    clock_ran_out: false,
+                });
+            }
+            Lifecycle::Running => {}
+        }
+        if let Some(expected) = expected_version
+            && expected != self.version()
+        {
+            return Err(HostError::StaleVersion {
+                expected,
+                current: self.version(),
+            });
+        }
+        if !self.movers()?.contains(seat) {
+            return Err(HostError::NotYourTurn { seat });
+        }
+        if self.pending.contains_key(&seat) {
+            return Err(HostError::AlreadyActed { seat });
+        }
+        Ok(())
+    }
+
+    /// Submits `seat`'s action. Sequential: applied at once. Simultaneous: held
+    /// (after a legality check only the submitter learns about) until every
+    /// mover has acted, then applied as one joint action.
+    pub fn submit(
+        &mut self,
+        seat: Player,
+        action: ActionId,
+        expected_version: Option<u64>,
+    ) -> HostResult<Submitted> {
+        self.check_may_act(seat, expected_version)?;
+        let movers = self.movers()?;
+        let now = now_ms();
+        if movers.len() == 1 {
+            let timed = [(
+                Move {
+                    player: seat,
+                    action,
+                },
+                now,
+            )];
+            self.apply_timed_moves(&timed, now)?;
+            return Ok(Submitted::Applied);
+        }
+        self.hold(seat, action, now, movers)
+    }
+
+    /// Applies a joint action, logs it, then resolves chance and the end.
+    pub(crate) fn apply_timed_moves(&mut self, timed: &[(Move, i64)], now: i64) -> HostResult<()> {
+        let moves: Vec<Move> = timed.iter().map(|(m, _)| *m).collect();
+        // Notation must be read before the state changes.
+        let logged = timed
+            .iter()
+            .map(|(m, at)| {
+                let notation = self
+                    .state
+                    .action_to_string(m.player, m.action)
+                    .unwrap_or_else(|_| m.action.to_string());
+                Ok(LoggedMove {
+                    seat: m.player,
+                    action: m.action,
+                    // Not `from(String)`, which would keep the heap buffer.
+                    notation: CompactString::new(&notation),
+                    at_ms: *at,
+                })
+            })
+            .collect::<HostResult<LoggedMoves>>()?;
+        let before = self.snapshot_if_watched()?;
+        self.state.apply(&moves)?;
+        self.pending.clear();
+        for (m, at) in timed {
+            self.charge(m.player, *at);
+        }
+        self.push_log(now, LogKind::Moves { moves: logged });
+        // Clocks start before the event is built, so views in it show them.
+        self.start_clocks(now)?;
+        self.publish_transition(before, Transition::Moves(moves))?;
+        self.resolve_chance_and_end()?;
+        self.start_clocks(now)
+    }
+
+    pub(crate) fn resolve_chance_and_end(&mut self) -> HostResult<()> {
+        loop {
+            match self.state.status()? {
+                Status::Chance => {
+                    let node = self.state.chance()?;
+                    let outcome = chance::draw(&node, self.setup.seed, self.chance_draws)?;
+                    let before = self.snapshot_if_watched()?;
+                    self.state.apply_chance(outcome)?;
+                    self.chance_draws += 1;
+                    self.push_log(now_ms(), LogKind::Chance { outcome });
+                    self.publish_transition(before, Transition::Chance(outcome))?;
+                }
+                Status::Terminal => {
+                    self.finish_normally()?;
+                    return Ok(());
+                }
+                Status::ToMove(_) => return Ok(()),
+            }
+        }
+    }
+
+    pub(crate) fn finish_normally(&mut self) -> HostResult<()> {
+        let results = self.state.results()?;
+        if results.len() != self.setup.players as usize {
+            return Err(HostError::Internal(format!(
+                "plugin returned {} results for {} seats",
+                results.len(),
+                self.setup.players
+            )));
+        }
+        self.results = results
+            .iter()
+            .enumerate()
+            .map(|(seat, r)| SeatResult {
+                seat: seat as u32,
+                rank: r.rank,
+                score: r.score,
+                resigned: false,
+            })
+            .collect();
+        self.lifecycle = Lifecycle::Finished;
+        Ok(())
+    }
+
+    /// Resignation ends the match: the resigning seat is last, every other seat
+    /// shares first place (for two players: the opponent wins).
+    pub(crate) fn finish_by_resignation(&mut self, seat: Player) {
+        let players = self.setup.players;
+        if let Some(s) = self.seats.get_mut(seat as usize) {
+            s.resigned = true;
+        }
+        self.results = (0..players)
+            .map(|p| SeatResult {
+                seat: p,
+                rank: if p == seat { players } else { 1 },
+                score: 0.0,
+                resigned: p == seat,
+            })
+            .collect();
+        self.pending.clear();
+        self.lifecycle = Lifecycle::Finished;
+        self.stop_clocks();
+    }
+
+    /// `seat` resigns.
+    pub fn resign(&mut self, seat: Player) -> HostResult<()> {
+        if self.lifecycle == Lifecycle::Finished {
+            return Err(HostError::MatchOver {
+                clock_ran_out: false,
+            });
+        }
+        self.push_log(now_ms(), LogKind::Resign { seat });
+        self.finish_by_resignation(seat);
+        let event = serde_json::json!({ "type": "resigned", "seat": seat }).to_string();
+        self.publish_host_event(&event)
+    }
+
+    /// The position in the game's notation (hidden information included).
+    pub fn position(&self) -> HostResult<String> {
+        Ok(self.state.position()?)
+    }
+}

@@ -1,0 +1,67 @@
+//! tabletop-core: one match of any game, played through the plugin contract
+//! (`tabletop_sdk::DynGame` / `DynState`), with no knowledge of gRPC or of
+//! storage.
+//!
+//! A [`Match`] holds a match's setup, seats, log and current state, and
+//! enforces the rules of acting that every game shares: whose turn it is,
+//! the expected version, simultaneous turns (actions held until every mover
+//! has acted), chance drawn from the match's seed, clocks, shorthand
+//! sequences, resignation. It keeps the legal-action lists it was asked for
+//! and describes every change to each viewer for watchers. Its owner (the
+//! host) serialises access and persists the log; a [`Record`] is the log
+//! made portable, from which [`Match::replay`] rebuilds the match exactly.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use tabletop_core::{Match, MatchSetup, Submitted, Viewer};
+//! use tabletop_sdk::{DynGame, InProcess};
+//!
+//! let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
+//! let setup = MatchSetup {
+//!     match_id: "m1".into(),
+//!     game: "lanza".into(),
+//!     plugin_version: "1.0.0".into(),
+//!     players: 2,
+//!     options: Default::default(),
+//!     seed: 7,
+//!     start_position: None,
+//!     created_at_ms: 0,
+//!     time_control: None,
+//! };
+//! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];
+//! let mut m = Match::create(game, setup, tokens).unwrap();
+//! let seat = m.seat_of("a").unwrap();
+//! let (id, notation) = m.legal_actions(seat, Default::default()).unwrap()[0].clone();
+//! // Lanza's orders are simultaneous: seat 0's is held until seat 1 orders too.
+//! assert_eq!(m.submit(seat, id, Some(m.version())).unwrap(), Submitted::Pending);
+//! println!("seat {seat} ordered {notation}; {}", m.view(Viewer::Spectator).unwrap().text);
+//! ```
+
+pub mod clock;
+pub mod error;
+pub mod fanout;
+mod game_match;
+pub mod legal;
+pub mod log;
+pub mod record;
+pub mod seat;
+mod sequence;
+pub mod setup;
+mod simultaneous;
+pub mod tokens;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+pub use clock::{OnTimeout, TimeControl};
+pub use error::{HostError, HostResult};
+pub use fanout::{EVENT_HISTORY, MatchEvent, ViewerUpdate, WATCH_BUFFER};
+pub use game_match::{Match, Submitted};
+pub use legal::LegalDetail;
+pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
+pub use record::Record;
+pub use seat::{Seat, SeatInfo, SeatResult};
+pub use setup::{Lifecycle, MatchSetup, now_ms};
+pub use tabletop_sdk::Viewer;
+pub use view::{MatchView, ViewDetail};

@@ -1,0 +1,85 @@
+//! The match log: every state change in order, the single source of truth
+//! from which a match replays (records, restart recovery).
+
+use compact_str::CompactString;
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+use tabletop_sdk::ActionId;
+
+use crate::Match;
+
+/// One entry of a match's log: a state change (or a resignation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LogKind {
+    /// A joint action of the seats to move (one entry for sequential games).
+    Moves {
+        /// Who did what: one move, inline, for a sequential game.
+        moves: LoggedMoves,
+    },
+    /// A chance outcome drawn from the match's seed.
+    Chance {
+        /// The outcome passed to the plugin.
+        outcome: u64,
+    },
+    /// A seat resigned; the match ended.
+    Resign {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat's clock ran out; the match ended with that seat last.
+    Timeout {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat's clock ran out under [`OnTimeout::Out`](crate::OnTimeout::Out): the plugin took the
+    /// seat out of the game (`remove_player`) and the others play on.
+    Out {
+        /// The seat.
+        seat: u32,
+    },
+}
+
+/// The moves of one log entry. A match keeps its whole log in memory, so an
+/// entry holds its one move (every turn of a sequential game) inline rather
+/// than in an allocation of its own: a played action cost ~320 bytes of the
+/// server's memory with a `Vec` and a `String` per entry (BENCHMARKS.md,
+/// "Memory of a played match").
+pub type LoggedMoves = SmallVec<[LoggedMove; 1]>;
+
+/// One seat's action in the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedMove {
+    /// The seat.
+    pub seat: u32,
+    /// The action id.
+    pub action: ActionId,
+    /// Its notation at the time (for people; replay uses the id). Inline up
+    /// to 24 bytes, which every shipped game's notation of one move fits.
+    pub notation: CompactString,
+    /// When the seat submitted it, ms since the Unix epoch.
+    pub at_ms: i64,
+}
+
+/// A log entry with its version and time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogEntry {
+    /// The match version after this entry.
+    pub version: u64,
+    /// When it was applied, ms since the Unix epoch.
+    pub at_ms: i64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: LogKind,
+}
+
+impl Match {
+    pub(crate) fn push_log(&mut self, at_ms: i64, kind: LogKind) {
+        let version = self.version() + 1;
+        self.log.push(LogEntry {
+            version,
+            at_ms,
+            kind,
+        });
+    }
+}

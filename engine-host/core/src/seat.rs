@@ -1,0 +1,118 @@
+//! Seats: who holds them (a token hash), what everyone may know about them,
+//! their results; and the match's answers to "whose token is this" and
+//! "take an open seat".
+
+use serde::{Deserialize, Serialize};
+use tabletop_sdk::{Player, Viewer};
+
+use crate::Match;
+use crate::error::{Credential, HostError, HostResult};
+use crate::setup::{Lifecycle, now_ms};
+use crate::tokens::{hash_token, hashes_equal};
+
+/// One seat's final result.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SeatResult {
+    /// The seat.
+    pub seat: u32,
+    /// 1 = first; shared places share a rank.
+    pub rank: u32,
+    /// The game's score.
+    pub score: f64,
+    /// Whether the seat resigned.
+    pub resigned: bool,
+}
+
+/// What everyone may know about a seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatInfo {
+    /// The seat.
+    pub seat: u32,
+    /// Held by a player.
+    pub filled: bool,
+    /// To move now.
+    pub to_move: bool,
+    /// Has submitted its part of a simultaneous turn.
+    pub has_acted: bool,
+    /// Resigned.
+    pub resigned: bool,
+    /// Taken out of the game when its clock ran out ([`OnTimeout::Out`](crate::OnTimeout::Out)).
+    pub out: bool,
+    /// Time left on the seat's clock (None: no clock).
+    pub clock_remaining_ms: Option<i64>,
+}
+
+/// A seat.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    /// Hash of the seat's token; None while the seat is open.
+    pub token_hash: Option<[u8; 32]>,
+    /// Resigned.
+    pub resigned: bool,
+    /// Out of the game since its clock ran out ([`OnTimeout::Out`](crate::OnTimeout::Out)); set by
+    /// the match (live or replayed), never by the caller.
+    pub out: bool,
+}
+
+impl Match {
+    /// The seat whose token is `token`.
+    pub fn seat_of(&self, token: &str) -> HostResult<Player> {
+        if token.is_empty() {
+            return Err(HostError::TokenRequired {
+                credential: Credential::Seat,
+            });
+        }
+        let hash = hash_token(token);
+        self.seats
+            .iter()
+            .position(|s| s.token_hash.is_some_and(|h| hashes_equal(&h, &hash)))
+            .map(|p| p as Player)
+            .ok_or(HostError::BadToken {
+                credential: Credential::Seat,
+            })
+    }
+
+    /// The viewer for an optional token: empty = spectator.
+    pub fn viewer_of(&self, token: &str) -> HostResult<Viewer> {
+        if token.is_empty() {
+            Ok(Viewer::Spectator)
+        } else {
+            self.seat_of(token).map(Viewer::Seat)
+        }
+    }
+
+    /// Takes an open seat (`seat`, or the lowest open one).
+    pub fn join(&mut self, seat: Option<Player>, token_hash: [u8; 32]) -> HostResult<Player> {
+        if self.lifecycle != Lifecycle::Waiting {
+            return Err(HostError::NoOpenSeat);
+        }
+        let seat = match seat {
+            Some(s) => {
+                let Some(slot) = self.seats.get(s as usize) else {
+                    return Err(HostError::UnknownSeat {
+                        seat: s,
+                        players: self.setup.players,
+                    });
+                };
+                if slot.token_hash.is_some() {
+                    return Err(HostError::SeatTaken { seat: s });
+                }
+                s
+            }
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.token_hash.is_none())
+                .map(|p| p as Player)
+                .ok_or(HostError::NoOpenSeat)?,
+        };
+        self.seats[seat as usize].token_hash = Some(token_hash);
+        if self.seats.iter().all(|s| s.token_hash.is_some()) {
+            self.lifecycle = Lifecycle::Running;
+            self.start_clocks(now_ms())?;
+        }
+        let event = serde_json::json!({ "type": "joined", "seat": seat }).to_string();
+        self.publish_host_event(&event)?;
+        Ok(seat)
+    }
+}

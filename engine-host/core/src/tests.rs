@@ -1,0 +1,429 @@
+//! The match core's own tests: sequences, simultaneous turns with clocks,
+//! and the legal-action cache, on in-process games.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tabletop_sdk::{
+    ActionId, Chance, DynGame, Game, GameError, InProcess, Manifest, Move, Player, PlayerResult,
+    Setup, Status, serde_json,
+};
+
+use crate::*;
+
+/// A small sequential game with a shorthand, written here because two
+/// game crates cannot link into one test binary (each exports the entry
+/// symbol): seat 0 places 1, 2, 3, 4 in order (one per action, like
+/// War's placements, ruling W3), then seat 1 does; then it is over.
+/// Shorthands expand to fixed lists, so the host's own checks of a
+/// sequence can be tested.
+#[derive(Default)]
+struct Placing;
+
+/// Numbers placed so far by each seat.
+#[derive(Debug, Clone, Default)]
+struct Placed([u64; 2]);
+
+const PLACES: u64 = 4;
+
+impl Placed {
+    fn mover(&self) -> Option<Player> {
+        (0..2).find(|&p| self.0[p as usize] < PLACES)
+    }
+}
+
+impl Game for Placing {
+    type State = Placed;
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            name: "placing".into(),
+            version: "0".into(),
+            min_players: 2,
+            max_players: 2,
+            options: Vec::new(),
+            rules_summary: "Place 1 to 4, seat 0 then seat 1.".into(),
+            simultaneous: false,
+            hidden_information: false,
+            chance: false,
+            removable_players: false,
+        }
+    }
+    fn new_state(&self, _: &Setup) -> Result<Placed, GameError> {
+        Ok(Placed::default())
+    }
+    fn parse_position(&self, _: &Setup, text: &str) -> Result<Placed, GameError> {
+        let (a, b) = text
+            .split_once(' ')
+            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            .ok_or_else(|| GameError::invalid_position("two numbers"))?;
+        Ok(Placed([a, b]))
+    }
+    fn position_to_string(&self, s: &Placed) -> String {
+        format!("{} {}", s.0[0], s.0[1])
+    }
+    fn status(&self, s: &Placed) -> Status {
+        match s.mover() {
+            Some(p) => Status::ToMove(tabletop_sdk::PlayerSet::single(p)),
+            None => Status::Terminal,
+        }
+    }
+    fn chance(&self, _: &Placed) -> Chance {
+        Chance::Sampled
+    }
+    fn results(&self, _: &Placed) -> Vec<PlayerResult> {
+        vec![
+            PlayerResult {
+                rank: 1,
+                score: 0.0
+            };
+            2
+        ]
+    }
+    fn legal_actions(&self, s: &Placed, p: Player, out: &mut Vec<ActionId>) {
+        out.clear();
+        if s.mover() == Some(p) {
+            out.push(s.0[p as usize] + 1);
+        }
+    }
+    fn apply(&self, s: &mut Placed, moves: &[Move]) -> Result<(), GameError> {
+        let [Move { player, action }] = moves else {
+            return Err(GameError::illegal("one move at a time"));
+        };
+        if s.mover() != Some(*player) {
+            return Err(GameError::not_your_turn("not your turn"));
+        }
+        let next = s.0[*player as usize] + 1;
+        if *action != next {
+            return Err(GameError::illegal(format!("the next number is {next}")));
+        }
+        s.0[*player as usize] = next;
+        Ok(())
+    }
+    fn apply_chance(&self, _: &mut Placed, _: u64) -> Result<(), GameError> {
+        Err(GameError::illegal("no chance"))
+    }
+    fn action_to_string(&self, _: &Placed, _: Player, a: ActionId) -> Result<String, GameError> {
+        Ok(a.to_string())
+    }
+    fn parse_action(&self, s: &Placed, p: Player, t: &str) -> Result<ActionId, GameError> {
+        let action: ActionId = t
+            .parse()
+            .map_err(|_| GameError::invalid_notation(format!("`{t}` is not a number")))?;
+        if s.mover() != Some(p) {
+            return Err(GameError::not_your_turn("not your turn"));
+        }
+        let next = s.0[p as usize] + 1;
+        if action != next {
+            return Err(GameError::illegal(format!("the next number is {next}")));
+        }
+        Ok(action)
+    }
+    fn expand_notation(
+        &self,
+        _: &Placed,
+        _: Player,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, GameError> {
+        let list: &[&str] = match text {
+            "good" => &["1", "2"],
+            "bad" => &["1", "3"],
+            "empty" => &[],
+            _ => return Ok(None),
+        };
+        Ok(Some(list.iter().map(|s| s.to_string()).collect()))
+    }
+    fn view(&self, s: &Placed, _: Viewer) -> serde_json::Value {
+        serde_json::json!(s.0)
+    }
+    fn render_text(&self, s: &Placed, _: Viewer) -> String {
+        self.position_to_string(s)
+    }
+}
+
+fn new_match() -> Match {
+    let setup = MatchSetup {
+        match_id: "m".into(),
+        game: "placing".into(),
+        plugin_version: "0".into(),
+        players: 2,
+        options: BTreeMap::new(),
+        seed: 1,
+        start_position: None,
+        created_at_ms: 0,
+        time_control: None,
+    };
+    let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
+    Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
+}
+
+fn sequence(m: &mut Match, text: &str, expected: Option<u64>) -> HostResult<()> {
+    let steps = m.expand_notation(0, text)?.expect("a shorthand");
+    m.submit_sequence(0, text, &steps, expected)
+}
+
+#[test]
+fn a_sequence_is_applied_step_by_step_each_with_its_own_version_and_event() {
+    let mut m = new_match();
+    let (mut events, _) = m.subscribe(None);
+    sequence(&mut m, "good", Some(0)).unwrap();
+    assert_eq!(m.version(), 2);
+    let notations: Vec<&str> = m
+        .log
+        .iter()
+        .map(|e| match &e.kind {
+            LogKind::Moves { moves } => moves[0].notation.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(notations, ["1", "2"], "ruling W3: one entry per placement");
+    for version in [1, 2] {
+        assert_eq!(events.try_recv().unwrap().version, version);
+    }
+    assert!(events.try_recv().is_err());
+}
+
+#[test]
+fn issue9_a_sequential_games_log_entry_holds_its_move_inline() {
+    // A match keeps its whole log: a heap block per entry made a played
+    // action cost ~320 bytes of the server's memory (BENCHMARKS.md).
+    let mut m = new_match();
+    sequence(&mut m, "good", Some(0)).unwrap();
+    for entry in &m.log {
+        let LogKind::Moves { moves } = &entry.kind else {
+            panic!("{entry:?}");
+        };
+        assert_eq!(moves.len(), 1);
+        assert!(!moves.spilled(), "one move is stored in the entry itself");
+        assert!(!moves[0].notation.is_heap_allocated(), "{:?}", moves[0]);
+    }
+    // The log's JSON (records, the durable store) is what it was with a
+    // `Vec` and a `String`.
+    let json = serde_json::to_value(&m.log[0]).unwrap();
+    assert_eq!(json["moves"][0]["notation"], "1");
+    let back: LogEntry = serde_json::from_value(json).unwrap();
+    assert_eq!(back, m.log[0]);
+}
+
+#[test]
+fn a_failing_step_refuses_the_whole_sequence_and_changes_nothing() {
+    let mut m = new_match();
+    let (mut events, _) = m.subscribe(None);
+    let position = m.position().unwrap();
+    let refused = sequence(&mut m, "bad", None).unwrap_err();
+    assert!(
+        matches!(&refused, HostError::StepRefused { step: 2, steps: 2, cause, .. }
+            if matches!(**cause, HostError::IllegalAction(_))),
+        "{refused:?}"
+    );
+    assert!(
+        refused.to_string().contains("step 2 of 2 (`3`)")
+            && refused.to_string().contains("the next number is 2"),
+        "{refused:?}"
+    );
+    assert_eq!(m.version(), 0);
+    assert_eq!(m.position().unwrap(), position);
+    assert!(events.try_recv().is_err(), "no event for a refused request");
+
+    let stale = sequence(&mut m, "good", Some(5)).unwrap_err();
+    assert!(matches!(
+        &stale,
+        HostError::StaleVersion {
+            expected: 5,
+            current: 0
+        }
+    ));
+    let empty = sequence(&mut m, "empty", None).unwrap_err();
+    assert!(matches!(&empty, HostError::InvalidNotation(why) if why.contains("no action")));
+    let not_yours = m.submit_sequence(1, "good", &["1".into()], None);
+    assert!(matches!(not_yours, Err(HostError::NotYourTurn { seat: 1 })));
+    assert_eq!(m.version(), 0);
+}
+
+/// A running 3-seat Lanza match (simultaneous orders, ruling L5) whose
+/// clock takes a seat out; every seat's clock starts at `t0`.
+fn lanza_match(t0: i64) -> Match {
+    let setup = MatchSetup {
+        match_id: "m".into(),
+        game: "lanza".into(),
+        plugin_version: "test".into(),
+        players: 3,
+        options: BTreeMap::new(),
+        seed: 5,
+        start_position: None,
+        created_at_ms: t0,
+        time_control: Some(TimeControl {
+            per_move_ms: 0,
+            bank_ms: 1_000,
+            increment_ms: 0,
+            on_timeout: OnTimeout::Out,
+        }),
+    };
+    let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
+    let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
+    m.start_clocks(t0).unwrap();
+    if let Some(clocks) = &mut m.clocks {
+        clocks.since.iter_mut().for_each(|s| *s = Some(t0));
+    }
+    m
+}
+
+#[test]
+fn out_completes_a_simultaneous_turn_the_others_had_finished() {
+    let mut m = lanza_match(now_ms());
+    assert_eq!(m.movers().unwrap().len(), 3);
+    for seat in [1, 2] {
+        let action = m.legal_actions(seat, LegalDetail::IdsOnly).unwrap()[0].0;
+        assert_eq!(m.submit(seat, action, None).unwrap(), Submitted::Pending);
+    }
+    let version = m.version();
+    // Seat 0's bank is long gone: it is taken out, and the turn of seats
+    // 1 and 2 is complete without it.
+    assert!(m.expire_clock(now_ms() + 60_000).unwrap());
+    assert_eq!(m.log[version as usize].kind, LogKind::Out { seat: 0 });
+    assert!(
+        matches!(m.log[version as usize + 1].kind, LogKind::Moves { ref moves } if moves.len() == 2),
+        "{:?}",
+        m.log
+    );
+    assert!(m.pending.is_empty());
+    assert!(m.seats[0].out);
+    assert_eq!(m.lifecycle, Lifecycle::Running);
+    assert!(!m.movers().unwrap().contains(0), "seat 0 never moves again");
+
+    // The log replays to the same match, removal included.
+    let replayed = Match::replay(
+        Arc::clone(&m.game),
+        m.setup.clone(),
+        (0..3)
+            .map(|_| Seat {
+                token_hash: Some([1; 32]),
+                resigned: false,
+                out: false,
+            })
+            .collect(),
+        &m.log,
+    )
+    .unwrap();
+    assert_eq!(replayed.position().unwrap(), m.position().unwrap());
+    assert!(replayed.seats[0].out);
+}
+
+#[test]
+fn the_last_seat_in_ends_the_match_as_the_plugin_says() {
+    let t0 = now_ms();
+    let mut m = lanza_match(t0);
+    // Nobody orders: every clock runs out; the first expiry takes one seat
+    // out, the next leaves one seat, and Lanza ends the game.
+    assert!(m.expire_clock(t0 + 60_000).unwrap());
+    assert_eq!(m.lifecycle, Lifecycle::Running);
+    assert!(m.expire_clock(t0 + 60_000).unwrap());
+    assert_eq!(m.lifecycle, Lifecycle::Finished);
+    assert!(
+        !m.expire_clock(t0 + 120_000).unwrap(),
+        "no clock runs any more"
+    );
+    let out: Vec<u32> = m
+        .log
+        .iter()
+        .filter_map(|e| match e.kind {
+            LogKind::Out { seat } => Some(seat),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(out.len(), 2);
+    let last_in = (0..3).find(|s| !out.contains(s)).unwrap();
+    assert_eq!(m.results[last_in as usize].rank, 1);
+    assert_eq!(
+        m.results[out[0] as usize].rank, 3,
+        "the first out ranks last"
+    );
+    assert_eq!(m.results[out[1] as usize].rank, 2);
+}
+
+/// The legal actions as listed before lists were kept: straight from the
+/// state, one seat at a time.
+fn listed_fresh(m: &Match, seat: Player) -> Vec<(ActionId, String)> {
+    if m.lifecycle != Lifecycle::Running
+        || m.pending.contains_key(&seat)
+        || !m.movers().unwrap().contains(seat)
+    {
+        return Vec::new();
+    }
+    let mut ids = Vec::new();
+    m.state.legal_actions(seat, &mut ids).unwrap();
+    ids.iter()
+        .map(|&id| (id, m.state.action_to_string(seat, id).unwrap()))
+        .collect()
+}
+
+#[test]
+fn issue9_kept_legal_actions_always_equal_a_fresh_listing() {
+    let mut m = lanza_match(now_ms());
+    m.setup.time_control = None;
+    m.clocks = None;
+    assert!(!m.keeps_legal_actions(), "nobody asked yet");
+    assert_eq!(m.kept_legal_actions(0, LegalDetail::IdsOnly), None);
+    let ids_of = |list: Vec<(ActionId, String)>| -> Vec<(ActionId, String)> {
+        list.into_iter()
+            .map(|(id, _)| (id, String::new()))
+            .collect()
+    };
+    let mut pick = 0x9e37_79b9_u64;
+    let mut asked = false;
+    for _ in 0..400 {
+        if m.lifecycle != Lifecycle::Running {
+            break;
+        }
+        for seat in 0..3 {
+            let fresh = listed_fresh(&m, seat);
+            if asked {
+                // Kept through the last submit: the ids are answered
+                // without the plugin; notation only once written.
+                assert_eq!(
+                    m.kept_legal_actions(seat, LegalDetail::IdsOnly),
+                    Some(ids_of(fresh.clone())),
+                    "seat {seat} at version {}",
+                    m.version()
+                );
+                let full = m.kept_legal_actions(seat, LegalDetail::Full);
+                assert!(full.is_none() || full == Some(fresh.clone()));
+            }
+            assert_eq!(
+                m.legal_actions(seat, LegalDetail::IdsOnly).unwrap(),
+                ids_of(fresh.clone())
+            );
+            assert_eq!(m.legal_actions(seat, LegalDetail::Full).unwrap(), fresh);
+            assert_eq!(
+                m.kept_legal_actions(seat, LegalDetail::Full),
+                Some(fresh),
+                "notation written once is kept for the version"
+            );
+        }
+        asked = true;
+        let movers: Vec<Player> = m.movers().unwrap().iter().collect();
+        for seat in movers {
+            let list = m.legal_actions(seat, LegalDetail::IdsOnly).unwrap();
+            if list.is_empty() {
+                continue;
+            }
+            pick ^= pick << 13;
+            pick ^= pick >> 7;
+            pick ^= pick << 17;
+            let id = list[(pick % list.len() as u64) as usize].0;
+            m.submit(seat, id, None).unwrap();
+            m.refresh_kept_legal_actions();
+            // A seat that has acted in a simultaneous turn has nothing
+            // left to do until the turn resolves.
+            if m.pending.contains_key(&seat) {
+                assert_eq!(
+                    m.kept_legal_actions(seat, LegalDetail::Full),
+                    Some(Vec::new())
+                );
+            }
+        }
+    }
+    assert_eq!(m.lifecycle, Lifecycle::Finished, "the match was played out");
+    m.refresh_kept_legal_actions();
+    assert!(!m.keeps_legal_actions(), "a finished match keeps nothing");
+    assert_eq!(m.kept_legal_actions(0, LegalDetail::Full), Some(Vec::new()));
+}

@@ -1,0 +1,104 @@
+//! What one viewer (a seat or a spectator) is shown of a match.
+
+use tabletop_sdk::Viewer;
+
+use crate::Match;
+use crate::error::HostResult;
+use crate::seat::{SeatInfo, SeatResult};
+use crate::setup::{Lifecycle, now_ms};
+
+/// A match as one viewer sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchView {
+    /// The match.
+    pub match_id: String,
+    /// The game.
+    pub game: String,
+    /// The plugin version.
+    pub plugin_version: String,
+    /// State changes so far.
+    pub version: u64,
+    /// Life stage.
+    pub lifecycle: Lifecycle,
+    /// The viewer's seat (None: spectator).
+    pub viewer_seat: Option<u32>,
+    /// The game's JSON view.
+    pub view_json: String,
+    /// The text rendering.
+    pub text: String,
+    /// Seats to move.
+    pub to_move: Vec<u32>,
+    /// All seats.
+    pub seats: Vec<SeatInfo>,
+    /// Results once finished.
+    pub results: Vec<SeatResult>,
+    /// The viewer's own pending simultaneous action.
+    pub pending_action: Option<String>,
+}
+
+/// How much of a match a view carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewDetail {
+    /// Everything, including the game's JSON view and text rendering.
+    #[default]
+    Full,
+    /// Version, life stage, seats and results, without the game's view and
+    /// text: building those is the costly part of a response (a plugin call
+    /// each, and War's JSON carries an SVG board).
+    Summary,
+}
+
+impl Match {
+    /// The match as `viewer` sees it.
+    pub fn view(&self, viewer: Viewer) -> HostResult<MatchView> {
+        self.view_with(viewer, ViewDetail::Full)
+    }
+
+    /// The match as `viewer` sees it, with the game's view and text only for
+    /// [`ViewDetail::Full`].
+    pub fn view_with(&self, viewer: Viewer, detail: ViewDetail) -> HostResult<MatchView> {
+        let movers = self.movers()?;
+        let now = now_ms();
+        let seats = (0..self.setup.players)
+            .map(|p| SeatInfo {
+                seat: p,
+                filled: self.seats[p as usize].token_hash.is_some(),
+                to_move: movers.contains(p),
+                has_acted: self.pending.contains_key(&p),
+                resigned: self.seats[p as usize].resigned,
+                out: self.seats[p as usize].out,
+                clock_remaining_ms: self.clock_remaining(p, now),
+            })
+            .collect();
+        let pending_action = match viewer {
+            Viewer::Seat(p) => match self.pending.get(&p) {
+                Some(&(action, _)) => Some(self.state.action_to_string(p, action)?),
+                None => None,
+            },
+            Viewer::Spectator => None,
+        };
+        Ok(MatchView {
+            match_id: self.setup.match_id.clone(),
+            game: self.setup.game.clone(),
+            plugin_version: self.setup.plugin_version.clone(),
+            version: self.version(),
+            lifecycle: self.lifecycle,
+            viewer_seat: match viewer {
+                Viewer::Seat(p) => Some(p),
+                Viewer::Spectator => None,
+            },
+            view_json: match detail {
+                ViewDetail::Full => self.state.view(viewer)?,
+                ViewDetail::Summary => String::new(),
+            },
+            text: match detail {
+                ViewDetail::Full => self.state.render_text(viewer)?,
+                ViewDetail::Summary => String::new(),
+            },
+            to_move: movers.iter().collect(),
+            seats,
+            results: self.results.clone(),
+            pending_action,
+        })
+    }
+}

@@ -1,0 +1,34 @@
+//! tabletop-loader: how engine-host gets game plugins from disk.
+//!
+//! - [`file`](mod@file): checks on a file before anything loads it (a half-copied
+//!   library would crash the dynamic loader, which nothing can catch);
+//! - [`Plugin`]: one loaded plugin, used through [`tabletop_sdk::DynGame`].
+//!   It is loaded from a private copy named by its content hash, never in
+//!   place, and never unloaded. All of the host's `unsafe` — opening the
+//!   library, finding the entry symbol, every call through its function
+//!   table — lives in the private `ffi` module, each block with its
+//!   `// SAFETY:` argument;
+//! - [`Registry`]: every loaded version of every game;
+//! - [`watcher`]: the thread that hot-adds files copied into the plugin
+//!   directory.
+//!
+//! ```no_run
+//! use tabletop_loader::{Registry, default_cache_dir};
+//! use tabletop_sdk::DynGame;
+//!
+//! let registry = Registry::new();
+//! let added = registry.add_file("target/release/libfocus.so".as_ref(), &default_cache_dir());
+//! println!("{added:?}");
+//! for plugin in registry.latest() {
+//!     println!("{} {}", plugin.manifest().name, plugin.manifest().version);
+//! }
+//! ```
+
+mod ffi;
+pub mod file;
+mod plugin;
+pub mod registry;
+pub mod watcher;
+
+pub use plugin::{LoadError, Plugin, default_cache_dir, parse_version};
+pub use registry::{AddError, Added, Registry};

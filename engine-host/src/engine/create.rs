@@ -1,0 +1,149 @@
+//! New matches (created, imported) and joining open seats.
+
+use super::*;
+
+impl Engine {
+    /// Creates a match; stored before this returns.
+    pub fn create_match(&self, request: NewMatch) -> HostResult<Created> {
+        let plugin = self.plugin(&request.game, request.version.as_deref())?;
+        let (created, commit) = self.create_match_queued(&plugin, request)?;
+        if let Err(e) = commit.wait() {
+            self.discard(&created.match_id);
+            return Err(e);
+        }
+        Ok(created)
+    }
+
+    /// [`Engine::create_match`] without waiting for the disk, on this
+    /// thread, unless its plugin may not run here (see [`TryCreate`]).
+    pub fn try_create_match(&self, request: NewMatch) -> TryCreate {
+        let plugin = match self.plugin(&request.game, request.version.as_deref()) {
+            Ok(plugin) => plugin,
+            Err(e) => return TryCreate::Ran(Err(e), Commit::done()),
+        };
+        let manifest = plugin.manifest();
+        let trust = self.inline.trust_for(&manifest.name, &manifest.version);
+        let Some(_running) = self.inline.begin(&trust) else {
+            return TryCreate::Declined(request);
+        };
+        match caught(|| self.create_match_queued(&plugin, request)) {
+            Ok((created, commit)) => TryCreate::Ran(Ok(created), commit),
+            Err(e) => TryCreate::Ran(Err(e), Commit::done()),
+        }
+    }
+
+    /// Forgets a live match whose creation could not be stored: its
+    /// creator never learned its tokens, and a restart would not know it.
+    pub fn discard(&self, match_id: &str) {
+        self.matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id);
+        self.clocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id);
+    }
+
+    /// Creates and installs a match of `plugin` (the one `request` names),
+    /// and queues its write.
+    pub(super) fn create_match_queued(
+        &self,
+        plugin: &Arc<Plugin>,
+        request: NewMatch,
+    ) -> HostResult<(Created, Commit)> {
+        let manifest = plugin.manifest();
+        if request.players < manifest.min_players || request.players > manifest.max_players {
+            return Err(HostError::InvalidSetup(format!(
+                "{} is played by {} to {} players, not {}",
+                manifest.name, manifest.min_players, manifest.max_players, request.players
+            )));
+        }
+        if let Some(tc) = &request.time_control {
+            tc.validate().map_err(HostError::InvalidSetup)?;
+            if tc.on_timeout == OnTimeout::Out {
+                // `out` takes one seat out while the others play on: with two
+                // seats that is just `lose`, and only games that can remove a
+                // player mid-game (their manifest says so) can do it at all.
+                if request.players < 3 {
+                    return Err(HostError::InvalidSetup(format!(
+                        "on_timeout `out` needs at least 3 players (this match has {}); \
+                         use `lose`",
+                        request.players
+                    )));
+                }
+                if !manifest.removable_players {
+                    return Err(HostError::InvalidSetup(format!(
+                        "{} cannot take a player out of a running game, so on_timeout \
+                         `out` is not available; use `lose`",
+                        manifest.name
+                    )));
+                }
+            }
+        }
+        for &seat in &request.open_seats {
+            if seat >= request.players {
+                return Err(HostError::InvalidSetup(format!(
+                    "open seat {seat} does not exist (seats 0..{})",
+                    request.players
+                )));
+            }
+        }
+        let (tokens, hashes) = issue_tokens(request.players, &request.open_seats);
+        let setup = MatchSetup {
+            match_id: new_match_id(),
+            game: manifest.name.clone(),
+            plugin_version: manifest.version.clone(),
+            players: request.players,
+            options: request.options,
+            seed: request.seed.unwrap_or_else(rand::random),
+            start_position: request.start_position,
+            created_at_ms: now_ms(),
+            time_control: request.time_control,
+        };
+        let game: Arc<dyn DynGame> = Arc::<Plugin>::clone(plugin);
+        let m = Match::create(game, setup, hashes.clone())?;
+        self.store_new(m, hashes, tokens, request.view_detail)
+    }
+
+    /// Queues the write of a match just created or imported, makes it live,
+    /// and answers with its tokens and the spectator's view.
+    pub(super) fn store_new(
+        &self,
+        m: Match,
+        seat_hashes: SeatHashes,
+        tokens: Vec<(u32, String)>,
+        detail: ViewDetail,
+    ) -> HostResult<(Created, Commit)> {
+        let view = m.view_with(Viewer::Spectator, detail)?;
+        let commit = self.store.create_match(&StoredMatch {
+            setup: m.setup().clone(),
+            seat_hashes,
+            log: m.log().to_vec(),
+            pending: Vec::new(),
+            results: m.results().to_vec(),
+        })?;
+        let match_id = m.setup().match_id.clone();
+        self.install(m, false);
+        Ok((
+            Created {
+                match_id,
+                tokens,
+                view,
+            },
+            commit,
+        ))
+    }
+
+    /// Joins an open seat.
+    pub fn join(&self, match_id: &str, seat: Option<u32>) -> HostResult<(u32, String, MatchView)> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let token = new_token();
+        let hash = hash_token(&token);
+        let seat = m.join(seat, hash)?;
+        self.store.join_seat(match_id, seat, hash)?;
+        let view = m.view(Viewer::Seat(seat))?;
+        Ok((seat, token, view))
+    }
+}

@@ -1,0 +1,52 @@
+//! A match as the engine holds it: the core's [`Match`] plus what only the
+//! host tracks about it.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use tabletop_core::Match;
+
+use super::inline::Trust;
+
+/// A live match: what the core knows, and the host's bookkeeping for it.
+#[derive(Debug)]
+pub struct LiveMatch {
+    game_match: Match,
+    /// Whether its plugin's calls may run on the caller's thread (see
+    /// [`super::inline`]).
+    pub(super) trust: Arc<Trust>,
+    /// Whether the store holds held actions for this match (as of the last
+    /// write), so a write whose match holds none need not clear them.
+    pub(super) store_holds_pending: bool,
+}
+
+impl LiveMatch {
+    /// `game_match`, whose plugin calls are trusted as `trust` says, as
+    /// freshly stored (`store_holds_pending`: whether the store holds held
+    /// actions for it).
+    pub(super) fn new(
+        game_match: Match,
+        trust: Arc<Trust>,
+        store_holds_pending: bool,
+    ) -> LiveMatch {
+        LiveMatch {
+            game_match,
+            trust,
+            store_holds_pending,
+        }
+    }
+}
+
+impl Deref for LiveMatch {
+    type Target = Match;
+
+    fn deref(&self) -> &Match {
+        &self.game_match
+    }
+}
+
+impl DerefMut for LiveMatch {
+    fn deref_mut(&mut self) -> &mut Match {
+        &mut self.game_match
+    }
+}

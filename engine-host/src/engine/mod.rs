@@ -1,0 +1,325 @@
+//! The engine: plugins, live matches and storage behind one synchronous API.
+//! It knows nothing of gRPC. The adapter in `grpc` calls it on the blocking
+//! pool, or, for the hot calls, first tries the `try_*` forms, which never
+//! wait for a lock or the disk and so may run on an async worker (see
+//! [`inline`]).
+//!
+//! The methods are grouped by what they serve: `plugins` (the catalog and
+//! loading plugins), `create` (new matches and joining), `play` (views,
+//! legal actions, submits, resignation), `records` (listing, export,
+//! import, watching), `recovery` (restart and clocks).
+
+mod create;
+pub mod inline;
+mod live;
+mod play;
+mod plugins;
+mod records;
+mod recovery;
+
+pub use live::LiveMatch;
+
+use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
+
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
+use std::time::Duration;
+
+use tabletop_core::error::Credential;
+use tabletop_core::legal::{CachedMatches, LegalDetail};
+use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
+use tabletop_core::{
+    HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView, OnTimeout, Record,
+    Seat, Submitted, TimeControl, ViewDetail, now_ms,
+};
+use tabletop_loader::file::plugin_files;
+use tabletop_loader::{AddError, Added, LoadError, Plugin, Registry};
+use tabletop_sdk::{ActionId, DynGame, Manifest, Viewer};
+use tokio::sync::broadcast;
+
+use crate::store::{Commit, Store, StoredMatch};
+
+/// A game in the catalog.
+#[derive(Debug, Clone)]
+pub struct GameEntry {
+    /// The manifest of the version described.
+    pub manifest: Manifest,
+    /// Every loaded version, oldest first.
+    pub versions: Vec<String>,
+}
+
+/// The legal actions of a seat: (match version, seat, (id, notation) pairs).
+pub type LegalActions = (u64, u32, Vec<(ActionId, String)>);
+
+/// A request to create a match.
+#[derive(Debug, Clone, Default)]
+pub struct NewMatch {
+    /// The game.
+    pub game: String,
+    /// A version, or the newest.
+    pub version: Option<String>,
+    /// Seats.
+    pub players: u32,
+    /// Options (raw text).
+    pub options: BTreeMap<String, String>,
+    /// Seed, or random.
+    pub seed: Option<u64>,
+    /// A start position in the game's notation.
+    pub start_position: Option<String>,
+    /// Seats left open for joining.
+    pub open_seats: Vec<u32>,
+    /// A clock, if any.
+    pub time_control: Option<TimeControl>,
+    /// How much of the match the answer's spectator view carries.
+    pub view_detail: ViewDetail,
+}
+
+/// A created match.
+#[derive(Debug, Clone)]
+pub struct Created {
+    /// Its id.
+    pub match_id: String,
+    /// (seat, token) of the filled seats.
+    pub tokens: Vec<(u32, String)>,
+    /// The spectator's view.
+    pub view: MatchView,
+}
+
+/// An action as the caller named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionRef {
+    /// By id.
+    Id(ActionId),
+    /// By notation.
+    Notation(String),
+}
+
+/// A match in a listing.
+#[derive(Debug, Clone)]
+pub struct MatchSummary {
+    /// Id.
+    pub match_id: String,
+    /// Game.
+    pub game: String,
+    /// Plugin version.
+    pub plugin_version: String,
+    /// Seats.
+    pub players: u32,
+    /// Life stage (None: unavailable).
+    pub lifecycle: Option<Lifecycle>,
+    /// Version.
+    pub version: u64,
+    /// Open seats.
+    pub open_seats: Vec<u32>,
+    /// Creation time.
+    pub created_at_ms: i64,
+    /// Why unavailable.
+    pub unavailable_reason: String,
+}
+
+/// A loaded plugin in the admin listing.
+#[derive(Debug, Clone)]
+pub struct PluginEntry {
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+    /// Matches played with it.
+    pub match_ids: Vec<String>,
+}
+
+/// The start of a watch: what to send first, and the live feed.
+#[derive(Debug)]
+pub struct WatchStart {
+    /// Who watches.
+    pub viewer: Viewer,
+    /// A snapshot to send first (None when `replay` covers the gap).
+    pub snapshot: Option<MatchView>,
+    /// Events missed since the resume version.
+    pub replay: Vec<Arc<MatchEvent>>,
+    /// Future events.
+    pub receiver: broadcast::Receiver<Arc<MatchEvent>>,
+    /// Whether the match is already over (send the snapshot and stop).
+    pub finished: bool,
+}
+
+/// A stored match that cannot be played here.
+#[derive(Debug, Clone)]
+struct Unavailable {
+    setup: MatchSetup,
+    version: u64,
+    reason: String,
+    /// What the store holds, to retry when its plugin version is added.
+    stored: StoredMatch,
+}
+
+/// What restart recovery did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// Matches restored and playable.
+    pub restored: usize,
+    /// Matches listed as unavailable (with their reasons).
+    pub unavailable: Vec<(String, String)>,
+}
+
+/// The server's core.
+#[derive(Debug)]
+pub struct Engine {
+    registry: Registry,
+    /// Live matches by id. Every request looks its match up here (twice per
+    /// bot action) and nothing needs them in order (listings sort), so a hash
+    /// map: with 100 000 matches held, a B-tree's string compares and cache
+    /// misses added ~0.5 µs to Lanzeloth's action (BENCHMARKS.md, session 18).
+    matches: RwLock<HashMap<String, Arc<Mutex<LiveMatch>>>>,
+    unavailable: RwLock<BTreeMap<String, Unavailable>>,
+    store: Arc<dyn Store>,
+    admin_token_hash: [u8; 32],
+    cache_dir: PathBuf,
+    /// Matches whose clock may still run out.
+    clocked: Mutex<std::collections::BTreeSet<String>>,
+    /// Matches that keep their legal-action lists.
+    kept_legal: CachedMatches,
+    /// Calls running on their caller's thread, and which plugins may.
+    inline: Arc<InlineCalls>,
+}
+
+/// What [`Engine::try_create_match`] did.
+#[derive(Debug)]
+pub enum TryCreate {
+    /// It ran on this thread: the answer, and the commit to wait for before
+    /// acknowledging it (if that fails, [`Engine::discard`] the match).
+    Ran(HostResult<Created>, Commit),
+    /// The game's plugin may not run here: the request back, to create with
+    /// [`Engine::create_match`] off the async workers.
+    Declined(NewMatch),
+}
+
+/// An accepted action: the submitter's view, and whether the action is held
+/// for a simultaneous turn.
+pub type Submission = (MatchView, bool);
+
+/// How many matches keep their legal-action lists at once (see
+/// [`tabletop_core::legal`]): a few KiB each at most, so a few tens of MiB in all,
+/// however many matches the host holds.
+pub const KEPT_LEGAL_MATCHES: usize = 8192;
+
+/// Runs a call on the caller's thread; a panic in host code becomes an
+/// internal error, as it does for a call on the blocking pool.
+fn caught<T>(call: impl FnOnce() -> HostResult<T>) -> HostResult<T> {
+    catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| {
+        Err(HostError::Internal(
+            "the host failed while serving the call".into(),
+        ))
+    })
+}
+
+fn lock(m: &Mutex<LiveMatch>) -> MutexGuard<'_, LiveMatch> {
+    // A panic in host code while holding the lock leaves the match as the last
+    // completed call left it (every mutation is applied whole or not at all).
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Each seat's token hash as stored (None = an open seat).
+type SeatHashes = Vec<Option<[u8; 32]>>;
+
+/// Fresh tokens for every seat of `players` except `open` ones: the (seat,
+/// token) pairs to hand out, and each seat's hash to keep.
+fn issue_tokens(players: u32, open: &[u32]) -> (Vec<(u32, String)>, SeatHashes) {
+    let mut tokens = Vec::new();
+    let mut hashes = Vec::new();
+    for seat in 0..players {
+        if open.contains(&seat) {
+            hashes.push(None);
+        } else {
+            let token = new_token();
+            hashes.push(Some(hash_token(&token)));
+            tokens.push((seat, token));
+        }
+    }
+    (tokens, hashes)
+}
+
+/// A new match id: time-ordered, so listings sort by creation.
+fn new_match_id() -> String {
+    format!("{:011x}{:08x}", now_ms(), rand::random::<u32>())
+}
+
+impl Engine {
+    /// An engine with no plugins and no matches.
+    pub fn new(store: Arc<dyn Store>, admin_token: &str, cache_dir: PathBuf) -> Engine {
+        Engine {
+            registry: Registry::new(),
+            matches: RwLock::new(HashMap::new()),
+            unavailable: RwLock::new(BTreeMap::new()),
+            store,
+            admin_token_hash: hash_token(admin_token),
+            cache_dir,
+            clocked: Mutex::new(std::collections::BTreeSet::new()),
+            kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
+            inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
+        }
+    }
+
+    /// How long a plugin call may run on its caller's thread before that
+    /// plugin's calls move to the blocking pool; `None`: no call from a
+    /// `try_*` method runs at all (each answers "not now").
+    pub fn with_inline_limit(mut self, limit: Option<Duration>) -> Engine {
+        self.inline = Arc::new(InlineCalls::new(limit));
+        self
+    }
+
+    /// The plugin registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Makes a match live (and watched by the clock if it has one).
+    /// `store_holds_pending`: whether the store holds held actions for it.
+    fn install(&self, m: Match, store_holds_pending: bool) {
+        let trust = self
+            .inline
+            .trust_for(&m.setup().game, &m.setup().plugin_version);
+        let id = m.setup().match_id.clone();
+        if m.has_running_clock() {
+            self.clocked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id.clone());
+        }
+        self.matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                id,
+                Arc::new(Mutex::new(LiveMatch::new(m, trust, store_holds_pending))),
+            );
+    }
+
+    fn slot(&self, match_id: &str) -> HostResult<Arc<Mutex<LiveMatch>>> {
+        if match_id.is_empty() {
+            return Err(HostError::InvalidRequest("a match id is required".into()));
+        }
+        if let Some(m) = self
+            .matches
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+        {
+            return Ok(Arc::clone(m));
+        }
+        if let Some(u) = self
+            .unavailable
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+        {
+            return Err(HostError::MatchUnavailable {
+                match_id: match_id.to_string(),
+                reason: u.reason.clone(),
+            });
+        }
+        Err(HostError::UnknownMatch {
+            match_id: match_id.to_string(),
+        })
+    }
+}

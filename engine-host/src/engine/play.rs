@@ -1,0 +1,290 @@
+//! Playing: views, legal actions (kept lists first), submits and resignation,
+//! each persisted before it is acknowledged.
+
+use super::*;
+
+impl Engine {
+    /// Queues the write of what changed in `m` since `version_before`; the
+    /// caller waits for the commit once it has released the match's lock.
+    pub(super) fn persist(&self, m: &mut LiveMatch, version_before: u64) -> HostResult<Commit> {
+        let pending = m.held_actions();
+        let unchanged = pending.is_empty() && !m.store_holds_pending;
+        let results = if m.lifecycle() == Lifecycle::Finished {
+            m.results()
+        } else {
+            &[]
+        };
+        let commit = self.store.append(
+            &m.setup().match_id,
+            &m.log()[version_before as usize..],
+            (!unchanged).then_some(pending.as_slice()),
+            results,
+        )?;
+        m.store_holds_pending = !pending.is_empty();
+        Ok(commit)
+    }
+
+    /// The view for a token (empty: spectator).
+    pub fn view(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        let viewer = m.viewer_of(token)?;
+        m.view(viewer)
+    }
+
+    /// The legal actions of the token's seat. The match then keeps every
+    /// mover's list for this and later versions, so that
+    /// [`Engine::kept_legal_actions`] can answer the next ask.
+    pub fn legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+        detail: LegalDetail,
+    ) -> HostResult<LegalActions> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        self.legal_actions_locked(&mut m, token, detail)
+    }
+
+    /// [`Engine::legal_actions`] without waiting: `None` when the match is
+    /// busy or its plugin may not run on this thread (then call
+    /// [`Engine::legal_actions`] off the async workers).
+    pub fn try_legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+        detail: LegalDetail,
+    ) -> Option<HostResult<LegalActions>> {
+        self.try_inline(match_id, |m| self.legal_actions_locked(m, token, detail))
+    }
+
+    pub(super) fn legal_actions_locked(
+        &self,
+        m: &mut LiveMatch,
+        token: &str,
+        detail: LegalDetail,
+    ) -> HostResult<LegalActions> {
+        let seat = m.seat_of(token)?;
+        let was_kept = m.keeps_legal_actions();
+        let actions = m.legal_actions(seat, detail)?;
+        if !was_kept && m.keeps_legal_actions() {
+            self.admit_kept_legal(m);
+        }
+        Ok((m.version(), seat, actions))
+    }
+
+    /// The view for a token without waiting: `None` when the match is busy
+    /// or its plugin may not run on this thread (then call [`Engine::view`]
+    /// off the async workers).
+    pub fn try_view(&self, match_id: &str, token: &str) -> Option<HostResult<MatchView>> {
+        self.try_inline(match_id, |m| {
+            let viewer = m.viewer_of(token)?;
+            m.view(viewer)
+        })
+    }
+
+    /// Runs `call` on the match under its lock, on this thread, if that
+    /// needs no waiting: the lock is free and the match's plugin may run
+    /// inline (see [`super::inline`]). `None` otherwise. A panic in host
+    /// code becomes an internal error, as it would on the blocking pool.
+    pub(super) fn try_inline<T>(
+        &self,
+        match_id: &str,
+        call: impl FnOnce(&mut LiveMatch) -> HostResult<T>,
+    ) -> Option<HostResult<T>> {
+        let slot = match self.slot(match_id) {
+            Ok(slot) => slot,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut m = match slot.try_lock() {
+            Ok(m) => m,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // Busy: perhaps inside a plugin call that never returns.
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        let trust = Arc::clone(&m.trust);
+        let _running = self.inline.begin(&trust)?;
+        Some(caught(|| call(&mut m)))
+    }
+
+    /// The legal actions of the token's seat if they can be answered without
+    /// calling the plugin and without waiting for the match's lock: safe to
+    /// call on an async worker. `None` when they cannot; then call
+    /// [`Engine::legal_actions`] off the async workers.
+    pub fn kept_legal_actions(
+        &self,
+        match_id: &str,
+        token: &str,
+        detail: LegalDetail,
+    ) -> Option<HostResult<LegalActions>> {
+        let slot = match self.slot(match_id) {
+            Ok(slot) => slot,
+            Err(e) => return Some(Err(e)),
+        };
+        let m = match slot.try_lock() {
+            Ok(m) => m,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // Busy: perhaps inside a plugin call that never returns.
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        let seat = match m.seat_of(token) {
+            Ok(seat) => seat,
+            Err(e) => return Some(Err(e)),
+        };
+        let actions = m.kept_legal_actions(seat, detail)?;
+        Some(Ok((m.version(), seat, actions)))
+    }
+
+    /// Admits `m`, which has just started keeping lists, and makes the
+    /// matches admitted longest ago drop theirs. A match that is busy right
+    /// now is passed over and stays admitted; the next admission retries it.
+    pub(super) fn admit_kept_legal(&self, m: &mut LiveMatch) {
+        for evicted in self.kept_legal.admit(&m.setup().match_id) {
+            if evicted == m.setup().match_id {
+                m.forget_legal_actions();
+                continue;
+            }
+            let Some(slot) = self
+                .matches
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&evicted)
+                .cloned()
+            else {
+                continue;
+            };
+            match slot.try_lock() {
+                Ok(mut other) => other.forget_legal_actions(),
+                Err(TryLockError::Poisoned(poisoned)) => {
+                    poisoned.into_inner().forget_legal_actions()
+                }
+                Err(TryLockError::WouldBlock) => self.kept_legal.readmit(evicted),
+            }
+        }
+    }
+
+    /// How many matches keep legal-action lists now (at most
+    /// [`KEPT_LEGAL_MATCHES`], plus any that were busy when evicted).
+    pub fn matches_keeping_legal_actions(&self) -> usize {
+        self.kept_legal.len()
+    }
+
+    /// Submits an action; stored before this returns.
+    pub fn submit(
+        &self,
+        match_id: &str,
+        token: &str,
+        action: &ActionRef,
+        expected_version: Option<u64>,
+        detail: ViewDetail,
+    ) -> HostResult<Submission> {
+        let slot = self.slot(match_id)?;
+        let mut commit = Commit::done();
+        let mut m = lock(&slot);
+        let answer =
+            self.submit_locked(&mut m, token, action, expected_version, detail, &mut commit);
+        drop(m);
+        commit.wait()?;
+        answer
+    }
+
+    /// [`Engine::submit`] without waiting for a lock or the disk: `None` when
+    /// the match is busy or its plugin may not run on this thread (then call
+    /// [`Engine::submit`] off the async workers). Otherwise the answer, and
+    /// the commit to wait for before acknowledging it: the action is in the
+    /// match, and its write queued in order, but it is durable only then.
+    pub fn try_submit(
+        &self,
+        match_id: &str,
+        token: &str,
+        action: &ActionRef,
+        expected_version: Option<u64>,
+        detail: ViewDetail,
+    ) -> Option<(HostResult<Submission>, Commit)> {
+        let mut commit = Commit::done();
+        let answer = self.try_inline(match_id, |m| {
+            self.submit_locked(m, token, action, expected_version, detail, &mut commit)
+        })?;
+        Some((answer, commit))
+    }
+
+    /// Submits under the match's lock; every write is queued on `commit`.
+    pub(super) fn submit_locked(
+        &self,
+        m: &mut LiveMatch,
+        token: &str,
+        action: &ActionRef,
+        expected_version: Option<u64>,
+        detail: ViewDetail,
+        commit: &mut Commit,
+    ) -> HostResult<Submission> {
+        let seat = m.seat_of(token)?;
+        if self.expire_locked(m, commit)? {
+            return Err(HostError::MatchOver {
+                clock_ran_out: true,
+            });
+        }
+        let id = match action {
+            ActionRef::Id(id) => *id,
+            ActionRef::Notation(text) => {
+                if let Some(expected) = expected_version
+                    && expected != m.version()
+                {
+                    return Err(HostError::StaleVersion {
+                        expected,
+                        current: m.version(),
+                    });
+                }
+                if let Some(steps) = m.expand_notation(seat, text)? {
+                    return self.submit_sequence(m, seat, text, &steps, expected_version, commit);
+                }
+                m.parse_action(seat, text)?
+            }
+        };
+        let before = m.version();
+        let submitted = m.submit(seat, id, expected_version)?;
+        commit.add(self.persist(m, before)?);
+        m.refresh_kept_legal_actions();
+        let view = m.view_with(Viewer::Seat(seat), detail)?;
+        Ok((view, submitted == Submitted::Pending))
+    }
+
+    /// Submits the actions a shorthand stands for, all or nothing (see
+    /// [`Match::submit_sequence`]); every one is stored, in one store write,
+    /// before this returns. The view is the one after the last.
+    pub(super) fn submit_sequence(
+        &self,
+        m: &mut LiveMatch,
+        seat: u32,
+        text: &str,
+        steps: &[String],
+        expected_version: Option<u64>,
+        commit: &mut Commit,
+    ) -> HostResult<Submission> {
+        let before = m.version();
+        let result = m.submit_sequence(seat, text, steps, expected_version);
+        // Steps are checked before any is applied, so a refusal normally
+        // changes nothing; should a plugin fault stop the sequence part way,
+        // the store still gets what the match now holds.
+        if m.version() > before {
+            commit.add(self.persist(m, before)?);
+            m.refresh_kept_legal_actions();
+        }
+        result?;
+        Ok((m.view(Viewer::Seat(seat))?, false))
+    }
+
+    /// The token's seat resigns.
+    pub fn resign(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let seat = m.seat_of(token)?;
+        let before = m.version();
+        m.resign(seat)?;
+        let commit = self.persist(&mut m, before)?;
+        let view = m.view(Viewer::Seat(seat));
+        drop(m);
+        commit.wait()?;
+        view
+    }
+}

@@ -1,0 +1,128 @@
+//! Restart recovery from the store, and clocks that run out with no request.
+
+use super::*;
+
+impl Engine {
+    /// Restart recovery: rebuilds every stored match by replaying its log
+    /// through the plugin version it was created with. A match whose version is
+    /// not loaded, or whose log no longer replays, is listed as unavailable
+    /// with the reason; the others load regardless.
+    pub fn recover(&self) -> HostResult<Recovered> {
+        let mut report = Recovered::default();
+        for stored in self.store.load_all()? {
+            let id = stored.setup.match_id.clone();
+            match self.restore(&stored) {
+                Ok(m) => {
+                    let holds_pending = !stored.pending.is_empty();
+                    self.install(m, holds_pending);
+                    report.restored += 1;
+                }
+                Err(reason) => {
+                    tracing::warn!(match_id = %id, %reason, "match unavailable");
+                    report.unavailable.push((id.clone(), reason.clone()));
+                    self.unavailable
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(
+                            id,
+                            Unavailable {
+                                setup: stored.setup.clone(),
+                                version: stored.log.len() as u64,
+                                reason,
+                                stored,
+                            },
+                        );
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Rebuilds one stored match, or says why it cannot be played here.
+    pub(super) fn restore(&self, stored: &StoredMatch) -> Result<Match, String> {
+        let setup = &stored.setup;
+        let plugin = self
+            .registry
+            .get(&setup.game, Some(&setup.plugin_version))
+            .ok_or_else(|| {
+                let loaded = self.registry.versions(&setup.game);
+                format!(
+                    "it was created with {} {}, which is not loaded (loaded versions: {}); \
+                     put that plugin file in the plugin directory to resume it",
+                    setup.game,
+                    setup.plugin_version,
+                    if loaded.is_empty() {
+                        "none".to_string()
+                    } else {
+                        loaded.join(", ")
+                    }
+                )
+            })?;
+        let seats = stored
+            .seat_hashes
+            .iter()
+            .map(|&token_hash| Seat {
+                token_hash,
+                resigned: false,
+                out: false,
+            })
+            .collect();
+        let game: Arc<dyn DynGame> = plugin;
+        let mut m = Match::replay(game, setup.clone(), seats, &stored.log)
+            .map_err(|e| format!("its stored log does not replay: {e}"))?;
+        m.restore_pending(&stored.pending)
+            .map_err(|e| format!("its pending actions do not restore: {e}"))?;
+        m.resume_clocks(now_ms());
+        Ok(m)
+    }
+
+    /// Ends every match whose clock has run out (stored before it returns);
+    /// returns how many ended. The host calls it on a timer, so a match ends
+    /// when its time is up without waiting for a request.
+    pub fn expire_clocks(&self) -> usize {
+        let ids: Vec<String> = self
+            .clocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        let mut ended = 0;
+        for id in ids {
+            let Ok(slot) = self.slot(&id) else {
+                self.clocked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                continue;
+            };
+            let mut m = lock(&slot);
+            let mut commit = Commit::done();
+            let expired = self.expire_locked(&mut m, &mut commit);
+            if !m.has_running_clock() {
+                self.clocked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+            }
+            drop(m);
+            match expired.and_then(|expired| commit.wait().map(|()| expired)) {
+                Ok(true) => ended += 1,
+                Ok(false) => {}
+                Err(e) => tracing::error!(match_id = %id, error = %e, "clock expiry failed"),
+            }
+        }
+        ended
+    }
+
+    /// Ends `m` if its clock ran out, and queues the timeout's write.
+    pub(super) fn expire_locked(&self, m: &mut LiveMatch, commit: &mut Commit) -> HostResult<bool> {
+        let before = m.version();
+        let expired = m.expire_clock(now_ms())?;
+        if expired {
+            tracing::info!(match_id = %m.setup().match_id, "a clock ran out");
+            commit.add(self.persist(m, before)?);
+        }
+        Ok(expired)
+    }
+}
