@@ -183,7 +183,7 @@ fn a_sequence_is_applied_step_by_step_each_with_its_own_version_and_event() {
 }
 
 #[test]
-fn issue9_a_sequential_games_log_entry_holds_its_move_inline() {
+fn a_sequential_games_log_entry_holds_its_move_inline() {
     // A match keeps its whole log: a heap block per entry made a played
     // action cost ~320 bytes of the server's memory (BENCHMARKS.md).
     let mut m = new_match();
@@ -357,7 +357,7 @@ fn listed_fresh(m: &Match, seat: Player) -> Vec<(ActionId, String)> {
 }
 
 #[test]
-fn issue9_kept_legal_actions_always_equal_a_fresh_listing() {
+fn kept_legal_actions_always_equal_a_fresh_listing() {
     let mut m = lanza_match(now_ms());
     m.setup.time_control = None;
     m.clocks = None;

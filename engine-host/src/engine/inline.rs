@@ -189,7 +189,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue9_an_overrunning_call_moves_its_plugin_off_and_only_that_plugin() {
+    fn an_overrunning_call_moves_its_plugin_off_and_only_that_plugin() {
         let calls = Arc::new(InlineCalls::new(Some(Duration::from_millis(5))));
         let slow = calls.trust_for("war", "1.0.0");
         let other = calls.trust_for("focus", "1.0.0");

@@ -169,7 +169,7 @@ pub struct Engine {
     /// Live matches by id. Every request looks its match up here (twice per
     /// bot action) and nothing needs them in order (listings sort), so a hash
     /// map: with 100 000 matches held, a B-tree's string compares and cache
-    /// misses added ~0.5 µs to Lanzeloth's action (BENCHMARKS.md, session 18).
+    /// misses cost ~0.5 µs of a Lanzeloth action at that size.
     matches: RwLock<HashMap<String, Arc<Mutex<LiveMatch>>>>,
     unavailable: RwLock<BTreeMap<String, Unavailable>>,
     store: Arc<dyn Store>,

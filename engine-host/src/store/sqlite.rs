@@ -19,10 +19,9 @@
 //! fails only its caller. The commit itself does not wait for the disk
 //! (`synchronous=NORMAL`); the WAL file is fsynced after it, and only then
 //! are the callers told. Who runs that fsync depends on how long the disk
-//! takes ([`INLINE_FSYNC_BELOW`]): on a disk that flushes fast (0.2 ms on the disk
-//! measured in session 15, BENCHMARKS.md) the writer does it itself, since
-//! handing the batch to another thread costs more CPU than the wait; on a
-//! slow one (4 ms in session 13) a syncer thread does, one fsync for every
+//! takes ([`INLINE_FSYNC_BELOW`]): on a disk that flushes fast (~0.2 ms) the
+//! writer does it itself, since handing the batch to another thread costs
+//! more CPU than the wait; on a slow one (~4 ms) a syncer thread does, one fsync for every
 //! batch committed since its last, so the writer builds the next batch
 //! while the disk works on the last one.
 //!
@@ -42,12 +41,12 @@
 //!   outcomes included, keyed by the order it was written in. So every
 //!   insert lands on the table's last page, and a commit rewrites one or two
 //!   pages instead of one per match it touched, which an index on
-//!   `(match_id, version)` cost (about a third of the store's CPU per
+//!   `(match_id, version)` would cost (about a third of the store's CPU per
 //!   action). Nothing needs that index: a restore reads the whole log once
 //!   in `seq` order, which is each match's version order, since the engine
 //!   appends a match's entries under its lock; replaying a match checks the
 //!   versions run 1, 2, 3, … and names the match if they do not. A file
-//!   made with the older keyed table works unchanged.
+//!   whose log table is keyed by `(match_id, version)` reads the same.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,8 +66,8 @@ pub const MAX_BATCH: usize = 256;
 
 /// The writer fsyncs the WAL itself while the last fsync took less than
 /// this, and hands batches to the syncer thread once one took longer: at
-/// 0.2 ms the thread hop cost more than the overlap saved (BENCHMARKS.md,
-/// session 15), at 4 ms the overlap is most of a batch's time. In between
+/// 0.2 ms the thread hop costs more than the overlap saves, at 4 ms the
+/// overlap is most of a batch's time. In between
 /// the threshold is a judgement, not a measurement.
 pub const INLINE_FSYNC_BELOW: Duration = Duration::from_millis(1);
 
@@ -765,12 +764,12 @@ mod tests {
     }
 
     #[test]
-    fn issue7_store_round_trips_and_batches_concurrent_writers() {
+    fn store_round_trips_and_batches_concurrent_writers() {
         round_trip_concurrent_writers(INLINE_FSYNC_BELOW);
     }
 
     #[test]
-    fn issue9_writes_are_durable_whether_the_writer_or_the_syncer_fsyncs() {
+    fn writes_are_durable_whether_the_writer_or_the_syncer_fsyncs() {
         // ZERO: every batch goes to the syncer; MAX: the writer fsyncs all.
         round_trip_concurrent_writers(Duration::ZERO);
         round_trip_concurrent_writers(Duration::MAX);
@@ -850,7 +849,7 @@ mod tests {
     }
 
     #[test]
-    fn issue9_held_actions_stay_as_stored_until_an_append_says_otherwise() {
+    fn held_actions_stay_as_stored_until_an_append_says_otherwise() {
         let dir = tempfile_dir();
         let path = dir.join("matches.sqlite3");
         let store = SqliteStore::open(&path).unwrap();
@@ -896,7 +895,7 @@ mod tests {
     }
 
     #[test]
-    fn issue9_a_file_with_the_keyed_log_table_still_reads_and_appends() {
+    fn a_file_with_the_keyed_log_table_still_reads_and_appends() {
         let dir = tempfile_dir();
         let path = dir.join("matches.sqlite3");
         // The log table as files written before the append-ordered one.
@@ -936,7 +935,7 @@ mod tests {
     }
 
     #[test]
-    fn issue9_a_second_store_on_the_same_file_is_refused_and_the_first_goes_on() {
+    fn a_second_store_on_the_same_file_is_refused_and_the_first_goes_on() {
         let dir = tempfile_dir();
         let path = dir.join("matches.sqlite3");
         let first = SqliteStore::open(&path).unwrap();
@@ -964,7 +963,7 @@ mod tests {
 
     fn tempfile_dir() -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
-            "issue7-store-{}-{}",
+            "tabletop-store-test-{}-{}",
             std::process::id(),
             rand::random::<u32>()
         ));
