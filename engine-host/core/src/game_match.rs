@@ -24,30 +24,38 @@ use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
 use crate::seat::{Seat, SeatResult};
 use crate::setup::{Lifecycle, MatchSetup, now_ms};
 
-/// A live match.
+/// A match: how it was created, its seats and log, the plugin's state, and
+/// the parts that act on them (fields are the crate's own; its owner reads
+/// them through accessors).
 pub struct Match {
     /// How it was created.
     pub(crate) setup: MatchSetup,
+    /// The game it is played with (the plugin version it was created with).
     pub(crate) game: Arc<dyn DynGame>,
     /// The seats.
     pub(crate) seats: Vec<Seat>,
     /// Every state change so far.
     pub(crate) log: Vec<LogEntry>,
+    /// The plugin's state after the last log entry.
     pub(crate) state: Box<dyn DynState>,
     /// Actions held for the current simultaneous turn, with submission times.
     pub(crate) pending: BTreeMap<Player, (ActionId, i64)>,
+    /// Chance outcomes drawn so far: the index of the next draw from the seed.
     pub(crate) chance_draws: u64,
     /// Life stage.
     pub(crate) lifecycle: Lifecycle,
     /// Final results.
     pub(crate) results: Vec<SeatResult>,
+    /// The last events, for watchers that resume (see [`crate::fanout`]).
     pub(crate) history: VecDeque<Arc<MatchEvent>>,
     /// The live feed, created on the first watch: its buffer would otherwise
     /// be most of an idle match's memory.
     pub(crate) events: Option<broadcast::Sender<Arc<MatchEvent>>>,
+    /// A buffer for legality checks, kept to spare an allocation per action.
     pub(crate) scratch: Vec<ActionId>,
+    /// The seats' clocks, if the match has a time control.
     pub(crate) clocks: Option<Clocks>,
-    /// The movers' legal actions, kept once asked for (see [`super::legal`]).
+    /// The movers' legal actions, kept once asked for (see [`crate::legal`]).
     pub(crate) legal: Option<LegalLists>,
 }
 

@@ -21,6 +21,8 @@ pub use live::LiveMatch;
 
 use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
 
+// The submodules are parts of one type, `Engine`, and share these imports
+// (`use super::*`).
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
