@@ -971,3 +971,92 @@ async fn a_second_host_on_the_same_data_dir_is_refused() {
     .await
     .expect("and still stores actions");
 }
+
+/// A data directory written by a host that speaks plugin ABI 2.x
+/// (`tests/fixtures/store-abi2`, made by its `make.py`: the database and its
+/// write-ahead log as that host left them at SIGTERM): this host opens it,
+/// every match shows a spectator exactly what it showed then, every running
+/// match plays on, and a waiting match takes its player.
+#[tokio::test]
+async fn a_store_written_by_an_abi_2_host_opens_and_every_match_plays_on() {
+    let fixture = workspace_dir().join("tests/fixtures/store-abi2");
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture.join("expected.json")).expect("expected.json"),
+    )
+    .expect("expected.json is JSON");
+    let temp = tempfile::tempdir().expect("temp dir");
+    let data_dir = temp.path().join("data");
+    std::fs::create_dir_all(&data_dir).expect("data dir");
+    for name in ["matches.sqlite3", "matches.sqlite3-wal"] {
+        std::fs::copy(fixture.join(name), data_dir.join(name)).expect("copy the fixture");
+    }
+    let host = Host::start_with(HostOptions {
+        data_dir: Some(data_dir),
+        ..Default::default()
+    })
+    .await;
+    let mut matches = host.matches().await;
+    let (mut played, mut joined) = (0, 0);
+    let stored = expected.as_object().expect("matches by id");
+    assert_eq!(stored.len(), 18, "the fixture's matches");
+    for (match_id, then) in stored {
+        let view = spectator(&mut matches, match_id).await;
+        assert_eq!(view.game, then["game"], "{match_id}");
+        assert_eq!(
+            view.version,
+            then["version"].as_u64().unwrap(),
+            "{match_id}"
+        );
+        assert_eq!(
+            i64::from(view.state),
+            then["state"].as_i64().unwrap(),
+            "{match_id}"
+        );
+        let to_move: Vec<u64> = view.to_move.iter().map(|&s| u64::from(s)).collect();
+        let then_to_move: Vec<u64> = then["to_move"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap())
+            .collect();
+        assert_eq!(to_move, then_to_move, "{match_id}");
+        assert_eq!(
+            view.view_json,
+            then["view_json"].as_str().unwrap(),
+            "{match_id}"
+        );
+        assert_eq!(view.text, then["text"].as_str().unwrap(), "{match_id}");
+        if view.state == pb::MatchState::Waiting as i32 {
+            let seat = matches
+                .join_match(pb::JoinMatchRequest {
+                    match_id: match_id.clone(),
+                    ..Default::default()
+                })
+                .await
+                .expect("the open seat is joined");
+            assert_eq!(seat.into_inner().seat, 1);
+            joined += 1;
+        } else if view.state == pb::MatchState::Running as i32 {
+            let seat = view
+                .seats
+                .iter()
+                .find(|s| s.to_move && !s.has_acted)
+                .expect("a running match has a seat to act")
+                .seat;
+            let token = then["tokens"][seat.to_string()].as_str().unwrap();
+            let listed = legal(&mut matches, match_id, token).await.expect("legal");
+            let answer = submit(
+                &mut matches,
+                match_id,
+                token,
+                listed.actions[0].id,
+                Some(listed.version),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{match_id} plays on: {e}"));
+            assert!(answer.view.is_some());
+            played += 1;
+        }
+    }
+    assert_eq!((played, joined), (6, 4), "running and waiting matches");
+}
