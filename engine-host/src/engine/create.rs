@@ -1,6 +1,18 @@
 //! New matches (created, imported) and joining open seats.
 
-use super::*;
+use std::sync::Arc;
+
+use tabletop_core::tokens::{hash_token, new_token};
+use tabletop_core::{
+    HostError, HostResult, Match, MatchSetup, MatchView, OnTimeout, ViewDetail, now_ms,
+};
+use tabletop_loader::Plugin;
+use tabletop_sdk::{DynGame, Viewer};
+
+use super::{
+    Created, Engine, NewMatch, SeatHashes, TryCreate, caught, issue_tokens, lock, new_match_id,
+};
+use crate::store::{Commit, StoredMatch};
 
 impl Engine {
     /// Creates a match; stored before this returns.

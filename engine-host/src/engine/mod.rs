@@ -21,24 +21,20 @@ pub use live::LiveMatch;
 
 use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
 
-// The submodules are parts of one type, `Engine`, and share these imports
-// (`use super::*`).
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
-use tabletop_core::error::Credential;
-use tabletop_core::legal::{CachedMatches, LegalDetail};
-use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
+use tabletop_core::legal::CachedMatches;
+use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
-    HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView, OnTimeout, Record,
-    Seat, Submitted, TimeControl, ViewDetail, now_ms,
+    HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView, TimeControl,
+    ViewDetail, now_ms,
 };
-use tabletop_loader::file::plugin_files;
-use tabletop_loader::{AddError, Added, LoadError, Plugin, Registry};
-use tabletop_sdk::{ActionId, DynGame, Manifest, Viewer};
+use tabletop_loader::{Plugin, Registry};
+use tabletop_sdk::{ActionId, Manifest, Viewer};
 use tokio::sync::broadcast;
 
 use crate::store::{Commit, Store, StoredMatch};

@@ -1,7 +1,14 @@
 //! Playing: views, legal actions (kept lists first), submits and resignation,
 //! each persisted before it is acknowledged.
 
-use super::*;
+use std::sync::{Arc, TryLockError};
+
+use tabletop_core::legal::LegalDetail;
+use tabletop_core::{HostError, HostResult, Lifecycle, MatchView, Submitted, ViewDetail};
+use tabletop_sdk::Viewer;
+
+use super::{ActionRef, Engine, LegalActions, LiveMatch, Submission, caught, lock};
+use crate::store::Commit;
 
 impl Engine {
     /// Queues the write of what changed in `m` since `version_before`; the

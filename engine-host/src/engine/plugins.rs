@@ -1,6 +1,17 @@
 //! The catalog and plugins: listing games, loading plugin files, the admin check.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use tabletop_core::error::Credential;
+use tabletop_core::tokens::{hash_token, hashes_equal};
+use tabletop_core::{HostError, HostResult};
+use tabletop_loader::file::plugin_files;
+use tabletop_loader::{AddError, Added, LoadError, Plugin};
+use tabletop_sdk::DynGame;
+
+use super::{Engine, GameEntry, PluginEntry, Unavailable};
 
 impl Engine {
     /// Loads one plugin file into the registry.

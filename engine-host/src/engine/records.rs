@@ -1,6 +1,13 @@
 //! Listing matches, records out and in, and watching.
 
-use super::*;
+use std::sync::{Arc, Mutex};
+
+use tabletop_core::{HostError, HostResult, Lifecycle, Match, MatchView, Record, Seat, ViewDetail};
+use tabletop_sdk::{DynGame, Viewer};
+
+use super::{
+    Created, Engine, LiveMatch, MatchSummary, WatchStart, issue_tokens, lock, new_match_id,
+};
 
 impl Engine {
     /// Lists matches, oldest first.

@@ -1,6 +1,12 @@
 //! Restart recovery from the store, and clocks that run out with no request.
 
-use super::*;
+use std::sync::Arc;
+
+use tabletop_core::{HostResult, Match, Seat, now_ms};
+use tabletop_sdk::DynGame;
+
+use super::{Engine, LiveMatch, Recovered, Unavailable, lock};
+use crate::store::{Commit, StoredMatch};
 
 impl Engine {
     /// Restart recovery: rebuilds every stored match by replaying its log
