@@ -171,7 +171,7 @@ impl Engine {
     }
 
     /// How many matches keep legal-action lists now (at most
-    /// [`KEPT_LEGAL_MATCHES`], plus any that were busy when evicted).
+    /// [`KEPT_LEGAL_MATCHES`](super::KEPT_LEGAL_MATCHES), plus any that were busy when evicted).
     pub fn matches_keeping_legal_actions(&self) -> usize {
         self.kept_legal.len()
     }
