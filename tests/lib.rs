@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::{
     admin_client::AdminClient, catalog_client::CatalogClient, matches_client::MatchesClient,
     watch_client::WatchClient,
@@ -244,4 +245,20 @@ impl Drop for Host {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Asks for the legal actions (with notation) of the seat holding `token`.
+pub async fn legal(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    token: &str,
+) -> Result<pb::ListLegalActionsResponse, tonic::Status> {
+    matches
+        .list_legal_actions(pb::ListLegalActionsRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+            ids_only: false,
+        })
+        .await
+        .map(tonic::Response::into_inner)
 }

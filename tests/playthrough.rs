@@ -32,7 +32,7 @@ use tabletop_proto::v1::matches_client::MatchesClient;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
-use crate::{ADMIN_TOKEN, Host};
+use crate::{ADMIN_TOKEN, Host, legal};
 
 /// JSON strings longer than this are written as their length and digest (War's
 /// board drawing is ~50 KB per view); the digest still catches any change.
@@ -404,21 +404,6 @@ async fn view(
         .await
         .map(tonic::Response::into_inner)
         .map_err(|e| format!("view: {e}"))
-}
-
-async fn legal(
-    matches: &mut MatchesClient<Channel>,
-    match_id: &str,
-    token: &str,
-) -> Result<pb::ListLegalActionsResponse, tonic::Status> {
-    matches
-        .list_legal_actions(pb::ListLegalActionsRequest {
-            match_id: match_id.to_string(),
-            seat_token: token.to_string(),
-            ids_only: false,
-        })
-        .await
-        .map(tonic::Response::into_inner)
 }
 
 fn state_name(state: i32) -> &'static str {

@@ -5,6 +5,8 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 use tonic::transport::Channel;
 
+pub use tabletop_tests::legal;
+
 /// The turn limit end-to-end matches are played with, where a game has a
 /// `max_turns` option: random play to the default limit proves nothing more
 /// over gRPC than the conformance kits prove in-process, and costs minutes.
@@ -61,22 +63,6 @@ pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> 
         .await
         .expect("spectator view")
         .into_inner()
-}
-
-/// Asks for the legal actions of the seat holding `token`.
-pub async fn legal(
-    matches: &mut MatchesClient<Channel>,
-    match_id: &str,
-    token: &str,
-) -> Result<pb::ListLegalActionsResponse, tonic::Status> {
-    matches
-        .list_legal_actions(pb::ListLegalActionsRequest {
-            match_id: match_id.to_string(),
-            seat_token: token.to_string(),
-            ids_only: false,
-        })
-        .await
-        .map(tonic::Response::into_inner)
 }
 
 /// Submits the action `action_id` for the seat holding `token`, chosen at
