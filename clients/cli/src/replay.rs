@@ -17,7 +17,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tabletop_core::{LogKind, Match, Record, Seat};
+use tabletop_core::{LogKind, Match, Record};
 use tabletop_loader::Registry;
 use tabletop_loader::file::plugin_files;
 use tabletop_sdk::{DynGame, Viewer};
@@ -38,17 +38,10 @@ impl Replayer {
     /// The position after `step` actions, as the spectator sees it (after the
     /// end a view may reveal everything).
     fn render(&self, step: usize) -> Result<String, CliError> {
-        let seats = (0..self.record.players)
-            .map(|_| Seat {
-                token_hash: Some([0; 32]),
-                resigned: false,
-                out: false,
-            })
-            .collect();
         let m = Match::replay(
             Arc::clone(&self.game),
             self.record.setup(self.record.match_id.clone()),
-            seats,
+            vec![Some([0; 32]); self.record.players as usize],
             &self.record.actions[..step],
         )
         .map_err(|e| CliError::Usage(format!("the record does not replay: {e}")))?;

@@ -86,15 +86,7 @@ impl Match {
         setup: MatchSetup,
         token_hashes: Vec<Option<[u8; 32]>>,
     ) -> HostResult<Match> {
-        let seats = token_hashes
-            .into_iter()
-            .map(|token_hash| Seat {
-                token_hash,
-                resigned: false,
-                out: false,
-            })
-            .collect();
-        let mut m = Match::fresh(game, setup, seats)?;
+        let mut m = Match::fresh(game, setup, token_hashes)?;
         m.resolve_chance_and_end()?;
         m.start_clocks(now_ms())?;
         Ok(m)
@@ -105,8 +97,17 @@ impl Match {
     pub(crate) fn fresh(
         game: Arc<dyn DynGame>,
         setup: MatchSetup,
-        seats: Vec<Seat>,
+        token_hashes: Vec<Option<[u8; 32]>>,
     ) -> HostResult<Match> {
+        // Resignations and seats taken out are replayed from the log.
+        let seats: Vec<Seat> = token_hashes
+            .into_iter()
+            .map(|token_hash| Seat {
+                token_hash,
+                resigned: false,
+                out: false,
+            })
+            .collect();
         let state = game.new_state(
             setup.players,
             &setup.options,
@@ -136,16 +137,17 @@ impl Match {
         })
     }
 
-    /// Rebuilds a match from its setup and log (restart recovery, import).
-    /// Every entry is replayed through the plugin; the first that fails is
-    /// named in the error.
+    /// Rebuilds a match from its setup, its seats' token hashes (None for an
+    /// open seat) and its log (restart recovery, import). Every entry is
+    /// replayed through the plugin; the first that fails is named in the
+    /// error.
     pub fn replay(
         game: Arc<dyn DynGame>,
         setup: MatchSetup,
-        seats: Vec<Seat>,
+        token_hashes: Vec<Option<[u8; 32]>>,
         log: &[LogEntry],
     ) -> HostResult<Match> {
-        let mut m = Match::fresh(game, setup, seats)?;
+        let mut m = Match::fresh(game, setup, token_hashes)?;
         m.start_clocks(m.setup.created_at_ms)?;
         for (index, entry) in log.iter().enumerate() {
             let fail = |why: String| {

@@ -294,13 +294,7 @@ fn out_completes_a_simultaneous_turn_the_others_had_finished() {
     let replayed = Match::replay(
         Arc::clone(&m.game),
         m.setup.clone(),
-        (0..3)
-            .map(|_| Seat {
-                token_hash: Some([1; 32]),
-                resigned: false,
-                out: false,
-            })
-            .collect(),
+        vec![Some([1; 32]); 3],
         &m.log,
     )
     .unwrap();

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use tabletop_core::{HostError, HostResult, Lifecycle, Match, MatchView, Record, Seat, ViewDetail};
+use tabletop_core::{HostError, HostResult, Lifecycle, Match, MatchView, Record, ViewDetail};
 use tabletop_sdk::{DynGame, Viewer};
 
 use super::{
@@ -94,17 +94,9 @@ impl Engine {
                 version: record.plugin_version.clone(),
             })?;
         let (tokens, hashes) = issue_tokens(record.players, &[]);
-        let seats = hashes
-            .iter()
-            .map(|&token_hash| Seat {
-                token_hash,
-                resigned: false,
-                out: false,
-            })
-            .collect();
         let setup = record.setup(new_match_id());
         let game: Arc<dyn DynGame> = plugin;
-        let m = Match::replay(game, setup, seats, &record.actions)?;
+        let m = Match::replay(game, setup, hashes.clone(), &record.actions)?;
         record.verify(&m)?;
         let (created, commit) = self.store_new(m, hashes, tokens, ViewDetail::Full)?;
         if let Err(e) = commit.wait() {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use tabletop_core::{HostResult, Match, Seat, now_ms};
+use tabletop_core::{HostResult, Match, now_ms};
 use tabletop_sdk::DynGame;
 
 use super::{Engine, LiveMatch, Recovered, Unavailable, lock};
@@ -64,17 +64,8 @@ impl Engine {
                     }
                 )
             })?;
-        let seats = stored
-            .seat_hashes
-            .iter()
-            .map(|&token_hash| Seat {
-                token_hash,
-                resigned: false,
-                out: false,
-            })
-            .collect();
         let game: Arc<dyn DynGame> = plugin;
-        let mut m = Match::replay(game, setup.clone(), seats, &stored.log)
+        let mut m = Match::replay(game, setup.clone(), stored.seat_hashes.clone(), &stored.log)
             .map_err(|e| format!("its stored log does not replay: {e}"))?;
         m.restore_pending(&stored.pending)
             .map_err(|e| format!("its pending actions do not restore: {e}"))?;
