@@ -24,7 +24,7 @@ use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::Duration;
 
 use tabletop_core::legal::CachedMatches;
@@ -215,6 +215,17 @@ fn lock(m: &Mutex<LiveMatch>) -> MutexGuard<'_, LiveMatch> {
     // A panic in host code while holding the lock leaves the match as the last
     // completed call left it (every mutation is applied whole or not at all).
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The match's lock if it is free now; `None` when it is busy (perhaps inside
+/// a plugin call that never returns). A poisoned lock is taken as [`lock`]
+/// takes it.
+fn try_lock(m: &Mutex<LiveMatch>) -> Option<MutexGuard<'_, LiveMatch>> {
+    match m.try_lock() {
+        Ok(m) => Some(m),
+        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
 }
 
 /// Each seat's token hash as stored (None = an open seat).

@@ -1,13 +1,13 @@
 //! Playing: views, legal actions (kept lists first), submits and resignation,
 //! each persisted before it is acknowledged.
 
-use std::sync::{Arc, TryLockError};
+use std::sync::Arc;
 
 use tabletop_core::legal::LegalDetail;
 use tabletop_core::{HostError, HostResult, Lifecycle, MatchView, Submitted, ViewDetail};
 use tabletop_sdk::Viewer;
 
-use super::{ActionRef, Engine, LegalActions, LiveMatch, Submission, caught, lock};
+use super::{ActionRef, Engine, LegalActions, LiveMatch, Submission, caught, lock, try_lock};
 use crate::store::Commit;
 
 impl Engine {
@@ -103,12 +103,7 @@ impl Engine {
             Ok(slot) => slot,
             Err(e) => return Some(Err(e)),
         };
-        let mut m = match slot.try_lock() {
-            Ok(m) => m,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            // Busy: perhaps inside a plugin call that never returns.
-            Err(TryLockError::WouldBlock) => return None,
-        };
+        let mut m = try_lock(&slot)?;
         let trust = Arc::clone(&m.trust);
         let _running = self.inline.begin(&trust)?;
         Some(caught(|| call(&mut m)))
@@ -128,12 +123,7 @@ impl Engine {
             Ok(slot) => slot,
             Err(e) => return Some(Err(e)),
         };
-        let m = match slot.try_lock() {
-            Ok(m) => m,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            // Busy: perhaps inside a plugin call that never returns.
-            Err(TryLockError::WouldBlock) => return None,
-        };
+        let m = try_lock(&slot)?;
         let seat = match m.seat_of(token) {
             Ok(seat) => seat,
             Err(e) => return Some(Err(e)),
@@ -160,12 +150,9 @@ impl Engine {
             else {
                 continue;
             };
-            match slot.try_lock() {
-                Ok(mut other) => other.forget_legal_actions(),
-                Err(TryLockError::Poisoned(poisoned)) => {
-                    poisoned.into_inner().forget_legal_actions()
-                }
-                Err(TryLockError::WouldBlock) => self.kept_legal.readmit(evicted),
+            match try_lock(&slot) {
+                Some(mut other) => other.forget_legal_actions(),
+                None => self.kept_legal.readmit(evicted),
             }
         }
     }
