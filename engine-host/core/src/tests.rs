@@ -34,6 +34,9 @@ impl Placed {
 
 impl Game for Placing {
     type State = Placed;
+    type View<'a> = serde_json::Value;
+    const EXTENSIONS: &'static [tabletop_sdk::Extension] =
+        &[tabletop_sdk::Extension::ExpandNotation];
     fn manifest(&self) -> Manifest {
         Manifest {
             name: "placing".into(),

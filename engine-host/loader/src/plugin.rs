@@ -97,14 +97,17 @@ impl Plugin {
             .map_err(|e| LoadError::BadManifest(e.message))?;
         let mut manifest: Manifest = serde_json::from_str(&manifest_json)
             .map_err(|e| LoadError::BadManifest(e.to_string()))?;
-        // A 1.0 table has no `remove_player`: whatever the manifest claims,
-        // the host cannot call it, so the match options must not offer it.
-        if manifest.removable_players && !raw.has_remove_player() {
+        // The catalog's claim follows the extension the host can call: a
+        // plugin written without the SDK may say one and offer the other.
+        if manifest.removable_players != raw.has_remove_player() {
             tracing::warn!(
                 game = %manifest.name,
-                "the manifest says removable_players, but the plugin's ABI table has no remove_player"
+                claimed = manifest.removable_players,
+                offered = raw.has_remove_player(),
+                "the manifest's removable_players disagrees with the remove-player extension; \
+                 the extension decides"
             );
-            manifest.removable_players = false;
+            manifest.removable_players = raw.has_remove_player();
         }
         validate_manifest(&manifest)?;
         raw.set_logger(log_from_plugin);
@@ -130,6 +133,12 @@ impl Plugin {
     /// When it was loaded.
     pub fn loaded_at(&self) -> SystemTime {
         self.loaded_at
+    }
+
+    /// The ids of the ABI extensions the plugin offers, of those the host
+    /// uses (`tabletop.remove-player/1`, …).
+    pub fn extensions(&self) -> Vec<&'static str> {
+        self.raw.extension_ids()
     }
 }
 
@@ -189,13 +198,14 @@ fn private_copy(
     Ok(target)
 }
 
-extern "C" fn log_from_plugin(level: u32, message: StrRef) {
-    let text = if message.ptr.is_null() {
-        String::new()
-    } else {
-        // The callback only borrows; copy before logging.
-        String::from_utf8_lossy(ffi::borrowed_bytes(message)).into_owned()
-    };
+/// The log sink given to every plugin: callable from any thread, and it
+/// never unwinds (tracing does not panic on a line).
+///
+/// # Safety
+/// `message` is lent for the call, as the ABI's `LogFn` says.
+unsafe extern "C" fn log_from_plugin(level: u32, message: StrRef) {
+    // SAFETY: the plugin lends the message for the call; it is copied here.
+    let text = String::from_utf8_lossy(unsafe { ffi::borrowed_bytes(message) }).into_owned();
     match level {
         1 => tracing::error!(target: "plugin", "{text}"),
         2 => tracing::warn!(target: "plugin", "{text}"),
@@ -220,30 +230,20 @@ impl DynGame for Plugin {
     }
 }
 
-/// A state living inside a plugin. `PLY` says whether the plugin has `ply`
-/// (ABI 2.5): two types rather than a test of the table on every ply, which
-/// the state's vtable, chosen once, makes free.
+/// A state living inside a plugin.
 #[derive(Debug)]
-struct PluginState<const PLY: bool>(RawState);
+struct PluginState(RawState);
 
-/// The plugin state behind a `&dyn DynState` of either kind, if it is one.
+/// The plugin state behind a `&dyn DynState`, if it is one.
 fn raw_state(state: &dyn DynState) -> Option<&RawState> {
-    let any = state.as_any();
-    match any.downcast_ref::<PluginState<true>>() {
-        Some(state) => Some(&state.0),
-        None => any
-            .downcast_ref::<PluginState<false>>()
-            .map(|state| &state.0),
-    }
+    state
+        .as_any()
+        .downcast_ref::<PluginState>()
+        .map(|state| &state.0)
 }
 
-/// `raw` behind the [`PluginState`] its plugin's ABI version calls for.
 fn boxed_state(raw: RawState) -> Box<dyn DynState> {
-    if raw.has_ply() {
-        Box::new(PluginState::<true>(raw))
-    } else {
-        Box::new(PluginState::<false>(raw))
-    }
+    Box::new(PluginState(raw))
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, GameError> {
@@ -251,7 +251,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<
         .map_err(|e| GameError::internal(format!("plugin returned malformed {what}: {e}")))
 }
 
-impl<const PLY: bool> DynState for PluginState<PLY> {
+impl DynState for PluginState {
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -289,11 +289,7 @@ impl<const PLY: bool> DynState for PluginState<PLY> {
         moves: &[Move],
         player: Option<Player>,
     ) -> Result<(Status, &[ActionId]), GameError> {
-        if PLY {
-            self.0.ply(moves, player)
-        } else {
-            self.0.apply_and_lend_legal(moves, player)
-        }
+        self.0.ply(moves, player)
     }
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {

@@ -2,8 +2,8 @@
 
 use tabletop_sdk::serde_json::{self, json};
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move as Joint, Player, PlayerResult, PlayerSet,
-    Setup, Status, Transition, Viewer,
+    ActionId, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player, PlayerResult,
+    PlayerSet, Setup, Status, Transition, Viewer,
 };
 
 use crate::moves::{Move, swap_code, swap_squares};
@@ -36,6 +36,8 @@ fn seat(player: Player) -> Option<Colour> {
 
 impl Game for Focus {
     type State = Position;
+    type View<'a> = render::View<'a>;
+    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -195,12 +197,8 @@ impl Game for Focus {
         Ok(mv.id())
     }
 
-    fn view(&self, state: &Position, _viewer: Viewer) -> serde_json::Value {
+    fn view<'a>(&'a self, state: &'a Position, _viewer: Viewer) -> render::View<'a> {
         render::view(state)
-    }
-
-    fn view_json(&self, state: &Position, _viewer: Viewer) -> String {
-        render::view_json(state)
     }
 
     fn render_text(&self, state: &Position, _viewer: Viewer) -> String {

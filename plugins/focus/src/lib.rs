@@ -46,7 +46,7 @@ pub use moves::{DROP_BASE, Move, SWAP_BASE, swap_code, swap_squares};
 pub use notation::{read_position, write_position};
 pub use perft::perft;
 pub use position::{EndReason, Outcome, Position};
-pub use render::{LETTERS, text as render_text, view as render_view};
+pub use render::{LETTERS, View, text as render_text, view as render_view};
 pub use rules::{OpeningSwap, Rules, names as option_names};
 pub use setup::{Mirror, RawPosition, Side, pieces_per_player};
 pub use tower::{Colour, MAX_HEIGHT, Stack, Tower};

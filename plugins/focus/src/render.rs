@@ -6,7 +6,6 @@ use tabletop_sdk::text::write_joined;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
-use tabletop_sdk::serde_json::{self, Value};
 
 use crate::board::Square;
 use crate::position::{EndReason, Position};
@@ -25,23 +24,23 @@ fn reason_name(reason: EndReason) -> &'static str {
     }
 }
 
-// The view is typed data serialized straight to text: building it as a
-// `serde_json::Value` tree first (52 towers, each a keyed array) would cost
-// most of a full view. Fields are declared in alphabetical order, the order a `Value`
-// object prints its keys in, so `view` and `view_json` give the same text.
-
-#[derive(Serialize)]
-struct View<'a> {
-    captured_of_colour: &'a [u32],
-    captures: &'a [&'a [u32]],
+/// The JSON view: typed data serialised straight to text (building a
+/// `serde_json::Value` tree first, 52 towers each a keyed array, would cost
+/// most of a full view). Seats are 0-based here as everywhere in the API;
+/// towers list seats bottom to top. Fields are in alphabetical order, as
+/// clients that compare views as `Value` objects print them.
+#[derive(Debug, Serialize)]
+pub struct View<'a> {
+    captured_of_colour: Vec<u32>,
+    captures: Vec<Vec<u32>>,
     mirror: Option<bool>,
     moves: u32,
     options: OptionsView,
     out: &'a [Colour],
     phase: &'static str,
     players: usize,
-    removed: &'a [u32],
-    reserves: &'a [u32],
+    removed: Vec<u32>,
+    reserves: Vec<u32>,
     result: Option<ResultView>,
     teams: &'static [&'static [Colour]],
     to_move: Option<Colour>,
@@ -49,7 +48,7 @@ struct View<'a> {
     turn_order: &'static [u8],
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct OptionsView {
     max_turns: u32,
     opening_swap: &'static str,
@@ -57,7 +56,7 @@ struct OptionsView {
     team_talk: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ResultView {
     reason: &'static str,
     winners: Vec<Colour>,
@@ -65,9 +64,11 @@ struct ResultView {
 
 /// Every square's tower, keyed by square name in alphabetical order (file
 /// first), as a `Value` object sorts them.
+#[derive(Debug)]
 struct Towers<'a>(&'a Position);
 
 /// A tower's pieces, bottom to top.
+#[derive(Debug)]
 struct Pieces(Tower);
 
 impl Serialize for Towers<'_> {
@@ -106,22 +107,8 @@ const SOLO_TEAMS: [&[Colour]; 4] = [&[0], &[1], &[2], &[3]];
 /// Ruling F3: 1 and 2 against 3 and 4.
 const FOUR_PLAYER_TEAMS: [&[Colour]; 2] = [&[0, 1], &[2, 3]];
 
-/// The JSON view as text; see [`view`].
-pub fn view_json(pos: &Position) -> String {
-    with_view(pos, |v| {
-        serde_json::to_string(v).expect("a view of plain fields always serializes")
-    })
-}
-
-/// The JSON view. Seats are 0-based here as everywhere in the API; towers
-/// list seats bottom to top.
-pub fn view(pos: &Position) -> Value {
-    with_view(pos, |v| {
-        serde_json::to_value(v).expect("a view of plain fields always serializes")
-    })
-}
-
-fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
+/// The JSON view of `pos` (see [`View`]).
+pub fn view(pos: &Position) -> View<'_> {
     let n = pos.players();
     let seats = 0..n as Colour;
     let mut capture_table = [[0u32; 4]; 4];
@@ -138,7 +125,10 @@ fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
             lost[usize::from(c)] += got;
         }
     }
-    let captures: Vec<&[u32]> = capture_table[..n].iter().map(|row| &row[..n]).collect();
+    let captures: Vec<Vec<u32>> = capture_table[..n]
+        .iter()
+        .map(|row| row[..n].to_vec())
+        .collect();
     let rules = pos.rules();
     let phase = match pos.side() {
         Side::Swap => "opening_swap",
@@ -154,9 +144,9 @@ fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
     } else {
         &SOLO_TEAMS[..n]
     };
-    finish(&View {
-        captured_of_colour: &lost[..n],
-        captures: &captures,
+    View {
+        captured_of_colour: lost[..n].to_vec(),
+        captures,
         mirror: match pos.mirror() {
             Mirror::Untested => None,
             Mirror::Holding => Some(true),
@@ -172,14 +162,14 @@ fn with_view<T>(pos: &Position, finish: impl FnOnce(&View<'_>) -> T) -> T {
         out: pos.out_order(),
         phase,
         players: n,
-        removed: &removed[..n],
-        reserves: &reserves[..n],
+        removed: removed[..n].to_vec(),
+        reserves: reserves[..n].to_vec(),
         result,
         teams,
         to_move: pos.to_move(),
         towers: Towers(pos),
         turn_order: rules.turn_order(),
-    })
+    }
 }
 
 /// One cell, `height:pieces` with lower pieces in lowercase and the top

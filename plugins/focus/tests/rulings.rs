@@ -722,7 +722,7 @@ fn options_are_validated_with_clear_errors() {
 #[test]
 fn view_lists_towers_reserves_captures_out_and_side() {
     let pos = three_player_near_win();
-    let view = Focus.view(&pos, tabletop_sdk::Viewer::Spectator);
+    let view = serde_json::to_value(Focus.view(&pos, tabletop_sdk::Viewer::Spectator)).unwrap();
     assert_eq!(view["towers"]["b5"], serde_json::json!([0, 0, 2, 2]));
     assert_eq!(view["towers"]["a4"], serde_json::json!([]));
     assert_eq!(view["reserves"], serde_json::json!([0, 0, 1]));

@@ -4,8 +4,8 @@
 //! re-entering piece on field `f` is `216 + f.index()` (ruling L10).
 
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
-    Setup, Status, Transition, Viewer, serde_json,
+    ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
+    PlayerSet, Setup, Status, Transition, Viewer, serde_json,
 };
 
 use crate::orders::{ORDER_IDS, Orders};
@@ -70,6 +70,8 @@ impl Lanza {
 
 impl Game for Lanza {
     type State = Position;
+    type View<'a> = view::View<'a>;
+    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -301,12 +303,8 @@ impl Game for Lanza {
         }
     }
 
-    fn view(&self, state: &Position, viewer: Viewer) -> serde_json::Value {
-        view::json(self, state, viewer)
-    }
-
-    fn view_json(&self, state: &Position, viewer: Viewer) -> String {
-        view::json_text(self, state, viewer)
+    fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> view::View<'a> {
+        view::view(self, state, viewer)
     }
 
     fn render_text(&self, state: &Position, viewer: Viewer) -> String {

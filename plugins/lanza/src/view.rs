@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 use serde::ser::Serializer;
-use tabletop_sdk::serde_json::{self, Value, json};
+use tabletop_sdk::serde_json::{Value, json};
 use tabletop_sdk::{Game, Status, Transition};
 
 use crate::adjudicate::Fate;
@@ -32,14 +32,12 @@ fn names(pieces: &[PieceId]) -> Vec<String> {
     pieces.iter().map(ToString::to_string).collect()
 }
 
-// The view is typed data serialized straight to text: building it as a
-// `serde_json::Value` tree first (every field of the board an object) would
-// cost most of a full view. Fields are declared in alphabetical order, the order a
-// `Value` object prints its keys in, so `json` and `json_text` give the same
-// text.
-
-#[derive(Serialize)]
-struct View<'a> {
+/// The JSON view: typed data serialised straight to text (building a
+/// `serde_json::Value` tree first, every field of the board an object, would
+/// cost most of a full view). Fields are in alphabetical order, as clients
+/// that compare views as `Value` objects print them.
+#[derive(Debug, Serialize)]
+pub struct View<'a> {
     board: BoardView<'a>,
     chips: Vec<u32>,
     game: &'static str,
@@ -55,13 +53,13 @@ struct View<'a> {
     winner: Option<u32>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct BoardView<'a> {
     fields: Vec<FieldView<'a>>,
     size: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct FieldView<'a> {
     edge: bool,
     name: &'a str,
@@ -70,7 +68,7 @@ struct FieldView<'a> {
     start: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct PieceView<'a> {
     field: Option<&'a str>,
     piece: PieceName,
@@ -79,6 +77,7 @@ struct PieceView<'a> {
 }
 
 /// A piece as its notation (`AK`), written without a String of its own.
+#[derive(Debug)]
 struct PieceName(PieceId);
 
 impl Serialize for PieceName {
@@ -87,26 +86,8 @@ impl Serialize for PieceName {
     }
 }
 
-/// The JSON view as text; see [`json()`].
-pub fn json_text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> String {
-    with_view(game, state, viewer, |v| {
-        serde_json::to_string(v).expect("a view of plain fields always serializes")
-    })
-}
-
-/// The JSON view (identical for every viewer).
-pub fn json(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Value {
-    with_view(game, state, viewer, |v| {
-        serde_json::to_value(v).expect("a view of plain fields always serializes")
-    })
-}
-
-fn with_view<T>(
-    game: &Lanza,
-    state: &Position,
-    viewer: tabletop_sdk::Viewer,
-    finish: impl FnOnce(&View<'_>) -> T,
-) -> T {
+/// The JSON view of `state` for `viewer` (see [`View`]).
+pub fn view<'a>(game: &Lanza, state: &'a Position, viewer: tabletop_sdk::Viewer) -> View<'a> {
     let _ = viewer;
     let board = state.board();
     let fields = board
@@ -142,7 +123,7 @@ fn with_view<T>(
         _ => Vec::new(),
     };
     let over = state.phase() == &Phase::Over;
-    finish(&View {
+    View {
         board: BoardView {
             fields,
             size: board.len(),
@@ -159,7 +140,7 @@ fn with_view<T>(
         to_move,
         turns_played: state.turns(),
         winner: over.then(|| state.sole_leader()).flatten(),
-    })
+    }
 }
 
 /// The board as text: flat-topped hexes in columns, each column half a row

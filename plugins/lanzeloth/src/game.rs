@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet, Setup,
-    Status, Transition, Viewer,
+    ActionId, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet,
+    Setup, Status, Transition, Viewer,
 };
 
 use crate::actions::Action;
@@ -11,6 +11,7 @@ use crate::notation::{action_from_text, action_to_text};
 use crate::position::{Phase, Position};
 use crate::rules::{MAX_PLAYERS, MIN_PLAYERS, Rules};
 use crate::turn::PlayError;
+use crate::view::View;
 use crate::view::steps_json;
 
 /// The Lanzeloth game (the Esel tile game) for 2–6 players.
@@ -39,6 +40,8 @@ fn play_error(error: PlayError) -> GameError {
 
 impl Game for Lanzeloth {
     type State = Position;
+    type View<'a> = View<'a>;
+    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::Resample];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -153,12 +156,8 @@ impl Game for Lanzeloth {
         }
     }
 
-    fn view(&self, state: &Position, viewer: Viewer) -> Value {
+    fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> View<'a> {
         state.view(viewer)
-    }
-
-    fn view_json(&self, state: &Position, viewer: Viewer) -> String {
-        state.view_json(viewer)
     }
 
     fn render_text(&self, state: &Position, viewer: Viewer) -> String {

@@ -25,7 +25,7 @@
 //! game.apply(&mut state, &[Move { player: 0, action: flip }]).unwrap();
 //! assert_eq!(state.reveals(), 1);
 //! // Views show only the size of face-down stacks.
-//! let view = game.view(&state, Viewer::Spectator);
+//! let view = serde_json::to_value(game.view(&state, Viewer::Spectator)).unwrap();
 //! assert_eq!(view["face_down"][0], 39);
 //! ```
 #![forbid(unsafe_code)]
@@ -53,5 +53,6 @@ pub use position::{Phase, Position, PositionError, RawPosition, Source, Stage};
 pub use rules::{DONKEY_SCORE, EselMode, MAX_PLAYERS, MIN_PLAYERS, Rules, Scoring};
 pub use tile::{FaceDownTile, Number};
 pub use turn::{PlayError, Step};
+pub use view::View;
 
 tabletop_sdk::export_game!(Lanzeloth);

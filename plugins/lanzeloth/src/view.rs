@@ -32,13 +32,13 @@ fn place_json(place: Place, holder: Player) -> Value {
     }
 }
 
-// The view is typed data serialized straight to text instead of a
-// `serde_json::Value` tree built first, the bulk of a full view's cost.
-// Fields are declared in alphabetical order, the order a `Value` object
-// prints its keys in, so `view` and `view_json` give the same text.
-
-#[derive(Serialize)]
-struct View<'a> {
+/// The JSON view for one viewer: typed data serialised straight to text
+/// instead of a `serde_json::Value` tree built first, the bulk of a full
+/// view's cost. Seats are 0-based, piles bottom first, middle stacks given by
+/// their tops (a stack holds 1..=top). Fields are in alphabetical order, as
+/// clients that compare views as `Value` objects print them.
+#[derive(Debug, Serialize)]
+pub struct View<'a> {
     donkey: Option<Player>,
     face_down: Vec<usize>,
     /// Only after the end (Z11: face-down tiles are hidden until then).
@@ -66,13 +66,13 @@ struct View<'a> {
     you: Option<Player>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct HandView {
     from: &'static str,
     tile: Number,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct OptionsView {
     copies: u8,
     esel: &'static str,
@@ -85,22 +85,8 @@ struct OptionsView {
 const TEXT_CAPACITY: usize = 1024;
 
 impl Position {
-    /// The JSON view for `viewer`. Seats are 0-based, piles bottom first,
-    /// middle stacks given by their tops (a stack holds 1..=top).
-    pub fn view(&self, viewer: Viewer) -> Value {
-        self.with_view(viewer, |v| {
-            serde_json::to_value(v).expect("a view of plain fields always serializes")
-        })
-    }
-
-    /// [`Position::view`] as JSON text.
-    pub fn view_json(&self, viewer: Viewer) -> String {
-        self.with_view(viewer, |v| {
-            serde_json::to_string(v).expect("a view of plain fields always serializes")
-        })
-    }
-
-    fn with_view<T>(&self, viewer: Viewer, finish: impl FnOnce(&View<'_>) -> T) -> T {
+    /// The JSON view for `viewer` (see [`View`]).
+    pub fn view(&self, viewer: Viewer) -> View<'_> {
         let n = self.rules.players;
         let (phase, turn, stage) = match self.phase {
             Phase::Deal => ("deal", None, None),
@@ -118,7 +104,7 @@ impl Position {
         };
         // The game is over: nothing is hidden any more.
         let over = matches!(self.phase, Phase::Over { .. });
-        finish(&View {
+        View {
             donkey: self.donkey,
             face_down: (0..n).map(|p| self.face_down_len(p)).collect(),
             face_down_tiles: over.then(|| {
@@ -154,7 +140,7 @@ impl Position {
                 Viewer::Seat(p) => Some(p),
                 Viewer::Spectator => None,
             },
-        })
+        }
     }
 
     /// An 80-column text rendering for `viewer`; players are P1..P6.

@@ -1,76 +1,76 @@
-//! The C ABI between engine-host and a game plugin.
+//! The C ABI between engine-host and a game plugin: ABI 3.0.
 //!
-//! A plugin exports one symbol, [`ENTRY_SYMBOL`], an `extern "C" fn() -> *const
-//! PluginApi`. The table starts with the ABI version and its own size; function
-//! pointers follow and new ones are only ever appended (a minor version bump).
-//! The host refuses a plugin whose [`PluginApi::abi_major`] differs from
-//! [`ABI_MAJOR`], and never calls a function beyond the table's `size`.
+//! A plugin exports one symbol, [`ENTRY_SYMBOL`], an [`EntryFn`] returning a
+//! static [`PluginApi`]. The table starts with the ABI version and its own
+//! size; its functions are the core every game has. Optional capabilities
+//! are **extensions**: the host asks [`PluginApi::get_extension`] for a
+//! versioned id ([`EXT_REMOVE_PLAYER`], …) and gets a static table of that
+//! extension's functions, or null. Adding a capability adds an id and its
+//! table; the core table never changes within a major version. A changed
+//! extension gets a new id (`…/2`), and a plugin may offer both.
+//!
+//! `docs/plugin-abi.md` in the repository walks through the ABI for a
+//! plugin written without this SDK, and `include/tabletop_plugin.h` is the
+//! C header generated from this module.
 //!
 //! # Versions
-//! - **2.0**: the hot path crosses the boundary once per call and copies
-//!   nothing it need not. `legal_actions` lends the plugin's own array (kept
-//!   per handle) instead of filling a caller buffer from thread-local scratch
-//!   (a dlopen'ed library reaches thread-locals through `__tls_get_addr`), and
-//!   `apply`/`apply_chance` report the new status, so a caller that tracks
-//!   it never calls `status` between moves.
-//! - **2.1**: `expand_notation` appended.
-//! - **2.2**: `remove_player` appended.
-//! - **2.3**: `new_state_raw` and `chance_outcomes` appended: the per-match
-//!   setup and every chance node cross as plain arrays instead of JSON text
-//!   (serialising and parsing them cost more than a short random match's
-//!   moves), and a new state reports its status in the same call.
-//! - **2.4**: `apply_and_lend_legal` appended: one crossing per ply. It
-//!   applies a joint action, reports the new status and lends the legal
-//!   actions of one player of the new state (the lowest-numbered mover, or a
-//!   player the caller names), which a playout or search loop would otherwise
-//!   ask for in a second call. `actions_to_strings` appended: the notation of
-//!   a whole list of actions in one call instead of one call per action.
-//! - **2.5**: `ply` appended: `apply_and_lend_legal` with its whole answer
-//!   (status, lent list, or error code and message) returned in two
-//!   registers as a [`RawPly`] instead of written through pointers, so a
-//!   ply's crossing stores and reloads nothing and the caller initialises
-//!   no buffers for it.
-//! - 1.0: the first table.
+//! The host refuses a plugin whose [`PluginApi::abi_major`] differs from
+//! [`ABI_MAJOR`], naming the ABI the plugin speaks, and a table whose
+//! [`PluginApi::size`] is smaller than the host's. [`PluginApi::abi_minor`]
+//! counts the extension ids defined since 3.0; a host never needs it to
+//! call a plugin (it asks for extensions by id).
 //!
 //! # Conventions for every function
-//! - **Return value**: an `i32` status, [`CODE_OK`] or an [`ErrorKind`](crate::ErrorKind)
-//!   code. On failure the function writes a UTF-8 message into its `out` buffer.
-//! - **Borrowed input**: [`StrRef`] and pointer+length pairs are owned by the
-//!   caller and only read during the call.
-//! - **Plugin-owned output**: a [`PluginBuf`] written to `out` is allocated by the
-//!   plugin and must be released with [`PluginApi::free_buf`] exactly once, by
-//!   the caller, from any thread. An untouched `out` stays `PluginBuf::EMPTY`.
+//! - **Threads.** Every function may be called from any thread. A state
+//!   handle is used by one call at a time (the caller serialises calls on
+//!   a handle); different handles may be used concurrently.
+//! - **Status codes.** A function returning `i32` returns [`CODE_OK`] or an
+//!   [`ErrorKind`](crate::ErrorKind) code, and on failure writes a UTF-8
+//!   message to its `out` buffer. Functions returning a [`RawPly`] pack the
+//!   code and a lent message into it instead.
+//! - **Borrowed input.** [`StrRef`]s and pointer+length pairs are owned by the
+//!   caller and read only during the call.
+//! - **Plugin-owned output.** A [`PluginBuf`] written to `out` is allocated
+//!   by the plugin and released by the caller with [`PluginApi::free_buf`],
+//!   exactly once, from any thread. An untouched `out` stays
+//!   [`PluginBuf::EMPTY`]; the caller passes it empty.
+//! - **Lent arrays.** Legal actions, chance outcomes and a failed ply's
+//!   message are lent: the array belongs to the handle and stays valid until
+//!   the next call with that handle or its `free_state`. The caller copies
+//!   what it keeps. An empty lent array may come with a dangling pointer.
 //! - **State handles** ([`StateHandle`]) are created by `new_state`,
-//!   `clone_state` and `resample` and owned by the caller until passed to
-//!   `free_state`. A handle may be used from any thread, but by one call at a
-//!   time; different handles may be used concurrently.
-//! - **No unwinding**: every function catches panics and reports
-//!   [`ErrorKind::Panic`](crate::ErrorKind::Panic). After a panic inside a call
-//!   that mutates a state, that handle is poisoned: later calls on it fail with
-//!   [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned) and it may only be freed.
+//!   `clone_state` and the resample extension, and owned by the caller until
+//!   passed to `free_state`. A handle is only ever passed to the plugin that
+//!   made it.
+//! - **No unwinding.** No function unwinds into the caller: a panic (or C++
+//!   exception) inside is caught and reported as
+//!   [`ErrorKind::Panic`](crate::ErrorKind::Panic). After a panic in a call
+//!   that mutates a state, that handle is poisoned: later calls on it fail
+//!   with [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned) and it may only
+//!   be freed.
+//! - **Viewers** are a seat index, or [`VIEWER_SPECTATOR`] for someone who
+//!   plays no seat.
+
+use std::ffi::c_void;
 
 /// The major ABI version: a plugin with another major version is refused.
-pub const ABI_MAJOR: u32 = 2;
-/// The minor ABI version: functions appended since 2.0.
-///
-/// Each appended function says in its docs which minor version added it. A
-/// host reads a function only when the plugin's [`PluginApi::size`] covers it,
-/// and otherwise uses that function's documented fallback.
-/// 2.1 appended [`PluginApi::expand_notation`].
-/// 2.2 appended [`PluginApi::remove_player`].
-/// 2.3 appended [`PluginApi::new_state_raw`] and [`PluginApi::chance_outcomes`].
-/// 2.4 appended [`PluginApi::apply_and_lend_legal`] and
-/// [`PluginApi::actions_to_strings`].
-/// 2.5 appended [`PluginApi::ply`].
-pub const ABI_MINOR: u32 = 5;
+pub const ABI_MAJOR: u32 = 3;
+/// The minor ABI version: extension ids defined since 3.0 (none yet).
+pub const ABI_MINOR: u32 = 0;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
 /// The status code of success.
 pub const CODE_OK: i32 = 0;
 
-/// The signature of [`ENTRY_SYMBOL`]. The returned table is static: it lives as
-/// long as the library, which the host never unloads. Callable from any thread.
+/// A viewer who plays no seat (the wire code of
+/// [`Viewer::Spectator`](crate::Viewer::Spectator)).
+pub const VIEWER_SPECTATOR: u32 = u32::MAX;
+
+/// The signature of [`ENTRY_SYMBOL`]: returns the plugin's static table (or
+/// null, which the host refuses). Takes nothing, allocates nothing, and
+/// returns the same pointer on every call; the table lives as long as the
+/// library, which the host never unloads. Callable from any thread.
 pub type EntryFn = unsafe extern "C" fn() -> *const PluginApi;
 
 /// An opaque game state owned by the plugin.
@@ -147,7 +147,8 @@ pub const STATUS_TERMINAL: u32 = 2;
 pub struct RawStatus {
     /// One of [`STATUS_TO_MOVE`], [`STATUS_CHANCE`], [`STATUS_TERMINAL`].
     pub kind: u32,
-    /// For [`STATUS_TO_MOVE`]: bitmask of the players to move.
+    /// For [`STATUS_TO_MOVE`]: bitmask of the players to move (bit `p` for
+    /// seat `p`); 0 otherwise.
     pub movers: u32,
 }
 
@@ -181,38 +182,12 @@ pub struct RawOption {
     pub value: StrRef,
 }
 
-/// [`PluginApi::apply_and_lend_legal`]'s `player` meaning "the lowest-numbered
-/// player to move in the new state".
+/// [`PluginApi::ply`]'s and [`PluginApi::apply_chance`]'s `lend`: lend the
+/// legal actions of the lowest-numbered player to move in the new state.
 pub const LEND_FIRST_MOVER: u32 = u32::MAX;
-
-/// What [`PluginApi::apply_and_lend_legal`] writes: the new status and a lent
-/// legal-action list, in one caller-owned struct so the call passes its
-/// arguments in registers.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct RawApplied {
-    /// The state's status after the joint action.
-    pub status: RawStatus,
-    /// `count` legal action ids of the player asked for (the caller's seat,
-    /// or the lowest bit of `status.movers`), ascending, owned by the plugin
-    /// (see [`PluginApi::apply_and_lend_legal`] for how long). May dangle
-    /// when `count` is 0.
-    pub ids: *const u64,
-    /// How many ids are lent.
-    pub count: usize,
-}
-
-impl RawApplied {
-    /// Nothing written yet.
-    pub const EMPTY: RawApplied = RawApplied {
-        status: RawStatus {
-            kind: STATUS_TERMINAL,
-            movers: 0,
-        },
-        ids: std::ptr::null(),
-        count: 0,
-    };
-}
+/// [`PluginApi::ply`]'s and [`PluginApi::apply_chance`]'s `lend`: lend
+/// nothing, only report the new status.
+pub const LEND_NOTHING: u32 = u32::MAX - 1;
 
 /// [`RawPly`]'s kind (bits 0–1 of [`RawPly::word`]) for a call that failed:
 /// the other three kinds are the status kinds ([`STATUS_TO_MOVE`],
@@ -223,9 +198,10 @@ pub const PLY_FAILED: u32 = 3;
 /// an error message.
 pub const PLY_MAX_LEN: usize = (1 << 30) - 1;
 
-/// What [`PluginApi::ply`] returns: 16 bytes of two integer words, which
-/// the C calling conventions of x86-64 and AArch64 return in two registers
-/// (`rax:rdx`, `x0:x1`).
+/// What [`PluginApi::ply`] and [`PluginApi::apply_chance`] return: 16 bytes
+/// of two integer words, which the C calling conventions of x86-64 and
+/// AArch64 return in two registers (`rax:rdx`, `x0:x1`), so a ply's crossing
+/// stores and reloads nothing.
 ///
 /// [`RawPly::word`] packs, from the lowest bit:
 /// - bits 0–1, the kind: a status kind ([`STATUS_TO_MOVE`],
@@ -238,15 +214,15 @@ pub const PLY_MAX_LEN: usize = (1 << 30) - 1;
 ///   [`STATUS_TO_MOVE`] (0 otherwise), on failure the
 ///   [`ErrorKind`](crate::ErrorKind) code.
 ///
-/// Both lent arrays are the plugin's own and belong to the handle, like
-/// `legal_actions`' answer: valid until the next call with the handle or
-/// its `free_state` (a failure on a null handle lends a static message).
-/// `lent` may dangle when the length is 0.
+/// Both lent arrays are the plugin's own and belong to the handle: valid
+/// until the next call with the handle or its `free_state` (a failure on a
+/// null handle lends a static message). `lent` may dangle when the length
+/// is 0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RawPly {
     /// The lent ids (`*const u64`), or the message's bytes (`*const u8`).
-    pub lent: *const std::ffi::c_void,
+    pub lent: *const c_void,
     /// Kind, length and movers or error code; see the type's docs.
     pub word: u64,
 }
@@ -265,8 +241,9 @@ impl RawPly {
         })
     }
 
-    /// A success that lends nothing: a status other than "to move", or a
-    /// seat that is not to move. `lent` dangles, as an empty list may.
+    /// A success that lends nothing: a status other than "to move", a seat
+    /// that is not to move, or [`LEND_NOTHING`]. `lent` dangles, as an empty
+    /// list may.
     #[inline]
     pub fn unlent(status: RawStatus) -> RawPly {
         RawPly {
@@ -340,13 +317,16 @@ pub struct RawOutcome {
 }
 
 /// The host's log sink: `level` is 1 error, 2 warn, 3 info, 4 debug, 5 trace;
-/// `message` is borrowed for the call. Must be callable from any thread.
-pub type LogFn = extern "C" fn(level: u32, message: StrRef);
+/// `message` (UTF-8) is borrowed for the call. Callable from any thread; it
+/// never unwinds.
+pub type LogFn = unsafe extern "C" fn(level: u32, message: StrRef);
 
-/// The function table a plugin exports. Fields are only ever appended.
+/// The function table a plugin exports: the core every game has.
 ///
-/// Every function is callable from any thread; see the module docs for the
-/// conventions on status codes, buffers and handles.
+/// See the module docs for the conventions every function follows (threads,
+/// status codes, buffers, lent arrays, handles, panics). All fields are
+/// required; optional capabilities are extensions, found with
+/// [`PluginApi::get_extension`].
 #[repr(C)]
 #[derive(Debug)]
 pub struct PluginApi {
@@ -354,86 +334,131 @@ pub struct PluginApi {
     pub abi_major: u32,
     /// [`ABI_MINOR`] of the SDK the plugin was built with.
     pub abi_minor: u32,
-    /// `size_of::<PluginApi>()` in the plugin: the host calls no function that
-    /// lies beyond it.
+    /// `size_of::<PluginApi>()` in the plugin: a host refuses a table smaller
+    /// than its own.
     pub size: usize,
 
-    /// Releases a buffer this plugin returned. Null/empty buffers are ignored.
-    pub free_buf: extern "C" fn(buf: PluginBuf),
-    /// Installs the host's log sink (or removes it with `None`). Process-wide.
-    pub set_logger: extern "C" fn(logger: Option<LogFn>),
-    /// Writes the manifest as JSON (see `Manifest`) into `out`.
-    pub manifest: extern "C" fn(out: *mut PluginBuf) -> i32,
+    /// Releases a buffer this plugin returned. An empty buffer (null `ptr`)
+    /// is ignored. Each buffer is released once; it must not be read after.
+    pub free_buf: unsafe extern "C" fn(buf: PluginBuf),
+    /// Installs the host's log sink, or removes it with `None`. Process-wide:
+    /// the plugin may call the sink from any thread until it is replaced.
+    pub set_logger: unsafe extern "C" fn(logger: Option<LogFn>),
+    /// Writes the manifest as JSON into `out` (the SDK's `Manifest`: name,
+    /// version, player range, options, rules summary and the `chance`,
+    /// `simultaneous`, `hidden_information` and `removable_players` claims).
+    /// The same text on every call.
+    pub manifest: unsafe extern "C" fn(out: *mut PluginBuf) -> i32,
+    /// Looks up the extension with the versioned id `id` (UTF-8, borrowed for
+    /// the call; see the `EXT_` constants). Returns a pointer to the
+    /// extension's static table (its `…Ext` struct), valid as long as the
+    /// library, or null when the plugin does not offer it. Never fails,
+    /// never allocates; the same answer on every call.
+    pub get_extension: unsafe extern "C" fn(id: StrRef) -> *const c_void,
 
-    /// Creates a state. `setup_json` is `{"players": n, "options": {"name": "text"}}`
-    /// with raw option texts, validated by the plugin; `position` is a position
-    /// text or null for the game's start. On success writes a new handle,
-    /// owned by the caller, into `*state_out`.
-    pub new_state: extern "C" fn(
-        setup_json: StrRef,
+    /// Creates a state for `players` seats.
+    ///
+    /// `options` points to `option_count` [`RawOption`]s (null when
+    /// `option_count` is 0): raw texts validated by the plugin against its
+    /// manifest, each name at most once, unnamed options taking their
+    /// defaults. `position` is a position text, or null for the game's start.
+    /// On success writes a new handle, owned by the caller until
+    /// `free_state`, into `*state_out` and its status into `*status_out`; on
+    /// failure writes neither and `out` holds the message
+    /// ([`ErrorKind::InvalidOption`](crate::ErrorKind::InvalidOption) or
+    /// [`ErrorKind::InvalidPosition`](crate::ErrorKind::InvalidPosition)).
+    /// Touches no existing handle.
+    pub new_state: unsafe extern "C" fn(
+        players: u32,
+        options: *const RawOption,
+        option_count: usize,
         position: StrRef,
         state_out: *mut *mut StateHandle,
+        status_out: *mut RawStatus,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Writes a new, independent copy of `state` into `*state_out`.
-    pub clone_state: extern "C" fn(
+    /// Writes a new, independent copy of `state` (same status) into
+    /// `*state_out`, owned by the caller. Only reads `state`.
+    pub clone_state: unsafe extern "C" fn(
         state: *const StateHandle,
         state_out: *mut *mut StateHandle,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Destroys a handle. Null is ignored. The handle must not be used after.
-    pub free_state: extern "C" fn(state: *mut StateHandle),
+    /// Destroys a handle and everything it lent. Null is ignored. The handle
+    /// must not be used after.
+    pub free_state: unsafe extern "C" fn(state: *mut StateHandle),
 
-    /// Writes the status of `state` into `*status_out`.
-    pub status: extern "C" fn(
+    /// Writes the status of `state` into `*status_out`. Only reads `state`.
+    pub status: unsafe extern "C" fn(
         state: *const StateHandle,
         status_out: *mut RawStatus,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Writes the chance node as JSON (`{"Explicit":[[outcome,p],…]}` or `"Sampled"`).
-    pub chance: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
-    /// Writes the results as JSON (`[{"rank":1,"score":3.0},…]`).
-    pub results: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
+    /// Lends the chance node of `state`, whose status is chance.
+    ///
+    /// Writes [`CHANCE_EXPLICIT`] or [`CHANCE_SAMPLED`] into `*kind_out`. For
+    /// an explicit node writes a pointer to `*count_out` [`RawOutcome`]s into
+    /// `*outcomes_out`, in the game's order (a lent array); for a sampled one
+    /// `*count_out` is 0 and the pointer may dangle. Only reads `state`.
+    pub chance_outcomes: unsafe extern "C" fn(
+        state: *const StateHandle,
+        kind_out: *mut u32,
+        outcomes_out: *mut *const RawOutcome,
+        count_out: *mut usize,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Writes every seat's result as JSON into `out`:
+    /// `[{"rank":1,"score":3.0},…]`, one entry per seat, rank 1 first place
+    /// and shared ranks for ties. Only for a terminal state; only reads it.
+    pub results: unsafe extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
     /// Lends `player`'s legal action ids, ascending: writes a pointer to
-    /// `*count_out` ids into `*ids_out`. The array is owned by the plugin and
-    /// belongs to `state`: it stays valid until the next call with this handle
-    /// or its `free_state`, so the caller copies what it keeps. An empty answer
-    /// may come with a dangling (non-null, unreadable) pointer.
-    pub legal_actions: extern "C" fn(
+    /// `*count_out` ids into `*ids_out` (a lent array). Empty for a seat that
+    /// is not to move. Only reads `state`.
+    pub legal_actions: unsafe extern "C" fn(
         state: *const StateHandle,
         player: u32,
         ids_out: *mut *const u64,
         count_out: *mut usize,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Applies a joint action (`moves`, `count` entries, caller-owned) and writes
-    /// the new status into `*status_out`, so a caller that tracks the status
-    /// needs no `status` call per transition. On error the state (and
-    /// `*status_out`) is unchanged.
-    pub apply: extern "C" fn(
+    /// Applies a joint action and lends legal actions of the new state: one
+    /// crossing per ply.
+    ///
+    /// `moves` points to `count` moves (caller-owned, read during the call;
+    /// non-null and aligned even when `count` is 0, as a slice's pointer is):
+    /// exactly one per player to move. `lend` names whose legal actions to
+    /// lend afterwards: a seat, [`LEND_FIRST_MOVER`], or [`LEND_NOTHING`].
+    ///
+    /// On success the answer's kind is the new status's, and when it is "to
+    /// move" the asked player's ids are lent (none for a seat not to move).
+    /// On failure the kind is [`PLY_FAILED`] with the error code and a lent
+    /// message, and the state is unchanged unless the call panicked (which
+    /// poisons the handle). Nothing is allocated for the caller. A legal
+    /// list longer than [`PLY_MAX_LEN`] fails with
+    /// [`ErrorKind::Internal`](crate::ErrorKind::Internal).
+    pub ply: unsafe extern "C" fn(
         state: *mut StateHandle,
         moves: *const RawMove,
         count: usize,
-        status_out: *mut RawStatus,
-        out: *mut PluginBuf,
-    ) -> i32,
-    /// Applies a chance outcome and writes the new status into `*status_out`.
-    /// On error the state (and `*status_out`) is unchanged.
-    pub apply_chance: extern "C" fn(
-        state: *mut StateHandle,
-        outcome: u64,
-        status_out: *mut RawStatus,
-        out: *mut PluginBuf,
-    ) -> i32,
+        lend: u32,
+    ) -> RawPly,
+    /// Applies a chance outcome (one listed by `chance_outcomes`, or any
+    /// `u64` for a sampled node) and answers exactly as [`PluginApi::ply`]
+    /// does, lending for `lend`.
+    pub apply_chance:
+        unsafe extern "C" fn(state: *mut StateHandle, outcome: u64, lend: u32) -> RawPly,
 
-    /// Writes the JSON view for `viewer` (a seat, or `u32::MAX` for a spectator).
-    pub view: extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
-    /// Writes the text rendering for `viewer`.
+    /// Writes the JSON view of `state` for `viewer` into `out`: only what
+    /// that viewer may know. Only reads `state`.
+    pub view:
+        unsafe extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
+    /// Writes a text rendering for a terminal (80 columns) for `viewer`.
+    /// Only reads `state`.
     pub render_text:
-        extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
-    /// Writes the JSON event `viewer` saw when `transition` took `before` to
-    /// `after` (two handles of this plugin).
-    pub event: extern "C" fn(
+        unsafe extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
+    /// Writes the JSON event `viewer` saw when `transition` (borrowed) took
+    /// `before` to `after`, two handles of this plugin. Only reads both.
+    pub event: unsafe extern "C" fn(
         before: *const StateHandle,
         transition: *const RawTransition,
         after: *const StateHandle,
@@ -441,229 +466,185 @@ pub struct PluginApi {
         out: *mut PluginBuf,
     ) -> i32,
 
-    /// Writes the position text of `state`.
-    pub position: extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
-    /// Writes the text of `action` for `player`.
-    pub action_to_string: extern "C" fn(
+    /// Writes the position text of `state` (everything, hidden information
+    /// included); `new_state` reads it back to an equal state.
+    pub position: unsafe extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
+    /// Writes the notation of `count` actions of `player` (`ids`, caller-owned):
+    /// the texts concatenated in order into `out` (untouched when all are
+    /// empty), and into `ends_out[i]` (caller-owned, `count` entries) the
+    /// byte offset where the text of `ids[i]` ends. On failure (an id that is
+    /// not an action, or more than `u32::MAX` bytes) `out` holds the message
+    /// and `ends_out` is unspecified. Only reads `state`.
+    pub actions_to_strings: unsafe extern "C" fn(
         state: *const StateHandle,
         player: u32,
-        action: u64,
+        ids: *const u64,
+        count: usize,
+        ends_out: *mut u32,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Parses `text` as a legal action of `player`, writing its id to `*action_out`.
-    pub parse_action: extern "C" fn(
+    /// Reads `text` as a legal action of `player` and writes its id into
+    /// `*action_out`. The refusal's message reveals nothing hidden. Only
+    /// reads `state`.
+    pub parse_action: unsafe extern "C" fn(
         state: *const StateHandle,
         player: u32,
         text: StrRef,
         action_out: *mut u64,
         out: *mut PluginBuf,
     ) -> i32,
-    /// Writes into `*state_out` a new state consistent with all `viewer` knows,
-    /// drawn with `random`.
-    pub resample: extern "C" fn(
+}
+
+/// Extension [`RemovePlayerExt`]: taking one seat out of a running game.
+pub const EXT_REMOVE_PLAYER: &str = "tabletop.remove-player/1";
+/// Extension [`ExpandNotationExt`]: shorthands standing for several actions.
+pub const EXT_EXPAND_NOTATION: &str = "tabletop.expand-notation/1";
+/// Extension [`ResampleExt`]: states consistent with what a viewer knows.
+pub const EXT_RESAMPLE: &str = "tabletop.resample/1";
+/// Reserved: extension [`SeatNamesExt`], the game's names of its seats.
+pub const EXT_SEAT_NAMES: &str = "tabletop.seat-names/1";
+/// Reserved: extension [`SeatsOutExt`], which seats are out and why.
+pub const EXT_SEATS_OUT: &str = "tabletop.seats-out/1";
+/// Reserved: extension [`ExplainRefusalExt`], why an action is not legal now.
+pub const EXT_EXPLAIN_REFUSAL: &str = "tabletop.explain-refusal/1";
+/// Reserved: extension [`SvgBoardExt`], the board as SVG for a viewer.
+pub const EXT_SVG_BOARD: &str = "tabletop.svg-board/1";
+/// Reserved: extension [`ActionTargetsExt`], the board elements an action
+/// involves.
+pub const EXT_ACTION_TARGETS: &str = "tabletop.action-targets/1";
+/// Reserved: extension [`EvaluateExt`], a position's value for each seat.
+pub const EXT_EVALUATE: &str = "tabletop.evaluate/1";
+
+/// [`EXT_REMOVE_PLAYER`]: a plugin offers it exactly when its manifest says
+/// `removable_players`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct RemovePlayerExt {
+    /// Takes seat `player` out of the running game in `state`; the others
+    /// play on, and when too few are left the game ends as its rules say.
+    /// Mutates `state` like `ply` (a panic poisons the handle). On success
+    /// writes the new status into `*status_out`; on failure (no such seat,
+    /// already out, the game is over) the state is unchanged and `out` holds
+    /// the message.
+    pub remove_player: unsafe extern "C" fn(
+        state: *mut StateHandle,
+        player: u32,
+        status_out: *mut RawStatus,
+        out: *mut PluginBuf,
+    ) -> i32,
+}
+
+/// [`EXT_EXPAND_NOTATION`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct ExpandNotationExt {
+    /// Expands a shorthand of `player`: a `text` (borrowed) that stands for
+    /// several single-action notations in a row. On [`CODE_OK`], `out` stays
+    /// empty when the text is not a shorthand (the host then uses
+    /// `parse_action`), and otherwise holds a JSON array of strings, the
+    /// single-action notations in order, which the host checks and applies
+    /// as one request. On failure `out` holds a message naming the place in
+    /// the text that is wrong. Only reads `state`.
+    pub expand_notation: unsafe extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        text: StrRef,
+        out: *mut PluginBuf,
+    ) -> i32,
+}
+
+/// [`EXT_RESAMPLE`]: games with hidden information offer it; without it the
+/// host treats a state as hiding nothing (a resample is a clone).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ResampleExt {
+    /// Writes into `*state_out` (owned by the caller) a new state consistent
+    /// with everything `viewer` knows of `state`, drawn with `random`: the
+    /// same for the same `random`. Only reads `state`.
+    pub resample: unsafe extern "C" fn(
         state: *const StateHandle,
         viewer: u32,
         random: u64,
         state_out: *mut *mut StateHandle,
         out: *mut PluginBuf,
     ) -> i32,
+}
 
-    /// *Added in 2.1.* Expands a shorthand of `player` (see
-    /// `Game::expand_notation`): a `text` (caller-owned, borrowed for the call)
-    /// that stands for several single-action notations in a row.
-    ///
-    /// On [`CODE_OK`], `out` stays `PluginBuf::EMPTY` when the text is not a
-    /// shorthand; otherwise it holds a plugin-owned JSON array of strings, the
-    /// single-action notations in order (the caller frees it with `free_buf`).
-    /// On failure `out` holds the message. It only reads `state` (never
-    /// changes it); like every function it may be called from any thread, one
-    /// call at a time per handle.
-    ///
-    /// **Fallback:** a plugin whose table `size` does not cover this field
-    /// (ABI 2.0) has no shorthands: the host treats every text as "not a
-    /// shorthand".
-    pub expand_notation: extern "C" fn(
+/// [`EXT_SEAT_NAMES`] (reserved: defined, not yet asked for by the host).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SeatNamesExt {
+    /// Writes into `out` a JSON array of `players` strings: the game's short
+    /// name of each seat in a match of that size (`["A","B"]`, `["P1","P2"]`).
+    /// Touches no handle.
+    pub seat_names: unsafe extern "C" fn(players: u32, out: *mut PluginBuf) -> i32,
+}
+
+/// [`EXT_SEATS_OUT`] (reserved: defined, not yet asked for by the host).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SeatsOutExt {
+    /// Writes into `out` a JSON array of the seats the rules have taken out of
+    /// `state` and why: `[{"seat":2,"reason":"F7: no piece on top of a
+    /// stack"}]`, empty when every seat plays on. Only reads `state`.
+    pub seats_out: unsafe extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
+}
+
+/// [`EXT_EXPLAIN_REFUSAL`] (reserved: defined, not yet asked for by the host).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ExplainRefusalExt {
+    /// Writes into `out` one sentence saying why `text` (borrowed) is not a
+    /// legal action of `player` now, citing the rule; `out` stays empty when
+    /// it is legal. Reveals nothing hidden from `player`. Only reads `state`.
+    pub explain_refusal: unsafe extern "C" fn(
         state: *const StateHandle,
         player: u32,
         text: StrRef,
         out: *mut PluginBuf,
     ) -> i32,
-
-    /// *Added in 2.2.* Takes seat `player` out of the running game in `state` (see
-    /// `Game::remove_player`); the others play on. Mutates `state` like
-    /// `apply`: the caller holds the handle for the call (one call at a time
-    /// per handle, from any thread), and a panic inside poisons it. On error
-    /// (no such seat, already out, game over, or
-    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) for a game
-    /// whose manifest says `removable_players: false`) the state is unchanged
-    /// and a message is written to `out`, plugin-owned as always.
-    ///
-    /// **Fallback:** a plugin whose table `size` does not cover this field
-    /// (ABI 2.0 and 2.1) cannot remove players, whatever its manifest says.
-    pub remove_player: RemovePlayerFn,
-
-    /// *Added in 2.3.* Creates a state like `new_state`, with the setup as plain
-    /// data instead of JSON, and reports its status like `apply`.
-    ///
-    /// `players` seats; `options` points to `option_count` [`RawOption`]s
-    /// (null when `option_count` is 0), raw texts validated by the plugin, each
-    /// name at most once. Like every [`StrRef`] they, and `position` (a
-    /// position text, or null for the game's start), are owned by the caller
-    /// and only read during the call. On success writes a new handle, owned
-    /// by the caller until `free_state`, into `*state_out` and its status into
-    /// `*status_out`; on failure neither is written and `out` holds the
-    /// message (plugin-owned, freed with `free_buf`). Callable from any
-    /// thread; it touches no existing handle.
-    ///
-    /// **Fallback:** for a plugin whose table `size` does not cover this field
-    /// (ABI 2.0 to 2.2) the host writes the setup as JSON for `new_state` and
-    /// asks `status` once.
-    pub new_state_raw: NewStateRawFn,
-
-    /// *Added in 2.3.* Lends the chance node of `state` (whose status is
-    /// chance) as plain data instead of the JSON of `chance`.
-    ///
-    /// Writes [`CHANCE_EXPLICIT`] or [`CHANCE_SAMPLED`] into `*kind_out`. For
-    /// an explicit node writes a pointer to `*count_out` [`RawOutcome`]s into
-    /// `*outcomes_out`, in the game's order; for a sampled one `*count_out`
-    /// is 0 (and the pointer may dangle). The array is owned by the plugin and
-    /// belongs to `state`, like `legal_actions`' answer: it stays valid until
-    /// the next call with this handle or its `free_state`, so the caller
-    /// copies what it keeps. It only reads `state`; one call at a time per
-    /// handle, from any thread. On failure nothing is lent and `out` holds
-    /// the message.
-    ///
-    /// **Fallback:** for a plugin whose table `size` does not cover this field
-    /// (ABI 2.0 to 2.2) the host parses the JSON of `chance`.
-    pub chance_outcomes: ChanceOutcomesFn,
-
-    /// *Added in 2.4.* Applies a joint action like `apply` and, in the same
-    /// call, lends legal actions of the new state like `legal_actions`: one
-    /// crossing per ply instead of two.
-    ///
-    /// `moves` (`count` entries) is owned by the caller and only read during
-    /// the call. `player` names whose legal actions to lend: a seat, or
-    /// [`LEND_FIRST_MOVER`] for the lowest-numbered player to move. On
-    /// [`CODE_OK`] the plugin writes into `*applied_out` (caller-owned) the
-    /// new status and, when that status is "to move", that player's legal
-    /// ids (empty for a seat not to move); otherwise `count` is 0 (and `ids`
-    /// may dangle). With several players to move
-    /// (simultaneous turns) the caller asks `legal_actions` for the others.
-    ///
-    /// The lent array is the plugin's own and belongs to `state`, exactly like
-    /// `legal_actions`' answer (the same per-handle storage): valid until the
-    /// next call with this handle or its `free_state`. Mutates `state` like
-    /// `apply`: one call at a time per handle, from any thread, and a panic
-    /// inside poisons the handle. On error the state is unchanged, nothing is
-    /// lent, `*applied_out` is not written and `out` holds the message
-    /// (plugin-owned, freed with `free_buf`).
-    ///
-    /// **Fallback:** for a plugin whose table `size` does not cover this field
-    /// (ABI 2.0 to 2.3) the host calls `apply`, then `legal_actions` when the
-    /// new status is "to move": the same answer in two crossings.
-    pub apply_and_lend_legal: ApplyAndLendLegalFn,
-
-    /// *Added in 2.4.* Writes the notation of `count` actions of `player` at
-    /// once, as `action_to_string` would one by one: one crossing for a whole
-    /// legal list.
-    ///
-    /// `ids` (`count` entries) is owned by the caller and only read during
-    /// the call. On [`CODE_OK`] the plugin writes the texts, concatenated in
-    /// order, into `out` (plugin-owned, freed with `free_buf`; untouched when
-    /// every text is empty), and into `ends_out[i]` (a caller-owned array of
-    /// `count` `u32`s) the byte offset in `out` where the text of `ids[i]`
-    /// ends, so text `i` is `out[ends_out[i - 1]..ends_out[i]]` (from 0 for
-    /// the first). On failure (an id `action_to_string` refuses, or more than
-    /// `u32::MAX` bytes of text) `out` holds the message and `ends_out` is
-    /// unspecified. It only reads `state`; one call at a time per handle,
-    /// from any thread.
-    ///
-    /// **Fallback:** for a plugin whose table `size` does not cover this field
-    /// (ABI 2.0 to 2.3) the host calls `action_to_string` once per action.
-    pub actions_to_strings: ActionsToStringsFn,
-
-    /// *Added in 2.5.* [`PluginApi::apply_and_lend_legal`] with its answer
-    /// returned as a [`RawPly`] (two registers) instead of written through
-    /// `applied_out` and `out`: the same work, the same meaning of `moves`,
-    /// `count` and `player` (a seat, or [`LEND_FIRST_MOVER`]). `moves` must
-    /// point to `count` readable entries, and be non-null and aligned even
-    /// when `count` is 0 (as a slice's pointer is): unlike the older
-    /// functions, `ply` does not test it.
-    ///
-    /// On success the kind is the new status's, and for "to move" the ids
-    /// of the asked player are lent (none for a seat not to move; none for
-    /// the other statuses). On failure the kind is [`PLY_FAILED`], the high
-    /// word holds the error code and the message's bytes are lent instead
-    /// of the ids; the state is unchanged unless the call panicked. Nothing
-    /// is allocated for the caller and nothing is to be freed: every lent
-    /// array belongs to `state` (see [`RawPly`] for how long it stays
-    /// valid). A legal list longer than [`PLY_MAX_LEN`] fails with
-    /// [`ErrorKind::Internal`](crate::ErrorKind::Internal).
-    ///
-    /// Mutates `state` like `apply`: one call at a time per handle, from
-    /// any thread. A panic anywhere in the call poisons the handle (later
-    /// calls on it fail with [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned)).
-    ///
-    /// **Fallback:** for a plugin whose table `size` does not cover this
-    /// field (ABI 2.0 to 2.4) the host calls `apply_and_lend_legal` (2.4),
-    /// or else `apply` and then `legal_actions`.
-    pub ply: PlyFn,
 }
 
-/// The signature of [`PluginApi::remove_player`] (ABI 2.2).
-pub type RemovePlayerFn =
-    extern "C" fn(state: *mut StateHandle, player: u32, out: *mut PluginBuf) -> i32;
+/// [`EXT_SVG_BOARD`] (reserved: defined, not yet asked for by the host).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SvgBoardExt {
+    /// Writes into `out` an SVG document of the board as `viewer` may see it.
+    /// Elements an action can involve carry the `id`s that
+    /// [`ActionTargetsExt`] names. Only reads `state`.
+    pub render_svg:
+        unsafe extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
+}
 
-/// The signature of [`PluginApi::new_state_raw`] (ABI 2.3).
-pub type NewStateRawFn = extern "C" fn(
-    players: u32,
-    options: *const RawOption,
-    option_count: usize,
-    position: StrRef,
-    state_out: *mut *mut StateHandle,
-    status_out: *mut RawStatus,
-    out: *mut PluginBuf,
-) -> i32;
+/// [`EXT_ACTION_TARGETS`] (reserved: defined, not yet asked for by the host).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ActionTargetsExt {
+    /// Writes into `out` a JSON array with one entry per id of `ids` (`count`,
+    /// caller-owned): the array of board element ids that action of `player`
+    /// involves, in the order a person would click them (from, then to).
+    /// Only reads `state`.
+    pub action_targets: unsafe extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        ids: *const u64,
+        count: usize,
+        out: *mut PluginBuf,
+    ) -> i32,
+}
 
-/// The signature of [`PluginApi::chance_outcomes`] (ABI 2.3).
-pub type ChanceOutcomesFn = extern "C" fn(
-    state: *const StateHandle,
-    kind_out: *mut u32,
-    outcomes_out: *mut *const RawOutcome,
-    count_out: *mut usize,
-    out: *mut PluginBuf,
-) -> i32;
-
-/// The signature of [`PluginApi::apply_and_lend_legal`] (ABI 2.4).
-pub type ApplyAndLendLegalFn = extern "C" fn(
-    state: *mut StateHandle,
-    moves: *const RawMove,
-    count: usize,
-    player: u32,
-    applied_out: *mut RawApplied,
-    out: *mut PluginBuf,
-) -> i32;
-
-/// The signature of [`PluginApi::ply`] (ABI 2.5).
-pub type PlyFn = extern "C" fn(
-    state: *mut StateHandle,
-    moves: *const RawMove,
-    count: usize,
-    player: u32,
-) -> RawPly;
-
-/// The signature of [`PluginApi::actions_to_strings`] (ABI 2.4).
-pub type ActionsToStringsFn = extern "C" fn(
-    state: *const StateHandle,
-    player: u32,
-    ids: *const u64,
-    count: usize,
-    ends_out: *mut u32,
-    out: *mut PluginBuf,
-) -> i32;
-
-// SAFETY: the table holds only function pointers and integers; it is immutable
-// and every function is documented as callable from any thread.
-unsafe impl Sync for PluginApi {}
-// SAFETY: as above: no interior state, nothing tied to a thread.
-unsafe impl Send for PluginApi {}
+/// [`EXT_EVALUATE`] (reserved: defined, not yet asked for by the host).
+#[repr(C)]
+#[derive(Debug)]
+pub struct EvaluateExt {
+    /// Writes into `values_out` (caller-owned, `count` entries, one per seat)
+    /// the game's estimate of each seat's final standing from `state`, from 0
+    /// (certain last place) to 1 (certain win); for cutting off a search's
+    /// playouts. Only reads `state`.
+    pub evaluate: unsafe extern "C" fn(
+        state: *const StateHandle,
+        values_out: *mut f64,
+        count: usize,
+        out: *mut PluginBuf,
+    ) -> i32,
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::GameError;
-use crate::game::Game;
+use crate::game::{Extension, Game};
 use crate::manifest::{Manifest, Setup};
 use crate::types::{ActionId, Chance, Move, Player, PlayerResult, Status, Transition, Viewer};
 
@@ -56,8 +56,8 @@ pub trait DynState: Send {
     /// is [`Status::ToMove`], the legal actions of `player` (or, for `None`,
     /// of the lowest-numbered mover), like [`DynState::lend_legal_actions`];
     /// otherwise the list is empty. A plugin does all of it in one call
-    /// (ABI 2.4; since 2.5 the answer comes back in registers); this
-    /// default applies, asks the status, then lends. With several movers
+    /// (`ply`, its answer in registers); this default applies, asks the
+    /// status, then lends. With several movers
     /// the caller lends the others' lists itself. On error
     /// nothing is lent (and, if the move was refused, the state is
     /// unchanged).
@@ -97,7 +97,7 @@ pub trait DynState: Send {
     /// The notation of each of `ids` (actions of `player`), as
     /// [`DynState::action_to_string`] gives it, appended to `text`; after
     /// each, its end offset in `text` is pushed to `ends`. A plugin does it
-    /// in one call (ABI 2.4); this default loops `action_to_string`. On error
+    /// in one call; this default loops `action_to_string`. On error
     /// `text` and `ends` may hold part of the answer.
     fn actions_to_strings(
         &self,
@@ -136,7 +136,7 @@ pub struct InProcess<G: Game> {
 impl<G: Game> InProcess<G> {
     /// Wraps `game`.
     pub fn new(game: G) -> InProcess<G> {
-        let manifest = game.manifest();
+        let manifest = crate::export::manifest_of(&game);
         InProcess {
             game: Arc::new(game),
             manifest,
@@ -234,7 +234,8 @@ impl<G: Game> DynState for InProcessState<G> {
     }
 
     fn view(&self, viewer: Viewer) -> Result<String, GameError> {
-        Ok(self.game.view_json(&self.state, viewer))
+        serde_json::to_string(&self.game.view(&self.state, viewer))
+            .map_err(|e| GameError::internal(format!("the view does not serialise: {e}")))
     }
 
     fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {
@@ -269,19 +270,33 @@ impl<G: Game> DynState for InProcessState<G> {
         self.game.parse_action(&self.state, player, text)
     }
 
+    // The extensions behave as a plugin's do: a game that does not list one
+    // is answered as the host answers a plugin without it.
+
     fn expand_notation(
         &self,
         player: Player,
         text: &str,
     ) -> Result<Option<Vec<String>>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::ExpandNotation) {
+            return Ok(None);
+        }
         self.game.expand_notation(&self.state, player, text)
     }
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::Resample) {
+            return self.clone_state();
+        }
         Ok(self.wrap(self.game.resample(&self.state, viewer, random)))
     }
 
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
+        if !G::EXTENSIONS.contains(&Extension::RemovePlayer) {
+            return Err(GameError::unsupported(
+                "this game cannot take a player out of a running game",
+            ));
+        }
         self.game.remove_player(&mut self.state, player)
     }
 }

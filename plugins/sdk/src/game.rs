@@ -23,6 +23,16 @@ pub trait Game: Default + Send + Sync + 'static {
     /// One game state. Cloning it must be cheap enough for the host to snapshot.
     type State: Clone + Send + 'static;
 
+    /// What [`Game::view`] returns: typed data, often borrowing from the
+    /// state, that serialises to the view's JSON (or a `serde_json::Value`
+    /// built by hand).
+    type View<'a>: serde::Serialize;
+
+    /// The optional capabilities this game implements, each an ABI extension
+    /// the plugin offers (see [`Extension`]). The SDK offers exactly these,
+    /// and the kit checks them against the manifest's claims.
+    const EXTENSIONS: &'static [Extension] = &[];
+
     /// The game's name, version, players, options and rules summary.
     fn manifest(&self) -> Manifest;
 
@@ -81,7 +91,7 @@ pub trait Game: Default + Send + Sync + 'static {
         text: &str,
     ) -> Result<ActionId, GameError>;
 
-    /// Expands a shorthand: a text that stands for several single actions of
+    /// Expands a shorthand (extension [`Extension::ExpandNotation`]): a text that stands for several single actions of
     /// `player` in a row (War writes a whole setup layout in one text).
     ///
     /// `Ok(None)` (the default) means the text is not a shorthand, and the
@@ -102,17 +112,9 @@ pub trait Game: Default + Send + Sync + 'static {
         Ok(None)
     }
 
-    /// The state as `viewer` may see it, as JSON. After the end the view may
-    /// reveal everything.
-    fn view(&self, state: &Self::State, viewer: Viewer) -> serde_json::Value;
-
-    /// [`Game::view`] as JSON text: what the host sends. The default
-    /// serializes the `Value`; a game with a large view can write the same
-    /// JSON straight from typed (`#[derive(Serialize)]`) data and skip
-    /// building the tree. It must parse to exactly what `view` returns.
-    fn view_json(&self, state: &Self::State, viewer: Viewer) -> String {
-        self.view(state, viewer).to_string()
-    }
+    /// The state as `viewer` may see it; the SDK serialises it to the JSON
+    /// the host sends. After the end the view may reveal everything.
+    fn view<'a>(&'a self, state: &'a Self::State, viewer: Viewer) -> Self::View<'a>;
 
     /// A text rendering for a terminal (80 columns) as `viewer` may see it.
     fn render_text(&self, state: &Self::State, viewer: Viewer) -> String;
@@ -148,7 +150,8 @@ pub trait Game: Default + Send + Sync + 'static {
         }
     }
 
-    /// Takes `player` out of a running game: the host calls it when the
+    /// Takes `player` out of a running game (extension
+    /// [`Extension::RemovePlayer`]): the host calls it when the
     /// player's clock runs out and the match's time control says `out`. The
     /// others play on; `player` is never to move again, and when too few
     /// players are left the game ends as its rules say ([`Game::status`]
@@ -156,7 +159,8 @@ pub trait Game: Default + Send + Sync + 'static {
     /// the removed ones included.
     ///
     /// Refuses (and changes nothing) a seat that does not exist, is already
-    /// out, or a game that is over. Games that support it say so with
+    /// out, or a game that is over. Games that support it list
+    /// [`Extension::RemovePlayer`] and say so with
     /// [`Manifest::removable_players`]; the default refuses every call with
     /// [`GameError::unsupported`].
     fn remove_player(&self, state: &mut Self::State, player: Player) -> Result<(), GameError> {
@@ -167,9 +171,43 @@ pub trait Game: Default + Send + Sync + 'static {
     }
 
     /// Another state consistent with everything `viewer` knows, drawn using
-    /// `random`. Games without hidden information return a clone (the default).
+    /// `random` (extension [`Extension::Resample`]). Games without hidden
+    /// information return a clone (the default) and need not list it.
     fn resample(&self, state: &Self::State, viewer: Viewer, random: u64) -> Self::State {
         let _ = (viewer, random);
         state.clone()
+    }
+}
+
+/// An optional capability of a game: each is one extension of the C ABI
+/// ([`crate::abi`]), offered by a plugin whose game lists it in
+/// [`Game::EXTENSIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Extension {
+    /// [`Game::remove_player`] ([`crate::abi::EXT_REMOVE_PLAYER`]). A game
+    /// lists it exactly when its manifest says `removable_players`.
+    RemovePlayer,
+    /// [`Game::expand_notation`] ([`crate::abi::EXT_EXPAND_NOTATION`]).
+    ExpandNotation,
+    /// [`Game::resample`] ([`crate::abi::EXT_RESAMPLE`]). A game with hidden
+    /// information lists it.
+    Resample,
+}
+
+impl Extension {
+    /// Every extension the SDK implements.
+    pub const ALL: [Extension; 3] = [
+        Extension::RemovePlayer,
+        Extension::ExpandNotation,
+        Extension::Resample,
+    ];
+
+    /// The versioned id the ABI looks it up by.
+    pub fn id(self) -> &'static str {
+        match self {
+            Extension::RemovePlayer => crate::abi::EXT_REMOVE_PLAYER,
+            Extension::ExpandNotation => crate::abi::EXT_EXPAND_NOTATION,
+            Extension::Resample => crate::abi::EXT_RESAMPLE,
+        }
     }
 }

@@ -2,9 +2,10 @@
 //! engine-host can load, and the conformance kit that proves it behaves.
 //!
 //! A game implements the safe [`Game`] trait and ends its crate with one
-//! [`export_game!`] line; the macro writes every `extern "C"` shim of the C ABI
-//! ([`abi`]), each wrapped in `catch_unwind`, so game crates can
-//! `#![forbid(unsafe_code)]`.
+//! [`export_game!`] line; the macro writes every `unsafe extern "C"` shim of
+//! the C ABI ([`abi`]), each wrapped in `catch_unwind`, and answers the ABI's
+//! extension lookups for the [`Extension`]s the game lists, so game crates
+//! can `#![forbid(unsafe_code)]`.
 //!
 //! # Example
 //! A one-move game: the only player says "done" and wins.
@@ -19,6 +20,7 @@
 //!
 //! impl Game for Solo {
 //!     type State = bool; // finished?
+//!     type View<'a> = serde_json::Value;
 //!     fn manifest(&self) -> Manifest {
 //!         Manifest {
 //!             name: "solo".into(), version: "1.0.0".into(), min_players: 1, max_players: 1,
@@ -74,6 +76,7 @@ pub mod chance;
 pub mod conformance;
 mod dynamic;
 mod error;
+#[doc(hidden)]
 pub mod export;
 mod game;
 pub mod log;
@@ -83,7 +86,7 @@ mod types;
 
 pub use dynamic::{DynGame, DynState, InProcess};
 pub use error::{ErrorKind, GameError};
-pub use game::Game;
+pub use game::{Extension, Game};
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};
 pub use types::{
     ActionId, Chance, Move, Player, PlayerResult, PlayerSet, Players, Status, Transition, Viewer,

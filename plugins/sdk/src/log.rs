@@ -29,7 +29,10 @@ pub enum Level {
 pub fn log(level: Level, message: &str) {
     let logger = *LOGGER.read().unwrap_or_else(|e| e.into_inner());
     if let Some(logger) = logger {
-        logger(level as u32, StrRef::new(message));
+        // SAFETY: the host installed this sink through `set_logger`, promising
+        // it may be called from any thread while installed; the message is
+        // lent for the call only.
+        unsafe { logger(level as u32, StrRef::new(message)) };
     }
 }
 

@@ -35,6 +35,8 @@ fn the_kit_catches_a_leaking_view() {
     struct Leaky(example::Guess);
     impl tabletop_sdk::Game for Leaky {
         type State = example::State;
+        type View<'a> = serde_json::Value;
+        const EXTENSIONS: &'static [tabletop_sdk::Extension] = &[tabletop_sdk::Extension::Resample];
         fn manifest(&self) -> tabletop_sdk::Manifest {
             self.0.manifest()
         }
@@ -140,8 +142,8 @@ fn options_are_validated_with_clear_errors() {
 
 #[test]
 fn a_game_without_shorthands_expands_nothing() {
-    // `Game::expand_notation` defaults to "not a shorthand", so the host reads
-    // every text with `parse_action`, as it does for an ABI 2.0 plugin.
+    // A game that does not list the expand-notation extension has no
+    // shorthands, so the host reads every text with `parse_action`.
     let game = InProcess::new(example::Guess);
     let state = game.new_state(2, &BTreeMap::new(), None).unwrap();
     for text in ["", "1", "1 2 3", "?? not an action ??"] {
@@ -151,16 +153,20 @@ fn a_game_without_shorthands_expands_nothing() {
 
 #[test]
 fn the_kit_catches_a_game_that_claims_removable_players_but_cannot() {
-    // The manifest says `removable_players: true`, but `remove_player` is
-    // the SDK's default, which refuses: the kit's removal matches fail.
+    // The game lists the remove-player extension (so its manifest says
+    // `removable_players: true`), but `remove_player` is the SDK's default,
+    // which refuses: the kit's removal matches fail.
     #[derive(Default)]
     struct Claims(example::Guess);
     impl tabletop_sdk::Game for Claims {
         type State = example::State;
+        type View<'a> = serde_json::Value;
+        const EXTENSIONS: &'static [tabletop_sdk::Extension] = &[
+            tabletop_sdk::Extension::RemovePlayer,
+            tabletop_sdk::Extension::Resample,
+        ];
         fn manifest(&self) -> tabletop_sdk::Manifest {
-            let mut manifest = self.0.manifest();
-            manifest.removable_players = true;
-            manifest
+            self.0.manifest()
         }
         fn new_state(
             &self,

@@ -37,8 +37,8 @@ pub mod side;
 use std::sync::{Arc, OnceLock};
 
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
-    Setup, Status, Viewer, serde_json,
+    ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
+    PlayerSet, Setup, Status, Viewer,
 };
 
 pub use board::{Board, BoardError};
@@ -104,6 +104,8 @@ fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
 
 impl Game for War {
     type State = Position;
+    type View<'a> = render::View<'a>;
+    const EXTENSIONS: &'static [Extension] = &[Extension::ExpandNotation];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -261,12 +263,8 @@ impl Game for War {
         layout::expand(state, player, text)
     }
 
-    fn view(&self, state: &Position, _: Viewer) -> serde_json::Value {
+    fn view<'a>(&'a self, state: &'a Position, _: Viewer) -> render::View<'a> {
         render::view(state)
-    }
-
-    fn view_json(&self, state: &Position, _: Viewer) -> String {
-        render::view_json(state)
     }
 
     fn render_text(&self, state: &Position, _: Viewer) -> String {

@@ -2,20 +2,16 @@
 //! War has no hidden information, so every viewer sees the same.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::board::{Board, ROMAN, SegmentKind, start_number_name};
+use crate::board::{Board, SegmentKind, start_number_name};
 use crate::position::{Phase, Position};
 use crate::side::{Side, TileKind};
 
-// Two ways to the same view: `view` builds a `serde_json::Value` from typed
-// data (what tests and in-process callers read), `view_json` writes the text
-// the host sends directly (see there for why). The typed structs below
-// declare their fields in alphabetical order, the order a `Value` object
-// prints its keys in, so both give the same text.
-
-#[derive(Serialize)]
-struct View<'a> {
+/// The JSON view, the same for every viewer: typed data serialised straight
+/// to text. Fields are in alphabetical order, as clients that compare views
+/// as `Value` objects print them.
+#[derive(Debug, Serialize)]
+pub struct View<'a> {
     board: &'a str,
     hands: Hands,
     max_turns: u32,
@@ -31,19 +27,19 @@ struct View<'a> {
     units: Vec<UnitView<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Hands {
     north: Hand,
     south: Hand,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Hand {
     entrenchment: u8,
     railway: u8,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct PointView<'a> {
     fortress: Option<&'static str>,
     id: &'a str,
@@ -52,7 +48,7 @@ struct PointView<'a> {
     y: i32,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct SegmentView<'a> {
     a: &'a str,
     b: &'a str,
@@ -61,34 +57,34 @@ struct SegmentView<'a> {
     tile: Option<TileOnSegment>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct TileOnSegment {
     kind: &'static str,
     owner: &'static str,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct TileView {
     kind: &'static str,
     owner: &'static str,
     segment: String,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct UnitView<'a> {
     kind: &'static str,
     point: &'a str,
     side: &'static str,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct StatusView {
     phase: &'static str,
     #[serde(flatten)]
     over: Option<Over>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Over {
     reason: &'static str,
     winner: Option<&'static str>,
@@ -116,205 +112,6 @@ fn hand(pos: &Position, side: Side) -> Hand {
     }
 }
 
-/// The JSON view as text; see [`view`]. Written piece by piece, in the key
-/// order a `Value` object prints (the typed-view test checks the two agree
-/// to the byte): War's view has ~300 segment and ~100 point objects, and
-/// serde's field-by-field serializing, escaping every key, would be most of
-/// its time, the drawing being copied in as it is. Point ids are
-/// `[a-z][a-z0-9_]*` (the board checks them) and every other name is this
-/// crate's own, so nothing but the board's name needs escaping.
-pub fn view_json(pos: &Position) -> String {
-    use Piece::{N, S, U};
-    let board = pos.board();
-    let mut out = String::with_capacity(
-        250 * (board.segments().len() + board.len()) + 2 * board.name().len() + 512,
-    );
-    let quoted_name = serde_json::to_string(board.name()).expect("a string always serializes");
-    let push_hand = |out: &mut String, side| {
-        push(
-            out,
-            &[
-                S("{\"entrenchment\":"),
-                U(pos.in_hand(side, TileKind::Entrenchment).into()),
-                S(",\"railway\":"),
-                U(pos.in_hand(side, TileKind::Railway).into()),
-                S("}"),
-            ],
-        )
-    };
-    push(
-        &mut out,
-        &[
-            S("{\"board\":"),
-            S(&quoted_name),
-            S(",\"hands\":{\"north\":"),
-        ],
-    );
-    push_hand(&mut out, Side::North);
-    out.push_str(",\"south\":");
-    push_hand(&mut out, Side::South);
-    push(
-        &mut out,
-        &[
-            S("},\"max_turns\":"),
-            U(pos.max_turns()),
-            S(",\"moves\":"),
-            U(pos.moves_played()),
-            S(",\"next_start\":"),
-        ],
-    );
-    match pos.next_start() {
-        Some(n) => push_start_name(&mut out, pos.to_move(), n),
-        None => out.push_str("null"),
-    }
-    out.push_str(",\"points\":[");
-    let mut first = true;
-    for (i, (p, start)) in board.points().iter().zip(start_numbers(board)).enumerate() {
-        separate(&mut out, &mut first);
-        out.push('{');
-        match fortress_of(board, i as u8) {
-            Some(side) => push(&mut out, &[S("\"fortress\":\""), S(side.name()), S("\"")]),
-            None => out.push_str("\"fortress\":null"),
-        }
-        push(&mut out, &[S(",\"id\":\""), S(&p.id), S("\",\"start\":")]);
-        match start {
-            Some((side, n)) => push_start_name(&mut out, side, n),
-            None => out.push_str("null"),
-        }
-        push(
-            &mut out,
-            &[S(",\"x\":"), N(p.x), S(",\"y\":"), N(p.y), S("}")],
-        );
-    }
-    out.push_str("],\"segments\":[");
-    let mut first = true;
-    for (i, seg) in board.segments().iter().enumerate() {
-        let current = pos
-            .effective_kind(i as u16)
-            .map_or("gap", SegmentKind::name);
-        separate(&mut out, &mut first);
-        push(
-            &mut out,
-            &[
-                S("{\"a\":\""),
-                S(board.label(seg.a)),
-                S("\",\"b\":\""),
-                S(board.label(seg.b)),
-                S("\",\"current\":\""),
-                S(current),
-                S("\",\"kind\":\""),
-                S(seg.kind.name()),
-                S("\",\"tile\":"),
-            ],
-        );
-        match pos.tile(i as u16) {
-            Some(t) => push(
-                &mut out,
-                &[
-                    S("{\"kind\":\""),
-                    S(t.kind.name()),
-                    S("\",\"owner\":\""),
-                    S(t.owner.name()),
-                    S("\"}}"),
-                ],
-            ),
-            None => out.push_str("null}"),
-        }
-    }
-    out.push_str("],\"seized\":[");
-    let mut first = true;
-    for &p in pos.seized() {
-        separate(&mut out, &mut first);
-        push(&mut out, &[S("\""), S(board.label(p)), S("\"")]);
-    }
-    out.push_str("],\"status\":{\"phase\":");
-    match pos.phase() {
-        Phase::Setup => out.push_str("\"setup\"}"),
-        Phase::Play => out.push_str("\"play\"}"),
-        Phase::Over(o) => {
-            push(
-                &mut out,
-                &[
-                    S("\"over\",\"reason\":\""),
-                    S(o.reason.name()),
-                    S("\",\"winner\":"),
-                ],
-            );
-            match o.winner {
-                Some(side) => push(&mut out, &[S("\""), S(side.name()), S("\"}")]),
-                None => out.push_str("null}"),
-            }
-        }
-    }
-    out.push_str(",\"svg\":\"");
-    let drawing_starts = out.len();
-    write_svg(pos, &mut out);
-    debug_assert!(
-        !out[drawing_starts..].contains(|c: char| c == '"' || c == '\\' || c.is_control()),
-        "the drawing holds a character JSON escapes"
-    );
-    out.push_str("\",\"tiles\":[");
-    let mut first = true;
-    for (i, seg) in board.segments().iter().enumerate() {
-        let Some(t) = pos.tile(i as u16) else {
-            continue;
-        };
-        separate(&mut out, &mut first);
-        push(
-            &mut out,
-            &[
-                S("{\"kind\":\""),
-                S(t.kind.name()),
-                S("\",\"owner\":\""),
-                S(t.owner.name()),
-                S("\",\"segment\":\""),
-                S(board.label(seg.a)),
-                S("-"),
-                S(board.label(seg.b)),
-                S("\"}"),
-            ],
-        );
-    }
-    push(
-        &mut out,
-        &[
-            S("],\"to_move\":\""),
-            S(pos.to_move().name()),
-            S("\",\"units\":["),
-        ],
-    );
-    let mut first = true;
-    for p in 0..board.len() as u8 {
-        let Some(u) = pos.unit(p) else {
-            continue;
-        };
-        separate(&mut out, &mut first);
-        push(
-            &mut out,
-            &[
-                S("{\"kind\":\""),
-                S(u.kind.name()),
-                S("\",\"point\":\""),
-                S(board.label(p)),
-                S("\",\"side\":\""),
-                S(u.side.name()),
-                S("\"}"),
-            ],
-        );
-    }
-    out.push_str("]}");
-    out
-}
-
-/// Appends the `,` that comes before every element of a JSON array but the
-/// first, and notes that the first has been written.
-fn separate(out: &mut String, first: &mut bool) {
-    if !std::mem::take(first) {
-        out.push(',');
-    }
-}
-
-/// Per point of `board`, the start number it carries, if any.
 fn start_numbers(board: &Board) -> Vec<Option<(Side, usize)>> {
     let mut numbers = vec![None; board.len()];
     for side in Side::BOTH {
@@ -334,21 +131,8 @@ fn fortress_of(board: &Board, point: u8) -> Option<Side> {
 
 /// Appends start number `n` of `side` as a JSON string: `"12"` or `"XII"`
 /// ([`start_number_name`], without its allocation).
-fn push_start_name(out: &mut String, side: Side, n: usize) {
-    use Piece::{S, U};
-    match side {
-        Side::South => push(out, &[S("\""), U(n as u32), S("\"")]),
-        Side::North => push(out, &[S("\""), S(ROMAN[n - 1]), S("\"")]),
-    }
-}
-
-/// The JSON view: points, segments (printed kind, current kind, tile), units,
-/// tiles with owners, hands, seized cannons, side to move, and an `svg` drawing.
-pub fn view(pos: &Position) -> Value {
-    serde_json::to_value(typed_view(pos)).expect("a view of plain fields always serializes")
-}
-
-fn typed_view(pos: &Position) -> View<'_> {
+/// The JSON view of `pos` (see [`View`]).
+pub fn view(pos: &Position) -> View<'_> {
     let board = pos.board();
     let points = board
         .points()
@@ -571,9 +355,7 @@ pub fn svg(pos: &Position) -> String {
 
 /// Appends [`svg`] to `out`. Attributes are in single quotes and nothing
 /// but this function's literals, numbers and fixed names goes in, so the
-/// drawing never holds a character JSON would escape, and [`view_json`]
-/// writes it into the view's text as it is: it is nine tenths of the view's
-/// bytes, and serde_json escapes a string by looking at every byte.
+/// drawing holds no character JSON would escape.
 fn write_svg(pos: &Position, out: &mut String) {
     use Piece::{N, S};
     let board = pos.board();
@@ -732,23 +514,20 @@ fn write_svg(pos: &Position, out: &mut String) {
     out.push_str("</svg>");
 }
 
-/// A piece of the drawing or the view: text as it is, or a number in
-/// decimal.
+/// A piece of the drawing: text as it is, or a number in decimal.
 enum Piece<'a> {
     S(&'a str),
     N(i32),
-    U(u32),
 }
 
 /// Appends `pieces` to `out`. A drawing has thousands of numbers, and
-/// `write!` through `core::fmt` would be a third of the JSON view's time.
+/// `write!` through `core::fmt` would be a third of the drawing's time.
 fn push(out: &mut String, pieces: &[Piece<'_>]) {
     let mut digits = itoa::Buffer::new();
     for piece in pieces {
         out.push_str(match piece {
             Piece::S(text) => text,
             Piece::N(n) => digits.format(*n),
-            Piece::U(n) => digits.format(*n),
         });
     }
 }

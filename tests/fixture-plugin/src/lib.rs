@@ -45,6 +45,7 @@ impl Counter {
 
 impl Game for Counter {
     type State = State;
+    type View<'a> = serde_json::Value;
 
     fn manifest(&self) -> Manifest {
         Manifest {

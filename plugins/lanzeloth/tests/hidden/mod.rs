@@ -8,6 +8,11 @@ use tabletop_sdk::{Game, Move, Status, Transition, Viewer};
 
 use crate::support::{apply, random_transition, setup, viewers};
 
+/// The view of `state` for `viewer`, as the JSON a client reads.
+fn view(state: &Position, viewer: Viewer) -> Value {
+    serde_json::to_value(Lanzeloth.view(state, viewer)).unwrap()
+}
+
 /// A dealt game with the first player drawn, from `seed`.
 fn dealt(players: u32, esel: &str, seed: u64) -> Position {
     let mut state = Lanzeloth
@@ -39,7 +44,7 @@ fn observe(state: &Position, viewer: Viewer) -> (Value, String, Vec<u64>, Option
             .map(|e| e.message);
     }
     (
-        Lanzeloth.view(state, viewer),
+        view(state, viewer),
         Lanzeloth.render_text(state, viewer),
         legal,
         refusal,
@@ -143,7 +148,7 @@ fn differential(players: u32, esel: &str, seed: u64, how: Swap) -> bool {
             .collect();
         let same_views = viewers(players)
             .into_iter()
-            .all(|v| Lanzeloth.view(&a, v) == Lanzeloth.view(&b, v));
+            .all(|v| view(&a, v) == view(&b, v));
         if same_views {
             for (ea, eb) in &events {
                 assert_eq!(ea, eb, "an event tells the deals apart ({how:?})");
@@ -231,9 +236,9 @@ fn every_viewer_sees_the_same_even_the_owner() {
         if Lanzeloth.status(&state) == Status::Terminal {
             break;
         }
-        let spectator = Lanzeloth.view(&state, Viewer::Spectator);
+        let spectator = view(&state, Viewer::Spectator);
         for p in 0..4 {
-            let mut view = Lanzeloth.view(&state, Viewer::Seat(p));
+            let mut view = view(&state, Viewer::Seat(p));
             assert_eq!(view["you"], p);
             view["you"] = Value::Null;
             assert_eq!(view, spectator);

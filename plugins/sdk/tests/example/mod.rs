@@ -11,8 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 use tabletop_sdk::{
-    ActionId, Chance, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
-    Setup, Status, Viewer, serde_json,
+    ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
+    PlayerSet, Setup, Status, Viewer, serde_json,
 };
 
 #[derive(Debug, Default)]
@@ -53,6 +53,8 @@ fn decode_secrets(random: u64, players: usize) -> Vec<u8> {
 
 impl Game for Guess {
     type State = State;
+    type View<'a> = serde_json::Value;
+    const EXTENSIONS: &'static [Extension] = &[Extension::Resample];
 
     fn manifest(&self) -> Manifest {
         Manifest {

@@ -1,0 +1,236 @@
+//! The loader's side of the ABI, against the fixture game's exported table
+//! adopted in-process (one game crate only: each defines the entry symbol,
+//! so two cannot link into one test binary).
+
+use super::*;
+
+/// The fixture's table as the loader adopts a loaded plugin's.
+fn fixture() -> RawPlugin {
+    let table = tabletop_sdk::export::api::<versioned_fixture::Counter>();
+    // SAFETY: the SDK's static table of this ABI for a game linked in.
+    unsafe { RawPlugin::adopt(NonNull::from(table)) }.unwrap()
+}
+
+/// The version header of a table, alone: what an older plugin's entry
+/// returns as far as this host reads it.
+#[repr(C)]
+struct Header {
+    abi_major: u32,
+    abi_minor: u32,
+    size: usize,
+}
+
+/// The fixture's options with a roll after every action, so matches meet
+/// explicit chance nodes.
+fn dice() -> BTreeMap<String, String> {
+    [("dice".into(), "true".into())].into()
+}
+
+#[test]
+fn a_table_of_another_major_version_is_refused_naming_its_abi() {
+    for (major, minor) in [(2, 5), (1, 0), (4, 0)] {
+        let header: &'static Header = Box::leak(Box::new(Header {
+            abi_major: major,
+            abi_minor: minor,
+            size: std::mem::size_of::<Header>(),
+        }));
+        let table = NonNull::from(header).cast::<PluginApi>();
+        // SAFETY: a static header; a table of another major version is
+        // refused after reading the header alone.
+        let refused = unsafe { RawPlugin::adopt(table) }.unwrap_err();
+        let LoadError::Incompatible(message) = refused else {
+            panic!("{refused:?}");
+        };
+        assert!(
+            message.contains(&format!("speaks ABI {major}.{minor}")),
+            "{message}"
+        );
+        assert!(message.contains("ABI 3"), "{message}");
+    }
+}
+
+#[test]
+fn a_table_smaller_than_this_abi_is_refused() {
+    let api = tabletop_sdk::export::api::<versioned_fixture::Counter>();
+    let header: &'static Header = Box::leak(Box::new(Header {
+        abi_major: api.abi_major,
+        abi_minor: api.abi_minor,
+        size: api.size - 8,
+    }));
+    // SAFETY: a static header claiming a short table: refused after the
+    // header is read.
+    let refused = unsafe { RawPlugin::adopt(NonNull::from(header).cast()) }.unwrap_err();
+    assert!(
+        matches!(&refused, LoadError::Incompatible(m) if m.contains("fewer than")),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_plugin_without_extensions_is_refused_their_calls_without_a_crossing() {
+    let plugin = fixture();
+    assert!(plugin.extension_ids().is_empty());
+    let mut state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+    let refused = state.remove_player(1).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Unsupported);
+    assert_eq!(state.expand_notation(0, "tick").unwrap(), None);
+    // A plugin that hides nothing resamples by copying.
+    let copy = state.resample(Viewer::Seat(0), 7).unwrap();
+    assert_eq!(copy.position().unwrap(), state.position().unwrap());
+}
+
+/// Plays a fixture match with rolls, `ply` lending the first mover's list
+/// every ply; checks each lent list against `legal_actions` and each status
+/// against a fresh `status` call, and returns how many plies it played.
+fn play_checking_every_lent_list(plugin: RawPlugin, players: u32, seed: u64) -> usize {
+    let mut state = plugin.new_state(players, &dice(), None).unwrap();
+    let mut copied = Vec::new();
+    let mut plies = 0;
+    let mut pick = seed;
+    // The list the last ply lent, to pick the next action from.
+    let mut lent_before: Option<Vec<u64>> = None;
+    loop {
+        match state.status() {
+            Status::Terminal => return plies,
+            Status::Chance => {
+                let node = state.chance().unwrap();
+                assert!(matches!(node, Chance::Explicit(ref o) if o.len() == 3));
+                let outcome = tabletop_sdk::chance::draw(&node, seed, plies as u64).unwrap();
+                state.apply_chance(outcome).unwrap();
+                lent_before = None;
+            }
+            Status::ToMove(movers) => {
+                let player = movers.first().unwrap();
+                let choices = match lent_before.take() {
+                    Some(list) => list,
+                    None => {
+                        state.legal_actions(player, &mut copied).unwrap();
+                        copied.clone()
+                    }
+                };
+                pick = pick.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let action = choices[(pick >> 33) as usize % choices.len()];
+                let (status, lent) = state.ply(&[Move { player, action }], None).unwrap();
+                let lent = lent.to_vec();
+                plies += 1;
+                let mut again = state.clone_state().unwrap();
+                again.refresh_status().unwrap();
+                assert_eq!(status, again.status(), "the reported status is the state's");
+                if let Status::ToMove(movers) = status {
+                    state
+                        .legal_actions(movers.first().unwrap(), &mut copied)
+                        .unwrap();
+                    assert_eq!(lent, copied, "the first mover's list is lent");
+                    lent_before = Some(lent);
+                } else {
+                    assert!(lent.is_empty());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ply_lends_the_list_and_status_the_separate_calls_give() {
+    let plugin = fixture();
+    let plies: usize = [2, 3, 4]
+        .into_iter()
+        .flat_map(|players| (1..=3).map(move |seed| (players, seed)))
+        .map(|(players, seed)| play_checking_every_lent_list(plugin, players, seed))
+        .sum();
+    assert!(plies > 50, "the matches were played ({plies} plies)");
+}
+
+#[test]
+fn a_refused_ply_lends_nothing_and_changes_nothing() {
+    let plugin = fixture();
+    let mut state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+    let before = state.position().unwrap();
+    let refused = state
+        .ply(
+            &[Move {
+                player: 0,
+                action: u64::MAX,
+            }],
+            Some(1),
+        )
+        .unwrap_err();
+    assert!(!refused.kind.is_fault(), "{refused:?}");
+    assert_eq!(state.position().unwrap(), before);
+    // A named seat is lent its own list: seat 1 moves after seat 0.
+    let (status, lent) = state
+        .ply(
+            &[Move {
+                player: 0,
+                action: 0,
+            }],
+            Some(1),
+        )
+        .unwrap();
+    let lent = lent.to_vec();
+    assert_eq!(status, Status::ToMove(PlayerSet::single(1)));
+    let mut legal = Vec::new();
+    state.legal_actions(1, &mut legal).unwrap();
+    assert_eq!(lent, legal);
+    let (_, lent) = state
+        .ply(
+            &[Move {
+                player: 1,
+                action: 0,
+            }],
+            Some(1),
+        )
+        .unwrap();
+    assert!(lent.is_empty(), "seat 1 is not to move: nothing is lent");
+}
+
+#[test]
+fn the_notation_of_a_list_is_the_notation_of_each_action() {
+    let plugin = fixture();
+    let state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+    let mut legal = Vec::new();
+    state.legal_actions(0, &mut legal).unwrap();
+    let mut text = String::from("already here|");
+    let mut ends = Vec::new();
+    state
+        .actions_to_strings(0, &legal, &mut text, &mut ends)
+        .unwrap();
+    let mut start = "already here|".len();
+    for (&id, &end) in legal.iter().zip(&ends) {
+        assert_eq!(
+            &text[start..end as usize],
+            state.action_to_string(0, id).unwrap()
+        );
+        start = end as usize;
+    }
+    let refused = state
+        .actions_to_strings(0, &[99], &mut String::new(), &mut Vec::new())
+        .unwrap_err();
+    assert!(!refused.message.is_empty());
+}
+
+#[test]
+fn a_failed_ply_is_read_as_an_error_and_never_trusted() {
+    let message = "no such move";
+    let refused = ply_error(RawPly::failed(ErrorKind::IllegalAction as i32, message));
+    assert_eq!(refused.kind, ErrorKind::IllegalAction);
+    assert_eq!(refused.message, message);
+    // Code 0 is success, not an error kind: a broken plugin.
+    let zero = ply_error(RawPly::failed(CODE_OK, message));
+    assert_eq!(zero.kind, ErrorKind::Internal);
+    // No message, or a null one.
+    let bare = RawPly {
+        lent: std::ptr::null(),
+        ..RawPly::failed(ErrorKind::Panic as i32, "lost!")
+    };
+    let bare = ply_error(bare);
+    assert_eq!(bare.kind, ErrorKind::Panic);
+    assert!(bare.message.contains("without a message"));
+    // Bytes that are not UTF-8 are read lossily.
+    let bytes = [b'a', 0xff, b'b'];
+    let lossy = RawPly {
+        lent: bytes.as_ptr().cast(),
+        ..RawPly::failed(ErrorKind::Internal as i32, "abc")
+    };
+    assert_eq!(ply_error(lossy).message, "a\u{fffd}b");
+}
