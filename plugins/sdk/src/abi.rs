@@ -316,7 +316,8 @@ pub struct RawOutcome {
     pub probability: f64,
 }
 
-/// The host's log sink: `level` is 1 error, 2 warn, 3 info, 4 debug, 5 trace;
+/// The host's log sink ([`PluginApi::set_logger`]'s argument): `level` is 1
+/// error, 2 warn, 3 info, 4 debug, 5 trace;
 /// `message` (UTF-8) is borrowed for the call. Callable from any thread; it
 /// never unwinds.
 pub type LogFn = unsafe extern "C" fn(level: u32, message: StrRef);
@@ -343,7 +344,8 @@ pub struct PluginApi {
     pub free_buf: unsafe extern "C" fn(buf: PluginBuf),
     /// Installs the host's log sink, or removes it with `None`. Process-wide:
     /// the plugin may call the sink from any thread until it is replaced.
-    pub set_logger: unsafe extern "C" fn(logger: Option<LogFn>),
+    pub set_logger:
+        unsafe extern "C" fn(logger: Option<unsafe extern "C" fn(level: u32, message: StrRef)>),
     /// Writes the manifest as JSON into `out` (the SDK's `Manifest`: name,
     /// version, player range, options, rules summary and the `chance`,
     /// `simultaneous`, `hidden_information` and `removable_players` claims).
