@@ -472,35 +472,33 @@ fn signal_name(signal: i32) -> Option<&'static str> {
     })
 }
 
-/// The verdict from how the child ended and what it wrote. A child killed
-/// by a signal crashed, even after a verdict (a plugin that crashes at exit
-/// would crash the host at its exit); a passing verdict counts only with
-/// exit code 0.
+/// The verdict from how the child ended and what it wrote. A refusal the
+/// child wrote stands, however it ended (a library the loader opened and
+/// then refused may still fault while the process exits). A pass counts
+/// only with exit code 0: a plugin that crashes at exit would crash the
+/// host at its exit. No verdict at all is a crash.
 fn judge(exit: Exit, stdout: &[u8], stderr: &[u8]) -> Result<Report, Refusal> {
     let crashed = |how: String| Refusal::Crashed {
         how,
         stderr: stderr_tail(stderr),
     };
-    if let Exit::Signal(_) | Exit::Unknown = exit {
-        return Err(crashed(exit.to_string()));
-    }
-    let Some(line) = String::from_utf8_lossy(stdout)
+    let line = String::from_utf8_lossy(stdout)
         .lines()
         .rev()
-        .find_map(|line| line.strip_prefix(VERDICT_PREFIX).map(str::to_string))
-    else {
-        return Err(crashed(format!("{exit}, no verdict")));
-    };
-    let verdict: Verdict = serde_json::from_str(&line).map_err(|e| {
-        Refusal::Unchecked(format!(
+        .find_map(|line| line.strip_prefix(VERDICT_PREFIX).map(str::to_string));
+    let verdict = line.map(|line| serde_json::from_str::<Verdict>(&line));
+    match (verdict, exit) {
+        (Some(Ok(Verdict::Refused { reason })), _) => Err(Refusal::Load(printable(&reason))),
+        (Some(Ok(Verdict::Misbehaved { reason })), _) => {
+            Err(Refusal::Misbehaved(printable(&reason)))
+        }
+        (Some(Ok(Verdict::Passed(report))), Exit::Code(0)) => Ok(report),
+        (Some(Ok(Verdict::Passed(_))), _) => Err(crashed(format!("{exit} after passing"))),
+        (_, Exit::Signal(_) | Exit::Unknown) => Err(crashed(exit.to_string())),
+        (None, Exit::Code(_)) => Err(crashed(format!("{exit}, no verdict"))),
+        (Some(Err(e)), Exit::Code(_)) => Err(Refusal::Unchecked(format!(
             "the checking process wrote a malformed verdict: {e}"
-        ))
-    })?;
-    match verdict {
-        Verdict::Passed(report) if exit == Exit::Code(0) => Ok(report),
-        Verdict::Passed(_) => Err(crashed(format!("{exit} after passing"))),
-        Verdict::Refused { reason } => Err(Refusal::Load(printable(&reason))),
-        Verdict::Misbehaved { reason } => Err(Refusal::Misbehaved(printable(&reason))),
+        ))),
     }
 }
 

@@ -73,13 +73,32 @@ fn a_signal_is_a_crash_even_after_a_passing_verdict() {
     assert_eq!(
         refused,
         Refusal::Crashed {
-            how: "SIGSEGV, signal 11".into(),
+            how: "SIGSEGV, signal 11 after passing".into(),
             stderr: "segfault here".into()
         }
     );
     assert_eq!(
         refused.to_string(),
-        "crashed the checking process (SIGSEGV, signal 11): segfault here"
+        "crashed the checking process (SIGSEGV, signal 11 after passing): segfault here"
+    );
+    assert_eq!(
+        judge(Exit::Signal(11), b"", b"")
+            .expect_err("refused")
+            .to_string(),
+        "crashed the checking process (SIGSEGV, signal 11)"
+    );
+}
+
+#[test]
+fn a_refusal_stands_when_the_process_faults_on_its_way_out() {
+    let stdout = verdict_line(&Verdict::Refused {
+        reason: "a shared library, but not a Tabletop plugin".into(),
+    });
+    assert_eq!(
+        judge(Exit::Signal(11), stdout.as_bytes(), b""),
+        Err(Refusal::Load(
+            "a shared library, but not a Tabletop plugin".into()
+        ))
     );
 }
 
