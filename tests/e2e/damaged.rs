@@ -225,6 +225,8 @@ fn outcome(line: &Offer<'_>) -> &'static str {
         "refused: hung"
     } else if said.starts_with("misbehaved") {
         "refused: misbehaved in a playout"
+    } else if said.starts_with("could not be checked") {
+        "refused: could not be checked"
     } else if said.contains("is already loaded from") {
         "refused: passed its check, but its game and version are loaded from another file"
     } else {
