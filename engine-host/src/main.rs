@@ -179,6 +179,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
             .with_inline_limit(inline_limit)
             .with_vetter(vetter),
     );
+    engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
     let recovered = engine.recover().map_err(|e| e.to_string())?;

@@ -82,6 +82,21 @@ impl Engine {
         self.cache_dir.join("vetting")
     }
 
+    /// Removes what checks cut short by an earlier host's end (a kill, a
+    /// power cut) left in the scratch directory. Call it before any check
+    /// runs: `main` does, at start, when the data directory is already the
+    /// host's alone.
+    pub fn clear_vet_scratch(&self) {
+        let scratch = self.vet_scratch();
+        match std::fs::remove_dir_all(&scratch) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(dir = %scratch.display(), error = %e, "cannot clear the plugin checks' scratch directory")
+            }
+        }
+    }
+
     /// Vets (with a vetter) and loads one plugin file into the registry.
     /// Logs nothing: the caller says what became of it.
     pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
