@@ -107,6 +107,11 @@ pub struct HostOptions {
     pub data_dir: Option<PathBuf>,
     /// Extra arguments.
     pub args: Vec<String>,
+    /// Extra environment variables (`RUST_LOG` is `warn` unless set here).
+    pub env: Vec<(String, String)>,
+    /// Write the host's log (its stderr) to this file instead of the test's
+    /// stderr.
+    pub log_file: Option<PathBuf>,
 }
 
 impl Host {
@@ -144,6 +149,10 @@ impl Host {
             "{} is missing: run `cargo build --workspace` first",
             binary.display()
         );
+        let stderr = match &options.log_file {
+            Some(file) => Stdio::from(std::fs::File::create(file).expect("create the log file")),
+            None => Stdio::inherit(),
+        };
         let mut child = Command::new(&binary)
             .arg("--listen")
             .arg("127.0.0.1:0")
@@ -155,8 +164,9 @@ impl Host {
             .arg(ADMIN_TOKEN)
             .args(&options.args)
             .env("RUST_LOG", "warn")
+            .envs(options.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("engine-host starts");
         let stdout = child.stdout.take().expect("stdout");
@@ -215,6 +225,12 @@ impl Host {
     /// An admin client on a new connection.
     pub async fn admin(&self) -> AdminClient<Channel> {
         AdminClient::new(self.channel().await)
+    }
+
+    /// Whether the host process is still running (it has not exited or
+    /// been killed by a signal).
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Kills the host at once (SIGKILL), as a crash would.

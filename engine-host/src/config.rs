@@ -54,9 +54,44 @@ pub struct Config {
     #[arg(long, env = "TABLETOP_PLUGIN_POLL_MS", default_value_t = 250)]
     pub plugin_poll_ms: u64,
 
+    /// Longest the check of one plugin file may take, in ms. Every plugin
+    /// file is opened and played a little in a child process before the host
+    /// loads it; a check that gives no verdict in time is killed and the file
+    /// refused as hung.
+    #[arg(
+        long,
+        env = "TABLETOP_PLUGIN_VET_TIMEOUT_MS",
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub plugin_vet_timeout_ms: u64,
+
     /// Log format.
     #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+/// The hidden subcommand the host runs in a child process to check one
+/// plugin file (`tabletop_loader::vet`): `engine-host vet-plugin --cache DIR
+/// [--timeout-ms N] -- FILE`. It prints one verdict line on stdout. It is
+/// read before [`Config`], so the host's own flags and environment variables
+/// play no part in it.
+pub const VET_SUBCOMMAND: &str = "vet-plugin";
+
+/// The arguments of [`VET_SUBCOMMAND`].
+#[derive(Debug, Clone, Parser)]
+#[command(name = "engine-host vet-plugin")]
+pub struct VetArgs {
+    /// Directory for the private copy of the file.
+    #[arg(long)]
+    pub cache: PathBuf,
+
+    /// Ends the check after this many ms, whatever it is doing.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+
+    /// The plugin file.
+    pub file: PathBuf,
 }
 
 /// The match store.

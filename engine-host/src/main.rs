@@ -1,15 +1,18 @@
 //! The `engine-host` binary: configuration, logging, plugin discovery, serving
-//! and graceful shutdown.
+//! and graceful shutdown; and, as `engine-host vet-plugin`, the child
+//! process that checks a plugin file before the host loads it.
 
 use std::path::Path;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use engine_host::config::{Config, LogFormat, StoreKind};
-use engine_host::engine::Engine;
+use engine_host::config::{Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
+use engine_host::engine::{Engine, Offered};
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
+use tabletop_loader::Vetter;
 use tracing_subscriber::EnvFilter;
 
 fn init_logging(format: LogFormat) {
@@ -89,18 +92,60 @@ async fn shutdown_signal() {
     tracing::info!("shutting down: finishing calls in flight");
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == VET_SUBCOMMAND)
+    {
+        return vet_plugin(VetArgs::parse_from(std::env::args_os().skip(1)));
+    }
     let config = Config::parse();
     init_logging(config.log_format);
-    match run(config).await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("engine-host: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(config)) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "engine-host stopped");
             eprintln!("engine-host: {e}");
-            std::process::ExitCode::FAILURE
+            ExitCode::FAILURE
         }
     }
+}
+
+/// The checking process for one plugin file (`engine-host vet-plugin`), run
+/// by the host before it loads the file: nothing of the server starts.
+fn vet_plugin(args: VetArgs) -> ExitCode {
+    // Warnings (a plugin's own among them) go to stderr, where the host
+    // quotes the last lines if the check crashes.
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::io::stderr)
+        .init();
+    let watchdog = args.timeout_ms.map(Duration::from_millis);
+    let code = tabletop_loader::vet::run_child(&args.file, &args.cache, watchdog);
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// The vetter every plugin file passes before it is loaded: this executable,
+/// run as `engine-host vet-plugin`.
+fn vetter(config: &Config) -> std::io::Result<Vetter> {
+    let program = std::env::current_exe()?;
+    Ok(Vetter::new(
+        program,
+        vec![VET_SUBCOMMAND.into()],
+        Duration::from_millis(config.plugin_vet_timeout_ms),
+    ))
 }
 
 async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -127,10 +172,14 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     let token = admin_token(&config)?;
     let inline_limit =
         (config.inline_limit_ms > 0).then(|| Duration::from_millis(config.inline_limit_ms));
+    let vetter = vetter(&config)
+        .map_err(|e| format!("cannot find this executable to check plugin files with: {e}"))?;
     let engine = Arc::new(
         Engine::new(store, &token, config.data_dir.join("plugin-cache"))
-            .with_inline_limit(inline_limit),
+            .with_inline_limit(inline_limit)
+            .with_vetter(vetter),
     );
+    engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
     let recovered = engine.recover().map_err(|e| e.to_string())?;
@@ -145,7 +194,9 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         tabletop_loader::watcher::spawn(
             plugin_dir.clone(),
             Duration::from_millis(config.plugin_poll_ms),
-            move |file| watched.add_plugin_file(file),
+            move |files| {
+                watched.load_plugin_files(files, Offered::HotAdded);
+            },
         );
     }
     let games: Vec<String> = engine

@@ -202,6 +202,7 @@ async fn sigkill_keeps_every_acknowledged_action_and_matches_play_on() {
         plugin_dir: Some(plugin_dir.clone()),
         data_dir: Some(data_dir.clone()),
         args: vec!["--store".into(), "sqlite".into()],
+        ..Default::default()
     };
     let mut host = Host::start_with(options.clone()).await;
     let games = game_names(&host).await;
@@ -405,7 +406,7 @@ async fn host_with(plugin: &Path) -> (Host, tempfile::TempDir) {
     let host = Host::start_with(HostOptions {
         plugin_dir: Some(dir),
         data_dir: Some(root.path().join("data")),
-        args: Vec::new(),
+        ..Default::default()
     })
     .await;
     (host, root)
@@ -750,6 +751,7 @@ async fn clock_out_removes_seat_and_play_goes_on() {
         plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
         data_dir: Some(root.path().join("data")),
         args: vec!["--store".into(), "sqlite".into()],
+        ..Default::default()
     };
     let mut host = Host::start_with(options.clone()).await;
     let mut matches = host.matches().await;
@@ -934,6 +936,7 @@ async fn a_second_host_on_the_same_data_dir_is_refused() {
         plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
         data_dir: Some(data_dir.clone()),
         args: vec!["--store".into(), "sqlite".into()],
+        ..Default::default()
     };
     let host = Host::start_with(options.clone()).await;
     let mut matches = host.matches().await;

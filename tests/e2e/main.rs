@@ -2,6 +2,9 @@
 //! built plugins copied into its plugin directory, and gRPC over a socket.
 //! One test binary (ripgrep style); modules by capability.
 
+// The damage is done to ELF files.
+#[cfg(target_os = "linux")]
+mod damaged;
 mod durable;
 mod foundation;
 mod performance;

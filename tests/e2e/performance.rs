@@ -283,6 +283,7 @@ async fn a_plugin_call_over_the_inline_limit_moves_that_plugin_to_the_pool() {
         args: ["--inline-limit-ms", "20", "--call-deadline-ms", "400"]
             .map(String::from)
             .to_vec(),
+        ..Default::default()
     })
     .await;
     let mut matches = host.matches().await;

@@ -10,7 +10,10 @@
 //!   `// SAFETY:` argument;
 //! - [`Registry`]: every loaded version of every game;
 //! - [`watcher`]: the thread that hot-adds files copied into the plugin
-//!   directory.
+//!   directory;
+//! - [`vet`]: the check a file passes before the host loads it — opened and
+//!   played a little in a short-lived child process ([`Vetter`]), so a file
+//!   that crashes the dynamic loader takes down only the child.
 //!
 //! ```no_run
 //! use tabletop_loader::{Registry, default_cache_dir};
@@ -28,7 +31,9 @@ mod ffi;
 pub mod file;
 mod plugin;
 pub mod registry;
+pub mod vet;
 pub mod watcher;
 
 pub use plugin::{LoadError, Plugin, default_cache_dir, parse_version};
 pub use registry::{AddError, Added, Registry};
+pub use vet::{Refusal, Report, Vetter};

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use crate::plugin::{LoadError, Plugin, parse_version};
+use crate::vet::Refusal;
 use tabletop_sdk::DynGame;
 
 /// A version as comparable numbers: (major, minor, patch).
@@ -43,6 +44,8 @@ pub enum Added {
 pub enum AddError {
     /// The file is not a usable plugin.
     Load(LoadError),
+    /// The file failed its check in a child process ([`crate::vet`]).
+    Vet(Refusal),
     /// Another file already provides this game and version with other content.
     Conflict {
         /// The game.
@@ -58,6 +61,7 @@ impl std::fmt::Display for AddError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AddError::Load(e) => e.fmt(f),
+            AddError::Vet(refusal) => refusal.fmt(f),
             AddError::Conflict {
                 game,
                 version,
@@ -79,7 +83,9 @@ impl Registry {
         Registry::default()
     }
 
-    /// Loads `path` (through a private copy in `cache_dir`) and registers it.
+    /// Loads `path` (through a private copy in `cache_dir`) and registers it,
+    /// in this process and unchecked: for tools and tests. The host vets
+    /// every file in a child process first ([`crate::vet::Vetter`]).
     pub fn add_file(&self, path: &Path, cache_dir: &Path) -> Result<Added, AddError> {
         let plugin = Plugin::load_with_cache(path, cache_dir).map_err(AddError::Load)?;
         self.add(plugin)

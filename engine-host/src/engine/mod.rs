@@ -18,6 +18,7 @@ mod records;
 mod recovery;
 
 pub use live::LiveMatch;
+pub use plugins::Offered;
 
 use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
 
@@ -33,7 +34,7 @@ use tabletop_core::{
     HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView, TimeControl,
     ViewDetail, now_ms,
 };
-use tabletop_loader::{Plugin, Registry};
+use tabletop_loader::{Plugin, Registry, Vetter};
 use tabletop_sdk::{ActionId, Manifest, Viewer};
 use tokio::sync::broadcast;
 
@@ -179,6 +180,9 @@ pub struct Engine {
     kept_legal: CachedMatches,
     /// Calls running on their caller's thread, and which plugins may.
     inline: Arc<InlineCalls>,
+    /// Checks each plugin file in a child process before it is loaded
+    /// (always set by `main`; unset, files load unchecked).
+    vetter: Option<Vetter>,
 }
 
 /// What [`Engine::try_create_match`] did.
@@ -266,7 +270,16 @@ impl Engine {
             clocked: Mutex::new(std::collections::BTreeSet::new()),
             kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
             inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
+            vetter: None,
         }
+    }
+
+    /// Vets every plugin file with `vetter` before it is loaded: a file that
+    /// crashes, hangs or misbehaves in the child process is refused and
+    /// never loaded here. Without it, files load unchecked, in this process.
+    pub fn with_vetter(mut self, vetter: Vetter) -> Engine {
+        self.vetter = Some(vetter);
+        self
     }
 
     /// How long a plugin call may run on its caller's thread before that

@@ -1,21 +1,149 @@
 //! The catalog and plugins: listing games, loading plugin files, the admin check.
+//!
+//! With a vetter ([`Engine::with_vetter`], which `main` always sets) every
+//! file is checked in a child process before it is loaded, whichever way it
+//! came: the start-up scan ([`Engine::load_plugin_dir`]), the watcher
+//! ([`Engine::load_plugin_files`]) or the admin call
+//! ([`Engine::load_plugin`]). Each file offered gets one log line naming it:
+//! loaded, already loaded, or `refused plugin file PATH: REASON`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
+use sha2::{Digest, Sha256};
 use tabletop_core::error::Credential;
 use tabletop_core::tokens::{hash_token, hashes_equal};
 use tabletop_core::{HostError, HostResult};
 use tabletop_loader::file::plugin_files;
-use tabletop_loader::{AddError, Added, LoadError, Plugin};
+use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Report};
 use tabletop_sdk::DynGame;
 
 use super::{Engine, GameEntry, PluginEntry, Unavailable};
 
+/// How a file came to be offered, for its log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offered {
+    /// Found in the plugin directory at start.
+    AtStart,
+    /// Copied into the plugin directory while the host runs.
+    HotAdded,
+    /// Named by an admin's LoadPlugin call.
+    OnRequest,
+}
+
+/// Logs what became of a file offered: one line naming it. Returns whether
+/// a new plugin was loaded.
+fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered) -> bool {
+    let file = file.display();
+    match added {
+        Ok(Added::New { game, version }) => {
+            match offered {
+                Offered::AtStart => tracing::info!("loaded plugin file {file}: {game} {version}"),
+                Offered::HotAdded => {
+                    tracing::info!("hot-added plugin file {file}: {game} {version}");
+                }
+                Offered::OnRequest => {
+                    tracing::info!("loaded plugin file {file} on request: {game} {version}");
+                }
+            }
+            true
+        }
+        Ok(Added::AlreadyLoaded { game, version }) => {
+            tracing::info!(
+                "plugin file {file}: {game} {version} is already loaded with the same content"
+            );
+            false
+        }
+        Err(e) => {
+            tracing::warn!("refused plugin file {file}: {e}");
+            false
+        }
+    }
+}
+
+/// Hex SHA-256 of the file's content.
+fn file_sha256(path: &Path) -> Result<String, AddError> {
+    let bytes = std::fs::read(path).map_err(|e| AddError::Load(LoadError::Io(e.to_string())))?;
+    Ok(hex::encode(Sha256::digest(&bytes)))
+}
+
 impl Engine {
-    /// Loads one plugin file into the registry.
+    /// How long the check of one plugin file may take (zero without a
+    /// vetter).
+    pub fn vet_timeout(&self) -> Duration {
+        self.vetter.as_ref().map_or(Duration::ZERO, |v| v.timeout())
+    }
+
+    /// Where the checking processes put their private copies (each in a
+    /// directory of its own, removed after the check).
+    fn vet_scratch(&self) -> PathBuf {
+        self.cache_dir.join("vetting")
+    }
+
+    /// Removes what checks cut short by an earlier host's end (a kill, a
+    /// power cut) left in the scratch directory. Call it before any check
+    /// runs: `main` does, at start, when the data directory is already the
+    /// host's alone.
+    pub fn clear_vet_scratch(&self) {
+        let scratch = self.vet_scratch();
+        match std::fs::remove_dir_all(&scratch) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(dir = %scratch.display(), error = %e, "cannot clear the plugin checks' scratch directory")
+            }
+        }
+    }
+
+    /// Vets (with a vetter) and loads one plugin file into the registry.
+    /// Logs nothing: the caller says what became of it.
     pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
+        let vetted = match &self.vetter {
+            Some(vetter) => {
+                // An unreadable file is the caller's mistake, not the
+                // plugin's: say so without starting a check.
+                std::fs::File::open(path)
+                    .map_err(|e| AddError::Load(LoadError::Io(e.to_string())))?;
+                Some(vetter.vet(path, &self.vet_scratch()))
+            }
+            None => None,
+        };
+        self.add_vetted(path, vetted)
+    }
+
+    /// [`Engine::add_plugin_file`] for each of `files`: the checks run
+    /// several at once, the files are loaded in the order given.
+    pub fn add_plugin_files(&self, files: &[PathBuf]) -> Vec<Result<Added, AddError>> {
+        let vetted: Vec<Option<Result<Report, Refusal>>> = match &self.vetter {
+            Some(vetter) => vetter
+                .vet_all(files, &self.vet_scratch())
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => files.iter().map(|_| None).collect(),
+        };
+        files
+            .iter()
+            .zip(vetted)
+            .map(|(file, vetted)| self.add_vetted(file, vetted))
+            .collect()
+    }
+
+    /// Loads `path` if its check passed (or there was none). The file must
+    /// still hold what the child checked: the loader reads it again.
+    fn add_vetted(
+        &self,
+        path: &Path,
+        vetted: Option<Result<Report, Refusal>>,
+    ) -> Result<Added, AddError> {
+        if let Some(vetted) = vetted {
+            let report = vetted.map_err(AddError::Vet)?;
+            if file_sha256(path)? != report.sha256 {
+                return Err(AddError::Vet(Refusal::Changed));
+            }
+        }
         let added = self.registry.add_file(path, &self.cache_dir)?;
         if let Added::New { game, version } = &added {
             self.retry_unavailable(game, version);
@@ -23,8 +151,18 @@ impl Engine {
         Ok(added)
     }
 
-    /// Loads every plugin file in `dir`; refusals are logged and skipped.
-    /// Returns how many new plugins were loaded.
+    /// Vets and loads `files` ([`Engine::add_plugin_files`]) and logs one
+    /// line for each. Returns how many new plugins were loaded.
+    pub fn load_plugin_files(&self, files: &[PathBuf], offered: Offered) -> usize {
+        files
+            .iter()
+            .zip(self.add_plugin_files(files))
+            .filter(|(file, added)| log_offer(file, added, offered))
+            .count()
+    }
+
+    /// Loads every plugin file in `dir`, in name order; refusals are logged
+    /// and skipped. Returns how many new plugins were loaded.
     pub fn load_plugin_dir(&self, dir: &Path) -> usize {
         let files = match plugin_files(dir) {
             Ok(files) => files,
@@ -33,20 +171,7 @@ impl Engine {
                 return 0;
             }
         };
-        let mut loaded = 0;
-        for file in files {
-            match self.add_plugin_file(&file) {
-                Ok(Added::New { game, version }) => {
-                    tracing::info!(file = %file.display(), %game, %version, "plugin loaded");
-                    loaded += 1;
-                }
-                Ok(Added::AlreadyLoaded { .. }) => {}
-                Err(e) => {
-                    tracing::warn!(file = %file.display(), reason = %e, "plugin refused");
-                }
-            }
-        }
-        loaded
+        self.load_plugin_files(&files, Offered::AtStart)
     }
 
     /// Retries unavailable matches of a game version that was just added.
@@ -99,7 +224,7 @@ impl Engine {
             .collect())
     }
 
-    /// Loads a plugin file on request (admin only).
+    /// Vets and loads a plugin file on request (admin only).
     pub fn load_plugin(&self, admin_token: &str, path: &str) -> HostResult<(PluginEntry, bool)> {
         self.check_admin(admin_token)?;
         if path.is_empty() {
@@ -107,7 +232,9 @@ impl Engine {
                 "a plugin path is required".into(),
             ));
         }
-        let added = self.add_plugin_file(Path::new(path)).map_err(|e| match e {
+        let added = self.add_plugin_file(Path::new(path));
+        log_offer(Path::new(path), &added, Offered::OnRequest);
+        let added = added.map_err(|e| match e {
             AddError::Load(LoadError::Io(io)) => HostError::PluginFileUnreadable {
                 path: path.to_string(),
                 error: io,
@@ -121,7 +248,7 @@ impl Engine {
                 version,
                 existing,
             },
-            AddError::Load(other) => HostError::PluginRefused {
+            other => HostError::PluginRefused {
                 path: path.to_string(),
                 why: other.to_string(),
             },
@@ -130,7 +257,6 @@ impl Engine {
             Added::New { game, version } => (game, version, false),
             Added::AlreadyLoaded { game, version } => (game, version, true),
         };
-        tracing::info!(%path, %game, %version, already, "plugin loaded on request");
         let plugin = self
             .registry
             .get(&game, Some(&version))

@@ -136,16 +136,23 @@ impl Api {
         T: Send + 'static,
         F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
     {
+        self.call_within(self.deadline, f).await
+    }
+
+    /// Runs a core call on the blocking pool with `deadline`.
+    async fn call_within<T, F>(&self, deadline: Duration, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
+    {
         let engine = Arc::clone(&self.engine);
         let job = tokio::task::spawn_blocking(move || f(&engine));
-        match tokio::time::timeout(self.deadline, job).await {
+        match tokio::time::timeout(deadline, job).await {
             Ok(Ok(result)) => result.map_err(to_status),
             Ok(Err(join)) => Err(to_status(HostError::Internal(format!(
                 "the host failed while serving the call: {join}"
             )))),
-            Err(_) => Err(to_status(HostError::PluginTimeout {
-                deadline: self.deadline,
-            })),
+            Err(_) => Err(to_status(HostError::PluginTimeout { deadline })),
         }
     }
 }
@@ -564,8 +571,11 @@ impl Admin for Api {
         request: Request<pb::LoadPluginRequest>,
     ) -> Result<Response<pb::LoadPluginResponse>, Status> {
         let r = request.into_inner();
+        // The file is checked in a child process first, which may take up
+        // to the vetting timeout before the load itself starts.
+        let deadline = self.deadline + self.engine.vet_timeout();
         let (entry, already_loaded) = self
-            .call(move |e| e.load_plugin(&r.admin_token, &r.path))
+            .call_within(deadline, move |e| e.load_plugin(&r.admin_token, &r.path))
             .await?;
         Ok(Response::new(pb::LoadPluginResponse {
             plugin: Some(convert::plugin(&entry)),
