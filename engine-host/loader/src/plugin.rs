@@ -85,7 +85,7 @@ impl Plugin {
         // mapped past the end of the file), so check completeness first.
         if let Err(why) = check_complete_library(&bytes) {
             return Err(LoadError::Open(format!(
-                "{} is incomplete ({why}); still being copied?",
+                "{} is not a whole library ({why}): truncated, or still being copied",
                 path.display()
             )));
         }
