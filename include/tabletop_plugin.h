@@ -138,6 +138,10 @@ typedef struct {
   uint64_t word;
 } TabletopRawPly;
 
+typedef uint32_t TabletopPlayer;
+
+typedef uint64_t TabletopActionId;
+
 // One player's action within a joint action.
 //
 // `#[repr(C)]`: slices of moves cross the plugin ABI as they are, without a

@@ -51,7 +51,8 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The definition of `Move` in `types.rs`, with its docs and attributes.
+/// The definition of `Move` in `types.rs`, with its docs and attributes, and
+/// the aliases of its fields' types.
 fn move_struct(types: &Path) -> Result<String, String> {
     let text = std::fs::read_to_string(types).map_err(|e| e.to_string())?;
     let end = text
@@ -59,10 +60,13 @@ fn move_struct(types: &Path) -> Result<String, String> {
         .and_then(|at| text[at..].find("\n}").map(|close| at + close + 2))
         .ok_or("types.rs has no `pub struct Move`")?;
     let start = text[..end].rfind("\n\n").map_or(0, |blank| blank + 2);
-    Ok(format!(
-        "use serde::{{Deserialize, Serialize}};\n{}",
-        &text[start..end]
-    ))
+    // The aliases its fields use.
+    let aliases: String = text
+        .lines()
+        .filter(|line| line.starts_with("pub type Player") || line.starts_with("pub type ActionId"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    Ok(format!("{aliases}{}", &text[start..end]))
 }
 
 /// The names of the `pub const`s of the ABI module.
