@@ -79,8 +79,8 @@ impl SeatList {
     fn write_notation(&mut self, state: &dyn DynState) -> HostResult<()> {
         let mut text = String::new();
         let mut ends = Vec::with_capacity(self.ids.len());
-        // One crossing for the whole list through an ABI 2.4 plugin. A
-        // notation longer than 4 GiB in total is refused, not wrapped.
+        // One crossing for the whole list through a plugin. A notation
+        // longer than 4 GiB in total is refused, not wrapped.
         state.actions_to_strings(self.seat, &self.ids, &mut text, &mut ends)?;
         self.notation = Some(Notation {
             text: text.into_boxed_str(),

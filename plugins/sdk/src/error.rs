@@ -17,8 +17,8 @@ pub enum ErrorKind {
     IllegalAction = 4,
     /// The player is not to move (or the state is a chance node or over).
     NotYourTurn = 5,
-    // Code 6 is left unused: it means "buffer too small" in ABI 1, which an
-    // ABI 2 plugin never reports.
+    // Code 6 is left unused: it meant "buffer too small" in ABI 1, and a
+    // code keeps its meaning across ABI versions.
     /// The plugin panicked; the message says where. Always a bug in the plugin.
     Panic = 7,
     /// A state handle was used after an earlier call on it panicked.
