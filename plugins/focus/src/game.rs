@@ -2,8 +2,8 @@
 
 use tabletop_sdk::serde_json::{self, json};
 use tabletop_sdk::{
-    ActionId, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player, PlayerResult,
-    PlayerSet, Setup, Status, Transition, Viewer,
+    ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
+    PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_joint_action, results_by_key,
 };
 
 use crate::moves::{Move, swap_code, swap_squares};
@@ -29,6 +29,22 @@ with four players, team: 1+2 against 3+4) able to move wins; with three players 
 win by capturing 3 pieces of each opponent or removing 10 pieces in total. After \
 `max_turns` moves the game is drawn. Moves are written `c3-e3` (distance = pieces moved) \
 and drops `*d4`.";
+
+/// Where a seat finished, worst first: the order ranks by (ruling F7 and
+/// the README's *Results*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Standing {
+    /// With four players, a member of the team that lost.
+    LosingTeam,
+    /// Out (F7 or the clock); a later `order` in the out list ranks higher.
+    Out { order: usize },
+    /// Still in at the end without a share of the win (the others when F8
+    /// gives one of three players the win, player 2 when F9 gives it to
+    /// player 1).
+    StillIn,
+    /// A winner, or a member of the winning team.
+    Won,
+}
 
 fn seat(player: Player) -> Option<Colour> {
     u8::try_from(player).ok().filter(|&p| p < 4)
@@ -99,24 +115,25 @@ impl Game for Focus {
     fn results(&self, state: &Position) -> Vec<PlayerResult> {
         let n = state.players() as Colour;
         let winners = state.outcome().map_or(0, |o| o.winners);
-        let key = |c: Colour| -> (u8, usize) {
+        let standing = |c: Colour| -> Standing {
             if winners & (1 << c) != 0 {
-                (3, 0)
+                Standing::Won
             } else if n == 4 {
-                (0, 0)
+                Standing::LosingTeam
             } else {
                 match state.out_order().iter().position(|&o| o == c) {
-                    Some(i) => (1, i),
-                    None => (2, 0),
+                    Some(order) => Standing::Out { order },
+                    None => Standing::StillIn,
                 }
             }
         };
-        (0..n)
-            .map(|c| PlayerResult {
-                rank: 1 + (0..n).filter(|&d| key(d) > key(c)).count() as u32,
-                score: f64::from((0..n).map(|d| state.captured(c, d)).sum::<u32>()),
-            })
-            .collect()
+        results_by_key(
+            (0..n).map(|c| {
+                let captured: u32 = (0..n).map(|d| state.captured(c, d)).sum();
+                (standing(c), f64::from(captured))
+            }),
+            Better::Higher,
+        )
     }
 
     fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {
@@ -134,19 +151,8 @@ impl Game for Focus {
                 "chance acts next (the opening swap, ruling F9)"
             }));
         };
-        let [joint] = moves else {
-            return Err(GameError::illegal(format!(
-                "Focus takes exactly one move, from player {} (seat {mover}); got {}",
-                mover + 1,
-                moves.len()
-            )));
-        };
-        if seat(joint.player) != Some(mover) {
-            return Err(GameError::not_your_turn(format!(
-                "seat {} is not to move; seat {mover} is",
-                joint.player
-            )));
-        }
+        check_joint_action(PlayerSet::single(Player::from(mover)), moves)?;
+        let joint = moves[0];
         let mv = Move::from_id(joint.action).ok_or_else(|| {
             GameError::illegal(format!("{} is not a focus action id", joint.action))
         })?;

@@ -5,7 +5,7 @@
 
 use tabletop_sdk::{
     ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
-    PlayerSet, Setup, Status, Transition, Viewer, serde_json,
+    PlayerSet, Setup, Status, Transition, Viewer, check_joint_action, serde_json,
 };
 
 use crate::orders::{ORDER_IDS, Orders};
@@ -166,13 +166,7 @@ impl Game for Lanza {
         let Status::ToMove(movers) = self.status(state) else {
             return Err(GameError::not_your_turn("no player is to move now"));
         };
-        let named: PlayerSet = moves.iter().map(|m| m.player).collect();
-        if moves.len() != movers.len() || named != movers {
-            return Err(GameError::not_your_turn(format!(
-                "this step needs exactly one action from each of seats {:?}",
-                movers.iter().collect::<Vec<_>>()
-            )));
-        }
+        check_joint_action(movers, moves)?;
         match state.phase() {
             Phase::Orders => {
                 let orders = self.joint_orders(state, moves)?;

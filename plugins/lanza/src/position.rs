@@ -4,10 +4,23 @@
 
 use std::fmt;
 
+use tabletop_sdk::{Better, competition_ranks};
+
 use crate::adjudicate::{Adjudication, AdjudicationError, PieceOrder, adjudicate};
 use crate::board::{Board, BoardKind, Field};
 use crate::orders::Orders;
 use crate::piece::{MAX_PIECES, MAX_PLAYERS, PieceId};
+
+/// Where a seat stands for the ranking, worst first: the order
+/// [`Position::ranks`] ranks by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Standing {
+    /// Taken out; `order` counts 1 for the first seat out, so a later one
+    /// ranks higher.
+    Out { order: u8 },
+    /// Still in, with its chips.
+    In { chips: u32 },
+}
 
 /// Where a match stands within its turn.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -346,18 +359,15 @@ impl Position {
     /// Seats taken out rank below every seat still in, the later out above
     /// the earlier, whatever their chips.
     pub fn ranks(&self) -> Vec<u32> {
-        let still_in = self.players_in().count() as u32;
-        (0..self.players)
+        let standings: Vec<Standing> = (0..self.players)
             .map(|p| match self.out[p as usize] {
-                0 => {
-                    1 + self
-                        .players_in()
-                        .filter(|&q| self.chips(q) > self.chips(p))
-                        .count() as u32
-                }
-                k => 1 + still_in + self.out.iter().filter(|&&o| o > k).count() as u32,
+                0 => Standing::In {
+                    chips: self.chips(p),
+                },
+                order => Standing::Out { order },
             })
-            .collect()
+            .collect();
+        competition_ranks(&standings, Better::Higher)
     }
 
     /// Takes seat `player` out of the game, as the host does when its clock

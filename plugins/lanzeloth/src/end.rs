@@ -1,6 +1,8 @@
 //! Scores and ranking at the end (ruling Z9; ties at the turn limit, Z10).
 
-use tabletop_sdk::{Player, PlayerResult};
+use std::cmp::Reverse;
+
+use tabletop_sdk::{Better, Player, PlayerResult, results_by_key};
 
 use crate::position::{Phase, Position};
 use crate::rules::{DONKEY_SCORE, Scoring};
@@ -26,37 +28,40 @@ impl Position {
     }
 
     /// Every player's rank and score once the game is over: the winner first,
-    /// the others by score, equal scores sharing a rank. Empty before the end.
+    /// the others by score, equal scores sharing a rank; players taken out
+    /// below every player still in, the later out above the earlier. Empty
+    /// before the end.
     pub fn results(&self) -> Vec<PlayerResult> {
         let Phase::Over { winner } = self.phase else {
             return Vec::new();
         };
-        let n = self.rules.players;
-        let scores: Vec<u32> = (0..n).map(|p| self.score(p)).collect();
-        let still_in = self.players_in().count() as u32;
-        (0..n)
-            .map(|p| {
-                let rank = if winner == Some(p) {
-                    1
-                } else if let Some(i) = self.out.iter().position(|&o| o == p) {
-                    // Taken out: below every player still in, the later out
-                    // above the earlier.
-                    still_in + (self.out.len() - i) as u32
-                } else {
-                    let better = (0..n)
-                        .filter(|&q| {
-                            winner != Some(q)
-                                && !self.is_out(q)
-                                && scores[q as usize] < scores[p as usize]
-                        })
-                        .count() as u32;
-                    1 + u32::from(winner.is_some()) + better
-                };
-                PlayerResult {
-                    rank,
-                    score: f64::from(scores[p as usize]),
+        let standing = |p: Player| {
+            if winner == Some(p) {
+                Standing::Won
+            } else if let Some(order) = self.out.iter().position(|&o| o == p) {
+                Standing::Out { order }
+            } else {
+                Standing::In {
+                    score: Reverse(self.score(p)),
                 }
-            })
-            .collect()
+            }
+        };
+        results_by_key(
+            (0..self.rules.players).map(|p| (standing(p), f64::from(self.score(p)))),
+            Better::Higher,
+        )
     }
+}
+
+/// Where a player finished, worst first: the order [`Position::results`]
+/// ranks by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Standing {
+    /// Taken out; `order` is the place in the out list, so a later one ranks
+    /// higher.
+    Out { order: usize },
+    /// Still in, not the winner; the lower the score, the better (Z9).
+    In { score: Reverse<u32> },
+    /// The winner.
+    Won,
 }

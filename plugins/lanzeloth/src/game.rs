@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use tabletop_sdk::{
     ActionId, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet,
-    Setup, Status, Transition, Viewer,
+    Setup, Status, Transition, Viewer, check_joint_action,
 };
 
 use crate::actions::Action;
@@ -97,14 +97,10 @@ impl Game for Lanzeloth {
         let Phase::Play { turn, .. } = state.phase() else {
             return Err(GameError::not_your_turn("no player is to move now"));
         };
-        match moves {
-            [single] => state.play(single.player, single.action).map_err(play_error),
-            _ => Err(GameError::illegal(format!(
-                "one move per action, by the player on turn (P{}); got {}",
-                turn + 1,
-                moves.len()
-            ))),
-        }
+        check_joint_action(PlayerSet::single(turn), moves)?;
+        state
+            .play(moves[0].player, moves[0].action)
+            .map_err(play_error)
     }
 
     /// The host's clock `out`: the player leaves the turn order and the

@@ -57,7 +57,8 @@ pub trait Game: Default + Send + Sync + 'static {
     fn chance(&self, state: &Self::State) -> Chance;
 
     /// Every player's result. Called only when [`Game::status`] is
-    /// [`Status::Terminal`]; one entry per seat.
+    /// [`Status::Terminal`]; one entry per seat. A game that ranks by a key
+    /// builds them with [`results_by_key`](crate::results_by_key).
     fn results(&self, state: &Self::State) -> Vec<PlayerResult>;
 
     /// The legal actions of `player`, in ascending id order, written into `out`
@@ -67,7 +68,8 @@ pub trait Game: Default + Send + Sync + 'static {
     /// Applies the joint action of the players to move: exactly one [`Move`] per
     /// player in the current [`Status::ToMove`] set, in any order. Refuses (and
     /// changes nothing) if a player is not to move, is missing or repeated, or an
-    /// action is not legal.
+    /// action is not legal; [`check_joint_action`](crate::check_joint_action)
+    /// does the first three with the message every game shares.
     fn apply(&self, state: &mut Self::State, moves: &[Move]) -> Result<(), GameError>;
 
     /// Applies a chance outcome: one listed in [`Chance::Explicit`], or any `u64`

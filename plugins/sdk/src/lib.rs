@@ -7,6 +7,11 @@
 //! extension lookups for the [`Extension`]s the game lists, so game crates
 //! can `#![forbid(unsafe_code)]`.
 //!
+//! The SDK also owns what every game would otherwise write for itself:
+//! [`check_joint_action`] refuses a joint action of the wrong shape with one
+//! message, and [`results_by_key`] and [`competition_ranks`] rank seats by a
+//! key with shared places for ties.
+//!
 //! # Example
 //! A one-move game: the only player says "done" and wins.
 //! ```
@@ -79,15 +84,19 @@ mod error;
 #[doc(hidden)]
 pub mod export;
 mod game;
+mod joint;
 pub mod log;
 mod manifest;
+mod ranking;
 pub mod text;
 mod types;
 
 pub use dynamic::{DynGame, DynState, InProcess};
 pub use error::{ErrorKind, GameError};
 pub use game::{Extension, Game};
+pub use joint::check_joint_action;
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};
+pub use ranking::{Better, competition_ranks, results_by_key};
 pub use types::{
     ActionId, Chance, Move, Player, PlayerResult, PlayerSet, Players, Status, Transition, Viewer,
 };

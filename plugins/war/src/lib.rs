@@ -37,8 +37,8 @@ pub mod side;
 use std::sync::{Arc, OnceLock};
 
 use tabletop_sdk::{
-    ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
-    PlayerSet, Setup, Status, Viewer,
+    ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
+    PlayerResult, PlayerSet, Setup, Status, Viewer, check_joint_action, results_by_key,
 };
 
 pub use board::{Board, BoardError};
@@ -89,17 +89,10 @@ fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
         return Err(GameError::not_your_turn("the game is over"));
     }
     let seat = state.to_move().index() as Player;
-    match moves {
-        [Move { player, action }] if *player == seat => Action::from_id(*action, state.board())
-            .ok_or_else(|| GameError::illegal(format!("no action {action}"))),
-        [Move { player, .. }] => Err(GameError::not_your_turn(format!(
-            "player {player} is not to move; {} (player {seat}) is",
-            state.to_move().name()
-        ))),
-        _ => Err(GameError::illegal(
-            "a War turn is exactly one move by the side to move",
-        )),
-    }
+    check_joint_action(PlayerSet::single(seat), moves)?;
+    let action = moves[0].action;
+    Action::from_id(action, state.board())
+        .ok_or_else(|| GameError::illegal(format!("no action {action}")))
 }
 
 impl Game for War {
@@ -174,23 +167,20 @@ impl Game for War {
             Phase::Over(o) => o.winner,
             _ => None,
         };
-        Side::BOTH
-            .iter()
-            .map(|&s| match winner {
-                None => PlayerResult {
-                    rank: 1,
-                    score: 0.5,
-                },
-                Some(w) if w == s => PlayerResult {
-                    rank: 1,
-                    score: 1.0,
-                },
-                Some(_) => PlayerResult {
-                    rank: 2,
-                    score: 0.0,
-                },
-            })
-            .collect()
+        // Half points: a win is 2, a draw 1 each, a loss 0. The score is the
+        // point itself (1, ½, 0).
+        let half_points = |side: Side| match winner {
+            None => 1u32,
+            Some(w) if w == side => 2,
+            Some(_) => 0,
+        };
+        results_by_key(
+            Side::BOTH.iter().map(|&side| {
+                let half = half_points(side);
+                (half, f64::from(half) / 2.0)
+            }),
+            Better::Higher,
+        )
     }
 
     fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {

@@ -11,8 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 use tabletop_sdk::{
-    ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
-    PlayerSet, Setup, Status, Viewer, serde_json,
+    ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
+    PlayerResult, Setup, Status, Viewer, check_joint_action, results_by_key, serde_json,
 };
 
 #[derive(Debug, Default)]
@@ -132,22 +132,14 @@ impl Game for Guess {
     }
 
     fn results(&self, state: &State) -> Vec<PlayerResult> {
-        let score = |p: usize| {
-            if state.active[p] {
-                state.scores[p] as f64
-            } else {
-                -1.0
-            }
-        };
-        (0..state.secrets.len())
-            .map(|p| PlayerResult {
-                rank: 1
-                    + (0..state.secrets.len())
-                        .filter(|&q| score(q) > score(p))
-                        .count() as u32,
-                score: score(p),
-            })
-            .collect()
+        // Players still in rank above those who busted (`None`), then by score.
+        results_by_key(
+            (0..state.secrets.len()).map(|p| {
+                let standing = state.active[p].then_some(state.scores[p]);
+                (standing, standing.map_or(-1.0, f64::from))
+            }),
+            Better::Higher,
+        )
     }
 
     fn legal_actions(&self, state: &State, player: Player, out: &mut Vec<ActionId>) {
@@ -161,12 +153,7 @@ impl Game for Guess {
         let Status::ToMove(movers) = self.status(state) else {
             return Err(GameError::not_your_turn("no player is to move"));
         };
-        let named: PlayerSet = moves.iter().map(|m| m.player).collect();
-        if moves.len() != movers.len() || named != movers {
-            return Err(GameError::illegal(
-                "a joint action needs exactly one bid from every player still in",
-            ));
-        }
+        check_joint_action(movers, moves)?;
         if let Some(bad) = moves.iter().find(|m| m.action > 3) {
             return Err(GameError::illegal(format!("bid {} is not 0–3", bad.action)));
         }
