@@ -28,6 +28,8 @@ fn config(game: &dyn DynGame, players: u32) -> Config {
         3 => vec![options(&[("max_turns", "200")])],
         _ => vec![options(&[("max_turns", "160"), ("team_talk", "true")])],
     };
+    // Chance is the random opening swap (F9), a two-player option only.
+    config.claims_to_meet.chance = players == 2;
     config.matches = 3;
     config.check_every = 7;
     config.resamples = 1;

@@ -1,12 +1,17 @@
-//! The SDK's own tests: the conformance kit on the example game, and the option
-//! validation every plugin shares.
+//! The SDK's own tests: the conformance kit on the example games, the kit
+//! catching games that break the contract or lie in their manifest, and the
+//! option validation every plugin shares.
 
 mod example;
+mod plain;
 
 use std::collections::BTreeMap;
 
-use tabletop_sdk::conformance::{self, Config};
-use tabletop_sdk::{DynGame, ErrorKind, InProcess};
+use tabletop_sdk::conformance::{self, Claims, Config};
+use tabletop_sdk::{
+    Chance, DynGame, ErrorKind, Extension, Game, GameError, InProcess, Manifest, Move,
+    PlayerResult, Setup, Status, Viewer, serde_json,
+};
 
 fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -240,4 +245,174 @@ fn the_kit_catches_a_game_that_claims_removable_players_but_cannot() {
     let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
     assert!(failure.message.contains("remove_player"), "{failure}");
     assert!(failure.message.contains("Unsupported"), "{failure}");
+}
+
+/// A game that plays as `G` but makes the claims the flags say instead of
+/// its own: a game that lies about chance, simultaneous moves or hidden
+/// information.
+#[derive(Default)]
+struct Claiming<G, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool>(G);
+
+impl<G: Game, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool> Game
+    for Claiming<G, CHANCE, SIMULTANEOUS, HIDDEN>
+{
+    type State = G::State;
+    type View<'a> = G::View<'a>;
+    const EXTENSIONS: &'static [Extension] = G::EXTENSIONS;
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            chance: CHANCE,
+            simultaneous: SIMULTANEOUS,
+            hidden_information: HIDDEN,
+            ..self.0.manifest()
+        }
+    }
+    fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
+        self.0.new_state(s)
+    }
+    fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
+        self.0.parse_position(s, t)
+    }
+    fn position_to_string(&self, s: &Self::State) -> String {
+        self.0.position_to_string(s)
+    }
+    fn status(&self, s: &Self::State) -> Status {
+        self.0.status(s)
+    }
+    fn chance(&self, s: &Self::State) -> Chance {
+        self.0.chance(s)
+    }
+    fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
+        self.0.results(s)
+    }
+    fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
+        self.0.legal_actions(s, p, out)
+    }
+    fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
+        self.0.apply(s, m)
+    }
+    fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
+        self.0.apply_chance(s, o)
+    }
+    fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
+        self.0.action_to_string(s, p, a)
+    }
+    fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
+        self.0.parse_action(s, p, t)
+    }
+    fn view<'a>(&'a self, s: &'a Self::State, v: Viewer) -> Self::View<'a> {
+        self.0.view(s, v)
+    }
+    fn render_text(&self, s: &Self::State, v: Viewer) -> String {
+        self.0.render_text(s, v)
+    }
+    fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
+        self.0.resample(s, v, r)
+    }
+}
+
+/// The kit's failure for `game` with its default config.
+fn kit_failure(game: &dyn DynGame) -> String {
+    conformance::run(game, &Config::for_game(game))
+        .expect_err("the kit catches the false claim")
+        .message
+}
+
+#[test]
+fn the_plain_game_passes_the_conformance_kit() {
+    let game = InProcess::new(plain::Nim);
+    let summary = conformance::run(&game, &Config::for_game(&game)).unwrap();
+    assert_eq!(summary.matches, 2 * 8);
+    assert_eq!(
+        (
+            summary.chance_nodes,
+            summary.simultaneous_turns,
+            summary.differing_resamples
+        ),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_denies_chance_but_meets_it() {
+    let failure = kit_failure(&InProcess::new(
+        Claiming::<example::Guess, false, true, true>::default(),
+    ));
+    assert!(
+        failure.contains("the manifest claims `chance: false`, but a chance node was met"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_claims_chance_but_never_meets_it() {
+    let failure = kit_failure(&InProcess::new(
+        Claiming::<plain::Nim, true, false, false>::default(),
+    ));
+    assert!(
+        failure.contains("the manifest claims `chance: true`, but no chance node was met"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_denies_simultaneous_moves_but_has_them() {
+    let failure = kit_failure(&InProcess::new(
+        Claiming::<example::Guess, true, false, true>::default(),
+    ));
+    assert!(
+        failure.contains("the manifest claims `simultaneous: false`, but seats [0, 1] are to move"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_claims_simultaneous_moves_but_never_has_them() {
+    let failure = kit_failure(&InProcess::new(
+        Claiming::<plain::Nim, false, true, false>::default(),
+    ));
+    assert!(
+        failure.contains(
+            "the manifest claims `simultaneous: true`, but no two players were ever to move at once"
+        ),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_denies_hidden_information_but_hides_something() {
+    let failure = kit_failure(&InProcess::new(
+        Claiming::<example::Guess, true, true, false>::default(),
+    ));
+    assert!(
+        failure
+            .contains("the manifest claims `hidden_information: false`, but a state resampled for"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_claims_hidden_information_but_hides_nothing() {
+    let failure = kit_failure(&InProcess::new(
+        Claiming::<plain::Nim, false, false, true>::default(),
+    ));
+    assert!(
+        failure.contains(
+            "the manifest claims `hidden_information: true`, but every state resampled for every \
+             viewer equalled the original: nothing was hidden"
+        ),
+        "{failure}"
+    );
+}
+
+#[test]
+fn a_run_whose_options_cannot_show_a_claim_may_leave_it_unmet() {
+    let game = InProcess::new(Claiming::<plain::Nim, true, true, true>::default());
+    let mut config = Config::for_game(&game);
+    config.claims_to_meet = Claims {
+        chance: false,
+        simultaneous: false,
+        hidden_information: false,
+    };
+    conformance::run(&game, &config).unwrap();
 }

@@ -1,0 +1,165 @@
+//! One random match with every check: the heart of the kit.
+
+use rand::SeedableRng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::claims;
+use super::consistency::{
+    check_apply_and_lend, check_clone, check_position_round_trip, check_results,
+};
+use super::context::{Ctx, apply, fingerprint};
+use super::hidden::{check_events, check_hidden_information};
+use super::notation::check_notation;
+use super::refusals::{check_illegal_refused, check_unlisted_outcome_refused};
+use super::{Config, Failure, Summary};
+use crate::chance;
+use crate::types::{Chance, Move, Status, Transition};
+
+/// Plays one random match from the start, checking at every decision (the
+/// costly checks at every `check_every`-th), then replays its log.
+pub(super) fn play_one(
+    ctx: &mut Ctx<'_>,
+    config: &Config,
+    summary: &mut Summary,
+) -> Result<(), Failure> {
+    let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed ^ 0x7ab1_e70b);
+    let start = ctx.ok(
+        "new_state",
+        ctx.game.new_state(ctx.players, ctx.options, None),
+    )?;
+    let mut state = ctx.ok("clone_state", start.clone_state())?;
+    let mut log: Vec<Transition> = Vec::new();
+    let mut chance_index = 0u64;
+    let mut ever_moved: Vec<bool> = vec![false; ctx.players as usize];
+    let mut dropped_out = false;
+    let mut legal = Vec::new();
+    if !ctx.game.manifest().removable_players {
+        // The manifest says no: `remove_player` must refuse, not fault, and
+        // leave the state as it was.
+        let before = fingerprint(ctx, state.as_ref())?;
+        ctx.refused(
+            "remove_player in a game whose manifest says removable_players: false",
+            state.remove_player(0),
+        )?;
+        if fingerprint(ctx, state.as_ref())? != before {
+            return Err(ctx.fail("a refused remove_player changed the state"));
+        }
+    }
+
+    loop {
+        let check = ctx.step.is_multiple_of(config.check_every.max(1));
+        if check {
+            check_position_round_trip(ctx, state.as_ref())?;
+            check_clone(ctx, state.as_ref())?;
+            check_hidden_information(ctx, config, state.as_ref(), &mut rng, summary)?;
+        }
+        let status = ctx.ok("status", state.status())?;
+        let transition = match status {
+            Status::Terminal => {
+                check_results(ctx, state.as_ref())?;
+                break;
+            }
+            Status::Chance => {
+                claims::chance_met(ctx)?;
+                let node = ctx.ok("chance", state.chance())?;
+                if check && let Chance::Explicit(outcomes) = &node {
+                    check_unlisted_outcome_refused(ctx, state.as_ref(), outcomes)?;
+                }
+                let outcome = ctx.ok("draw", chance::draw(&node, ctx.seed, chance_index))?;
+                chance_index += 1;
+                summary.chance_nodes += 1;
+                Transition::Chance(outcome)
+            }
+            Status::ToMove(movers) => {
+                if movers.is_empty() {
+                    return Err(ctx.fail("status says players are to move, but names none"));
+                }
+                if movers.len() > 1 {
+                    claims::simultaneous_met(ctx, movers)?;
+                    summary.simultaneous_turns += 1;
+                }
+                let mut moves = Vec::new();
+                for p in 0..ctx.players {
+                    ctx.ok("legal_actions", state.legal_actions(p, &mut legal))?;
+                    if !movers.contains(p) {
+                        if !legal.is_empty() {
+                            return Err(ctx.fail(format!(
+                                "player {p} is not to move but has {} legal actions",
+                                legal.len()
+                            )));
+                        }
+                        if ever_moved[p as usize] {
+                            dropped_out = true;
+                        }
+                        continue;
+                    }
+                    ever_moved[p as usize] = true;
+                    let lent = ctx.ok("lend_legal_actions", state.lend_legal_actions(p))?;
+                    if lent != legal.as_slice() {
+                        return Err(ctx.fail(format!(
+                            "player {p}: lend_legal_actions lends {lent:?}, legal_actions copies {legal:?}"
+                        )));
+                    }
+                    if legal.is_empty() {
+                        return Err(
+                            ctx.fail(format!("player {p} is to move but has no legal action"))
+                        );
+                    }
+                    if legal.windows(2).any(|w| w[0] >= w[1]) {
+                        return Err(ctx.fail(format!(
+                            "legal actions of player {p} are not ascending and unique: {legal:?}"
+                        )));
+                    }
+                    if check {
+                        check_notation(ctx, state.as_ref(), p, &legal)?;
+                    }
+                    let action = *legal.choose(&mut rng).expect("legal is not empty");
+                    moves.push(Move { player: p, action });
+                }
+                if check {
+                    check_illegal_refused(ctx, state.as_mut(), &moves, &mut rng)?;
+                }
+                Transition::Moves(moves)
+            }
+        };
+        let before = ctx.ok("clone_state", state.clone_state())?;
+        apply(ctx, state.as_mut(), &transition)?;
+        if check && let Transition::Moves(moves) = &transition {
+            check_apply_and_lend(ctx, before.as_ref(), moves, state.as_ref())?;
+        }
+        if check {
+            check_events(
+                ctx,
+                config,
+                before.as_ref(),
+                &transition,
+                state.as_ref(),
+                &mut rng,
+            )?;
+        }
+        log.push(transition);
+        ctx.step += 1;
+        summary.transitions += 1;
+        if ctx.step > config.max_steps {
+            return Err(ctx.fail(format!(
+                "the match did not end within {} transitions",
+                config.max_steps
+            )));
+        }
+    }
+
+    // Replaying the log reproduces the match exactly.
+    let mut replay = start;
+    for transition in &log {
+        apply(ctx, replay.as_mut(), transition)?;
+    }
+    if fingerprint(ctx, replay.as_ref())? != fingerprint(ctx, state.as_ref())? {
+        return Err(ctx.fail("replaying the log from the start gives a different final state"));
+    }
+    summary.matches += 1;
+    if dropped_out {
+        summary.matches_with_dropout += 1;
+    }
+    Ok(())
+}
