@@ -1,12 +1,10 @@
 //! The SDK conformance kit for 2, 3 and 4 players, in-process and through
-//! the built cdylib loaded by engine-host's loader.
-
-use std::collections::BTreeMap;
+//! the built cdylib, and the two paths playing the same matches alike: one
+//! module of tests per player count, written by `tabletop_sdk::kit_tests!`.
 
 use focus::Focus;
-use tabletop_loader::Plugin;
-use tabletop_sdk::conformance::{self, Config};
-use tabletop_sdk::{DynGame, InProcess};
+use tabletop_sdk::DynGame;
+use tabletop_sdk::conformance::{Config, Summary};
 
 use crate::support::options;
 
@@ -36,83 +34,24 @@ fn config(game: &dyn DynGame, players: u32) -> Config {
     config
 }
 
-fn run(game: &dyn DynGame, players: u32) -> conformance::Summary {
-    let summary = conformance::run(game, &config(game, players)).unwrap_or_else(|f| panic!("{f}"));
-    let sets = config(game, players).option_sets.len() as u64;
-    assert_eq!(summary.matches, 3 * sets);
+fn check(config: &Config, summary: &Summary) {
     // Focus declares removable_players: the kit also took seats out.
     assert!(summary.removals > 0, "{summary:?}");
-    summary
-}
-
-fn plugin() -> std::sync::Arc<Plugin> {
-    Plugin::load(&conformance::built_plugin_path("focus")).unwrap()
-}
-
-#[test]
-fn kit_in_process_two_players() {
-    let summary = run(&InProcess::new(Focus), 2);
-    assert!(
-        summary.chance_nodes >= 3,
-        "the random swap is drawn: {summary:?}"
-    );
-}
-
-#[test]
-fn kit_in_process_three_players() {
-    run(&InProcess::new(Focus), 3);
-}
-
-#[test]
-fn kit_in_process_four_players() {
-    run(&InProcess::new(Focus), 4);
-}
-
-#[test]
-fn kit_through_the_plugin_two_players() {
-    let plugin = plugin();
-    assert_eq!(plugin.manifest().name, "focus");
-    run(plugin.as_ref(), 2);
-}
-
-#[test]
-fn kit_through_the_plugin_three_and_four_players() {
-    let plugin = plugin();
-    run(plugin.as_ref(), 3);
-    run(plugin.as_ref(), 4);
-}
-
-/// The same moves give the same positions and views on both paths.
-#[test]
-fn plugin_and_in_process_agree_move_for_move() {
-    let plugin = plugin();
-    let local = InProcess::new(Focus);
-    let games: [&dyn DynGame; 2] = [plugin.as_ref(), &local];
-    let mut states: Vec<_> = games
-        .iter()
-        .map(|g| g.new_state(4, &BTreeMap::new(), None).unwrap())
-        .collect();
-    let mut legal = [Vec::new(), Vec::new()];
-    for step in 0..300u64 {
-        let status = states[0].status().unwrap();
-        assert_eq!(status, states[1].status().unwrap());
-        let tabletop_sdk::Status::ToMove(movers) = status else {
-            break;
-        };
-        let p = movers.iter().next().unwrap();
-        for (s, l) in states.iter().zip(legal.iter_mut()) {
-            s.legal_actions(p, l).unwrap();
-        }
-        assert_eq!(legal[0], legal[1]);
-        let action = legal[0][(step as usize * 31) % legal[0].len()];
-        for s in &mut states {
-            s.apply(&[tabletop_sdk::Move { player: p, action }])
-                .unwrap();
-        }
-        assert_eq!(states[0].position().unwrap(), states[1].position().unwrap());
-        assert_eq!(
-            states[0].view(tabletop_sdk::Viewer::Spectator).unwrap(),
-            states[1].view(tabletop_sdk::Viewer::Spectator).unwrap()
+    if config.player_counts == [2] {
+        assert!(
+            summary.chance_nodes >= 3,
+            "the random swap is drawn: {summary:?}"
         );
     }
+}
+
+tabletop_sdk::kit_tests! {
+    game: Focus,
+    plugin: "focus",
+    configs: {
+        two_players => |game| config(game, 2),
+        three_players => |game| config(game, 3),
+        four_players => |game| config(game, 4),
+    },
+    check: check,
 }

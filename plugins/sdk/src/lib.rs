@@ -9,8 +9,10 @@
 //!
 //! The SDK also owns what every game would otherwise write for itself:
 //! [`check_joint_action`] refuses a joint action of the wrong shape with one
-//! message, and [`results_by_key`] and [`competition_ranks`] rank seats by a
-//! key with shared places for ties.
+//! message, [`results_by_key`] and [`competition_ranks`] rank seats by a key
+//! with shared places for ties, and [`kit_tests!`] writes a game crate's
+//! conformance-kit tests ([`conformance`]), in-process, through the built
+//! plugin, and the two paths side by side.
 //!
 //! # Example
 //! A one-move game: the only player says "done" and wins.
@@ -85,6 +87,8 @@ mod error;
 pub mod export;
 mod game;
 mod joint;
+#[doc(hidden)]
+pub mod kit_tests;
 pub mod log;
 mod manifest;
 mod ranking;

@@ -1,6 +1,6 @@
 //! The SDK's own tests: the conformance kit on the example games, the kit
-//! catching games that break the contract or lie in their manifest, and the
-//! option validation every plugin shares.
+//! catching games that break the contract or lie in their manifest, the
+//! agreement of two paths, and the option validation every plugin shares.
 
 mod example;
 mod plain;
@@ -415,4 +415,85 @@ fn a_run_whose_options_cannot_show_a_claim_may_leave_it_unmet() {
         hidden_information: false,
     };
     conformance::run(&game, &config).unwrap();
+}
+
+#[test]
+fn the_same_game_twice_agrees_step_for_step() {
+    let (a, b) = (
+        InProcess::new(example::Guess),
+        InProcess::new(example::Guess),
+    );
+    let summary = conformance::agree(&a, &b, &Config::for_game(&a)).unwrap();
+    assert_eq!(summary.matches, 3 * 2);
+    assert!(summary.simultaneous_turns > 0, "{summary:?}");
+    assert!(summary.chance_nodes > summary.matches, "{summary:?}");
+}
+
+#[test]
+fn agreement_fails_where_one_side_shows_something_else() {
+    // Same manifest, same moves, but every view of the second game says
+    // something else.
+    #[derive(Default)]
+    struct Loud(example::Guess);
+    impl Game for Loud {
+        type State = example::State;
+        type View<'a> = serde_json::Value;
+        const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
+        fn manifest(&self) -> Manifest {
+            self.0.manifest()
+        }
+        fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
+            self.0.new_state(s)
+        }
+        fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
+            self.0.parse_position(s, t)
+        }
+        fn position_to_string(&self, s: &Self::State) -> String {
+            self.0.position_to_string(s)
+        }
+        fn status(&self, s: &Self::State) -> Status {
+            self.0.status(s)
+        }
+        fn chance(&self, s: &Self::State) -> Chance {
+            self.0.chance(s)
+        }
+        fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
+            self.0.results(s)
+        }
+        fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
+            self.0.legal_actions(s, p, out)
+        }
+        fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
+            self.0.apply(s, m)
+        }
+        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
+            self.0.apply_chance(s, o)
+        }
+        fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
+            self.0.action_to_string(s, p, a)
+        }
+        fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
+            self.0.parse_action(s, p, t)
+        }
+        fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
+            serde_json::json!({ "loud": true, "view": self.0.view(s, v) })
+        }
+        fn render_text(&self, s: &Self::State, v: Viewer) -> String {
+            self.0.render_text(s, v)
+        }
+        fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
+            self.0.resample(s, v, r)
+        }
+    }
+    let (plain, loud) = (
+        InProcess::new(example::Guess),
+        InProcess::new(Loud::default()),
+    );
+    let failure = conformance::agree(&plain, &loud, &Config::for_game(&plain)).unwrap_err();
+    assert!(
+        failure
+            .message
+            .contains("the plugin and the game in-process differ on the view for Seat(0)"),
+        "{failure}"
+    );
 }

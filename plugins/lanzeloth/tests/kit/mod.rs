@@ -1,19 +1,17 @@
 //! The SDK conformance kit, in-process and through the built cdylib, for every
-//! player count and both Esel modes (ruling Z7).
-
-use std::collections::BTreeMap;
+//! player count and both Esel modes (ruling Z7), and the two paths playing
+//! the same matches alike (`tabletop_sdk::kit_tests!`).
 
 use lanzeloth::Lanzeloth;
-use tabletop_loader::Plugin;
-use tabletop_sdk::conformance::{self, Config, built_plugin_path};
+use tabletop_sdk::conformance::{Config, Summary};
 use tabletop_sdk::{DynGame, InProcess};
 
 use crate::support::options;
 
-fn config(game: &dyn DynGame, matches: u32) -> Config {
+fn config(game: &dyn DynGame) -> Config {
     let mut config = Config::for_game(game);
     assert_eq!(config.player_counts, vec![2, 3, 4, 5, 6]);
-    config.matches = matches;
+    config.matches = 2;
     config.resamples = 2;
     config.check_every = 3;
     // A short turn limit keeps debug runs fast; the small set makes wins
@@ -37,28 +35,17 @@ fn config(game: &dyn DynGame, matches: u32) -> Config {
     config
 }
 
-fn run(game: &dyn DynGame, matches: u32) {
-    let config = config(game, matches);
-    let summary = conformance::run(game, &config).unwrap_or_else(|f| panic!("{f}"));
-    assert_eq!(
-        summary.matches,
-        u64::from(matches) * 5 * config.option_sets.len() as u64
-    );
+fn check(_: &Config, summary: &Summary) {
     assert!(summary.chance_nodes >= summary.matches, "{summary:?}");
     // Lanzeloth declares removable_players, so the kit also takes seats out.
     assert!(summary.removals > 0, "{summary:?}");
 }
 
-#[test]
-fn conformance_in_process() {
-    run(&InProcess::new(Lanzeloth), 3);
-}
-
-#[test]
-fn conformance_through_the_plugin() {
-    let plugin = Plugin::load(&built_plugin_path("lanzeloth")).expect("the plugin loads");
-    assert_eq!(plugin.manifest().name, "lanzeloth");
-    run(plugin.as_ref(), 2);
+tabletop_sdk::kit_tests! {
+    game: Lanzeloth,
+    plugin: "lanzeloth",
+    config: config,
+    check: check,
 }
 
 #[test]
@@ -77,5 +64,4 @@ fn manifest_declares_every_option() {
     }
     assert!(m.hidden_information && m.chance && !m.simultaneous);
     assert_eq!((m.min_players, m.max_players), (2, 6));
-    let _ = BTreeMap::<String, String>::new();
 }

@@ -1,6 +1,7 @@
 //! The conformance kit: one suite of checks every game runs, in-process and
 //! through its built plugin (in the spirit of OpenSpiel's random-simulation
-//! tests).
+//! tests). A game crate gets all of it from one [`kit_tests!`](crate::kit_tests)
+//! invocation in its tests.
 //!
 //! [`run`] plays many random matches for every configured player count and
 //! option set, and at every decision checks that:
@@ -35,10 +36,17 @@
 //!   legal actions, the match still ends, the results rank every seat, and
 //!   replaying the log (removals included) gives the same final state.
 //!
+//! [`agree`] plays the same seeded random matches on a game's built plugin and
+//! on the game linked in-process and checks that both give the same status,
+//! legal actions and their notation, positions, views and text for every
+//! viewer, events, refusals and results at every step: the ABI loses and
+//! adds nothing.
+//!
 //! Simultaneous moves are driven as the host drives them: each mover's action is
 //! collected, and only the full joint action reaches the game, so a pending
 //! action never exists in any state a viewer can see.
 
+mod agree;
 mod claims;
 mod consistency;
 mod context;
@@ -56,6 +64,7 @@ use context::Ctx;
 use random_match::play_one;
 use removals::play_with_removals;
 
+pub use agree::agree;
 pub use claims::Claims;
 pub use plugin_path::built_plugin_path;
 
@@ -68,6 +77,10 @@ pub struct Config {
     pub option_sets: Vec<BTreeMap<String, String>>,
     /// Random matches per player count and option set.
     pub matches: u32,
+    /// Random matches per player count and option set that [`agree`] plays.
+    /// It compares everything at every step, where the kit samples its
+    /// costly checks, so it needs fewer matches.
+    pub agreement_matches: u32,
     /// A match that has not ended after this many transitions fails.
     pub max_steps: u64,
     /// Resampled states compared per viewer at each checked decision.
@@ -87,14 +100,15 @@ pub struct Config {
 }
 
 impl Config {
-    /// Defaults for `game`: every player count, 8 matches each, 2 resamples,
-    /// every claim of the manifest to be met.
+    /// Defaults for `game`: every player count, 8 matches each (2 for
+    /// [`agree`]), 2 resamples, every claim of the manifest to be met.
     pub fn for_game(game: &dyn DynGame) -> Config {
         let manifest = game.manifest();
         Config {
             player_counts: (manifest.min_players..=manifest.max_players).collect(),
             option_sets: vec![BTreeMap::new()],
             matches: 8,
+            agreement_matches: 2,
             max_steps: 100_000,
             resamples: 2,
             check_every: 1,
