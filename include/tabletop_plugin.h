@@ -43,8 +43,11 @@ typedef struct TabletopStateHandle TabletopStateHandle;
 #define TABLETOP_LEND_FIRST_MOVER UINT32_MAX
 
 // [`PluginApi::ply`]'s and [`PluginApi::apply_chance`]'s `lend`: lend
-// nothing, only report the new status.
-#define TABLETOP_LEND_NOTHING (UINT32_MAX - 1)
+// nothing, only report the new status. It is a seat number no match has
+// (one past the largest seat), and a seat that is not to move is lent
+// nothing: a plugin needs no case of its own for it, and its legal list
+// for that seat is empty like any non-mover's.
+#define TABLETOP_LEND_NOTHING 32
 
 // [`RawPly`]'s kind (bits 0–1 of [`RawPly::word`]) for a call that failed:
 // the other three kinds are the status kinds ([`STATUS_TO_MOVE`],
@@ -261,7 +264,8 @@ typedef struct {
   // `moves` points to `count` moves (caller-owned, read during the call;
   // non-null and aligned even when `count` is 0, as a slice's pointer is):
   // exactly one per player to move. `lend` names whose legal actions to
-  // lend afterwards: a seat, [`LEND_FIRST_MOVER`], or [`LEND_NOTHING`].
+  // lend afterwards: a seat (nothing for a seat not to move), which
+  // [`LEND_NOTHING`] is, or [`LEND_FIRST_MOVER`].
   //
   // On success the answer's kind is the new status's, and when it is "to
   // move" the asked player's ids are lent (none for a seat not to move).

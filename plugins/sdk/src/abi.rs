@@ -186,8 +186,11 @@ pub struct RawOption {
 /// legal actions of the lowest-numbered player to move in the new state.
 pub const LEND_FIRST_MOVER: u32 = u32::MAX;
 /// [`PluginApi::ply`]'s and [`PluginApi::apply_chance`]'s `lend`: lend
-/// nothing, only report the new status.
-pub const LEND_NOTHING: u32 = u32::MAX - 1;
+/// nothing, only report the new status. It is a seat number no match has
+/// (one past the largest seat), and a seat that is not to move is lent
+/// nothing: a plugin needs no case of its own for it, and its legal list
+/// for that seat is empty like any non-mover's.
+pub const LEND_NOTHING: u32 = 32;
 
 /// [`RawPly`]'s kind (bits 0–1 of [`RawPly::word`]) for a call that failed:
 /// the other three kinds are the status kinds ([`STATUS_TO_MOVE`],
@@ -429,7 +432,8 @@ pub struct PluginApi {
     /// `moves` points to `count` moves (caller-owned, read during the call;
     /// non-null and aligned even when `count` is 0, as a slice's pointer is):
     /// exactly one per player to move. `lend` names whose legal actions to
-    /// lend afterwards: a seat, [`LEND_FIRST_MOVER`], or [`LEND_NOTHING`].
+    /// lend afterwards: a seat (nothing for a seat not to move), which
+    /// [`LEND_NOTHING`] is, or [`LEND_FIRST_MOVER`].
     ///
     /// On success the answer's kind is the new status's, and when it is "to
     /// move" the asked player's ids are lent (none for a seat not to move).

@@ -10,7 +10,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::{Instance, NULL_HANDLE, POISONED, Slot, panicked, raw_status};
-use crate::abi::{LEND_FIRST_MOVER, LEND_NOTHING, RawMove, RawPly, StateHandle};
+use crate::abi::{LEND_FIRST_MOVER, RawMove, RawPly, StateHandle};
 use crate::error::{ErrorKind, GameError};
 use crate::game::Game;
 use crate::types::Status;
@@ -27,13 +27,36 @@ pub(super) unsafe extern "C" fn ply<G: Instance>(
     count: usize,
     lend: u32,
 ) -> RawPly {
+    if state.is_null() {
+        return null_handle_ply();
+    }
+    let handle = state as *mut Slot<G>;
+    // SAFETY: non-null handles come from `into_handle::<G>` of this plugin and
+    // stay valid until `free_state`; the caller makes this the only call on
+    // the handle, so nothing else reads or writes the slot.
+    if unsafe { (*handle).poisoned } {
+        return poisoned_ply();
+    }
     // SAFETY: the caller lends `count` RawMoves at `moves` for the call, a
     // non-null, aligned pointer even when `count` is 0 (`ply`'s contract:
     // what a Rust slice's `as_ptr` gives; nothing is tested here, which
     // would cost the hot path three instructions).
     let moves = unsafe { std::slice::from_raw_parts(moves, count) };
-    // SAFETY: the caller's guarantee for the handle.
-    unsafe { change_and_lend::<G>(state, lend, |game, state| game.apply(state, moves)) }
+    // Written out rather than through `change_and_lend`: the playout loop's
+    // crossing, where a closure around the game's `apply` cost instructions.
+    // SAFETY: as above; this is the only reference to the slot until the
+    // closure returns or unwinds.
+    match catch_unwind(AssertUnwindSafe(|| {
+        let slot = unsafe { &mut *handle };
+        let game = slot.game;
+        if let Err(error) = game.apply(&mut slot.state, moves) {
+            return failed_ply(&mut slot.error, error);
+        }
+        answer(slot, lend)
+    })) {
+        Ok(answer) => answer,
+        Err(payload) => panicked_ply(handle, payload),
+    }
 }
 
 /// `apply_chance`: applies a chance outcome and lends like [`ply`].
@@ -45,62 +68,44 @@ pub(super) unsafe extern "C" fn apply_chance<G: Instance>(
     outcome: u64,
     lend: u32,
 ) -> RawPly {
-    // SAFETY: the caller's guarantee for the handle.
-    unsafe { change_and_lend::<G>(state, lend, |game, state| game.apply_chance(state, outcome)) }
-}
-
-/// Runs `change` on the handle's state, then answers its new status and
-/// lends the legal list `lend` asks for.
-///
-/// # Safety
-/// `state` is null or a live handle of this plugin with no other call on it.
-#[inline(always)]
-unsafe fn change_and_lend<G: Instance>(
-    state: *mut StateHandle,
-    lend: u32,
-    change: impl FnOnce(&G, &mut G::State) -> Result<(), GameError>,
-) -> RawPly {
     if state.is_null() {
         return null_handle_ply();
     }
     let handle = state as *mut Slot<G>;
-    // SAFETY: non-null handles come from `into_handle::<G>` of this plugin and
-    // stay valid until `free_state`; the caller makes this the only call on
-    // the handle, so nothing else reads or writes the slot.
+    // SAFETY: as in `ply`.
     if unsafe { (*handle).poisoned } {
         return poisoned_ply();
     }
-    // SAFETY: as above; this is the only reference to the slot until the
-    // closure returns or unwinds.
+    // SAFETY: as in `ply`.
     match catch_unwind(AssertUnwindSafe(|| {
-        answer(unsafe { &mut *handle }, lend, change)
+        let slot = unsafe { &mut *handle };
+        let game = slot.game;
+        if let Err(error) = game.apply_chance(&mut slot.state, outcome) {
+            return failed_ply(&mut slot.error, error);
+        }
+        answer(slot, lend)
     })) {
         Ok(answer) => answer,
         Err(payload) => panicked_ply(handle, payload),
     }
 }
 
+/// The answer after a change: the new status and the list `lend` asks for.
 #[inline(always)]
-fn answer<G: Game>(
-    slot: &mut Slot<G>,
-    lend: u32,
-    change: impl FnOnce(&G, &mut G::State) -> Result<(), GameError>,
-) -> RawPly {
+fn answer<G: Game>(slot: &mut Slot<G>, lend: u32) -> RawPly {
     let game = slot.game;
-    if let Err(error) = change(game, &mut slot.state) {
-        return failed_ply(&mut slot.error, error);
-    }
     let status = game.status(&slot.state);
     let Status::ToMove(movers) = status else {
         return RawPly::unlent(raw_status(status));
     };
+    // A named seat is passed on: a seat not to move (LEND_NOTHING among
+    // them) gets the game's empty list. No test of it here keeps the
+    // playout loop's case, the first mover, to one conditional move.
     let player = if lend == LEND_FIRST_MOVER {
         match movers.first() {
             Some(first) => first,
             None => return RawPly::unlent(raw_status(status)),
         }
-    } else if lend == LEND_NOTHING {
-        return RawPly::unlent(raw_status(status));
     } else {
         lend
     };
