@@ -3,7 +3,7 @@
 use tabletop_sdk::serde_json::{self, json};
 use tabletop_sdk::{
     ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
-    PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_joint_action, results_by_key,
+    PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_single_move, results_by_key,
 };
 
 use crate::moves::{Move, swap_code, swap_squares};
@@ -151,8 +151,7 @@ impl Game for Focus {
                 "chance acts next (the opening swap, ruling F9)"
             }));
         };
-        check_joint_action(PlayerSet::single(Player::from(mover)), moves)?;
-        let joint = moves[0];
+        let joint = check_single_move(Player::from(mover), moves)?;
         let mv = Move::from_id(joint.action).ok_or_else(|| {
             GameError::illegal(format!("{} is not a focus action id", joint.action))
         })?;

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use tabletop_sdk::{
     ActionId, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet,
-    Setup, Status, Transition, Viewer, check_joint_action,
+    Setup, Status, Transition, Viewer, check_single_move,
 };
 
 use crate::actions::Action;
@@ -97,10 +97,8 @@ impl Game for Lanzeloth {
         let Phase::Play { turn, .. } = state.phase() else {
             return Err(GameError::not_your_turn("no player is to move now"));
         };
-        check_joint_action(PlayerSet::single(turn), moves)?;
-        state
-            .play(moves[0].player, moves[0].action)
-            .map_err(play_error)
+        let only = check_single_move(turn, moves)?;
+        state.play(only.player, only.action).map_err(play_error)
     }
 
     /// The host's clock `out`: the player leaves the turn order and the

@@ -8,7 +8,8 @@
 //! can `#![forbid(unsafe_code)]`.
 //!
 //! The SDK also owns what every game would otherwise write for itself:
-//! [`check_joint_action`] refuses a joint action of the wrong shape with one
+//! [`check_joint_action`] (or [`check_single_move`] for one seat to move)
+//! refuses a joint action of the wrong shape with one
 //! message, [`results_by_key`] and [`competition_ranks`] rank seats by a key
 //! with shared places for ties, and [`kit_tests!`] writes a game crate's
 //! conformance-kit tests ([`conformance`]), in-process, through the built
@@ -98,7 +99,7 @@ mod types;
 pub use dynamic::{DynGame, DynState, InProcess};
 pub use error::{ErrorKind, GameError};
 pub use game::{Extension, Game};
-pub use joint::check_joint_action;
+pub use joint::{check_joint_action, check_single_move};
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};
 pub use ranking::{Better, competition_ranks, results_by_key};
 pub use types::{

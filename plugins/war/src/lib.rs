@@ -38,7 +38,7 @@ use std::sync::{Arc, OnceLock};
 
 use tabletop_sdk::{
     ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
-    PlayerResult, PlayerSet, Setup, Status, Viewer, check_joint_action, results_by_key,
+    PlayerResult, PlayerSet, Setup, Status, Viewer, check_single_move, results_by_key,
 };
 
 pub use board::{Board, BoardError};
@@ -89,8 +89,7 @@ fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
         return Err(GameError::not_your_turn("the game is over"));
     }
     let seat = state.to_move().index() as Player;
-    check_joint_action(PlayerSet::single(seat), moves)?;
-    let action = moves[0].action;
+    let action = check_single_move(seat, moves)?.action;
     Action::from_id(action, state.board())
         .ok_or_else(|| GameError::illegal(format!("no action {action}")))
 }
