@@ -27,6 +27,8 @@
 //! }
 //! ```
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod ffi;
 pub mod file;
 mod plugin;

@@ -79,6 +79,8 @@
 //! assert_eq!(summary.matches, 8);
 //! ```
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod abi;
 pub mod chance;
 pub mod conformance;

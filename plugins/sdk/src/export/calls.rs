@@ -181,9 +181,10 @@ pub(super) unsafe extern "C" fn results<G: Instance>(
     state: *const StateHandle,
     out: *mut PluginBuf,
 ) -> i32 {
-    // SAFETY: a handle of this plugin, one call at a time.
     guard(out, || {
-        json(&G::instance().results(&unsafe { slot::<G>(state) }?.state))
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        json(&G::instance().results(state))
     })
 }
 

@@ -42,11 +42,12 @@ pub(super) unsafe extern "C" fn ply<G: Instance>(
     // what a Rust slice's `as_ptr` gives; nothing is tested here, which
     // would cost the hot path three instructions).
     let moves = unsafe { std::slice::from_raw_parts(moves, count) };
-    // Written out rather than through `change_and_lend`: the playout loop's
-    // crossing, where a closure around the game's `apply` cost instructions.
-    // SAFETY: as above; this is the only reference to the slot until the
-    // closure returns or unwinds.
+    // The playout loop's crossing, written out for `ply` alone: a closure
+    // around the game's `apply` shared with `apply_chance` costs a ply
+    // instructions.
     match catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: as above; this is the only reference to the slot until the
+        // closure returns or unwinds.
         let slot = unsafe { &mut *handle };
         let game = slot.game;
         if let Err(error) = game.apply(&mut slot.state, moves) {
@@ -76,8 +77,8 @@ pub(super) unsafe extern "C" fn apply_chance<G: Instance>(
     if unsafe { (*handle).poisoned } {
         return poisoned_ply();
     }
-    // SAFETY: as in `ply`.
     match catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: as in `ply`.
         let slot = unsafe { &mut *handle };
         let game = slot.game;
         if let Err(error) = game.apply_chance(&mut slot.state, outcome) {
