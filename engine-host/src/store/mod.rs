@@ -7,6 +7,7 @@
 //! order they were queued, so a match's writes stay in order, and the next
 //! action of a match (or of any other) need not wait for this one's fsync.
 
+mod migrations;
 pub mod sqlite;
 
 use tokio::sync::oneshot;

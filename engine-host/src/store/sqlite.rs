@@ -33,7 +33,9 @@
 //! and the WAL header when the WAL starts over, so frames the fsync missed
 //! are never needed.
 //!
-//! Schema (all JSON columns use the same serde shapes as records):
+//! Schema (all JSON columns use the same serde shapes as records), applied
+//! at start as numbered migrations (`migrations.rs`; the file's version is
+//! SQLite's `user_version`, and a file from a newer host is refused):
 //! - `matches(match_id, setup_json, pending_json, results_json)`
 //! - `seats(match_id, seat, token_hash)` — SHA-256 of the token, never the
 //!   token; NULL for an open seat
@@ -59,7 +61,7 @@ use rusqlite::{Connection, params};
 
 use tabletop_core::{HostError, HostResult, LogEntry, MatchSetup, SeatResult};
 
-use super::{Commit, Store, StoredMatch};
+use super::{Commit, Store, StoredMatch, migrations};
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
@@ -70,27 +72,6 @@ pub const MAX_BATCH: usize = 256;
 /// overlap is most of a batch's time. In between
 /// the threshold is a judgement, not a measurement.
 pub const INLINE_FSYNC_BELOW: Duration = Duration::from_millis(1);
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS matches (
-    match_id     TEXT PRIMARY KEY,
-    setup_json   TEXT NOT NULL,
-    pending_json TEXT NOT NULL DEFAULT '[]',
-    results_json TEXT NOT NULL DEFAULT '[]'
-);
-CREATE TABLE IF NOT EXISTS seats (
-    match_id   TEXT NOT NULL REFERENCES matches(match_id),
-    seat       INTEGER NOT NULL,
-    token_hash BLOB,
-    PRIMARY KEY (match_id, seat)
-);
-CREATE TABLE IF NOT EXISTS log (
-    seq        INTEGER PRIMARY KEY,
-    match_id   TEXT NOT NULL REFERENCES matches(match_id),
-    version    INTEGER NOT NULL,
-    entry_json TEXT NOT NULL
-);
-";
 
 /// One write for the writer thread.
 #[derive(Debug)]
@@ -230,8 +211,16 @@ impl SqliteStore {
     /// tests force either path with `Duration::MAX` or `Duration::ZERO`).
     pub fn open_with(path: &Path, inline_fsync_below: Duration) -> HostResult<SqliteStore> {
         let lock = StoreLock::take(path)?;
-        let conn = open(path)?;
-        conn.execute_batch(SCHEMA).map_err(db_error)?;
+        let mut conn = open(path)?;
+        for applied in migrations::migrate(&mut conn)? {
+            tracing::info!(
+                store = %path.display(),
+                version = applied.version,
+                "match store schema brought to version {}: {}",
+                applied.version,
+                applied.name
+            );
+        }
         // The schema's commit made the WAL file; it is fsynced, and the
         // directory once, so the file itself survives a power cut. That
         // first fsync is also the first estimate of the disk's speed.
