@@ -343,6 +343,22 @@ pub async fn run(cli: Cli) -> CliResult {
             }
             Ok(())
         }
+        Command::Backup { file, admin_token } => {
+            let written = AdminClient::new(channel)
+                .backup(pb::BackupRequest {
+                    admin_token,
+                    path: file,
+                })
+                .await?
+                .into_inner();
+            outln!(
+                "backed up {} matches ({} bytes) to {}",
+                written.matches,
+                written.bytes,
+                written.path
+            );
+            Ok(())
+        }
         Command::LoadPlugin { path, admin_token } => {
             let loaded = AdminClient::new(channel)
                 .load_plugin(pb::LoadPluginRequest { admin_token, path })

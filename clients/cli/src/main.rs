@@ -220,6 +220,16 @@ pub enum Command {
         #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
         admin_token: String,
     },
+    /// Write a consistent copy of the running server's match store to a new
+    /// file on the server's machine (admin); start a server with it as
+    /// DATA_DIR/matches.sqlite3 to resume from it.
+    Backup {
+        /// Path of the new file on the server's machine.
+        file: String,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
 }
 
 /// `tabletop new --on-timeout`.

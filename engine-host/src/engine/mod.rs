@@ -9,6 +9,7 @@
 //! legal actions, submits, resignation), `records` (listing, export,
 //! import, watching), `recovery` (restart and clocks).
 
+mod backup;
 mod create;
 pub mod inline;
 mod live;

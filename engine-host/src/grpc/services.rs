@@ -582,4 +582,24 @@ impl Admin for Api {
             already_loaded,
         }))
     }
+
+    async fn backup(
+        &self,
+        request: Request<pb::BackupRequest>,
+    ) -> Result<Response<pb::BackupResponse>, Status> {
+        let r = request.into_inner();
+        let backup = self
+            .call_within(BACKUP_DEADLINE, move |e| e.backup(&r.admin_token, &r.path))
+            .await?;
+        Ok(Response::new(pb::BackupResponse {
+            path: backup.path.display().to_string(),
+            bytes: backup.bytes,
+            matches: backup.matches,
+        }))
+    }
 }
+
+/// Longest a backup may take before the call fails: a copy runs at disk
+/// speed, so minutes for a store of millions of matches, not the plugin
+/// call deadline.
+const BACKUP_DEADLINE: Duration = Duration::from_secs(30 * 60);

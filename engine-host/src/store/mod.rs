@@ -7,8 +7,11 @@
 //! order they were queued, so a match's writes stay in order, and the next
 //! action of a match (or of any other) need not wait for this one's fsync.
 
+mod backup;
 mod migrations;
 pub mod sqlite;
+
+use std::path::{Path, PathBuf};
 
 use tokio::sync::oneshot;
 
@@ -106,6 +109,20 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn join_seat(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()>;
     /// Every stored match, for recovery at start.
     fn load_all(&self) -> HostResult<Vec<StoredMatch>>;
+    /// Writes a consistent copy of the store to a new file at `to` while
+    /// the host goes on (an existing file is refused, never overwritten).
+    fn backup(&self, to: &Path) -> HostResult<Backup>;
+}
+
+/// What [`Store::backup`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backup {
+    /// The new file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// How many matches it holds.
+    pub matches: u64,
 }
 
 /// Keeps nothing: matches live only in the host's memory.
@@ -133,5 +150,13 @@ impl Store for MemoryStore {
 
     fn load_all(&self) -> HostResult<Vec<StoredMatch>> {
         Ok(Vec::new())
+    }
+
+    fn backup(&self, _: &Path) -> HostResult<Backup> {
+        Err(HostError::Unsupported(
+            "the memory store keeps nothing on disk to back up; start the host with \
+             --store sqlite"
+                .into(),
+        ))
     }
 }

@@ -61,7 +61,8 @@ use rusqlite::{Connection, params};
 
 use tabletop_core::{HostError, HostResult, LogEntry, MatchSetup, SeatResult};
 
-use super::{Commit, Store, StoredMatch, migrations};
+use super::backup::backup;
+use super::{Backup, Commit, Store, StoredMatch, migrations};
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
@@ -100,7 +101,28 @@ type Queued = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 #[derive(Debug)]
 enum Job {
     Write(Queued),
+    Read(Read),
+}
+
+/// A read of the whole file, answered between batches.
+#[derive(Debug)]
+enum Read {
     LoadAll(mpsc::Sender<HostResult<Vec<StoredMatch>>>),
+    /// An online backup into a new file at the path.
+    Backup(PathBuf, mpsc::Sender<HostResult<Backup>>),
+}
+
+impl Read {
+    fn answer(self, conn: &Connection) {
+        match self {
+            Read::LoadAll(reply) => {
+                let _ = reply.send(load_all(conn));
+            }
+            Read::Backup(to, reply) => {
+                let _ = reply.send(backup(conn, &to));
+            }
+        }
+    }
 }
 
 /// The SQLite store. Dropping it waits for the writer to finish what was
@@ -406,8 +428,8 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
     while let Ok(first) = jobs.recv() {
         let first = match first {
             Job::Write(queued) => queued,
-            Job::LoadAll(reply) => {
-                let _ = reply.send(load_all(&conn));
+            Job::Read(read) => {
+                read.answer(&conn);
                 continue;
             }
         };
@@ -417,8 +439,8 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
                 Ok(Job::Write(queued)) => batch.push(queued),
-                Ok(Job::LoadAll(reply)) => {
-                    read_after = Some(reply);
+                Ok(Job::Read(read)) => {
+                    read_after = Some(read);
                     break;
                 }
                 Err(_) => break,
@@ -448,8 +470,8 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                 }
             }
         }
-        if let Some(reply) = read_after {
-            let _ = reply.send(load_all(&conn));
+        if let Some(read) = read_after {
+            read.answer(&conn);
         }
     }
 }
@@ -640,7 +662,13 @@ impl Store for SqliteStore {
 
     fn load_all(&self) -> HostResult<Vec<StoredMatch>> {
         let (reply, answer) = mpsc::channel();
-        self.send(Job::LoadAll(reply))?;
+        self.send(Job::Read(Read::LoadAll(reply)))?;
+        answer.recv().map_err(|_| writer_stopped())?
+    }
+
+    fn backup(&self, to: &Path) -> HostResult<Backup> {
+        let (reply, answer) = mpsc::channel();
+        self.send(Job::Read(Read::Backup(to.to_path_buf(), reply)))?;
         answer.recv().map_err(|_| writer_stopped())?
     }
 }

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tabletop/v1/admin.proto\x12\x0btabletop.v1\")\n\x12ListPluginsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"r\n\nPluginInfo\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04\x66ile\x18\x03 \x01(\t\x12\x0e\n\x06sha256\x18\x04 \x01(\t\x12\x14\n\x0cloaded_at_ms\x18\x05 \x01(\x03\x12\x11\n\tmatch_ids\x18\x06 \x03(\t\"?\n\x13ListPluginsResponse\x12(\n\x07plugins\x18\x01 \x03(\x0b\x32\x17.tabletop.v1.PluginInfo\"6\n\x11LoadPluginRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"U\n\x12LoadPluginResponse\x12\'\n\x06plugin\x18\x01 \x01(\x0b\x32\x17.tabletop.v1.PluginInfo\x12\x16\n\x0e\x61lready_loaded\x18\x02 \x01(\x08\x32\xa8\x01\n\x05\x41\x64min\x12P\n\x0bListPlugins\x12\x1f.tabletop.v1.ListPluginsRequest\x1a .tabletop.v1.ListPluginsResponse\x12M\n\nLoadPlugin\x12\x1e.tabletop.v1.LoadPluginRequest\x1a\x1f.tabletop.v1.LoadPluginResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tabletop/v1/admin.proto\x12\x0btabletop.v1\")\n\x12ListPluginsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"r\n\nPluginInfo\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04\x66ile\x18\x03 \x01(\t\x12\x0e\n\x06sha256\x18\x04 \x01(\t\x12\x14\n\x0cloaded_at_ms\x18\x05 \x01(\x03\x12\x11\n\tmatch_ids\x18\x06 \x03(\t\"?\n\x13ListPluginsResponse\x12(\n\x07plugins\x18\x01 \x03(\x0b\x32\x17.tabletop.v1.PluginInfo\"6\n\x11LoadPluginRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"U\n\x12LoadPluginResponse\x12\'\n\x06plugin\x18\x01 \x01(\x0b\x32\x17.tabletop.v1.PluginInfo\x12\x16\n\x0e\x61lready_loaded\x18\x02 \x01(\x08\"2\n\rBackupRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\">\n\x0e\x42\x61\x63kupResponse\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\r\n\x05\x62ytes\x18\x02 \x01(\x04\x12\x0f\n\x07matches\x18\x03 \x01(\x04\x32\xeb\x01\n\x05\x41\x64min\x12P\n\x0bListPlugins\x12\x1f.tabletop.v1.ListPluginsRequest\x1a .tabletop.v1.ListPluginsResponse\x12M\n\nLoadPlugin\x12\x1e.tabletop.v1.LoadPluginRequest\x1a\x1f.tabletop.v1.LoadPluginResponse\x12\x41\n\x06\x42\x61\x63kup\x12\x1a.tabletop.v1.BackupRequest\x1a\x1b.tabletop.v1.BackupResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,6 +41,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LOADPLUGINREQUEST']._serialized_end=318
   _globals['_LOADPLUGINRESPONSE']._serialized_start=320
   _globals['_LOADPLUGINRESPONSE']._serialized_end=405
-  _globals['_ADMIN']._serialized_start=408
-  _globals['_ADMIN']._serialized_end=576
+  _globals['_BACKUPREQUEST']._serialized_start=407
+  _globals['_BACKUPREQUEST']._serialized_end=457
+  _globals['_BACKUPRESPONSE']._serialized_start=459
+  _globals['_BACKUPRESPONSE']._serialized_end=521
+  _globals['_ADMIN']._serialized_start=524
+  _globals['_ADMIN']._serialized_end=759
 # @@protoc_insertion_point(module_scope)

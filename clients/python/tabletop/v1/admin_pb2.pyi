@@ -49,3 +49,21 @@ class LoadPluginResponse(_message.Message):
     plugin: PluginInfo
     already_loaded: bool
     def __init__(self, plugin: _Optional[_Union[PluginInfo, _Mapping]] = ..., already_loaded: _Optional[bool] = ...) -> None: ...
+
+class BackupRequest(_message.Message):
+    __slots__ = ("admin_token", "path")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    path: str
+    def __init__(self, admin_token: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+
+class BackupResponse(_message.Message):
+    __slots__ = ("path", "bytes", "matches")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    bytes: int
+    matches: int
+    def __init__(self, path: _Optional[str] = ..., bytes: _Optional[int] = ..., matches: _Optional[int] = ...) -> None: ...

@@ -45,6 +45,11 @@ class AdminStub:
                 request_serializer=tabletop_dot_v1_dot_admin__pb2.LoadPluginRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_admin__pb2.LoadPluginResponse.FromString,
                 _registered_method=True)
+        self.Backup = channel.unary_unary(
+                '/tabletop.v1.Admin/Backup',
+                request_serializer=tabletop_dot_v1_dot_admin__pb2.BackupRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_admin__pb2.BackupResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
@@ -65,6 +70,15 @@ class AdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Backup(self, request, context):
+        """Writes a consistent copy of the running host's match store to a new
+        file on the server's machine, without stopping play (SQLite's online
+        backup). A host started with that file as its store resumes from it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -77,6 +91,11 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.LoadPlugin,
                     request_deserializer=tabletop_dot_v1_dot_admin__pb2.LoadPluginRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_admin__pb2.LoadPluginResponse.SerializeToString,
+            ),
+            'Backup': grpc.unary_unary_rpc_method_handler(
+                    servicer.Backup,
+                    request_deserializer=tabletop_dot_v1_dot_admin__pb2.BackupRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_admin__pb2.BackupResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -134,6 +153,33 @@ class Admin:
             '/tabletop.v1.Admin/LoadPlugin',
             tabletop_dot_v1_dot_admin__pb2.LoadPluginRequest.SerializeToString,
             tabletop_dot_v1_dot_admin__pb2.LoadPluginResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Backup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Admin/Backup',
+            tabletop_dot_v1_dot_admin__pb2.BackupRequest.SerializeToString,
+            tabletop_dot_v1_dot_admin__pb2.BackupResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/admin.proto.
  */
 export const file_tabletop_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS9hZG1pbi5wcm90bxILdGFibGV0b3AudjEiKQoSTGlzdFBsdWdpbnNSZXF1ZXN0EhMKC2FkbWluX3Rva2VuGAEgASgJInIKClBsdWdpbkluZm8SDAoEZ2FtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgwKBGZpbGUYAyABKAkSDgoGc2hhMjU2GAQgASgJEhQKDGxvYWRlZF9hdF9tcxgFIAEoAxIRCgltYXRjaF9pZHMYBiADKAkiPwoTTGlzdFBsdWdpbnNSZXNwb25zZRIoCgdwbHVnaW5zGAEgAygLMhcudGFibGV0b3AudjEuUGx1Z2luSW5mbyI2ChFMb2FkUGx1Z2luUmVxdWVzdBITCgthZG1pbl90b2tlbhgBIAEoCRIMCgRwYXRoGAIgASgJIlUKEkxvYWRQbHVnaW5SZXNwb25zZRInCgZwbHVnaW4YASABKAsyFy50YWJsZXRvcC52MS5QbHVnaW5JbmZvEhYKDmFscmVhZHlfbG9hZGVkGAIgASgIMqgBCgVBZG1pbhJQCgtMaXN0UGx1Z2lucxIfLnRhYmxldG9wLnYxLkxpc3RQbHVnaW5zUmVxdWVzdBogLnRhYmxldG9wLnYxLkxpc3RQbHVnaW5zUmVzcG9uc2USTQoKTG9hZFBsdWdpbhIeLnRhYmxldG9wLnYxLkxvYWRQbHVnaW5SZXF1ZXN0Gh8udGFibGV0b3AudjEuTG9hZFBsdWdpblJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Chd0YWJsZXRvcC92MS9hZG1pbi5wcm90bxILdGFibGV0b3AudjEiKQoSTGlzdFBsdWdpbnNSZXF1ZXN0EhMKC2FkbWluX3Rva2VuGAEgASgJInIKClBsdWdpbkluZm8SDAoEZ2FtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgwKBGZpbGUYAyABKAkSDgoGc2hhMjU2GAQgASgJEhQKDGxvYWRlZF9hdF9tcxgFIAEoAxIRCgltYXRjaF9pZHMYBiADKAkiPwoTTGlzdFBsdWdpbnNSZXNwb25zZRIoCgdwbHVnaW5zGAEgAygLMhcudGFibGV0b3AudjEuUGx1Z2luSW5mbyI2ChFMb2FkUGx1Z2luUmVxdWVzdBITCgthZG1pbl90b2tlbhgBIAEoCRIMCgRwYXRoGAIgASgJIlUKEkxvYWRQbHVnaW5SZXNwb25zZRInCgZwbHVnaW4YASABKAsyFy50YWJsZXRvcC52MS5QbHVnaW5JbmZvEhYKDmFscmVhZHlfbG9hZGVkGAIgASgIIjIKDUJhY2t1cFJlcXVlc3QSEwoLYWRtaW5fdG9rZW4YASABKAkSDAoEcGF0aBgCIAEoCSI+Cg5CYWNrdXBSZXNwb25zZRIMCgRwYXRoGAEgASgJEg0KBWJ5dGVzGAIgASgEEg8KB21hdGNoZXMYAyABKAQy6wEKBUFkbWluElAKC0xpc3RQbHVnaW5zEh8udGFibGV0b3AudjEuTGlzdFBsdWdpbnNSZXF1ZXN0GiAudGFibGV0b3AudjEuTGlzdFBsdWdpbnNSZXNwb25zZRJNCgpMb2FkUGx1Z2luEh4udGFibGV0b3AudjEuTG9hZFBsdWdpblJlcXVlc3QaHy50YWJsZXRvcC52MS5Mb2FkUGx1Z2luUmVzcG9uc2USQQoGQmFja3VwEhoudGFibGV0b3AudjEuQmFja3VwUmVxdWVzdBobLnRhYmxldG9wLnYxLkJhY2t1cFJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * Asks for the plugins.
@@ -170,6 +170,70 @@ export const LoadPluginResponseSchema: GenMessage<LoadPluginResponse> = /*@__PUR
   messageDesc(file_tabletop_v1_admin, 4);
 
 /**
+ * Asks for a backup of the match store.
+ *
+ * @generated from message tabletop.v1.BackupRequest
+ */
+export type BackupRequest = Message<"tabletop.v1.BackupRequest"> & {
+  /**
+   * The admin token.
+   *
+   * @generated from field: string admin_token = 1;
+   */
+  adminToken: string;
+
+  /**
+   * Path of the new file on the server's machine; an existing file is never
+   * overwritten.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BackupRequest.
+ * Use `create(BackupRequestSchema)` to create a new message.
+ */
+export const BackupRequestSchema: GenMessage<BackupRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_admin, 5);
+
+/**
+ * The backup written.
+ *
+ * @generated from message tabletop.v1.BackupResponse
+ */
+export type BackupResponse = Message<"tabletop.v1.BackupResponse"> & {
+  /**
+   * Where it was written.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * Its size in bytes.
+   *
+   * @generated from field: uint64 bytes = 2;
+   */
+  bytes: bigint;
+
+  /**
+   * How many matches it holds.
+   *
+   * @generated from field: uint64 matches = 3;
+   */
+  matches: bigint;
+};
+
+/**
+ * Describes the message tabletop.v1.BackupResponse.
+ * Use `create(BackupResponseSchema)` to create a new message.
+ */
+export const BackupResponseSchema: GenMessage<BackupResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_admin, 6);
+
+/**
  * Manages plugins.
  *
  * @generated from service tabletop.v1.Admin
@@ -194,6 +258,18 @@ export const Admin: GenService<{
     methodKind: "unary";
     input: typeof LoadPluginRequestSchema;
     output: typeof LoadPluginResponseSchema;
+  },
+  /**
+   * Writes a consistent copy of the running host's match store to a new
+   * file on the server's machine, without stopping play (SQLite's online
+   * backup). A host started with that file as its store resumes from it.
+   *
+   * @generated from rpc tabletop.v1.Admin.Backup
+   */
+  backup: {
+    methodKind: "unary";
+    input: typeof BackupRequestSchema;
+    output: typeof BackupResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabletop_v1_admin, 0);
