@@ -400,6 +400,7 @@ async fn view(
         .get_view(pb::GetViewRequest {
             match_id: match_id.to_string(),
             seat_token: token.to_string(),
+            at_version: None,
         })
         .await
         .map(tonic::Response::into_inner)

@@ -107,6 +107,7 @@ async fn play_until_failure(
             .get_view(pb::GetViewRequest {
                 match_id: match_id.clone(),
                 seat_token: String::new(),
+                at_version: None,
             })
             .await
         else {
@@ -169,6 +170,7 @@ async fn play_on(
             .get_view(pb::GetViewRequest {
                 match_id: match_id.to_string(),
                 seat_token: String::new(),
+                at_version: None,
             })
             .await
             .expect("view")

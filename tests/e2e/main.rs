@@ -9,6 +9,7 @@ mod c_plugin;
 mod damaged;
 mod durable;
 mod foundation;
+mod history;
 mod performance;
 mod shorthand;
 mod support;

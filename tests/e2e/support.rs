@@ -59,6 +59,7 @@ pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> 
         .get_view(pb::GetViewRequest {
             match_id: match_id.to_string(),
             seat_token: String::new(),
+            at_version: None,
         })
         .await
         .expect("spectator view")
@@ -101,6 +102,7 @@ pub async fn play_to_end(
             .get_view(pb::GetViewRequest {
                 match_id: match_id.to_string(),
                 seat_token: String::new(),
+                at_version: None,
             })
             .await
             .expect("spectator view")

@@ -280,6 +280,7 @@ async fn play_one(
                 .get_view(pb::GetViewRequest {
                     match_id: created.match_id.clone(),
                     seat_token: String::new(),
+                    at_version: None,
                 })
                 .await
             {

@@ -171,11 +171,16 @@ pub async fn run(cli: Cli) -> CliResult {
             }
             Ok(())
         }
-        Command::Show { match_id, token } => {
+        Command::Show {
+            match_id,
+            token,
+            at,
+        } => {
             let view = MatchesClient::new(channel)
                 .get_view(pb::GetViewRequest {
                     match_id,
                     seat_token: token,
+                    at_version: at,
                 })
                 .await?
                 .into_inner();
@@ -500,6 +505,7 @@ async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
             .get_view(pb::GetViewRequest {
                 match_id: match_id.clone(),
                 seat_token: token.clone(),
+                at_version: None,
             })
             .await?
             .into_inner();

@@ -119,6 +119,9 @@ pub enum Command {
         /// Seat token.
         #[arg(long, env = "TABLETOP_TOKEN", default_value = "")]
         token: String,
+        /// Show the match as it was right after this version (0: as created).
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// List the legal actions of a seat.
     Legal {

@@ -39,6 +39,20 @@ impl Engine {
         m.view(viewer)
     }
 
+    /// The match as the token's holder (or a spectator) saw it right after
+    /// `version`, replayed from its log.
+    pub fn view_at_version(
+        &self,
+        match_id: &str,
+        token: &str,
+        version: u64,
+    ) -> HostResult<MatchView> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        let viewer = m.viewer_of(token)?;
+        m.view_at_version(viewer, version)
+    }
+
     /// The legal actions of the token's seat. The match then keeps every
     /// mover's list for this and later versions, so that
     /// [`Engine::kept_legal_actions`] can answer the next ask.

@@ -264,6 +264,15 @@ impl Matches for Api {
         request: Request<pb::GetViewRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
         let r = request.into_inner();
+        if let Some(version) = r.at_version {
+            // A past view replays the log: never on an async worker.
+            let view = self
+                .call_within(self.deadline, move |e| {
+                    e.view_at_version(&r.match_id, &r.seat_token, version)
+                })
+                .await?;
+            return Ok(Response::new(convert::view(view)));
+        }
         let tried = self.engine.try_view(&r.match_id, &r.seat_token).into();
         let view = self
             .inline_or_pool(

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from tabletop.v1 import types_pb2 as tabletop_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19tabletop/v1/matches.proto\x12\x0btabletop.v1\x1a\x17tabletop/v1/types.proto\"\x98\x03\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x14\n\x07version\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x07players\x18\x03 \x01(\r\x12=\n\x07options\x18\x04 \x03(\x0b\x32,.tabletop.v1.CreateMatchRequest.OptionsEntry\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x01\x88\x01\x01\x12\x1b\n\x0estart_position\x18\x06 \x01(\tH\x02\x88\x01\x01\x12\x12\n\nopen_seats\x18\x07 \x03(\r\x12\x33\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x18.tabletop.v1.TimeControlH\x03\x88\x01\x01\x12,\n\x0bview_detail\x18\t \x01(\x0e\x32\x17.tabletop.v1.ViewDetail\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\n\n\x08_versionB\x07\n\x05_seedB\x11\n\x0f_start_positionB\x0f\n\r_time_control\"u\n\x0bTimeControl\x12\x13\n\x0bper_move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\x03\x12*\n\non_timeout\x18\x04 \x01(\x0e\x32\x16.tabletop.v1.OnTimeout\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05token\x18\x02 \x01(\t\"t\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.tabletop.v1.SeatToken\x12$\n\x04view\x18\x03 \x01(\x0b\x32\x16.tabletop.v1.MatchView\"@\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"V\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05token\x18\x02 \x01(\t\x12$\n\x04view\x18\x03 \x01(\x0b\x32\x16.tabletop.v1.MatchView\"6\n\x0eGetViewRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"Q\n\x17ListLegalActionsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x10\n\x08ids_only\x18\x03 \x01(\x08\"+\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\x04\x12\x10\n\x08notation\x18\x02 \x01(\t\"x\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12)\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x18.tabletop.v1.LegalAction\x12\x12\n\naction_ids\x18\x04 \x03(\x04\"\xd0\x01\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x13\n\taction_id\x18\x03 \x01(\x04H\x00\x12\x12\n\x08notation\x18\x04 \x01(\tH\x00\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x01\x88\x01\x01\x12,\n\x0bview_detail\x18\x06 \x01(\x0e\x32\x17.tabletop.v1.ViewDetailB\x08\n\x06\x61\x63tionB\x13\n\x11_expected_version\"M\n\x14SubmitActionResponse\x12$\n\x04view\x18\x01 \x01(\x0b\x32\x16.tabletop.v1.MatchView\x12\x0f\n\x07pending\x18\x02 \x01(\x08\"5\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"J\n\x12ListMatchesRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x05state\x18\x02 \x01(\x0e\x32\x17.tabletop.v1.MatchState\"\xd7\x01\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x16\n\x0eplugin_version\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\r\x12&\n\x05state\x18\x05 \x01(\x0e\x32\x17.tabletop.v1.MatchState\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x12\n\nopen_seats\x18\x07 \x03(\r\x12\x15\n\rcreated_at_ms\x18\x08 \x01(\x03\x12\x1a\n\x12unavailable_reason\x18\t \x01(\t\"A\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.tabletop.v1.MatchSummary\"<\n\x13\x45xportRecordRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\"+\n\x14\x45xportRecordResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\"?\n\x13ImportRecordRequest\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\"u\n\x14ImportRecordResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.tabletop.v1.SeatToken\x12$\n\x04view\x18\x03 \x01(\x0b\x32\x16.tabletop.v1.MatchView*P\n\tOnTimeout\x12\x1a\n\x16ON_TIMEOUT_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_TIMEOUT_LOSE\x10\x01\x12\x12\n\x0eON_TIMEOUT_OUT\x10\x02*X\n\nViewDetail\x12\x1b\n\x17VIEW_DETAIL_UNSPECIFIED\x10\x00\x12\x14\n\x10VIEW_DETAIL_FULL\x10\x01\x12\x17\n\x13VIEW_DETAIL_SUMMARY\x10\x02\x32\xd7\x05\n\x07Matches\x12P\n\x0b\x43reateMatch\x12\x1f.tabletop.v1.CreateMatchRequest\x1a .tabletop.v1.CreateMatchResponse\x12J\n\tJoinMatch\x12\x1d.tabletop.v1.JoinMatchRequest\x1a\x1e.tabletop.v1.JoinMatchResponse\x12>\n\x07GetView\x12\x1b.tabletop.v1.GetViewRequest\x1a\x16.tabletop.v1.MatchView\x12_\n\x10ListLegalActions\x12$.tabletop.v1.ListLegalActionsRequest\x1a%.tabletop.v1.ListLegalActionsResponse\x12S\n\x0cSubmitAction\x12 .tabletop.v1.SubmitActionRequest\x1a!.tabletop.v1.SubmitActionResponse\x12<\n\x06Resign\x12\x1a.tabletop.v1.ResignRequest\x1a\x16.tabletop.v1.MatchView\x12P\n\x0bListMatches\x12\x1f.tabletop.v1.ListMatchesRequest\x1a .tabletop.v1.ListMatchesResponse\x12S\n\x0c\x45xportRecord\x12 .tabletop.v1.ExportRecordRequest\x1a!.tabletop.v1.ExportRecordResponse\x12S\n\x0cImportRecord\x12 .tabletop.v1.ImportRecordRequest\x1a!.tabletop.v1.ImportRecordResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19tabletop/v1/matches.proto\x12\x0btabletop.v1\x1a\x17tabletop/v1/types.proto\"\x98\x03\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x14\n\x07version\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x07players\x18\x03 \x01(\r\x12=\n\x07options\x18\x04 \x03(\x0b\x32,.tabletop.v1.CreateMatchRequest.OptionsEntry\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x01\x88\x01\x01\x12\x1b\n\x0estart_position\x18\x06 \x01(\tH\x02\x88\x01\x01\x12\x12\n\nopen_seats\x18\x07 \x03(\r\x12\x33\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x18.tabletop.v1.TimeControlH\x03\x88\x01\x01\x12,\n\x0bview_detail\x18\t \x01(\x0e\x32\x17.tabletop.v1.ViewDetail\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\n\n\x08_versionB\x07\n\x05_seedB\x11\n\x0f_start_positionB\x0f\n\r_time_control\"u\n\x0bTimeControl\x12\x13\n\x0bper_move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\x03\x12*\n\non_timeout\x18\x04 \x01(\x0e\x32\x16.tabletop.v1.OnTimeout\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05token\x18\x02 \x01(\t\"t\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.tabletop.v1.SeatToken\x12$\n\x04view\x18\x03 \x01(\x0b\x32\x16.tabletop.v1.MatchView\"@\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"V\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05token\x18\x02 \x01(\t\x12$\n\x04view\x18\x03 \x01(\x0b\x32\x16.tabletop.v1.MatchView\"^\n\x0eGetViewRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x17\n\nat_version\x18\x03 \x01(\x04H\x00\x88\x01\x01\x42\r\n\x0b_at_version\"Q\n\x17ListLegalActionsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x10\n\x08ids_only\x18\x03 \x01(\x08\"+\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\x04\x12\x10\n\x08notation\x18\x02 \x01(\t\"x\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12)\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x18.tabletop.v1.LegalAction\x12\x12\n\naction_ids\x18\x04 \x03(\x04\"\xd0\x01\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x13\n\taction_id\x18\x03 \x01(\x04H\x00\x12\x12\n\x08notation\x18\x04 \x01(\tH\x00\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x04H\x01\x88\x01\x01\x12,\n\x0bview_detail\x18\x06 \x01(\x0e\x32\x17.tabletop.v1.ViewDetailB\x08\n\x06\x61\x63tionB\x13\n\x11_expected_version\"M\n\x14SubmitActionResponse\x12$\n\x04view\x18\x01 \x01(\x0b\x32\x16.tabletop.v1.MatchView\x12\x0f\n\x07pending\x18\x02 \x01(\x08\"5\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"J\n\x12ListMatchesRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12&\n\x05state\x18\x02 \x01(\x0e\x32\x17.tabletop.v1.MatchState\"\xd7\x01\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x16\n\x0eplugin_version\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\r\x12&\n\x05state\x18\x05 \x01(\x0e\x32\x17.tabletop.v1.MatchState\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x12\n\nopen_seats\x18\x07 \x03(\r\x12\x15\n\rcreated_at_ms\x18\x08 \x01(\x03\x12\x1a\n\x12unavailable_reason\x18\t \x01(\t\"A\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.tabletop.v1.MatchSummary\"<\n\x13\x45xportRecordRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\"+\n\x14\x45xportRecordResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\"?\n\x13ImportRecordRequest\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x02 \x01(\t\"u\n\x14ImportRecordResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.tabletop.v1.SeatToken\x12$\n\x04view\x18\x03 \x01(\x0b\x32\x16.tabletop.v1.MatchView*P\n\tOnTimeout\x12\x1a\n\x16ON_TIMEOUT_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_TIMEOUT_LOSE\x10\x01\x12\x12\n\x0eON_TIMEOUT_OUT\x10\x02*X\n\nViewDetail\x12\x1b\n\x17VIEW_DETAIL_UNSPECIFIED\x10\x00\x12\x14\n\x10VIEW_DETAIL_FULL\x10\x01\x12\x17\n\x13VIEW_DETAIL_SUMMARY\x10\x02\x32\xd7\x05\n\x07Matches\x12P\n\x0b\x43reateMatch\x12\x1f.tabletop.v1.CreateMatchRequest\x1a .tabletop.v1.CreateMatchResponse\x12J\n\tJoinMatch\x12\x1d.tabletop.v1.JoinMatchRequest\x1a\x1e.tabletop.v1.JoinMatchResponse\x12>\n\x07GetView\x12\x1b.tabletop.v1.GetViewRequest\x1a\x16.tabletop.v1.MatchView\x12_\n\x10ListLegalActions\x12$.tabletop.v1.ListLegalActionsRequest\x1a%.tabletop.v1.ListLegalActionsResponse\x12S\n\x0cSubmitAction\x12 .tabletop.v1.SubmitActionRequest\x1a!.tabletop.v1.SubmitActionResponse\x12<\n\x06Resign\x12\x1a.tabletop.v1.ResignRequest\x1a\x16.tabletop.v1.MatchView\x12P\n\x0bListMatches\x12\x1f.tabletop.v1.ListMatchesRequest\x1a .tabletop.v1.ListMatchesResponse\x12S\n\x0c\x45xportRecord\x12 .tabletop.v1.ExportRecordRequest\x1a!.tabletop.v1.ExportRecordResponse\x12S\n\x0cImportRecord\x12 .tabletop.v1.ImportRecordRequest\x1a!.tabletop.v1.ImportRecordResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,10 +34,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATEMATCHREQUEST_OPTIONSENTRY']._loaded_options = None
   _globals['_CREATEMATCHREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_ONTIMEOUT']._serialized_start=2214
-  _globals['_ONTIMEOUT']._serialized_end=2294
-  _globals['_VIEWDETAIL']._serialized_start=2296
-  _globals['_VIEWDETAIL']._serialized_end=2384
+  _globals['_ONTIMEOUT']._serialized_start=2254
+  _globals['_ONTIMEOUT']._serialized_end=2334
+  _globals['_VIEWDETAIL']._serialized_start=2336
+  _globals['_VIEWDETAIL']._serialized_end=2424
   _globals['_CREATEMATCHREQUEST']._serialized_start=68
   _globals['_CREATEMATCHREQUEST']._serialized_end=476
   _globals['_CREATEMATCHREQUEST_OPTIONSENTRY']._serialized_start=373
@@ -53,33 +53,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOINMATCHRESPONSE']._serialized_start=823
   _globals['_JOINMATCHRESPONSE']._serialized_end=909
   _globals['_GETVIEWREQUEST']._serialized_start=911
-  _globals['_GETVIEWREQUEST']._serialized_end=965
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=967
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1048
-  _globals['_LEGALACTION']._serialized_start=1050
-  _globals['_LEGALACTION']._serialized_end=1093
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1095
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1215
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1218
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1426
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1428
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1505
-  _globals['_RESIGNREQUEST']._serialized_start=1507
-  _globals['_RESIGNREQUEST']._serialized_end=1560
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1562
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1636
-  _globals['_MATCHSUMMARY']._serialized_start=1639
-  _globals['_MATCHSUMMARY']._serialized_end=1854
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1856
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1921
-  _globals['_EXPORTRECORDREQUEST']._serialized_start=1923
-  _globals['_EXPORTRECORDREQUEST']._serialized_end=1983
-  _globals['_EXPORTRECORDRESPONSE']._serialized_start=1985
-  _globals['_EXPORTRECORDRESPONSE']._serialized_end=2028
-  _globals['_IMPORTRECORDREQUEST']._serialized_start=2030
-  _globals['_IMPORTRECORDREQUEST']._serialized_end=2093
-  _globals['_IMPORTRECORDRESPONSE']._serialized_start=2095
-  _globals['_IMPORTRECORDRESPONSE']._serialized_end=2212
-  _globals['_MATCHES']._serialized_start=2387
-  _globals['_MATCHES']._serialized_end=3114
+  _globals['_GETVIEWREQUEST']._serialized_end=1005
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1007
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1088
+  _globals['_LEGALACTION']._serialized_start=1090
+  _globals['_LEGALACTION']._serialized_end=1133
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1135
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1255
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1258
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1466
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1468
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1545
+  _globals['_RESIGNREQUEST']._serialized_start=1547
+  _globals['_RESIGNREQUEST']._serialized_end=1600
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1602
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1676
+  _globals['_MATCHSUMMARY']._serialized_start=1679
+  _globals['_MATCHSUMMARY']._serialized_end=1894
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1896
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1961
+  _globals['_EXPORTRECORDREQUEST']._serialized_start=1963
+  _globals['_EXPORTRECORDREQUEST']._serialized_end=2023
+  _globals['_EXPORTRECORDRESPONSE']._serialized_start=2025
+  _globals['_EXPORTRECORDRESPONSE']._serialized_end=2068
+  _globals['_IMPORTRECORDREQUEST']._serialized_start=2070
+  _globals['_IMPORTRECORDREQUEST']._serialized_end=2133
+  _globals['_IMPORTRECORDRESPONSE']._serialized_start=2135
+  _globals['_IMPORTRECORDRESPONSE']._serialized_end=2252
+  _globals['_MATCHES']._serialized_start=2427
+  _globals['_MATCHES']._serialized_end=3154
 # @@protoc_insertion_point(module_scope)

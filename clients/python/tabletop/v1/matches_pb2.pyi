@@ -104,12 +104,14 @@ class JoinMatchResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
-    __slots__ = ("match_id", "seat_token")
+    __slots__ = ("match_id", "seat_token", "at_version")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AT_VERSION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat_token: str
-    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    at_version: int
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., at_version: _Optional[int] = ...) -> None: ...
 
 class ListLegalActionsRequest(_message.Message):
     __slots__ = ("match_id", "seat_token", "ids_only")
