@@ -138,9 +138,15 @@ class Client:
         return Seat(self, match_id, response.seat, response.token)
 
     @_typed_errors
-    def view(self, match_id: str, token: str = "") -> types_pb2.MatchView:
-        """The match as the token's seat sees it (a spectator without a token)."""
-        return self.matches.GetView(matches_pb2.GetViewRequest(match_id=match_id, seat_token=token))
+    def view(
+        self, match_id: str, token: str = "", *, at_version: Optional[int] = None
+    ) -> types_pb2.MatchView:
+        """The match as the token's seat sees it (a spectator without a token); with
+        ``at_version``, as that viewer saw it right after that version (0: as created)."""
+        request = matches_pb2.GetViewRequest(match_id=match_id, seat_token=token)
+        if at_version is not None:
+            request.at_version = at_version
+        return self.matches.GetView(request)
 
     @_typed_errors
     def legal_actions(self, match_id: str, token: str) -> matches_pb2.ListLegalActionsResponse:
@@ -242,9 +248,9 @@ class Seat:
     seat: int
     token: str = field(repr=False)
 
-    def view(self) -> types_pb2.MatchView:
-        """The match as this seat sees it."""
-        return self.client.view(self.match_id, self.token)
+    def view(self, *, at_version: Optional[int] = None) -> types_pb2.MatchView:
+        """The match as this seat sees it (at a past version, with ``at_version``)."""
+        return self.client.view(self.match_id, self.token, at_version=at_version)
 
     def legal_actions(self) -> list[matches_pb2.LegalAction]:
         """This seat's legal actions now (empty when not to move)."""
@@ -280,9 +286,9 @@ class Match:
         """Every seat filled at creation, by seat number."""
         return [self.seat(s) for s in sorted(self.tokens)]
 
-    def view(self) -> types_pb2.MatchView:
-        """The match as a spectator sees it."""
-        return self.client.view(self.match_id)
+    def view(self, *, at_version: Optional[int] = None) -> types_pb2.MatchView:
+        """The match as a spectator sees it (at a past version, with ``at_version``)."""
+        return self.client.view(self.match_id, at_version=at_version)
 
     def watch(self, *, from_version: Optional[int] = None) -> Iterator[watch_pb2.WatchEvent]:
         """Watches the match as a spectator."""

@@ -188,6 +188,23 @@ def test_a_stale_version_tells_the_current_version(client: tabletop.Client) -> N
     assert response.view.version > version
 
 
+def test_a_past_view_is_the_view_at_that_version(client: tabletop.Client) -> None:
+    match = client.create_match("focus", 2, seed=4)
+    created = match.view()
+    seat = match.seat(created.to_move[0])
+    seat.act(seat.legal_actions()[0])
+    assert match.view().version == created.version + 1
+
+    past = match.view(at_version=created.version)
+    assert past.version == created.version
+    assert past.view_json == created.view_json
+    assert list(past.to_move) == list(created.to_move)
+    assert seat.view(at_version=created.version).view_json == created.view_json
+    with pytest.raises(tabletop.TabletopError) as beyond:
+        match.view(at_version=created.version + 5)
+    assert beyond.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_a_finished_match_refuses_with_match_over(client: tabletop.Client) -> None:
     game = client.games()[0]
     match = client.create_match(game.name, players_for(game), seed=3)

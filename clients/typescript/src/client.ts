@@ -114,9 +114,12 @@ export class Client {
     return new Seat(this, matchId, joined.seat, joined.token);
   }
 
-  /** The match as the token's seat sees it (a spectator without a token). */
-  view(matchId: string, token = ""): Promise<MatchView> {
-    return typed(this.matches.getView({ matchId, seatToken: token }));
+  /**
+   * The match as the token's seat sees it (a spectator without a token); with
+   * `atVersion`, as that viewer saw it right after that version (0: as created).
+   */
+  view(matchId: string, token = "", atVersion?: bigint): Promise<MatchView> {
+    return typed(this.matches.getView({ matchId, seatToken: token, atVersion }));
   }
 
   /** The seat's legal actions now, with the match version they apply to. */
@@ -203,9 +206,9 @@ export class Seat {
     readonly token: string,
   ) {}
 
-  /** The match as this seat sees it. */
-  view(): Promise<MatchView> {
-    return this.client.view(this.matchId, this.token);
+  /** The match as this seat sees it (at a past version, with `atVersion`). */
+  view(atVersion?: bigint): Promise<MatchView> {
+    return this.client.view(this.matchId, this.token, atVersion);
   }
 
   /** This seat's legal actions now (empty when not to move). */
@@ -245,9 +248,9 @@ export class Match {
     return new Seat(this.client, this.matchId, seat, token);
   }
 
-  /** The match as a spectator sees it. */
-  view(): Promise<MatchView> {
-    return this.client.view(this.matchId);
+  /** The match as a spectator sees it (at a past version, with `atVersion`). */
+  view(atVersion?: bigint): Promise<MatchView> {
+    return this.client.view(this.matchId, "", atVersion);
   }
 
   /** Watches the match as a spectator. */

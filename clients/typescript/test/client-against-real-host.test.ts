@@ -282,6 +282,27 @@ test("a stale version tells the current version", async () => {
   assert.ok(accepted.view!.version > version);
 });
 
+test("a past view is the view at that version", async () => {
+  const match = await client.createMatch("focus", { players: 2, seed: 4 });
+  const created = await match.view();
+  const seat = match.seat(created.toMove[0]!);
+  const [action] = await seat.legalActions();
+  assert.ok(action);
+  await seat.act(action);
+  assert.equal((await match.view()).version, created.version + 1n);
+
+  const past = await match.view(created.version);
+  assert.equal(past.version, created.version);
+  assert.equal(past.viewJson, created.viewJson);
+  assert.deepEqual(past.toMove, created.toMove);
+  assert.equal((await seat.view(created.version)).viewJson, created.viewJson);
+  await assert.rejects(match.view(created.version + 5n), (err: unknown) => {
+    assert.ok(err instanceof TabletopError, String(err));
+    assert.equal(err.code, Code.InvalidArgument);
+    return true;
+  });
+});
+
 test("a finished match refuses with MatchOver", async () => {
   const [game] = await client.games();
   assert.ok(game);
