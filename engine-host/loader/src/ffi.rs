@@ -113,8 +113,17 @@ impl RawPlugin {
                 std::mem::size_of::<PluginApi>()
             )));
         }
-        // SAFETY: a static table of this major version and at least our size
-        // (checked above): every field exists with the documented type.
+        // A null function pointer is not a valid Rust `fn`: the words are
+        // read as integers before the table is taken as a `PluginApi`.
+        // SAFETY: the table is static and at least our size (checked above).
+        if let Some(name) = unsafe { first_null(table.as_ptr().cast(), CORE_FUNCTIONS) } {
+            return Err(LoadError::Incompatible(format!(
+                "the plugin's table has no `{name}` (a null function)"
+            )));
+        }
+        // SAFETY: a static table of this major version and at least our size,
+        // every function pointer non-null (checked above): every field holds
+        // a valid value of the documented type.
         let api: &'static PluginApi = unsafe { &*table.as_ptr() };
         // SAFETY: each extension id is only ever answered with a static table
         // of the type the ABI documents for that id (or null).
@@ -122,9 +131,9 @@ impl RawPlugin {
             Ok(RawPlugin {
                 api,
                 ply: api.ply,
-                remove_player: extension(api, EXT_REMOVE_PLAYER),
-                expand_notation: extension(api, EXT_EXPAND_NOTATION),
-                resample: extension(api, EXT_RESAMPLE),
+                remove_player: extension(api, EXT_REMOVE_PLAYER, &["remove_player"])?,
+                expand_notation: extension(api, EXT_EXPAND_NOTATION, &["expand_notation"])?,
+                resample: extension(api, EXT_RESAMPLE, &["resample"])?,
             })
         }
     }
@@ -265,16 +274,96 @@ impl RawPlugin {
     }
 }
 
-/// The extension table `api` answers for `id`, if it offers one.
+/// The core table's function pointers by name and offset.
+const CORE_FUNCTIONS: &[(&str, usize)] = &[
+    ("free_buf", std::mem::offset_of!(PluginApi, free_buf)),
+    ("set_logger", std::mem::offset_of!(PluginApi, set_logger)),
+    ("manifest", std::mem::offset_of!(PluginApi, manifest)),
+    (
+        "get_extension",
+        std::mem::offset_of!(PluginApi, get_extension),
+    ),
+    ("new_state", std::mem::offset_of!(PluginApi, new_state)),
+    ("clone_state", std::mem::offset_of!(PluginApi, clone_state)),
+    ("free_state", std::mem::offset_of!(PluginApi, free_state)),
+    ("status", std::mem::offset_of!(PluginApi, status)),
+    (
+        "chance_outcomes",
+        std::mem::offset_of!(PluginApi, chance_outcomes),
+    ),
+    ("results", std::mem::offset_of!(PluginApi, results)),
+    (
+        "legal_actions",
+        std::mem::offset_of!(PluginApi, legal_actions),
+    ),
+    ("ply", std::mem::offset_of!(PluginApi, ply)),
+    (
+        "apply_chance",
+        std::mem::offset_of!(PluginApi, apply_chance),
+    ),
+    ("view", std::mem::offset_of!(PluginApi, view)),
+    ("render_text", std::mem::offset_of!(PluginApi, render_text)),
+    ("event", std::mem::offset_of!(PluginApi, event)),
+    ("position", std::mem::offset_of!(PluginApi, position)),
+    (
+        "actions_to_strings",
+        std::mem::offset_of!(PluginApi, actions_to_strings),
+    ),
+    (
+        "parse_action",
+        std::mem::offset_of!(PluginApi, parse_action),
+    ),
+];
+
+/// The name of the first of `functions` (name and byte offset) whose
+/// pointer in the table at `table` is null.
+///
+/// # Safety
+/// `table` points to readable memory covering every offset given, plus a
+/// pointer's size.
+unsafe fn first_null(
+    table: *const u8,
+    functions: &[(&'static str, usize)],
+) -> Option<&'static str> {
+    functions.iter().find_map(|&(name, offset)| {
+        // SAFETY: the caller's guarantee; the word is read as an integer, so
+        // a null one is not taken for a function.
+        let word = unsafe { table.add(offset).cast::<usize>().read_unaligned() };
+        (word == 0).then_some(name)
+    })
+}
+
+/// The extension table `api` answers for `id`, if it offers one. `functions`
+/// names the table's function pointers in order (each extension table is
+/// only function pointers); one that is null refuses the plugin.
 ///
 /// # Safety
 /// `api` is a loaded plugin's table, which answers `id` only with a static
 /// table of type `T` (the type the ABI documents for `id`), or null.
-unsafe fn extension<T>(api: &'static PluginApi, id: &str) -> Option<&'static T> {
+unsafe fn extension<T>(
+    api: &'static PluginApi,
+    id: &str,
+    functions: &[&'static str],
+) -> Result<Option<&'static T>, LoadError> {
     // SAFETY: the id is lent for the call; `get_extension` never fails.
     let table: *const c_void = unsafe { (api.get_extension)(StrRef::new(id)) };
-    // SAFETY: null or a static `T` (the caller's guarantee).
-    unsafe { table.cast::<T>().as_ref() }
+    if table.is_null() {
+        return Ok(None);
+    }
+    let offsets: Vec<(&'static str, usize)> = functions
+        .iter()
+        .enumerate()
+        .map(|(i, &name)| (name, i * std::mem::size_of::<usize>()))
+        .collect();
+    // SAFETY: a static `T` of `functions.len()` pointers (the caller's
+    // guarantee).
+    if let Some(name) = unsafe { first_null(table.cast(), &offsets) } {
+        return Err(LoadError::Incompatible(format!(
+            "the plugin's extension {id} has no `{name}` (a null function)"
+        )));
+    }
+    // SAFETY: a static `T` whose function pointers are all non-null.
+    Ok(unsafe { table.cast::<T>().as_ref() })
 }
 
 /// A state handle owned by the host; freed on drop through the plugin.

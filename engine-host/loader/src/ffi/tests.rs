@@ -67,6 +67,47 @@ fn a_table_smaller_than_this_abi_is_refused() {
 }
 
 #[test]
+fn every_function_of_the_table_is_checked_for_null() {
+    let header = std::mem::offset_of!(PluginApi, free_buf);
+    let pointer = std::mem::size_of::<usize>();
+    assert_eq!(
+        header + CORE_FUNCTIONS.len() * pointer,
+        std::mem::size_of::<PluginApi>(),
+        "a function of the table is missing from CORE_FUNCTIONS"
+    );
+}
+
+#[test]
+fn a_table_with_a_null_function_is_refused_naming_it() {
+    let api = tabletop_sdk::export::api::<versioned_fixture::Counter>();
+    // The fixture's table as bytes, with `ply` zeroed: what a plugin written
+    // in C that forgot to fill the field exports.
+    let size = std::mem::size_of::<PluginApi>();
+    let words = size / std::mem::size_of::<usize>();
+    let mut copy = vec![0usize; words];
+    // SAFETY: the table is `size` readable bytes; `copy` has room for them.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (api as *const PluginApi).cast::<u8>(),
+            copy.as_mut_ptr().cast::<u8>(),
+            size,
+        )
+    };
+    copy[std::mem::offset_of!(PluginApi, ply) / std::mem::size_of::<usize>()] = 0;
+    let copy: &'static [usize] = Box::leak(copy.into_boxed_slice());
+    let table = NonNull::new(copy.as_ptr().cast_mut())
+        .unwrap()
+        .cast::<PluginApi>();
+    // SAFETY: a static table of this ABI's size whose `ply` is null: refused
+    // before it is read as a `PluginApi`.
+    let refused = unsafe { RawPlugin::adopt(table) }.unwrap_err();
+    assert!(
+        matches!(&refused, LoadError::Incompatible(m) if m.contains("`ply`")),
+        "{refused:?}"
+    );
+}
+
+#[test]
 fn a_plugin_without_extensions_is_refused_their_calls_without_a_crossing() {
     let plugin = fixture();
     assert!(plugin.extension_ids().is_empty());
