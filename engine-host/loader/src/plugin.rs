@@ -36,6 +36,8 @@ pub enum LoadError {
     Incompatible(String),
     /// The plugin's manifest is missing or malformed.
     BadManifest(String),
+    /// The file's content is not what was checked before the load.
+    Changed,
 }
 
 impl fmt::Display for LoadError {
@@ -50,6 +52,7 @@ impl fmt::Display for LoadError {
             ),
             LoadError::Incompatible(e) => write!(f, "incompatible plugin: {e}"),
             LoadError::BadManifest(e) => write!(f, "bad manifest: {e}"),
+            LoadError::Changed => f.write_str("the file changed after it was checked"),
         }
     }
 }
@@ -80,6 +83,26 @@ impl Plugin {
 
     /// Loads the plugin file at `path` through a private copy in `cache_dir`.
     pub fn load_with_cache(path: &Path, cache_dir: &Path) -> Result<Arc<Plugin>, LoadError> {
+        Plugin::load_checked(path, cache_dir, None)
+    }
+
+    /// [`Plugin::load_with_cache`], only if the file's content has the
+    /// SHA-256 `expected` (hex): the content a vetting child checked. The
+    /// bytes hashed are the bytes loaded, so a file swapped after its check
+    /// is refused ([`LoadError::Changed`]) before any of it is loaded.
+    pub fn load_vetted(
+        path: &Path,
+        cache_dir: &Path,
+        expected: &str,
+    ) -> Result<Arc<Plugin>, LoadError> {
+        Plugin::load_checked(path, cache_dir, Some(expected))
+    }
+
+    fn load_checked(
+        path: &Path,
+        cache_dir: &Path,
+        expected: Option<&str>,
+    ) -> Result<Arc<Plugin>, LoadError> {
         let bytes = std::fs::read(path).map_err(|e| LoadError::Io(e.to_string()))?;
         // dlopen of a truncated library can fault the whole process (pages
         // mapped past the end of the file), so check completeness first.
@@ -90,6 +113,9 @@ impl Plugin {
             )));
         }
         let sha256 = hex::encode(Sha256::digest(&bytes));
+        if expected.is_some_and(|expected| expected != sha256) {
+            return Err(LoadError::Changed);
+        }
         let private = private_copy(&bytes, &sha256, path, cache_dir)?;
         let raw = RawPlugin::open(&private)?;
         let manifest_json = raw
@@ -354,5 +380,20 @@ impl DynState for PluginState {
 
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
         self.0.remove_player(player)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_is_not_what_was_checked_is_refused_before_any_load() {
+        // Any complete ELF file will do: the content check comes first.
+        let file = std::env::current_exe().unwrap();
+        let cache = std::env::temp_dir().join(format!("tabletop-vetted-{}", std::process::id()));
+        let refused = Plugin::load_vetted(&file, &cache, "not the checked content").unwrap_err();
+        assert_eq!(refused, LoadError::Changed);
+        assert!(!cache.exists(), "nothing was copied for loading");
     }
 }

@@ -91,6 +91,18 @@ impl Registry {
         self.add(plugin)
     }
 
+    /// Loads `path` only if its content is still what a vetting child
+    /// checked (`sha256`, hex; see [`Plugin::load_vetted`]) and registers it.
+    pub fn add_file_vetted(
+        &self,
+        path: &Path,
+        cache_dir: &Path,
+        sha256: &str,
+    ) -> Result<Added, AddError> {
+        let plugin = Plugin::load_vetted(path, cache_dir, sha256).map_err(AddError::Load)?;
+        self.add(plugin)
+    }
+
     /// Registers an already loaded plugin.
     pub fn add(&self, plugin: Arc<Plugin>) -> Result<Added, AddError> {
         let manifest = plugin.manifest();

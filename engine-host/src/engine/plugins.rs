@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use tabletop_core::error::Credential;
 use tabletop_core::tokens::{hash_token, hashes_equal};
 use tabletop_core::{HostError, HostResult};
@@ -61,12 +60,6 @@ fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered) -> 
             false
         }
     }
-}
-
-/// Hex SHA-256 of the file's content.
-fn file_sha256(path: &Path) -> Result<String, AddError> {
-    let bytes = std::fs::read(path).map_err(|e| AddError::Load(LoadError::Io(e.to_string())))?;
-    Ok(hex::encode(Sha256::digest(&bytes)))
 }
 
 impl Engine {
@@ -131,20 +124,26 @@ impl Engine {
             .collect()
     }
 
-    /// Loads `path` if its check passed (or there was none). The file must
-    /// still hold what the child checked: the loader reads it again.
+    /// Loads `path` if its check passed (or there was none). The loader
+    /// loads the file only if the bytes it reads are the ones the child
+    /// checked.
     fn add_vetted(
         &self,
         path: &Path,
         vetted: Option<Result<Report, Refusal>>,
     ) -> Result<Added, AddError> {
-        if let Some(vetted) = vetted {
-            let report = vetted.map_err(AddError::Vet)?;
-            if file_sha256(path)? != report.sha256 {
-                return Err(AddError::Vet(Refusal::Changed));
+        let added = match vetted {
+            Some(vetted) => {
+                let report = vetted.map_err(AddError::Vet)?;
+                self.registry
+                    .add_file_vetted(path, &self.cache_dir, &report.sha256)
+                    .map_err(|e| match e {
+                        AddError::Load(LoadError::Changed) => AddError::Vet(Refusal::Changed),
+                        other => other,
+                    })?
             }
-        }
-        let added = self.registry.add_file(path, &self.cache_dir)?;
+            None => self.registry.add_file(path, &self.cache_dir)?,
+        };
         if let Added::New { game, version } = &added {
             self.retry_unavailable(game, version);
         }
