@@ -42,9 +42,9 @@ pub(super) unsafe extern "C" fn ply<G: Instance>(
     // what a Rust slice's `as_ptr` gives; nothing is tested here, which
     // would cost the hot path three instructions).
     let moves = unsafe { std::slice::from_raw_parts(moves, count) };
-    // The playout loop's crossing, written out for `ply` alone: a closure
-    // around the game's `apply` shared with `apply_chance` costs a ply
-    // instructions.
+    // `apply_chance` below is this body with the game's `apply_chance`; the
+    // two stay written out side by side so the playout loop's crossing can
+    // be read (and counted with callgrind) on its own.
     match catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: as above; this is the only reference to the slot until the
         // closure returns or unwinds.
