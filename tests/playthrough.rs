@@ -161,6 +161,8 @@ pub async fn record(host: &Host, spec: &Spec) -> Result<String, String> {
                 match_id: match_id.clone(),
                 seat_token: viewer.token.clone(),
                 from_version: None,
+                after_seq: None,
+                omit_views: false,
             })
             .await
             .map_err(|e| format!("watch as {}: {e}", viewer.label))?

@@ -41,7 +41,7 @@ const HELD_MATCHES: usize = 100_000;
 
 fn engine() -> Engine {
     let cache = std::env::temp_dir().join(format!("engine-host-bench-{}", std::process::id()));
-    let engine = Engine::new(Arc::new(MemoryStore), "bench-admin", cache);
+    let engine = Engine::new(Arc::new(MemoryStore::default()), "bench-admin", cache);
     let dir = profile_dir();
     engine.load_plugin_dir(&dir);
     assert!(

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use engine_host::store::sqlite::{INLINE_FSYNC_BELOW, SqliteStore};
-use engine_host::store::{Store, StoredMatch};
+use engine_host::store::{Change, NewMatch, Store, StoredMatch};
 use tabletop_core::{LogEntry, LogKind, LoggedMove, MatchSetup};
 
 /// About a Lanza match's length.
@@ -43,6 +43,7 @@ fn stored(match_id: String) -> StoredMatch {
             time_control: None,
         },
         seat_hashes: vec![Some([7; 32]), Some([9; 32])],
+        joins: vec![],
         log: vec![],
         pending: vec![],
         results: vec![],
@@ -59,6 +60,7 @@ fn action(version: u64) -> LogEntry {
                 action: 1000 + version,
                 notation: "Ab3-c4+N".into(),
                 at_ms: 1_767_225_600_000 + version as i64,
+                held: None,
             }],
         },
     }
@@ -132,10 +134,21 @@ fn round(dir: &Path, tasks: usize, duration: Duration, inline_fsync_below: Durat
                 tokio::spawn(async move {
                     while !stop.load(Ordering::Relaxed) {
                         let id = format!("{:019x}", next_match.fetch_add(1, Ordering::Relaxed));
-                        let commit = store.create_match(&stored(id.clone())).expect("queued");
+                        let new = stored(id.clone());
+                        let commit = store
+                            .create_match(&NewMatch {
+                                stored: &new,
+                                lifecycle: &[],
+                                request: None,
+                            })
+                            .expect("queued");
                         commit.durable().await.expect("created");
                         for version in 1..=ACTIONS_PER_MATCH {
-                            let commit = store.append(&id, &[action(version)], None, &[]);
+                            let change = Change {
+                                entries: &[action(version)],
+                                ..Change::default()
+                            };
+                            let commit = store.append(&id, &change);
                             commit.expect("queued").durable().await.expect("durable");
                             actions.fetch_add(1, Ordering::Relaxed);
                             if stop.load(Ordering::Relaxed) {

@@ -48,6 +48,18 @@ pub struct Config {
     #[arg(long, env = "TABLETOP_STORE", value_enum, default_value_t = StoreKind::Sqlite)]
     pub store: StoreKind,
 
+    /// How long a finished match stays in memory, in seconds, once nobody
+    /// watches it; then it is read back from the store when asked for (the
+    /// same answers, after one replay of its log).
+    #[arg(long, env = "TABLETOP_FINISHED_RETENTION", default_value_t = 300)]
+    pub finished_retention: u64,
+
+    /// With `--store memory`: how many finished matches are kept; beyond
+    /// it the oldest finished are dropped, and asking for one answers
+    /// NOT_FOUND (reason MATCH_EXPIRED). A running match is never dropped.
+    #[arg(long, env = "TABLETOP_MEMORY_FINISHED_CAP", default_value_t = 10_000)]
+    pub memory_finished_cap: usize,
+
     /// How often the plugin directory is checked for new plugin files, in ms
     /// (0 turns hot-adding off). A file is loaded once its size and mtime are
     /// the same at two checks in a row, so a half-copied file is never loaded.

@@ -11,7 +11,7 @@
 //! use std::sync::Arc;
 //! use engine_host::{engine::{Engine, NewMatch}, store::MemoryStore};
 //!
-//! let engine = Engine::new(Arc::new(MemoryStore), "admin-secret", std::env::temp_dir());
+//! let engine = Engine::new(Arc::new(MemoryStore::default()), "admin-secret", std::env::temp_dir());
 //! engine.load_plugin_dir(std::path::Path::new("target/release"));
 //! let created = engine
 //!     .create_match(NewMatch { game: "focus".into(), players: 2, ..Default::default() })

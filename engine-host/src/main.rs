@@ -56,13 +56,23 @@ fn write_private(file: &Path, content: &str) -> std::io::Result<()> {
 /// Ends matches whose clock ran out, without waiting for a request: one
 /// thread checks the matches that have a clock every 20 ms (a match ends at
 /// most that late; a move that arrives after the deadline is refused anyway).
-fn spawn_clock(engine: Arc<Engine>) {
+/// Once a second it also lets go of the finished matches kept longer than
+/// `retention` (the store has them).
+fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
     let spawned = std::thread::Builder::new()
         .name("clocks".into())
         .spawn(move || {
+            let mut last_sweep = std::time::Instant::now();
             loop {
                 std::thread::sleep(Duration::from_millis(20));
                 engine.expire_clocks();
+                if last_sweep.elapsed() >= Duration::from_secs(1) {
+                    last_sweep = std::time::Instant::now();
+                    let unloaded = engine.unload_finished(retention);
+                    if unloaded > 0 {
+                        tracing::debug!(unloaded, "finished matches left memory");
+                    }
+                }
             }
         });
     if let Err(e) = spawned {
@@ -166,7 +176,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         }
         StoreKind::Memory => {
             tracing::info!("match store: memory (nothing survives a restart)");
-            Arc::new(MemoryStore)
+            Arc::new(MemoryStore::with_finished_cap(config.memory_finished_cap))
         }
     };
     let token = admin_token(&config)?;
@@ -188,7 +198,10 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         unavailable = recovered.unavailable.len(),
         "matches recovered"
     );
-    spawn_clock(Arc::clone(&engine));
+    spawn_clock(
+        Arc::clone(&engine),
+        Duration::from_secs(config.finished_retention),
+    );
     if config.plugin_poll_ms > 0 {
         let watched = Arc::clone(&engine);
         tabletop_loader::watcher::spawn(

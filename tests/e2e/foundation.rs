@@ -109,6 +109,8 @@ async fn a_watcher_on_another_connection_sees_every_state_change() {
             match_id: id.clone(),
             seat_token: String::new(),
             from_version: None,
+            after_seq: None,
+            omit_views: false,
         })
         .await
         .expect("watch")
@@ -638,6 +640,8 @@ async fn sigterm_ends_open_watch_streams_at_once_and_the_host_exits_promptly() {
                 match_id: id.clone(),
                 seat_token: String::new(),
                 from_version,
+                after_seq: None,
+                omit_views: false,
             })
             .await
             .expect("watch")

@@ -56,6 +56,8 @@ async fn whole_layout_in_one_request() {
             match_id: id.clone(),
             seat_token: String::new(),
             from_version: None,
+            after_seq: None,
+            omit_views: false,
         })
         .await
         .expect("watch")

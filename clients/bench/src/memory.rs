@@ -46,7 +46,11 @@ pub fn measure(
     count: usize,
 ) -> Result<Vec<GameMemory>, String> {
     let cache = std::env::temp_dir().join(format!("tabletop-bench-mem-{}", std::process::id()));
-    let engine = Engine::new(Arc::new(MemoryStore), "bench-admin", cache.clone());
+    let engine = Engine::new(
+        Arc::new(MemoryStore::default()),
+        "bench-admin",
+        cache.clone(),
+    );
     engine.load_plugin_dir(plugin_dir);
     let games = engine.list_games();
     let _ = std::fs::remove_dir_all(&cache);

@@ -51,7 +51,7 @@ impl From<std::io::Error> for CliError {
     }
 }
 
-type CliResult = Result<(), CliError>;
+pub(crate) type CliResult = Result<(), CliError>;
 
 async fn connect(server: &str) -> Result<Channel, CliError> {
     let endpoint = Channel::from_shared(server.to_string())
@@ -62,7 +62,7 @@ async fn connect(server: &str) -> Result<Channel, CliError> {
         .map_err(|e| CliError::Connect(server.to_string(), e.to_string()))
 }
 
-fn print_json(value: &serde_json::Value) {
+pub(crate) fn print_json(value: &serde_json::Value) {
     outln!(
         "{}",
         serde_json::to_string_pretty(value).expect("JSON values print")
@@ -298,6 +298,11 @@ pub async fn run(cli: Cli) -> CliResult {
             token,
             from_version,
         } => watch(channel, match_id, token, from_version, json).await,
+        Command::Events {
+            match_id,
+            token,
+            from,
+        } => crate::events::list(channel, match_id, token, from, json).await,
         Command::Play { match_id, token } => play(channel, match_id, token).await,
         Command::Export {
             match_id,
@@ -459,6 +464,8 @@ async fn watch(
             match_id,
             seat_token: token,
             from_version,
+            after_seq: None,
+            omit_views: false,
         })
         .await?
         .into_inner();

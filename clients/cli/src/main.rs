@@ -35,6 +35,7 @@ macro_rules! outln {
 }
 
 mod commands;
+mod events;
 mod render;
 mod replay;
 
@@ -173,6 +174,18 @@ pub enum Command {
         /// Resume after this version.
         #[arg(long)]
         from_version: Option<u64>,
+    },
+    /// List a match's past events as one viewer was told them, oldest
+    /// first (also of a finished match).
+    Events {
+        /// The match.
+        match_id: String,
+        /// Seat token (default: spectator).
+        #[arg(long, env = "TABLETOP_TOKEN", default_value = "")]
+        token: String,
+        /// Start after the event with this sequence number.
+        #[arg(long, default_value_t = 0)]
+        from: u64,
     },
     /// Play interactively: board, legal moves, prompt, until the match ends.
     Play {

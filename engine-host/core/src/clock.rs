@@ -11,6 +11,7 @@ use tabletop_sdk::{Player, Status};
 
 use crate::Match;
 use crate::error::HostResult;
+use crate::fanout::HostEvent;
 use crate::log::LogKind;
 use crate::seat::SeatResult;
 use crate::setup::{Lifecycle, MatchSetup};
@@ -131,7 +132,7 @@ impl Match {
             return Ok(());
         }
         let movers = self.movers()?;
-        let pending: Vec<Player> = self.pending.keys().copied().collect();
+        let pending: Vec<Player> = self.pending.iter().map(|h| h.seat).collect();
         if let Some(clocks) = &mut self.clocks {
             for (seat, since) in clocks.since.iter_mut().enumerate() {
                 let seat = seat as Player;
@@ -200,9 +201,6 @@ impl Match {
         if deadline > now {
             return Ok(false);
         }
-        if let Some(clocks) = &mut self.clocks {
-            clocks.bank[seat as usize] = 0;
-        }
         if self.clocks.as_ref().map(|c| c.control.on_timeout) == Some(OnTimeout::Out) {
             match self.state.remove_player(seat) {
                 Ok(()) => {
@@ -221,11 +219,23 @@ impl Match {
                 ),
             }
         }
-        self.push_log(now, LogKind::Timeout { seat });
-        self.finish_by_timeout(seat);
-        let event = serde_json::json!({ "type": "timeout", "seat": seat }).to_string();
-        self.publish_host_event(&event)?;
+        self.lose_on_time(seat, now)?;
         Ok(true)
+    }
+
+    /// [`OnTimeout::Lose`]: `seat`'s time ran out at `at_ms` and the match
+    /// is over; the log records it and watchers are told.
+    pub(crate) fn lose_on_time(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
+        if let Some(bank) = self
+            .clocks
+            .as_mut()
+            .and_then(|clocks| clocks.bank.get_mut(seat as usize))
+        {
+            *bank = 0;
+        }
+        self.push_log(at_ms, LogKind::Timeout { seat });
+        self.finish_by_timeout(seat);
+        self.publish_host_event(&HostEvent::Timeout { seat }, at_ms)
     }
 
     /// [`OnTimeout::Out`], after the plugin took `seat` out: the log records
@@ -234,9 +244,26 @@ impl Match {
     /// seats still to move had all submitted their part of a simultaneous
     /// turn, the turn is complete without `seat` and is applied now.
     pub(crate) fn went_out(&mut self, seat: Player, now: i64) -> HostResult<()> {
-        self.pending.remove(&seat);
+        self.take_out(seat, now)?;
+        if self.lifecycle == Lifecycle::Finished {
+            return Ok(());
+        }
+        let movers = self.movers()?;
+        if !movers.is_empty() && self.pending.len() == movers.len() {
+            return self.apply_turn(None, now);
+        }
+        self.resolve_chance_and_end()?;
+        self.start_clocks(now)
+    }
+
+    /// The part of [`Match::went_out`] a replay makes too (the rest is in
+    /// the log's next entries): `seat` is out at `at_ms`, logged and told;
+    /// a match with too few left to play on ends; held actions of seats no
+    /// longer to move are dropped.
+    pub(crate) fn take_out(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
+        self.pending.retain(|h| h.seat != seat);
         self.mark_out(seat);
-        self.push_log(now, LogKind::Out { seat });
+        self.push_log(at_ms, LogKind::Out { seat });
         if self.state.status()? == Status::Terminal {
             // Too few left to play on: the game ends as the plugin says, and
             // the event below carries the finished view.
@@ -244,22 +271,14 @@ impl Match {
             self.pending.clear();
             self.stop_clocks();
         }
-        let event = serde_json::json!({ "type": "out", "seat": seat }).to_string();
-        self.publish_host_event(&event)?;
-        if self.lifecycle == Lifecycle::Finished {
-            return Ok(());
+        self.publish_host_event(&HostEvent::Out { seat }, at_ms)?;
+        if self.lifecycle != Lifecycle::Finished {
+            let movers = self.movers()?;
+            self.pending.retain(|h| movers.contains(h.seat));
         }
-        let movers = self.movers()?;
-        self.pending.retain(|&p, _| movers.contains(p));
-        if !movers.is_empty() && self.pending.len() == movers.len() {
-            let timed = self.held_joint_action();
-            return self.apply_timed_moves(&timed, now);
-        }
-        self.resolve_chance_and_end()?;
-        self.start_clocks(now)
+        Ok(())
     }
 
-    /// Marks `seat` out after the plugin removed it: its clock stops for good.
     pub(crate) fn mark_out(&mut self, seat: Player) {
         if let Some(s) = self.seats.get_mut(seat as usize) {
             s.out = true;

@@ -70,6 +70,14 @@ pub enum HostError {
         /// The id asked for.
         match_id: String,
     },
+    /// The match was finished and has been dropped: a store that keeps
+    /// finished matches in memory keeps only the newest `kept`.
+    MatchExpired {
+        /// The id asked for.
+        match_id: String,
+        /// How many finished matches the store keeps.
+        kept: usize,
+    },
     /// The match has no seat of this number.
     UnknownSeat {
         /// The seat asked for.
@@ -225,6 +233,11 @@ impl fmt::Display for HostError {
                 loaded.join(", ")
             ),
             HostError::UnknownMatch { match_id } => write!(f, "no match `{match_id}`"),
+            HostError::MatchExpired { match_id, kept } => write!(
+                f,
+                "match `{match_id}` expired: it finished and the in-memory store keeps only \
+                 the newest {kept} finished matches (a host with --store sqlite keeps them all)"
+            ),
             HostError::UnknownSeat { seat, players } => {
                 write!(f, "the match has no seat {seat} (seats 0..{players})")
             }

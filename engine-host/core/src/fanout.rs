@@ -1,43 +1,73 @@
-//! Event fan-out: each state change described once per viewer (the game
-//! says what each seat and the spectator saw happen), kept in a short
-//! history for watchers that resume, and sent to live watchers.
+//! Live event fan-out: each change described once per viewer (the game says
+//! what each seat and the spectator saw happen) and sent to the match's
+//! live watchers.
 //!
-//! Events are built only while someone watches: an unwatched match skips
-//! the state copy and the per-viewer descriptions, and its history is
-//! cleared (it would have a gap).
+//! Every change gets the next event sequence number whether or not anyone
+//! watches, so the numbers a live watcher sees are the ones
+//! [`crate::history`] regenerates from the log. The descriptions and views
+//! themselves are built only while someone watches; the match keeps no
+//! past events (its history is its log), and a live event lives only until
+//! every watcher has taken it.
 
 use std::sync::Arc;
 
-use tabletop_sdk::{DynState, Player, Status, Transition, Viewer};
+use serde::Serialize;
+use tabletop_sdk::{DynState, Player, Transition, Viewer};
 use tokio::sync::broadcast;
 
 use crate::Match;
 use crate::error::HostResult;
 use crate::setup::Lifecycle;
-use crate::view::MatchView;
+use crate::view::{MatchView, ViewDetail};
 
-/// What a viewer receives when the match changes.
+/// What a viewer is told of one change.
 #[derive(Debug, Clone)]
 pub enum ViewerUpdate {
-    /// A state change: the game's event for this viewer and the view after.
+    /// A state change (a log entry) or a seat taken.
     Transition {
-        /// Plugin-described event (JSON).
+        /// What happened, as JSON: the game's description of a move or a
+        /// chance outcome, or the host's of a seat joining, resigning,
+        /// running out of time or being taken out ([`HostEvent`]).
         event_json: String,
-        /// The view afterwards.
-        view: Box<MatchView>,
+        /// The view right after it, with the clocks as of its time; `None`
+        /// when the client asked for events without views.
+        view: Option<Arc<MatchView>>,
     },
-    /// A seat submitted its part of a simultaneous turn.
+    /// A seat submitted its part of a simultaneous turn (what it chose
+    /// stays hidden until the turn resolves).
     SeatActed {
         /// The seat.
         seat: u32,
     },
 }
 
-/// One change, prepared for every viewer (seats in order, then the spectator).
+/// One event as one viewer sees it.
+#[derive(Debug, Clone)]
+pub struct ViewerEvent {
+    /// The event's sequence number in its match: 1, 2, … with no gap. A
+    /// watcher resumes after the last one it saw.
+    pub seq: u64,
+    /// The match version after the event. Several events share a version:
+    /// a seat joining or acting in a simultaneous turn changes no state.
+    pub version: u64,
+    /// When it happened, ms since the Unix epoch.
+    pub at_ms: i64,
+    /// What the viewer is told.
+    pub update: ViewerUpdate,
+    /// Whether the match is over after it.
+    pub finished: bool,
+}
+
+/// One change, prepared for every viewer (seats in order, then the
+/// spectator): what live watchers receive.
 #[derive(Debug)]
 pub struct MatchEvent {
+    /// The event's sequence number.
+    pub seq: u64,
     /// The version after the change.
     pub version: u64,
+    /// When it happened, ms since the Unix epoch.
+    pub at_ms: i64,
     /// Per viewer: index = seat, last = spectator.
     pub updates: Vec<ViewerUpdate>,
     /// Whether the match is over after this event.
@@ -45,20 +75,58 @@ pub struct MatchEvent {
 }
 
 impl MatchEvent {
-    /// The update for `viewer`.
-    pub fn for_viewer(&self, viewer: Viewer) -> &ViewerUpdate {
+    /// The event as `viewer` sees it.
+    pub fn for_viewer(&self, viewer: Viewer) -> ViewerEvent {
         let index = match viewer {
             Viewer::Seat(p) => p as usize,
             Viewer::Spectator => self.updates.len() - 1,
         };
-        &self.updates[index.min(self.updates.len() - 1)]
+        ViewerEvent {
+            seq: self.seq,
+            version: self.version,
+            at_ms: self.at_ms,
+            update: self.updates[index.min(self.updates.len() - 1)].clone(),
+            finished: self.finished,
+        }
     }
 }
 
-/// How many past events a match keeps for watchers that resume.
-pub const EVENT_HISTORY: usize = 256;
+/// What the host, not the game, says happened: the `event_json` of a seat
+/// joining, resigning or running out of time. Every viewer is told the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HostEvent {
+    /// A seat was taken.
+    Joined {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat resigned; the match is over.
+    Resigned {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat's clock ran out and it lost; the match is over.
+    Timeout {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat's clock ran out and the game took it out; the others play on.
+    Out {
+        /// The seat.
+        seat: u32,
+    },
+}
 
-/// How many events a watcher may fall behind before it gets a fresh snapshot.
+impl HostEvent {
+    /// The event's JSON.
+    pub fn to_json(self) -> String {
+        serde_json::to_string(&self).unwrap_or_default()
+    }
+}
+
+/// How many events a watcher may fall behind before it catches up from the
+/// log instead of the live feed.
 pub const WATCH_BUFFER: usize = 128;
 
 impl Match {
@@ -68,83 +136,101 @@ impl Match {
             .chain(std::iter::once(Viewer::Spectator))
     }
 
-    pub(crate) fn publish(&mut self, event: MatchEvent) {
-        let event = Arc::new(event);
-        if self.history.len() == EVENT_HISTORY {
-            self.history.pop_front();
-        }
-        self.history.push_back(Arc::clone(&event));
-        // No receiver is fine: nobody watches.
-        if let Some(events) = &self.events {
-            let _ = events.send(event);
-        }
+    /// The sequence number of the last event so far (0: none).
+    pub fn event_seq(&self) -> u64 {
+        self.event_seq
+    }
+
+    fn publish(&mut self, at_ms: i64, updates: Option<Vec<ViewerUpdate>>) {
+        self.event_seq += 1;
+        let (Some(updates), Some(events)) = (updates, &self.events) else {
+            return;
+        };
+        let event = MatchEvent {
+            seq: self.event_seq,
+            version: self.version(),
+            at_ms,
+            updates,
+            finished: self.lifecycle == Lifecycle::Finished,
+        };
+        // No receiver is fine: the last watcher just left.
+        let _ = events.send(Arc::new(event));
+    }
+
+    /// The views after a change, for every viewer, with the clocks as of
+    /// `at_ms`: what a replay of the log shows at the same place.
+    fn views_at(&self, at_ms: i64) -> HostResult<Vec<Arc<MatchView>>> {
+        self.viewers()
+            .map(|viewer| {
+                Ok(Arc::new(self.view_as_of(
+                    viewer,
+                    ViewDetail::Full,
+                    at_ms,
+                )?))
+            })
+            .collect()
     }
 
     pub(crate) fn publish_transition(
         &mut self,
         before: Option<Box<dyn DynState>>,
         transition: Transition,
+        at_ms: i64,
     ) -> HostResult<()> {
-        let Some(before) = before else {
-            // Nobody watched: any history would now have a gap.
-            self.history.clear();
-            return Ok(());
-        };
         // The transition that ends the match must carry the finished view
         // (state and results), not the last running one.
-        if self.lifecycle != Lifecycle::Finished && self.state.status()? == Status::Terminal {
+        if self.lifecycle != Lifecycle::Finished
+            && self.state.status()? == tabletop_sdk::Status::Terminal
+        {
             self.finish_normally()?;
         }
-        let mut updates = Vec::new();
-        for viewer in self.viewers() {
+        let Some(before) = before else {
+            self.publish(at_ms, None);
+            return Ok(());
+        };
+        let views = self.views_at(at_ms)?;
+        let mut updates = Vec::with_capacity(views.len());
+        for (viewer, view) in self.viewers().zip(views) {
             updates.push(ViewerUpdate::Transition {
                 event_json: self.state.event(before.as_ref(), &transition, viewer)?,
-                view: Box::new(self.view(viewer)?),
+                view: Some(view),
             });
         }
-        let event = MatchEvent {
-            version: self.version(),
-            updates,
-            finished: self.state.status()? == Status::Terminal,
-        };
-        self.publish(event);
+        self.publish(at_ms, Some(updates));
         Ok(())
     }
 
-    pub(crate) fn publish_host_event(&mut self, event_json: &str) -> HostResult<()> {
+    pub(crate) fn publish_host_event(&mut self, event: &HostEvent, at_ms: i64) -> HostResult<()> {
         if !self.watched() {
-            self.history.clear();
+            self.publish(at_ms, None);
             return Ok(());
         }
-        let mut updates = Vec::new();
-        for viewer in self.viewers() {
-            updates.push(ViewerUpdate::Transition {
-                event_json: event_json.to_string(),
-                view: Box::new(self.view(viewer)?),
-            });
-        }
-        let event = MatchEvent {
-            version: self.version(),
-            updates,
-            finished: self.lifecycle == Lifecycle::Finished,
-        };
-        self.publish(event);
+        let event_json = event.to_json();
+        let updates = self
+            .views_at(at_ms)?
+            .into_iter()
+            .map(|view| ViewerUpdate::Transition {
+                event_json: event_json.clone(),
+                view: Some(view),
+            })
+            .collect();
+        self.publish(at_ms, Some(updates));
         Ok(())
     }
 
-    pub(crate) fn publish_seat_acted(&mut self, seat: Player) {
-        if !self.watched() {
-            return;
-        }
-        let updates = self
-            .viewers()
-            .map(|_| ViewerUpdate::SeatActed { seat })
-            .collect();
-        self.publish(MatchEvent {
-            version: self.version(),
-            updates,
-            finished: false,
+    pub(crate) fn publish_seat_acted(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
+        let updates = self.watched().then(|| {
+            self.viewers()
+                .map(|_| ViewerUpdate::SeatActed { seat })
+                .collect()
         });
+        self.publish(at_ms, updates);
+        Ok(())
+    }
+
+    /// Whether anyone watches the match now.
+    pub fn is_watched(&self) -> bool {
+        self.watched()
     }
 
     /// Whether anyone watches now.
@@ -152,42 +238,17 @@ impl Match {
         self.events.as_ref().is_some_and(|e| e.receiver_count() > 0)
     }
 
-    /// Subscribes to future events, and returns the past events after
-    /// `from_version` if the history still holds all of them.
-    pub fn subscribe(
-        &mut self,
-        from_version: Option<u64>,
-    ) -> (
-        broadcast::Receiver<Arc<MatchEvent>>,
-        Option<Vec<Arc<MatchEvent>>>,
-    ) {
-        let receiver = self
-            .events
+    /// Subscribes to the events after [`Match::event_seq`]; the ones up to
+    /// it come from [`Match::history`].
+    pub fn subscribe(&mut self) -> broadcast::Receiver<Arc<MatchEvent>> {
+        if !self.watched() {
+            // A feed nobody listens to may still hold the last events its
+            // watchers left behind: start afresh.
+            self.events = None;
+        }
+        self.events
             .get_or_insert_with(|| broadcast::channel(WATCH_BUFFER).0)
-            .subscribe();
-        let replay = from_version.and_then(|from| {
-            if from > self.version() {
-                return None;
-            }
-            if from == self.version() {
-                return Some(Vec::new());
-            }
-            let missed: Vec<Arc<MatchEvent>> = self
-                .history
-                .iter()
-                .filter(|e| e.version > from)
-                .cloned()
-                .collect();
-            // Complete only if the first missed state change is there.
-            let first_transition = missed
-                .iter()
-                .find(|e| !matches!(e.updates.first(), Some(ViewerUpdate::SeatActed { .. })));
-            match first_transition {
-                Some(e) if e.version == from + 1 => Some(missed),
-                _ => None,
-            }
-        });
-        (receiver, replay)
+            .subscribe()
     }
 
     /// A copy of the state before a change, only when someone watches (events

@@ -7,7 +7,6 @@
 //! A `Match` is plain data plus plugin calls: no locking, no I/O, no async.
 //! Its owner serialises access and persists what changed.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use compact_str::CompactString;
@@ -18,11 +17,13 @@ use tokio::sync::broadcast;
 
 use crate::clock::Clocks;
 use crate::error::{HostError, HostResult};
-use crate::fanout::MatchEvent;
+use crate::fanout::{HostEvent, MatchEvent};
+use crate::history::SeatJoin;
 use crate::legal::LegalLists;
 use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
 use crate::seat::{Seat, SeatResult};
 use crate::setup::{Lifecycle, MatchSetup, now_ms};
+use crate::simultaneous::HeldAction;
 
 /// A match: how it was created, its seats and log, the plugin's state, and
 /// the parts that act on them (fields are the crate's own; its owner reads
@@ -38,16 +39,19 @@ pub struct Match {
     pub(crate) log: Vec<LogEntry>,
     /// The plugin's state after the last log entry.
     pub(crate) state: Box<dyn DynState>,
-    /// Actions held for the current simultaneous turn, with submission times.
-    pub(crate) pending: BTreeMap<Player, (ActionId, i64)>,
+    /// Actions held for the current simultaneous turn, in submission order.
+    pub(crate) pending: Vec<HeldAction>,
     /// Chance outcomes drawn so far: the index of the next draw from the seed.
     pub(crate) chance_draws: u64,
     /// Life stage.
     pub(crate) lifecycle: Lifecycle,
     /// Final results.
     pub(crate) results: Vec<SeatResult>,
-    /// The last events, for watchers that resume (see [`crate::fanout`]).
-    pub(crate) history: VecDeque<Arc<MatchEvent>>,
+    /// Seats taken after creation, in the order they were taken.
+    pub(crate) joins: Vec<SeatJoin>,
+    /// Events so far: the sequence number of the last one (see
+    /// [`crate::history`]).
+    pub(crate) event_seq: u64,
     /// The live feed, created on the first watch: its buffer would otherwise
     /// be most of an idle match's memory.
     pub(crate) events: Option<broadcast::Sender<Arc<MatchEvent>>>,
@@ -88,7 +92,7 @@ impl Match {
     ) -> HostResult<Match> {
         let mut m = Match::fresh(game, setup, token_hashes)?;
         m.resolve_chance_and_end()?;
-        m.start_clocks(now_ms())?;
+        m.start_clocks(m.setup.created_at_ms)?;
         Ok(m)
     }
 
@@ -125,11 +129,12 @@ impl Match {
             seats,
             log: Vec::new(),
             state,
-            pending: BTreeMap::new(),
+            pending: Vec::new(),
             chance_draws: 0,
             lifecycle,
             results: Vec::new(),
-            history: VecDeque::new(),
+            joins: Vec::new(),
+            event_seq: 0,
             events: None,
             scratch: Vec::new(),
             clocks,
@@ -138,98 +143,17 @@ impl Match {
     }
 
     /// Rebuilds a match from its setup, its seats' token hashes (None for an
-    /// open seat) and its log (restart recovery, import). Every entry is
-    /// replayed through the plugin; the first that fails is named in the
-    /// error.
+    /// open seat) and its log (import). Every entry is replayed through the
+    /// plugin; the first that fails is named in the error. A stored match,
+    /// with its joins and held actions, comes back through
+    /// [`Match::restore`].
     pub fn replay(
         game: Arc<dyn DynGame>,
         setup: MatchSetup,
         token_hashes: Vec<Option<[u8; 32]>>,
         log: &[LogEntry],
     ) -> HostResult<Match> {
-        let mut m = Match::fresh(game, setup, token_hashes)?;
-        m.start_clocks(m.setup.created_at_ms)?;
-        for (index, entry) in log.iter().enumerate() {
-            let fail = |why: String| {
-                HostError::InvalidRecord(format!(
-                    "action {} (version {}) does not replay: {why}",
-                    index + 1,
-                    entry.version
-                ))
-            };
-            if entry.version != index as u64 + 1 {
-                return Err(fail(format!(
-                    "expected version {}, found {}",
-                    index + 1,
-                    entry.version
-                )));
-            }
-            match &entry.kind {
-                LogKind::Moves { moves } => {
-                    let joint: Vec<Move> = moves
-                        .iter()
-                        .map(|m| Move {
-                            player: m.seat,
-                            action: m.action,
-                        })
-                        .collect();
-                    if !matches!(
-                        m.state.status().map_err(HostError::from)?,
-                        Status::ToMove(_)
-                    ) {
-                        return Err(fail("no seat is to move here".into()));
-                    }
-                    m.state.apply(&joint).map_err(|e| fail(e.message))?;
-                    for logged in moves {
-                        m.charge(logged.seat, logged.at_ms);
-                    }
-                }
-                LogKind::Chance { outcome } => {
-                    if m.state.status().map_err(HostError::from)? != Status::Chance {
-                        return Err(fail("this is not a chance node".into()));
-                    }
-                    m.state
-                        .apply_chance(*outcome)
-                        .map_err(|e| fail(e.message))?;
-                    m.chance_draws += 1;
-                }
-                LogKind::Resign { seat } => {
-                    if *seat >= m.setup.players {
-                        return Err(fail(format!("no seat {seat}")));
-                    }
-                    m.log.push(entry.clone());
-                    m.finish_by_resignation(*seat);
-                    continue;
-                }
-                LogKind::Timeout { seat } => {
-                    if *seat >= m.setup.players {
-                        return Err(fail(format!("no seat {seat}")));
-                    }
-                    if m.lifecycle == Lifecycle::Finished {
-                        return Err(fail("the match was already over".into()));
-                    }
-                    m.log.push(entry.clone());
-                    m.finish_by_timeout(*seat);
-                    continue;
-                }
-                LogKind::Out { seat } => {
-                    if *seat >= m.setup.players {
-                        return Err(fail(format!("no seat {seat}")));
-                    }
-                    if m.lifecycle == Lifecycle::Finished {
-                        return Err(fail("the match was already over".into()));
-                    }
-                    m.state.remove_player(*seat).map_err(|e| fail(e.message))?;
-                    m.mark_out(*seat);
-                }
-            }
-            m.log.push(entry.clone());
-            if m.state.status()? == Status::Terminal {
-                m.finish_normally()?;
-            }
-            m.start_clocks(entry.at_ms)?;
-        }
-        Ok(m)
+        Match::restore(game, setup, token_hashes, &[], log, &[])
     }
 
     /// The game.
@@ -310,7 +234,7 @@ impl Match {
         if !self.movers()?.contains(seat) {
             return Err(HostError::NotYourTurn { seat });
         }
-        if self.pending.contains_key(&seat) {
+        if self.has_held(seat) {
             return Err(HostError::AlreadyActed { seat });
         }
         Ok(())
@@ -329,26 +253,25 @@ impl Match {
         let movers = self.movers()?;
         let now = now_ms();
         if movers.len() == 1 {
-            let timed = [(
-                Move {
-                    player: seat,
-                    action,
-                },
-                now,
-            )];
-            self.apply_timed_moves(&timed, now)?;
+            let last = Move {
+                player: seat,
+                action,
+            };
+            self.apply_turn(Some((last, now)), now)?;
             return Ok(Submitted::Applied);
         }
         self.hold(seat, action, now, movers)
     }
 
-    /// Applies a joint action, logs it, then resolves chance and the end.
-    pub(crate) fn apply_timed_moves(&mut self, timed: &[(Move, i64)], now: i64) -> HostResult<()> {
-        let moves: Vec<Move> = timed.iter().map(|(m, _)| *m).collect();
+    /// Applies the turn: the held actions and `last` (the move that
+    /// completes it, if any) as one joint action; logs it, then resolves
+    /// chance and the end. On an error nothing is changed.
+    pub(crate) fn apply_turn(&mut self, last: Option<(Move, i64)>, now: i64) -> HostResult<()> {
+        let (moves, timed) = self.turn_moves(last);
         // Notation must be read before the state changes.
         let logged = timed
             .iter()
-            .map(|(m, at)| {
+            .map(|(m, at, held)| {
                 let notation = self
                     .state
                     .action_to_string(m.player, m.action)
@@ -359,19 +282,20 @@ impl Match {
                     // Not `from(String)`, which would keep the heap buffer.
                     notation: CompactString::new(&notation),
                     at_ms: *at,
+                    held: *held,
                 })
             })
             .collect::<HostResult<LoggedMoves>>()?;
         let before = self.snapshot_if_watched()?;
         self.state.apply(&moves)?;
         self.pending.clear();
-        for (m, at) in timed {
+        for (m, at, _) in &timed {
             self.charge(m.player, *at);
         }
         self.push_log(now, LogKind::Moves { moves: logged });
         // Clocks start before the event is built, so views in it show them.
         self.start_clocks(now)?;
-        self.publish_transition(before, Transition::Moves(moves))?;
+        self.publish_transition(before, Transition::Moves(moves), now)?;
         self.resolve_chance_and_end()?;
         self.start_clocks(now)
     }
@@ -385,8 +309,9 @@ impl Match {
                     let before = self.snapshot_if_watched()?;
                     self.state.apply_chance(outcome)?;
                     self.chance_draws += 1;
-                    self.push_log(now_ms(), LogKind::Chance { outcome });
-                    self.publish_transition(before, Transition::Chance(outcome))?;
+                    let at = now_ms();
+                    self.push_log(at, LogKind::Chance { outcome });
+                    self.publish_transition(before, Transition::Chance(outcome), at)?;
                 }
                 Status::Terminal => {
                     self.finish_normally()?;
@@ -447,10 +372,14 @@ impl Match {
                 clock_ran_out: false,
             });
         }
-        self.push_log(now_ms(), LogKind::Resign { seat });
+        self.resign_at(seat, now_ms())
+    }
+
+    /// `seat` resigns at `at_ms`: logged, the match ends, watchers are told.
+    pub(crate) fn resign_at(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
+        self.push_log(at_ms, LogKind::Resign { seat });
         self.finish_by_resignation(seat);
-        let event = serde_json::json!({ "type": "resigned", "seat": seat }).to_string();
-        self.publish_host_event(&event)
+        self.publish_host_event(&HostEvent::Resigned { seat }, at_ms)
     }
 
     /// The position in the game's notation (hidden information included).

@@ -200,7 +200,7 @@ impl Match {
         seat: Player,
         detail: LegalDetail,
     ) -> Option<Vec<(ActionId, String)>> {
-        if self.lifecycle != Lifecycle::Running || self.pending.contains_key(&seat) {
+        if self.lifecycle != Lifecycle::Running || self.has_held(seat) {
             return Some(Vec::new());
         }
         let kept = self.legal.as_ref()?;
@@ -247,7 +247,7 @@ impl Match {
     fn keep_legal_actions(&mut self) -> HostResult<()> {
         let movers = self.movers()?;
         let mut scratch = std::mem::take(&mut self.scratch);
-        let waiting = movers.iter().filter(|s| !self.pending.contains_key(s));
+        let waiting = movers.iter().filter(|&s| !self.has_held(s));
         let lists = LegalLists::compute(&*self.state, self.version(), waiting, &mut scratch);
         self.scratch = scratch;
         self.legal = Some(lists?);

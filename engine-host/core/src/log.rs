@@ -59,6 +59,15 @@ pub struct LoggedMove {
     pub notation: CompactString,
     /// When the seat submitted it, ms since the Unix epoch.
     pub at_ms: i64,
+    /// Set when the move was held for a simultaneous turn (the others had
+    /// still to act): how many entries (seats taken out) the log gained
+    /// between its submission and the entry before this one. Watchers were
+    /// told then that the seat acted, so a replayed history tells them at
+    /// the same place. `None`: the move completed the turn, or the game is
+    /// sequential. It fits in the padding after `seat`, so a move costs no
+    /// more memory for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<u8>,
 }
 
 /// A log entry with its version and time.

@@ -7,6 +7,8 @@ use tabletop_sdk::{Player, Viewer};
 
 use crate::Match;
 use crate::error::{Credential, HostError, HostResult};
+use crate::fanout::HostEvent;
+use crate::history::SeatJoin;
 use crate::setup::{Lifecycle, now_ms};
 use crate::tokens::{hash_token, hashes_equal};
 
@@ -106,13 +108,24 @@ impl Match {
                 .map(|p| p as Player)
                 .ok_or(HostError::NoOpenSeat)?,
         };
+        self.take_seat(seat, token_hash, now_ms())?;
+        Ok(seat)
+    }
+
+    /// `seat` (open) is taken at `at_ms`: the match starts once no seat is
+    /// open, and watchers are told.
+    pub(crate) fn take_seat(
+        &mut self,
+        seat: Player,
+        token_hash: [u8; 32],
+        at_ms: i64,
+    ) -> HostResult<()> {
         self.seats[seat as usize].token_hash = Some(token_hash);
+        self.joins.push(SeatJoin { seat, at_ms });
         if self.seats.iter().all(|s| s.token_hash.is_some()) {
             self.lifecycle = Lifecycle::Running;
-            self.start_clocks(now_ms())?;
+            self.start_clocks(at_ms)?;
         }
-        let event = serde_json::json!({ "type": "joined", "seat": seat }).to_string();
-        self.publish_host_event(&event)?;
-        Ok(seat)
+        self.publish_host_event(&HostEvent::Joined { seat }, at_ms)
     }
 }

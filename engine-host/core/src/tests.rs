@@ -167,7 +167,7 @@ fn sequence(m: &mut Match, text: &str, expected: Option<u64>) -> HostResult<()> 
 #[test]
 fn a_sequence_is_applied_step_by_step_each_with_its_own_version_and_event() {
     let mut m = new_match();
-    let (mut events, _) = m.subscribe(None);
+    let mut events = m.subscribe();
     sequence(&mut m, "good", Some(0)).unwrap();
     assert_eq!(m.version(), 2);
     let notations: Vec<&str> = m
@@ -210,7 +210,7 @@ fn a_sequential_games_log_entry_holds_its_move_inline() {
 #[test]
 fn a_failing_step_refuses_the_whole_sequence_and_changes_nothing() {
     let mut m = new_match();
-    let (mut events, _) = m.subscribe(None);
+    let mut events = m.subscribe();
     let position = m.position().unwrap();
     let refused = sequence(&mut m, "bad", None).unwrap_err();
     assert!(
@@ -340,9 +340,7 @@ fn the_last_seat_in_ends_the_match_as_the_plugin_says() {
 /// The legal actions as listed before lists were kept: straight from the
 /// state, one seat at a time.
 fn listed_fresh(m: &Match, seat: Player) -> Vec<(ActionId, String)> {
-    if m.lifecycle != Lifecycle::Running
-        || m.pending.contains_key(&seat)
-        || !m.movers().unwrap().contains(seat)
+    if m.lifecycle != Lifecycle::Running || m.has_held(seat) || !m.movers().unwrap().contains(seat)
     {
         return Vec::new();
     }
@@ -411,7 +409,7 @@ fn kept_legal_actions_always_equal_a_fresh_listing() {
             m.refresh_kept_legal_actions();
             // A seat that has acted in a simultaneous turn has nothing
             // left to do until the turn resolves.
-            if m.pending.contains_key(&seat) {
+            if m.has_held(seat) {
                 assert_eq!(
                     m.kept_legal_actions(seat, LegalDetail::Full),
                     Some(Vec::new())
@@ -423,4 +421,134 @@ fn kept_legal_actions_always_equal_a_fresh_listing() {
     m.refresh_kept_legal_actions();
     assert!(!m.keeps_legal_actions(), "a finished match keeps nothing");
     assert_eq!(m.kept_legal_actions(0, LegalDetail::Full), Some(Vec::new()));
+}
+
+/// Every event each viewer received live, as comparable text.
+fn drain(
+    feed: &mut tokio::sync::broadcast::Receiver<Arc<MatchEvent>>,
+    m: &Match,
+) -> Vec<Vec<String>> {
+    let mut per_viewer = vec![Vec::new(); m.setup.players as usize + 1];
+    while let Ok(event) = feed.try_recv() {
+        for (index, viewer) in m.viewers().enumerate() {
+            per_viewer[index].push(format!("{:?}", event.for_viewer(viewer)));
+        }
+    }
+    per_viewer
+}
+
+#[test]
+fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
+    // Four Lanza seats (simultaneous orders, ruling L5), two of them taken
+    // after creation, a bank clock that takes seats out mid-turn, and a
+    // resignation at the end: every kind of event a match has.
+    let t0 = now_ms();
+    let setup = MatchSetup {
+        match_id: "m".into(),
+        game: "lanza".into(),
+        plugin_version: "test".into(),
+        players: 4,
+        options: BTreeMap::new(),
+        seed: 9,
+        start_position: None,
+        created_at_ms: t0,
+        time_control: Some(TimeControl {
+            per_move_ms: 0,
+            bank_ms: 60_000,
+            increment_ms: 500,
+            on_timeout: OnTimeout::Out,
+        }),
+    };
+    let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
+    let hashes = vec![Some([1; 32]), Some([2; 32]), None, None];
+    let mut m = Match::create(game, setup, hashes).unwrap();
+    // Lanza deals at creation (a chance outcome), before anyone can watch.
+    let mut feed = m.subscribe();
+    let subscribed_after = m.event_seq();
+    assert_eq!(subscribed_after, 1);
+    let mut live = drain(&mut feed, &m);
+    let mut record = |m: &Match, feed: &mut _| {
+        for (all, new) in live.iter_mut().zip(drain(feed, m)) {
+            all.extend(new);
+        }
+    };
+    m.join(Some(3), [4; 32]).unwrap();
+    m.join(None, [3; 32]).unwrap();
+    record(&m, &mut feed);
+    let mut later = 0;
+    for turn in 0..12 {
+        if m.lifecycle != Lifecycle::Running {
+            break;
+        }
+        let movers: Vec<Player> = m.movers().unwrap().iter().collect();
+        // In turns 2 and 5 one mover never orders and runs out of time.
+        let idle = [2, 5].contains(&turn).then(|| movers[movers.len() - 1]);
+        for &seat in &movers {
+            if Some(seat) == idle || m.lifecycle != Lifecycle::Running {
+                continue;
+            }
+            let actions = m.legal_actions(seat, LegalDetail::IdsOnly).unwrap();
+            let (action, _) = actions[(turn * 7 + seat as usize) % actions.len()].clone();
+            m.submit(seat, action, None).unwrap();
+        }
+        if idle.is_some() {
+            later += 120_000;
+            m.expire_clock(now_ms() + later).unwrap();
+        }
+        record(&m, &mut feed);
+    }
+    if m.lifecycle == Lifecycle::Running {
+        let seat = m.movers().unwrap().iter().next().unwrap();
+        m.resign(seat).unwrap();
+        record(&m, &mut feed);
+    }
+    assert!(
+        m.log.iter().any(|e| matches!(e.kind, LogKind::Out { .. })),
+        "a seat was taken out: {:?}",
+        m.log
+    );
+
+    let history = m.history();
+    assert_eq!(history.last_seq(), m.event_seq());
+    for (index, viewer) in m.viewers().enumerate() {
+        let all = history.events(viewer, 0, usize::MAX, true).unwrap();
+        assert_eq!(all.len() as u64, m.event_seq(), "{viewer:?}");
+        for event in &all {
+            if let ViewerUpdate::Transition { event_json, .. } = &event.update {
+                assert!(!event_json.contains("invalid"), "{event_json}");
+            }
+        }
+        let replayed: Vec<String> = history
+            .events(viewer, subscribed_after, usize::MAX, true)
+            .unwrap()
+            .iter()
+            .map(|e| format!("{e:?}"))
+            .collect();
+        if let Some(at) = (0..replayed.len()).find(|&i| live[index].get(i) != Some(&replayed[i])) {
+            panic!(
+                "{viewer:?}: event {} differs\nreplayed: {}\nlive:     {}",
+                at + 1,
+                replayed[at],
+                live[index].get(at).map_or("(none)", String::as_str)
+            );
+        }
+        assert_eq!(replayed, live[index], "{viewer:?}");
+        // A page from the middle is the same events.
+        let page = history.events(viewer, 6, 3, true).unwrap();
+        let page: Vec<String> = page.iter().map(|e| format!("{e:?}")).collect();
+        assert_eq!(page, live[index][5..8], "{viewer:?}");
+    }
+
+    // What the store keeps rebuilds the same match, numbering included.
+    let restored = Match::restore(
+        Arc::clone(&m.game),
+        m.setup.clone(),
+        m.seats.iter().map(|s| s.token_hash).collect(),
+        m.joins(),
+        &m.log,
+        m.held_actions(),
+    )
+    .unwrap();
+    assert_eq!(restored.event_seq(), m.event_seq());
+    assert_eq!(restored.position().unwrap(), m.position().unwrap());
 }

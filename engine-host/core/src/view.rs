@@ -1,11 +1,9 @@
 //! What one viewer (a seat or a spectator) is shown of a match.
 
-use std::sync::Arc;
-
 use tabletop_sdk::Viewer;
 
 use crate::Match;
-use crate::error::{HostError, HostResult};
+use crate::error::HostResult;
 use crate::seat::{SeatInfo, SeatResult};
 use crate::setup::{Lifecycle, now_ms};
 
@@ -62,48 +60,28 @@ impl Match {
         self.view_as_of(viewer, detail, now_ms())
     }
 
-    /// The match as `viewer` saw it right after `version` (0: as created),
-    /// with its clocks as of that log entry's time. It is replayed from the
-    /// log through the match's own plugin, so the answer is the same
-    /// whenever it is asked for: what a replay scrubber shows.
-    pub fn view_at_version(&self, viewer: Viewer, version: u64) -> HostResult<MatchView> {
-        let current = self.version();
-        if version > current {
-            return Err(HostError::InvalidRequest(format!(
-                "version {version} is beyond the match's current version {current}"
-            )));
-        }
-        let token_hashes = self.seats.iter().map(|s| s.token_hash).collect();
-        let past = Match::replay(
-            Arc::clone(&self.game),
-            self.setup.clone(),
-            token_hashes,
-            &self.log[..version as usize],
-        )?;
-        let at = past
-            .log
-            .last()
-            .map_or(self.setup.created_at_ms, |entry| entry.at_ms);
-        past.view_as_of(viewer, ViewDetail::Full, at)
-    }
-
     /// The view with the clocks read at `now` (ms since the epoch).
-    fn view_as_of(&self, viewer: Viewer, detail: ViewDetail, now: i64) -> HostResult<MatchView> {
+    pub(crate) fn view_as_of(
+        &self,
+        viewer: Viewer,
+        detail: ViewDetail,
+        now: i64,
+    ) -> HostResult<MatchView> {
         let movers = self.movers()?;
         let seats = (0..self.setup.players)
             .map(|p| SeatInfo {
                 seat: p,
                 filled: self.seats[p as usize].token_hash.is_some(),
                 to_move: movers.contains(p),
-                has_acted: self.pending.contains_key(&p),
+                has_acted: self.has_held(p),
                 resigned: self.seats[p as usize].resigned,
                 out: self.seats[p as usize].out,
                 clock_remaining_ms: self.clock_remaining(p, now),
             })
             .collect();
         let pending_action = match viewer {
-            Viewer::Seat(p) => match self.pending.get(&p) {
-                Some(&(action, _)) => Some(self.state.action_to_string(p, action)?),
+            Viewer::Seat(p) => match self.held_by(p) {
+                Some(held) => Some(self.state.action_to_string(p, held.action)?),
                 None => None,
             },
             Viewer::Spectator => None,

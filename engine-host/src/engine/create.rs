@@ -9,10 +9,11 @@ use tabletop_core::{
 use tabletop_loader::Plugin;
 use tabletop_sdk::{DynGame, Viewer};
 
+use super::lifecycle;
 use super::{
     Created, Engine, NewMatch, SeatHashes, TryCreate, caught, issue_tokens, lock, new_match_id,
 };
-use crate::store::{Commit, StoredMatch};
+use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch};
 
 impl Engine {
     /// Creates a match; stored before this returns.
@@ -128,12 +129,18 @@ impl Engine {
         detail: ViewDetail,
     ) -> HostResult<(Created, Commit)> {
         let view = m.view_with(Viewer::Spectator, detail)?;
-        let commit = self.store.create_match(&StoredMatch {
+        let stored = StoredMatch {
             setup: m.setup().clone(),
             seat_hashes,
+            joins: Vec::new(),
             log: m.log().to_vec(),
             pending: Vec::new(),
             results: m.results().to_vec(),
+        };
+        let commit = self.store.create_match(&StoreNewMatch {
+            stored: &stored,
+            lifecycle: &lifecycle::created(&m),
+            request: None,
         })?;
         let match_id = m.setup().match_id.clone();
         self.install(m, false);
@@ -154,7 +161,11 @@ impl Engine {
         let token = new_token();
         let hash = hash_token(&token);
         let seat = m.join(seat, hash)?;
-        self.store.join_seat(match_id, seat, hash)?;
+        let join = *m.joins().last().ok_or_else(|| {
+            HostError::Internal("a seat was taken but the match did not record it".into())
+        })?;
+        let events = lifecycle::joined(&m, join.seat, join.at_ms);
+        self.store.join_seat(match_id, join, hash, &events)?;
         let view = m.view(Viewer::Seat(seat))?;
         Ok((seat, token, view))
     }

@@ -3,8 +3,9 @@
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
+use std::time::Instant;
 
-use tabletop_core::Match;
+use tabletop_core::{Lifecycle, Match};
 
 use super::inline::Trust;
 
@@ -18,6 +19,10 @@ pub struct LiveMatch {
     /// Whether the store holds held actions for this match (as of the last
     /// write), so a write whose match holds none need not clear them.
     pub(super) store_holds_pending: bool,
+    /// Since when it has been finished in memory (loaded finished, or
+    /// finished here): it leaves memory once that is longer ago than the
+    /// retention and nobody watches it.
+    pub(super) finished_at: Option<Instant>,
 }
 
 impl LiveMatch {
@@ -29,10 +34,12 @@ impl LiveMatch {
         trust: Arc<Trust>,
         store_holds_pending: bool,
     ) -> LiveMatch {
+        let finished_at = (game_match.lifecycle() == Lifecycle::Finished).then(Instant::now);
         LiveMatch {
             game_match,
             trust,
             store_holds_pending,
+            finished_at,
         }
     }
 }

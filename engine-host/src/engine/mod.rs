@@ -12,6 +12,7 @@
 mod backup;
 mod create;
 pub mod inline;
+mod lifecycle;
 mod live;
 mod play;
 mod plugins;
@@ -32,8 +33,8 @@ use std::time::Duration;
 use tabletop_core::legal::CachedMatches;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
-    HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView, TimeControl,
-    ViewDetail, now_ms,
+    History, HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView,
+    TimeControl, ViewDetail, now_ms,
 };
 use tabletop_loader::{Plugin, Registry, Vetter};
 use tabletop_sdk::{ActionId, Manifest, Viewer};
@@ -128,18 +129,32 @@ pub struct PluginEntry {
     pub match_ids: Vec<String>,
 }
 
+/// Where a watcher or a page of events starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Nowhere: a snapshot, then live events.
+    Live,
+    /// After the event with this sequence number.
+    AfterSeq(u64),
+    /// After the event that produced this version.
+    FromVersion(u64),
+}
+
 /// The start of a watch: what to send first, and the live feed.
 #[derive(Debug)]
 pub struct WatchStart {
     /// Who watches.
     pub viewer: Viewer,
-    /// A snapshot to send first (None when `replay` covers the gap).
+    /// A snapshot to send first (watching without a resume point).
     pub snapshot: Option<MatchView>,
-    /// Events missed since the resume version.
-    pub replay: Vec<Arc<MatchEvent>>,
+    /// The last event the watcher has (from its resume point, or the
+    /// snapshot's): the past events after it come from `history`.
+    pub after_seq: u64,
+    /// The match's past events, up to the subscription.
+    pub history: Arc<History>,
     /// Future events.
     pub receiver: broadcast::Receiver<Arc<MatchEvent>>,
-    /// Whether the match is already over (send the snapshot and stop).
+    /// Whether the match is already over.
     pub finished: bool,
 }
 
@@ -298,7 +313,7 @@ impl Engine {
 
     /// Makes a match live (and watched by the clock if it has one).
     /// `store_holds_pending`: whether the store holds held actions for it.
-    fn install(&self, m: Match, store_holds_pending: bool) {
+    fn install(&self, m: Match, store_holds_pending: bool) -> Arc<Mutex<LiveMatch>> {
         let trust = self
             .inline
             .trust_for(&m.setup().game, &m.setup().plugin_version);
@@ -309,13 +324,39 @@ impl Engine {
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(id.clone());
         }
-        self.matches
-            .write()
+        // Two calls may read one stored match back at once: the first to
+        // install it wins, and both use that one.
+        let live = Arc::new(Mutex::new(LiveMatch::new(m, trust, store_holds_pending)));
+        Arc::clone(
+            self.matches
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(id)
+                .or_insert(live),
+        )
+    }
+
+    /// Lets go of the finished matches that finished (or were read back)
+    /// longer than `retention` ago and that nobody watches: the store has
+    /// them, and reads them back when asked. Returns how many it let go.
+    pub fn unload_finished(&self, retention: Duration) -> usize {
+        let now = std::time::Instant::now();
+        let candidates: Vec<String> = self
+            .matches
+            .read()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(
-                id,
-                Arc::new(Mutex::new(LiveMatch::new(m, trust, store_holds_pending))),
-            );
+            .iter()
+            .filter_map(|(id, slot)| {
+                let m = try_lock(slot)?;
+                let since = m.finished_at?;
+                (now.duration_since(since) >= retention && !m.is_watched()).then(|| id.clone())
+            })
+            .collect();
+        let mut matches = self.matches.write().unwrap_or_else(|e| e.into_inner());
+        for id in &candidates {
+            matches.remove(id);
+        }
+        candidates.len()
     }
 
     fn slot(&self, match_id: &str) -> HostResult<Arc<Mutex<LiveMatch>>> {
@@ -341,8 +382,25 @@ impl Engine {
                 reason: u.reason.clone(),
             });
         }
-        Err(HostError::UnknownMatch {
-            match_id: match_id.to_string(),
-        })
+        self.load_stored(match_id)
+    }
+
+    /// A match the host does not hold (finished, and unloaded or never
+    /// loaded since the start), read back from the store and made live.
+    fn load_stored(&self, match_id: &str) -> HostResult<Arc<Mutex<LiveMatch>>> {
+        let Some(stored) = self.store.load(match_id)? else {
+            return Err(HostError::UnknownMatch {
+                match_id: match_id.to_string(),
+            });
+        };
+        let m = self
+            .restore(&stored)
+            .map_err(|reason| HostError::MatchUnavailable {
+                match_id: match_id.to_string(),
+                reason,
+            })?;
+        tracing::debug!(match_id, "match read back from the store");
+        let holds_pending = !stored.pending.is_empty();
+        Ok(self.install(m, holds_pending))
     }
 }

@@ -7,27 +7,35 @@ use tabletop_core::legal::LegalDetail;
 use tabletop_core::{HostError, HostResult, Lifecycle, MatchView, Submitted, ViewDetail};
 use tabletop_sdk::Viewer;
 
+use super::lifecycle;
 use super::{ActionRef, Engine, LegalActions, LiveMatch, Submission, caught, lock, try_lock};
-use crate::store::Commit;
+use crate::store::{Change, Commit};
 
 impl Engine {
     /// Queues the write of what changed in `m` since `version_before`; the
     /// caller waits for the commit once it has released the match's lock.
     pub(super) fn persist(&self, m: &mut LiveMatch, version_before: u64) -> HostResult<Commit> {
         let pending = m.held_actions();
-        let unchanged = pending.is_empty() && !m.store_holds_pending;
+        let holds_pending = !pending.is_empty();
+        let unchanged = !holds_pending && !m.store_holds_pending;
         let results = if m.lifecycle() == Lifecycle::Finished {
             m.results()
         } else {
             &[]
         };
-        let commit = self.store.append(
-            &m.setup().match_id,
-            &m.log()[version_before as usize..],
-            (!unchanged).then_some(pending.as_slice()),
+        let finished = m.lifecycle() == Lifecycle::Finished;
+        let change = Change {
+            entries: &m.log()[version_before as usize..],
+            pending: (!unchanged).then_some(pending),
             results,
-        )?;
-        m.store_holds_pending = !pending.is_empty();
+            lifecycle: &lifecycle::ended(m, version_before),
+            finished_log: finished.then(|| m.log()),
+        };
+        let commit = self.store.append(&m.setup().match_id, &change)?;
+        m.store_holds_pending = holds_pending;
+        if finished && m.finished_at.is_none() {
+            m.finished_at = Some(std::time::Instant::now());
+        }
         Ok(commit)
     }
 

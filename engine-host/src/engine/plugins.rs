@@ -19,7 +19,7 @@ use tabletop_loader::file::plugin_files;
 use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Report};
 use tabletop_sdk::DynGame;
 
-use super::{Engine, GameEntry, PluginEntry, Unavailable};
+use super::{Engine, GameEntry, PluginEntry, Unavailable, lock};
 
 /// How a file came to be offered, for its log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,14 +197,27 @@ impl Engine {
         }
     }
 
-    /// Every loaded plugin and the matches using it (admin only).
+    /// Every loaded plugin and the matches in memory using it (admin only):
+    /// the running ones, and the finished ones not yet let go.
     pub fn list_plugins(&self, admin_token: &str) -> HostResult<Vec<PluginEntry>> {
         self.check_admin(admin_token)?;
         let mut uses: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-        for s in self.list_matches(None, None) {
-            uses.entry((s.game, s.plugin_version))
+        let live: Vec<_> = self
+            .matches
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for slot in live {
+            let m = lock(&slot);
+            let setup = m.setup();
+            uses.entry((setup.game.clone(), setup.plugin_version.clone()))
                 .or_default()
-                .push(s.match_id);
+                .push(setup.match_id.clone());
+        }
+        for ids in uses.values_mut() {
+            ids.sort();
         }
         Ok(self
             .registry

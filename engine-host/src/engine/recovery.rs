@@ -9,13 +9,14 @@ use super::{Engine, LiveMatch, Recovered, Unavailable, lock};
 use crate::store::{Commit, StoredMatch};
 
 impl Engine {
-    /// Restart recovery: rebuilds every stored match by replaying its log
+    /// Restart recovery: rebuilds every stored match not finished (a
+    /// finished one is read back when asked for) by replaying its log
     /// through the plugin version it was created with. A match whose version is
     /// not loaded, or whose log no longer replays, is listed as unavailable
     /// with the reason; the others load regardless.
     pub fn recover(&self) -> HostResult<Recovered> {
         let mut report = Recovered::default();
-        for stored in self.store.load_all()? {
+        for stored in self.store.load_unfinished()? {
             let id = stored.setup.match_id.clone();
             match self.restore(&stored) {
                 Ok(m) => {
@@ -65,10 +66,15 @@ impl Engine {
                 )
             })?;
         let game: Arc<dyn DynGame> = plugin;
-        let mut m = Match::replay(game, setup.clone(), stored.seat_hashes.clone(), &stored.log)
-            .map_err(|e| format!("its stored log does not replay: {e}"))?;
-        m.restore_pending(&stored.pending)
-            .map_err(|e| format!("its pending actions do not restore: {e}"))?;
+        let mut m = Match::restore(
+            game,
+            setup.clone(),
+            stored.seat_hashes.clone(),
+            &stored.joins,
+            &stored.log,
+            &stored.pending,
+        )
+        .map_err(|e| format!("its stored log does not replay: {e}"))?;
         m.resume_clocks(now_ms());
         Ok(m)
     }

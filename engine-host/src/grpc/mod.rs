@@ -5,6 +5,7 @@
 mod convert;
 pub mod services;
 pub mod status;
+pub mod watch;
 
 use std::future::Future;
 use std::net::SocketAddr;

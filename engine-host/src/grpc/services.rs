@@ -13,17 +13,11 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tabletop_proto::v1 as pb;
-use tabletop_proto::v1::{
-    admin_server::Admin, catalog_server::Catalog, matches_server::Matches, watch_server::Watch,
-};
-use tabletop_sdk::Viewer;
-use tokio::sync::{broadcast, mpsc, watch};
-use tokio_stream::Stream;
-use tokio_stream::wrappers::ReceiverStream;
+use tabletop_proto::v1::{admin_server::Admin, catalog_server::Catalog, matches_server::Matches};
+use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 
 use super::convert;
@@ -32,7 +26,7 @@ use crate::engine::{ActionRef, Engine, NewMatch, TryCreate};
 use crate::store::Commit;
 use tabletop_core::error::{HostError, HostResult};
 use tabletop_core::legal::LegalDetail;
-use tabletop_core::{Lifecycle, MatchEvent, MatchView, ViewDetail, ViewerUpdate};
+use tabletop_core::{Lifecycle, ViewDetail};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -84,13 +78,13 @@ impl Api {
     }
 
     /// Whether the server is shutting down.
-    fn is_draining(&self) -> bool {
+    pub(super) fn is_draining(&self) -> bool {
         *self.draining.borrow()
     }
 
     /// Resolves when the server starts shutting down (never, if the signal
     /// is gone).
-    fn drained(&self) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    pub(super) fn drained(&self) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let mut draining = self.draining.clone();
         Box::pin(async move {
             if draining.wait_for(|d| *d).await.is_err() {
@@ -131,7 +125,7 @@ impl Api {
     }
 
     /// Runs a core call on the blocking pool with the deadline.
-    async fn call<T, F>(&self, f: F) -> Result<T, Status>
+    pub(super) async fn call<T, F>(&self, f: F) -> Result<T, Status>
     where
         T: Send + 'static,
         F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
@@ -394,7 +388,7 @@ impl Matches for Api {
         let matches = self
             .call(move |e| {
                 let game = (!r.game.is_empty()).then_some(r.game.as_str());
-                Ok(e.list_matches(game, state))
+                e.list_matches(game, state)
             })
             .await?;
         Ok(Response::new(pb::ListMatchesResponse {
@@ -426,139 +420,6 @@ impl Matches for Api {
             seats: convert::tokens(&created.tokens),
             view: Some(convert::view(created.view)),
         }))
-    }
-}
-
-/// A stream of watch events.
-pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
-
-/// A watcher's events until the server starts shutting down; then one last
-/// UNAVAILABLE status (reason SHUTTING_DOWN) and the end, whatever the
-/// match does. Without it an open Watch stream would hold a graceful
-/// shutdown until its grace period ran out.
-struct UntilDrained {
-    events: ReceiverStream<Result<pb::WatchEvent, Status>>,
-    drained: Pin<Box<dyn Future<Output = ()> + Send>>,
-    ended: bool,
-}
-
-impl Stream for UntilDrained {
-    type Item = Result<pb::WatchEvent, Status>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.ended {
-            return Poll::Ready(None);
-        }
-        if self.drained.as_mut().poll(cx).is_ready() {
-            self.ended = true;
-            return Poll::Ready(Some(Err(to_status(HostError::ShuttingDown))));
-        }
-        Pin::new(&mut self.events).poll_next(cx)
-    }
-}
-
-/// Messages a watcher's outbound queue holds before its task waits; a client
-/// slower than that makes the task lag on the match's feed, and a lagging
-/// task resynchronises with a snapshot instead of holding anyone back.
-const OUTBOUND_BUFFER: usize = 16;
-
-fn snapshot_event(view: MatchView) -> pb::WatchEvent {
-    pb::WatchEvent {
-        version: view.version,
-        kind: Some(pb::watch_event::Kind::Snapshot(convert::view(view))),
-    }
-}
-
-fn update_event(event: &MatchEvent, viewer: Viewer) -> pb::WatchEvent {
-    let kind = match event.for_viewer(viewer) {
-        ViewerUpdate::Transition { event_json, view } => {
-            pb::watch_event::Kind::Transition(pb::Transition {
-                event_json: event_json.clone(),
-                view: Some(convert::view_cloned(view)),
-            })
-        }
-        ViewerUpdate::SeatActed { seat } => {
-            pb::watch_event::Kind::SeatActed(pb::SeatActed { seat: *seat })
-        }
-    };
-    pb::WatchEvent {
-        version: event.version,
-        kind: Some(kind),
-    }
-}
-
-#[tonic::async_trait]
-impl Watch for Api {
-    type WatchMatchStream = WatchStream;
-
-    async fn watch_match(
-        &self,
-        request: Request<pb::WatchMatchRequest>,
-    ) -> Result<Response<WatchStream>, Status> {
-        if self.is_draining() {
-            return Err(to_status(HostError::ShuttingDown));
-        }
-        let r = request.into_inner();
-        let match_id = r.match_id.clone();
-        let start = self
-            .call(move |e| e.watch(&r.match_id, &r.seat_token, r.from_version))
-            .await?;
-        let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
-        let api = self.clone();
-        tokio::spawn(async move {
-            let viewer = start.viewer;
-            let mut receiver = start.receiver;
-            if let Some(view) = start.snapshot
-                && tx.send(Ok(snapshot_event(view))).await.is_err()
-            {
-                return;
-            }
-            for event in &start.replay {
-                if tx.send(Ok(update_event(event, viewer))).await.is_err() {
-                    return;
-                }
-                if event.finished {
-                    return;
-                }
-            }
-            if start.finished && start.replay.is_empty() {
-                return;
-            }
-            loop {
-                match receiver.recv().await {
-                    // Subscription and snapshot happened under the match's
-                    // lock, so every event received here is newer than both.
-                    Ok(event) => {
-                        if tx.send(Ok(update_event(&event, viewer))).await.is_err() {
-                            return;
-                        }
-                        if event.finished {
-                            return;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        let id = match_id.clone();
-                        match api.call(move |e| e.resync(&id, viewer)).await {
-                            Ok((view, finished)) => {
-                                if tx.send(Ok(snapshot_event(view))).await.is_err() || finished {
-                                    return;
-                                }
-                            }
-                            Err(status) => {
-                                let _ = tx.send(Err(status)).await;
-                                return;
-                            }
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
-        Ok(Response::new(Box::pin(UntilDrained {
-            events: ReceiverStream::new(rx),
-            drained: self.drained(),
-            ended: false,
-        })))
     }
 }
 

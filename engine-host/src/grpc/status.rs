@@ -69,6 +69,11 @@ pub fn describe(error: &HostError) -> Described {
         HostError::UnknownMatch { match_id } => {
             described(NotFound, "UNKNOWN_MATCH", &[("match_id", match_id.clone())])
         }
+        HostError::MatchExpired { match_id, kept } => described(
+            NotFound,
+            "MATCH_EXPIRED",
+            &[("match_id", match_id.clone()), ("kept", kept.to_string())],
+        ),
         HostError::UnknownSeat { seat, players } => described(
             NotFound,
             "UNKNOWN_SEAT",

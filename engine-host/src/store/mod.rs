@@ -1,6 +1,8 @@
-//! Where matches are kept. The core writes through this trait *before* it
+//! Where matches are kept. The host writes through [`Store`] *before* it
 //! answers a call, so an acknowledged action is stored; the in-memory store
-//! keeps nothing across restarts (the durable SQLite store does).
+//! keeps nothing across restarts (the durable SQLite store does). The host
+//! keeps running matches in memory and reads a finished one back from the
+//! store when it is asked for.
 //!
 //! An action's write is queued while the match is locked and waited for
 //! after the lock is released ([`Commit`]): the store commits writes in the
@@ -8,14 +10,21 @@
 //! action of a match (or of any other) need not wait for this one's fsync.
 
 mod backup;
+pub mod conformance;
+pub mod memory;
 mod migrations;
 pub mod sqlite;
 
+pub use memory::MemoryStore;
+
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use tabletop_core::{HostError, HostResult, LogEntry, MatchSetup, SeatResult};
+use tabletop_core::{
+    HeldAction, HostError, HostResult, Lifecycle, LogEntry, MatchSetup, SeatJoin, SeatResult,
+};
 
 /// A stored match: enough to rebuild it by replay.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,10 +33,13 @@ pub struct StoredMatch {
     pub setup: MatchSetup,
     /// Seat token hashes (None = open seat).
     pub seat_hashes: Vec<Option<[u8; 32]>>,
+    /// The seats taken after creation, in the order they were taken.
+    pub joins: Vec<SeatJoin>,
     /// Every state change.
     pub log: Vec<LogEntry>,
-    /// Held simultaneous actions: (seat, action, submitted at ms).
-    pub pending: Vec<(u32, u64, i64)>,
+    /// The actions held for the current simultaneous turn, in submission
+    /// order.
+    pub pending: Vec<HeldAction>,
     /// Final results, if over.
     pub results: Vec<SeatResult>,
 }
@@ -85,33 +97,252 @@ fn writer_gone() -> HostError {
     HostError::Internal("the match store writer stopped before committing".into())
 }
 
-/// Persistence for matches. Implementations must be safe to call from many
-/// threads. `join_seat` returns once its data is durable; `create_match`
-/// and `append` queue and return a [`Commit`] to wait on, and the store
-/// commits what they queue in the order it was queued.
+/// Persistence for matches: one design for every store (SQLite and memory
+/// here; a server database later), checked by one suite
+/// ([`conformance`]). Implementations must be safe to call from many
+/// threads.
+///
+/// Writes are queued and return a [`Commit`] to wait on; the store commits
+/// them in the order they were queued, each with the lifecycle rows that
+/// describe it in the same transaction, so a lifecycle row exists exactly
+/// when the change it reports does. Reads see every write whose commit
+/// has completed.
 pub trait Store: Send + Sync + std::fmt::Debug {
-    /// Queues a new match (its setup, seats and the log entries made at
-    /// creation). Never blocks on I/O, like `append`.
-    fn create_match(&self, stored: &StoredMatch) -> HostResult<Commit>;
-    /// Queues new log entries of a match, the pending simultaneous actions
-    /// after them (`None` when they are as last stored: most actions of
-    /// most games hold none before or after), and its results if it just
-    /// ended. Never blocks on I/O, so it may be called under a match's lock
-    /// on an async worker.
-    fn append(
+    /// Queues a new match: its setup, seats and the log entries made at
+    /// creation, its lifecycle rows, and the request it answers when the
+    /// caller made it idempotent (a second match under the same request id
+    /// is refused). Never blocks on I/O, like `append`.
+    fn create_match(&self, new: &NewMatch<'_>) -> HostResult<Commit>;
+    /// Queues a change of a match: new log entries, the pending simultaneous
+    /// actions after them (`None` when they are as last stored: most actions
+    /// of most games hold none before or after), its results if it just
+    /// ended, and the lifecycle rows that describe it. Never blocks on I/O,
+    /// so it may be called under a match's lock on an async worker.
+    fn append(&self, match_id: &str, change: &Change<'_>) -> HostResult<Commit>;
+    /// A seat was taken (`join.seat`, by the holder of `token_hash`), with
+    /// its lifecycle rows; returns once durable.
+    fn join_seat(
         &self,
         match_id: &str,
-        entries: &[LogEntry],
-        pending: Option<&[(u32, u64, i64)]>,
-        results: &[SeatResult],
-    ) -> HostResult<Commit>;
-    /// A seat was joined.
-    fn join_seat(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()>;
-    /// Every stored match, for recovery at start.
-    fn load_all(&self) -> HostResult<Vec<StoredMatch>>;
+        join: SeatJoin,
+        token_hash: [u8; 32],
+        lifecycle: &[LifecycleEvent],
+    ) -> HostResult<()>;
+    /// One match, as stored; `Ok(None)` when the store has never had it.
+    /// A store that drops old matches (memory) answers
+    /// [`HostError::MatchExpired`] for one it dropped.
+    fn load(&self, match_id: &str) -> HostResult<Option<StoredMatch>>;
+    /// Every match not finished, for the host's start: finished matches
+    /// stay in the store until asked for.
+    fn load_unfinished(&self) -> HostResult<Vec<StoredMatch>>;
+    /// A page of matches, oldest first, that `query` selects.
+    fn list(&self, query: &MatchQuery) -> HostResult<Vec<StoredSummary>>;
+    /// Up to `limit` lifecycle rows after the one numbered `after_seq`, in
+    /// order.
+    fn lifecycle_after(&self, after_seq: u64, limit: usize) -> HostResult<Vec<LifecycleRow>>;
+    /// The request stored under `request_id`, if any.
+    fn request(&self, request_id: &str) -> HostResult<Option<StoredRequest>>;
     /// Writes a consistent copy of the store to a new file at `to` while
     /// the host goes on (an existing file is refused, never overwritten).
     fn backup(&self, to: &Path) -> HostResult<Backup>;
+}
+
+/// A new match for [`Store::create_match`].
+#[derive(Debug, Clone, Copy)]
+pub struct NewMatch<'a> {
+    /// The match.
+    pub stored: &'a StoredMatch,
+    /// Its lifecycle rows (created; started when no seat is open).
+    pub lifecycle: &'a [LifecycleEvent],
+    /// The request it answers, when the caller gave a request id.
+    pub request: Option<&'a StoredRequest>,
+}
+
+/// A change of a match for [`Store::append`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Change<'a> {
+    /// New log entries.
+    pub entries: &'a [LogEntry],
+    /// The held actions afterwards; `None`: as last stored.
+    pub pending: Option<&'a [HeldAction]>,
+    /// The results, when the change ended the match; empty otherwise.
+    pub results: &'a [SeatResult],
+    /// What the change means for the match's life.
+    pub lifecycle: &'a [LifecycleEvent],
+    /// The match's whole log, when the change ended it: a store may keep
+    /// a finished match's log apart, to read it back by id at the cost of
+    /// one row rather than a search through every match's entries.
+    pub finished_log: Option<&'a [LogEntry]>,
+}
+
+/// One step in a match's life: what a tournament platform follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LifecycleEvent {
+    /// The match.
+    pub match_id: String,
+    /// When, ms since the Unix epoch.
+    pub at_ms: i64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: LifecycleKind,
+}
+
+/// What happened in a match's life.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LifecycleKind {
+    /// The match was created.
+    Created {
+        /// The game.
+        game: String,
+        /// Its seats.
+        players: u32,
+    },
+    /// A seat was taken.
+    SeatFilled {
+        /// The seat.
+        seat: u32,
+    },
+    /// No seat is open any more: play begins.
+    Started,
+    /// A seat left the game while the others may play on.
+    SeatOut {
+        /// The seat.
+        seat: u32,
+        /// Why.
+        reason: OutReason,
+    },
+    /// The match is over.
+    Finished {
+        /// Every seat's result.
+        results: Vec<SeatResult>,
+    },
+}
+
+/// Why a seat left a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutReason {
+    /// Its clock ran out.
+    Clock,
+    /// It resigned.
+    Resigned,
+}
+
+/// A lifecycle row: an event and its place in the store's single order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LifecycleRow {
+    /// Its sequence number: 1, 2, … across all matches, increasing in the
+    /// order the changes were committed.
+    pub seq: u64,
+    /// The event.
+    pub event: LifecycleEvent,
+}
+
+/// A request made idempotent by its id: what a retry is answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRequest {
+    /// The caller's request id.
+    pub request_id: String,
+    /// A hash of the request, to refuse a different request under the
+    /// same id.
+    pub request_hash: [u8; 32],
+    /// The match it created.
+    pub match_id: String,
+    /// The answer, as the caller encoded it.
+    pub response: Vec<u8>,
+}
+
+/// Which matches [`Store::list`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchQuery {
+    /// Only this game.
+    pub game: Option<String>,
+    /// Only matches in this stage.
+    pub state: Option<Lifecycle>,
+    /// Only matches created at or after this time (ms since the epoch).
+    pub created_from_ms: Option<i64>,
+    /// Only matches created before this time.
+    pub created_before_ms: Option<i64>,
+    /// Only matches after this one in the order (creation time, id): the
+    /// last of the previous page.
+    pub after: Option<(i64, String)>,
+    /// At most this many.
+    pub limit: usize,
+}
+
+impl Default for MatchQuery {
+    fn default() -> Self {
+        MatchQuery {
+            game: None,
+            state: None,
+            created_from_ms: None,
+            created_before_ms: None,
+            after: None,
+            limit: usize::MAX,
+        }
+    }
+}
+
+impl MatchQuery {
+    /// Whether a match created as `setup`, now in `state`, is selected
+    /// (the page bounds aside).
+    pub fn selects(&self, setup: &MatchSetup, state: Lifecycle) -> bool {
+        self.game.as_ref().is_none_or(|g| *g == setup.game)
+            && self.state.is_none_or(|s| s == state)
+            && self
+                .created_from_ms
+                .is_none_or(|from| setup.created_at_ms >= from)
+            && self
+                .created_before_ms
+                .is_none_or(|before| setup.created_at_ms < before)
+            && self.after.as_ref().is_none_or(|(at, id)| {
+                (setup.created_at_ms, setup.match_id.as_str()) > (*at, id.as_str())
+            })
+    }
+}
+
+/// A match in a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredSummary {
+    /// How it was created.
+    pub setup: MatchSetup,
+    /// Where it is in its life.
+    pub state: Lifecycle,
+    /// Its last version, once it is finished (a running match's is the
+    /// host's to tell: it holds every running match).
+    pub final_version: Option<u64>,
+    /// Its open seats.
+    pub open_seats: Vec<u32>,
+}
+
+impl StoredMatch {
+    /// Where the match is in its life, from what is stored.
+    pub fn state(&self) -> Lifecycle {
+        if !self.results.is_empty() {
+            Lifecycle::Finished
+        } else if self.seat_hashes.iter().any(Option::is_none) {
+            Lifecycle::Waiting
+        } else {
+            Lifecycle::Running
+        }
+    }
+
+    /// Its summary for a listing.
+    pub fn summary(&self) -> StoredSummary {
+        StoredSummary {
+            setup: self.setup.clone(),
+            state: self.state(),
+            final_version: (self.state() == Lifecycle::Finished).then_some(self.log.len() as u64),
+            open_seats: self
+                .seat_hashes
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.is_none())
+                .map(|(seat, _)| seat as u32)
+                .collect(),
+        }
+    }
 }
 
 /// What [`Store::backup`] wrote.
@@ -123,40 +354,4 @@ pub struct Backup {
     pub bytes: u64,
     /// How many matches it holds.
     pub matches: u64,
-}
-
-/// Keeps nothing: matches live only in the host's memory.
-#[derive(Debug, Default)]
-pub struct MemoryStore;
-
-impl Store for MemoryStore {
-    fn create_match(&self, _: &StoredMatch) -> HostResult<Commit> {
-        Ok(Commit::done())
-    }
-
-    fn append(
-        &self,
-        _: &str,
-        _: &[LogEntry],
-        _: Option<&[(u32, u64, i64)]>,
-        _: &[SeatResult],
-    ) -> HostResult<Commit> {
-        Ok(Commit::done())
-    }
-
-    fn join_seat(&self, _: &str, _: u32, _: [u8; 32]) -> HostResult<()> {
-        Ok(())
-    }
-
-    fn load_all(&self) -> HostResult<Vec<StoredMatch>> {
-        Ok(Vec::new())
-    }
-
-    fn backup(&self, _: &Path) -> HostResult<Backup> {
-        Err(HostError::Unsupported(
-            "the memory store keeps nothing on disk to back up; start the host with \
-             --store sqlite"
-                .into(),
-        ))
-    }
 }

@@ -31,7 +31,11 @@ pub fn place_id(field: crate::board::Field) -> ActionId {
 
 impl Lanza {
     /// The joint orders of `moves` in seat order, checked against the movers.
-    fn joint_orders(&self, state: &Position, moves: &[Move]) -> Result<Vec<Orders>, GameError> {
+    pub(crate) fn joint_orders(
+        &self,
+        state: &Position,
+        moves: &[Move],
+    ) -> Result<Vec<Orders>, GameError> {
         let mut orders: Vec<Option<Orders>> = vec![None; state.players() as usize];
         for m in moves {
             let slot = orders.get_mut(m.player as usize).ok_or_else(|| {

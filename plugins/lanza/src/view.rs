@@ -14,7 +14,6 @@ use tabletop_sdk::{Game, Status, Transition};
 use crate::adjudicate::Fate;
 use crate::board::{Board, Column, Field};
 use crate::game::Lanza;
-use crate::orders::Orders;
 use crate::piece::{PieceId, player_letter};
 use crate::position::{Phase, Position};
 
@@ -284,15 +283,9 @@ pub fn event(game: &Lanza, before: &Position, transition: &Transition, after: &P
     let chips: Vec<u32> = (0..after.players()).map(|p| after.chips(p)).collect();
     match (before.phase(), transition) {
         (Phase::Orders, Transition::Moves(moves)) => {
-            let mut orders: Vec<Option<Orders>> = vec![None; before.players() as usize];
-            for m in moves {
-                if let (Some(slot), Ok(o)) =
-                    (orders.get_mut(m.player as usize), Orders::from_id(m.action))
-                {
-                    *slot = Some(o);
-                }
-            }
-            let Some(orders) = orders.into_iter().collect::<Option<Vec<Orders>>>() else {
+            // The orders as the turn was played: a seat taken out orders
+            // nothing, and the adjudication reads only pieces on the board.
+            let Ok(orders) = game.joint_orders(before, moves) else {
                 return json!({ "type": "invalid" });
             };
             let Ok(result) = before.adjudicate(&orders) else {

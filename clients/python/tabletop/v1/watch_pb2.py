@@ -25,21 +25,25 @@ _sym_db = _symbol_database.Default()
 from tabletop.v1 import types_pb2 as tabletop_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tabletop/v1/watch.proto\x12\x0btabletop.v1\x1a\x17tabletop/v1/types.proto\"e\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x19\n\x0c\x66rom_version\x18\x03 \x01(\x04H\x00\x88\x01\x01\x42\x0f\n\r_from_version\"\xae\x01\n\nWatchEvent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12*\n\x08snapshot\x18\x02 \x01(\x0b\x32\x16.tabletop.v1.MatchViewH\x00\x12-\n\ntransition\x18\x03 \x01(\x0b\x32\x17.tabletop.v1.TransitionH\x00\x12,\n\nseat_acted\x18\x04 \x01(\x0b\x32\x16.tabletop.v1.SeatActedH\x00\x42\x06\n\x04kind\"F\n\nTransition\x12\x12\n\nevent_json\x18\x01 \x01(\t\x12$\n\x04view\x18\x02 \x01(\x0b\x32\x16.tabletop.v1.MatchView\"\x19\n\tSeatActed\x12\x0c\n\x04seat\x18\x01 \x01(\r2P\n\x05Watch\x12G\n\nWatchMatch\x12\x1e.tabletop.v1.WatchMatchRequest\x1a\x17.tabletop.v1.WatchEvent0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tabletop/v1/watch.proto\x12\x0btabletop.v1\x1a\x17tabletop/v1/types.proto\"\x9f\x01\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x19\n\x0c\x66rom_version\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12\x16\n\tafter_seq\x18\x04 \x01(\x04H\x01\x88\x01\x01\x12\x12\n\nomit_views\x18\x05 \x01(\x08\x42\x0f\n\r_from_versionB\x0c\n\n_after_seq\"\xca\x01\n\nWatchEvent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12*\n\x08snapshot\x18\x02 \x01(\x0b\x32\x16.tabletop.v1.MatchViewH\x00\x12-\n\ntransition\x18\x03 \x01(\x0b\x32\x17.tabletop.v1.TransitionH\x00\x12,\n\nseat_acted\x18\x04 \x01(\x0b\x32\x16.tabletop.v1.SeatActedH\x00\x12\x0b\n\x03seq\x18\x05 \x01(\x04\x12\r\n\x05\x61t_ms\x18\x06 \x01(\x03\x42\x06\n\x04kind\"\xa2\x01\n\x11ListEventsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\tafter_seq\x18\x03 \x01(\x04\x12\x19\n\x0c\x66rom_version\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x05 \x01(\r\x12\x15\n\rinclude_views\x18\x06 \x01(\x08\x42\x0f\n\r_from_version\"O\n\x12ListEventsResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.tabletop.v1.WatchEvent\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"F\n\nTransition\x12\x12\n\nevent_json\x18\x01 \x01(\t\x12$\n\x04view\x18\x02 \x01(\x0b\x32\x16.tabletop.v1.MatchView\"\x19\n\tSeatActed\x12\x0c\n\x04seat\x18\x01 \x01(\r2\x9f\x01\n\x05Watch\x12G\n\nWatchMatch\x12\x1e.tabletop.v1.WatchMatchRequest\x1a\x17.tabletop.v1.WatchEvent0\x01\x12M\n\nListEvents\x12\x1e.tabletop.v1.ListEventsRequest\x1a\x1f.tabletop.v1.ListEventsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tabletop.v1.watch_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_WATCHMATCHREQUEST']._serialized_start=65
-  _globals['_WATCHMATCHREQUEST']._serialized_end=166
-  _globals['_WATCHEVENT']._serialized_start=169
-  _globals['_WATCHEVENT']._serialized_end=343
-  _globals['_TRANSITION']._serialized_start=345
-  _globals['_TRANSITION']._serialized_end=415
-  _globals['_SEATACTED']._serialized_start=417
-  _globals['_SEATACTED']._serialized_end=442
-  _globals['_WATCH']._serialized_start=444
-  _globals['_WATCH']._serialized_end=524
+  _globals['_WATCHMATCHREQUEST']._serialized_start=66
+  _globals['_WATCHMATCHREQUEST']._serialized_end=225
+  _globals['_WATCHEVENT']._serialized_start=228
+  _globals['_WATCHEVENT']._serialized_end=430
+  _globals['_LISTEVENTSREQUEST']._serialized_start=433
+  _globals['_LISTEVENTSREQUEST']._serialized_end=595
+  _globals['_LISTEVENTSRESPONSE']._serialized_start=597
+  _globals['_LISTEVENTSRESPONSE']._serialized_end=676
+  _globals['_TRANSITION']._serialized_start=678
+  _globals['_TRANSITION']._serialized_end=748
+  _globals['_SEATACTED']._serialized_start=750
+  _globals['_SEATACTED']._serialized_end=775
+  _globals['_WATCH']._serialized_start=778
+  _globals['_WATCH']._serialized_end=937
 # @@protoc_insertion_point(module_scope)

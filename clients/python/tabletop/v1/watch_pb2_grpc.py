@@ -26,7 +26,14 @@ if _version_not_supported:
 
 
 class WatchStub:
-    """Streams a match to a viewer.
+    """Streams a match to a viewer, and pages through its past events.
+
+    Every event of a match has a sequence number (`seq`: 1, 2, … with no
+    gap). What a viewer is told of an event is a function of the match's log
+    and the viewer alone, so the server can always tell it again: a watcher
+    that starts late, resumes after a disconnect or a server restart, or
+    falls behind receives every event it missed, in order, without gap or
+    duplicate. A match finished long ago answers the same as a live one.
     """
 
     def __init__(self, channel):
@@ -40,19 +47,41 @@ class WatchStub:
                 request_serializer=tabletop_dot_v1_dot_watch__pb2.WatchMatchRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_watch__pb2.WatchEvent.FromString,
                 _registered_method=True)
+        self.ListEvents = channel.unary_unary(
+                '/tabletop.v1.Watch/ListEvents',
+                request_serializer=tabletop_dot_v1_dot_watch__pb2.ListEventsRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_watch__pb2.ListEventsResponse.FromString,
+                _registered_method=True)
 
 
 class WatchServicer:
-    """Streams a match to a viewer.
+    """Streams a match to a viewer, and pages through its past events.
+
+    Every event of a match has a sequence number (`seq`: 1, 2, … with no
+    gap). What a viewer is told of an event is a function of the match's log
+    and the viewer alone, so the server can always tell it again: a watcher
+    that starts late, resumes after a disconnect or a server restart, or
+    falls behind receives every event it missed, in order, without gap or
+    duplicate. A match finished long ago answers the same as a live one.
     """
 
     def WatchMatch(self, request, context):
-        """The first message is a snapshot (the full view for this viewer), then one
-        message per state change. A viewer never receives more than its own view
-        allows. A watcher that falls too far behind gets a fresh snapshot instead of
-        the events it missed. The stream ends after the match finishes. When the
-        server shuts down, every open stream ends at once with UNAVAILABLE (reason
-        SHUTTING_DOWN): watch again, with `from_version`, once a server is back.
+        """Without a resume point the first message is a snapshot (the full view
+        for this viewer), then one message per event as it happens. With
+        `after_seq` or `from_version` the stream starts with the past events
+        after that point and goes on live. A viewer never receives more than
+        its own view allows. The stream ends after the match finishes. When
+        the server shuts down, every open stream ends at once with UNAVAILABLE
+        (reason SHUTTING_DOWN): watch again with `after_seq` = the last `seq`
+        received, once a server is back.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEvents(self, request, context):
+        """A page of a match's past events as one viewer was told them, for
+        clients that do not stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -66,6 +95,11 @@ def add_WatchServicer_to_server(servicer, server):
                     request_deserializer=tabletop_dot_v1_dot_watch__pb2.WatchMatchRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_watch__pb2.WatchEvent.SerializeToString,
             ),
+            'ListEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEvents,
+                    request_deserializer=tabletop_dot_v1_dot_watch__pb2.ListEventsRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_watch__pb2.ListEventsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'tabletop.v1.Watch', rpc_method_handlers)
@@ -75,7 +109,14 @@ def add_WatchServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Watch:
-    """Streams a match to a viewer.
+    """Streams a match to a viewer, and pages through its past events.
+
+    Every event of a match has a sequence number (`seq`: 1, 2, … with no
+    gap). What a viewer is told of an event is a function of the match's log
+    and the viewer alone, so the server can always tell it again: a watcher
+    that starts late, resumes after a disconnect or a server restart, or
+    falls behind receives every event it missed, in order, without gap or
+    duplicate. A match finished long ago answers the same as a live one.
     """
 
     @staticmethod
@@ -95,6 +136,33 @@ class Watch:
             '/tabletop.v1.Watch/WatchMatch',
             tabletop_dot_v1_dot_watch__pb2.WatchMatchRequest.SerializeToString,
             tabletop_dot_v1_dot_watch__pb2.WatchEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Watch/ListEvents',
+            tabletop_dot_v1_dot_watch__pb2.ListEventsRequest.SerializeToString,
+            tabletop_dot_v1_dot_watch__pb2.ListEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

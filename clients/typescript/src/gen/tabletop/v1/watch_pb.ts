@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/watch.proto.
  */
 export const file_tabletop_v1_watch: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS93YXRjaC5wcm90bxILdGFibGV0b3AudjEiZQoRV2F0Y2hNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIZCgxmcm9tX3ZlcnNpb24YAyABKARIAIgBAUIPCg1fZnJvbV92ZXJzaW9uIq4BCgpXYXRjaEV2ZW50Eg8KB3ZlcnNpb24YASABKAQSKgoIc25hcHNob3QYAiABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXdIABItCgp0cmFuc2l0aW9uGAMgASgLMhcudGFibGV0b3AudjEuVHJhbnNpdGlvbkgAEiwKCnNlYXRfYWN0ZWQYBCABKAsyFi50YWJsZXRvcC52MS5TZWF0QWN0ZWRIAEIGCgRraW5kIkYKClRyYW5zaXRpb24SEgoKZXZlbnRfanNvbhgBIAEoCRIkCgR2aWV3GAIgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IhkKCVNlYXRBY3RlZBIMCgRzZWF0GAEgASgNMlAKBVdhdGNoEkcKCldhdGNoTWF0Y2gSHi50YWJsZXRvcC52MS5XYXRjaE1hdGNoUmVxdWVzdBoXLnRhYmxldG9wLnYxLldhdGNoRXZlbnQwAWIGcHJvdG8z", [file_tabletop_v1_types]);
+  fileDesc("Chd0YWJsZXRvcC92MS93YXRjaC5wcm90bxILdGFibGV0b3AudjEinwEKEVdhdGNoTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSGQoMZnJvbV92ZXJzaW9uGAMgASgESACIAQESFgoJYWZ0ZXJfc2VxGAQgASgESAGIAQESEgoKb21pdF92aWV3cxgFIAEoCEIPCg1fZnJvbV92ZXJzaW9uQgwKCl9hZnRlcl9zZXEiygEKCldhdGNoRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIqCghzbmFwc2hvdBgCIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlld0gAEi0KCnRyYW5zaXRpb24YAyABKAsyFy50YWJsZXRvcC52MS5UcmFuc2l0aW9uSAASLAoKc2VhdF9hY3RlZBgEIAEoCzIWLnRhYmxldG9wLnYxLlNlYXRBY3RlZEgAEgsKA3NlcRgFIAEoBBINCgVhdF9tcxgGIAEoA0IGCgRraW5kIqIBChFMaXN0RXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhEKCWFmdGVyX3NlcRgDIAEoBBIZCgxmcm9tX3ZlcnNpb24YBCABKARIAIgBARIRCglwYWdlX3NpemUYBSABKA0SFQoNaW5jbHVkZV92aWV3cxgGIAEoCEIPCg1fZnJvbV92ZXJzaW9uIk8KEkxpc3RFdmVudHNSZXNwb25zZRInCgZldmVudHMYASADKAsyFy50YWJsZXRvcC52MS5XYXRjaEV2ZW50EhAKCGxhc3Rfc2VxGAIgASgEIkYKClRyYW5zaXRpb24SEgoKZXZlbnRfanNvbhgBIAEoCRIkCgR2aWV3GAIgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IhkKCVNlYXRBY3RlZBIMCgRzZWF0GAEgASgNMp8BCgVXYXRjaBJHCgpXYXRjaE1hdGNoEh4udGFibGV0b3AudjEuV2F0Y2hNYXRjaFJlcXVlc3QaFy50YWJsZXRvcC52MS5XYXRjaEV2ZW50MAESTQoKTGlzdEV2ZW50cxIeLnRhYmxldG9wLnYxLkxpc3RFdmVudHNSZXF1ZXN0Gh8udGFibGV0b3AudjEuTGlzdEV2ZW50c1Jlc3BvbnNlYgZwcm90bzM", [file_tabletop_v1_types]);
 
 /**
  * Starts watching.
@@ -37,12 +37,29 @@ export type WatchMatchRequest = Message<"tabletop.v1.WatchMatchRequest"> & {
   seatToken: string;
 
   /**
-   * Resume: the last version this viewer saw. Events after it are replayed if
-   * the server still holds them; otherwise the stream starts with a snapshot.
+   * Resume after the event that produced this version (0: from the very
+   * first event). Events that change no version (a seat joining or acting
+   * in a simultaneous turn) after that one are included.
    *
    * @generated from field: optional uint64 from_version = 3;
    */
   fromVersion?: bigint | undefined;
+
+  /**
+   * Resume after the event with this sequence number (0: from the first).
+   * The exact cursor; takes precedence over `from_version`.
+   *
+   * @generated from field: optional uint64 after_seq = 4;
+   */
+  afterSeq?: bigint | undefined;
+
+  /**
+   * Leave each transition's `view` out (clients that draw from events, or
+   * ask GetView with `at_version` when they need one).
+   *
+   * @generated from field: bool omit_views = 5;
+   */
+  omitViews: boolean;
 };
 
 /**
@@ -70,7 +87,8 @@ export type WatchEvent = Message<"tabletop.v1.WatchEvent"> & {
    */
   kind: {
     /**
-     * The full view: first message, or a resynchronisation.
+     * The full view: the first message of a stream without a resume
+     * point. It has no `seq` (0): it is not an event.
      *
      * @generated from field: tabletop.v1.MatchView snapshot = 2;
      */
@@ -78,7 +96,7 @@ export type WatchEvent = Message<"tabletop.v1.WatchEvent"> & {
     case: "snapshot";
   } | {
     /**
-     * A state change as this viewer saw it.
+     * A state change (or a seat taken) as this viewer saw it.
      *
      * @generated from field: tabletop.v1.Transition transition = 3;
      */
@@ -86,14 +104,28 @@ export type WatchEvent = Message<"tabletop.v1.WatchEvent"> & {
     case: "transition";
   } | {
     /**
-     * A seat submitted its action for a simultaneous turn (what it chose stays
-     * hidden until the turn resolves).
+     * A seat submitted its action for a simultaneous turn (what it chose
+     * stays hidden until the turn resolves).
      *
      * @generated from field: tabletop.v1.SeatActed seat_acted = 4;
      */
     value: SeatActed;
     case: "seatActed";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * The event's sequence number in its match (0 for a snapshot).
+   *
+   * @generated from field: uint64 seq = 5;
+   */
+  seq: bigint;
+
+  /**
+   * When it happened, milliseconds since the Unix epoch.
+   *
+   * @generated from field: int64 at_ms = 6;
+   */
+  atMs: bigint;
 };
 
 /**
@@ -102,6 +134,93 @@ export type WatchEvent = Message<"tabletop.v1.WatchEvent"> & {
  */
 export const WatchEventSchema: GenMessage<WatchEvent> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_watch, 1);
+
+/**
+ * Asks for a page of past events.
+ *
+ * @generated from message tabletop.v1.ListEventsRequest
+ */
+export type ListEventsRequest = Message<"tabletop.v1.ListEventsRequest"> & {
+  /**
+   * The match.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * A seat token for that seat's events; empty for the spectator's.
+   *
+   * @generated from field: string seat_token = 2;
+   */
+  seatToken: string;
+
+  /**
+   * The events after this sequence number (0: from the first).
+   *
+   * @generated from field: uint64 after_seq = 3;
+   */
+  afterSeq: bigint;
+
+  /**
+   * Or: the events after the one that produced this version (as in
+   * WatchMatchRequest); used when `after_seq` is 0.
+   *
+   * @generated from field: optional uint64 from_version = 4;
+   */
+  fromVersion?: bigint | undefined;
+
+  /**
+   * At most this many events (default 100, at most 1000).
+   *
+   * @generated from field: uint32 page_size = 5;
+   */
+  pageSize: number;
+
+  /**
+   * Attach each transition's view (the view right after it, clocks as of
+   * its time). Views are most of an event's size: off by default.
+   *
+   * @generated from field: bool include_views = 6;
+   */
+  includeViews: boolean;
+};
+
+/**
+ * Describes the message tabletop.v1.ListEventsRequest.
+ * Use `create(ListEventsRequestSchema)` to create a new message.
+ */
+export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_watch, 2);
+
+/**
+ * A page of past events.
+ *
+ * @generated from message tabletop.v1.ListEventsResponse
+ */
+export type ListEventsResponse = Message<"tabletop.v1.ListEventsResponse"> & {
+  /**
+   * The events, oldest first.
+   *
+   * @generated from field: repeated tabletop.v1.WatchEvent events = 1;
+   */
+  events: WatchEvent[];
+
+  /**
+   * The match's latest event so far: the page is the last one when the
+   * last event's `seq` equals it.
+   *
+   * @generated from field: uint64 last_seq = 2;
+   */
+  lastSeq: bigint;
+};
+
+/**
+ * Describes the message tabletop.v1.ListEventsResponse.
+ * Use `create(ListEventsResponseSchema)` to create a new message.
+ */
+export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_watch, 3);
 
 /**
  * A state change.
@@ -118,7 +237,8 @@ export type Transition = Message<"tabletop.v1.Transition"> & {
   eventJson: string;
 
   /**
-   * The match as this viewer sees it afterwards.
+   * The match as this viewer sees it right after the change, its clocks
+   * as of the change's time; absent when the request left views out.
    *
    * @generated from field: tabletop.v1.MatchView view = 2;
    */
@@ -130,7 +250,7 @@ export type Transition = Message<"tabletop.v1.Transition"> & {
  * Use `create(TransitionSchema)` to create a new message.
  */
 export const TransitionSchema: GenMessage<Transition> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_watch, 2);
+  messageDesc(file_tabletop_v1_watch, 4);
 
 /**
  * A seat has acted in a simultaneous turn.
@@ -151,21 +271,30 @@ export type SeatActed = Message<"tabletop.v1.SeatActed"> & {
  * Use `create(SeatActedSchema)` to create a new message.
  */
 export const SeatActedSchema: GenMessage<SeatActed> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_watch, 3);
+  messageDesc(file_tabletop_v1_watch, 5);
 
 /**
- * Streams a match to a viewer.
+ * Streams a match to a viewer, and pages through its past events.
+ *
+ * Every event of a match has a sequence number (`seq`: 1, 2, … with no
+ * gap). What a viewer is told of an event is a function of the match's log
+ * and the viewer alone, so the server can always tell it again: a watcher
+ * that starts late, resumes after a disconnect or a server restart, or
+ * falls behind receives every event it missed, in order, without gap or
+ * duplicate. A match finished long ago answers the same as a live one.
  *
  * @generated from service tabletop.v1.Watch
  */
 export const Watch: GenService<{
   /**
-   * The first message is a snapshot (the full view for this viewer), then one
-   * message per state change. A viewer never receives more than its own view
-   * allows. A watcher that falls too far behind gets a fresh snapshot instead of
-   * the events it missed. The stream ends after the match finishes. When the
-   * server shuts down, every open stream ends at once with UNAVAILABLE (reason
-   * SHUTTING_DOWN): watch again, with `from_version`, once a server is back.
+   * Without a resume point the first message is a snapshot (the full view
+   * for this viewer), then one message per event as it happens. With
+   * `after_seq` or `from_version` the stream starts with the past events
+   * after that point and goes on live. A viewer never receives more than
+   * its own view allows. The stream ends after the match finishes. When
+   * the server shuts down, every open stream ends at once with UNAVAILABLE
+   * (reason SHUTTING_DOWN): watch again with `after_seq` = the last `seq`
+   * received, once a server is back.
    *
    * @generated from rpc tabletop.v1.Watch.WatchMatch
    */
@@ -173,6 +302,17 @@ export const Watch: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchMatchRequestSchema;
     output: typeof WatchEventSchema;
+  },
+  /**
+   * A page of a match's past events as one viewer was told them, for
+   * clients that do not stream.
+   *
+   * @generated from rpc tabletop.v1.Watch.ListEvents
+   */
+  listEvents: {
+    methodKind: "unary";
+    input: typeof ListEventsRequestSchema;
+    output: typeof ListEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabletop_v1_watch, 0);

@@ -50,19 +50,25 @@
 //!   versions run 1, 2, 3, … and names the match if they do not. A file
 //!   whose log table is keyed by `(match_id, version)` reads the same.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
-use tabletop_core::{HostError, HostResult, LogEntry, MatchSetup, SeatResult};
+use tabletop_core::{HostError, HostResult, SeatJoin};
+
+mod read;
+mod write;
 
 use super::backup::backup;
-use super::{Backup, Commit, Store, StoredMatch, migrations};
+use super::{
+    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store, StoredMatch,
+    StoredRequest, StoredSummary, migrations,
+};
+use write::Write;
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
@@ -74,56 +80,19 @@ pub const MAX_BATCH: usize = 256;
 /// the threshold is a judgement, not a measurement.
 pub const INLINE_FSYNC_BELOW: Duration = Duration::from_millis(1);
 
-/// One write for the writer thread.
-#[derive(Debug)]
-enum Write {
-    Create(Box<StoredMatch>),
-    Append {
-        match_id: String,
-        entries: Vec<LogEntry>,
-        /// `None`: the held actions are as last stored.
-        pending: Option<Vec<(u32, u64, i64)>>,
-        results: Vec<SeatResult>,
-    },
-    Join {
-        match_id: String,
-        seat: u32,
-        token_hash: [u8; 32],
-    },
-}
-
 /// A queued write and who waits for its outcome.
 type Queued = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 
 /// What the writer thread is asked to do. Reads go through it too: the
 /// writer's connection holds the file locked (`locking_mode=EXCLUSIVE`), so
 /// no other connection could read it.
-#[derive(Debug)]
 enum Job {
     Write(Queued),
     Read(Read),
 }
 
-/// A read of the whole file, answered between batches.
-#[derive(Debug)]
-enum Read {
-    LoadAll(mpsc::Sender<HostResult<Vec<StoredMatch>>>),
-    /// An online backup into a new file at the path.
-    Backup(PathBuf, mpsc::Sender<HostResult<Backup>>),
-}
-
-impl Read {
-    fn answer(self, conn: &Connection) {
-        match self {
-            Read::LoadAll(reply) => {
-                let _ = reply.send(load_all(conn));
-            }
-            Read::Backup(to, reply) => {
-                let _ = reply.send(backup(conn, &to));
-            }
-        }
-    }
-}
+/// A read, answered on the writer's connection between batches.
+type Read = Box<dyn FnOnce(&Connection) + Send>;
 
 /// The SQLite store. Dropping it waits for the writer to finish what was
 /// queued and close the file, so the file is free again when the drop
@@ -306,6 +275,19 @@ impl SqliteStore {
     fn write(&self, write: Write) -> HostResult<()> {
         self.queue(write)?.wait()
     }
+
+    /// Runs `read` on the writer's connection, after the writes queued
+    /// before it have committed, and returns its answer.
+    fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> HostResult<T> + Send + 'static,
+    ) -> HostResult<T> {
+        let (reply, answer) = mpsc::channel();
+        self.send(Job::Read(Box::new(move |conn| {
+            let _ = reply.send(read(conn));
+        })))?;
+        answer.recv().map_err(|_| writer_stopped())?
+    }
 }
 
 impl Drop for SqliteStore {
@@ -429,7 +411,7 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
         let first = match first {
             Job::Write(queued) => queued,
             Job::Read(read) => {
-                read.answer(&conn);
+                read(&conn);
                 continue;
             }
         };
@@ -471,7 +453,7 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
             }
         }
         if let Some(read) = read_after {
-            read.answer(&conn);
+            read(&conn);
         }
     }
 }
@@ -499,7 +481,7 @@ fn run_batch(
     for (write, _) in batch {
         let outcome = match isolation {
             Isolation::None => {
-                let outcome = apply(&tx, write);
+                let outcome = write::apply(&tx, write);
                 if outcome.is_err() {
                     // Dropping the transaction rolls it back.
                     return Ok(None);
@@ -508,7 +490,7 @@ fn run_batch(
             }
             Isolation::Savepoints => {
                 let sp = tx.savepoint()?;
-                let outcome = apply(&sp, write);
+                let outcome = write::apply(&sp, write);
                 if outcome.is_ok() {
                     sp.commit()?;
                 }
@@ -522,469 +504,69 @@ fn run_batch(
     Ok(Some(outcomes))
 }
 
-fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
-    match write {
-        Write::Create(stored) => {
-            let setup = serde_json::to_string(&stored.setup).map_err(json_error)?;
-            let pending = serde_json::to_string(&stored.pending).map_err(json_error)?;
-            let results = serde_json::to_string(&stored.results).map_err(json_error)?;
-            cached(
-                conn,
-                "INSERT INTO matches (match_id, setup_json, pending_json, results_json) \
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![stored.setup.match_id, setup, pending, results],
-            )?;
-            for (seat, hash) in stored.seat_hashes.iter().enumerate() {
-                cached(
-                    conn,
-                    "INSERT INTO seats (match_id, seat, token_hash) VALUES (?1, ?2, ?3)",
-                    params![stored.setup.match_id, seat as i64, hash.map(|h| h.to_vec())],
-                )?;
-            }
-            insert_log(conn, &stored.setup.match_id, &stored.log)
-        }
-        Write::Append {
-            match_id,
-            entries,
-            pending,
-            results,
-        } => {
-            insert_log(conn, match_id, entries)?;
-            let pending = pending
-                .as_ref()
-                .map(serde_json::to_string)
-                .transpose()
-                .map_err(json_error)?;
-            let results = (!results.is_empty())
-                .then(|| serde_json::to_string(results))
-                .transpose()
-                .map_err(json_error)?;
-            let changed = match (pending, results) {
-                // Most actions of most games: new log rows and nothing else.
-                // The log's foreign key still refuses an unknown match.
-                (None, None) if !entries.is_empty() => 1,
-                (None, None) => cached(
-                    conn,
-                    "UPDATE matches SET match_id = match_id WHERE match_id = ?1",
-                    params![match_id],
-                )?,
-                (Some(pending), None) => cached(
-                    conn,
-                    "UPDATE matches SET pending_json = ?2 WHERE match_id = ?1",
-                    params![match_id, pending],
-                )?,
-                (None, Some(results)) => cached(
-                    conn,
-                    "UPDATE matches SET results_json = ?2 WHERE match_id = ?1",
-                    params![match_id, results],
-                )?,
-                (Some(pending), Some(results)) => cached(
-                    conn,
-                    "UPDATE matches SET pending_json = ?2, results_json = ?3 WHERE match_id = ?1",
-                    params![match_id, pending, results],
-                )?,
-            };
-            if changed != 1 {
-                return Err(HostError::Internal(format!(
-                    "the match store has no match {match_id}"
-                )));
-            }
-            Ok(())
-        }
-        Write::Join {
-            match_id,
-            seat,
-            token_hash,
-        } => {
-            let changed = cached(
-                conn,
-                "UPDATE seats SET token_hash = ?3 WHERE match_id = ?1 AND seat = ?2",
-                params![match_id, *seat as i64, token_hash.to_vec()],
-            )?;
-            if changed != 1 {
-                return Err(HostError::Internal(format!(
-                    "the match store has no seat {seat} in match {match_id}"
-                )));
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Runs `sql` through the connection's statement cache: every action runs
-/// the same few statements, and compiling them each time cost more than
-/// running them.
-fn cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> HostResult<usize> {
-    conn.prepare_cached(sql)
-        .and_then(|mut statement| statement.execute(params))
-        .map_err(db_error)
-}
-
-fn insert_log(conn: &Connection, match_id: &str, entries: &[LogEntry]) -> HostResult<()> {
-    for entry in entries {
-        let json = serde_json::to_string(entry).map_err(json_error)?;
-        cached(
-            conn,
-            "INSERT INTO log (match_id, version, entry_json) VALUES (?1, ?2, ?3)",
-            params![match_id, entry.version as i64, json],
-        )?;
-    }
-    Ok(())
-}
-
 impl Store for SqliteStore {
-    fn create_match(&self, stored: &StoredMatch) -> HostResult<Commit> {
-        self.queue(Write::Create(Box::new(stored.clone())))
+    fn create_match(&self, new: &NewMatch<'_>) -> HostResult<Commit> {
+        self.queue(Write::Create {
+            stored: Box::new(new.stored.clone()),
+            lifecycle: new.lifecycle.to_vec(),
+            request: new.request.cloned(),
+        })
     }
 
-    fn append(
-        &self,
-        match_id: &str,
-        entries: &[LogEntry],
-        pending: Option<&[(u32, u64, i64)]>,
-        results: &[SeatResult],
-    ) -> HostResult<Commit> {
+    fn append(&self, match_id: &str, change: &Change<'_>) -> HostResult<Commit> {
         self.queue(Write::Append {
             match_id: match_id.to_string(),
-            entries: entries.to_vec(),
-            pending: pending.map(<[_]>::to_vec),
-            results: results.to_vec(),
+            entries: change.entries.to_vec(),
+            pending: change.pending.map(<[_]>::to_vec),
+            results: change.results.to_vec(),
+            lifecycle: change.lifecycle.to_vec(),
+            finished_log: change.finished_log.map(<[_]>::to_vec),
         })
     }
 
-    fn join_seat(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()> {
+    fn join_seat(
+        &self,
+        match_id: &str,
+        join: SeatJoin,
+        token_hash: [u8; 32],
+        lifecycle: &[LifecycleEvent],
+    ) -> HostResult<()> {
         self.write(Write::Join {
             match_id: match_id.to_string(),
-            seat,
+            join,
             token_hash,
+            lifecycle: lifecycle.to_vec(),
         })
     }
 
-    fn load_all(&self) -> HostResult<Vec<StoredMatch>> {
-        let (reply, answer) = mpsc::channel();
-        self.send(Job::Read(Read::LoadAll(reply)))?;
-        answer.recv().map_err(|_| writer_stopped())?
+    fn load(&self, match_id: &str) -> HostResult<Option<StoredMatch>> {
+        let match_id = match_id.to_string();
+        self.read(move |conn| read::load(conn, &match_id))
+    }
+
+    fn load_unfinished(&self) -> HostResult<Vec<StoredMatch>> {
+        self.read(read::load_unfinished)
+    }
+
+    fn list(&self, query: &MatchQuery) -> HostResult<Vec<StoredSummary>> {
+        let query = query.clone();
+        self.read(move |conn| read::list(conn, &query))
+    }
+
+    fn lifecycle_after(&self, after_seq: u64, limit: usize) -> HostResult<Vec<LifecycleRow>> {
+        self.read(move |conn| read::lifecycle_after(conn, after_seq, limit))
+    }
+
+    fn request(&self, request_id: &str) -> HostResult<Option<StoredRequest>> {
+        let request_id = request_id.to_string();
+        self.read(move |conn| read::request(conn, &request_id))
     }
 
     fn backup(&self, to: &Path) -> HostResult<Backup> {
-        let (reply, answer) = mpsc::channel();
-        self.send(Job::Read(Read::Backup(to.to_path_buf(), reply)))?;
-        answer.recv().map_err(|_| writer_stopped())?
+        let to = to.to_path_buf();
+        self.read(move |conn| backup(conn, &to))
     }
-}
-
-/// Every stored match, read on the writer's connection (see [`Job`]).
-fn load_all(conn: &Connection) -> HostResult<Vec<StoredMatch>> {
-    let mut matches = conn
-        .prepare("SELECT match_id, setup_json, pending_json, results_json FROM matches ORDER BY match_id")
-        .map_err(db_error)?;
-    let rows = matches
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-            ))
-        })
-        .map_err(db_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_error)?;
-    let mut seats = conn
-        .prepare("SELECT seat, token_hash FROM seats WHERE match_id = ?1 ORDER BY seat")
-        .map_err(db_error)?;
-    // The whole log in one pass, in the order it was written (which is
-    // each match's version order; replaying a match checks that).
-    let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::with_capacity(rows.len());
-    let mut log = conn
-        .prepare("SELECT match_id, entry_json FROM log ORDER BY rowid")
-        .map_err(db_error)?;
-    let mut log_rows = log.query([]).map_err(db_error)?;
-    while let Some(row) = log_rows.next().map_err(db_error)? {
-        // Borrowed from the row: no String per column of every entry.
-        let text = |column| {
-            row.get_ref(column)
-                .and_then(|v| Ok(v.as_str()?))
-                .map_err(db_error)
-        };
-        let match_id = text(0)?;
-        let entry: LogEntry = serde_json::from_str(text(1)?).map_err(json_error)?;
-        match logs.get_mut(match_id) {
-            Some(entries) => entries.push(entry),
-            None => {
-                logs.insert(match_id.to_string(), vec![entry]);
-            }
-        }
-    }
-    let mut out = Vec::with_capacity(rows.len());
-    for (match_id, setup, pending, results) in rows {
-        let setup: MatchSetup = serde_json::from_str(&setup).map_err(json_error)?;
-        let pending: Vec<(u32, u64, i64)> = serde_json::from_str(&pending).map_err(json_error)?;
-        let results: Vec<SeatResult> = serde_json::from_str(&results).map_err(json_error)?;
-        let seat_rows = seats
-            .query_map(params![match_id], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, Option<Vec<u8>>>(1)?))
-            })
-            .map_err(db_error)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db_error)?;
-        let mut seat_hashes = Vec::with_capacity(seat_rows.len());
-        for (_, hash) in seat_rows {
-            seat_hashes.push(match hash {
-                None => None,
-                Some(bytes) => Some(<[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
-                    HostError::Internal(format!(
-                        "the match store holds a malformed token hash in match {match_id}"
-                    ))
-                })?),
-            });
-        }
-        let entries = logs.remove(&match_id).unwrap_or_default();
-        out.push(StoredMatch {
-            setup,
-            seat_hashes,
-            log: entries,
-            pending,
-            results,
-        });
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tabletop_core::{LogKind, LoggedMove};
-
-    fn stored(id: &str) -> StoredMatch {
-        StoredMatch {
-            setup: MatchSetup {
-                match_id: id.into(),
-                game: "g".into(),
-                plugin_version: "1.0.0".into(),
-                players: 2,
-                options: Default::default(),
-                seed: u64::MAX,
-                start_position: None,
-                created_at_ms: 1,
-                time_control: None,
-            },
-            seat_hashes: vec![Some([7; 32]), None],
-            log: vec![LogEntry {
-                version: 1,
-                at_ms: 2,
-                kind: LogKind::Chance { outcome: u64::MAX },
-            }],
-            pending: vec![],
-            results: vec![],
-        }
-    }
-
-    #[test]
-    fn store_round_trips_and_batches_concurrent_writers() {
-        round_trip_concurrent_writers(INLINE_FSYNC_BELOW);
-    }
-
-    #[test]
-    fn writes_are_durable_whether_the_writer_or_the_syncer_fsyncs() {
-        // ZERO: every batch goes to the syncer; MAX: the writer fsyncs all.
-        round_trip_concurrent_writers(Duration::ZERO);
-        round_trip_concurrent_writers(Duration::MAX);
-    }
-
-    fn round_trip_concurrent_writers(inline_fsync_below: Duration) {
-        let dir = tempfile_dir();
-        let path = dir.join("matches.sqlite3");
-        let store = std::sync::Arc::new(SqliteStore::open_with(&path, inline_fsync_below).unwrap());
-        store
-            .create_match(&stored("a"))
-            .and_then(Commit::wait)
-            .unwrap();
-        store.join_seat("a", 1, [9; 32]).unwrap();
-        let threads: Vec<_> = (0..4u32)
-            .map(|t| {
-                let store = std::sync::Arc::clone(&store);
-                std::thread::spawn(move || {
-                    store
-                        .create_match(&stored(&format!("m{t}")))
-                        .and_then(Commit::wait)
-                        .unwrap();
-                    for v in 2..50u64 {
-                        let entry = LogEntry {
-                            version: v,
-                            at_ms: 3,
-                            kind: LogKind::Moves {
-                                moves: smallvec::smallvec![LoggedMove {
-                                    seat: t % 2,
-                                    action: v,
-                                    notation: compact_str::format_compact!("a{v}"),
-                                    at_ms: 3,
-                                }],
-                            },
-                        };
-                        store
-                            .append(&format!("m{t}"), &[entry], Some(&[(1, 5, 6)]), &[])
-                            .and_then(Commit::wait)
-                            .unwrap();
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        // A write to an unknown match is refused, and only that write fails.
-        let refused = store
-            .append("nowhere", &stored("a").log, None, &[])
-            .unwrap();
-        let accepted = store.append("a", &[entry(2)], None, &[]).unwrap();
-        assert!(refused.wait().is_err());
-        accepted.wait().unwrap();
-        drop(store);
-        let reopened = SqliteStore::open(&path).unwrap();
-        let all = reopened.load_all().unwrap();
-        assert_eq!(all.len(), 5);
-        let a = &all[0];
-        assert_eq!(a.setup.match_id, "a");
-        assert_eq!(a.seat_hashes, vec![Some([7; 32]), Some([9; 32])]);
-        let mut log = stored("a").log;
-        log.push(entry(2));
-        assert_eq!(a.log, log);
-        for m in &all[1..] {
-            assert_eq!(m.log.len(), 49);
-            assert_eq!(m.pending, vec![(1, 5, 6)]);
-        }
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    fn entry(version: u64) -> LogEntry {
-        LogEntry {
-            version,
-            at_ms: 3,
-            kind: LogKind::Chance { outcome: version },
-        }
-    }
-
-    #[test]
-    fn held_actions_stay_as_stored_until_an_append_says_otherwise() {
-        let dir = tempfile_dir();
-        let path = dir.join("matches.sqlite3");
-        let store = SqliteStore::open(&path).unwrap();
-        let write = |entries: &[LogEntry], pending: Option<&[(u32, u64, i64)]>| {
-            store
-                .append("a", entries, pending, &[])
-                .and_then(Commit::wait)
-        };
-        store
-            .create_match(&stored("a"))
-            .and_then(Commit::wait)
-            .unwrap();
-        write(&[], Some(&[(0, 4, 9)])).unwrap();
-        write(&[entry(2)], None).unwrap();
-        let held = |store: &SqliteStore| store.load_all().unwrap()[0].pending.clone();
-        assert_eq!(
-            held(&store),
-            vec![(0, 4, 9)],
-            "None leaves them as they were"
-        );
-        write(&[entry(3)], Some(&[])).unwrap();
-        assert_eq!(held(&store), vec![]);
-        // A write for a match the store does not know fails, with or without
-        // held actions, and only that write: the next one goes through.
-        assert!(
-            store
-                .append("nobody", &[entry(1)], None, &[])
-                .and_then(Commit::wait)
-                .is_err()
-        );
-        assert!(
-            store
-                .append("nobody", &[], None, &[])
-                .and_then(Commit::wait)
-                .is_err()
-        );
-        write(&[entry(4)], None).unwrap();
-        drop(store);
-        let all = SqliteStore::open(&path).unwrap().load_all().unwrap();
-        assert_eq!(all[0].log.len(), 4);
-        assert_eq!(all[0].log.last(), Some(&entry(4)));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn a_file_with_the_keyed_log_table_still_reads_and_appends() {
-        let dir = tempfile_dir();
-        let path = dir.join("matches.sqlite3");
-        // The log table as files written before the append-ordered one.
-        let old = Connection::open(&path).unwrap();
-        old.execute_batch(
-            "CREATE TABLE log (
-                match_id   TEXT NOT NULL REFERENCES matches(match_id),
-                version    INTEGER NOT NULL,
-                entry_json TEXT NOT NULL,
-                PRIMARY KEY (match_id, version)
-            );",
-        )
-        .unwrap();
-        drop(old);
-        let store = SqliteStore::open(&path).unwrap();
-        store
-            .create_match(&stored("a"))
-            .and_then(Commit::wait)
-            .unwrap();
-        store
-            .append("a", &[entry(2), entry(3)], None, &[])
-            .and_then(Commit::wait)
-            .unwrap();
-        // That table still refuses a repeated version, as it always did.
-        assert!(
-            store
-                .append("a", &[entry(3)], None, &[])
-                .and_then(Commit::wait)
-                .is_err()
-        );
-        drop(store);
-        let all = SqliteStore::open(&path).unwrap().load_all().unwrap();
-        let mut log = stored("a").log;
-        log.extend([entry(2), entry(3)]);
-        assert_eq!(all[0].log, log);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn a_second_store_on_the_same_file_is_refused_and_the_first_goes_on() {
-        let dir = tempfile_dir();
-        let path = dir.join("matches.sqlite3");
-        let first = SqliteStore::open(&path).unwrap();
-        first
-            .create_match(&stored("a"))
-            .and_then(Commit::wait)
-            .unwrap();
-        let refused = SqliteStore::open(&path).expect_err("the file is the first store's");
-        assert!(
-            refused
-                .to_string()
-                .contains("in use by another engine-host"),
-            "{refused}"
-        );
-        first
-            .append("a", &[entry(2)], None, &[])
-            .and_then(Commit::wait)
-            .unwrap();
-        assert_eq!(first.load_all().unwrap()[0].log.len(), 2);
-        drop(first);
-        let reopened = SqliteStore::open(&path).expect("free again once the first closed");
-        assert_eq!(reopened.load_all().unwrap()[0].log.len(), 2);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    fn tempfile_dir() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "tabletop-store-test-{}-{}",
-            std::process::id(),
-            rand::random::<u32>()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-}
+mod tests;

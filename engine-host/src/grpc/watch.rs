@@ -1,0 +1,273 @@
+//! The Watch service: live streams that start from any point of a match's
+//! history, and pages of past events.
+//!
+//! A stream is the match's past events after the resume point, read from
+//! its history in pages, then its live feed. The subscription and the
+//! history are taken together under the match's lock, so an event is in
+//! one or the other; a live event at or before the last one sent (the
+//! history overlaps the feed after a catch-up) is skipped by its sequence
+//! number. A watcher that falls behind the live feed catches up from the
+//! history again instead of losing events.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tabletop_core::error::HostError;
+use tabletop_core::{History, MatchView, ViewerEvent, ViewerUpdate};
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::watch_server::Watch;
+use tabletop_sdk::Viewer;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::convert;
+use super::services::Api;
+use super::status::to_status;
+use crate::engine::Resume;
+
+/// A stream of watch events.
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
+
+/// A watcher's events until the server starts shutting down; then one last
+/// UNAVAILABLE status (reason SHUTTING_DOWN) and the end, whatever the
+/// match does. Without it an open Watch stream would hold a graceful
+/// shutdown until its grace period ran out.
+struct UntilDrained {
+    events: ReceiverStream<Result<pb::WatchEvent, Status>>,
+    drained: Pin<Box<dyn Future<Output = ()> + Send>>,
+    ended: bool,
+}
+
+impl Stream for UntilDrained {
+    type Item = Result<pb::WatchEvent, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if self.drained.as_mut().poll(cx).is_ready() {
+            self.ended = true;
+            return Poll::Ready(Some(Err(to_status(HostError::ShuttingDown))));
+        }
+        Pin::new(&mut self.events).poll_next(cx)
+    }
+}
+
+/// Messages a watcher's outbound queue holds before its task waits; a client
+/// slower than that makes the task lag on the match's feed, and a lagging
+/// task catches up from the history instead of holding anyone back.
+const OUTBOUND_BUFFER: usize = 16;
+
+/// Past events read from the history per call: a page is one walk through
+/// the log, and its views are held until sent.
+const CATCH_UP_PAGE: usize = 64;
+
+/// ListEvents' page size when the request names none, and its largest.
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 1000;
+
+fn snapshot_event(view: MatchView) -> pb::WatchEvent {
+    pb::WatchEvent {
+        version: view.version,
+        kind: Some(pb::watch_event::Kind::Snapshot(convert::view(view))),
+        seq: 0,
+        at_ms: 0,
+    }
+}
+
+/// The wire form of an event, with its view unless `omit_views`.
+fn event_message(event: &ViewerEvent, omit_views: bool) -> pb::WatchEvent {
+    let kind = match &event.update {
+        ViewerUpdate::Transition { event_json, view } => {
+            pb::watch_event::Kind::Transition(pb::Transition {
+                event_json: event_json.clone(),
+                view: view
+                    .as_deref()
+                    .filter(|_| !omit_views)
+                    .map(convert::view_cloned),
+            })
+        }
+        ViewerUpdate::SeatActed { seat } => {
+            pb::watch_event::Kind::SeatActed(pb::SeatActed { seat: *seat })
+        }
+    };
+    pb::WatchEvent {
+        version: event.version,
+        kind: Some(kind),
+        seq: event.seq,
+        at_ms: event.at_ms,
+    }
+}
+
+fn resume_point(after_seq: Option<u64>, from_version: Option<u64>) -> Resume {
+    match (after_seq, from_version) {
+        (Some(seq), _) => Resume::AfterSeq(seq),
+        (None, Some(version)) => Resume::FromVersion(version),
+        (None, None) => Resume::Live,
+    }
+}
+
+/// One watcher: sends what it is given in order, once, and says when the
+/// match is over.
+struct Watcher {
+    api: Api,
+    match_id: String,
+    viewer: Viewer,
+    omit_views: bool,
+    tx: mpsc::Sender<Result<pb::WatchEvent, Status>>,
+    /// The last event sent.
+    sent: u64,
+}
+
+/// Whether the watcher goes on.
+enum Next {
+    More,
+    Done,
+}
+
+impl Watcher {
+    /// Sends `event` unless it was sent already; `Done` when the client is
+    /// gone or the match is over.
+    async fn send(&mut self, event: &ViewerEvent) -> Next {
+        if event.seq <= self.sent {
+            return Next::More;
+        }
+        self.sent = event.seq;
+        let message = event_message(event, self.omit_views);
+        if self.tx.send(Ok(message)).await.is_err() || event.finished {
+            return Next::Done;
+        }
+        Next::More
+    }
+
+    /// Sends every event of `history` after the last one sent, a page at a
+    /// time.
+    async fn catch_up(&mut self, history: Arc<History>) -> Next {
+        while self.sent < history.last_seq() {
+            let (viewer, after, with_views) = (self.viewer, self.sent, !self.omit_views);
+            let history = Arc::clone(&history);
+            let page = self
+                .api
+                .call(move |_| history.events(viewer, after, CATCH_UP_PAGE, with_views))
+                .await;
+            let page = match page {
+                Ok(page) if !page.is_empty() => page,
+                Ok(_) => return Next::More,
+                Err(status) => {
+                    let _ = self.tx.send(Err(status)).await;
+                    return Next::Done;
+                }
+            };
+            for event in &page {
+                if let Next::Done = self.send(event).await {
+                    return Next::Done;
+                }
+            }
+        }
+        Next::More
+    }
+
+    /// The live feed, from where the catch-up left off.
+    async fn follow(&mut self, mut receiver: broadcast::Receiver<Arc<tabletop_core::MatchEvent>>) {
+        loop {
+            match receiver.recv().await {
+                Ok(event) => {
+                    let event = event.for_viewer(self.viewer);
+                    if let Next::Done = self.send(&event).await {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    let id = self.match_id.clone();
+                    let history = match self.api.call(move |e| e.history(&id)).await {
+                        Ok(history) => history,
+                        Err(status) => {
+                            let _ = self.tx.send(Err(status)).await;
+                            return;
+                        }
+                    };
+                    if let Next::Done = self.catch_up(history).await {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl Watch for Api {
+    type WatchMatchStream = WatchStream;
+
+    async fn watch_match(
+        &self,
+        request: Request<pb::WatchMatchRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
+        if self.is_draining() {
+            return Err(to_status(HostError::ShuttingDown));
+        }
+        let r = request.into_inner();
+        let resume = resume_point(r.after_seq, r.from_version);
+        let (match_id, token) = (r.match_id.clone(), r.seat_token);
+        let start = self
+            .call(move |e| e.watch(&match_id, &token, resume))
+            .await?;
+        let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
+        let mut watcher = Watcher {
+            api: self.clone(),
+            match_id: r.match_id,
+            viewer: start.viewer,
+            omit_views: r.omit_views,
+            tx,
+            sent: start.after_seq,
+        };
+        tokio::spawn(async move {
+            if let Some(view) = start.snapshot {
+                if watcher.tx.send(Ok(snapshot_event(view))).await.is_err() || start.finished {
+                    return;
+                }
+            } else if start.finished && watcher.sent >= start.history.last_seq() {
+                // Resumed at the end of a finished match: nothing to tell.
+                return;
+            }
+            if let Next::Done = watcher.catch_up(start.history).await {
+                return;
+            }
+            watcher.follow(start.receiver).await;
+        });
+        Ok(Response::new(Box::pin(UntilDrained {
+            events: ReceiverStream::new(rx),
+            drained: self.drained(),
+            ended: false,
+        })))
+    }
+
+    async fn list_events(
+        &self,
+        request: Request<pb::ListEventsRequest>,
+    ) -> Result<Response<pb::ListEventsResponse>, Status> {
+        let r = request.into_inner();
+        let limit = match r.page_size as usize {
+            0 => DEFAULT_PAGE,
+            n => n.min(MAX_PAGE),
+        };
+        let after_seq = (r.after_seq > 0).then_some(r.after_seq);
+        let resume = match resume_point(after_seq, r.from_version) {
+            Resume::Live => Resume::AfterSeq(0),
+            other => other,
+        };
+        let with_views = r.include_views;
+        let (events, last_seq) = self
+            .call(move |e| e.list_events(&r.match_id, &r.seat_token, resume, limit, with_views))
+            .await?;
+        Ok(Response::new(pb::ListEventsResponse {
+            events: events.iter().map(|e| event_message(e, false)).collect(),
+            last_seq,
+        }))
+    }
+}

@@ -1,0 +1,456 @@
+//! The store conformance suite: what every [`Store`] must do, written once
+//! and run on every implementation (`store_conformance!` in its tests), so
+//! that a new store (a server database) is checked by the same tests as
+//! SQLite and memory.
+//!
+//! Each check takes a fresh, empty store. What survives a restart is a
+//! property of the durable store alone and is tested there.
+
+use tabletop_core::{
+    HeldAction, Lifecycle, LogEntry, LogKind, LoggedMove, MatchSetup, SeatJoin, SeatResult,
+};
+
+use super::{
+    Change, Commit, LifecycleEvent, LifecycleKind, MatchQuery, NewMatch, OutReason, Store,
+    StoredMatch, StoredRequest,
+};
+
+/// Generates one `#[test]` per check for the store `make(dir)` opens in a
+/// fresh directory `dir`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! store_conformance {
+    ($make:expr) => {
+        $crate::store_conformance!(@tests $make;
+            created_matches_load_back_as_stored,
+            appends_extend_the_log_and_held_actions_stay_until_changed,
+            a_joined_seat_loads_back_with_its_place_in_the_join_order,
+            a_write_to_an_unknown_match_fails_alone,
+            finished_matches_are_not_loaded_at_start,
+            listings_filter_and_page_in_creation_order,
+            lifecycle_rows_are_numbered_in_commit_order,
+            a_request_id_answers_once,
+        );
+    };
+    (@tests $make:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $check() {
+                let dir = std::env::temp_dir().join(format!(
+                    "tabletop-store-{}-{}-{}",
+                    stringify!($check),
+                    std::process::id(),
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos())
+                ));
+                std::fs::create_dir_all(&dir).unwrap();
+                {
+                    let store = ($make)(&dir);
+                    $crate::store::conformance::$check(&store);
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        )*
+    };
+}
+
+/// A two-seat match of game `game` created at `created_at_ms`, with seat 1
+/// open when `open`, and one chance entry.
+pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMatch {
+    StoredMatch {
+        setup: MatchSetup {
+            match_id: id.into(),
+            game: game.into(),
+            plugin_version: "1.0.0".into(),
+            players: 2,
+            options: Default::default(),
+            seed: u64::MAX,
+            start_position: None,
+            created_at_ms,
+            time_control: None,
+        },
+        seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],
+        joins: vec![],
+        log: vec![chance(1)],
+        pending: vec![],
+        results: vec![],
+    }
+}
+
+fn chance(version: u64) -> LogEntry {
+    LogEntry {
+        version,
+        at_ms: 3,
+        kind: LogKind::Chance { outcome: version },
+    }
+}
+
+fn moves(version: u64, seat: u32) -> LogEntry {
+    LogEntry {
+        version,
+        at_ms: 4,
+        kind: LogKind::Moves {
+            moves: smallvec::smallvec![LoggedMove {
+                seat,
+                action: version,
+                notation: compact_str::format_compact!("a{version}"),
+                at_ms: 4,
+                held: Some(0),
+            }],
+        },
+    }
+}
+
+fn results() -> Vec<SeatResult> {
+    vec![
+        SeatResult {
+            seat: 0,
+            rank: 1,
+            score: 1.0,
+            resigned: false,
+        },
+        SeatResult {
+            seat: 1,
+            rank: 2,
+            score: 0.0,
+            resigned: true,
+        },
+    ]
+}
+
+fn event(id: &str, kind: LifecycleKind) -> LifecycleEvent {
+    LifecycleEvent {
+        match_id: id.into(),
+        at_ms: 5,
+        kind,
+    }
+}
+
+fn create(store: &dyn Store, stored: &StoredMatch) {
+    store
+        .create_match(&NewMatch {
+            stored,
+            lifecycle: &[],
+            request: None,
+        })
+        .and_then(Commit::wait)
+        .unwrap();
+}
+
+fn append(store: &dyn Store, id: &str, change: Change<'_>) {
+    store.append(id, &change).and_then(Commit::wait).unwrap();
+}
+
+/// Creates a finished match `id`.
+pub fn create_finished(store: &dyn Store, id: &str) {
+    let m = stored(id, "g", 1, false);
+    create(store, &m);
+    append(
+        store,
+        id,
+        Change {
+            results: &results(),
+            finished_log: Some(&m.log),
+            ..Change::default()
+        },
+    );
+}
+
+/// What is created loads back as it was.
+pub fn created_matches_load_back_as_stored(store: &dyn Store) {
+    let a = stored("a", "g", 1, true);
+    create(store, &a);
+    assert_eq!(store.load("a").unwrap(), Some(a));
+    assert_eq!(store.load("b").unwrap(), None, "never stored");
+}
+
+/// Entries append in order; held actions change only when a change says
+/// so; results end the match.
+pub fn appends_extend_the_log_and_held_actions_stay_until_changed(store: &dyn Store) {
+    create(store, &stored("a", "g", 1, false));
+    let held = [HeldAction {
+        seat: 1,
+        action: 5,
+        at_ms: 6,
+        at_version: 2,
+    }];
+    append(
+        store,
+        "a",
+        Change {
+            entries: &[moves(2, 0)],
+            pending: Some(&held),
+            ..Change::default()
+        },
+    );
+    append(
+        store,
+        "a",
+        Change {
+            entries: &[chance(3)],
+            ..Change::default()
+        },
+    );
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(loaded.log, vec![chance(1), moves(2, 0), chance(3)]);
+    assert_eq!(loaded.pending, held, "None leaves them as they were");
+    assert_eq!(loaded.state(), Lifecycle::Running);
+    append(
+        store,
+        "a",
+        Change {
+            pending: Some(&[]),
+            results: &results(),
+            finished_log: Some(&[chance(1), moves(2, 0), chance(3)]),
+            ..Change::default()
+        },
+    );
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(loaded.log, vec![chance(1), moves(2, 0), chance(3)]);
+    assert_eq!(loaded.pending, vec![]);
+    assert_eq!(loaded.results, results());
+    assert_eq!(loaded.state(), Lifecycle::Finished);
+}
+
+/// A seat taken after creation keeps its token and its place in the order.
+pub fn a_joined_seat_loads_back_with_its_place_in_the_join_order(store: &dyn Store) {
+    let mut m = stored("a", "g", 1, true);
+    m.setup.players = 3;
+    m.seat_hashes = vec![None, Some([1; 32]), None];
+    create(store, &m);
+    let second = SeatJoin { seat: 0, at_ms: 9 };
+    let first = SeatJoin { seat: 2, at_ms: 9 };
+    store.join_seat("a", first, [3; 32], &[]).unwrap();
+    assert_eq!(
+        store.load("a").unwrap().unwrap().state(),
+        Lifecycle::Waiting
+    );
+    store.join_seat("a", second, [4; 32], &[]).unwrap();
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(
+        loaded.seat_hashes,
+        vec![Some([4; 32]), Some([1; 32]), Some([3; 32])]
+    );
+    assert_eq!(
+        loaded.joins,
+        vec![first, second],
+        "join order, not seat order"
+    );
+    assert_eq!(loaded.state(), Lifecycle::Running);
+}
+
+/// A write to a match the store does not have fails, and only that write.
+pub fn a_write_to_an_unknown_match_fails_alone(store: &dyn Store) {
+    create(store, &stored("a", "g", 1, true));
+    let refused = store.append(
+        "nowhere",
+        &Change {
+            entries: &[chance(2)],
+            ..Change::default()
+        },
+    );
+    assert!(refused.and_then(Commit::wait).is_err());
+    assert!(
+        store
+            .append("nowhere", &Change::default())
+            .and_then(Commit::wait)
+            .is_err()
+    );
+    assert!(
+        store
+            .join_seat("nowhere", SeatJoin { seat: 1, at_ms: 1 }, [1; 32], &[])
+            .is_err()
+    );
+    append(
+        store,
+        "a",
+        Change {
+            entries: &[chance(2)],
+            ..Change::default()
+        },
+    );
+    assert_eq!(store.load("a").unwrap().unwrap().log.len(), 2);
+}
+
+/// At start a host loads only what is not finished.
+pub fn finished_matches_are_not_loaded_at_start(store: &dyn Store) {
+    create(store, &stored("waiting", "g", 1, true));
+    create(store, &stored("running", "g", 2, false));
+    create_finished(store, "finished");
+    let mut loaded: Vec<String> = store
+        .load_unfinished()
+        .unwrap()
+        .into_iter()
+        .map(|m| m.setup.match_id)
+        .collect();
+    loaded.sort();
+    assert_eq!(loaded, ["running", "waiting"]);
+    assert!(store.load("finished").unwrap().is_some(), "asked for by id");
+}
+
+/// Listings select by game, stage and creation time, oldest first, in
+/// pages that resume after the last match of the one before.
+pub fn listings_filter_and_page_in_creation_order(store: &dyn Store) {
+    // Created out of order, and two at the same time (ordered by id).
+    create(store, &stored("m3", "focus", 30, false));
+    create(store, &stored("m1", "lanza", 10, true));
+    create(store, &stored("m2b", "focus", 20, false));
+    create(store, &stored("m2a", "focus", 20, false));
+    append(
+        store,
+        "m3",
+        Change {
+            entries: &[chance(2)],
+            results: &results(),
+            finished_log: Some(&[chance(1), chance(2)]),
+            ..Change::default()
+        },
+    );
+    let ids = |query: MatchQuery| -> Vec<String> {
+        store
+            .list(&query)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.setup.match_id)
+            .collect()
+    };
+    assert_eq!(ids(MatchQuery::default()), ["m1", "m2a", "m2b", "m3"]);
+    let focus = MatchQuery {
+        game: Some("focus".into()),
+        ..MatchQuery::default()
+    };
+    assert_eq!(ids(focus.clone()), ["m2a", "m2b", "m3"]);
+    let finished = MatchQuery {
+        state: Some(Lifecycle::Finished),
+        ..MatchQuery::default()
+    };
+    assert_eq!(ids(finished), ["m3"]);
+    let waiting = MatchQuery {
+        state: Some(Lifecycle::Waiting),
+        ..MatchQuery::default()
+    };
+    assert_eq!(ids(waiting), ["m1"]);
+    let window = MatchQuery {
+        created_from_ms: Some(20),
+        created_before_ms: Some(30),
+        ..MatchQuery::default()
+    };
+    assert_eq!(ids(window), ["m2a", "m2b"]);
+    let first_page = MatchQuery {
+        limit: 2,
+        ..focus.clone()
+    };
+    assert_eq!(ids(first_page), ["m2a", "m2b"]);
+    let next_page = MatchQuery {
+        limit: 2,
+        after: Some((20, "m2b".into())),
+        ..focus
+    };
+    assert_eq!(ids(next_page), ["m3"]);
+    let summary = store.list(&MatchQuery::default()).unwrap();
+    assert_eq!(summary[0].open_seats, [1]);
+    assert_eq!(summary[0].state, Lifecycle::Waiting);
+    assert_eq!(summary[3].final_version, Some(2));
+    assert_eq!(summary[2].final_version, None, "running");
+    assert_eq!(summary[3].state, Lifecycle::Finished);
+}
+
+/// Lifecycle rows are written with the change they describe and numbered
+/// 1, 2, … in the order the changes were committed.
+pub fn lifecycle_rows_are_numbered_in_commit_order(store: &dyn Store) {
+    let m = stored("a", "g", 1, true);
+    let created = event(
+        "a",
+        LifecycleKind::Created {
+            game: "g".into(),
+            players: 2,
+        },
+    );
+    store
+        .create_match(&NewMatch {
+            stored: &m,
+            lifecycle: std::slice::from_ref(&created),
+            request: None,
+        })
+        .and_then(Commit::wait)
+        .unwrap();
+    let filled = event("a", LifecycleKind::SeatFilled { seat: 1 });
+    let started = event("a", LifecycleKind::Started);
+    store
+        .join_seat(
+            "a",
+            SeatJoin { seat: 1, at_ms: 5 },
+            [2; 32],
+            &[filled.clone(), started.clone()],
+        )
+        .unwrap();
+    let out = event(
+        "a",
+        LifecycleKind::SeatOut {
+            seat: 1,
+            reason: OutReason::Resigned,
+        },
+    );
+    let finished = event("a", LifecycleKind::Finished { results: results() });
+    append(
+        store,
+        "a",
+        Change {
+            entries: &[chance(2)],
+            results: &results(),
+            lifecycle: &[out.clone(), finished.clone()],
+            finished_log: Some(&[chance(1), chance(2)]),
+            ..Change::default()
+        },
+    );
+    // A refused write records nothing.
+    let refused = store.append(
+        "nowhere",
+        &Change {
+            lifecycle: std::slice::from_ref(&created),
+            ..Change::default()
+        },
+    );
+    assert!(refused.and_then(Commit::wait).is_err());
+    let rows = store.lifecycle_after(0, 100).unwrap();
+    let seqs: Vec<u64> = rows.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, [1, 2, 3, 4, 5]);
+    let events: Vec<LifecycleEvent> = rows.into_iter().map(|r| r.event).collect();
+    assert_eq!(events, [created, filled, started, out, finished.clone()]);
+    let page = store.lifecycle_after(2, 2).unwrap();
+    assert_eq!(page.iter().map(|r| r.seq).collect::<Vec<_>>(), [3, 4]);
+    let last = store.lifecycle_after(4, 100).unwrap();
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0].event, finished);
+    assert!(store.lifecycle_after(5, 100).unwrap().is_empty());
+}
+
+/// A request id is stored with the match it created, and a second match
+/// under the same id is refused with nothing written.
+pub fn a_request_id_answers_once(store: &dyn Store) {
+    let request = StoredRequest {
+        request_id: "r1".into(),
+        request_hash: [5; 32],
+        match_id: "a".into(),
+        response: b"tokens".to_vec(),
+    };
+    store
+        .create_match(&NewMatch {
+            stored: &stored("a", "g", 1, false),
+            lifecycle: &[],
+            request: Some(&request),
+        })
+        .and_then(Commit::wait)
+        .unwrap();
+    assert_eq!(store.request("r1").unwrap(), Some(request.clone()));
+    assert_eq!(store.request("r2").unwrap(), None);
+    let again = store.create_match(&NewMatch {
+        stored: &stored("b", "g", 1, false),
+        lifecycle: &[],
+        request: Some(&request),
+    });
+    assert!(again.and_then(Commit::wait).is_err());
+    assert_eq!(store.load("b").unwrap(), None, "nothing of it was written");
+    assert_eq!(store.request("r1").unwrap(), Some(request));
+}

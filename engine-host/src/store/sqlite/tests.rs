@@ -1,0 +1,249 @@
+//! What only the durable store does (what survives a reopen, files from
+//! older hosts, one store per file); everything every store does is the
+//! conformance suite's.
+
+use super::*;
+use tabletop_core::{HeldAction, LogEntry, LogKind, LoggedMove};
+
+use crate::store::conformance::stored;
+
+crate::store_conformance!(|dir: &Path| SqliteStore::open(&dir.join("matches.sqlite3")).unwrap());
+
+fn new(stored: &StoredMatch) -> NewMatch<'_> {
+    NewMatch {
+        stored,
+        lifecycle: &[],
+        request: None,
+    }
+}
+
+fn entries(entries: &[LogEntry]) -> Change<'_> {
+    Change {
+        entries,
+        ..Change::default()
+    }
+}
+
+fn entry(version: u64) -> LogEntry {
+    LogEntry {
+        version,
+        at_ms: 3,
+        kind: LogKind::Chance { outcome: version },
+    }
+}
+
+fn tempfile_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "tabletop-store-test-{}-{}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn store_round_trips_and_batches_concurrent_writers() {
+    round_trip_concurrent_writers(INLINE_FSYNC_BELOW);
+}
+
+#[test]
+fn writes_are_durable_whether_the_writer_or_the_syncer_fsyncs() {
+    // ZERO: every batch goes to the syncer; MAX: the writer fsyncs all.
+    round_trip_concurrent_writers(Duration::ZERO);
+    round_trip_concurrent_writers(Duration::MAX);
+}
+
+fn round_trip_concurrent_writers(inline_fsync_below: Duration) {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = Arc::new(SqliteStore::open_with(&path, inline_fsync_below).unwrap());
+    store
+        .create_match(&new(&stored("a", "g", 1, true)))
+        .and_then(Commit::wait)
+        .unwrap();
+    let join = SeatJoin { seat: 1, at_ms: 4 };
+    store.join_seat("a", join, [9; 32], &[]).unwrap();
+    let held = [HeldAction {
+        seat: 1,
+        action: 5,
+        at_ms: 6,
+        at_version: 49,
+    }];
+    let threads: Vec<_> = (0..4u32)
+        .map(|t| {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || {
+                store
+                    .create_match(&new(&stored(&format!("m{t}"), "g", 2, false)))
+                    .and_then(Commit::wait)
+                    .unwrap();
+                for v in 2..50u64 {
+                    let entry = LogEntry {
+                        version: v,
+                        at_ms: 3,
+                        kind: LogKind::Moves {
+                            moves: smallvec::smallvec![LoggedMove {
+                                seat: t % 2,
+                                action: v,
+                                notation: compact_str::format_compact!("a{v}"),
+                                at_ms: 3,
+                                held: None,
+                            }],
+                        },
+                    };
+                    let change = Change {
+                        entries: &[entry],
+                        pending: Some(&held),
+                        ..Change::default()
+                    };
+                    store
+                        .append(&format!("m{t}"), &change)
+                        .and_then(Commit::wait)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    // A write to an unknown match is refused, and only that write fails.
+    let refused = store
+        .append("nowhere", &entries(&stored("a", "g", 1, true).log))
+        .unwrap();
+    let accepted = store.append("a", &entries(&[entry(2)])).unwrap();
+    assert!(refused.wait().is_err());
+    accepted.wait().unwrap();
+    drop(store);
+    let reopened = SqliteStore::open(&path).unwrap();
+    let all = reopened.load_unfinished().unwrap();
+    assert_eq!(all.len(), 5);
+    let a = &all[0];
+    assert_eq!(a.setup.match_id, "a");
+    assert_eq!(a.seat_hashes, vec![Some([7; 32]), Some([9; 32])]);
+    assert_eq!(a.joins, vec![join]);
+    let mut log = stored("a", "g", 1, true).log;
+    log.push(entry(2));
+    assert_eq!(a.log, log);
+    for m in &all[1..] {
+        assert_eq!(m.log.len(), 49);
+        assert_eq!(m.pending, held);
+        assert_eq!(reopened.load(&m.setup.match_id).unwrap().as_ref(), Some(m));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_finished_match_reads_back_by_id_after_a_reopen_and_is_not_loaded_at_start() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    for id in ["running", "done"] {
+        store
+            .create_match(&new(&stored(id, "g", 1, false)))
+            .and_then(Commit::wait)
+            .unwrap();
+    }
+    let log = [stored("done", "g", 1, false).log, vec![entry(2)]].concat();
+    let results = [tabletop_core::SeatResult {
+        seat: 0,
+        rank: 1,
+        score: 0.0,
+        resigned: false,
+    }];
+    let finish = Change {
+        entries: &[entry(2)],
+        results: &results,
+        finished_log: Some(&log),
+        ..Change::default()
+    };
+    store
+        .append("done", &finish)
+        .and_then(Commit::wait)
+        .unwrap();
+    drop(store);
+    let reopened = SqliteStore::open(&path).unwrap();
+    let unfinished: Vec<String> = reopened
+        .load_unfinished()
+        .unwrap()
+        .into_iter()
+        .map(|m| m.setup.match_id)
+        .collect();
+    assert_eq!(unfinished, ["running"]);
+    let done = reopened.load("done").unwrap().unwrap();
+    assert_eq!(done.log, log);
+    assert_eq!(done.results.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_with_the_keyed_log_table_still_reads_and_appends() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    // The log table as files written before the append-ordered one.
+    let old = Connection::open(&path).unwrap();
+    old.execute_batch(
+        "CREATE TABLE log (
+            match_id   TEXT NOT NULL REFERENCES matches(match_id),
+            version    INTEGER NOT NULL,
+            entry_json TEXT NOT NULL,
+            PRIMARY KEY (match_id, version)
+        );",
+    )
+    .unwrap();
+    drop(old);
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .create_match(&new(&stored("a", "g", 1, true)))
+        .and_then(Commit::wait)
+        .unwrap();
+    store
+        .append("a", &entries(&[entry(2), entry(3)]))
+        .and_then(Commit::wait)
+        .unwrap();
+    // That table still refuses a repeated version, as it always did.
+    assert!(
+        store
+            .append("a", &entries(&[entry(3)]))
+            .and_then(Commit::wait)
+            .is_err()
+    );
+    drop(store);
+    let loaded = SqliteStore::open(&path)
+        .unwrap()
+        .load("a")
+        .unwrap()
+        .unwrap();
+    let mut log = stored("a", "g", 1, true).log;
+    log.extend([entry(2), entry(3)]);
+    assert_eq!(loaded.log, log);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_second_store_on_the_same_file_is_refused_and_the_first_goes_on() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let first = SqliteStore::open(&path).unwrap();
+    first
+        .create_match(&new(&stored("a", "g", 1, true)))
+        .and_then(Commit::wait)
+        .unwrap();
+    let refused = SqliteStore::open(&path).expect_err("the file is the first store's");
+    assert!(
+        refused
+            .to_string()
+            .contains("in use by another engine-host"),
+        "{refused}"
+    );
+    first
+        .append("a", &entries(&[entry(2)]))
+        .and_then(Commit::wait)
+        .unwrap();
+    assert_eq!(first.load("a").unwrap().unwrap().log.len(), 2);
+    drop(first);
+    let reopened = SqliteStore::open(&path).expect("free again once the first closed");
+    assert_eq!(reopened.load("a").unwrap().unwrap().log.len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
