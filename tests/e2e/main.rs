@@ -11,5 +11,6 @@ mod durable;
 mod foundation;
 mod history;
 mod performance;
+mod replay;
 mod shorthand;
 mod support;

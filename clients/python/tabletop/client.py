@@ -205,16 +205,35 @@ class Client:
         ).record_json
 
     def watch(
-        self, match_id: str, token: str = "", *, from_version: Optional[int] = None
+        self,
+        match_id: str,
+        token: str = "",
+        *,
+        from_version: Optional[int] = None,
+        after_seq: Optional[int] = None,
+        omit_views: bool = False,
     ) -> Iterator[watch_pb2.WatchEvent]:
-        """Iterates over the match's events: a snapshot, then one per change.
+        """Iterates over the match's events as this viewer is told them.
+
+        Without a resume point: a snapshot, then one event per change as it
+        happens. With ``after_seq`` (the ``seq`` of the last event seen) or
+        ``from_version`` (0: from the very first event): every past event
+        after that point, then live ones, with no gap and none twice; this
+        works at any time, also for a match finished long ago.
 
         The iterator ends when the match has finished. Breaking out of the loop
         (or closing the generator) cancels the stream. A server that shuts
-        down ends it with :class:`tabletop.errors.ShuttingDown`.
+        down ends it with :class:`tabletop.errors.ShuttingDown`: watch again
+        with ``after_seq`` to resume.
         """
         stream = self.watcher.WatchMatch(
-            watch_pb2.WatchMatchRequest(match_id=match_id, seat_token=token, from_version=from_version)
+            watch_pb2.WatchMatchRequest(
+                match_id=match_id,
+                seat_token=token,
+                from_version=from_version,
+                after_seq=after_seq,
+                omit_views=omit_views,
+            )
         )
         try:
             yield from stream
@@ -222,6 +241,40 @@ class Client:
             raise from_rpc_error(err) from err
         finally:
             stream.cancel()
+
+
+    @_typed_errors
+    def list_events(
+        self,
+        match_id: str,
+        token: str = "",
+        *,
+        after_seq: int = 0,
+        page_size: int = 0,
+        include_views: bool = False,
+    ) -> watch_pb2.ListEventsResponse:
+        """One page of the match's past events after ``after_seq``, as this
+        viewer was told them (``page_size`` 0: the server's default)."""
+        return self.watcher.ListEvents(
+            watch_pb2.ListEventsRequest(
+                match_id=match_id,
+                seat_token=token,
+                after_seq=after_seq,
+                page_size=page_size,
+                include_views=include_views,
+            )
+        )
+
+    def events(
+        self, match_id: str, token: str = "", *, after_seq: int = 0, include_views: bool = False
+    ) -> Iterator[watch_pb2.WatchEvent]:
+        """Every past event after ``after_seq``, page by page, oldest first."""
+        while True:
+            page = self.list_events(match_id, token, after_seq=after_seq, include_views=include_views)
+            yield from page.events
+            if not page.events or page.events[-1].seq >= page.last_seq:
+                return
+            after_seq = page.events[-1].seq
 
 
 def event_view(event: watch_pb2.WatchEvent) -> Optional[types_pb2.MatchView]:
@@ -264,9 +317,15 @@ class Seat:
         """Resigns this seat."""
         return self.client.resign(self.match_id, self.token)
 
-    def watch(self, *, from_version: Optional[int] = None) -> Iterator[watch_pb2.WatchEvent]:
-        """Watches the match as this seat."""
-        return self.client.watch(self.match_id, self.token, from_version=from_version)
+    def watch(
+        self, *, from_version: Optional[int] = None, after_seq: Optional[int] = None
+    ) -> Iterator[watch_pb2.WatchEvent]:
+        """Watches the match as this seat (see :meth:`Client.watch`)."""
+        return self.client.watch(self.match_id, self.token, from_version=from_version, after_seq=after_seq)
+
+    def events(self, *, after_seq: int = 0, include_views: bool = False) -> Iterator[watch_pb2.WatchEvent]:
+        """The match's past events as this seat was told them."""
+        return self.client.events(self.match_id, self.token, after_seq=after_seq, include_views=include_views)
 
 
 @dataclass
@@ -290,6 +349,12 @@ class Match:
         """The match as a spectator sees it (at a past version, with ``at_version``)."""
         return self.client.view(self.match_id, at_version=at_version)
 
-    def watch(self, *, from_version: Optional[int] = None) -> Iterator[watch_pb2.WatchEvent]:
-        """Watches the match as a spectator."""
-        return self.client.watch(self.match_id, from_version=from_version)
+    def watch(
+        self, *, from_version: Optional[int] = None, after_seq: Optional[int] = None
+    ) -> Iterator[watch_pb2.WatchEvent]:
+        """Watches the match as a spectator (see :meth:`Client.watch`)."""
+        return self.client.watch(self.match_id, from_version=from_version, after_seq=after_seq)
+
+    def events(self, *, after_seq: int = 0, include_views: bool = False) -> Iterator[watch_pb2.WatchEvent]:
+        """The match's past events as a spectator was told them."""
+        return self.client.events(self.match_id, after_seq=after_seq, include_views=include_views)

@@ -13,7 +13,7 @@ import pytest
 
 import tabletop
 from tabletop import event_view
-from tabletop.v1 import types_pb2
+from tabletop.v1 import types_pb2, watch_pb2
 
 from conftest import PYTHON_CLIENT, Host, run_bot
 
@@ -203,6 +203,39 @@ def test_a_past_view_is_the_view_at_that_version(client: tabletop.Client) -> Non
     with pytest.raises(tabletop.TabletopError) as beyond:
         match.view(at_version=created.version + 5)
     assert beyond.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_late_watcher_and_list_events_tell_every_event_of_a_finished_match(client: tabletop.Client) -> None:
+    match = client.create_match("lanza", 2, seed=6, options={"max_turns": "3"})
+    seats = match.seats()
+    while match.view().state == types_pb2.MATCH_STATE_RUNNING:
+        for seat in seats:
+            if seat.legal_actions():
+                seat.act(seat.legal_actions()[0])
+
+    replayed = list(seats[0].watch(from_version=0))
+    assert [e.seq for e in replayed] == list(range(1, len(replayed) + 1)), "no gap, none twice"
+    kinds = {e.WhichOneof("kind") for e in replayed}
+    assert kinds == {"transition", "seat_acted"}, "simultaneous orders: a seat acted, then the turn"
+    assert replayed[-1].transition.view.state == types_pb2.MATCH_STATE_FINISHED
+
+    listed = list(seats[0].events(include_views=True))
+    assert listed == replayed
+    page = client.list_events(match.match_id, seats[0].token, after_seq=2, page_size=3)
+    assert list(page.events) == [
+        _without_view(e) for e in replayed[2:5]
+    ], "a page is the events after the cursor, views left out unless asked for"
+    assert page.last_seq == replayed[-1].seq
+    resumed = list(seats[0].watch(after_seq=len(replayed) - 2))
+    assert resumed == replayed[-2:]
+
+
+def _without_view(event: watch_pb2.WatchEvent) -> watch_pb2.WatchEvent:
+    copy = watch_pb2.WatchEvent()
+    copy.CopyFrom(event)
+    if copy.WhichOneof("kind") == "transition":
+        copy.transition.ClearField("view")
+    return copy
 
 
 def test_a_finished_match_refuses_with_match_over(client: tabletop.Client) -> None:

@@ -23,7 +23,7 @@ import {
   type SubmitActionResponse,
 } from "./gen/tabletop/v1/matches_pb.js";
 import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
-import { Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
+import { type ListEventsResponse, Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
 import { typed, typedStream } from "./errors.js";
 
 /** The default server address. */
@@ -161,23 +161,82 @@ export class Client {
   }
 
   /**
-   * The match's events: a snapshot, then one per change; the iteration ends
-   * when the match has finished. Breaking out of a `for await` loop cancels
-   * the stream; so does `signal`. A server that shuts down ends it with
-   * `ShuttingDown`.
+   * The match's events as this viewer is told them. Without a resume point:
+   * a snapshot, then one event per change as it happens. With `afterSeq`
+   * (the `seq` of the last event seen) or `fromVersion` (0n: from the very
+   * first event): every past event after that point, then live ones, with no
+   * gap and none twice, at any time, also for a match finished long ago. The
+   * iteration ends when the match has finished. Breaking out of a
+   * `for await` loop cancels the stream; so does `signal`. A server that
+   * shuts down ends it with `ShuttingDown`: watch again with `afterSeq`.
    */
-  watch(
-    matchId: string,
-    token = "",
-    opts: { fromVersion?: bigint; signal?: AbortSignal } = {},
-  ): AsyncIterable<WatchEvent> {
+  watch(matchId: string, token = "", opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
     return typedStream(
       this.watcher.watchMatch(
-        { matchId, seatToken: token, fromVersion: opts.fromVersion },
+        {
+          matchId,
+          seatToken: token,
+          fromVersion: opts.fromVersion,
+          afterSeq: opts.afterSeq,
+          omitViews: opts.omitViews ?? false,
+        },
         { signal: opts.signal },
       ),
     );
   }
+
+  /**
+   * One page of the match's past events after `afterSeq`, as this viewer was
+   * told them (`pageSize` 0: the server's default; views only when asked).
+   */
+  listEvents(
+    matchId: string,
+    token = "",
+    opts: { afterSeq?: bigint; pageSize?: number; includeViews?: boolean } = {},
+  ): Promise<ListEventsResponse> {
+    return typed(
+      this.watcher.listEvents({
+        matchId,
+        seatToken: token,
+        afterSeq: opts.afterSeq ?? 0n,
+        pageSize: opts.pageSize ?? 0,
+        includeViews: opts.includeViews ?? false,
+      }),
+    );
+  }
+
+  /** Every past event after `afterSeq`, page by page, oldest first. */
+  async *events(
+    matchId: string,
+    token = "",
+    opts: { afterSeq?: bigint; includeViews?: boolean } = {},
+  ): AsyncIterable<WatchEvent> {
+    let afterSeq = opts.afterSeq ?? 0n;
+    for (;;) {
+      const page = await this.listEvents(matchId, token, {
+        afterSeq,
+        includeViews: opts.includeViews,
+      });
+      yield* page.events;
+      const last = page.events.at(-1);
+      if (!last || last.seq >= page.lastSeq) {
+        return;
+      }
+      afterSeq = last.seq;
+    }
+  }
+}
+
+/** Where a watch starts and what it carries. */
+export interface WatchOptions {
+  /** Resume after the event that produced this version (0n: from the first). */
+  fromVersion?: bigint;
+  /** Resume after the event with this sequence number. */
+  afterSeq?: bigint;
+  /** Leave each transition's view out. */
+  omitViews?: boolean;
+  /** Cancels the stream. */
+  signal?: AbortSignal;
 }
 
 /** The view a watch event carries (undefined for `seatActed`). */
@@ -227,7 +286,7 @@ export class Seat {
   }
 
   /** Watches the match as this seat. */
-  watch(opts: { fromVersion?: bigint; signal?: AbortSignal } = {}): AsyncIterable<WatchEvent> {
+  watch(opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
     return this.client.watch(this.matchId, this.token, opts);
   }
 }
@@ -254,7 +313,7 @@ export class Match {
   }
 
   /** Watches the match as a spectator. */
-  watch(opts: { fromVersion?: bigint; signal?: AbortSignal } = {}): AsyncIterable<WatchEvent> {
+  watch(opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
     return this.client.watch(this.matchId, "", opts);
   }
 }

@@ -16,6 +16,7 @@ export {
   finalResults,
   type Action,
   type CreateMatchOptions,
+  type WatchOptions,
 } from "./client.js";
 export {
   AlreadyActed,

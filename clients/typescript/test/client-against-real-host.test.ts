@@ -303,6 +303,54 @@ test("a past view is the view at that version", async () => {
   });
 });
 
+test("a late watcher and listEvents tell every event of a finished match", async () => {
+  const match = await client.createMatch("lanza", {
+    players: 2,
+    seed: 6,
+    options: { max_turns: "3" },
+  });
+  const seats = [...match.tokens.keys()].map((s) => match.seat(s));
+  while ((await match.view()).state === MatchState.RUNNING) {
+    for (const seat of seats) {
+      const [action] = await seat.legalActions();
+      if (action) {
+        await seat.act(action);
+      }
+    }
+  }
+  const token = seats[0]!.token;
+  const replayed: WatchEvent[] = [];
+  for await (const event of client.watch(match.matchId, token, { fromVersion: 0n })) {
+    replayed.push(event);
+  }
+  assert.deepEqual(
+    replayed.map((e) => e.seq),
+    replayed.map((_, i) => BigInt(i + 1)),
+    "no gap, none twice",
+  );
+  assert.ok(replayed.some((e) => e.kind.case === "seatActed"), "simultaneous orders");
+  assert.equal(eventView(replayed.at(-1)!)?.state, MatchState.FINISHED);
+
+  const listed: WatchEvent[] = [];
+  for await (const event of client.events(match.matchId, token, { includeViews: true })) {
+    listed.push(event);
+  }
+  assert.deepEqual(listed, replayed);
+  const page = await client.listEvents(match.matchId, token, { afterSeq: 2n, pageSize: 3 });
+  assert.deepEqual(
+    page.events.map((e) => e.seq),
+    [3n, 4n, 5n],
+  );
+  assert.equal(page.lastSeq, replayed.at(-1)!.seq);
+  const resumed: WatchEvent[] = [];
+  for await (const event of client.watch(match.matchId, token, {
+    afterSeq: BigInt(replayed.length - 2),
+  })) {
+    resumed.push(event);
+  }
+  assert.deepEqual(resumed, replayed.slice(-2));
+});
+
 test("a finished match refuses with MatchOver", async () => {
   const [game] = await client.games();
   assert.ok(game);
