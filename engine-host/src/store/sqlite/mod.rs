@@ -7,7 +7,7 @@
 //! Ownership: the file belongs to one open store at a time, held through a
 //! lock file beside it (`StoreLock`); a second store on the same file, in
 //! this process or another, is refused. So the one connection can run in
-//! SQLite's exclusive locking mode, and every read (`load_all`) goes
+//! SQLite's exclusive locking mode, and every read (`read.rs`) goes
 //! through the writer thread that owns it.
 //!
 //! Group commit: every write goes to one writer thread through a channel
@@ -36,19 +36,29 @@
 //! Schema (all JSON columns use the same serde shapes as records), applied
 //! at start as numbered migrations (`migrations.rs`; the file's version is
 //! SQLite's `user_version`, and a file from a newer host is refused):
-//! - `matches(match_id, setup_json, pending_json, results_json)`
-//! - `seats(match_id, seat, token_hash)` — SHA-256 of the token, never the
-//!   token; NULL for an open seat
+//! - `matches(match_id, setup_json, pending_json, results_json, game, state,
+//!   created_at_ms, first_log_seq, final_version, log_json)` — the columns
+//!   after the JSON ones serve listings (indexed by creation and by state);
+//!   a finished match's whole log is kept in `log_json`, so reading it back
+//!   by id is one row
+//! - `seats(match_id, seat, token_hash, joined_at_ms, join_order)` — SHA-256
+//!   of the token, never the token; NULL for an open seat; when and in which
+//!   order a seat open at creation was taken
 //! - `log(seq, match_id, version, entry_json)` — every log entry, chance
 //!   outcomes included, keyed by the order it was written in. So every
 //!   insert lands on the table's last page, and a commit rewrites one or two
 //!   pages instead of one per match it touched, which an index on
 //!   `(match_id, version)` would cost (about a third of the store's CPU per
-//!   action). Nothing needs that index: a restore reads the whole log once
-//!   in `seq` order, which is each match's version order, since the engine
-//!   appends a match's entries under its lock; replaying a match checks the
-//!   versions run 1, 2, 3, … and names the match if they do not. A file
-//!   whose log table is keyed by `(match_id, version)` reads the same.
+//!   action). Nothing needs that index: a start reads the log once in `seq`
+//!   order from the first row of the oldest match not finished
+//!   (`first_log_seq`), which is each match's version order, since the
+//!   engine appends a match's entries under its lock; replaying a match
+//!   checks the versions run 1, 2, 3, … and names the match if they do not.
+//!   A file whose log table is keyed by `(match_id, version)` reads the same.
+//! - `lifecycle(seq, match_id, event_json)` — each step of a match's life,
+//!   written in the transaction of the change it describes
+//! - `requests(request_id, request_hash, match_id, response)` — creations
+//!   made idempotent by a request id
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

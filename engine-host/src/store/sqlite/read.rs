@@ -69,7 +69,7 @@ pub(super) fn load(conn: &Connection, match_id: &str) -> HostResult<Option<Store
 pub(super) fn load_unfinished(conn: &Connection) -> HostResult<Vec<StoredMatch>> {
     let rows = conn
         .prepare(&format!(
-            "SELECT {MATCH_COLUMNS} FROM matches WHERE state != 'finished' \
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE state IN ('waiting', 'running') \
              ORDER BY created_at_ms, match_id"
         ))
         .and_then(|mut s| {
