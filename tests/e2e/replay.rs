@@ -242,6 +242,32 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
         .await
         .expect("resign");
 
+    // Focus with a per-move clock that loses: the first mover never moves.
+    let focus = matches
+        .create_match(pb::CreateMatchRequest {
+            game: "focus".into(),
+            players: 2,
+            seed: Some(5),
+            time_control: Some(pb::TimeControl {
+                per_move_ms: 300,
+                bank_ms: 0,
+                increment_ms: 0,
+                on_timeout: pb::OnTimeout::Lose as i32,
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect("create focus")
+        .into_inner();
+    let focus_live = watch_live(&host, &focus.match_id, "").await;
+    let focus_live = tokio::time::timeout(Duration::from_secs(20), focus_live)
+        .await
+        .expect("the clock ends the match")
+        .expect("focus watcher");
+    let focus_listed = list_all(&host, &focus.match_id, "").await;
+    assert_live_is_replayed("focus", &focus_live, &focus_listed);
+    assert_eq!(kinds(&focus_listed), ["timeout"]);
+
     let mut replays = Vec::new();
     for (token, watcher) in live {
         let label = format!("lanza as {token:.8}");
@@ -258,6 +284,36 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
         );
         replays.push((token, listed));
     }
+    // Without views: the same events, each transition's view left out.
+    let bare: Vec<pb::WatchEvent> = host
+        .watch()
+        .await
+        .watch_match(pb::WatchMatchRequest {
+            match_id: lanza.clone(),
+            seat_token: replays[0].0.clone(),
+            from_version: Some(0),
+            omit_views: true,
+            ..Default::default()
+        })
+        .await
+        .expect("watch without views")
+        .into_inner()
+        .map(|e| e.expect("event"))
+        .collect()
+        .await;
+    let stripped: Vec<pb::WatchEvent> = replays[0]
+        .1
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            if let Some(pb::watch_event::Kind::Transition(t)) = &mut e.kind {
+                t.view = None;
+            }
+            e
+        })
+        .collect();
+    assert_eq!(bare, stripped);
+
     let every_kind = kinds(&replays[0].1);
     for kind in ["setup", "joined", "seat_acted", "out", "turn", "resigned"] {
         assert!(
@@ -281,6 +337,7 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
         assert_eq!(&watch_from_zero(&host, &lanza, token).await, before);
     }
     assert_eq!(list_all(&host, &war.0, "").await, war_listed);
+    assert_eq!(list_all(&host, &focus.match_id, "").await, focus_listed);
 }
 
 /// Whether the host holds `match_id` in memory: the admin's plugin

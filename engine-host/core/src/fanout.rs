@@ -10,6 +10,7 @@
 //! every watcher has taken it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use tabletop_sdk::{DynState, Player, Transition, Viewer};
@@ -125,6 +126,34 @@ impl HostEvent {
     }
 }
 
+/// A match's live feed: the channel, and how many of its watchers want
+/// views (the rest are spared computing them).
+#[derive(Debug)]
+pub(crate) struct Feed {
+    sender: broadcast::Sender<Arc<MatchEvent>>,
+    view_watchers: Arc<AtomicUsize>,
+}
+
+/// A watcher's live subscription (see [`Match::subscribe`]).
+#[derive(Debug)]
+pub struct Subscription {
+    /// The live events.
+    pub receiver: broadcast::Receiver<Arc<MatchEvent>>,
+    /// Held while the watcher wants views; dropping it says it no longer
+    /// does.
+    pub views: Option<ViewInterest>,
+}
+
+/// One watcher's interest in views with live events; released on drop.
+#[derive(Debug)]
+pub struct ViewInterest(Arc<AtomicUsize>);
+
+impl Drop for ViewInterest {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// How many events a watcher may fall behind before it catches up from the
 /// log instead of the live feed.
 pub const WATCH_BUFFER: usize = 128;
@@ -143,7 +172,7 @@ impl Match {
 
     fn publish(&mut self, at_ms: i64, updates: Option<Vec<ViewerUpdate>>) {
         self.event_seq += 1;
-        let (Some(updates), Some(events)) = (updates, &self.events) else {
+        let (Some(updates), Some(feed)) = (updates, &self.events) else {
             return;
         };
         let event = MatchEvent {
@@ -154,19 +183,21 @@ impl Match {
             finished: self.lifecycle == Lifecycle::Finished,
         };
         // No receiver is fine: the last watcher just left.
-        let _ = events.send(Arc::new(event));
+        let _ = feed.sender.send(Arc::new(event));
     }
 
     /// The views after a change, for every viewer, with the clocks as of
-    /// `at_ms`: what a replay of the log shows at the same place.
-    fn views_at(&self, at_ms: i64) -> HostResult<Vec<Arc<MatchView>>> {
+    /// `at_ms` (what a replay of the log shows at the same place); `None`
+    /// each when no watcher wants views.
+    fn views_at(&self, at_ms: i64) -> HostResult<Vec<Option<Arc<MatchView>>>> {
+        let wanted = self.wants_views();
         self.viewers()
             .map(|viewer| {
-                Ok(Arc::new(self.view_as_of(
-                    viewer,
-                    ViewDetail::Full,
-                    at_ms,
-                )?))
+                if !wanted {
+                    return Ok(None);
+                }
+                let view = self.view_as_of(viewer, ViewDetail::Full, at_ms)?;
+                Ok(Some(Arc::new(view)))
             })
             .collect()
     }
@@ -193,7 +224,7 @@ impl Match {
         for (viewer, view) in self.viewers().zip(views) {
             updates.push(ViewerUpdate::Transition {
                 event_json: self.state.event(before.as_ref(), &transition, viewer)?,
-                view: Some(view),
+                view,
             });
         }
         self.publish(at_ms, Some(updates));
@@ -211,7 +242,7 @@ impl Match {
             .into_iter()
             .map(|view| ViewerUpdate::Transition {
                 event_json: event_json.clone(),
-                view: Some(view),
+                view,
             })
             .collect();
         self.publish(at_ms, Some(updates));
@@ -235,20 +266,39 @@ impl Match {
 
     /// Whether anyone watches now.
     pub(crate) fn watched(&self) -> bool {
-        self.events.as_ref().is_some_and(|e| e.receiver_count() > 0)
+        self.events
+            .as_ref()
+            .is_some_and(|feed| feed.sender.receiver_count() > 0)
     }
 
     /// Subscribes to the events after [`Match::event_seq`]; the ones up to
-    /// it come from [`Match::history`].
-    pub fn subscribe(&mut self) -> broadcast::Receiver<Arc<MatchEvent>> {
+    /// it come from [`Match::history`]. Live events carry views while at
+    /// least one subscription made `with_views` is alive.
+    pub fn subscribe(&mut self, with_views: bool) -> Subscription {
         if !self.watched() {
             // A feed nobody listens to may still hold the last events its
             // watchers left behind: start afresh.
             self.events = None;
         }
+        let feed = self.events.get_or_insert_with(|| Feed {
+            sender: broadcast::channel(WATCH_BUFFER).0,
+            view_watchers: Arc::new(AtomicUsize::new(0)),
+        });
+        let views = with_views.then(|| {
+            feed.view_watchers.fetch_add(1, Ordering::Relaxed);
+            ViewInterest(Arc::clone(&feed.view_watchers))
+        });
+        Subscription {
+            receiver: feed.sender.subscribe(),
+            views,
+        }
+    }
+
+    /// Whether a live watcher wants views with its events.
+    fn wants_views(&self) -> bool {
         self.events
-            .get_or_insert_with(|| broadcast::channel(WATCH_BUFFER).0)
-            .subscribe()
+            .as_ref()
+            .is_some_and(|feed| feed.view_watchers.load(Ordering::Relaxed) > 0)
     }
 
     /// A copy of the state before a change, only when someone watches (events

@@ -13,11 +13,10 @@ use compact_str::CompactString;
 use tabletop_sdk::{
     ActionId, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, chance,
 };
-use tokio::sync::broadcast;
 
 use crate::clock::Clocks;
 use crate::error::{HostError, HostResult};
-use crate::fanout::{HostEvent, MatchEvent};
+use crate::fanout::{Feed, HostEvent};
 use crate::history::SeatJoin;
 use crate::legal::LegalLists;
 use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
@@ -54,7 +53,7 @@ pub struct Match {
     pub(crate) event_seq: u64,
     /// The live feed, created on the first watch: its buffer would otherwise
     /// be most of an idle match's memory.
-    pub(crate) events: Option<broadcast::Sender<Arc<MatchEvent>>>,
+    pub(crate) events: Option<Feed>,
     /// A buffer for legality checks, kept to spare an allocation per action.
     pub(crate) scratch: Vec<ActionId>,
     /// The seats' clocks, if the match has a time control.

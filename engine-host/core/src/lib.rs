@@ -57,7 +57,9 @@ mod tests;
 
 pub use clock::{OnTimeout, TimeControl};
 pub use error::{HostError, HostResult};
-pub use fanout::{HostEvent, MatchEvent, ViewerEvent, ViewerUpdate, WATCH_BUFFER};
+pub use fanout::{
+    HostEvent, MatchEvent, Subscription, ViewInterest, ViewerEvent, ViewerUpdate, WATCH_BUFFER,
+};
 pub use game_match::{Match, Submitted};
 pub use history::{History, SeatJoin};
 pub use legal::LegalDetail;

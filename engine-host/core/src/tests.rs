@@ -167,7 +167,7 @@ fn sequence(m: &mut Match, text: &str, expected: Option<u64>) -> HostResult<()> 
 #[test]
 fn a_sequence_is_applied_step_by_step_each_with_its_own_version_and_event() {
     let mut m = new_match();
-    let mut events = m.subscribe();
+    let mut events = m.subscribe(true).receiver;
     sequence(&mut m, "good", Some(0)).unwrap();
     assert_eq!(m.version(), 2);
     let notations: Vec<&str> = m
@@ -210,7 +210,7 @@ fn a_sequential_games_log_entry_holds_its_move_inline() {
 #[test]
 fn a_failing_step_refuses_the_whole_sequence_and_changes_nothing() {
     let mut m = new_match();
-    let mut events = m.subscribe();
+    let mut events = m.subscribe(true).receiver;
     let position = m.position().unwrap();
     let refused = sequence(&mut m, "bad", None).unwrap_err();
     assert!(
@@ -463,7 +463,9 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
     let hashes = vec![Some([1; 32]), Some([2; 32]), None, None];
     let mut m = Match::create(game, setup, hashes).unwrap();
     // Lanza deals at creation (a chance outcome), before anyone can watch.
-    let mut feed = m.subscribe();
+    let subscription = m.subscribe(true);
+    let _views = subscription.views;
+    let mut feed = subscription.receiver;
     let subscribed_after = m.event_seq();
     assert_eq!(subscribed_after, 1);
     let mut live = drain(&mut feed, &m);
@@ -551,4 +553,26 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
     .unwrap();
     assert_eq!(restored.event_seq(), m.event_seq());
     assert_eq!(restored.position().unwrap(), m.position().unwrap());
+}
+
+#[test]
+fn live_events_carry_views_only_while_a_watcher_wants_them() {
+    let mut m = new_match();
+    let bare = m.subscribe(false);
+    let with_views = m.subscribe(true);
+    let mut bare_feed = bare.receiver;
+    m.submit(0, 1, None).unwrap();
+    let event = bare_feed.try_recv().unwrap();
+    assert!(matches!(
+        &event.for_viewer(Viewer::Spectator).update,
+        ViewerUpdate::Transition { view: Some(_), .. }
+    ));
+    // The one watcher that wanted views has gone: nobody pays for them.
+    drop(with_views);
+    m.submit(0, 2, None).unwrap();
+    let event = bare_feed.try_recv().unwrap();
+    assert!(matches!(
+        &event.for_viewer(Viewer::Spectator).update,
+        ViewerUpdate::Transition { view: None, .. }
+    ));
 }

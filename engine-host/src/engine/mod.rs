@@ -33,12 +33,11 @@ use std::time::Duration;
 use tabletop_core::legal::CachedMatches;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
-    History, HostError, HostResult, Lifecycle, Match, MatchEvent, MatchSetup, MatchView,
+    History, HostError, HostResult, Lifecycle, Match, MatchSetup, MatchView, Subscription,
     TimeControl, ViewDetail, now_ms,
 };
 use tabletop_loader::{Plugin, Registry, Vetter};
 use tabletop_sdk::{ActionId, Manifest, Viewer};
-use tokio::sync::broadcast;
 
 use crate::store::{Commit, Store, StoredMatch};
 
@@ -152,8 +151,8 @@ pub struct WatchStart {
     pub after_seq: u64,
     /// The match's past events, up to the subscription.
     pub history: Arc<History>,
-    /// Future events.
-    pub receiver: broadcast::Receiver<Arc<MatchEvent>>,
+    /// Future events (with views while it is held, if asked for).
+    pub subscription: Subscription,
     /// Whether the match is already over.
     pub finished: bool,
 }

@@ -117,11 +117,17 @@ impl Engine {
     /// Starts watching a match: subscribes to its live events and takes
     /// its history up to them, under the match's lock, so that together
     /// they miss nothing and repeat nothing.
-    pub fn watch(&self, match_id: &str, token: &str, resume: Resume) -> HostResult<WatchStart> {
+    pub fn watch(
+        &self,
+        match_id: &str,
+        token: &str,
+        resume: Resume,
+        with_views: bool,
+    ) -> HostResult<WatchStart> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let viewer = m.viewer_of(token)?;
-        let receiver = m.subscribe();
+        let subscription = m.subscribe(with_views);
         let snapshot = match resume {
             Resume::Live => Some(m.view(viewer)?),
             Resume::AfterSeq(_) | Resume::FromVersion(_) => None,
@@ -138,7 +144,7 @@ impl Engine {
             snapshot,
             after_seq,
             history,
-            receiver,
+            subscription,
             finished,
         })
     }

@@ -214,8 +214,9 @@ impl Watch for Api {
         let r = request.into_inner();
         let resume = resume_point(r.after_seq, r.from_version);
         let (match_id, token) = (r.match_id.clone(), r.seat_token);
+        let with_views = !r.omit_views;
         let start = self
-            .call(move |e| e.watch(&match_id, &token, resume))
+            .call(move |e| e.watch(&match_id, &token, resume, with_views))
             .await?;
         let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
         let mut watcher = Watcher {
@@ -238,7 +239,9 @@ impl Watch for Api {
             if let Next::Done = watcher.catch_up(start.history).await {
                 return;
             }
-            watcher.follow(start.receiver).await;
+            // Held while the task lives: its live events carry views.
+            let _views = start.subscription.views;
+            watcher.follow(start.subscription.receiver).await;
         });
         Ok(Response::new(Box::pin(UntilDrained {
             events: ReceiverStream::new(rx),
