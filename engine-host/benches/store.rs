@@ -41,6 +41,7 @@ fn stored(match_id: String) -> StoredMatch {
             start_position: None,
             created_at_ms: 1_767_225_600_000,
             time_control: None,
+            labels: Default::default(),
         },
         seat_hashes: vec![Some([7; 32]), Some([9; 32])],
         joins: vec![],

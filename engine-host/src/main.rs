@@ -44,6 +44,22 @@ fn admin_token(config: &Config) -> std::io::Result<String> {
     Ok(token)
 }
 
+/// The key the tokens of idempotent creations are derived from, kept in
+/// DATA_DIR/request-key (owner-only) so a retry after a restart gets the
+/// same tokens; a new one is written when there is none.
+fn request_key(config: &Config) -> std::io::Result<[u8; 32]> {
+    let file = config.data_dir.join("request-key");
+    if let Ok(text) = std::fs::read_to_string(&file)
+        && let Ok(bytes) = hex::decode(text.trim())
+        && let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice())
+    {
+        return Ok(key);
+    }
+    let key: [u8; 32] = rand::random();
+    write_private(&file, &hex::encode(key))?;
+    Ok(key)
+}
+
 fn write_private(file: &Path, content: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
@@ -187,7 +203,8 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     let engine = Arc::new(
         Engine::new(store, &token, config.data_dir.join("plugin-cache"))
             .with_inline_limit(inline_limit)
-            .with_vetter(vetter),
+            .with_vetter(vetter)
+            .with_request_key(request_key(&config)?),
     );
     engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();

@@ -11,6 +11,7 @@ mod durable;
 mod foundation;
 mod history;
 mod performance;
+mod platform;
 mod replay;
 mod shorthand;
 mod support;

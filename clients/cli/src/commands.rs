@@ -106,6 +106,8 @@ pub async fn run(cli: Cli) -> CliResult {
             bank_ms,
             increment_ms,
             on_timeout,
+            labels,
+            request_id,
         } => {
             // Any clock flag asks for a clock; the server checks the values.
             let clocked = per_move_ms.is_some()
@@ -122,13 +124,7 @@ pub async fn run(cli: Cli) -> CliResult {
                     Some(crate::OnTimeoutArg::Out) => pb::OnTimeout::Out,
                 } as i32,
             });
-            let mut parsed = std::collections::HashMap::new();
-            for option in options {
-                let (name, value) = option.split_once('=').ok_or_else(|| {
-                    CliError::Usage(format!("option `{option}` must be NAME=VALUE"))
-                })?;
-                parsed.insert(name.to_string(), value.to_string());
-            }
+            let parsed = crate::listing::pairs("option", &options)?;
             let request = pb::CreateMatchRequest {
                 game,
                 version,
@@ -139,6 +135,8 @@ pub async fn run(cli: Cli) -> CliResult {
                 open_seats,
                 time_control,
                 view_detail: pb::ViewDetail::Full as i32,
+                labels: crate::listing::pairs("label", &labels)?,
+                request_id: request_id.unwrap_or_default(),
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)
@@ -252,46 +250,21 @@ pub async fn run(cli: Cli) -> CliResult {
             print_view(&view, json);
             Ok(())
         }
-        Command::Matches { game } => {
-            let list = MatchesClient::new(channel)
-                .list_matches(pb::ListMatchesRequest {
-                    game: game.unwrap_or_default(),
-                    state: 0,
-                })
-                .await?
-                .into_inner();
-            if json {
-                print_json(&serde_json::json!(
-                    list.matches
-                        .iter()
-                        .map(|m| serde_json::json!({
-                            "match_id": m.match_id, "game": m.game,
-                            "plugin_version": m.plugin_version, "players": m.players,
-                            "state": render::state_name(m.state), "version": m.version,
-                            "open_seats": m.open_seats, "created_at_ms": m.created_at_ms,
-                            "unavailable_reason": m.unavailable_reason,
-                        }))
-                        .collect::<Vec<_>>()
-                ));
-            } else {
-                for m in &list.matches {
-                    outln!(
-                        "{}  {} {}  {} players  v{}  {}{}",
-                        m.match_id,
-                        m.game,
-                        m.plugin_version,
-                        m.players,
-                        m.version,
-                        render::state_name(m.state),
-                        if m.unavailable_reason.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" ({})", m.unavailable_reason)
-                        }
-                    );
-                }
-            }
-            Ok(())
+        Command::Matches {
+            game,
+            state,
+            labels,
+            page_size,
+            page_token,
+            all,
+        } => {
+            let filters = crate::listing::Filters {
+                game: game.unwrap_or_default(),
+                state,
+                labels: crate::listing::pairs("label", &labels)?,
+                page_size,
+            };
+            crate::listing::matches(channel, filters, page_token, all, json).await
         }
         Command::Watch {
             match_id,

@@ -36,6 +36,7 @@ macro_rules! outln {
 
 mod commands;
 mod events;
+mod listing;
 mod render;
 mod replay;
 
@@ -104,6 +105,13 @@ pub enum Command {
         /// players, games that can remove a player).
         #[arg(long, value_enum, value_name = "WHAT")]
         on_timeout: Option<OnTimeoutArg>,
+        /// Tag the match, `key=value` (repeatable): tournament, round, table …
+        #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
+        labels: Vec<String>,
+        /// Make the call safe to retry: the same id with the same request
+        /// returns the same match and tokens.
+        #[arg(long, value_name = "ID")]
+        request_id: Option<String>,
     },
     /// Join an open seat of a waiting match; prints the token.
     Join {
@@ -163,6 +171,22 @@ pub enum Command {
         /// Only this game.
         #[arg(long)]
         game: Option<String>,
+        /// Only matches in this state.
+        #[arg(long, value_enum)]
+        state: Option<StateArg>,
+        /// Only matches with this label (repeatable; all must match).
+        #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
+        labels: Vec<String>,
+        /// Matches per page (the server allows at most 1000).
+        #[arg(long, default_value_t = 100)]
+        page_size: u32,
+        /// Continue from a previous page's token (printed after a page that
+        /// has more after it).
+        #[arg(long, conflicts_with = "all")]
+        page_token: Option<String>,
+        /// Follow every page to the end.
+        #[arg(long)]
+        all: bool,
     },
     /// Watch a match live; redraws the board on every change.
     Watch {
@@ -246,6 +270,19 @@ pub enum Command {
         #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
         admin_token: String,
     },
+}
+
+/// `tabletop matches --state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StateArg {
+    /// Seats are open.
+    Waiting,
+    /// Being played.
+    Running,
+    /// Over.
+    Finished,
+    /// Its plugin version is not loaded.
+    Unavailable,
 }
 
 /// `tabletop new --on-timeout`.

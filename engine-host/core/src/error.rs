@@ -70,6 +70,15 @@ pub enum HostError {
         /// The id asked for.
         match_id: String,
     },
+    /// CreateMatch: the request id was used for a different request.
+    RequestIdReused {
+        /// The request id.
+        request_id: String,
+        /// The match created under it.
+        match_id: String,
+    },
+    /// ListMatches: the page token was not issued for these filters.
+    InvalidPageToken(String),
     /// The match was finished and has been dropped: a store that keeps
     /// finished matches in memory keeps only the newest `kept`.
     MatchExpired {
@@ -233,6 +242,15 @@ impl fmt::Display for HostError {
                 loaded.join(", ")
             ),
             HostError::UnknownMatch { match_id } => write!(f, "no match `{match_id}`"),
+            HostError::RequestIdReused {
+                request_id,
+                match_id,
+            } => write!(
+                f,
+                "request id `{request_id}` already created match {match_id} from a different \
+                 request; retry with the same request, or use a new id"
+            ),
+            HostError::InvalidPageToken(why) => write!(f, "invalid page token: {why}"),
             HostError::MatchExpired { match_id, kept } => write!(
                 f,
                 "match `{match_id}` expired: it finished and the in-memory store keeps only \

@@ -27,6 +27,7 @@
 //!     start_position: None,
 //!     created_at_ms: 0,
 //!     time_control: None,
+//!     labels: Default::default(),
 //! };
 //! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];
 //! let mut m = Match::create(game, setup, tokens).unwrap();

@@ -64,6 +64,9 @@ pub struct Record {
     /// The time control, if the match had a clock (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
+    /// The match's labels (absent when it has none).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
     /// Every state change in order.
     pub actions: Vec<LogEntry>,
     /// Life stage at export.
@@ -88,6 +91,7 @@ impl Record {
             start_position: m.setup.start_position.clone(),
             created_at_ms: m.setup.created_at_ms,
             time_control: m.setup.time_control,
+            labels: m.setup.labels.clone(),
             actions: m.log.clone(),
             state: m.lifecycle,
             results: m.results.clone(),
@@ -107,6 +111,7 @@ impl Record {
             start_position: self.start_position.clone(),
             created_at_ms: self.created_at_ms,
             time_control: self.time_control,
+            labels: self.labels.clone(),
         }
     }
 

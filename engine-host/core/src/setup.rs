@@ -40,6 +40,50 @@ pub struct MatchSetup {
     /// The clock, if the match has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
+    /// What the creator tagged it with (tournament, round, table …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Most labels a match may have.
+pub const MAX_LABELS: usize = 16;
+/// Longest label key, in bytes.
+pub const MAX_LABEL_KEY: usize = 63;
+/// Longest label value, in bytes.
+pub const MAX_LABEL_VALUE: usize = 256;
+
+/// Checks a match's labels: at most [`MAX_LABELS`]; keys of 1 to
+/// [`MAX_LABEL_KEY`] lowercase letters, digits, `.`, `_` or `-`, starting
+/// with a letter; values of at most [`MAX_LABEL_VALUE`] bytes without
+/// control characters.
+pub fn check_labels(labels: &BTreeMap<String, String>) -> Result<(), String> {
+    if labels.len() > MAX_LABELS {
+        return Err(format!(
+            "a match has at most {MAX_LABELS} labels, not {}",
+            labels.len()
+        ));
+    }
+    for (key, value) in labels {
+        let well_formed = key.len() <= MAX_LABEL_KEY
+            && key.starts_with(|c: char| c.is_ascii_lowercase())
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c));
+        if !well_formed {
+            let shown: String = key.chars().take(MAX_LABEL_KEY).collect();
+            return Err(format!(
+                "label key `{shown}` is not 1 to {MAX_LABEL_KEY} lowercase letters, digits, \
+                 `.`, `_` or `-` starting with a letter"
+            ));
+        }
+        if value.len() > MAX_LABEL_VALUE || value.chars().any(char::is_control) {
+            return Err(format!(
+                "label `{key}`: a value is at most {MAX_LABEL_VALUE} bytes with no control \
+                 characters"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Milliseconds since the Unix epoch, now.

@@ -154,6 +154,7 @@ fn new_match() -> Match {
         start_position: None,
         created_at_ms: 0,
         time_control: None,
+        labels: Default::default(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
     Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
@@ -260,6 +261,7 @@ fn lanza_match(t0: i64) -> Match {
             increment_ms: 0,
             on_timeout: OnTimeout::Out,
         }),
+        labels: Default::default(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
@@ -458,6 +460,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
             increment_ms: 500,
             on_timeout: OnTimeout::Out,
         }),
+        labels: Default::default(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let hashes = vec![Some([1; 32]), Some([2; 32]), None, None];

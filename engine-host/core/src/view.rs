@@ -34,6 +34,8 @@ pub struct MatchView {
     pub results: Vec<SeatResult>,
     /// The viewer's own pending simultaneous action.
     pub pending_action: Option<String>,
+    /// The match's labels.
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// How much of a match a view carries.
@@ -108,6 +110,7 @@ impl Match {
             seats,
             results: self.results.clone(),
             pending_action,
+            labels: self.setup.labels.clone(),
         })
     }
 }

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use sha2::{Digest, Sha256};
+use tabletop_core::setup::check_labels;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
     HostError, HostResult, Match, MatchSetup, MatchView, OnTimeout, ViewDetail, now_ms,
@@ -13,18 +15,87 @@ use super::lifecycle;
 use super::{
     Created, Engine, NewMatch, SeatHashes, TryCreate, caught, issue_tokens, lock, new_match_id,
 };
-use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch};
+use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch, StoredRequest};
+
+/// Longest request id, in bytes.
+pub const MAX_REQUEST_ID: usize = 128;
+
+/// What makes two creation requests the same request: every field that
+/// shapes the match (the seed as asked for, not as drawn).
+fn request_hash(request: &NewMatch) -> [u8; 32] {
+    let canonical = serde_json::json!({
+        "game": request.game,
+        "version": request.version,
+        "players": request.players,
+        "options": request.options,
+        "seed": request.seed,
+        "start_position": request.start_position,
+        "open_seats": request.open_seats,
+        "time_control": request.time_control,
+        "labels": request.labels,
+    });
+    Sha256::digest(canonical.to_string().as_bytes()).into()
+}
 
 impl Engine {
-    /// Creates a match; stored before this returns.
+    /// Creates a match; stored before this returns. A request with a
+    /// request id that was stored before is answered as it was then.
     pub fn create_match(&self, request: NewMatch) -> HostResult<Created> {
+        if let Some(answered) = self.answered(&request)? {
+            return Ok(answered);
+        }
         let plugin = self.plugin(&request.game, request.version.as_deref())?;
+        let retry = request.request_id.is_some().then(|| request.clone());
         let (created, commit) = self.create_match_queued(&plugin, request)?;
         if let Err(e) = commit.wait() {
             self.discard(&created.match_id);
+            // The same request id may have been stored meanwhile by a
+            // concurrent call: then this one is its retry.
+            if let Some(answered) = retry.map(|r| self.answered(&r)).transpose()?.flatten() {
+                return Ok(answered);
+            }
             return Err(e);
         }
         Ok(created)
+    }
+
+    /// The answer to a request whose id the store has: the match it created
+    /// and its tokens again, or a refusal when the id came with a different
+    /// request. `None` for a request without an id, or with a new one.
+    fn answered(&self, request: &NewMatch) -> HostResult<Option<Created>> {
+        let Some(request_id) = &request.request_id else {
+            return Ok(None);
+        };
+        let Some(stored) = self.store.request(request_id)? else {
+            return Ok(None);
+        };
+        if stored.request_hash != request_hash(request) {
+            return Err(HostError::RequestIdReused {
+                request_id: request_id.clone(),
+                match_id: stored.match_id,
+            });
+        }
+        let slot = self.slot(&stored.match_id)?;
+        let m = lock(&slot);
+        let tokens = (0..m.setup().players)
+            .filter(|seat| !request.open_seats.contains(seat))
+            .map(|seat| (seat, self.derived_token(request_id, seat)))
+            .collect();
+        Ok(Some(Created {
+            match_id: stored.match_id.clone(),
+            tokens,
+            view: m.view_with(Viewer::Spectator, request.view_detail)?,
+        }))
+    }
+
+    /// The token of `seat` in the match created by request `request_id`.
+    fn derived_token(&self, request_id: &str, seat: u32) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(self.request_key);
+        hasher.update((request_id.len() as u64).to_le_bytes());
+        hasher.update(request_id.as_bytes());
+        hasher.update(seat.to_le_bytes());
+        hex::encode(&hasher.finalize()[..16])
     }
 
     /// [`Engine::create_match`] without waiting for the disk, on this
@@ -36,7 +107,13 @@ impl Engine {
         };
         let manifest = plugin.manifest();
         let trust = self.inline.trust_for(&manifest.name, &manifest.version);
-        let Some(_running) = self.inline.begin(&trust) else {
+        // A request id is looked up in the store first, which may wait on
+        // the disk: not on this thread.
+        let Some(_running) = self
+            .inline
+            .begin(&trust)
+            .filter(|_| request.request_id.is_none())
+        else {
             return TryCreate::Declined(request);
         };
         match caught(|| self.create_match_queued(&plugin, request)) {
@@ -102,7 +179,36 @@ impl Engine {
                 )));
             }
         }
-        let (tokens, hashes) = issue_tokens(request.players, &request.open_seats);
+        check_labels(&request.labels).map_err(HostError::InvalidSetup)?;
+        let (tokens, hashes) = match &request.request_id {
+            Some(request_id) => {
+                if request_id.is_empty() || request_id.len() > MAX_REQUEST_ID {
+                    return Err(HostError::InvalidRequest(format!(
+                        "a request id has 1 to {MAX_REQUEST_ID} bytes"
+                    )));
+                }
+                let tokens: Vec<(u32, String)> = (0..request.players)
+                    .filter(|seat| !request.open_seats.contains(seat))
+                    .map(|seat| (seat, self.derived_token(request_id, seat)))
+                    .collect();
+                let hashes = (0..request.players)
+                    .map(|seat| {
+                        tokens
+                            .iter()
+                            .find(|(s, _)| *s == seat)
+                            .map(|(_, token)| hash_token(token))
+                    })
+                    .collect();
+                (tokens, hashes)
+            }
+            None => issue_tokens(request.players, &request.open_seats),
+        };
+        let stored_request = request.request_id.as_ref().map(|request_id| StoredRequest {
+            request_id: request_id.clone(),
+            request_hash: request_hash(&request),
+            match_id: String::new(),
+            response: Vec::new(),
+        });
         let setup = MatchSetup {
             match_id: new_match_id(),
             game: manifest.name.clone(),
@@ -113,10 +219,21 @@ impl Engine {
             start_position: request.start_position,
             created_at_ms: now_ms(),
             time_control: request.time_control,
+            labels: request.labels,
         };
+        let stored_request = stored_request.map(|r| StoredRequest {
+            match_id: setup.match_id.clone(),
+            ..r
+        });
         let game: Arc<dyn DynGame> = Arc::<Plugin>::clone(plugin);
         let m = Match::create(game, setup, hashes.clone())?;
-        self.store_new(m, hashes, tokens, request.view_detail)
+        self.store_new(
+            m,
+            hashes,
+            tokens,
+            request.view_detail,
+            stored_request.as_ref(),
+        )
     }
 
     /// Queues the write of a match just created or imported, makes it live,
@@ -127,6 +244,7 @@ impl Engine {
         seat_hashes: SeatHashes,
         tokens: Vec<(u32, String)>,
         detail: ViewDetail,
+        request: Option<&StoredRequest>,
     ) -> HostResult<(Created, Commit)> {
         let view = m.view_with(Viewer::Spectator, detail)?;
         let stored = StoredMatch {
@@ -140,7 +258,7 @@ impl Engine {
         let commit = self.store.create_match(&StoreNewMatch {
             stored: &stored,
             lifecycle: &lifecycle::created(&m),
-            request: None,
+            request,
         })?;
         let match_id = m.setup().match_id.clone();
         self.install(m, false);

@@ -74,6 +74,11 @@ pub struct NewMatch {
     pub time_control: Option<TimeControl>,
     /// How much of the match the answer's spectator view carries.
     pub view_detail: ViewDetail,
+    /// Labels (tournament, round, table …).
+    pub labels: BTreeMap<String, String>,
+    /// The caller's id for this request, making a retry return the same
+    /// match and tokens.
+    pub request_id: Option<String>,
 }
 
 /// A created match.
@@ -117,6 +122,27 @@ pub struct MatchSummary {
     pub created_at_ms: i64,
     /// Why unavailable.
     pub unavailable_reason: String,
+    /// Labels.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Which matches a listing shows, and which page.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// Only this game.
+    pub game: Option<String>,
+    /// Only this stage (`Some(None)`: only the unavailable).
+    pub state: Option<Option<Lifecycle>>,
+    /// Only matches with every one of these labels.
+    pub labels: BTreeMap<String, String>,
+    /// Only matches created at or after this time.
+    pub created_from_ms: Option<i64>,
+    /// Only matches created before this time.
+    pub created_before_ms: Option<i64>,
+    /// At most this many (0: the default page).
+    pub page_size: usize,
+    /// Where the previous page ended (empty: the first page).
+    pub page_token: String,
 }
 
 /// A loaded plugin in the admin listing.
@@ -198,6 +224,9 @@ pub struct Engine {
     /// Checks each plugin file in a child process before it is loaded
     /// (always set by `main`; unset, files load unchecked).
     vetter: Option<Vetter>,
+    /// The secret the seat tokens of an idempotent creation are derived
+    /// from, so a retry gets the same tokens without the store keeping any.
+    request_key: [u8; 32],
 }
 
 /// What [`Engine::try_create_match`] did.
@@ -286,7 +315,16 @@ impl Engine {
             kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
             inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
             vetter: None,
+            request_key: rand::random(),
         }
+    }
+
+    /// Derives the seat tokens of idempotent creations from `key` (kept
+    /// in the data directory, so a retry after a restart gets the same
+    /// tokens); without it a random key lasts as long as the engine.
+    pub fn with_request_key(mut self, key: [u8; 32]) -> Engine {
+        self.request_key = key;
+        self
     }
 
     /// Vets every plugin file with `vetter` before it is loaded: a file that

@@ -7,23 +7,42 @@ use tabletop_core::{
 };
 use tabletop_sdk::DynGame;
 
-use super::{Created, Engine, MatchSummary, Resume, WatchStart, issue_tokens, lock, new_match_id};
-use crate::store::MatchQuery;
+use sha2::{Digest, Sha256};
+
+use super::{
+    Created, Engine, ListQuery, MatchSummary, Resume, WatchStart, issue_tokens, lock, new_match_id,
+};
+use crate::store::MatchQuery as StoreQuery;
 
 impl Engine {
-    /// Lists matches, oldest first: every match the store has, with what
-    /// the host holds of the ones in memory (their version and stage as of
-    /// now) and the reason of the ones it cannot play.
-    pub fn list_matches(
-        &self,
-        game: Option<&str>,
-        lifecycle: Option<Option<Lifecycle>>,
-    ) -> HostResult<Vec<MatchSummary>> {
+    /// A page of matches, oldest first (by creation time, then id): every
+    /// match the store has that `query` selects, with what the host holds
+    /// of the ones in memory (their version and stage as of now) and the
+    /// reason of the ones it cannot play. Returns the page and the token of
+    /// the next one (empty after the last).
+    pub fn list_matches(&self, query: &ListQuery) -> HostResult<(Vec<MatchSummary>, String)> {
+        let limit = match query.page_size {
+            0 => DEFAULT_PAGE,
+            n => n.min(MAX_PAGE),
+        };
+        let filters = filters_fingerprint(query);
+        let after = page_start(&query.page_token, &filters)?;
         let unavailable = self.unavailable.read().unwrap_or_else(|e| e.into_inner());
-        if lifecycle == Some(None) {
+        if query.state == Some(None) {
             let mut out: Vec<MatchSummary> = unavailable
                 .values()
-                .filter(|u| game.is_none_or(|g| u.setup.game == g))
+                .filter(|u| {
+                    let setup = &u.setup;
+                    StoreQuery {
+                        game: query.game.clone(),
+                        labels: query.labels.clone(),
+                        created_from_ms: query.created_from_ms,
+                        created_before_ms: query.created_before_ms,
+                        after: after.clone(),
+                        ..StoreQuery::default()
+                    }
+                    .selects(setup, Lifecycle::Running)
+                })
                 .map(|u| MatchSummary {
                     match_id: u.setup.match_id.clone(),
                     game: u.setup.game.clone(),
@@ -34,17 +53,23 @@ impl Engine {
                     open_seats: Vec::new(),
                     created_at_ms: u.setup.created_at_ms,
                     unavailable_reason: u.reason.clone(),
+                    labels: u.setup.labels.clone(),
                 })
                 .collect();
             out.sort_by(|a, b| (a.created_at_ms, &a.match_id).cmp(&(b.created_at_ms, &b.match_id)));
-            return Ok(out);
+            out.truncate(limit);
+            let next = next_token(&out, limit, &filters);
+            return Ok((out, next));
         }
-        let query = MatchQuery {
-            game: game.map(str::to_string),
-            state: lifecycle.flatten(),
-            ..MatchQuery::default()
-        };
-        let stored = self.store.list(&query)?;
+        let stored = self.store.list(&StoreQuery {
+            game: query.game.clone(),
+            state: query.state.flatten(),
+            labels: query.labels.clone(),
+            created_from_ms: query.created_from_ms,
+            created_before_ms: query.created_before_ms,
+            after,
+            limit,
+        })?;
         let live = self.matches.read().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::with_capacity(stored.len());
         for summary in stored {
@@ -59,14 +84,12 @@ impl Engine {
                 open_seats: summary.open_seats,
                 created_at_ms: summary.setup.created_at_ms,
                 unavailable_reason: String::new(),
+                labels: summary.setup.labels.clone(),
             };
             if let Some(u) = unavailable.get(id) {
                 listed.lifecycle = None;
                 listed.version = u.version;
                 listed.unavailable_reason = u.reason.clone();
-                if lifecycle.is_some() {
-                    continue;
-                }
             } else if let Some(slot) = live.get(id) {
                 let m = lock(slot);
                 listed.lifecycle = Some(m.lifecycle());
@@ -74,7 +97,8 @@ impl Engine {
             }
             out.push(listed);
         }
-        Ok(out)
+        let next = next_token(&out, limit, &filters);
+        Ok((out, next))
     }
 
     /// The record of a match: admin only while it runs.
@@ -106,7 +130,7 @@ impl Engine {
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::replay(game, setup, hashes.clone(), &record.actions)?;
         record.verify(&m)?;
-        let (created, commit) = self.store_new(m, hashes, tokens, ViewDetail::Full)?;
+        let (created, commit) = self.store_new(m, hashes, tokens, ViewDetail::Full, None)?;
         if let Err(e) = commit.wait() {
             self.discard(&created.match_id);
             return Err(e);
@@ -177,6 +201,56 @@ impl Engine {
         let events = history.events(viewer, after, limit, with_views)?;
         Ok((events, history.last_seq()))
     }
+}
+
+/// A listing's page size when the request names none, and its largest.
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 1000;
+
+/// What a page token is bound to: the filters it was issued for.
+fn filters_fingerprint(query: &ListQuery) -> String {
+    let canonical = format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}",
+        query.game, query.state, query.labels, query.created_from_ms, query.created_before_ms
+    );
+    hex::encode(&Sha256::digest(canonical.as_bytes())[..6])
+}
+
+/// The token of the page after `page`: empty when `page` was not full.
+fn next_token(page: &[MatchSummary], limit: usize, filters: &str) -> String {
+    match page.last() {
+        Some(last) if page.len() == limit => hex::encode(format!(
+            "{}.{}.{filters}",
+            last.created_at_ms, last.match_id
+        )),
+        _ => String::new(),
+    }
+}
+
+/// Where a page starts: after the match a token names (none for an empty
+/// token), if the token was issued for the same filters.
+fn page_start(token: &str, filters: &str) -> HostResult<Option<(i64, String)>> {
+    if token.is_empty() {
+        return Ok(None);
+    }
+    let bad = |why: &str| HostError::InvalidPageToken(why.to_string());
+    let text = hex::decode(token)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .ok_or_else(|| bad("it is not a token this server issued"))?;
+    let mut parts = text.splitn(3, '.');
+    let (Some(at), Some(id), Some(bound)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad("it is not a token this server issued"));
+    };
+    if bound != filters {
+        return Err(bad(
+            "it was issued for other filters: ask again from the first page",
+        ));
+    }
+    let at = at
+        .parse()
+        .map_err(|_| bad("it is not a token this server issued"))?;
+    Ok(Some((at, id.to_string())))
 }
 
 /// The sequence number a resume point stands for.

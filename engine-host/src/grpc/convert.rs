@@ -77,6 +77,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
         results: v.results.iter().map(result).collect(),
         pending_action: v.pending_action,
         unavailable_reason: String::new(),
+        labels: v.labels.into_iter().collect(),
     }
 }
 
@@ -131,6 +132,11 @@ pub fn summary(s: &MatchSummary) -> pb::MatchSummary {
         open_seats: s.open_seats.clone(),
         created_at_ms: s.created_at_ms,
         unavailable_reason: s.unavailable_reason.clone(),
+        labels: s
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     }
 }
 

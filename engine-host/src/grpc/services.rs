@@ -22,7 +22,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::status::to_status;
-use crate::engine::{ActionRef, Engine, NewMatch, TryCreate};
+use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, TryCreate};
 use crate::store::Commit;
 use tabletop_core::error::{HostError, HostResult};
 use tabletop_core::legal::LegalDetail;
@@ -219,6 +219,8 @@ impl Matches for Api {
                 .transpose()
                 .map_err(to_status)?,
             view_detail: view_detail(r.view_detail).map_err(to_status)?,
+            labels: r.labels.into_iter().collect(),
+            request_id: (!r.request_id.is_empty()).then_some(r.request_id),
         };
         let tried = match self.engine.try_create_match(new) {
             TryCreate::Ran(answer, commit) => Tried::Ran(answer, commit),
@@ -384,15 +386,19 @@ impl Matches for Api {
         request: Request<pb::ListMatchesRequest>,
     ) -> Result<Response<pb::ListMatchesResponse>, Status> {
         let r = request.into_inner();
-        let state = lifecycle_filter(r.state).map_err(to_status)?;
-        let matches = self
-            .call(move |e| {
-                let game = (!r.game.is_empty()).then_some(r.game.as_str());
-                e.list_matches(game, state)
-            })
-            .await?;
+        let query = ListQuery {
+            game: (!r.game.is_empty()).then_some(r.game),
+            state: lifecycle_filter(r.state).map_err(to_status)?,
+            labels: r.labels.into_iter().collect(),
+            created_from_ms: r.created_from_ms,
+            created_before_ms: r.created_before_ms,
+            page_size: r.page_size as usize,
+            page_token: r.page_token,
+        };
+        let (matches, next_page_token) = self.call(move |e| e.list_matches(&query)).await?;
         Ok(Response::new(pb::ListMatchesResponse {
             matches: matches.iter().map(convert::summary).collect(),
+            next_page_token,
         }))
     }
 

@@ -39,8 +39,8 @@ fn described(code: Code, reason: &'static str, metadata: &[(&str, String)]) -> D
 /// The code, reason and metadata of `error`.
 pub fn describe(error: &HostError) -> Described {
     use Code::{
-        FailedPrecondition, Internal, InvalidArgument, NotFound, PermissionDenied, Unauthenticated,
-        Unavailable,
+        AlreadyExists, FailedPrecondition, Internal, InvalidArgument, NotFound, PermissionDenied,
+        Unauthenticated, Unavailable,
     };
     match error {
         HostError::InvalidRequest(_) => described(InvalidArgument, "INVALID_REQUEST", &[]),
@@ -69,6 +69,18 @@ pub fn describe(error: &HostError) -> Described {
         HostError::UnknownMatch { match_id } => {
             described(NotFound, "UNKNOWN_MATCH", &[("match_id", match_id.clone())])
         }
+        HostError::RequestIdReused {
+            request_id,
+            match_id,
+        } => described(
+            AlreadyExists,
+            "REQUEST_ID_REUSED",
+            &[
+                ("request_id", request_id.clone()),
+                ("match_id", match_id.clone()),
+            ],
+        ),
+        HostError::InvalidPageToken(_) => described(InvalidArgument, "INVALID_PAGE_TOKEN", &[]),
         HostError::MatchExpired { match_id, kept } => described(
             NotFound,
             "MATCH_EXPIRED",

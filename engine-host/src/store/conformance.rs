@@ -69,6 +69,7 @@ pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMat
             start_position: None,
             created_at_ms,
             time_control: None,
+            labels: Default::default(),
         },
         seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],
         joins: vec![],

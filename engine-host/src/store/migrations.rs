@@ -10,7 +10,7 @@
 //! Version 1 is the first schema; 2 records when seats were taken; 3 adds
 //! what listing, reading a finished match back by id, the lifecycle feed
 //! and idempotent creation need, and fills it in for the matches already
-//! there.
+//! there; 4 indexes match labels.
 //!
 //! Version 1 is the first schema. Its statements are `IF NOT EXISTS`, so a
 //! file written before the schema carried a version (version 0, tables
@@ -108,6 +108,22 @@ CREATE TABLE requests (
     match_id     TEXT NOT NULL REFERENCES matches(match_id),
     response     BLOB NOT NULL
 );
+",
+    },
+    Migration {
+        version: 4,
+        name: "match labels, for listing by label",
+        sql: "
+CREATE TABLE match_labels (
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    key      TEXT NOT NULL,
+    value    TEXT NOT NULL,
+    PRIMARY KEY (match_id, key)
+);
+CREATE INDEX match_labels_by_label ON match_labels(key, value);
+INSERT INTO match_labels (match_id, key, value)
+    SELECT m.match_id, l.key, l.value
+    FROM matches m, json_each(m.setup_json, '$.labels') l;
 ",
     },
 ];

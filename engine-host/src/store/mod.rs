@@ -17,6 +17,7 @@ pub mod sqlite;
 
 pub use memory::MemoryStore;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -260,6 +261,8 @@ pub struct MatchQuery {
     pub game: Option<String>,
     /// Only matches in this stage.
     pub state: Option<Lifecycle>,
+    /// Only matches with every one of these labels.
+    pub labels: BTreeMap<String, String>,
     /// Only matches created at or after this time (ms since the epoch).
     pub created_from_ms: Option<i64>,
     /// Only matches created before this time.
@@ -276,6 +279,7 @@ impl Default for MatchQuery {
         MatchQuery {
             game: None,
             state: None,
+            labels: BTreeMap::new(),
             created_from_ms: None,
             created_before_ms: None,
             after: None,
@@ -290,6 +294,10 @@ impl MatchQuery {
     pub fn selects(&self, setup: &MatchSetup, state: Lifecycle) -> bool {
         self.game.as_ref().is_none_or(|g| *g == setup.game)
             && self.state.is_none_or(|s| s == state)
+            && self
+                .labels
+                .iter()
+                .all(|(key, value)| setup.labels.get(key) == Some(value))
             && self
                 .created_from_ms
                 .is_none_or(|from| setup.created_at_ms >= from)

@@ -27,8 +27,15 @@ VIEW_DETAIL_FULL: ViewDetail
 VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail")
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id")
     class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +51,8 @@ class CreateMatchRequest(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     VIEW_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     players: int
@@ -53,7 +62,9 @@ class CreateMatchRequest(_message.Message):
     open_seats: _containers.RepeatedScalarFieldContainer[int]
     time_control: TimeControl
     view_detail: ViewDetail
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ...) -> None: ...
+    labels: _containers.ScalarMap[str, str]
+    request_id: str
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("per_move_ms", "bank_ms", "increment_ms", "on_timeout")
@@ -176,15 +187,39 @@ class ResignRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("game", "state")
+    __slots__ = ("game", "state", "page_size", "page_token", "labels", "created_from_ms", "created_before_ms")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     GAME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FROM_MS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_MS_FIELD_NUMBER: _ClassVar[int]
     game: str
     state: _types_pb2.MatchState
-    def __init__(self, game: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.MatchState, str]] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    labels: _containers.ScalarMap[str, str]
+    created_from_ms: int
+    created_before_ms: int
+    def __init__(self, game: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.MatchState, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., created_from_ms: _Optional[int] = ..., created_before_ms: _Optional[int] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("match_id", "game", "plugin_version", "players", "state", "version", "open_seats", "created_at_ms", "unavailable_reason")
+    __slots__ = ("match_id", "game", "plugin_version", "players", "state", "version", "open_seats", "created_at_ms", "unavailable_reason", "labels")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     PLUGIN_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -194,6 +229,7 @@ class MatchSummary(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     plugin_version: str
@@ -203,13 +239,16 @@ class MatchSummary(_message.Message):
     open_seats: _containers.RepeatedScalarFieldContainer[int]
     created_at_ms: int
     unavailable_reason: str
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., players: _Optional[int] = ..., state: _Optional[_Union[_types_pb2.MatchState, str]] = ..., version: _Optional[int] = ..., open_seats: _Optional[_Iterable[int]] = ..., created_at_ms: _Optional[int] = ..., unavailable_reason: _Optional[str] = ...) -> None: ...
+    labels: _containers.ScalarMap[str, str]
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., players: _Optional[int] = ..., state: _Optional[_Union[_types_pb2.MatchState, str]] = ..., version: _Optional[int] = ..., open_seats: _Optional[_Iterable[int]] = ..., created_at_ms: _Optional[int] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
-    __slots__ = ("matches",)
+    __slots__ = ("matches", "next_page_token")
     MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
-    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ExportRecordRequest(_message.Message):
     __slots__ = ("match_id", "admin_token")

@@ -51,7 +51,14 @@ class SeatStatus(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason")
+    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     PLUGIN_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -65,6 +72,7 @@ class MatchView(_message.Message):
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_ACTION_FIELD_NUMBER: _ClassVar[int]
     UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     plugin_version: str
@@ -78,4 +86,5 @@ class MatchView(_message.Message):
     results: _containers.RepeatedCompositeFieldContainer[PlayerResult]
     pending_action: str
     unavailable_reason: str
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ...) -> None: ...
+    labels: _containers.ScalarMap[str, str]
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...

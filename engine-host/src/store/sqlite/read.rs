@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, SeatJoin};
 
@@ -212,8 +213,31 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
         None => (None, None),
     };
     let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+    let mut values: Vec<Value> = vec![
+        query.game.clone().into(),
+        query.state.map(|s| state_name(s).to_string()).into(),
+        query.created_from_ms.into(),
+        query.created_before_ms.into(),
+        after_at.into(),
+        after_id.map(str::to_string).into(),
+        limit.into(),
+    ];
+    // One EXISTS per label asked for; the statement's text (and so its
+    // cached plan) depends only on how many.
+    let mut labels = String::new();
+    for (key, value) in &query.labels {
+        let n = values.len();
+        labels.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM match_labels l WHERE l.match_id = m.match_id \
+             AND l.key = ?{} AND l.value = ?{})",
+            n + 1,
+            n + 2
+        ));
+        values.push(key.clone().into());
+        values.push(value.clone().into());
+    }
     let mut statement = conn
-        .prepare_cached(
+        .prepare_cached(&format!(
             "SELECT m.setup_json, m.state, m.final_version, \
                     (SELECT group_concat(seat) FROM seats s \
                      WHERE s.match_id = m.match_id AND s.token_hash IS NULL) \
@@ -221,30 +245,19 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
              WHERE (?1 IS NULL OR m.game = ?1) AND (?2 IS NULL OR m.state = ?2) \
                AND (?3 IS NULL OR m.created_at_ms >= ?3) \
                AND (?4 IS NULL OR m.created_at_ms < ?4) \
-               AND (?5 IS NULL OR (m.created_at_ms, m.match_id) > (?5, ?6)) \
-             ORDER BY m.created_at_ms, m.match_id LIMIT ?7",
-        )
+               AND (?5 IS NULL OR (m.created_at_ms, m.match_id) > (?5, ?6)){labels} \
+             ORDER BY m.created_at_ms, m.match_id LIMIT ?7"
+        ))
         .map_err(db_error)?;
     let rows = statement
-        .query_map(
-            params![
-                query.game,
-                query.state.map(state_name),
-                query.created_from_ms,
-                query.created_before_ms,
-                after_at,
-                after_id,
-                limit
-            ],
-            |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, Option<i64>>(2)?,
-                    row.get::<_, Option<String>>(3)?,
-                ))
-            },
-        )
+        .query_map(rusqlite::params_from_iter(values), |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Option<i64>>(2)?,
+                row.get::<_, Option<String>>(3)?,
+            ))
+        })
         .map_err(db_error)?;
     let mut out = Vec::new();
     for row in rows {

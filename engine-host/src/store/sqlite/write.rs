@@ -185,6 +185,13 @@ fn create(
             ],
         )?;
     }
+    for (key, value) in &setup.labels {
+        cached(
+            conn,
+            "INSERT INTO match_labels (match_id, key, value) VALUES (?1, ?2, ?3)",
+            params![setup.match_id, key, value],
+        )?;
+    }
     insert_log(conn, &setup.match_id, &stored.log)?;
     if let Some(request) = request {
         cached(

@@ -20,7 +20,9 @@
 // | PLUGIN_REFUSED | INVALID_ARGUMENT | path | LoadPlugin: the file is not a usable plugin |
 // | UNKNOWN_GAME | NOT_FOUND | game | no game of this name is loaded |
 // | UNKNOWN_GAME_VERSION | NOT_FOUND | game, version, loaded_versions (comma-separated) | the game is loaded, not in this version |
+// | INVALID_PAGE_TOKEN | INVALID_ARGUMENT | | ListMatches: `page_token` is not one this server issued for these filters |
 // | UNKNOWN_MATCH | NOT_FOUND | match_id | no match has this id |
+// | MATCH_EXPIRED | NOT_FOUND | match_id, kept | the match finished and a store that keeps finished matches in memory dropped it |
 // | UNKNOWN_SEAT | NOT_FOUND | seat, players | JoinMatch: the match has no such seat |
 // | PLUGIN_FILE_UNREADABLE | NOT_FOUND | path | LoadPlugin: the file cannot be read |
 // | STALE_VERSION | FAILED_PRECONDITION | expected_version, current_version | the match is not at `expected_version` |
@@ -32,6 +34,7 @@
 // | NO_OPEN_SEAT | FAILED_PRECONDITION | | JoinMatch: the match has no open seat |
 // | UNSUPPORTED | FAILED_PRECONDITION | | the game does not offer this, or a shorthand in a simultaneous turn |
 // | GAME_NOT_LOADED | FAILED_PRECONDITION | game, version | ImportRecord: the record's plugin version is not loaded |
+// | REQUEST_ID_REUSED | ALREADY_EXISTS | request_id, match_id | CreateMatch: the `request_id` was used for a different request |
 // | PLUGIN_CONFLICT | FAILED_PRECONDITION | game, version, existing_file | LoadPlugin: another file provides this game version |
 // | TOKEN_REQUIRED | UNAUTHENTICATED | credential (seat or admin) | the call needs a token and got none |
 // | BAD_TOKEN | PERMISSION_DENIED | credential (seat or admin) | the token does not grant this |
@@ -59,7 +62,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/matches.proto.
  */
 export const file_tabletop_v1_matches: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSKYAwoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBouCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfdmVyc2lvbkIHCgVfc2VlZEIRCg9fc3RhcnRfcG9zaXRpb25CDwoNX3RpbWVfY29udHJvbCJ1CgtUaW1lQ29udHJvbBITCgtwZXJfbW92ZV9tcxgBIAEoAxIPCgdiYW5rX21zGAIgASgDEhQKDGluY3JlbWVudF9tcxgDIAEoAxIqCgpvbl90aW1lb3V0GAQgASgOMhYudGFibGV0b3AudjEuT25UaW1lb3V0IigKCVNlYXRUb2tlbhIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJInQKE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJAChBKb2luTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBAUIHCgVfc2VhdCJWChFKb2luTWF0Y2hSZXNwb25zZRIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJEiQKBHZpZXcYAyABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXciXgoOR2V0Vmlld1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIXCgphdF92ZXJzaW9uGAMgASgESACIAQFCDQoLX2F0X3ZlcnNpb24iUQoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIQCghpZHNfb25seRgDIAEoCCIrCgtMZWdhbEFjdGlvbhIKCgJpZBgBIAEoBBIQCghub3RhdGlvbhgCIAEoCSJ4ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIMCgRzZWF0GAIgASgNEikKB2FjdGlvbnMYAyADKAsyGC50YWJsZXRvcC52MS5MZWdhbEFjdGlvbhISCgphY3Rpb25faWRzGAQgAygEItABChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSEwoJYWN0aW9uX2lkGAMgASgESAASEgoIbm90YXRpb24YBCABKAlIABIdChBleHBlY3RlZF92ZXJzaW9uGAUgASgESAGIAQESLAoLdmlld19kZXRhaWwYBiABKA4yFy50YWJsZXRvcC52MS5WaWV3RGV0YWlsQggKBmFjdGlvbkITChFfZXhwZWN0ZWRfdmVyc2lvbiJNChRTdWJtaXRBY3Rpb25SZXNwb25zZRIkCgR2aWV3GAEgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3Eg8KB3BlbmRpbmcYAiABKAgiNQoNUmVzaWduUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIkoKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZSLXAQoMTWF0Y2hTdW1tYXJ5EhAKCG1hdGNoX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSFgoOcGx1Z2luX3ZlcnNpb24YAyABKAkSDwoHcGxheWVycxgEIAEoDRImCgVzdGF0ZRgFIAEoDjIXLnRhYmxldG9wLnYxLk1hdGNoU3RhdGUSDwoHdmVyc2lvbhgGIAEoBBISCgpvcGVuX3NlYXRzGAcgAygNEhUKDWNyZWF0ZWRfYXRfbXMYCCABKAMSGgoSdW5hdmFpbGFibGVfcmVhc29uGAkgASgJIkEKE0xpc3RNYXRjaGVzUmVzcG9uc2USKgoHbWF0Y2hlcxgBIAMoCzIZLnRhYmxldG9wLnYxLk1hdGNoU3VtbWFyeSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypQCglPblRpbWVvdXQSGgoWT05fVElNRU9VVF9VTlNQRUNJRklFRBAAEhMKD09OX1RJTUVPVVRfTE9TRRABEhIKDk9OX1RJTUVPVVRfT1VUEAIqWAoKVmlld0RldGFpbBIbChdWSUVXX0RFVEFJTF9VTlNQRUNJRklFRBAAEhQKEFZJRVdfREVUQUlMX0ZVTEwQARIXChNWSUVXX0RFVEFJTF9TVU1NQVJZEAIy1wUKB01hdGNoZXMSUAoLQ3JlYXRlTWF0Y2gSHy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaIC50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEkoKCUpvaW5NYXRjaBIdLnRhYmxldG9wLnYxLkpvaW5NYXRjaFJlcXVlc3QaHi50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXNwb25zZRI+CgdHZXRWaWV3EhsudGFibGV0b3AudjEuR2V0Vmlld1JlcXVlc3QaFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSXwoQTGlzdExlZ2FsQWN0aW9ucxIkLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiUudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElMKDFN1Ym1pdEFjdGlvbhIgLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIS50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRI8CgZSZXNpZ24SGi50YWJsZXRvcC52MS5SZXNpZ25SZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3ElAKC0xpc3RNYXRjaGVzEh8udGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXF1ZXN0GiAudGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJTCgxFeHBvcnRSZWNvcmQSIC50YWJsZXRvcC52MS5FeHBvcnRSZWNvcmRSZXF1ZXN0GiEudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVzcG9uc2USUwoMSW1wb3J0UmVjb3JkEiAudGFibGV0b3AudjEuSW1wb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlc3BvbnNlYgZwcm90bzM", [file_tabletop_v1_types]);
+  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSKYBAoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRouCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF92ZXJzaW9uQgcKBV9zZWVkQhEKD19zdGFydF9wb3NpdGlvbkIPCg1fdGltZV9jb250cm9sInUKC1RpbWVDb250cm9sEhMKC3Blcl9tb3ZlX21zGAEgASgDEg8KB2JhbmtfbXMYAiABKAMSFAoMaW5jcmVtZW50X21zGAMgASgDEioKCm9uX3RpbWVvdXQYBCABKA4yFi50YWJsZXRvcC52MS5PblRpbWVvdXQiKAoJU2VhdFRva2VuEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkidAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IkAKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJeCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhcKCmF0X3ZlcnNpb24YAyABKARIAIgBAUINCgtfYXRfdmVyc2lvbiJRChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhAKCGlkc19vbmx5GAMgASgIIisKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJIngKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uEhIKCmFjdGlvbl9pZHMYBCADKAQi0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkixQIKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRI7CgZsYWJlbHMYBSADKAsyKy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QuTGFiZWxzRW50cnkSHAoPY3JlYXRlZF9mcm9tX21zGAYgASgDSACIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYByABKANIAYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhIKEF9jcmVhdGVkX2Zyb21fbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zIr0CCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSNQoGbGFiZWxzGAogAygLMiUudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypQCglPblRpbWVvdXQSGgoWT05fVElNRU9VVF9VTlNQRUNJRklFRBAAEhMKD09OX1RJTUVPVVRfTE9TRRABEhIKDk9OX1RJTUVPVVRfT1VUEAIqWAoKVmlld0RldGFpbBIbChdWSUVXX0RFVEFJTF9VTlNQRUNJRklFRBAAEhQKEFZJRVdfREVUQUlMX0ZVTEwQARIXChNWSUVXX0RFVEFJTF9TVU1NQVJZEAIy1wUKB01hdGNoZXMSUAoLQ3JlYXRlTWF0Y2gSHy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaIC50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEkoKCUpvaW5NYXRjaBIdLnRhYmxldG9wLnYxLkpvaW5NYXRjaFJlcXVlc3QaHi50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXNwb25zZRI+CgdHZXRWaWV3EhsudGFibGV0b3AudjEuR2V0Vmlld1JlcXVlc3QaFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSXwoQTGlzdExlZ2FsQWN0aW9ucxIkLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiUudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElMKDFN1Ym1pdEFjdGlvbhIgLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIS50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRI8CgZSZXNpZ24SGi50YWJsZXRvcC52MS5SZXNpZ25SZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3ElAKC0xpc3RNYXRjaGVzEh8udGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXF1ZXN0GiAudGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJTCgxFeHBvcnRSZWNvcmQSIC50YWJsZXRvcC52MS5FeHBvcnRSZWNvcmRSZXF1ZXN0GiEudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVzcG9uc2USUwoMSW1wb3J0UmVjb3JkEiAudGFibGV0b3AudjEuSW1wb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlc3BvbnNlYgZwcm90bzM", [file_tabletop_v1_types]);
 
 /**
  * Creates a match.
@@ -129,6 +132,27 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
    * @generated from field: tabletop.v1.ViewDetail view_detail = 9;
    */
   viewDetail: ViewDetail;
+
+  /**
+   * What the match is tagged with (tournament, round, table …): at most 16;
+   * keys of 1 to 63 lowercase letters, digits, `.`, `_` or `-` starting with
+   * a letter; values of at most 256 bytes. Shown in views, records, listings
+   * and the lifecycle feed, and usable as filters.
+   *
+   * @generated from field: map<string, string> labels = 10;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * Makes the call idempotent: a retry with the same id and the same request
+   * (every other field equal) returns the same match and the same tokens,
+   * also after a server restart; a different request under the same id is
+   * refused with ALREADY_EXISTS (reason REQUEST_ID_REUSED). At most 128
+   * bytes; empty for a call that is not retried.
+   *
+   * @generated from field: string request_id = 11;
+   */
+  requestId: string;
 };
 
 /**
@@ -582,7 +606,7 @@ export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_matches, 12);
 
 /**
- * Filters for ListMatches.
+ * Filters and a page for ListMatches.
  *
  * @generated from message tabletop.v1.ListMatchesRequest
  */
@@ -600,6 +624,42 @@ export type ListMatchesRequest = Message<"tabletop.v1.ListMatchesRequest"> & {
    * @generated from field: tabletop.v1.MatchState state = 2;
    */
   state: MatchState;
+
+  /**
+   * At most this many matches (default 100, at most 1000).
+   *
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * The previous response's `next_page_token`, with the same filters; empty
+   * for the first page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+
+  /**
+   * Only matches that have every one of these labels with these values.
+   *
+   * @generated from field: map<string, string> labels = 5;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * Only matches created at or after this time (ms since the Unix epoch).
+   *
+   * @generated from field: optional int64 created_from_ms = 6;
+   */
+  createdFromMs?: bigint | undefined;
+
+  /**
+   * Only matches created before this time (ms since the Unix epoch).
+   *
+   * @generated from field: optional int64 created_before_ms = 7;
+   */
+  createdBeforeMs?: bigint | undefined;
 };
 
 /**
@@ -677,6 +737,13 @@ export type MatchSummary = Message<"tabletop.v1.MatchSummary"> & {
    * @generated from field: string unavailable_reason = 9;
    */
   unavailableReason: string;
+
+  /**
+   * Its labels.
+   *
+   * @generated from field: map<string, string> labels = 10;
+   */
+  labels: { [key: string]: string };
 };
 
 /**
@@ -687,17 +754,25 @@ export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_matches, 14);
 
 /**
- * The listing.
+ * A page of the listing.
  *
  * @generated from message tabletop.v1.ListMatchesResponse
  */
 export type ListMatchesResponse = Message<"tabletop.v1.ListMatchesResponse"> & {
   /**
-   * Matches, oldest first.
+   * Matches, oldest first (by creation time, then id).
    *
    * @generated from field: repeated tabletop.v1.MatchSummary matches = 1;
    */
   matches: MatchSummary[];
+
+  /**
+   * Pass as `page_token` (with the same filters) for the next page; empty on
+   * the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
