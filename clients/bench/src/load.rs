@@ -106,38 +106,22 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
         let channel = drive.channels[worker % drive.channels.len()].clone();
         let live = live.clone();
         let game = game.to_string();
-        let seed = drive.seed.wrapping_add(worker as u64);
-        let view_detail = if drive.summary_views {
-            pb::ViewDetail::Summary
-        } else {
-            pb::ViewDetail::Full
-        };
-        let ids_only = drive.ids_only;
+        let mut player = Player::new(
+            channel,
+            drive.seed.wrapping_add(worker as u64),
+            drive.summary_views,
+            drive.ids_only,
+        );
         tasks.spawn(async move {
-            let mut client = MatchesClient::new(channel).max_decoding_message_size(64 << 20);
-            let mut rng = StdRng::seed_from_u64(seed);
-            let mut histogram = stats::new_histogram();
-            let mut sizes = SizeSums::default();
             while Instant::now() < deadline {
-                let finished = play_one(
-                    &mut client,
-                    &game,
-                    seats,
-                    &mut rng,
-                    &live,
-                    &mut histogram,
-                    &mut sizes,
-                    deadline,
-                    view_detail,
-                    ids_only,
-                )
-                .await;
-                if finished {
+                if let Some(created) = player.create(&game, seats, &live).await
+                    && player.play(created, &live, deadline).await
+                {
                     live.matches.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            live.merge(&histogram);
-            sizes
+            live.merge(&player.histogram);
+            player.sizes
         });
     }
     let mut total = SizeSums::default();
@@ -153,146 +137,194 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
 /// (random play in every current game ends far sooner).
 const MAX_ACTIONS_PER_MATCH: usize = 100_000;
 
-/// Creates one match and plays it until it ends or the deadline passes.
-/// Returns whether it was played to the end.
-#[allow(clippy::too_many_arguments)]
-async fn play_one(
-    client: &mut MatchesClient<Channel>,
-    game: &str,
-    seats: u32,
-    rng: &mut StdRng,
-    live: &Live,
-    histogram: &mut hdrhistogram::Histogram<u64>,
-    sizes: &mut SizeSums,
-    deadline: Instant,
+/// One simulated player: creates matches holding every seat and plays them
+/// with random legal actions (ListLegalActions, then SubmitAction with the
+/// expected version), recording SubmitAction latencies and payload sizes.
+#[derive(Debug)]
+pub struct Player {
+    client: MatchesClient<Channel>,
+    rng: StdRng,
+    histogram: hdrhistogram::Histogram<u64>,
+    sizes: SizeSums,
     view_detail: pb::ViewDetail,
     ids_only: bool,
-) -> bool {
-    live.rpcs.fetch_add(1, Ordering::Relaxed);
-    let created = match client
-        .create_match(pb::CreateMatchRequest {
-            game: game.to_string(),
-            players: seats,
-            seed: Some(rng.random()),
-            view_detail: view_detail as i32,
-            ..Default::default()
-        })
-        .await
-    {
-        Ok(r) => r.into_inner(),
-        Err(status) => {
-            live.error(&status);
-            // Do not spin on a server that refuses everything.
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            return false;
-        }
-    };
-    let mut tokens = vec![String::new(); seats as usize];
-    for seat in created.seats {
-        if let Some(slot) = tokens.get_mut(seat.seat as usize) {
-            *slot = seat.token;
+}
+
+/// A match a [`Player`] created and holds every seat of.
+#[derive(Debug)]
+pub struct Created {
+    /// The match.
+    pub match_id: String,
+    tokens: Vec<String>,
+    view: pb::MatchView,
+}
+
+impl Player {
+    /// A player on `channel` whose choices follow `seed`; `summary_views`
+    /// and `ids_only` as in [`Drive`].
+    pub fn new(channel: Channel, seed: u64, summary_views: bool, ids_only: bool) -> Player {
+        Player {
+            client: MatchesClient::new(channel).max_decoding_message_size(64 << 20),
+            rng: StdRng::seed_from_u64(seed),
+            histogram: stats::new_histogram(),
+            sizes: SizeSums::default(),
+            view_detail: if summary_views {
+                pb::ViewDetail::Summary
+            } else {
+                pb::ViewDetail::Full
+            },
+            ids_only,
         }
     }
-    let Some(mut view) = created.view else {
-        return false;
-    };
-    let mut acted = 0;
-    while Instant::now() < deadline && acted < MAX_ACTIONS_PER_MATCH {
-        if view.state == pb::MatchState::Finished as i32 {
-            return true;
+
+    /// The SubmitAction latencies recorded so far (microseconds).
+    pub fn histogram(&self) -> &hdrhistogram::Histogram<u64> {
+        &self.histogram
+    }
+
+    /// Creates a match of `game` with `seats` seats, all held by this player.
+    pub async fn create(&mut self, game: &str, seats: u32, live: &Live) -> Option<Created> {
+        live.rpcs.fetch_add(1, Ordering::Relaxed);
+        let created = match self
+            .client
+            .create_match(pb::CreateMatchRequest {
+                game: game.to_string(),
+                players: seats,
+                seed: Some(self.rng.random()),
+                view_detail: self.view_detail as i32,
+                ..Default::default()
+            })
+            .await
+        {
+            Ok(r) => r.into_inner(),
+            Err(status) => {
+                live.error(&status);
+                // Do not spin on a server that refuses everything.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                return None;
+            }
+        };
+        let mut tokens = vec![String::new(); seats as usize];
+        for seat in created.seats {
+            if let Some(slot) = tokens.get_mut(seat.seat as usize) {
+                *slot = seat.token;
+            }
         }
-        if view.state != pb::MatchState::Running as i32 || view.to_move.is_empty() {
-            return false;
-        }
-        let to_move = view.to_move.clone();
-        let mut refresh = false;
-        for seat in to_move {
-            let Some(token) = tokens.get(seat as usize) else {
+        Some(Created {
+            match_id: created.match_id,
+            tokens,
+            view: created.view?,
+        })
+    }
+
+    /// Plays `created` until it ends or the deadline passes. Returns whether
+    /// it was played to the end.
+    pub async fn play(&mut self, created: Created, live: &Live, deadline: Instant) -> bool {
+        let Created {
+            match_id,
+            tokens,
+            mut view,
+        } = created;
+        let (ids_only, view_detail) = (self.ids_only, self.view_detail);
+        let mut acted = 0;
+        while Instant::now() < deadline && acted < MAX_ACTIONS_PER_MATCH {
+            if view.state == pb::MatchState::Finished as i32 {
+                return true;
+            }
+            if view.state != pb::MatchState::Running as i32 || view.to_move.is_empty() {
                 return false;
-            };
-            let request = pb::ListLegalActionsRequest {
-                match_id: created.match_id.clone(),
-                seat_token: token.clone(),
-                ids_only,
-            };
-            sizes.legal += 1;
-            sizes.legal_request += prost::Message::encoded_len(&request) as u64;
-            live.rpcs.fetch_add(1, Ordering::Relaxed);
-            let legal = match client.list_legal_actions(request).await {
-                Ok(r) => r.into_inner(),
-                Err(status) => {
-                    live.error(&status);
+            }
+            let to_move = view.to_move.clone();
+            let mut refresh = false;
+            for seat in to_move {
+                let Some(token) = tokens.get(seat as usize) else {
+                    return false;
+                };
+                let request = pb::ListLegalActionsRequest {
+                    match_id: match_id.clone(),
+                    seat_token: token.clone(),
+                    ids_only,
+                };
+                self.sizes.legal += 1;
+                self.sizes.legal_request += prost::Message::encoded_len(&request) as u64;
+                live.rpcs.fetch_add(1, Ordering::Relaxed);
+                let legal = match self.client.list_legal_actions(request).await {
+                    Ok(r) => r.into_inner(),
+                    Err(status) => {
+                        live.error(&status);
+                        refresh = true;
+                        break;
+                    }
+                };
+                self.sizes.legal_response += prost::Message::encoded_len(&legal) as u64;
+                // An `ids_only` answer has the ids packed in `action_ids`.
+                let count = if ids_only {
+                    legal.action_ids.len()
+                } else {
+                    legal.actions.len()
+                };
+                if count == 0 {
                     refresh = true;
                     break;
                 }
-            };
-            sizes.legal_response += prost::Message::encoded_len(&legal) as u64;
-            // An `ids_only` answer has the ids packed in `action_ids`.
-            let count = if ids_only {
-                legal.action_ids.len()
-            } else {
-                legal.actions.len()
-            };
-            if count == 0 {
-                refresh = true;
-                break;
-            }
-            let pick = rng.random_range(0..count);
-            let action_id = if ids_only {
-                legal.action_ids[pick]
-            } else {
-                legal.actions[pick].id
-            };
-            let request = pb::SubmitActionRequest {
-                match_id: created.match_id.clone(),
-                seat_token: token.clone(),
-                action: Some(pb::submit_action_request::Action::ActionId(action_id)),
-                expected_version: Some(legal.version),
-                view_detail: view_detail as i32,
-            };
-            sizes.submit += 1;
-            sizes.submit_request += prost::Message::encoded_len(&request) as u64;
-            live.rpcs.fetch_add(1, Ordering::Relaxed);
-            let start = Instant::now();
-            let result = client.submit_action(request).await;
-            stats::record(histogram, start.elapsed());
-            match result {
-                Ok(r) => {
-                    let r = r.into_inner();
-                    sizes.submit_response += prost::Message::encoded_len(&r) as u64;
-                    live.actions.fetch_add(1, Ordering::Relaxed);
-                    acted += 1;
-                    if let Some(v) = r.view {
-                        view = v;
+                let pick = self.rng.random_range(0..count);
+                let action_id = if ids_only {
+                    legal.action_ids[pick]
+                } else {
+                    legal.actions[pick].id
+                };
+                let request = pb::SubmitActionRequest {
+                    match_id: match_id.clone(),
+                    seat_token: token.clone(),
+                    action: Some(pb::submit_action_request::Action::ActionId(action_id)),
+                    expected_version: Some(legal.version),
+                    view_detail: view_detail as i32,
+                };
+                self.sizes.submit += 1;
+                self.sizes.submit_request += prost::Message::encoded_len(&request) as u64;
+                live.rpcs.fetch_add(1, Ordering::Relaxed);
+                let start = Instant::now();
+                let result = self.client.submit_action(request).await;
+                stats::record(&mut self.histogram, start.elapsed());
+                match result {
+                    Ok(r) => {
+                        let r = r.into_inner();
+                        self.sizes.submit_response += prost::Message::encoded_len(&r) as u64;
+                        live.actions.fetch_add(1, Ordering::Relaxed);
+                        acted += 1;
+                        if let Some(v) = r.view {
+                            view = v;
+                        }
+                    }
+                    Err(status) => {
+                        live.error(&status);
+                        refresh = true;
+                        break;
                     }
                 }
-                Err(status) => {
-                    live.error(&status);
-                    refresh = true;
-                    break;
+            }
+            if refresh {
+                // Someone's turn was misjudged (or a call failed): look again.
+                live.rpcs.fetch_add(1, Ordering::Relaxed);
+                match self
+                    .client
+                    .get_view(pb::GetViewRequest {
+                        match_id: match_id.clone(),
+                        seat_token: String::new(),
+                        at_version: None,
+                    })
+                    .await
+                {
+                    Ok(r) => view = r.into_inner(),
+                    Err(status) => {
+                        live.error(&status);
+                        return false;
+                    }
                 }
             }
         }
-        if refresh {
-            // Someone's turn was misjudged (or a call failed): look again.
-            live.rpcs.fetch_add(1, Ordering::Relaxed);
-            match client
-                .get_view(pb::GetViewRequest {
-                    match_id: created.match_id.clone(),
-                    seat_token: String::new(),
-                    at_version: None,
-                })
-                .await
-            {
-                Ok(r) => view = r.into_inner(),
-                Err(status) => {
-                    live.error(&status);
-                    return false;
-                }
-            }
-        }
+        view.state == pb::MatchState::Finished as i32
     }
-    view.state == pb::MatchState::Finished as i32
 }
 
 /// Opens `count` spectator Watch streams over idle matches of `game` (100

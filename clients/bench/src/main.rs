@@ -6,10 +6,16 @@
 //!   payload sizes, so each throughput is also a ratio to tonic alone.
 //! - `echo-server`: the echo service (`run` starts it itself).
 //! - `memory`: bytes per idle match per game, through the host's core.
+//! - `history`: the host's RSS while 100 000 matches (1 000 000 actions)
+//!   pile up in the SQLite store under 1 000 watchers (history.rs).
+//! - `history-cost`: what reading a match's past costs: loading an unloaded
+//!   match, and each event of a replay from version 0 (history_cost.rs).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
 mod echo;
+mod history;
+mod history_cost;
 mod load;
 mod memory;
 mod proc;
@@ -61,6 +67,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The host's RSS while finished matches pile up in the SQLite store
+    /// under Watch streams, some replaying from version 0.
+    History(history::HistoryArgs),
+    /// The cost of loading an unloaded match and of each replayed event.
+    HistoryCost(history_cost::HistoryCostArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -191,6 +202,8 @@ fn main() -> std::process::ExitCode {
                 matches,
                 json,
             } => memory_command(plugin_dir, game, matches, json),
+            Command::History(args) => history::history(args).await,
+            Command::HistoryCost(args) => history_cost::history_cost(args).await,
         }
     });
     match result {

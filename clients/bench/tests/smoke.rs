@@ -1,6 +1,7 @@
 //! Smoke test of the load tool against the real engine-host binary with the
 //! real built plugins (all found next to this test's binary, in
-//! target/<profile>): a second of load and baseline, and a small memory run.
+//! target/<profile>): a second of load and baseline, a small memory run, and
+//! small history and history-cost runs.
 //! Build first: `cargo build -p engine-host -p war -p tabletop-bench`.
 
 use std::path::PathBuf;
@@ -186,4 +187,79 @@ fn a_bot_load_asks_for_summaries_and_ids_and_gets_smaller_answers() {
         size(&bot, "legal_response") < size(&full, "legal_response"),
         "ids only: {bot} vs {full}"
     );
+}
+
+#[test]
+fn history_reads_the_rss_every_tenth_under_watchers_that_replay() {
+    let host = built("engine-host");
+    built(&format!(
+        "{}war{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let report = bench(&[
+        "history",
+        "--spawn-server",
+        host.to_str().expect("utf-8 path"),
+        "--game",
+        "war",
+        "--matches",
+        "20",
+        "--min-actions",
+        "100",
+        "--players",
+        "4",
+        "--watchers",
+        "8",
+        "--late-every",
+        "2",
+        "--retention",
+        "0",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(report["completed"], true, "{report}");
+    assert!(report["matches"].as_u64().expect("matches") >= 20);
+    assert!(report["actions"].as_u64().expect("actions") >= 100);
+    assert_eq!(report["errors"], serde_json::json!({}), "{report}");
+    assert!(report["samples"].as_array().expect("samples").len() >= 10);
+    assert_eq!(report["baseline"]["mark"], 4);
+    assert_eq!(report["last"]["mark"], 20);
+    assert!(report["rss_ratio"].as_f64().expect("ratio") > 0.0);
+    let watch = &report["watch"];
+    assert_eq!(watch["errors"], serde_json::json!({}), "{watch}");
+    assert!(watch["streams"].as_u64().expect("streams") > 0, "{watch}");
+    assert!(
+        watch["events_from_zero"].as_u64().expect("events") > 0,
+        "{watch}"
+    );
+}
+
+#[test]
+fn history_cost_loads_and_replays_each_game_asked() {
+    let host = built("engine-host");
+    built(&format!(
+        "{}war{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let report = bench(&[
+        "history-cost",
+        "--spawn-server",
+        host.to_str().expect("utf-8 path"),
+        "--game",
+        "war",
+        "--matches",
+        "2",
+        "--retention",
+        "2",
+        "--json",
+    ]);
+    let games = report["games"].as_array().expect("games");
+    assert_eq!(games.len(), 1, "{report}");
+    let war = &games[0];
+    assert_eq!(war["game"], "war");
+    assert!(war["events_per_match"].as_f64().expect("events") > 0.0);
+    assert!(war["first_read_ms"].as_f64().expect("first") > 0.0);
+    assert!(war["watch_views_us_per_event"].as_f64().expect("µs") > 0.0);
 }
