@@ -1,11 +1,12 @@
 //! The [`Game`] implementation: the plugin boundary around [`Position`].
 
-use tabletop_sdk::serde_json::{self, json};
+use tabletop_sdk::serde_json;
 use tabletop_sdk::{
     ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
     PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_single_move, results_by_key,
 };
 
+use crate::events;
 use crate::moves::{Move, swap_code, swap_squares};
 use crate::notation::{read_position, write_position};
 use crate::position::Position;
@@ -210,8 +211,8 @@ impl Game for Focus {
         render::text(state)
     }
 
-    /// Names the move (and, for the random opening swap, the pair), plus
-    /// what the overflow took, so clients can animate captures.
+    /// What the move did (the pieces moved, the overflow, captures, players
+    /// out) or which pair the random opening swap took (module `events`).
     fn event(
         &self,
         before: &Position,
@@ -219,47 +220,8 @@ impl Game for Focus {
         after: &Position,
         _viewer: Viewer,
     ) -> serde_json::Value {
-        let n = before.players() as Colour;
-        let gained: Vec<Vec<u32>> = (0..n)
-            .map(|p| {
-                (0..n)
-                    .map(|c| after.captured(p, c).saturating_sub(before.captured(p, c)))
-                    .collect()
-            })
-            .collect();
-        let newly_out: Vec<Colour> = after
-            .out_order()
-            .iter()
-            .copied()
-            .filter(|&c| !before.is_out(c))
-            .collect();
-        match transition {
-            Transition::Moves(moves) => {
-                let moves: Vec<serde_json::Value> = moves
-                    .iter()
-                    .map(|m| {
-                        json!({
-                            "player": m.player,
-                            "action": self
-                                .action_to_string(before, m.player, m.action)
-                                .unwrap_or_else(|_| m.action.to_string()),
-                        })
-                    })
-                    .collect();
-                json!({
-                    "type": "moves",
-                    "moves": moves,
-                    "captured": gained,
-                    "out": newly_out,
-                })
-            }
-            Transition::Chance(outcome) => {
-                let swap = swap_squares(*outcome)
-                    .map(|(r, g)| Move::Swap { r, g }.to_string())
-                    .unwrap_or_default();
-                json!({ "type": "chance", "opening_swap": swap })
-            }
-        }
+        // Focus hides nothing: every viewer is told the same.
+        events::event(self, before, transition, after)
     }
 }
 

@@ -29,6 +29,7 @@
 
 mod board;
 mod error;
+mod events;
 mod game;
 mod moves;
 mod notation;

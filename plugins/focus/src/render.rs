@@ -15,7 +15,8 @@ use crate::tower::{Colour, Tower};
 /// Colour letters for text: player 1 R, 2 G (the rule text's names), 3 B, 4 Y.
 pub const LETTERS: [char; 4] = ['R', 'G', 'B', 'Y'];
 
-fn reason_name(reason: EndReason) -> &'static str {
+/// The end reason's name in views and events.
+pub(crate) fn reason_name(reason: EndReason) -> &'static str {
     match reason {
         EndReason::LastStanding => "last_standing",
         EndReason::Domination => "three_player_win",

@@ -1,5 +1,6 @@
 //! The focus plugin's one integration test binary.
 
+mod events;
 mod kit;
 mod perft;
 mod rulings;

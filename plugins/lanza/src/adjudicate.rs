@@ -43,6 +43,10 @@
 //!    pieces following each other and closed rings all move, because their
 //!    targets hold no standing piece.
 //!
+//! A captured piece remembers where it was captured and, when it was captured
+//! where it stood (step 3), what it had been decided before: clients show the
+//! stop or the head-on win that left it standing there.
+//!
 //! *Own pieces (L8)* fight exactly like enemies; *chips (L9)* are counted by
 //! [`Adjudication::chips`], one per capture of an enemy piece, credited to the
 //! owner of the capturing piece even if it was itself captured later.
@@ -109,6 +113,16 @@ pub enum Step {
     Move = 4,
 }
 
+/// What a piece captured where it stood (step 3) had been decided before:
+/// the decision that left it standing there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stood {
+    /// It had stopped on its origin (steps 1 to 3), for this reason.
+    Stopped(StopReason),
+    /// It had won a head-on clash and moved onto the loser's field (step 1).
+    HeadOnWinner,
+}
+
 /// What became of one piece.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Fate {
@@ -120,6 +134,13 @@ pub enum Fate {
     Captured {
         /// The capturing piece.
         by: PieceId,
+        /// The field where the capture happened: the loser's origin in a
+        /// head-on clash (the winner moves onto it), the contested field in a
+        /// contest, the standing piece's field in step 3.
+        at: Field,
+        /// What it had been decided before, when it was captured where it
+        /// stood (step 3); `None` when it was captured undecided.
+        stood: Option<Stood>,
     },
 }
 
@@ -173,7 +194,7 @@ impl Adjudication {
     /// Every capture as `(captor, captured)`, ordered by the captured piece.
     pub fn captures(&self) -> impl Iterator<Item = (PieceId, PieceId)> + '_ {
         self.resolutions.iter().filter_map(|r| match r.fate {
-            Fate::Captured { by } => Some((by, r.piece)),
+            Fate::Captured { by, .. } => Some((by, r.piece)),
             _ => None,
         })
     }
@@ -217,6 +238,10 @@ impl fmt::Display for AdjudicationError {
 }
 
 impl std::error::Error for AdjudicationError {}
+
+fn captured(by: PieceId, at: Field, stood: Option<Stood>) -> Fate {
+    Fate::Captured { by, at, stood }
+}
 
 #[derive(Debug, Clone, Copy)]
 enum State {
@@ -277,7 +302,14 @@ pub fn adjudicate(board: &Board, orders: &[PieceOrder]) -> Result<Adjudication, 
                 } else {
                     (q, p)
                 };
-                state[loser.index()] = State::Decided(Fate::Captured { by: winner }, Step::HeadOn);
+                // The winner moves onto the loser's field: that is where the
+                // loser is captured.
+                let at = if loser == p {
+                    o.origin
+                } else {
+                    target[p.index()]
+                };
+                state[loser.index()] = State::Decided(captured(winner, at, None), Step::HeadOn);
                 state[winner.index()] = State::Decided(Fate::Moved, Step::HeadOn);
             }
         }
@@ -318,7 +350,7 @@ pub fn adjudicate(board: &Board, orders: &[PieceOrder]) -> Result<Adjudication, 
                 } else {
                     (b, a)
                 };
-                state[loser.index()] = State::Decided(Fate::Captured { by: winner }, Step::Contest);
+                state[loser.index()] = State::Decided(captured(winner, field, None), Step::Contest);
                 entrant[field.index()] = Some(winner);
             }
             [a] => entrant[field.index()] = Some(a),
@@ -347,12 +379,17 @@ pub fn adjudicate(board: &Board, orders: &[PieceOrder]) -> Result<Adjudication, 
             changed = true;
             match e.rank().fight(s.rank()) {
                 Ordering::Greater => {
-                    state[s.index()] = State::Decided(Fate::Captured { by: e }, Step::Standing);
+                    let stood = match state[s.index()] {
+                        State::Decided(Fate::Stopped(why), _) => Some(Stood::Stopped(why)),
+                        State::Decided(Fate::Moved, _) => Some(Stood::HeadOnWinner),
+                        _ => None,
+                    };
+                    state[s.index()] = State::Decided(captured(e, field, stood), Step::Standing);
                     state[e.index()] = State::Decided(Fate::Moved, Step::Standing);
                     standing[field.index()] = None;
                 }
                 Ordering::Less => {
-                    state[e.index()] = State::Decided(Fate::Captured { by: s }, Step::Standing);
+                    state[e.index()] = State::Decided(captured(s, field, None), Step::Standing);
                 }
                 Ordering::Equal => {
                     state[e.index()] =
@@ -432,5 +469,103 @@ mod tests {
         assert_eq!(r.fate, Fate::Moved);
         assert_eq!(r.step, Step::Move);
         assert_eq!(board.name(r.end().unwrap()), "c2");
+    }
+
+    /// The fate of `piece` in `result`, with its capture field's name.
+    fn capture(
+        board: &Board,
+        result: &Adjudication,
+        piece: &str,
+    ) -> (String, String, Option<Stood>, Step) {
+        let r = result.get(PieceId::parse(piece).unwrap()).unwrap();
+        match r.fate {
+            Fate::Captured { by, at, stood } => {
+                (by.to_string(), board.name(at).to_string(), stood, r.step)
+            }
+            other => panic!("{piece} was not captured: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_head_on_loser_is_captured_on_its_own_field() {
+        let board = BoardKind::Hex19.board();
+        // AK c2 steps S onto c3, BQ c3 steps N onto c2: the King wins.
+        let result = adjudicate(
+            board,
+            &[order(board, "AK", "c2", 4), order(board, "BQ", "c3", 1)],
+        )
+        .unwrap();
+        assert_eq!(
+            capture(board, &result, "BQ"),
+            ("AK".into(), "c3".into(), None, Step::HeadOn)
+        );
+    }
+
+    #[test]
+    fn a_contest_loser_is_captured_on_the_contested_field() {
+        let board = BoardKind::Hex19.board();
+        // AK c2 and BQ c4 both target c3.
+        let result = adjudicate(
+            board,
+            &[order(board, "AK", "c2", 4), order(board, "BQ", "c4", 1)],
+        )
+        .unwrap();
+        assert_eq!(
+            capture(board, &result, "BQ"),
+            ("AK".into(), "c3".into(), None, Step::Contest)
+        );
+    }
+
+    #[test]
+    fn a_stopped_piece_captured_later_keeps_its_stop_reason() {
+        let board = BoardKind::Hex19.board();
+        // The Kings meet head-on and stop; AJ c4 then enters c3, where BK
+        // stands, and captures it (step 3).
+        let result = adjudicate(
+            board,
+            &[
+                order(board, "AK", "c2", 4),
+                order(board, "BK", "c3", 1),
+                order(board, "AJ", "c4", 1),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            capture(board, &result, "BK"),
+            (
+                "AJ".into(),
+                "c3".into(),
+                Some(Stood::Stopped(StopReason::HeadOn)),
+                Step::Standing
+            )
+        );
+        let stopped = result.get(PieceId::parse("AK").unwrap()).unwrap();
+        assert_eq!(stopped.fate, Fate::Stopped(StopReason::HeadOn));
+    }
+
+    #[test]
+    fn a_head_on_winner_can_be_captured_where_it_stands() {
+        let board = BoardKind::Hex19.board();
+        // AK wins head-on against BQ and stands on c3; BJ c4 enters c3 and
+        // captures the King there.
+        let result = adjudicate(
+            board,
+            &[
+                order(board, "AK", "c2", 4),
+                order(board, "BQ", "c3", 1),
+                order(board, "BJ", "c4", 1),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            capture(board, &result, "AK"),
+            (
+                "BJ".into(),
+                "c3".into(),
+                Some(Stood::HeadOnWinner),
+                Step::Standing
+            )
+        );
+        assert_eq!(capture(board, &result, "BQ").1, "c3");
     }
 }

@@ -10,7 +10,7 @@ use tabletop_sdk::{
 
 use crate::orders::{ORDER_IDS, Orders};
 use crate::position::{Phase, Position};
-use crate::{notation, view};
+use crate::{events, notation, view};
 
 /// The Lanza game, for the SDK.
 #[derive(Debug, Default, Clone, Copy)]
@@ -316,8 +316,9 @@ impl Game for Lanza {
         after: &Position,
         viewer: Viewer,
     ) -> serde_json::Value {
+        // Lanza hides nothing: every viewer is told the same.
         let _ = viewer;
-        view::event(self, before, transition, after)
+        events::event(self, before, transition, after)
     }
 }
 

@@ -10,7 +10,8 @@
 //! - [`position`]: a validated state and the turn's transitions (L4, L10–L12);
 //! - [`notation`]: the position text (L13);
 //! - [`game`]: the SDK [`Game`](tabletop_sdk::Game) implementation;
-//! - [`view`]: JSON views, the terminal picture and the per-turn events.
+//! - [`view`]: JSON views and the terminal picture;
+//! - [`events`]: what every viewer is told happened in a transition.
 //!
 //! # Example
 //! Adjudicate one head-on clash on the 19-field board: seat A's King meets
@@ -33,6 +34,7 @@
 
 pub mod adjudicate;
 pub mod board;
+pub mod events;
 pub mod game;
 pub mod notation;
 pub mod orders;

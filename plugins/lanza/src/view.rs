@@ -1,5 +1,5 @@
-//! What clients see: the JSON view, the terminal rendering of the hex board
-//! and the events that describe each transition.
+//! What clients see: the JSON view and the terminal rendering of the hex
+//! board (the events are in [`crate::events`]).
 //!
 //! Lanza's states hold nothing secret (pending orders live in the host until
 //! every order of a turn is in), so every viewer gets the same view.
@@ -8,16 +8,15 @@ use std::fmt::Write;
 
 use serde::Serialize;
 use serde::ser::Serializer;
-use tabletop_sdk::serde_json::{Value, json};
-use tabletop_sdk::{Game, Status, Transition};
+use tabletop_sdk::{Game, Status};
 
-use crate::adjudicate::Fate;
 use crate::board::{Board, Column, Field};
 use crate::game::Lanza;
 use crate::piece::{PieceId, player_letter};
 use crate::position::{Phase, Position};
 
-fn phase_name(phase: &Phase) -> &'static str {
+/// The phase's name in views and events.
+pub(crate) fn phase_name(phase: &Phase) -> &'static str {
     match phase {
         Phase::Setup => "setup",
         Phase::Orders => "orders",
@@ -25,10 +24,6 @@ fn phase_name(phase: &Phase) -> &'static str {
         Phase::Place(_) => "place",
         Phase::Over => "over",
     }
-}
-
-fn names(pieces: &[PieceId]) -> Vec<String> {
-    pieces.iter().map(ToString::to_string).collect()
 }
 
 /// The JSON view: typed data serialised straight to text (building a
@@ -275,90 +270,4 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
     }
     out.push('\n');
     out
-}
-
-/// What happened in a transition, for every viewer alike.
-pub fn event(game: &Lanza, before: &Position, transition: &Transition, after: &Position) -> Value {
-    let board = before.board();
-    let chips: Vec<u32> = (0..after.players()).map(|p| after.chips(p)).collect();
-    match (before.phase(), transition) {
-        (Phase::Orders, Transition::Moves(moves)) => {
-            // The orders as the turn was played: a seat taken out orders
-            // nothing, and the adjudication reads only pieces on the board.
-            let Ok(orders) = game.joint_orders(before, moves) else {
-                return json!({ "type": "invalid" });
-            };
-            let Ok(result) = before.adjudicate(&orders) else {
-                return json!({ "type": "invalid" });
-            };
-            let pieces: Vec<Value> = result
-                .resolutions()
-                .iter()
-                .map(|r| {
-                    let (outcome, reason, by) = match r.fate {
-                        Fate::Moved => ("moved", None, None),
-                        Fate::Stopped(why) => ("stopped", Some(why.name()), None),
-                        Fate::Captured { by } => ("captured", None, Some(by.to_string())),
-                    };
-                    json!({
-                        "piece": r.piece.to_string(),
-                        "player": r.piece.player(),
-                        "rank": r.piece.rank().letter().to_string(),
-                        "order": r.card.card(),
-                        "from": board.name(r.origin),
-                        "target": board.name(r.target),
-                        "bounced": r.bounced,
-                        "result": outcome,
-                        "reason": reason,
-                        "captured_by": by,
-                        "to": r.end().map(|f| board.name(f)),
-                        "step": r.step as u8,
-                    })
-                })
-                .collect();
-            let captures: Vec<Value> = result
-                .captures()
-                .map(|(by, victim)| json!({ "by": by.to_string(), "piece": victim.to_string(), "chip": by.player() != victim.player() }))
-                .collect();
-            let order_texts: Vec<String> = orders.iter().map(ToString::to_string).collect();
-            json!({
-                "type": "turn",
-                "turn": after.turns(),
-                "orders": order_texts,
-                "pieces": pieces,
-                "captures": captures,
-                "chips_won": &result.chips()[..before.players() as usize],
-                "chips": chips,
-                "phase": phase_name(after.phase()),
-                "game_over": after.phase() == &Phase::Over,
-            })
-        }
-        (Phase::Place(queue), Transition::Moves(moves)) => {
-            let field = moves
-                .first()
-                .and_then(|m| game.action_to_string(before, m.player, m.action).ok());
-            json!({
-                "type": "place",
-                "player": queue.first().map(|p| p.player()),
-                "piece": queue.first().map(ToString::to_string),
-                "action": field,
-                "field": queue.first().and_then(|&p| after.field_of(p)).map(|f| board.name(f)),
-            })
-        }
-        (Phase::Setup, Transition::Chance(_)) => {
-            let pieces: Vec<Value> = after
-                .pieces()
-                .map(|p| json!({ "piece": p.to_string(), "field": after.field_of(p).map(|f| board.name(f)) }))
-                .collect();
-            json!({ "type": "setup", "pieces": pieces })
-        }
-        (Phase::Reentry(_), Transition::Chance(_)) => {
-            let order = match after.phase() {
-                Phase::Place(queue) => names(queue),
-                _ => Vec::new(),
-            };
-            json!({ "type": "reentry_order", "order": order })
-        }
-        _ => json!({ "type": "invalid" }),
-    }
 }

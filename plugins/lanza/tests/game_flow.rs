@@ -99,6 +99,31 @@ fn the_event_names_stops_and_bounces() {
 }
 
 #[test]
+fn a_piece_captured_after_it_stopped_keeps_its_reason_and_says_where_it_fell() {
+    // Ruling L7: the Kings meet head-on and stop (step 1); AJ then enters c3,
+    // where BK stands, and captures it there (step 3).
+    let mut state = position(
+        "turns 0; A Kc2 Qa1 Jc4 chips 0; B Kc3 Qd1 Je3 chips 0; orders",
+        2,
+        None,
+    );
+    let event = play(&mut state, &["K4 Q2 J1", "K1 Q3 J4"]);
+    let king = piece_event(&event, "BK");
+    assert_eq!(king["result"], "captured");
+    assert_eq!(king["reason"], "head_on", "{king}");
+    assert_eq!(king["before_capture"], "stopped");
+    assert_eq!(king["captured_by"], "AJ");
+    assert_eq!(king["captured_at"], "c3");
+    assert_eq!(king["step"], 3);
+    assert_eq!(piece_event(&event, "AK")["reason"], "head_on");
+    let capture = &event["captures"][0];
+    assert_eq!(
+        (&capture["piece"], &capture["at"], &capture["step"]),
+        (&Value::from("BK"), &Value::from("c3"), &Value::from(3))
+    );
+}
+
+#[test]
 fn a_single_captured_piece_is_placed_by_its_owner_on_an_empty_edge_field() {
     let mut state = position(HEAD_ON, 2, None);
     play(&mut state, &["K4 Q2 J1", "K4 Q1 J6"]);

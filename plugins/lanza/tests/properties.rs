@@ -75,7 +75,7 @@ proptest! {
         ends.dedup();
         prop_assert_eq!(ends.len(), on_board, "two pieces share a field: {:?}", result);
         for r in result.resolutions() {
-            if let Fate::Captured { by } = r.fate {
+            if let Fate::Captured { by, .. } = r.fate {
                 prop_assert!(by != r.piece);
                 prop_assert!(given.contains(&by), "the captor had an order");
             }

@@ -1,18 +1,18 @@
 //! The [`Game`] implementation that the export macro turns into the plugin.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tabletop_sdk::{
     ActionId, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet,
     Setup, Status, Transition, Viewer, check_single_move,
 };
 
 use crate::actions::Action;
+use crate::events;
 use crate::notation::{action_from_text, action_to_text};
 use crate::position::{Phase, Position};
 use crate::rules::{MAX_PLAYERS, MIN_PLAYERS, Rules};
 use crate::turn::PlayError;
 use crate::view::View;
-use crate::view::steps_json;
 
 /// The Lanzeloth game (the Esel tile game) for 2–6 players.
 #[derive(Debug, Default, Clone, Copy)]
@@ -158,9 +158,9 @@ impl Game for Lanzeloth {
         state.render(viewer)
     }
 
-    /// Describes the transition as the public steps it caused (a revealed
-    /// tile's number, never a face-down one); the same for every viewer,
-    /// since nobody sees face-down tiles (Z11).
+    /// Describes the transition as the public steps it caused (see the
+    /// `events` module); the same for every viewer, since nobody sees
+    /// face-down tiles (Z11).
     fn event(
         &self,
         before: &Position,
@@ -168,32 +168,7 @@ impl Game for Lanzeloth {
         after: &Position,
         _viewer: Viewer,
     ) -> Value {
-        match transition {
-            Transition::Chance(_) => match before.phase() {
-                Phase::Deal => json!({
-                    "type": "deal",
-                    "tiles_each": after.rules().tiles_each(),
-                    "removed": after.rules().removed_count(),
-                    "first_player": after.turn(),
-                }),
-                _ => json!({ "type": "first-player", "player": after.turn() }),
-            },
-            Transition::Moves(moves) => {
-                let Some(m) = moves.first() else {
-                    return json!({ "type": "moves", "moves": [] });
-                };
-                let mut replay = before.clone();
-                match replay.play_logged(m.player, m.action) {
-                    Ok(steps) => json!({
-                        "type": "move",
-                        "player": m.player,
-                        "action": Action::from_id(m.action).map(action_to_text),
-                        "steps": steps_json(&steps),
-                    }),
-                    Err(_) => json!({ "type": "move", "player": m.player, "action": Value::Null }),
-                }
-            }
-        }
+        events::event(before, transition, after)
     }
 
     fn resample(&self, state: &Position, _viewer: Viewer, random: u64) -> Position {

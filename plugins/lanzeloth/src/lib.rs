@@ -33,6 +33,7 @@
 mod actions;
 mod deal;
 mod end;
+mod events;
 mod fit;
 mod game;
 mod hidden;

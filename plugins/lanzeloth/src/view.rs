@@ -1,4 +1,5 @@
-//! What a viewer sees (ruling Z11): JSON views, text, and events.
+//! What a viewer sees (ruling Z11): JSON views and text (the events are in
+//! `events.rs`).
 //!
 //! Nobody sees a face-down tile, so every viewer sees the same; only the
 //! `you` field differs. After the end everything is shown.
@@ -7,28 +8,16 @@ use std::fmt::Write as _;
 use tabletop_sdk::text::write_joined;
 
 use serde::Serialize;
-use serde_json::{Value, json};
 use tabletop_sdk::{Player, Viewer};
 
-use crate::fit::Place;
-use crate::notation::place_to_text;
 use crate::position::{Phase, Position, Source, Stage};
 use crate::tile::Number;
-use crate::turn::Step;
 
-fn source_name(source: Source) -> &'static str {
+/// The name of a tile's source in views and events.
+pub(crate) fn source_name(source: Source) -> &'static str {
     match source {
         Source::FaceDown => "face-down",
         Source::Open => "open",
-    }
-}
-
-fn place_json(place: Place, holder: Player) -> Value {
-    match place {
-        Place::NewMiddle => json!({ "kind": "new-middle" }),
-        Place::Middle(i) => json!({ "kind": "middle", "index": i }),
-        Place::Pile(q) if q == holder => json!({ "kind": "own-pile", "seat": q }),
-        Place::Pile(q) => json!({ "kind": "pile", "seat": q }),
     }
 }
 
@@ -240,53 +229,4 @@ impl Position {
         }
         out
     }
-}
-
-/// The JSON of the steps of one action (all public, see [`Step`]).
-pub(crate) fn steps_json(steps: &[Step]) -> Vec<Value> {
-    steps
-        .iter()
-        .map(|step| match *step {
-            Step::TurnOver { player, tiles } => {
-                json!({ "step": "turn-over", "player": player, "tiles": tiles })
-            }
-            Step::Reveal { player, tile } => {
-                json!({ "step": "reveal", "player": player, "tile": tile })
-            }
-            Step::TakeOpen { player, tile } => {
-                json!({ "step": "take-open", "player": player, "tile": tile })
-            }
-            Step::Put {
-                player,
-                tile,
-                place,
-                correct,
-            } => json!({
-                "step": "put",
-                "player": player,
-                "tile": tile,
-                "to": place_json(place, player),
-                "notation": place_to_text(place),
-                "correct": correct,
-            }),
-            Step::Esel { player, from } => {
-                json!({ "step": "esel", "player": player, "donkey_from": from })
-            }
-            Step::Gift {
-                from,
-                to,
-                source,
-                tile,
-            } => json!({
-                "step": "gift",
-                "from": from,
-                "to": to,
-                "source": source_name(source),
-                "tile": tile,
-            }),
-            Step::Win { player } => json!({ "step": "win", "player": player }),
-            Step::TurnPasses { player } => json!({ "step": "turn", "player": player }),
-            Step::TurnLimit => json!({ "step": "turn-limit" }),
-        })
-        .collect()
 }

@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+mod events;
 pub mod layout;
 mod lines;
 pub mod moves;
@@ -38,7 +39,7 @@ use std::sync::{Arc, OnceLock};
 
 use tabletop_sdk::{
     ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
-    PlayerResult, PlayerSet, Setup, Status, Viewer, check_single_move, results_by_key,
+    PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_single_move, results_by_key,
 };
 
 pub use board::{Board, BoardError};
@@ -258,6 +259,19 @@ impl Game for War {
 
     fn render_text(&self, state: &Position, _: Viewer) -> String {
         render::text(state)
+    }
+
+    /// What the move did: the unit and its points, captures, seized and
+    /// removed cannons, tiles and the end (see the `events` module). War
+    /// hides nothing: every viewer is told the same.
+    fn event(
+        &self,
+        before: &Position,
+        transition: &Transition,
+        after: &Position,
+        _: Viewer,
+    ) -> serde_json::Value {
+        events::event(before, transition, after)
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod boards;
 mod conformance;
+mod events;
 mod layout;
 mod perft;
 mod scenarios;
