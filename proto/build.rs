@@ -12,6 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "tabletop/v1/matches.proto",
         "tabletop/v1/watch.proto",
         "tabletop/v1/admin.proto",
+        "tabletop/v1/director.proto",
     ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");

@@ -27,7 +27,37 @@ use tabletop_tests::{built_plugin, workspace_dir};
 const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
 
 /// The `type`s of the events the host describes itself.
-const HOST_TYPES: [&str; 4] = ["joined", "resigned", "timeout", "out"];
+const HOST_TYPES: [&str; 10] = [
+    "joined",
+    "resigned",
+    "timeout",
+    "out",
+    "paused",
+    "resumed",
+    "time_added",
+    "aborted",
+    "adjudicated",
+    "absent",
+];
+
+/// One host event of each type, as the host writes them.
+fn host_event_examples() -> Vec<Value> {
+    vec![
+        json!({ "type": "joined", "seat": 1 }),
+        json!({ "type": "resigned", "seat": 1 }),
+        json!({ "type": "timeout", "seat": 0 }),
+        json!({ "type": "out", "seat": 2 }),
+        json!({ "type": "paused" }),
+        json!({ "type": "resumed" }),
+        json!({ "type": "time_added", "seat": 1, "ms": 30000 }),
+        json!({ "type": "aborted", "reason": "power cut in hall B" }),
+        json!({ "type": "adjudicated", "results": [
+            { "seat": 0, "rank": 1, "score": 0.0, "resigned": false },
+            { "seat": 1, "rank": 2, "score": 0.0, "resigned": false },
+        ] }),
+        json!({ "type": "absent", "seats": [2] }),
+    ]
+}
 
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -285,8 +315,13 @@ fn a_malformed_event_is_rejected() {
 fn a_host_event_is_never_a_game_event_and_the_reverse() {
     let games = game_validators();
     let host = compile(&host_schema_path());
-    for kind in HOST_TYPES {
-        let event = json!({ "type": kind, "seat": 1 });
+    let examples = host_event_examples();
+    assert_eq!(
+        examples.len(),
+        HOST_TYPES.len(),
+        "an example of every host type"
+    );
+    for event in examples {
         assert!(errors(&host, &event).is_empty(), "{event}");
         for (game, validator) in &games {
             assert!(
@@ -296,6 +331,8 @@ fn a_host_event_is_never_a_game_event_and_the_reverse() {
         }
     }
     assert!(!errors(&host, &json!({ "type": "resigned" })).is_empty());
+    assert!(!errors(&host, &json!({ "type": "paused", "seat": 0 })).is_empty());
+    assert!(!errors(&host, &json!({ "type": "time_added", "seat": 0 })).is_empty());
     assert!(!errors(&host, &json!({ "type": "moves", "seat": 0 })).is_empty());
 }
 

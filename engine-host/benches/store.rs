@@ -42,6 +42,7 @@ fn stored(match_id: String) -> StoredMatch {
             created_at_ms: 1_767_225_600_000,
             time_control: None,
             labels: Default::default(),
+            open_seat_deadline: None,
         },
         seat_hashes: vec![Some([7; 32]), Some([9; 32])],
         joins: vec![],

@@ -7,6 +7,7 @@ mod backup;
 mod c_plugin;
 #[cfg(target_os = "linux")]
 mod damaged;
+mod director;
 mod durable;
 mod foundation;
 mod history;

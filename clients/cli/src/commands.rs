@@ -108,6 +108,8 @@ pub async fn run(cli: Cli) -> CliResult {
             on_timeout,
             labels,
             request_id,
+            open_seat_deadline_ms,
+            on_deadline,
         } => {
             // Any clock flag asks for a clock; the server checks the values.
             let clocked = per_move_ms.is_some()
@@ -137,6 +139,13 @@ pub async fn run(cli: Cli) -> CliResult {
                 view_detail: pb::ViewDetail::Full as i32,
                 labels: crate::listing::pairs("label", &labels)?,
                 request_id: request_id.unwrap_or_default(),
+                open_seat_deadline: open_seat_deadline_ms.map(|within_ms| pb::OpenSeatDeadline {
+                    within_ms,
+                    on_deadline: match on_deadline {
+                        None | Some(crate::OnDeadlineArg::Abort) => pb::OnDeadline::Abort,
+                        Some(crate::OnDeadlineArg::StartWithout) => pb::OnDeadline::StartWithout,
+                    } as i32,
+                }),
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)
@@ -326,6 +335,12 @@ pub async fn run(cli: Cli) -> CliResult {
             }
             Ok(())
         }
+        command @ (Command::Feed { .. }
+        | Command::Abort { .. }
+        | Command::Adjudicate { .. }
+        | Command::Pause { .. }
+        | Command::Resume { .. }
+        | Command::AddTime { .. }) => crate::director::run(channel, command, json).await,
         Command::Backup { file, admin_token } => {
             let written = AdminClient::new(channel)
                 .backup(pb::BackupRequest {

@@ -35,6 +35,7 @@ macro_rules! outln {
 }
 
 mod commands;
+mod director;
 mod events;
 mod listing;
 mod render;
@@ -112,6 +113,13 @@ pub enum Command {
         /// returns the same match and tokens.
         #[arg(long, value_name = "ID")]
         request_id: Option<String>,
+        /// A deadline for the open seats, in milliseconds after creation.
+        #[arg(long, value_name = "MS", requires = "open_seats")]
+        open_seat_deadline_ms: Option<i64>,
+        /// What the deadline does to seats still open: abort the match, or
+        /// start it without them.
+        #[arg(long, value_enum, requires = "open_seat_deadline_ms")]
+        on_deadline: Option<OnDeadlineArg>,
     },
     /// Join an open seat of a waiting match; prints the token.
     Join {
@@ -260,6 +268,75 @@ pub enum Command {
         #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
         admin_token: String,
     },
+    /// Follow the lifecycle of every match (admin): created, seats, started,
+    /// paused, finished, aborted …; one line (or JSON object) per event,
+    /// each with its cursor. Runs until interrupted.
+    Feed {
+        /// Only matches with this label (repeatable; all must match).
+        #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
+        labels: Vec<String>,
+        /// Only this game's matches.
+        #[arg(long)]
+        game: Option<String>,
+        /// Start after this cursor (the last one a previous run printed).
+        #[arg(long, value_name = "CURSOR", default_value_t = 0)]
+        from: u64,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+    /// End a match without a result (admin).
+    Abort {
+        /// The match.
+        match_id: String,
+        /// Why (shown in the feed, the view and the record).
+        #[arg(long, default_value = "")]
+        reason: String,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+    /// End a running match with a director's result (admin).
+    Adjudicate {
+        /// The match.
+        match_id: String,
+        /// Every seat's rank, in seat order: `--ranks 1,2` (seat 0 wins).
+        #[arg(long, value_delimiter = ',', required = true)]
+        ranks: Vec<u32>,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+    /// Stop a running match's clocks and refuse actions until `resume` (admin).
+    Pause {
+        /// The match.
+        match_id: String,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+    /// Restart a paused match's clocks (admin).
+    Resume {
+        /// The match.
+        match_id: String,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
+    /// Give a seat more time (admin).
+    AddTime {
+        /// The match.
+        match_id: String,
+        /// The seat.
+        #[arg(long)]
+        seat: u32,
+        /// How much, in milliseconds.
+        #[arg(long, value_name = "MS")]
+        ms: i64,
+        /// Admin token.
+        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        admin_token: String,
+    },
     /// Write a consistent copy of the running server's match store to a new
     /// file on the server's machine (admin); start a server with it as
     /// DATA_DIR/matches.sqlite3 to resume from it.
@@ -283,6 +360,15 @@ pub enum StateArg {
     Finished,
     /// Its plugin version is not loaded.
     Unavailable,
+}
+
+/// `tabletop new --on-deadline`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnDeadlineArg {
+    /// The match ends without a result.
+    Abort,
+    /// The match starts with the absent seats out.
+    StartWithout,
 }
 
 /// `tabletop new --on-timeout`.

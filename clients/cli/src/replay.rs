@@ -91,6 +91,26 @@ fn describe(kind: &LogKind) -> String {
         LogKind::Resign { seat } => format!("seat {seat} resigns"),
         LogKind::Timeout { seat } => format!("seat {seat} ran out of time"),
         LogKind::Out { seat } => format!("seat {seat} ran out of time and is out"),
+        LogKind::Abort { reason } => format!("the director aborts the match: {reason}"),
+        LogKind::Adjudicate { results } => format!(
+            "the director adjudicates: {}",
+            results
+                .iter()
+                .map(|r| format!("seat {} rank {}", r.seat, r.rank))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        LogKind::Pause => "the director pauses the match".into(),
+        LogKind::Resume => "the director resumes the match".into(),
+        LogKind::AddTime { seat, ms } => format!("the director gives seat {seat} {ms} ms more"),
+        LogKind::Absent { seats } => format!(
+            "seats {} were not taken by the deadline and are out",
+            seats
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

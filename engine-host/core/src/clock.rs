@@ -97,6 +97,10 @@ impl Match {
     /// After a restart: running clocks restart now (the time the host was
     /// down is not charged to anyone).
     pub fn resume_clocks(&mut self, now: i64) {
+        if let Some(paused_at) = &mut self.paused_at {
+            // Still paused: the pause, too, counts from now.
+            *paused_at = now;
+        }
         if let Some(clocks) = &mut self.clocks {
             for since in clocks.since.iter_mut().flatten() {
                 *since = now;
@@ -104,9 +108,14 @@ impl Match {
         }
     }
 
-    /// Whether the match has a clock and is not over.
-    pub fn has_running_clock(&self) -> bool {
-        self.clocks.is_some() && self.lifecycle != Lifecycle::Finished
+    /// Whether the match has a deadline to watch: a clock while it is not
+    /// over, or an open-seat deadline while it waits for players.
+    pub fn has_deadline(&self) -> bool {
+        match self.lifecycle {
+            Lifecycle::Finished => false,
+            Lifecycle::Waiting => self.clocks.is_some() || self.setup.open_seat_deadline.is_some(),
+            Lifecycle::Running => self.clocks.is_some(),
+        }
     }
 
     /// Charges `seat` for the time since its clock started, and stops it.
@@ -149,7 +158,7 @@ impl Match {
     /// When the first running clock runs out, and whose it is.
     pub fn clock_deadline(&self) -> Option<(i64, Player)> {
         let clocks = self.clocks.as_ref()?;
-        if self.lifecycle != Lifecycle::Running {
+        if self.lifecycle != Lifecycle::Running || self.paused_at.is_some() {
             return None;
         }
         clocks
@@ -175,6 +184,8 @@ impl Match {
         let clocks = self.clocks.as_ref()?;
         let control = clocks.control;
         let bank = clocks.bank[seat as usize];
+        // A paused clock shows what it had left when the pause began.
+        let now = self.paused_at.map_or(now, |paused| now.min(paused));
         let remaining = match clocks.since[seat as usize] {
             Some(started) => {
                 let used = now - started;
@@ -193,8 +204,12 @@ impl Match {
         Some(remaining.max(0))
     }
 
-    /// Ends the match if a clock has run out by `now`; returns whether it did.
+    /// Ends the match if a clock has run out by `now`, or applies its
+    /// open-seat deadline if that has passed; returns whether either did.
     pub fn expire_clock(&mut self, now: i64) -> HostResult<bool> {
+        if self.expire_open_seats(now)? {
+            return Ok(true);
+        }
         let Some((deadline, seat)) = self.clock_deadline() else {
             return Ok(false);
         };

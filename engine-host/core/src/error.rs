@@ -113,6 +113,10 @@ pub enum HostError {
     // The match's state.
     /// The match waits for players to join its open seats.
     NotStarted,
+    /// A director has paused the match: actions wait until it resumes.
+    MatchPaused,
+    /// A director's control does not apply to the match as it is.
+    ControlRefused(String),
     /// The match is over (`clock_ran_out`: a clock ended it just now).
     MatchOver {
         /// Whether the request found a clock run out, ending the match.
@@ -266,6 +270,10 @@ impl fmt::Display for HostError {
                 write!(f, "match {match_id} is unavailable: {reason}")
             }
             HostError::NotStarted => f.write_str("the match waits for players to join open seats"),
+            HostError::MatchPaused => {
+                f.write_str("a director has paused the match: actions wait until it resumes")
+            }
+            HostError::ControlRefused(why) => write!(f, "refused: {why}"),
             HostError::MatchOver {
                 clock_ran_out: false,
             } => f.write_str("the match is over"),

@@ -93,8 +93,9 @@ impl MatchEvent {
 }
 
 /// What the host, not the game, says happened: the `event_json` of a seat
-/// joining, resigning or running out of time. Every viewer is told the same.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// joining, resigning or running out of time, and of a director's control.
+/// Every viewer is told the same.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HostEvent {
     /// A seat was taken.
@@ -117,11 +118,38 @@ pub enum HostEvent {
         /// The seat.
         seat: u32,
     },
+    /// A director ended the match without a result.
+    Aborted {
+        /// Why.
+        reason: String,
+    },
+    /// A director ended the match with these results.
+    Adjudicated {
+        /// Every seat's result.
+        results: Vec<crate::SeatResult>,
+    },
+    /// A director paused the match: clocks stopped, actions wait.
+    Paused,
+    /// A director resumed it.
+    Resumed,
+    /// A director gave a seat more time.
+    TimeAdded {
+        /// The seat.
+        seat: u32,
+        /// How much, in ms.
+        ms: i64,
+    },
+    /// The open-seat deadline passed with these seats never taken: they
+    /// are out.
+    Absent {
+        /// The seats.
+        seats: Vec<u32>,
+    },
 }
 
 impl HostEvent {
     /// The event's JSON.
-    pub fn to_json(self) -> String {
+    pub fn to_json(&self) -> String {
         serde_json::to_string(&self).unwrap_or_default()
     }
 }

@@ -60,6 +60,12 @@ pub struct Match {
     pub(crate) clocks: Option<Clocks>,
     /// The movers' legal actions, kept once asked for (see [`crate::legal`]).
     pub(crate) legal: Option<LegalLists>,
+    /// Since when a director has paused the match (see [`crate::director`]).
+    pub(crate) paused_at: Option<i64>,
+    /// Why a director aborted the match.
+    pub(crate) aborted: Option<String>,
+    /// Whether a director decided the result.
+    pub(crate) adjudicated: bool,
 }
 
 impl std::fmt::Debug for Match {
@@ -138,6 +144,9 @@ impl Match {
             scratch: Vec::new(),
             clocks,
             legal: None,
+            paused_at: None,
+            aborted: None,
+            adjudicated: false,
         })
     }
 
@@ -221,6 +230,9 @@ impl Match {
                 });
             }
             Lifecycle::Running => {}
+        }
+        if self.paused_at.is_some() {
+            return Err(HostError::MatchPaused);
         }
         if let Some(expected) = expected_version
             && expected != self.version()

@@ -334,6 +334,19 @@ impl Match {
                     let event = HostEvent::Out { seat: *seat };
                     Happening::Host { event, at_ms }
                 }
+                LogKind::Abort { .. }
+                | LogKind::Adjudicate { .. }
+                | LogKind::Pause
+                | LogKind::Resume
+                | LogKind::AddTime { .. }
+                | LogKind::Absent { .. } => {
+                    let event = m
+                        .direct(&entry.kind, at_ms)
+                        .map_err(|e| fail(e.to_string()))?;
+                    m.log.push(entry.clone());
+                    m.publish_host_event(&event, at_ms)?;
+                    Happening::Host { event, at_ms }
+                }
             };
             if m.log.len() != index + 1 {
                 return Err(fail("it did not log as itself".into()));

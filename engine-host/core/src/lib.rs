@@ -6,7 +6,7 @@
 //! enforces the rules of acting that every game shares: whose turn it is,
 //! the expected version, simultaneous turns (actions held until every mover
 //! has acted), chance drawn from the match's seed, clocks, shorthand
-//! sequences, resignation. It keeps the legal-action lists it was asked for
+//! sequences, resignation, a director's controls. It keeps the legal-action lists it was asked for
 //! and describes every change to each viewer for watchers. Its owner (the
 //! host) serialises access and persists the log; a [`Record`] is the log
 //! made portable, from which [`Match::replay`] rebuilds the match exactly.
@@ -28,6 +28,7 @@
 //!     created_at_ms: 0,
 //!     time_control: None,
 //!     labels: Default::default(),
+//!     open_seat_deadline: None,
 //! };
 //! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];
 //! let mut m = Match::create(game, setup, tokens).unwrap();
@@ -39,6 +40,7 @@
 //! ```
 
 pub mod clock;
+pub mod director;
 pub mod error;
 pub mod fanout;
 mod game_match;
@@ -57,6 +59,7 @@ pub mod view;
 mod tests;
 
 pub use clock::{OnTimeout, TimeControl};
+pub use director::{OnDeadline, OpenSeatDeadline};
 pub use error::{HostError, HostResult};
 pub use fanout::{
     HostEvent, MatchEvent, Subscription, ViewInterest, ViewerEvent, ViewerUpdate, WATCH_BUFFER,

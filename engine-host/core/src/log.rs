@@ -8,7 +8,8 @@ use tabletop_sdk::ActionId;
 
 use crate::Match;
 
-/// One entry of a match's log: a state change (or a resignation).
+/// One entry of a match's log: a state change, a resignation, or a
+/// director's control.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LogKind {
@@ -37,6 +38,33 @@ pub enum LogKind {
     Out {
         /// The seat.
         seat: u32,
+    },
+    /// A director ended the match without a result.
+    Abort {
+        /// Why.
+        reason: String,
+    },
+    /// A director ended the match with these results.
+    Adjudicate {
+        /// Every seat's result, by seat.
+        results: Vec<crate::SeatResult>,
+    },
+    /// A director stopped the clocks; actions wait for [`LogKind::Resume`].
+    Pause,
+    /// A director restarted the clocks.
+    Resume,
+    /// A director gave a seat more time.
+    AddTime {
+        /// The seat.
+        seat: u32,
+        /// How much, in ms.
+        ms: i64,
+    },
+    /// The open-seat deadline passed: these seats, never taken, are out and
+    /// the match starts (or ends) without them.
+    Absent {
+        /// The seats.
+        seats: Vec<u32>,
     },
 }
 

@@ -67,6 +67,9 @@ pub struct Record {
     /// The match's labels (absent when it has none).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub labels: std::collections::BTreeMap<String, String>,
+    /// The open-seat deadline, if the match had one (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
     /// Every state change in order.
     pub actions: Vec<LogEntry>,
     /// Life stage at export.
@@ -92,6 +95,7 @@ impl Record {
             created_at_ms: m.setup.created_at_ms,
             time_control: m.setup.time_control,
             labels: m.setup.labels.clone(),
+            open_seat_deadline: m.setup.open_seat_deadline,
             actions: m.log.clone(),
             state: m.lifecycle,
             results: m.results.clone(),
@@ -112,6 +116,7 @@ impl Record {
             created_at_ms: self.created_at_ms,
             time_control: self.time_control,
             labels: self.labels.clone(),
+            open_seat_deadline: self.open_seat_deadline,
         }
     }
 

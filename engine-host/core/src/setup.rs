@@ -43,6 +43,9 @@ pub struct MatchSetup {
     /// What the creator tagged it with (tournament, round, table …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// When its open seats must be taken by, and what happens if not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
 }
 
 /// Most labels a match may have.

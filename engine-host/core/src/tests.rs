@@ -155,6 +155,7 @@ fn new_match() -> Match {
         created_at_ms: 0,
         time_control: None,
         labels: Default::default(),
+        open_seat_deadline: None,
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
     Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
@@ -262,6 +263,7 @@ fn lanza_match(t0: i64) -> Match {
             on_timeout: OnTimeout::Out,
         }),
         labels: Default::default(),
+        open_seat_deadline: None,
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
@@ -461,6 +463,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
             on_timeout: OnTimeout::Out,
         }),
         labels: Default::default(),
+        open_seat_deadline: None,
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let hashes = vec![Some([1; 32]), Some([2; 32]), None, None];

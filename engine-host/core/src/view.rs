@@ -36,6 +36,14 @@ pub struct MatchView {
     pub pending_action: Option<String>,
     /// The match's labels.
     pub labels: std::collections::BTreeMap<String, String>,
+    /// Whether a director has paused it.
+    pub paused: bool,
+    /// Why a director aborted it (None: not aborted).
+    pub abort_reason: Option<String>,
+    /// Whether a director decided its result.
+    pub adjudicated: bool,
+    /// When its open seats must be taken by, while it waits for players.
+    pub open_seat_deadline_ms: Option<i64>,
 }
 
 /// How much of a match a view carries.
@@ -111,6 +119,14 @@ impl Match {
             results: self.results.clone(),
             pending_action,
             labels: self.setup.labels.clone(),
+            paused: self.paused_at.is_some(),
+            abort_reason: self.aborted.clone(),
+            adjudicated: self.adjudicated,
+            open_seat_deadline_ms: self
+                .setup
+                .open_seat_deadline
+                .filter(|_| self.lifecycle == Lifecycle::Waiting)
+                .map(|d| d.at_ms),
         })
     }
 }

@@ -3,10 +3,12 @@
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
+use tabletop_core::director::MAX_OPEN_SEAT_WAIT_MS;
 use tabletop_core::setup::check_labels;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
-    HostError, HostResult, Match, MatchSetup, MatchView, OnTimeout, ViewDetail, now_ms,
+    HostError, HostResult, Match, MatchSetup, MatchView, OnDeadline, OnTimeout, OpenSeatDeadline,
+    ViewDetail, now_ms,
 };
 use tabletop_loader::Plugin;
 use tabletop_sdk::{DynGame, Viewer};
@@ -33,8 +35,38 @@ fn request_hash(request: &NewMatch) -> [u8; 32] {
         "open_seats": request.open_seats,
         "time_control": request.time_control,
         "labels": request.labels,
+        "open_seat_wait": request.open_seat_wait,
     });
     Sha256::digest(canonical.to_string().as_bytes()).into()
+}
+
+/// Refuses an open-seat deadline that cannot apply: one without open seats,
+/// a wait out of range, or starting without players a game cannot remove.
+fn check_open_seat_wait(
+    manifest: &tabletop_sdk::Manifest,
+    request: &NewMatch,
+    wait_ms: i64,
+    on_deadline: OnDeadline,
+) -> HostResult<()> {
+    if request.open_seats.is_empty() {
+        return Err(HostError::InvalidSetup(
+            "an open-seat deadline needs open seats".into(),
+        ));
+    }
+    if !(1_000..=MAX_OPEN_SEAT_WAIT_MS).contains(&wait_ms) {
+        return Err(HostError::InvalidSetup(format!(
+            "an open-seat deadline is 1 s to 30 days after creation, not {wait_ms} ms"
+        )));
+    }
+    if on_deadline == OnDeadline::StartWithout && request.players > 2 && !manifest.removable_players
+    {
+        return Err(HostError::InvalidSetup(format!(
+            "{} cannot take a player out, so a match of {} cannot start without its absent \
+             seats; abort it at the deadline instead",
+            manifest.name, request.players
+        )));
+    }
+    Ok(())
 }
 
 impl Engine {
@@ -180,6 +212,9 @@ impl Engine {
             }
         }
         check_labels(&request.labels).map_err(HostError::InvalidSetup)?;
+        if let Some((wait_ms, on_deadline)) = request.open_seat_wait {
+            check_open_seat_wait(manifest, &request, wait_ms, on_deadline)?;
+        }
         let (tokens, hashes) = match &request.request_id {
             Some(request_id) => {
                 if request_id.is_empty() || request_id.len() > MAX_REQUEST_ID {
@@ -220,6 +255,16 @@ impl Engine {
             created_at_ms: now_ms(),
             time_control: request.time_control,
             labels: request.labels,
+            open_seat_deadline: None,
+        };
+        let setup = MatchSetup {
+            open_seat_deadline: request.open_seat_wait.map(|(wait_ms, on_deadline)| {
+                OpenSeatDeadline {
+                    at_ms: setup.created_at_ms.saturating_add(wait_ms),
+                    on_deadline,
+                }
+            }),
+            ..setup
         };
         let stored_request = stored_request.map(|r| StoredRequest {
             match_id: setup.match_id.clone(),

@@ -1,16 +1,37 @@
 //! What a change means for a match's life: the lifecycle rows the store
 //! writes with it, in the same transaction (a platform's feed of created,
-//! seat filled, started, seat out, finished).
+//! seat filled, started, seat out, paused, resumed, time added, finished,
+//! aborted).
 
 use tabletop_core::{Lifecycle, LogKind, Match, now_ms};
 
 use crate::store::{LifecycleEvent, LifecycleKind, OutReason};
 
 fn event(m: &Match, at_ms: i64, kind: LifecycleKind) -> LifecycleEvent {
+    let setup = m.setup();
     LifecycleEvent {
-        match_id: m.setup().match_id.clone(),
+        match_id: setup.match_id.clone(),
         at_ms,
+        game: setup.game.clone(),
+        labels: setup.labels.clone(),
         kind,
+    }
+}
+
+/// A match found stored but not playable here (at the host's start).
+pub(super) fn unavailable(
+    setup: &tabletop_core::MatchSetup,
+    reason: &str,
+    at_ms: i64,
+) -> LifecycleEvent {
+    LifecycleEvent {
+        match_id: setup.match_id.clone(),
+        at_ms,
+        game: setup.game.clone(),
+        labels: setup.labels.clone(),
+        kind: LifecycleKind::Unavailable {
+            reason: reason.to_string(),
+        },
     }
 }
 
@@ -23,8 +44,8 @@ pub(super) fn created(m: &Match) -> Vec<LifecycleEvent> {
         m,
         at,
         LifecycleKind::Created {
-            game: setup.game.clone(),
             players: setup.players,
+            plugin_version: setup.plugin_version.clone(),
         },
     )];
     if m.lifecycle() != Lifecycle::Waiting {
@@ -43,29 +64,52 @@ pub(super) fn joined(m: &Match, seat: u32, at_ms: i64) -> Vec<LifecycleEvent> {
     events
 }
 
-/// The log entries after `version_before`: seats out (clock, resignation),
-/// and the end if they ended the match.
+/// The log entries after `version_before`: seats out (clock, resignation,
+/// absence), a director's pauses and added time, and the end if they ended
+/// the match (with results, adjudicated, or aborted).
 pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
     let new = m.log().get(version_before as usize..).unwrap_or_default();
     let mut events = Vec::new();
     for entry in new {
-        let out = match entry.kind {
-            LogKind::Out { seat } | LogKind::Timeout { seat } => Some((seat, OutReason::Clock)),
-            LogKind::Resign { seat } => Some((seat, OutReason::Resigned)),
-            LogKind::Moves { .. } | LogKind::Chance { .. } => None,
+        let out = |seat, reason| LifecycleKind::SeatOut { seat, reason };
+        let kinds = match &entry.kind {
+            LogKind::Out { seat } | LogKind::Timeout { seat } => vec![out(*seat, OutReason::Clock)],
+            LogKind::Resign { seat } => vec![out(*seat, OutReason::Resigned)],
+            LogKind::Absent { seats } => {
+                let mut kinds: Vec<LifecycleKind> = seats
+                    .iter()
+                    .map(|&seat| out(seat, OutReason::Absent))
+                    .collect();
+                kinds.push(LifecycleKind::Started);
+                kinds
+            }
+            LogKind::Pause => vec![LifecycleKind::Paused],
+            LogKind::Resume => vec![LifecycleKind::Resumed],
+            LogKind::AddTime { seat, ms } => vec![LifecycleKind::TimeAdded {
+                seat: *seat,
+                added_ms: *ms,
+            }],
+            LogKind::Abort { reason } => vec![LifecycleKind::Aborted {
+                reason: reason.clone(),
+            }],
+            LogKind::Moves { .. } | LogKind::Chance { .. } | LogKind::Adjudicate { .. } => {
+                Vec::new()
+            }
         };
-        if let Some((seat, reason)) = out {
-            events.push(event(
-                m,
-                entry.at_ms,
-                LifecycleKind::SeatOut { seat, reason },
-            ));
-        }
+        events.extend(kinds.into_iter().map(|kind| event(m, entry.at_ms, kind)));
     }
-    if m.lifecycle() == Lifecycle::Finished && !new.is_empty() {
+    if m.lifecycle() == Lifecycle::Finished && !new.is_empty() && m.abort_reason().is_none() {
         let at = new.last().map_or_else(now_ms, |e| e.at_ms);
         let results = m.results().to_vec();
-        events.push(event(m, at, LifecycleKind::Finished { results }));
+        let adjudicated = m.is_adjudicated();
+        events.push(event(
+            m,
+            at,
+            LifecycleKind::Finished {
+                results,
+                adjudicated,
+            },
+        ));
     }
     events
 }

@@ -11,6 +11,7 @@
 
 mod backup;
 mod create;
+mod director;
 pub mod inline;
 mod lifecycle;
 mod live;
@@ -19,6 +20,7 @@ mod plugins;
 mod records;
 mod recovery;
 
+pub use director::Control;
 pub use live::LiveMatch;
 pub use plugins::Offered;
 
@@ -33,8 +35,8 @@ use std::time::Duration;
 use tabletop_core::legal::CachedMatches;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
-    History, HostError, HostResult, Lifecycle, Match, MatchSetup, MatchView, Subscription,
-    TimeControl, ViewDetail, now_ms,
+    History, HostError, HostResult, Lifecycle, Match, MatchSetup, MatchView, OnDeadline,
+    Subscription, TimeControl, ViewDetail, now_ms,
 };
 use tabletop_loader::{Plugin, Registry, Vetter};
 use tabletop_sdk::{ActionId, Manifest, Viewer};
@@ -79,6 +81,9 @@ pub struct NewMatch {
     /// The caller's id for this request, making a retry return the same
     /// match and tokens.
     pub request_id: Option<String>,
+    /// How long after creation the open seats may be taken, and what
+    /// happens to the match if they are not.
+    pub open_seat_wait: Option<(i64, OnDeadline)>,
 }
 
 /// A created match.
@@ -355,7 +360,7 @@ impl Engine {
             .inline
             .trust_for(&m.setup().game, &m.setup().plugin_version);
         let id = m.setup().match_id.clone();
-        if m.has_running_clock() {
+        if m.has_deadline() {
             self.clocked
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

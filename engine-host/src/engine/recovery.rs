@@ -5,8 +5,8 @@ use std::sync::Arc;
 use tabletop_core::{HostResult, Match, now_ms};
 use tabletop_sdk::DynGame;
 
-use super::{Engine, LiveMatch, Recovered, Unavailable, lock};
-use crate::store::{Commit, StoredMatch};
+use super::{Engine, LiveMatch, Recovered, Unavailable, lifecycle, lock};
+use crate::store::{Change, Commit, StoredMatch};
 
 impl Engine {
     /// Restart recovery: rebuilds every stored match not finished (a
@@ -26,6 +26,15 @@ impl Engine {
                 }
                 Err(reason) => {
                     tracing::warn!(match_id = %id, %reason, "match unavailable");
+                    // The feed says so at every start that finds it so.
+                    let row = lifecycle::unavailable(&stored.setup, &reason, now_ms());
+                    let change = Change {
+                        lifecycle: std::slice::from_ref(&row),
+                        ..Change::default()
+                    };
+                    if let Err(e) = self.store.append(&id, &change).and_then(Commit::wait) {
+                        tracing::error!(match_id = %id, error = %e, "cannot record the match as unavailable");
+                    }
                     report.unavailable.push((id.clone(), reason.clone()));
                     self.unavailable
                         .write()
@@ -102,7 +111,7 @@ impl Engine {
             let mut m = lock(&slot);
             let mut commit = Commit::done();
             let expired = self.expire_locked(&mut m, &mut commit);
-            if !m.has_running_clock() {
+            if !m.has_deadline() {
                 self.clocked
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

@@ -7,7 +7,7 @@ use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 
 use crate::engine::{GameEntry, MatchSummary, PluginEntry};
 use tabletop_core::error::HostError;
-use tabletop_core::{Lifecycle, MatchView, OnTimeout, SeatResult, TimeControl};
+use tabletop_core::{Lifecycle, MatchView, OnDeadline, OnTimeout, SeatResult, TimeControl};
 
 pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
     match l {
@@ -78,7 +78,26 @@ pub fn view(v: MatchView) -> pb::MatchView {
         pending_action: v.pending_action,
         unavailable_reason: String::new(),
         labels: v.labels.into_iter().collect(),
+        paused: v.paused,
+        abort_reason: v.abort_reason.unwrap_or_default(),
+        adjudicated: v.adjudicated,
+        open_seat_deadline_ms: v.open_seat_deadline_ms,
     }
+}
+
+/// An open-seat deadline as the engine takes it: the wait and what then.
+pub fn open_seat_deadline(d: pb::OpenSeatDeadline) -> Result<(i64, OnDeadline), HostError> {
+    let on_deadline = match pb::OnDeadline::try_from(d.on_deadline) {
+        Ok(pb::OnDeadline::Unspecified | pb::OnDeadline::Abort) => OnDeadline::Abort,
+        Ok(pb::OnDeadline::StartWithout) => OnDeadline::StartWithout,
+        Err(_) => {
+            return Err(HostError::InvalidRequest(format!(
+                "unknown on_deadline value {}",
+                d.on_deadline
+            )));
+        }
+    };
+    Ok((d.within_ms, on_deadline))
 }
 
 /// A shared view (a watch event's, sent to many streams) as a message of its own.

@@ -3,6 +3,7 @@
 //! only v1alpha).
 
 mod convert;
+pub mod director;
 pub mod services;
 pub mod status;
 pub mod watch;
@@ -13,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tabletop_proto::v1::{
-    admin_server::AdminServer, catalog_server::CatalogServer, matches_server::MatchesServer,
-    watch_server::WatchServer,
+    admin_server::AdminServer, catalog_server::CatalogServer, director_server::DirectorServer,
+    matches_server::MatchesServer, watch_server::WatchServer,
 };
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
@@ -46,6 +47,7 @@ pub async fn serve(
     health_reporter.set_serving::<MatchesServer<Api>>().await;
     health_reporter.set_serving::<WatchServer<Api>>().await;
     health_reporter.set_serving::<AdminServer<Api>>().await;
+    health_reporter.set_serving::<DirectorServer<Api>>().await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(tabletop_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -72,6 +74,7 @@ pub async fn serve(
         .add_service(CatalogServer::new(api.clone()))
         .add_service(MatchesServer::new(api.clone()))
         .add_service(WatchServer::new(api.clone()))
+        .add_service(DirectorServer::new(api.clone()))
         .add_service(AdminServer::new(api))
         .serve_with_incoming_shutdown(incoming, shutdown);
     let deadline = async move {

@@ -31,7 +31,7 @@ use tabletop_core::{Lifecycle, ViewDetail};
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
 pub struct Api {
-    engine: Arc<Engine>,
+    pub(super) engine: Arc<Engine>,
     deadline: Duration,
     draining: watch::Receiver<bool>,
 }
@@ -221,6 +221,11 @@ impl Matches for Api {
             view_detail: view_detail(r.view_detail).map_err(to_status)?,
             labels: r.labels.into_iter().collect(),
             request_id: (!r.request_id.is_empty()).then_some(r.request_id),
+            open_seat_wait: r
+                .open_seat_deadline
+                .map(convert::open_seat_deadline)
+                .transpose()
+                .map_err(to_status)?,
         };
         let tried = match self.engine.try_create_match(new) {
             TryCreate::Ran(answer, commit) => Tried::Ran(answer, commit),

@@ -105,6 +105,8 @@ pub fn describe(error: &HostError) -> Described {
             ],
         ),
         HostError::NotStarted => described(FailedPrecondition, "NOT_STARTED", &[]),
+        HostError::MatchPaused => described(FailedPrecondition, "MATCH_PAUSED", &[]),
+        HostError::ControlRefused(_) => described(FailedPrecondition, "CONTROL_REFUSED", &[]),
         HostError::MatchOver { clock_ran_out } => described(
             FailedPrecondition,
             "MATCH_OVER",
@@ -334,6 +336,18 @@ mod tests {
                 Unavailable,
                 "MATCH_UNAVAILABLE",
                 vec![("match_id", "m1"), ("unavailable_reason", "gone")],
+            ),
+            (
+                HostError::MatchPaused,
+                FailedPrecondition,
+                "MATCH_PAUSED",
+                vec![],
+            ),
+            (
+                HostError::ControlRefused("the match is not paused".into()),
+                FailedPrecondition,
+                "CONTROL_REFUSED",
+                vec![],
             ),
             (
                 HostError::NotStarted,

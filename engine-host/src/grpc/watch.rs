@@ -32,18 +32,18 @@ use crate::engine::Resume;
 /// A stream of watch events.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
 
-/// A watcher's events until the server starts shutting down; then one last
-/// UNAVAILABLE status (reason SHUTTING_DOWN) and the end, whatever the
-/// match does. Without it an open Watch stream would hold a graceful
-/// shutdown until its grace period ran out.
-struct UntilDrained {
-    events: ReceiverStream<Result<pb::WatchEvent, Status>>,
-    drained: Pin<Box<dyn Future<Output = ()> + Send>>,
-    ended: bool,
+/// A stream's messages until the server starts shutting down; then one
+/// last UNAVAILABLE status (reason SHUTTING_DOWN) and the end, whatever
+/// the match does. Without it an open Watch (or lifecycle feed) stream
+/// would hold a graceful shutdown until its grace period ran out.
+pub(super) struct UntilDrained<T> {
+    pub(super) events: ReceiverStream<Result<T, Status>>,
+    pub(super) drained: Pin<Box<dyn Future<Output = ()> + Send>>,
+    pub(super) ended: bool,
 }
 
-impl Stream for UntilDrained {
-    type Item = Result<pb::WatchEvent, Status>;
+impl<T> Stream for UntilDrained<T> {
+    type Item = Result<T, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if self.ended {
@@ -60,7 +60,7 @@ impl Stream for UntilDrained {
 /// Messages a watcher's outbound queue holds before its task waits; a client
 /// slower than that makes the task lag on the match's feed, and a lagging
 /// task catches up from the history instead of holding anyone back.
-const OUTBOUND_BUFFER: usize = 16;
+pub(super) const OUTBOUND_BUFFER: usize = 16;
 
 /// Past events read from the history per call: a page is one walk through
 /// the log, and its views are held until sent.

@@ -70,6 +70,7 @@ pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMat
             created_at_ms,
             time_control: None,
             labels: Default::default(),
+            open_seat_deadline: None,
         },
         seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],
         joins: vec![],
@@ -124,6 +125,8 @@ fn event(id: &str, kind: LifecycleKind) -> LifecycleEvent {
     LifecycleEvent {
         match_id: id.into(),
         at_ms: 5,
+        game: "g".into(),
+        labels: [("round".to_string(), "1".to_string())].into(),
         kind,
     }
 }
@@ -364,8 +367,8 @@ pub fn lifecycle_rows_are_numbered_in_commit_order(store: &dyn Store) {
     let created = event(
         "a",
         LifecycleKind::Created {
-            game: "g".into(),
             players: 2,
+            plugin_version: "1.0.0".into(),
         },
     );
     store
@@ -393,7 +396,13 @@ pub fn lifecycle_rows_are_numbered_in_commit_order(store: &dyn Store) {
             reason: OutReason::Resigned,
         },
     );
-    let finished = event("a", LifecycleKind::Finished { results: results() });
+    let finished = event(
+        "a",
+        LifecycleKind::Finished {
+            results: results(),
+            adjudicated: false,
+        },
+    );
     append(
         store,
         "a",

@@ -47,6 +47,9 @@ struct Inner {
     expired_set: HashSet<String>,
     lifecycle: VecDeque<LifecycleRow>,
     next_seq: u64,
+    /// The last row's number (every row is durable once recorded: there is
+    /// no disk to wait for).
+    tail: tokio::sync::watch::Sender<u64>,
     requests: HashMap<String, StoredRequest>,
 }
 
@@ -84,6 +87,9 @@ impl Inner {
                 event: event.clone(),
             });
             self.next_seq += 1;
+        }
+        if !events.is_empty() {
+            self.tail.send_replace(self.next_seq - 1);
         }
     }
 
@@ -257,6 +263,10 @@ impl Store for MemoryStore {
             .take(limit)
             .cloned()
             .collect())
+    }
+
+    fn lifecycle_tail(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner().tail.subscribe()
     }
 
     fn request(&self, request_id: &str) -> HostResult<Option<StoredRequest>> {

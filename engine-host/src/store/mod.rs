@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use tabletop_core::{
-    HeldAction, HostError, HostResult, Lifecycle, LogEntry, MatchSetup, SeatJoin, SeatResult,
+    HeldAction, HostError, HostResult, Lifecycle, LogEntry, LogKind, MatchSetup, SeatJoin,
+    SeatResult,
 };
 
 /// A stored match: enough to rebuild it by replay.
@@ -141,6 +142,10 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Up to `limit` lifecycle rows after the one numbered `after_seq`, in
     /// order.
     fn lifecycle_after(&self, after_seq: u64, limit: usize) -> HostResult<Vec<LifecycleRow>>;
+    /// The number of the last lifecycle row that is durable, updated as
+    /// more become so. A feed sends a row only once this has reached it,
+    /// so no platform is told of a change a crash could still undo.
+    fn lifecycle_tail(&self) -> tokio::sync::watch::Receiver<u64>;
     /// The request stored under `request_id`, if any.
     fn request(&self, request_id: &str) -> HostResult<Option<StoredRequest>>;
     /// Writes a consistent copy of the store to a new file at `to` while
@@ -170,7 +175,8 @@ pub struct Change<'a> {
     pub results: &'a [SeatResult],
     /// What the change means for the match's life.
     pub lifecycle: &'a [LifecycleEvent],
-    /// The match's whole log, when the change ended it: a store may keep
+    /// The match's whole log, when the change ended it (with results, or
+    /// none when it was aborted): a store may keep
     /// a finished match's log apart, to read it back by id at the cost of
     /// one row rather than a search through every match's entries.
     pub finished_log: Option<&'a [LogEntry]>,
@@ -183,6 +189,12 @@ pub struct LifecycleEvent {
     pub match_id: String,
     /// When, ms since the Unix epoch.
     pub at_ms: i64,
+    /// The match's game, so a feed filters without reading the match.
+    #[serde(default)]
+    pub game: String,
+    /// The match's labels, for the same reason.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
     /// What happened.
     #[serde(flatten)]
     pub kind: LifecycleKind,
@@ -194,10 +206,11 @@ pub struct LifecycleEvent {
 pub enum LifecycleKind {
     /// The match was created.
     Created {
-        /// The game.
-        game: String,
         /// Its seats.
         players: u32,
+        /// The plugin version.
+        #[serde(default)]
+        plugin_version: String,
     },
     /// A seat was taken.
     SeatFilled {
@@ -213,10 +226,34 @@ pub enum LifecycleKind {
         /// Why.
         reason: OutReason,
     },
+    /// A director paused the match.
+    Paused,
+    /// A director resumed it.
+    Resumed,
+    /// A director gave a seat more time.
+    TimeAdded {
+        /// The seat.
+        seat: u32,
+        /// How much, in ms.
+        added_ms: i64,
+    },
     /// The match is over.
     Finished {
         /// Every seat's result.
         results: Vec<SeatResult>,
+        /// Whether a director decided them.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        adjudicated: bool,
+    },
+    /// The match ended without a result.
+    Aborted {
+        /// Why.
+        reason: String,
+    },
+    /// The host found the match stored but cannot play it.
+    Unavailable {
+        /// Why.
+        reason: String,
     },
 }
 
@@ -228,6 +265,8 @@ pub enum OutReason {
     Clock,
     /// It resigned.
     Resigned,
+    /// It was never taken, by the open-seat deadline.
+    Absent,
 }
 
 /// A lifecycle row: an event and its place in the store's single order.
@@ -327,9 +366,18 @@ pub struct StoredSummary {
 impl StoredMatch {
     /// Where the match is in its life, from what is stored.
     pub fn state(&self) -> Lifecycle {
-        if !self.results.is_empty() {
+        let aborted = self
+            .log
+            .last()
+            .is_some_and(|e| matches!(e.kind, LogKind::Abort { .. }));
+        if !self.results.is_empty() || aborted {
             Lifecycle::Finished
-        } else if self.seat_hashes.iter().any(Option::is_none) {
+        } else if self.seat_hashes.iter().any(Option::is_none)
+            && !self
+                .log
+                .iter()
+                .any(|e| matches!(e.kind, LogKind::Absent { .. }))
+        {
             Lifecycle::Waiting
         } else {
             Lifecycle::Running

@@ -8,6 +8,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class OnDeadline(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ON_DEADLINE_UNSPECIFIED: _ClassVar[OnDeadline]
+    ON_DEADLINE_ABORT: _ClassVar[OnDeadline]
+    ON_DEADLINE_START_WITHOUT: _ClassVar[OnDeadline]
+
 class OnTimeout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ON_TIMEOUT_UNSPECIFIED: _ClassVar[OnTimeout]
@@ -19,6 +25,9 @@ class ViewDetail(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     VIEW_DETAIL_UNSPECIFIED: _ClassVar[ViewDetail]
     VIEW_DETAIL_FULL: _ClassVar[ViewDetail]
     VIEW_DETAIL_SUMMARY: _ClassVar[ViewDetail]
+ON_DEADLINE_UNSPECIFIED: OnDeadline
+ON_DEADLINE_ABORT: OnDeadline
+ON_DEADLINE_START_WITHOUT: OnDeadline
 ON_TIMEOUT_UNSPECIFIED: OnTimeout
 ON_TIMEOUT_LOSE: OnTimeout
 ON_TIMEOUT_OUT: OnTimeout
@@ -27,7 +36,7 @@ VIEW_DETAIL_FULL: ViewDetail
 VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id")
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -53,6 +62,7 @@ class CreateMatchRequest(_message.Message):
     VIEW_DETAIL_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SEAT_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     players: int
@@ -64,7 +74,16 @@ class CreateMatchRequest(_message.Message):
     view_detail: ViewDetail
     labels: _containers.ScalarMap[str, str]
     request_id: str
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    open_seat_deadline: OpenSeatDeadline
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ...) -> None: ...
+
+class OpenSeatDeadline(_message.Message):
+    __slots__ = ("within_ms", "on_deadline")
+    WITHIN_MS_FIELD_NUMBER: _ClassVar[int]
+    ON_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    within_ms: int
+    on_deadline: OnDeadline
+    def __init__(self, within_ms: _Optional[int] = ..., on_deadline: _Optional[_Union[OnDeadline, str]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("per_move_ms", "bank_ms", "increment_ms", "on_timeout")

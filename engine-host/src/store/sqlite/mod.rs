@@ -111,6 +111,8 @@ type Read = Box<dyn FnOnce(&Connection) + Send>;
 pub struct SqliteStore {
     path: PathBuf,
     jobs: Mutex<mpsc::Sender<Job>>,
+    /// The last durable lifecycle row's number, sent once its fsync is done.
+    tail: tokio::sync::watch::Receiver<u64>,
     writer: Option<std::thread::JoinHandle<()>>,
     /// Released after the writer (fields drop after `Drop::drop`).
     _lock: StoreLock,
@@ -231,21 +233,39 @@ impl SqliteStore {
             .and_then(|()| sync_dir(path))
             .map_err(|e| HostError::Internal(format!("cannot sync the match store: {e}")))?;
         let last_fsync_us = Arc::new(AtomicU64::new(micros(started.elapsed())));
+        // Every row already in the file is durable: the fsync above covers
+        // any a process that died before its own fsync left in the WAL.
+        let last_row: i64 = conn
+            .query_row("SELECT COALESCE(MAX(seq), 0) FROM lifecycle", [], |row| {
+                row.get(0)
+            })
+            .map_err(db_error)?;
+        let (tail_tx, tail) = tokio::sync::watch::channel(last_row as u64);
+        let tail_tx = Arc::new(tail_tx);
         let syncer_wal = wal
             .try_clone()
             .map_err(|e| HostError::Internal(format!("cannot open the match store's WAL: {e}")))?;
         let (tx, rx) = mpsc::channel::<Job>();
         let (committed_tx, committed_rx) = mpsc::channel::<Committed>();
         let syncer_last_fsync_us = Arc::clone(&last_fsync_us);
+        let syncer_tail = Arc::clone(&tail_tx);
         std::thread::Builder::new()
             .name("store-syncer".into())
-            .spawn(move || syncer(&syncer_wal, &syncer_last_fsync_us, committed_rx))
+            .spawn(move || {
+                syncer(
+                    &syncer_wal,
+                    &syncer_last_fsync_us,
+                    &syncer_tail,
+                    committed_rx,
+                )
+            })
             .map_err(|e| HostError::Internal(format!("cannot start the store syncer: {e}")))?;
         let flusher = Flusher {
             wal,
             last_fsync_us,
             inline_below_us: micros(inline_fsync_below),
             syncer: committed_tx,
+            tail: tail_tx,
         };
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
@@ -254,6 +274,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_path_buf(),
             jobs: Mutex::new(tx),
+            tail,
             writer: Some(writer),
             _lock: lock,
         })
@@ -343,8 +364,12 @@ fn sync_dir(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// A committed batch waiting for the fsync: each caller with its outcome.
-type Committed = Vec<(tokio::sync::oneshot::Sender<HostResult<()>>, HostResult<()>)>;
+/// A committed batch waiting for the fsync: each caller with its outcome,
+/// and the number of the batch's last lifecycle row, if it wrote any.
+struct Committed {
+    callers: Vec<(tokio::sync::oneshot::Sender<HostResult<()>>, HostResult<()>)>,
+    last_lifecycle_row: Option<u64>,
+}
 
 fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
@@ -362,9 +387,23 @@ fn fsync(wal: &std::fs::File, last_fsync_us: &AtomicU64) -> std::io::Result<()> 
 }
 
 /// Tells each caller of a committed batch its outcome, now that the fsync
-/// that followed the commit has returned `synced`.
-fn acknowledge(batch: Committed, synced: &std::io::Result<()>) {
-    for (done, outcome) in batch {
+/// that followed the commit has returned `synced`, and the feed that its
+/// lifecycle rows are durable.
+fn acknowledge(
+    batch: Committed,
+    synced: &std::io::Result<()>,
+    tail: &tokio::sync::watch::Sender<u64>,
+) {
+    if synced.is_ok()
+        && let Some(row) = batch.last_lifecycle_row
+    {
+        tail.send_if_modified(|last| {
+            let newer = row > *last;
+            *last = (*last).max(row);
+            newer
+        });
+    }
+    for (done, outcome) in batch.callers {
         let outcome = match synced {
             Ok(()) => outcome,
             Err(e) => Err(HostError::Internal(format!(
@@ -385,14 +424,15 @@ struct Flusher {
     last_fsync_us: Arc<AtomicU64>,
     inline_below_us: u64,
     syncer: mpsc::Sender<Committed>,
+    tail: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl Flusher {
     fn flush(&self, batch: Committed) {
         if self.last_fsync_us.load(Ordering::Relaxed) < self.inline_below_us {
-            acknowledge(batch, &fsync(&self.wal, &self.last_fsync_us));
+            acknowledge(batch, &fsync(&self.wal, &self.last_fsync_us), &self.tail);
         } else if let Err(mpsc::SendError(batch)) = self.syncer.send(batch) {
-            for (done, _) in batch {
+            for (done, _) in batch.callers {
                 let _ = done.send(Err(HostError::Internal(
                     "the match store syncer has stopped".into(),
                 )));
@@ -404,13 +444,19 @@ impl Flusher {
 /// The syncer thread: fsyncs the WAL once for every batch committed since
 /// the last fsync began, then tells their callers. A batch arrives only
 /// after its commit returned, so the fsync that follows covers it.
-fn syncer(wal: &std::fs::File, last_fsync_us: &AtomicU64, committed: mpsc::Receiver<Committed>) {
+fn syncer(
+    wal: &std::fs::File,
+    last_fsync_us: &AtomicU64,
+    tail: &tokio::sync::watch::Sender<u64>,
+    committed: mpsc::Receiver<Committed>,
+) {
     while let Ok(first) = committed.recv() {
         let mut batch = first;
         for more in committed.try_iter() {
-            batch.extend(more);
+            batch.callers.extend(more.callers);
+            batch.last_lifecycle_row = more.last_lifecycle_row.or(batch.last_lifecycle_row);
         }
-        acknowledge(batch, &fsync(wal, last_fsync_us));
+        acknowledge(batch, &fsync(wal, last_fsync_us), tail);
     }
 }
 
@@ -447,13 +493,21 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                 .map(|outcomes| outcomes.unwrap_or_default()),
         });
         match result {
-            Ok(outcomes) => flusher.flush(
-                batch
-                    .into_iter()
-                    .zip(outcomes)
-                    .map(|((_, done), outcome)| (done, outcome))
-                    .collect(),
-            ),
+            Ok(outcomes) => {
+                let last_lifecycle_row = batch
+                    .iter()
+                    .any(|(write, _)| write.has_lifecycle())
+                    .then(|| last_lifecycle_row(&conn))
+                    .flatten();
+                flusher.flush(Committed {
+                    callers: batch
+                        .into_iter()
+                        .zip(outcomes)
+                        .map(|((_, done), outcome)| (done, outcome))
+                        .collect(),
+                    last_lifecycle_row,
+                });
+            }
             Err(e) => {
                 tracing::error!(error = %e, writes = batch.len(), "match store commit failed");
                 let message = format!("the match store could not commit: {e}");
@@ -466,6 +520,17 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
             read(&conn);
         }
     }
+}
+
+/// The number of the last lifecycle row committed (`None` if it cannot be
+/// read: the feed then learns of the rows with the next batch that has
+/// some).
+fn last_lifecycle_row(conn: &Connection) -> Option<u64> {
+    conn.prepare_cached("SELECT MAX(seq) FROM lifecycle")
+        .and_then(|mut statement| statement.query_row([], |row| row.get::<_, Option<i64>>(0)))
+        .ok()
+        .flatten()
+        .map(|seq| seq as u64)
 }
 
 /// How the writes of one batch are kept apart.
@@ -565,6 +630,10 @@ impl Store for SqliteStore {
 
     fn lifecycle_after(&self, after_seq: u64, limit: usize) -> HostResult<Vec<LifecycleRow>> {
         self.read(move |conn| read::lifecycle_after(conn, after_seq, limit))
+    }
+
+    fn lifecycle_tail(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.tail.clone()
     }
 
     fn request(&self, request_id: &str) -> HostResult<Option<StoredRequest>> {

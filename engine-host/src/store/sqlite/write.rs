@@ -5,7 +5,7 @@ use rusqlite::{Connection, params};
 use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, SeatJoin, SeatResult};
 
 use super::{db_error, json_error};
-use crate::store::{LifecycleEvent, StoredMatch, StoredRequest};
+use crate::store::{LifecycleEvent, LifecycleKind, StoredMatch, StoredRequest};
 
 /// One write for the writer thread.
 #[derive(Debug)]
@@ -30,6 +30,17 @@ pub(super) enum Write {
         token_hash: [u8; 32],
         lifecycle: Vec<LifecycleEvent>,
     },
+}
+
+impl Write {
+    /// Whether it writes lifecycle rows.
+    pub(super) fn has_lifecycle(&self) -> bool {
+        match self {
+            Write::Create { lifecycle, .. }
+            | Write::Append { lifecycle, .. }
+            | Write::Join { lifecycle, .. } => !lifecycle.is_empty(),
+        }
+    }
 }
 
 /// The `state` column's value for a stage.
@@ -71,7 +82,8 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
         } => {
             insert_log(conn, match_id, entries)?;
             let pending = pending.as_ref().map(to_json).transpose()?;
-            let finished = (!results.is_empty())
+            let finished = finished_log
+                .is_some()
                 .then(|| -> HostResult<_> {
                     let log = finished_log.as_deref().unwrap_or(&[]);
                     Ok((to_json(results)?, to_json(&log)?, log.len() as i64))
@@ -105,6 +117,18 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
                 return Err(HostError::Internal(format!(
                     "the match store has no match {match_id}"
                 )));
+            }
+            // A match that starts with seats never taken (the open-seat
+            // deadline) starts in an append, not a join.
+            if lifecycle
+                .iter()
+                .any(|e| matches!(e.kind, LifecycleKind::Started))
+            {
+                cached(
+                    conn,
+                    "UPDATE matches SET state = 'running' WHERE match_id = ?1 AND state = 'waiting'",
+                    params![match_id],
+                )?;
             }
             insert_lifecycle(conn, lifecycle)
         }

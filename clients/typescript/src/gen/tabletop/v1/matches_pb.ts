@@ -34,6 +34,8 @@
 // | NO_OPEN_SEAT | FAILED_PRECONDITION | | JoinMatch: the match has no open seat |
 // | UNSUPPORTED | FAILED_PRECONDITION | | the game does not offer this, or a shorthand in a simultaneous turn |
 // | GAME_NOT_LOADED | FAILED_PRECONDITION | game, version | ImportRecord: the record's plugin version is not loaded |
+// | MATCH_PAUSED | FAILED_PRECONDITION | | a director paused the match; actions wait until it resumes |
+// | CONTROL_REFUSED | FAILED_PRECONDITION | | a director's control does not apply to the match as it is (pausing a paused match, adding time to a match without a clock) |
 // | REQUEST_ID_REUSED | ALREADY_EXISTS | request_id, match_id | CreateMatch: the `request_id` was used for a different request |
 // | PLUGIN_CONFLICT | FAILED_PRECONDITION | game, version, existing_file | LoadPlugin: another file provides this game version |
 // | TOKEN_REQUIRED | UNAUTHENTICATED | credential (seat or admin) | the call needs a token and got none |
@@ -62,7 +64,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/matches.proto.
  */
 export const file_tabletop_v1_matches: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSKYBAoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRouCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF92ZXJzaW9uQgcKBV9zZWVkQhEKD19zdGFydF9wb3NpdGlvbkIPCg1fdGltZV9jb250cm9sInUKC1RpbWVDb250cm9sEhMKC3Blcl9tb3ZlX21zGAEgASgDEg8KB2JhbmtfbXMYAiABKAMSFAoMaW5jcmVtZW50X21zGAMgASgDEioKCm9uX3RpbWVvdXQYBCABKA4yFi50YWJsZXRvcC52MS5PblRpbWVvdXQiKAoJU2VhdFRva2VuEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkidAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IkAKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJeCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhcKCmF0X3ZlcnNpb24YAyABKARIAIgBAUINCgtfYXRfdmVyc2lvbiJRChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhAKCGlkc19vbmx5GAMgASgIIisKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJIngKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uEhIKCmFjdGlvbl9pZHMYBCADKAQi0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkixQIKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRI7CgZsYWJlbHMYBSADKAsyKy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QuTGFiZWxzRW50cnkSHAoPY3JlYXRlZF9mcm9tX21zGAYgASgDSACIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYByABKANIAYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhIKEF9jcmVhdGVkX2Zyb21fbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zIr0CCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSNQoGbGFiZWxzGAogAygLMiUudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypQCglPblRpbWVvdXQSGgoWT05fVElNRU9VVF9VTlNQRUNJRklFRBAAEhMKD09OX1RJTUVPVVRfTE9TRRABEhIKDk9OX1RJTUVPVVRfT1VUEAIqWAoKVmlld0RldGFpbBIbChdWSUVXX0RFVEFJTF9VTlNQRUNJRklFRBAAEhQKEFZJRVdfREVUQUlMX0ZVTEwQARIXChNWSUVXX0RFVEFJTF9TVU1NQVJZEAIy1wUKB01hdGNoZXMSUAoLQ3JlYXRlTWF0Y2gSHy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaIC50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEkoKCUpvaW5NYXRjaBIdLnRhYmxldG9wLnYxLkpvaW5NYXRjaFJlcXVlc3QaHi50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXNwb25zZRI+CgdHZXRWaWV3EhsudGFibGV0b3AudjEuR2V0Vmlld1JlcXVlc3QaFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSXwoQTGlzdExlZ2FsQWN0aW9ucxIkLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiUudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElMKDFN1Ym1pdEFjdGlvbhIgLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIS50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRI8CgZSZXNpZ24SGi50YWJsZXRvcC52MS5SZXNpZ25SZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3ElAKC0xpc3RNYXRjaGVzEh8udGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXF1ZXN0GiAudGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJTCgxFeHBvcnRSZWNvcmQSIC50YWJsZXRvcC52MS5FeHBvcnRSZWNvcmRSZXF1ZXN0GiEudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVzcG9uc2USUwoMSW1wb3J0UmVjb3JkEiAudGFibGV0b3AudjEuSW1wb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlc3BvbnNlYgZwcm90bzM", [file_tabletop_v1_types]);
+  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSLTBAoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRI5ChJvcGVuX3NlYXRfZGVhZGxpbmUYDCABKAsyHS50YWJsZXRvcC52MS5PcGVuU2VhdERlYWRsaW5lGi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3ZlcnNpb25CBwoFX3NlZWRCEQoPX3N0YXJ0X3Bvc2l0aW9uQg8KDV90aW1lX2NvbnRyb2wiUwoQT3BlblNlYXREZWFkbGluZRIRCgl3aXRoaW5fbXMYASABKAMSLAoLb25fZGVhZGxpbmUYAiABKA4yFy50YWJsZXRvcC52MS5PbkRlYWRsaW5lInUKC1RpbWVDb250cm9sEhMKC3Blcl9tb3ZlX21zGAEgASgDEg8KB2JhbmtfbXMYAiABKAMSFAoMaW5jcmVtZW50X21zGAMgASgDEioKCm9uX3RpbWVvdXQYBCABKA4yFi50YWJsZXRvcC52MS5PblRpbWVvdXQiKAoJU2VhdFRva2VuEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkidAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IkAKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJeCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhcKCmF0X3ZlcnNpb24YAyABKARIAIgBAUINCgtfYXRfdmVyc2lvbiJRChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhAKCGlkc19vbmx5GAMgASgIIisKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJIngKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uEhIKCmFjdGlvbl9pZHMYBCADKAQi0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkixQIKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRI7CgZsYWJlbHMYBSADKAsyKy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QuTGFiZWxzRW50cnkSHAoPY3JlYXRlZF9mcm9tX21zGAYgASgDSACIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYByABKANIAYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhIKEF9jcmVhdGVkX2Zyb21fbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zIr0CCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSNQoGbGFiZWxzGAogAygLMiUudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypfCgpPbkRlYWRsaW5lEhsKF09OX0RFQURMSU5FX1VOU1BFQ0lGSUVEEAASFQoRT05fREVBRExJTkVfQUJPUlQQARIdChlPTl9ERUFETElORV9TVEFSVF9XSVRIT1VUEAIqUAoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABITCg9PTl9USU1FT1VUX0xPU0UQARISCg5PTl9USU1FT1VUX09VVBACKlgKClZpZXdEZXRhaWwSGwoXVklFV19ERVRBSUxfVU5TUEVDSUZJRUQQABIUChBWSUVXX0RFVEFJTF9GVUxMEAESFwoTVklFV19ERVRBSUxfU1VNTUFSWRACMtcFCgdNYXRjaGVzElAKC0NyZWF0ZU1hdGNoEh8udGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0GiAudGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJKCglKb2luTWF0Y2gSHS50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh4udGFibGV0b3AudjEuSm9pbk1hdGNoUmVzcG9uc2USPgoHR2V0VmlldxIbLnRhYmxldG9wLnYxLkdldFZpZXdSZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3El8KEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USPAoGUmVzaWduEhoudGFibGV0b3AudjEuUmVzaWduUmVxdWVzdBoWLnRhYmxldG9wLnYxLk1hdGNoVmlldxJQCgtMaXN0TWF0Y2hlcxIfLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBogLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USUwoMRXhwb3J0UmVjb3JkEiAudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkV4cG9ydFJlY29yZFJlc3BvbnNlElMKDEltcG9ydFJlY29yZBIgLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlcXVlc3QaIS50YWJsZXRvcC52MS5JbXBvcnRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_tabletop_v1_types]);
 
 /**
  * Creates a match.
@@ -153,6 +155,14 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
    * @generated from field: string request_id = 11;
    */
   requestId: string;
+
+  /**
+   * A deadline for the open seats: if any is still open then, the match is
+   * aborted or starts without them, as this says.
+   *
+   * @generated from field: tabletop.v1.OpenSeatDeadline open_seat_deadline = 12;
+   */
+  openSeatDeadline?: OpenSeatDeadline | undefined;
 };
 
 /**
@@ -161,6 +171,34 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_matches, 0);
+
+/**
+ * When a match's open seats must be taken by.
+ *
+ * @generated from message tabletop.v1.OpenSeatDeadline
+ */
+export type OpenSeatDeadline = Message<"tabletop.v1.OpenSeatDeadline"> & {
+  /**
+   * How long after creation, in milliseconds (1 s to 30 days).
+   *
+   * @generated from field: int64 within_ms = 1;
+   */
+  withinMs: bigint;
+
+  /**
+   * What happens to a match whose seats are not all taken by then.
+   *
+   * @generated from field: tabletop.v1.OnDeadline on_deadline = 2;
+   */
+  onDeadline: OnDeadline;
+};
+
+/**
+ * Describes the message tabletop.v1.OpenSeatDeadline.
+ * Use `create(OpenSeatDeadlineSchema)` to create a new message.
+ */
+export const OpenSeatDeadlineSchema: GenMessage<OpenSeatDeadline> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_matches, 1);
 
 /**
  * A clock: time per move and/or a bank with an increment.
@@ -203,7 +241,7 @@ export type TimeControl = Message<"tabletop.v1.TimeControl"> & {
  * Use `create(TimeControlSchema)` to create a new message.
  */
 export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 1);
+  messageDesc(file_tabletop_v1_matches, 2);
 
 /**
  * A seat and its secret token.
@@ -231,7 +269,7 @@ export type SeatToken = Message<"tabletop.v1.SeatToken"> & {
  * Use `create(SeatTokenSchema)` to create a new message.
  */
 export const SeatTokenSchema: GenMessage<SeatToken> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 2);
+  messageDesc(file_tabletop_v1_matches, 3);
 
 /**
  * The new match.
@@ -266,7 +304,7 @@ export type CreateMatchResponse = Message<"tabletop.v1.CreateMatchResponse"> & {
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 3);
+  messageDesc(file_tabletop_v1_matches, 4);
 
 /**
  * Joins an open seat.
@@ -294,7 +332,7 @@ export type JoinMatchRequest = Message<"tabletop.v1.JoinMatchRequest"> & {
  * Use `create(JoinMatchRequestSchema)` to create a new message.
  */
 export const JoinMatchRequestSchema: GenMessage<JoinMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 4);
+  messageDesc(file_tabletop_v1_matches, 5);
 
 /**
  * The joined seat.
@@ -329,7 +367,7 @@ export type JoinMatchResponse = Message<"tabletop.v1.JoinMatchResponse"> & {
  * Use `create(JoinMatchResponseSchema)` to create a new message.
  */
 export const JoinMatchResponseSchema: GenMessage<JoinMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 5);
+  messageDesc(file_tabletop_v1_matches, 6);
 
 /**
  * Asks for a view.
@@ -366,7 +404,7 @@ export type GetViewRequest = Message<"tabletop.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 6);
+  messageDesc(file_tabletop_v1_matches, 7);
 
 /**
  * Asks for legal actions.
@@ -404,7 +442,7 @@ export type ListLegalActionsRequest = Message<"tabletop.v1.ListLegalActionsReque
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 7);
+  messageDesc(file_tabletop_v1_matches, 8);
 
 /**
  * One legal action.
@@ -432,7 +470,7 @@ export type LegalAction = Message<"tabletop.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 8);
+  messageDesc(file_tabletop_v1_matches, 9);
 
 /**
  * The legal actions.
@@ -475,7 +513,7 @@ export type ListLegalActionsResponse = Message<"tabletop.v1.ListLegalActionsResp
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 9);
+  messageDesc(file_tabletop_v1_matches, 10);
 
 /**
  * Submits an action.
@@ -546,7 +584,7 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 10);
+  messageDesc(file_tabletop_v1_matches, 11);
 
 /**
  * The result of an action.
@@ -575,7 +613,7 @@ export type SubmitActionResponse = Message<"tabletop.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 11);
+  messageDesc(file_tabletop_v1_matches, 12);
 
 /**
  * Resigns a seat.
@@ -603,7 +641,7 @@ export type ResignRequest = Message<"tabletop.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 12);
+  messageDesc(file_tabletop_v1_matches, 13);
 
 /**
  * Filters and a page for ListMatches.
@@ -667,7 +705,7 @@ export type ListMatchesRequest = Message<"tabletop.v1.ListMatchesRequest"> & {
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 13);
+  messageDesc(file_tabletop_v1_matches, 14);
 
 /**
  * One match in a listing.
@@ -751,7 +789,7 @@ export type MatchSummary = Message<"tabletop.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 14);
+  messageDesc(file_tabletop_v1_matches, 15);
 
 /**
  * A page of the listing.
@@ -780,7 +818,7 @@ export type ListMatchesResponse = Message<"tabletop.v1.ListMatchesResponse"> & {
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 15);
+  messageDesc(file_tabletop_v1_matches, 16);
 
 /**
  * Asks for a record.
@@ -808,7 +846,7 @@ export type ExportRecordRequest = Message<"tabletop.v1.ExportRecordRequest"> & {
  * Use `create(ExportRecordRequestSchema)` to create a new message.
  */
 export const ExportRecordRequestSchema: GenMessage<ExportRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 16);
+  messageDesc(file_tabletop_v1_matches, 17);
 
 /**
  * The record.
@@ -829,7 +867,7 @@ export type ExportRecordResponse = Message<"tabletop.v1.ExportRecordResponse"> &
  * Use `create(ExportRecordResponseSchema)` to create a new message.
  */
 export const ExportRecordResponseSchema: GenMessage<ExportRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 17);
+  messageDesc(file_tabletop_v1_matches, 18);
 
 /**
  * Imports a record.
@@ -857,7 +895,7 @@ export type ImportRecordRequest = Message<"tabletop.v1.ImportRecordRequest"> & {
  * Use `create(ImportRecordRequestSchema)` to create a new message.
  */
 export const ImportRecordRequestSchema: GenMessage<ImportRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 18);
+  messageDesc(file_tabletop_v1_matches, 19);
 
 /**
  * The imported match.
@@ -892,7 +930,44 @@ export type ImportRecordResponse = Message<"tabletop.v1.ImportRecordResponse"> &
  * Use `create(ImportRecordResponseSchema)` to create a new message.
  */
 export const ImportRecordResponseSchema: GenMessage<ImportRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 19);
+  messageDesc(file_tabletop_v1_matches, 20);
+
+/**
+ * What an open-seat deadline does.
+ *
+ * @generated from enum tabletop.v1.OnDeadline
+ */
+export enum OnDeadline {
+  /**
+   * The default: abort.
+   *
+   * @generated from enum value: ON_DEADLINE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The match ends without a result.
+   *
+   * @generated from enum value: ON_DEADLINE_ABORT = 1;
+   */
+  ABORT = 1,
+
+  /**
+   * The match starts with the absent seats out: a two-seat match is won by
+   * the seat that is there; a game that can remove players (3 or more
+   * seats) plays on without them. Refused at creation for a game of 3 or
+   * more seats that cannot remove a player.
+   *
+   * @generated from enum value: ON_DEADLINE_START_WITHOUT = 2;
+   */
+  START_WITHOUT = 2,
+}
+
+/**
+ * Describes the enum tabletop.v1.OnDeadline.
+ */
+export const OnDeadlineSchema: GenEnum<OnDeadline> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_matches, 0);
 
 /**
  * What a seat's clock running out does.
@@ -930,7 +1005,7 @@ export enum OnTimeout {
  * Describes the enum tabletop.v1.OnTimeout.
  */
 export const OnTimeoutSchema: GenEnum<OnTimeout> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_matches, 0);
+  enumDesc(file_tabletop_v1_matches, 1);
 
 /**
  * How much of a match a response carries.
@@ -967,7 +1042,7 @@ export enum ViewDetail {
  * Describes the enum tabletop.v1.ViewDetail.
  */
 export const ViewDetailSchema: GenEnum<ViewDetail> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_matches, 1);
+  enumDesc(file_tabletop_v1_matches, 2);
 
 /**
  * Plays matches. Seats are identified by secret tokens issued when a match is

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/types.proto.
  */
 export const file_tabletop_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEiSwoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCCKlAQoKU2VhdFN0YXR1cxIMCgRzZWF0GAEgASgNEg4KBmZpbGxlZBgCIAEoCBIPCgd0b19tb3ZlGAMgASgIEhEKCWhhc19hY3RlZBgEIAEoCBIQCghyZXNpZ25lZBgFIAEoCBIfChJjbG9ja19yZW1haW5pbmdfbXMYBiABKANIAIgBARILCgNvdXQYByABKAhCFQoTX2Nsb2NrX3JlbWFpbmluZ19tcyLbAwoJTWF0Y2hWaWV3EhAKCG1hdGNoX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSFgoOcGx1Z2luX3ZlcnNpb24YAyABKAkSDwoHdmVyc2lvbhgEIAEoBBImCgVzdGF0ZRgFIAEoDjIXLnRhYmxldG9wLnYxLk1hdGNoU3RhdGUSGAoLdmlld2VyX3NlYXQYBiABKA1IAIgBARIRCgl2aWV3X2pzb24YByABKAkSDAoEdGV4dBgIIAEoCRIPCgd0b19tb3ZlGAkgAygNEiYKBXNlYXRzGAogAygLMhcudGFibGV0b3AudjEuU2VhdFN0YXR1cxIqCgdyZXN1bHRzGAsgAygLMhkudGFibGV0b3AudjEuUGxheWVyUmVzdWx0EhsKDnBlbmRpbmdfYWN0aW9uGAwgASgJSAGIAQESGgoSdW5hdmFpbGFibGVfcmVhc29uGA0gASgJEjIKBmxhYmVscxgOIAMoCzIiLnRhYmxldG9wLnYxLk1hdGNoVmlldy5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF92aWV3ZXJfc2VhdEIRCg9fcGVuZGluZ19hY3Rpb24qkgEKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9XQUlUSU5HEAESFwoTTUFUQ0hfU1RBVEVfUlVOTklORxACEhgKFE1BVENIX1NUQVRFX0ZJTklTSEVEEAMSGwoXTUFUQ0hfU1RBVEVfVU5BVkFJTEFCTEUQBGIGcHJvdG8z");
+  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEiSwoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCCKlAQoKU2VhdFN0YXR1cxIMCgRzZWF0GAEgASgNEg4KBmZpbGxlZBgCIAEoCBIPCgd0b19tb3ZlGAMgASgIEhEKCWhhc19hY3RlZBgEIAEoCBIQCghyZXNpZ25lZBgFIAEoCBIfChJjbG9ja19yZW1haW5pbmdfbXMYBiABKANIAIgBARILCgNvdXQYByABKAhCFQoTX2Nsb2NrX3JlbWFpbmluZ19tcyLUBAoJTWF0Y2hWaWV3EhAKCG1hdGNoX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSFgoOcGx1Z2luX3ZlcnNpb24YAyABKAkSDwoHdmVyc2lvbhgEIAEoBBImCgVzdGF0ZRgFIAEoDjIXLnRhYmxldG9wLnYxLk1hdGNoU3RhdGUSGAoLdmlld2VyX3NlYXQYBiABKA1IAIgBARIRCgl2aWV3X2pzb24YByABKAkSDAoEdGV4dBgIIAEoCRIPCgd0b19tb3ZlGAkgAygNEiYKBXNlYXRzGAogAygLMhcudGFibGV0b3AudjEuU2VhdFN0YXR1cxIqCgdyZXN1bHRzGAsgAygLMhkudGFibGV0b3AudjEuUGxheWVyUmVzdWx0EhsKDnBlbmRpbmdfYWN0aW9uGAwgASgJSAGIAQESGgoSdW5hdmFpbGFibGVfcmVhc29uGA0gASgJEjIKBmxhYmVscxgOIAMoCzIiLnRhYmxldG9wLnYxLk1hdGNoVmlldy5MYWJlbHNFbnRyeRIOCgZwYXVzZWQYDyABKAgSFAoMYWJvcnRfcmVhc29uGBAgASgJEhMKC2FkanVkaWNhdGVkGBEgASgIEiIKFW9wZW5fc2VhdF9kZWFkbGluZV9tcxgSIAEoA0gCiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX3ZpZXdlcl9zZWF0QhEKD19wZW5kaW5nX2FjdGlvbkIYChZfb3Blbl9zZWF0X2RlYWRsaW5lX21zKpIBCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfV0FJVElORxABEhcKE01BVENIX1NUQVRFX1JVTk5JTkcQAhIYChRNQVRDSF9TVEFURV9GSU5JU0hFRBADEhsKF01BVENIX1NUQVRFX1VOQVZBSUxBQkxFEARiBnByb3RvMw");
 
 /**
  * One seat's final result.
@@ -227,6 +227,36 @@ export type MatchView = Message<"tabletop.v1.MatchView"> & {
    * @generated from field: map<string, string> labels = 14;
    */
   labels: { [key: string]: string };
+
+  /**
+   * Whether a director has paused it: clocks stopped, actions refused.
+   *
+   * @generated from field: bool paused = 15;
+   */
+  paused: boolean;
+
+  /**
+   * Why a director aborted it (the match is FINISHED without results);
+   * empty when it was not aborted.
+   *
+   * @generated from field: string abort_reason = 16;
+   */
+  abortReason: string;
+
+  /**
+   * Whether a director decided its results.
+   *
+   * @generated from field: bool adjudicated = 17;
+   */
+  adjudicated: boolean;
+
+  /**
+   * While it waits for players: when its open seats must be taken by (ms
+   * since the Unix epoch), if it has a deadline.
+   *
+   * @generated from field: optional int64 open_seat_deadline_ms = 18;
+   */
+  openSeatDeadlineMs?: bigint | undefined;
 };
 
 /**

@@ -1,0 +1,218 @@
+//! A tournament director's commands: the lifecycle feed, and abort,
+//! adjudicate, pause, resume and add time on one match.
+
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::director_client::DirectorClient;
+use tabletop_proto::v1::lifecycle_event::Kind;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+use crate::Command;
+use crate::commands::{CliError, CliResult, print_json};
+use crate::render;
+
+/// Runs one of the director's commands.
+pub async fn run(channel: Channel, command: Command, json: bool) -> CliResult {
+    let mut director = DirectorClient::new(channel);
+    let view = match command {
+        Command::Feed {
+            labels,
+            game,
+            from,
+            admin_token,
+        } => {
+            let request = pb::FollowLifecycleRequest {
+                admin_token,
+                after_cursor: from,
+                game: game.unwrap_or_default(),
+                labels: crate::listing::pairs("label", &labels)?,
+            };
+            return feed(&mut director, request, json).await;
+        }
+        Command::Abort {
+            match_id,
+            reason,
+            admin_token,
+        } => {
+            director
+                .abort_match(pb::AbortMatchRequest {
+                    admin_token,
+                    match_id,
+                    reason,
+                })
+                .await?
+        }
+        Command::Adjudicate {
+            match_id,
+            ranks,
+            admin_token,
+        } => {
+            director
+                .adjudicate_match(pb::AdjudicateMatchRequest {
+                    admin_token,
+                    match_id,
+                    results: ranks
+                        .iter()
+                        .enumerate()
+                        .map(|(seat, &rank)| pb::PlayerResult {
+                            seat: seat as u32,
+                            rank,
+                            ..Default::default()
+                        })
+                        .collect(),
+                })
+                .await?
+        }
+        Command::Pause {
+            match_id,
+            admin_token,
+        } => {
+            director
+                .pause_match(pb::PauseMatchRequest {
+                    admin_token,
+                    match_id,
+                })
+                .await?
+        }
+        Command::Resume {
+            match_id,
+            admin_token,
+        } => {
+            director
+                .resume_match(pb::ResumeMatchRequest {
+                    admin_token,
+                    match_id,
+                })
+                .await?
+        }
+        Command::AddTime {
+            match_id,
+            seat,
+            ms,
+            admin_token,
+        } => {
+            director
+                .add_time(pb::AddTimeRequest {
+                    admin_token,
+                    match_id,
+                    seat,
+                    added_ms: ms,
+                })
+                .await?
+        }
+        _ => return Err(CliError::Usage("not a director's command".into())),
+    }
+    .into_inner();
+    if json {
+        print_json(&render::view_json(&view));
+    } else {
+        out!("{}", render::view_text(&view));
+    }
+    Ok(())
+}
+
+/// Prints the feed's events as they come, until the server ends the stream.
+async fn feed(
+    director: &mut DirectorClient<Channel>,
+    request: pb::FollowLifecycleRequest,
+    json: bool,
+) -> CliResult {
+    let mut events = director.follow_lifecycle(request).await?.into_inner();
+    while let Some(event) = events.next().await {
+        let event = event?;
+        if json {
+            outln!("{}", event_json(&event));
+        } else {
+            outln!(
+                "{:>8}  {}  {}  {}",
+                event.cursor,
+                event.match_id,
+                event.game,
+                describe(event.kind.as_ref())
+            );
+        }
+    }
+    Ok(())
+}
+
+fn describe(kind: Option<&Kind>) -> String {
+    match kind {
+        Some(Kind::Created(c)) => format!("created ({} seats)", c.players),
+        Some(Kind::SeatFilled(s)) => format!("seat {} filled", s.seat),
+        Some(Kind::Started(_)) => "started".into(),
+        Some(Kind::SeatOut(s)) => format!(
+            "seat {} out ({})",
+            s.seat,
+            pb::OutReason::try_from(s.reason)
+                .map(|r| r
+                    .as_str_name()
+                    .trim_start_matches("OUT_REASON_")
+                    .to_lowercase())
+                .unwrap_or_default()
+        ),
+        Some(Kind::Paused(_)) => "paused".into(),
+        Some(Kind::Resumed(_)) => "resumed".into(),
+        Some(Kind::TimeAdded(t)) => format!("seat {} given {} ms", t.seat, t.added_ms),
+        Some(Kind::Finished(f)) => format!(
+            "finished{}: {}",
+            if f.adjudicated { " (adjudicated)" } else { "" },
+            f.results
+                .iter()
+                .map(|r| format!("seat {} rank {}", r.seat, r.rank))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Some(Kind::Aborted(a)) => format!("aborted: {}", a.reason),
+        Some(Kind::Unavailable(u)) => format!("unavailable: {}", u.reason),
+        None => "(an event this client does not know)".into(),
+    }
+}
+
+/// One event as a JSON line: its cursor, match, time, game, labels, and
+/// its kind with the kind's fields.
+fn event_json(event: &pb::LifecycleEvent) -> serde_json::Value {
+    let (kind, detail) = match &event.kind {
+        Some(Kind::Created(c)) => (
+            "created",
+            serde_json::json!({"players": c.players, "plugin_version": c.plugin_version}),
+        ),
+        Some(Kind::SeatFilled(s)) => ("seat_filled", serde_json::json!({"seat": s.seat})),
+        Some(Kind::Started(_)) => ("started", serde_json::json!({})),
+        Some(Kind::SeatOut(s)) => (
+            "seat_out",
+            serde_json::json!({"seat": s.seat, "reason": pb::OutReason::try_from(s.reason)
+                .map(|r| r.as_str_name().trim_start_matches("OUT_REASON_").to_lowercase())
+                .unwrap_or_default()}),
+        ),
+        Some(Kind::Paused(_)) => ("paused", serde_json::json!({})),
+        Some(Kind::Resumed(_)) => ("resumed", serde_json::json!({})),
+        Some(Kind::TimeAdded(t)) => (
+            "time_added",
+            serde_json::json!({"seat": t.seat, "added_ms": t.added_ms}),
+        ),
+        Some(Kind::Finished(f)) => (
+            "finished",
+            serde_json::json!({
+                "adjudicated": f.adjudicated,
+                "results": f.results.iter().map(|r| serde_json::json!({
+                    "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,
+                })).collect::<Vec<_>>(),
+            }),
+        ),
+        Some(Kind::Aborted(a)) => ("aborted", serde_json::json!({"reason": a.reason})),
+        Some(Kind::Unavailable(u)) => ("unavailable", serde_json::json!({"reason": u.reason})),
+        None => ("unknown", serde_json::json!({})),
+    };
+    let mut value = serde_json::json!({
+        "cursor": event.cursor,
+        "match_id": event.match_id,
+        "at_ms": event.at_ms,
+        "game": event.game,
+        "labels": event.labels,
+        "type": kind,
+    });
+    if let (Some(object), serde_json::Value::Object(detail)) = (value.as_object_mut(), detail) {
+        object.extend(detail);
+    }
+    value
+}

@@ -1,0 +1,248 @@
+//! The Director service: the lifecycle feed of every match, and the
+//! director's controls over one.
+//!
+//! The feed reads the store's lifecycle rows in pages after the client's
+//! cursor, then waits for the store to report more rows durable and reads
+//! again. A row is sent only once durable, and a cursor is a row's number,
+//! so a client that follows again after its last cursor (after a restart,
+//! a crash, or a dropped connection) misses nothing and sees nothing twice.
+
+use std::collections::BTreeMap;
+use std::pin::Pin;
+
+use tabletop_core::SeatResult;
+use tabletop_core::error::HostError;
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::director_server::Director;
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::convert;
+use super::services::Api;
+use super::status::to_status;
+use super::watch::{OUTBOUND_BUFFER, UntilDrained};
+use crate::engine::Control;
+use crate::store::{LifecycleEvent, LifecycleKind, LifecycleRow, OutReason};
+
+/// A stream of lifecycle events.
+pub type LifecycleStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
+
+/// Lifecycle rows read from the store per call.
+const FEED_PAGE: usize = 256;
+
+/// Which events a follower asked for.
+struct FeedFilter {
+    game: String,
+    labels: BTreeMap<String, String>,
+}
+
+impl FeedFilter {
+    fn selects(&self, event: &LifecycleEvent) -> bool {
+        (self.game.is_empty() || event.game == self.game)
+            && self
+                .labels
+                .iter()
+                .all(|(key, value)| event.labels.get(key) == Some(value))
+    }
+}
+
+fn out_reason(reason: OutReason) -> pb::OutReason {
+    match reason {
+        OutReason::Clock => pb::OutReason::Clock,
+        OutReason::Resigned => pb::OutReason::Resigned,
+        OutReason::Absent => pb::OutReason::Absent,
+    }
+}
+
+/// A lifecycle row as the API sends it.
+fn lifecycle_event(row: LifecycleRow) -> pb::LifecycleEvent {
+    use pb::lifecycle_event as le;
+    let event = row.event;
+    let kind = match event.kind {
+        LifecycleKind::Created {
+            players,
+            plugin_version,
+        } => le::Kind::Created(le::Created {
+            players,
+            plugin_version,
+        }),
+        LifecycleKind::SeatFilled { seat } => le::Kind::SeatFilled(le::SeatFilled { seat }),
+        LifecycleKind::Started => le::Kind::Started(le::Started {}),
+        LifecycleKind::SeatOut { seat, reason } => le::Kind::SeatOut(le::SeatOut {
+            seat,
+            reason: out_reason(reason) as i32,
+        }),
+        LifecycleKind::Paused => le::Kind::Paused(le::Paused {}),
+        LifecycleKind::Resumed => le::Kind::Resumed(le::Resumed {}),
+        LifecycleKind::TimeAdded { seat, added_ms } => {
+            le::Kind::TimeAdded(le::TimeAdded { seat, added_ms })
+        }
+        LifecycleKind::Finished {
+            results,
+            adjudicated,
+        } => le::Kind::Finished(le::Finished {
+            results: results.iter().map(convert::result).collect(),
+            adjudicated,
+        }),
+        LifecycleKind::Aborted { reason } => le::Kind::Aborted(le::Aborted { reason }),
+        LifecycleKind::Unavailable { reason } => le::Kind::Unavailable(le::Unavailable { reason }),
+    };
+    pb::LifecycleEvent {
+        cursor: row.seq,
+        match_id: event.match_id,
+        at_ms: event.at_ms,
+        game: event.game,
+        labels: event.labels.into_iter().collect(),
+        kind: Some(kind),
+    }
+}
+
+/// An adjudication's results as the core takes them.
+fn results(given: Vec<pb::PlayerResult>) -> Vec<SeatResult> {
+    given
+        .into_iter()
+        .map(|r| SeatResult {
+            seat: r.seat,
+            rank: r.rank,
+            score: r.score,
+            resigned: false,
+        })
+        .collect()
+}
+
+impl Api {
+    /// Applies `control` on the blocking pool and answers the view after it.
+    async fn control(
+        &self,
+        admin_token: String,
+        match_id: String,
+        control: Control,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let view = self
+            .call(move |e| e.direct(&admin_token, &match_id, control))
+            .await?;
+        Ok(Response::new(convert::view(view)))
+    }
+}
+
+#[tonic::async_trait]
+impl Director for Api {
+    type FollowLifecycleStream = LifecycleStream;
+
+    async fn follow_lifecycle(
+        &self,
+        request: Request<pb::FollowLifecycleRequest>,
+    ) -> Result<Response<LifecycleStream>, Status> {
+        if self.is_draining() {
+            return Err(to_status(HostError::ShuttingDown));
+        }
+        let r = request.into_inner();
+        let token = r.admin_token;
+        self.call(move |e| e.check_feed_access(&token)).await?;
+        let filter = FeedFilter {
+            game: r.game,
+            labels: r.labels.into_iter().collect(),
+        };
+        let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
+        let api = self.clone();
+        let mut tail = self.engine.lifecycle_tail();
+        let mut cursor = r.after_cursor;
+        tokio::spawn(async move {
+            loop {
+                // Every durable row after the cursor, page by page.
+                loop {
+                    let after = cursor;
+                    let rows = match api.call(move |e| e.lifecycle_page(after, FEED_PAGE)).await {
+                        Ok(rows) => rows,
+                        Err(status) => {
+                            let _ = tx.send(Err(status)).await;
+                            return;
+                        }
+                    };
+                    if rows.is_empty() {
+                        break;
+                    }
+                    for row in rows {
+                        cursor = row.seq;
+                        if filter.selects(&row.event)
+                            && tx.send(Ok(lifecycle_event(row))).await.is_err()
+                        {
+                            return;
+                        }
+                    }
+                }
+                // Then wait until a later row is durable, or the follower
+                // has gone.
+                tokio::select! {
+                    more = tail.wait_for(|&last| last > cursor) => {
+                        if more.is_err() {
+                            return;
+                        }
+                    }
+                    () = tx.closed() => return,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(UntilDrained {
+            events: ReceiverStream::new(rx),
+            drained: self.drained(),
+            ended: false,
+        })))
+    }
+
+    async fn abort_match(
+        &self,
+        request: Request<pb::AbortMatchRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        let reason = if r.reason.is_empty() {
+            "aborted by the director".to_string()
+        } else {
+            r.reason
+        };
+        self.control(r.admin_token, r.match_id, Control::Abort { reason })
+            .await
+    }
+
+    async fn adjudicate_match(
+        &self,
+        request: Request<pb::AdjudicateMatchRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        let results = results(r.results);
+        self.control(r.admin_token, r.match_id, Control::Adjudicate { results })
+            .await
+    }
+
+    async fn pause_match(
+        &self,
+        request: Request<pb::PauseMatchRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        self.control(r.admin_token, r.match_id, Control::Pause)
+            .await
+    }
+
+    async fn resume_match(
+        &self,
+        request: Request<pb::ResumeMatchRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        self.control(r.admin_token, r.match_id, Control::Resume)
+            .await
+    }
+
+    async fn add_time(
+        &self,
+        request: Request<pb::AddTimeRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let r = request.into_inner();
+        let control = Control::AddTime {
+            seat: r.seat,
+            ms: r.added_ms,
+        };
+        self.control(r.admin_token, r.match_id, control).await
+    }
+}
