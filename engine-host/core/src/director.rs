@@ -2,7 +2,7 @@
 //! result, adjudicate its result, pause and resume its clocks, add time to
 //! a seat, and the deadline by which its open seats must be taken.
 //!
-//! Each control is a log entry, applied by [`Match::direct`] both when it
+//! Each control is a log entry, applied by one function (`Match::direct`) both when it
 //! happens and when the log is replayed, so a control is part of the
 //! match's history, its record and its restart like any move.
 
