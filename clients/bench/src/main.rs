@@ -10,6 +10,8 @@
 //!   pile up in the SQLite store under 1 000 watchers (history.rs).
 //! - `history-cost`: what reading a match's past costs: loading an unloaded
 //!   match, and each event of a replay from version 0 (history_cost.rs).
+//! - `paging`: ListMatches paged through 200 000 matches, with and without
+//!   filters (paging.rs).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
@@ -18,6 +20,7 @@ mod history;
 mod history_cost;
 mod load;
 mod memory;
+mod paging;
 mod proc;
 mod stats;
 
@@ -72,6 +75,8 @@ enum Command {
     History(history::HistoryArgs),
     /// The cost of loading an unloaded match and of each replayed event.
     HistoryCost(history_cost::HistoryCostArgs),
+    /// ListMatches paged through a host with many matches.
+    Paging(paging::PagingArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -204,6 +209,7 @@ fn main() -> std::process::ExitCode {
             } => memory_command(plugin_dir, game, matches, json),
             Command::History(args) => history::history(args).await,
             Command::HistoryCost(args) => history_cost::history_cost(args).await,
+            Command::Paging(args) => paging::paging(args).await,
         }
     });
     match result {

@@ -135,7 +135,8 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn of(h: &Histogram<u64>) -> Latency {
+    /// The percentiles of `h`.
+    pub fn of(h: &Histogram<u64>) -> Latency {
         Latency {
             count: h.len(),
             p50: h.value_at_quantile(0.50),
