@@ -5,6 +5,7 @@
 // The damage is done to ELF files.
 mod backup;
 mod c_plugin;
+mod cli;
 #[cfg(target_os = "linux")]
 mod damaged;
 mod director;

@@ -28,6 +28,30 @@ pub fn view_text(view: &pb::MatchView) -> String {
         view.version,
         state_name(view.state)
     ));
+    if !view.labels.is_empty() {
+        let mut labels: Vec<String> = view
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        labels.sort();
+        out.push_str(&format!("labels: {}\n", labels.join(" ")));
+    }
+    if view.paused {
+        out.push_str("paused by a director: clocks stopped, actions refused\n");
+    }
+    if !view.abort_reason.is_empty() {
+        out.push_str(&format!("aborted by a director: {}\n", view.abort_reason));
+    }
+    if view.adjudicated {
+        out.push_str("results decided by a director\n");
+    }
+    if let Some(deadline) = view.open_seat_deadline_ms {
+        out.push_str(&format!(
+            "open seats must be taken by {} (ms since the Unix epoch)\n",
+            deadline
+        ));
+    }
     if !view.to_move.is_empty() {
         let seats: Vec<String> = view
             .seats
@@ -53,7 +77,7 @@ pub fn view_text(view: &pb::MatchView) -> String {
         .map(|s| s.seat.to_string())
         .collect();
     if !gone.is_empty() {
-        out.push_str(&format!("out (time ran out): seat {}\n", gone.join(", ")));
+        out.push_str(&format!("out: seat {}\n", gone.join(", ")));
     }
     for r in &view.results {
         out.push_str(&format!(
@@ -88,6 +112,11 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
             "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,
         })).collect::<Vec<_>>(),
         "pending_action": view.pending_action,
+        "labels": view.labels,
+        "paused": view.paused,
+        "abort_reason": view.abort_reason,
+        "adjudicated": view.adjudicated,
+        "open_seat_deadline_ms": view.open_seat_deadline_ms,
     })
 }
 

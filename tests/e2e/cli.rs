@@ -1,0 +1,245 @@
+//! The `tabletop` CLI as a tournament platform's operator uses it, against a
+//! real host: labelled and retried creation, paged listings, the director's
+//! commands, and the lifecycle feed resumed from a cursor.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tabletop_tests::{ADMIN_TOKEN, Host, target_dir};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Runs the CLI against `host` and returns its stdout; panics with its
+/// stderr if it fails.
+async fn cli(host: &Host, args: &[&str]) -> String {
+    let output = cli_output(host, args).await;
+    assert!(
+        output.status.success(),
+        "tabletop {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 output")
+}
+
+async fn cli_output(host: &Host, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::new(cli_binary())
+        .args(["--server", &host.url])
+        .args(args)
+        .env("TABLETOP_ADMIN_TOKEN", ADMIN_TOKEN)
+        .output()
+        .await
+        .expect("run the CLI")
+}
+
+fn cli_binary() -> std::path::PathBuf {
+    target_dir().join(format!("tabletop{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// Reads `feed --json` lines until `until` holds for the events so far (at
+/// most 20 s), then stops the CLI.
+async fn feed_until(host: &Host, args: &[&str], until: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let mut child = tokio::process::Command::new(cli_binary())
+        .args(["--server", &host.url, "--json", "feed"])
+        .args(args)
+        .env("TABLETOP_ADMIN_TOKEN", ADMIN_TOKEN)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the feed");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut events = Vec::new();
+    let read = async {
+        while !until(&events) {
+            match lines.next_line().await.expect("read the feed") {
+                Some(line) => events.push(json(&line)),
+                None => panic!("the feed ended early after {events:?}"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .expect("the feed delivered the expected events within 20 s");
+    let _ = child.kill().await;
+    events
+}
+
+fn of_match<'a>(events: &'a [Value], id: &str) -> Vec<&'a str> {
+    events
+        .iter()
+        .filter(|e| e["match_id"] == id)
+        .map(|e| e["type"].as_str().expect("a type"))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_cli_creates_lists_directs_and_follows_a_tournament() {
+    let host = Host::start().await;
+    let create = [
+        "--json",
+        "new",
+        "lanza",
+        "--label",
+        "tournament=cup",
+        "--label",
+        "round=1",
+        "--request-id",
+        "cup-1-table-1",
+        "--bank-ms",
+        "600000",
+    ];
+    let first = json(&cli(&host, &create).await);
+    let retried = json(&cli(&host, &create).await);
+    assert_eq!(
+        first, retried,
+        "a retried `new` returns the same match and tokens"
+    );
+    let adjudicated = first["match_id"].as_str().expect("an id").to_string();
+
+    let mut changed = create.to_vec();
+    changed[2] = "focus";
+    let refused = cli_output(&host, &changed).await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("from a different request"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+
+    let other = json(
+        &cli(
+            &host,
+            &["--json", "new", "focus", "--label", "tournament=cup"],
+        )
+        .await,
+    );
+    let aborted = other["match_id"].as_str().expect("an id").to_string();
+    let _unlabelled = cli(&host, &["--json", "new", "war"]).await;
+
+    let listed = json(
+        &cli(
+            &host,
+            &[
+                "--json",
+                "matches",
+                "--label",
+                "tournament=cup",
+                "--page-size",
+                "1",
+                "--all",
+            ],
+        )
+        .await,
+    );
+    let ids: Vec<&str> = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|m| m["match_id"].as_str().expect("an id"))
+        .collect();
+    assert_eq!(
+        ids,
+        [adjudicated.as_str(), aborted.as_str()],
+        "oldest first, one page at a time"
+    );
+
+    let paused = cli(&host, &["pause", &adjudicated]).await;
+    assert!(paused.contains("paused by a director"), "{paused}");
+    let shown = json(&cli(&host, &["--json", "show", &adjudicated]).await);
+    assert_eq!(shown["paused"], true);
+    assert_eq!(shown["labels"]["round"], "1");
+    let resumed = json(&cli(&host, &["--json", "resume", &adjudicated]).await);
+    assert_eq!(resumed["paused"], false);
+
+    let added = cli(
+        &host,
+        &[
+            "--json",
+            "add-time",
+            &adjudicated,
+            "--seat",
+            "1",
+            "--ms",
+            "5000",
+        ],
+    )
+    .await;
+    assert_eq!(json(&added)["match_id"], adjudicated.as_str());
+
+    let decided = json(
+        &cli(
+            &host,
+            &["--json", "adjudicate", &adjudicated, "--ranks", "2,1"],
+        )
+        .await,
+    );
+    assert_eq!(decided["state"], "finished");
+    assert_eq!(decided["adjudicated"], true);
+    let winner: Vec<&Value> = decided["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["rank"] == 1)
+        .collect();
+    assert_eq!(winner.len(), 1);
+    assert_eq!(winner[0]["seat"], 1, "the director's ranks are the result");
+
+    let text = cli(&host, &["abort", &aborted, "--reason", "no show"]).await;
+    assert!(text.contains("aborted by a director: no show"), "{text}");
+
+    let both_ended = |events: &[Value]| {
+        events.iter().any(|e| e["type"] == "aborted")
+            && events.iter().any(|e| e["type"] == "finished")
+    };
+    let events = feed_until(&host, &["--label", "tournament=cup"], both_ended).await;
+    assert!(
+        events.iter().all(|e| e["labels"]["tournament"] == "cup"),
+        "the label filter holds: {events:?}"
+    );
+    let cursors: Vec<u64> = events
+        .iter()
+        .map(|e| e["cursor"].as_u64().expect("a cursor"))
+        .collect();
+    assert!(
+        cursors.windows(2).all(|w| w[0] < w[1]),
+        "cursors increase: {cursors:?}"
+    );
+    let kinds = of_match(&events, &adjudicated);
+    assert_eq!(kinds.first(), Some(&"created"), "{kinds:?}");
+    for kind in ["paused", "resumed", "time_added", "finished"] {
+        assert_eq!(
+            kinds.iter().filter(|k| **k == kind).count(),
+            1,
+            "{kind} once: {kinds:?}"
+        );
+    }
+    let finished = events
+        .iter()
+        .find(|e| e["match_id"] == adjudicated.as_str() && e["type"] == "finished")
+        .expect("finished");
+    assert_eq!(finished["adjudicated"], true);
+    assert_eq!(of_match(&events, &aborted).last(), Some(&"aborted"));
+
+    // A platform that saw up to the pause resumes after it: nothing earlier
+    // comes again, everything later does.
+    let pause_cursor = events
+        .iter()
+        .find(|e| e["type"] == "paused")
+        .and_then(|e| e["cursor"].as_u64())
+        .expect("a paused event");
+    let from = pause_cursor.to_string();
+    let resumed = feed_until(
+        &host,
+        &["--label", "tournament=cup", "--from", &from],
+        |seen| seen.len() == cursors.iter().filter(|&&c| c > pause_cursor).count(),
+    )
+    .await;
+    let later: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["cursor"].as_u64() > Some(pause_cursor))
+        .collect();
+    assert_eq!(resumed.iter().collect::<Vec<_>>(), later);
+}
