@@ -510,3 +510,19 @@ def test_the_tournament_example_reports_every_table_once_and_resumes(
     assert "table " not in again.stdout, again.stdout
     assert again.stdout.split("standings:\n", 1)[1].splitlines() == standings
     assert len(list(director.iter_matches(labels={"tournament": tournament}))) == 4
+
+    # As if it had crashed after recording two results: the state as it was
+    # saved then (the results up to a cursor, and that cursor). Resumed from
+    # there, it reports the other two tables only, and the same standings.
+    feed = director.follow_lifecycle(labels={"tournament": tournament})
+    ends = [e for e in take(feed, 30, timeout_s=3) if e.WhichOneof("kind") in ("finished", "aborted")]
+    assert len(ends) == 4
+    cursor = ends[1].cursor
+    kept = {e.match_id: saved["results"][e.match_id] for e in ends[:2]}
+    state.write_text(json.dumps({"cursor": cursor, "results": kept}))
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=BOT_DEADLINE_S)
+    assert resumed.returncode == 0, resumed.stderr
+    later_tables = sorted(str(saved["results"][e.match_id]["table"]) for e in ends[2:])
+    assert sorted(re.findall(r"^table (\d):", resumed.stdout, re.MULTILINE)) == later_tables, resumed.stdout
+    assert resumed.stdout.split("standings:\n", 1)[1].splitlines() == standings
+    assert json.loads(state.read_text())["results"] == saved["results"]
