@@ -20,6 +20,8 @@ from tabletop.errors import from_rpc_error
 from tabletop.v1 import (
     catalog_pb2,
     catalog_pb2_grpc,
+    director_pb2,
+    director_pb2_grpc,
     matches_pb2,
     matches_pb2_grpc,
     types_pb2,
@@ -51,11 +53,15 @@ def _typed_errors(method: _F) -> _F:
     return cast(_F, wrapper)
 
 
-def connect(target: str = DEFAULT_SERVER, *, timeout: Optional[float] = 10.0) -> "Client":
+def connect(
+    target: str = DEFAULT_SERVER, *, timeout: Optional[float] = 10.0, admin_token: str = ""
+) -> "Client":
     """Opens a plaintext channel to ``target`` (``host:port``).
 
     With a ``timeout`` (seconds), waits until the channel is ready and raises
     ``grpc.FutureTimeoutError`` if the server cannot be reached in time.
+    ``admin_token`` is sent with the calls that need it (the Director's,
+    ``export_record``) unless a call is given its own.
     """
     channel = grpc.insecure_channel(target)
     if timeout is not None:
@@ -64,7 +70,7 @@ def connect(target: str = DEFAULT_SERVER, *, timeout: Optional[float] = 10.0) ->
         except grpc.FutureTimeoutError:
             channel.close()
             raise
-    return Client(channel)
+    return Client(channel, admin_token=admin_token)
 
 
 class Client:
@@ -74,11 +80,13 @@ class Client:
     thread-safe: several bots may share one client.
     """
 
-    def __init__(self, channel: grpc.Channel) -> None:
+    def __init__(self, channel: grpc.Channel, *, admin_token: str = "") -> None:
         self.channel = channel
+        self.admin_token = admin_token
         self.catalog = catalog_pb2_grpc.CatalogStub(channel)
         self.matches = matches_pb2_grpc.MatchesStub(channel)
         self.watcher = watch_pb2_grpc.WatchStub(channel)
+        self.director = director_pb2_grpc.DirectorStub(channel)
 
     def __enter__(self) -> "Client":
         return self
@@ -115,8 +123,23 @@ class Client:
         open_seats: Sequence[int] = (),
         version: Optional[str] = None,
         start_position: Optional[str] = None,
+        time_control: Optional[matches_pb2.TimeControl] = None,
+        labels: Optional[Mapping[str, str]] = None,
+        request_id: str = "",
+        open_seat_deadline: Optional[matches_pb2.OpenSeatDeadline] = None,
     ) -> "Match":
-        """Creates a match; the result holds one token per filled seat."""
+        """Creates a match; the result holds one token per filled seat.
+
+        ``labels`` tag the match (``{"tournament": "spring", "round": "2"}``):
+        views, listings and the lifecycle feed show them and filter by them.
+        With a ``request_id`` the call is safe to retry: the same request
+        under the same id returns the same match and the same tokens (also
+        after a server restart); a different request under it raises
+        :class:`tabletop.errors.RequestIdReused`. ``open_seat_deadline``
+        (``OpenSeatDeadline(within_ms=…, on_deadline=ON_DEADLINE_ABORT or
+        ON_DEADLINE_START_WITHOUT)``) says what happens to seats still open
+        by then.
+        """
         response = self.matches.CreateMatch(
             matches_pb2.CreateMatchRequest(
                 game=game,
@@ -126,6 +149,10 @@ class Client:
                 open_seats=list(open_seats),
                 version=version,
                 start_position=start_position,
+                time_control=time_control,
+                labels=dict(labels or {}),
+                request_id=request_id,
+                open_seat_deadline=open_seat_deadline,
             )
         )
         tokens = {s.seat: s.token for s in response.seats}
@@ -192,16 +219,69 @@ class Client:
 
     @_typed_errors
     def list_matches(
-        self, game: str = "", state: types_pb2.MatchState = types_pb2.MATCH_STATE_UNSPECIFIED
-    ) -> list[matches_pb2.MatchSummary]:
-        """Matches on the server, oldest first, optionally filtered."""
-        return list(self.matches.ListMatches(matches_pb2.ListMatchesRequest(game=game, state=state)).matches)
+        self,
+        game: str = "",
+        state: types_pb2.MatchState = types_pb2.MATCH_STATE_UNSPECIFIED,
+        *,
+        labels: Optional[Mapping[str, str]] = None,
+        created_from_ms: Optional[int] = None,
+        created_before_ms: Optional[int] = None,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> matches_pb2.ListMatchesResponse:
+        """One page of the matches on the server, oldest first, filtered by
+        game, state, labels (every one given must match) and creation time
+        (``created_from_ms`` inclusive, ``created_before_ms`` exclusive).
+
+        ``page_size`` 0 is the server's default (100). Pass the page's
+        ``next_page_token`` with the same filters for the next page; it is
+        empty on the last page. :meth:`iter_matches` does this for you.
+        """
+        return self.matches.ListMatches(
+            matches_pb2.ListMatchesRequest(
+                game=game,
+                state=state,
+                labels=dict(labels or {}),
+                created_from_ms=created_from_ms,
+                created_before_ms=created_before_ms,
+                page_size=page_size,
+                page_token=page_token,
+            )
+        )
+
+    def iter_matches(
+        self,
+        game: str = "",
+        state: types_pb2.MatchState = types_pb2.MATCH_STATE_UNSPECIFIED,
+        *,
+        labels: Optional[Mapping[str, str]] = None,
+        created_from_ms: Optional[int] = None,
+        created_before_ms: Optional[int] = None,
+        page_size: int = 0,
+    ) -> Iterator[matches_pb2.MatchSummary]:
+        """Every match :meth:`list_matches` selects, page by page, oldest first."""
+        page_token = ""
+        while True:
+            page = self.list_matches(
+                game,
+                state,
+                labels=labels,
+                created_from_ms=created_from_ms,
+                created_before_ms=created_before_ms,
+                page_size=page_size,
+                page_token=page_token,
+            )
+            yield from page.matches
+            if not page.next_page_token:
+                return
+            page_token = page.next_page_token
 
     @_typed_errors
-    def export_record(self, match_id: str, admin_token: str = "") -> str:
-        """The match's replayable JSON record (admin token needed while it runs)."""
+    def export_record(self, match_id: str, admin_token: Optional[str] = None) -> str:
+        """The match's replayable JSON record (admin token needed while it
+        runs; the client's own if not given)."""
         return self.matches.ExportRecord(
-            matches_pb2.ExportRecordRequest(match_id=match_id, admin_token=admin_token)
+            matches_pb2.ExportRecordRequest(match_id=match_id, admin_token=self._admin(admin_token))
         ).record_json
 
     def watch(
@@ -275,6 +355,143 @@ class Client:
             if not page.events or page.events[-1].seq >= page.last_seq:
                 return
             after_seq = page.events[-1].seq
+
+    # -- director (every call needs the admin token) -----------------------
+
+    def _admin(self, admin_token: Optional[str]) -> str:
+        return self.admin_token if admin_token is None else admin_token
+
+    def follow_lifecycle(
+        self,
+        *,
+        after_cursor: int = 0,
+        game: str = "",
+        labels: Optional[Mapping[str, str]] = None,
+        admin_token: Optional[str] = None,
+    ) -> "LifecycleFeed":
+        """Follows the lifecycle feed: every step in the life of every match
+        (created, seat filled, started, seat out, paused, resumed, time
+        added, finished, aborted, unavailable), oldest first, then live.
+
+        Only events of ``game`` and of matches with every one of ``labels``,
+        if given. Each event has a ``cursor``; keep the last one (durably,
+        with whatever the event made you record) and follow again with
+        ``after_cursor`` set to it to receive every later event once, with
+        no gap, also after a restart of either side. The feed does not end
+        by itself: follow it in a ``with`` block, or call
+        :meth:`LifecycleFeed.cancel` (from any thread) to stop.
+        """
+        stream = self.director.FollowLifecycle(
+            director_pb2.FollowLifecycleRequest(
+                admin_token=self._admin(admin_token),
+                after_cursor=after_cursor,
+                game=game,
+                labels=dict(labels or {}),
+            )
+        )
+        return LifecycleFeed(stream)
+
+    @_typed_errors
+    def abort_match(self, match_id: str, reason: str = "", *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
+        """Ends a waiting or running match without a result; ``reason`` (at
+        most 256 bytes) shows in the feed, the view and the record."""
+        return self.director.AbortMatch(
+            director_pb2.AbortMatchRequest(admin_token=self._admin(admin_token), match_id=match_id, reason=reason)
+        )
+
+    @_typed_errors
+    def adjudicate_match(
+        self,
+        match_id: str,
+        ranks: Mapping[int, int],
+        *,
+        scores: Optional[Mapping[int, float]] = None,
+        admin_token: Optional[str] = None,
+    ) -> types_pb2.MatchView:
+        """Ends a running match with the director's result: ``ranks`` by seat
+        for every seat (1 = first; equal ranks share a place), and
+        optionally ``scores`` by seat."""
+        results = [
+            types_pb2.PlayerResult(seat=seat, rank=rank, score=(scores or {}).get(seat, 0.0))
+            for seat, rank in sorted(ranks.items())
+        ]
+        return self.director.AdjudicateMatch(
+            director_pb2.AdjudicateMatchRequest(
+                admin_token=self._admin(admin_token), match_id=match_id, results=results
+            )
+        )
+
+    @_typed_errors
+    def pause_match(self, match_id: str, *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
+        """Stops a running match's clocks; actions raise
+        :class:`tabletop.errors.MatchPaused` until it resumes."""
+        return self.director.PauseMatch(
+            director_pb2.PauseMatchRequest(admin_token=self._admin(admin_token), match_id=match_id)
+        )
+
+    @_typed_errors
+    def resume_match(self, match_id: str, *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
+        """Restarts a paused match's clocks where they stopped."""
+        return self.director.ResumeMatch(
+            director_pb2.ResumeMatchRequest(admin_token=self._admin(admin_token), match_id=match_id)
+        )
+
+    @_typed_errors
+    def add_time(
+        self, match_id: str, seat: int, added_ms: int, *, admin_token: Optional[str] = None
+    ) -> types_pb2.MatchView:
+        """Adds ``added_ms`` (1 ms to 24 h) to the seat's clock: its bank, or
+        its current move's limit when the match has no bank."""
+        return self.director.AddTime(
+            director_pb2.AddTimeRequest(
+                admin_token=self._admin(admin_token), match_id=match_id, seat=seat, added_ms=added_ms
+            )
+        )
+
+
+class LifecycleFeed:
+    """The lifecycle feed being followed: an iterator of ``LifecycleEvent``
+    that raises typed errors (:class:`tabletop.errors.ShuttingDown` when
+    the server stops: follow again from the last cursor).
+
+    :meth:`cancel` ends the iteration cleanly, also from another thread
+    while it waits for the next event; so does leaving a ``with`` block
+    around it.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._cancelled = False
+
+    def __iter__(self) -> "LifecycleFeed":
+        return self
+
+    def __next__(self) -> director_pb2.LifecycleEvent:
+        try:
+            event: director_pb2.LifecycleEvent = next(self._stream)
+            return event
+        except grpc.RpcError as err:
+            # Our own cancel() ends the stream with CANCELLED: that is the
+            # end of the iteration, not an error.
+            if self._cancelled:
+                raise StopIteration from None
+            raise from_rpc_error(err) from err
+
+    def cancel(self) -> None:
+        """Stops following."""
+        self._cancelled = True
+        self._stream.cancel()
+
+    def __enter__(self) -> "LifecycleFeed":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
+
+    def __del__(self) -> None:
+        # An abandoned feed (a loop left with `break`) would otherwise keep
+        # its stream open until the channel closes.
+        self._stream.cancel()
 
 
 def event_view(event: watch_pb2.WatchEvent) -> Optional[types_pb2.MatchView]:

@@ -141,6 +141,36 @@ class ShuttingDown(TabletopError):
     """``SHUTTING_DOWN``: the server is stopping; reconnect to its successor."""
 
 
+class RequestIdReused(TabletopError):
+    """``REQUEST_ID_REUSED``: ``create_match`` was given a ``request_id`` that
+    an earlier, different request used (a retry must repeat the request
+    exactly)."""
+
+    @property
+    def request_id(self) -> str:
+        """The reused id."""
+        return self.metadata.get("request_id", "")
+
+    @property
+    def match_id(self) -> str:
+        """The match the earlier request created."""
+        return self.metadata.get("match_id", "")
+
+
+class InvalidPageToken(TabletopError):
+    """``INVALID_PAGE_TOKEN``: the page token is not one the server issued for
+    these filters (start again without one)."""
+
+
+class MatchPaused(TabletopError):
+    """``MATCH_PAUSED``: a director paused the match; act again once it resumes."""
+
+
+class ControlRefused(TabletopError):
+    """``CONTROL_REFUSED``: a director's control does not apply to the match as
+    it is (pausing a paused match, adding time to a match without a clock)."""
+
+
 _BY_REASON: dict[str, type[TabletopError]] = {
     "STALE_VERSION": StaleVersion,
     "NOT_YOUR_TURN": NotYourTurn,
@@ -155,6 +185,10 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "UNKNOWN_GAME": UnknownGame,
     "UNKNOWN_GAME_VERSION": UnknownGame,
     "SHUTTING_DOWN": ShuttingDown,
+    "REQUEST_ID_REUSED": RequestIdReused,
+    "INVALID_PAGE_TOKEN": InvalidPageToken,
+    "MATCH_PAUSED": MatchPaused,
+    "CONTROL_REFUSED": ControlRefused,
 }
 
 

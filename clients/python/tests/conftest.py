@@ -21,6 +21,7 @@ import tabletop
 REPO = Path(__file__).resolve().parents[3]
 PYTHON_CLIENT = REPO / "clients" / "python"
 RANDOM_BOT = PYTHON_CLIENT / "examples" / "random_bot.py"
+TOURNAMENT_EXAMPLE = PYTHON_CLIENT / "examples" / "tournament.py"
 ADMIN_TOKEN = "x"
 
 
@@ -94,6 +95,13 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
 @pytest.fixture()
 def client(host: Host) -> Iterator[tabletop.Client]:
     with tabletop.connect(host.address) as c:
+        yield c
+
+
+@pytest.fixture()
+def director(host: Host) -> Iterator[tabletop.Client]:
+    """A client that holds the admin token, as a tournament platform's does."""
+    with tabletop.connect(host.address, admin_token=ADMIN_TOKEN) as c:
         yield c
 
 

@@ -1,12 +1,21 @@
 """The Python client against the real engine-host and the real plugins: the
 catalog, complete matches played by the example bot, watch streams, typed
-errors, and the README's example."""
+errors, the tournament-platform calls (labels, paging, idempotent creation,
+the lifecycle feed, the director's controls), and the README's and the
+tournament example's code."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import random
+import re
 import subprocess
 import sys
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import grpc
 import pytest
@@ -15,7 +24,7 @@ import tabletop
 from tabletop import event_view
 from tabletop.v1 import types_pb2, watch_pb2
 
-from conftest import PYTHON_CLIENT, Host, run_bot
+from conftest import ADMIN_TOKEN, PYTHON_CLIENT, TOURNAMENT_EXAMPLE, Host, run_bot
 
 BOT_DEADLINE_S = 150
 
@@ -258,3 +267,262 @@ def test_readme_example_plays_a_complete_match(host: Host) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=BOT_DEADLINE_S)
     assert done.returncode == 0, done.stderr
     assert "ranks by seat: {" in done.stdout, done.stdout
+
+
+# -- the tournament platform's calls ----------------------------------------
+
+
+def unique(prefix: str) -> str:
+    """A label value no other test (or earlier run on the same host) uses."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def take(feed: tabletop.LifecycleFeed, count: int, timeout_s: float = 30) -> list[tabletop.LifecycleEvent]:
+    """The feed's next ``count`` events, or fewer if they do not come within
+    ``timeout_s`` (the feed never ends by itself: a missing event must fail
+    the test, not hang it)."""
+    timer = threading.Timer(timeout_s, feed.cancel)
+    timer.start()
+    try:
+        return list(itertools.islice(feed, count))
+    finally:
+        timer.cancel()
+        feed.cancel()
+
+
+def kinds(events: list[tabletop.LifecycleEvent], match_id: str) -> list[str]:
+    return [str(e.WhichOneof("kind")) for e in events if e.match_id == match_id]
+
+
+def test_labels_are_shown_in_views_and_listings_and_filter_them(client: tabletop.Client) -> None:
+    tournament = unique("labels")
+    first_labels = {"tournament": tournament, "round": "1", "table": "3"}
+    first = client.create_match("focus", 2, seed=10, labels=first_labels)
+    second = client.create_match("focus", 2, seed=11, labels={"tournament": tournament, "round": "2"})
+
+    assert dict(first.created_view.labels) == first_labels
+    assert dict(client.view(first.match_id).labels) == first_labels
+    listed = client.list_matches(labels={"tournament": tournament}).matches
+    assert [m.match_id for m in listed] == [first.match_id, second.match_id]
+    assert dict(listed[0].labels) == first_labels
+    only_round_1 = client.list_matches(labels={"tournament": tournament, "round": "1"}).matches
+    assert [m.match_id for m in only_round_1] == [first.match_id], "every label given must match"
+    assert not client.list_matches(labels={"tournament": tournament, "round": "3"}).matches
+
+
+def test_paging_lists_every_match_exactly_once(client: tabletop.Client) -> None:
+    batch = {"batch": unique("paging")}
+    created = [client.create_match("focus", 2, seed=i, labels=batch) for i in range(150)]
+    ids = {m.match_id for m in created}
+
+    pages = []
+    token = ""
+    while True:
+        page = client.list_matches(labels=batch, page_size=7, page_token=token)
+        pages.append([m for m in page.matches])
+        if not page.next_page_token:
+            break
+        token = page.next_page_token
+    assert len(pages) == 22, [len(p) for p in pages]  # 21 full pages and 3 left over
+    assert all(len(p) == 7 for p in pages[:-1]) and len(pages[-1]) == 3
+    listed = [m for page in pages for m in page]
+    assert len(listed) == 150 and {m.match_id for m in listed} == ids, "each match once, none missing"
+    order = [(m.created_at_ms, m.match_id) for m in listed]
+    assert order == sorted(order), "oldest first, then by id"
+
+    assert [m.match_id for m in client.iter_matches(labels=batch, page_size=7)] == [m.match_id for m in listed]
+
+    # Creation-time and state filters narrow the same listing.
+    oldest, newest = listed[0].created_at_ms, listed[-1].created_at_ms
+    assert not list(client.iter_matches(labels=batch, created_before_ms=oldest))
+    from_newest = list(client.iter_matches(labels=batch, created_from_ms=newest))
+    assert from_newest and all(m.created_at_ms == newest for m in from_newest)
+    for match in created[:5]:
+        match.seats()[0].resign()
+    finished = client.iter_matches(labels=batch, state=types_pb2.MATCH_STATE_FINISHED, page_size=2)
+    assert {m.match_id for m in finished} == {m.match_id for m in created[:5]}
+
+    with pytest.raises(tabletop.InvalidPageToken) as bad_token:
+        client.list_matches(labels=batch, page_token="not-a-token-the-server-issued")
+    assert bad_token.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_retried_create_match_returns_the_same_match_and_tokens(client: tabletop.Client) -> None:
+    labels = {"table": unique("retry")}
+    request_id = unique("request")
+    first = client.create_match("focus", 2, seed=21, labels=labels, request_id=request_id)
+    retried = client.create_match("focus", 2, seed=21, labels=labels, request_id=request_id)
+    assert retried.match_id == first.match_id
+    assert retried.tokens == first.tokens and len(first.tokens) == 2
+
+    with pytest.raises(tabletop.RequestIdReused) as reused:
+        client.create_match("focus", 2, seed=22, labels=labels, request_id=request_id)
+    assert reused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert reused.value.request_id == request_id
+    assert reused.value.match_id == first.match_id
+    assert [m.match_id for m in client.iter_matches(labels=labels)] == [first.match_id], "no second match"
+
+
+def test_the_lifecycle_feed_tells_each_match_s_life_and_resumes_after_a_cursor(director: tabletop.Client) -> None:
+    labels = {"tournament": unique("feed")}
+    feed = director.follow_lifecycle(labels=labels)
+    with ThreadPoolExecutor(1) as pool:
+        # Followed live, while the matches below are played.
+        following = pool.submit(take, feed, 9)
+
+        played = director.create_match("focus", 2, seed=31, labels=labels)
+        mover = played.created_view.to_move[0]
+        played.seat(mover).act(played.seat(mover).legal_actions()[0])
+        played.seat(mover).resign()
+
+        aborted = director.create_match("focus", 2, labels=labels, open_seats=[1])
+        director.abort_match(aborted.match_id, "table 2 withdrew")
+
+        adjudicated = director.create_match("focus", 2, seed=33, labels=labels)
+        view = director.adjudicate_match(adjudicated.match_id, {0: 2, 1: 1}, scores={1: 3.5})
+        assert view.state == types_pb2.MATCH_STATE_FINISHED and view.adjudicated
+
+        # Not in the filtered feed: another tournament's match.
+        other = director.create_match("focus", 2, labels={"tournament": unique("other")})
+        director.abort_match(other.match_id)
+
+        events = following.result(timeout=60)
+
+    assert len(events) == 9, [(e.match_id, e.WhichOneof("kind")) for e in events]
+    assert all(dict(e.labels) == labels and e.game == "focus" for e in events)
+    assert other.match_id not in {e.match_id for e in events}
+    cursors = [e.cursor for e in events]
+    assert cursors == sorted(set(cursors)), "cursors only grow"
+
+    assert kinds(events, played.match_id) == ["created", "started", "seat_out", "finished"]
+    out, finished = [e for e in events if e.match_id == played.match_id][2:]
+    assert out.seat_out.seat == mover and out.seat_out.reason == tabletop.OUT_REASON_RESIGNED
+    assert {r.seat: r.rank for r in finished.finished.results} == {mover: 2, 1 - mover: 1}
+    assert not finished.finished.adjudicated
+
+    assert kinds(events, aborted.match_id) == ["created", "aborted"]
+    assert events[[e.match_id for e in events].index(aborted.match_id) + 1].aborted.reason == "table 2 withdrew"
+
+    assert kinds(events, adjudicated.match_id) == ["created", "started", "finished"]
+    decided = [e for e in events if e.match_id == adjudicated.match_id][-1].finished
+    assert decided.adjudicated
+    assert [(r.seat, r.rank, r.score) for r in decided.results] == [(0, 2, 0.0), (1, 1, 3.5)]
+
+    # A follower that resumes after a cursor gets exactly the later events,
+    # and nothing more comes after the last.
+    resumed = take(director.follow_lifecycle(after_cursor=events[3].cursor, labels=labels), 5)
+    assert resumed == events[4:]
+    assert take(director.follow_lifecycle(after_cursor=events[-1].cursor, labels=labels), 1, timeout_s=1) == []
+
+
+def test_a_paused_match_refuses_actions_until_it_resumes(director: tabletop.Client) -> None:
+    labels = {"table": unique("pause")}
+    match = director.create_match("focus", 2, seed=41, labels=labels)
+    seat = match.seat(match.created_view.to_move[0])
+    action = seat.legal_actions()[0]
+
+    paused = director.pause_match(match.match_id)
+    assert paused.paused
+    with pytest.raises(tabletop.MatchPaused) as refused:
+        seat.act(action)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(tabletop.ControlRefused):
+        director.pause_match(match.match_id)  # already paused
+
+    assert match.view().version == paused.version, "the refused action changed nothing"
+
+    resumed = director.resume_match(match.match_id)
+    assert not resumed.paused
+    assert seat.act(action).view.version == resumed.version + 1
+    with pytest.raises(tabletop.ControlRefused):
+        director.resume_match(match.match_id)  # not paused
+
+    feed = director.follow_lifecycle(labels=labels)
+    assert [e.WhichOneof("kind") for e in take(feed, 4)] == ["created", "started", "paused", "resumed"]
+
+
+def test_add_time_adds_to_the_seat_s_clock(director: tabletop.Client) -> None:
+    clock = tabletop.TimeControl(bank_ms=600_000)
+    match = director.create_match("focus", 2, seed=51, time_control=clock)
+    # The seat not to move: its clock stands still, so the sum is exact.
+    waiting = 1 - match.created_view.to_move[0]
+    before = match.view().seats[waiting].clock_remaining_ms
+    after = director.add_time(match.match_id, waiting, 5_000).seats[waiting].clock_remaining_ms
+    assert after == before + 5_000
+    assert match.view().seats[waiting].clock_remaining_ms == after
+
+    unclocked = director.create_match("focus", 2, seed=52)
+    with pytest.raises(tabletop.ControlRefused):
+        director.add_time(unclocked.match_id, 0, 5_000)
+
+
+def test_director_calls_need_the_admin_token(client: tabletop.Client, director: tabletop.Client) -> None:
+    match = director.create_match("focus", 2, seed=61)
+    with pytest.raises(tabletop.TokenRequired) as missing:
+        client.pause_match(match.match_id)
+    assert missing.value.credential == "admin"
+    with pytest.raises(tabletop.BadToken) as wrong:
+        client.abort_match(match.match_id, admin_token="not-the-token")
+    assert wrong.value.credential == "admin"
+    with pytest.raises(tabletop.BadToken):
+        next(client.follow_lifecycle(admin_token="not-the-token"))
+    # A call's own token overrides the client's.
+    assert client.pause_match(match.match_id, admin_token=ADMIN_TOKEN).paused
+    assert match.view().paused
+
+
+def test_the_tournament_example_reports_every_table_once_and_resumes(
+    host: Host, director: tabletop.Client, tmp_path: Path
+) -> None:
+    tournament = unique("example")
+    state = tmp_path / "state.json"
+    command = [
+        sys.executable, str(TOURNAMENT_EXAMPLE),
+        "--server", host.address, "--admin-token", ADMIN_TOKEN,
+        "--tournament", tournament, "--state", str(state),
+    ]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=BOT_DEADLINE_S)
+    assert first.returncode == 0, first.stderr
+
+    reports = re.findall(r"^table (\d): (.*)$", first.stdout, re.MULTILINE)
+    assert sorted(table for table, _ in reports) == ["1", "2", "3", "4"], first.stdout
+    by_table = dict(reports)
+    assert by_table["4"] == "aborted: hal did not show up"
+    for table, (a, b) in zip("123", [("ana", "ben"), ("cho", "dev"), ("eli", "fay")]):
+        assert re.fullmatch(rf"{a} rank [12], {b} rank [12]", by_table[table]), by_table[table]
+    standings = first.stdout.split("standings:\n", 1)[1].splitlines()
+    assert len(standings) == 8
+    assert sum(float(line.split()[-1]) for line in standings) == 3, "a point for each finished table"
+
+    # The server agrees: four matches, three finished with results, one aborted.
+    matches = list(director.iter_matches(labels={"tournament": tournament}))
+    assert len(matches) == 4 and all(m.state == types_pb2.MATCH_STATE_FINISHED for m in matches)
+    views = {m.labels["table"]: director.view(m.match_id) for m in matches}
+    assert views["4"].abort_reason == "hal did not show up" and not views["4"].results
+    assert all(len(views[t].results) == 2 for t in "123")
+    saved = json.loads(state.read_text())
+    assert saved["cursor"] > 0 and len(saved["results"]) == 4
+
+    # Run again: the request ids give back the same matches, every result
+    # is already recorded, so nothing is reported twice and the standings stand.
+    again = subprocess.run(command, capture_output=True, text=True, timeout=BOT_DEADLINE_S)
+    assert again.returncode == 0, again.stderr
+    assert "table " not in again.stdout, again.stdout
+    assert again.stdout.split("standings:\n", 1)[1].splitlines() == standings
+    assert len(list(director.iter_matches(labels={"tournament": tournament}))) == 4
+
+    # As if it had crashed after recording two results: the state as it was
+    # saved then (the results up to a cursor, and that cursor). Resumed from
+    # there, it reports the other two tables only, and the same standings.
+    feed = director.follow_lifecycle(labels={"tournament": tournament})
+    ends = [e for e in take(feed, 30, timeout_s=3) if e.WhichOneof("kind") in ("finished", "aborted")]
+    assert len(ends) == 4
+    cursor = ends[1].cursor
+    kept = {e.match_id: saved["results"][e.match_id] for e in ends[:2]}
+    state.write_text(json.dumps({"cursor": cursor, "results": kept}))
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=BOT_DEADLINE_S)
+    assert resumed.returncode == 0, resumed.stderr
+    later_tables = sorted(str(saved["results"][e.match_id]["table"]) for e in ends[2:])
+    assert sorted(re.findall(r"^table (\d):", resumed.stdout, re.MULTILINE)) == later_tables, resumed.stdout
+    assert resumed.stdout.split("standings:\n", 1)[1].splitlines() == standings
+    assert json.loads(state.read_text())["results"] == saved["results"]

@@ -10,21 +10,26 @@
  * code and `rawMessage` the server's message.
  */
 
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createClient, type Client as ServiceClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 
 import { Catalog, type GameInfo } from "./gen/tabletop/v1/catalog_pb.js";
+import { Director, type LifecycleEvent } from "./gen/tabletop/v1/director_pb.js";
 import {
   Matches,
+  OnDeadline,
   type LegalAction,
   type ListLegalActionsResponse,
+  type ListMatchesResponse,
   type MatchSummary,
   type SubmitActionRequest,
   type SubmitActionResponse,
+  type TimeControlSchema,
 } from "./gen/tabletop/v1/matches_pb.js";
 import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
 import { type ListEventsResponse, Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
-import { typed, typedStream } from "./errors.js";
+import { toTabletopError, typed, typedStream } from "./errors.js";
 
 /** The default server address. */
 export const DEFAULT_SERVER = "127.0.0.1:50051";
@@ -46,14 +51,94 @@ export interface CreateMatchOptions {
   version?: string;
   /** Start from this position (the game's notation). */
   startPosition?: string;
+  /** A clock for every seat, e.g. `{ bankMs: 600_000n }`. */
+  timeControl?: MessageInitShape<typeof TimeControlSchema>;
+  /**
+   * What the match is tagged with (`{ tournament: "spring", round: "2" }`):
+   * views, listings and the lifecycle feed show the labels and filter by them.
+   */
+  labels?: Record<string, string>;
+  /**
+   * Makes the call safe to retry: the same request under the same id returns
+   * the same match and the same tokens (also after a server restart); a
+   * different request under it rejects with `RequestIdReused`.
+   */
+  requestId?: string;
+  /**
+   * When the open seats must be taken by, and what happens to a match whose
+   * seats are not all taken then (`OnDeadline.ABORT`, the default, or
+   * `OnDeadline.START_WITHOUT`).
+   */
+  openSeatDeadline?: { withinMs: bigint | number; onDeadline?: OnDeadline };
+}
+
+/** Filters and a page of `listMatches`. */
+export interface ListMatchesOptions {
+  /** Only this game. */
+  game?: string;
+  /** Only this state. */
+  state?: MatchState;
+  /** Only matches that have every one of these labels with these values. */
+  labels?: Record<string, string>;
+  /** Only matches created at or after this time (ms since the Unix epoch). */
+  createdFromMs?: bigint | number;
+  /** Only matches created before this time (ms since the Unix epoch). */
+  createdBeforeMs?: bigint | number;
+  /** At most this many matches per page (0: the server's default, 100). */
+  pageSize?: number;
+  /** The previous page's `nextPageToken` (with the same filters). */
+  pageToken?: string;
+}
+
+/** Where the lifecycle feed starts and which matches it tells of. */
+export interface FollowLifecycleOptions {
+  /** Send the events after this cursor (0: from the first the server holds). */
+  afterCursor?: bigint | number;
+  /** Only this game's matches. */
+  game?: string;
+  /** Only matches that have every one of these labels with these values. */
+  labels?: Record<string, string>;
+  /** Instead of the client's admin token. */
+  adminToken?: string;
+  /** Stops following: the iteration ends (without an error). */
+  signal?: AbortSignal;
+}
+
+/** Options of a director's control. */
+export interface AdminOptions {
+  /** Instead of the client's admin token. */
+  adminToken?: string;
+}
+
+/** Options of `adjudicateMatch`. */
+export interface AdjudicateOptions extends AdminOptions {
+  /** Scores by seat (informative; 0 if absent). */
+  scores?: ReadonlyMap<number, number> | Readonly<Record<number, number>>;
+}
+
+/** Options of `connect`. */
+export interface ConnectOptions {
+  /**
+   * Sent with the calls that need it (the Director's, `exportRecord`) unless
+   * a call is given its own.
+   */
+  adminToken?: string;
+}
+
+function entries(map: ReadonlyMap<number, number> | Readonly<Record<number, number>>): [number, number][] {
+  return map instanceof Map ? [...map.entries()] : Object.entries(map).map(([k, v]) => [Number(k), v as number]);
+}
+
+function optionalBigInt(value: bigint | number | undefined): bigint | undefined {
+  return value === undefined ? undefined : BigInt(value);
 }
 
 /**
  * Connects to `target` (`host:port`, or a full `http://` URL). The connection
  * is opened lazily on the first call; `close()` ends it.
  */
-export function connect(target: string = DEFAULT_SERVER): Client {
-  return new Client(target);
+export function connect(target: string = DEFAULT_SERVER, opts: ConnectOptions = {}): Client {
+  return new Client(target, opts);
 }
 
 /** One connection to a Tabletop server. */
@@ -62,9 +147,13 @@ export class Client {
   readonly catalog: ServiceClient<typeof Catalog>;
   readonly matches: ServiceClient<typeof Matches>;
   readonly watcher: ServiceClient<typeof Watch>;
+  readonly director: ServiceClient<typeof Director>;
+  /** Sent with the calls that need the admin token, unless given their own. */
+  adminToken: string;
   private readonly sessions: Http2SessionManager;
 
-  constructor(target: string = DEFAULT_SERVER) {
+  constructor(target: string = DEFAULT_SERVER, opts: ConnectOptions = {}) {
+    this.adminToken = opts.adminToken ?? "";
     const baseUrl = /^https?:\/\//.test(target) ? target : `http://${target}`;
     // Our own session manager, so that close() can end the HTTP/2 session
     // (otherwise an idle session keeps the Node process alive).
@@ -73,6 +162,7 @@ export class Client {
     this.catalog = createClient(Catalog, transport);
     this.matches = createClient(Matches, transport);
     this.watcher = createClient(Watch, transport);
+    this.director = createClient(Director, transport);
   }
 
   /** Ends the connection (open watch streams fail). */
@@ -90,7 +180,10 @@ export class Client {
     return typed(this.catalog.getGame({ game: name, version }));
   }
 
-  /** Creates a match; the result holds one token per filled seat. */
+  /**
+   * Creates a match; the result holds one token per filled seat. With a
+   * `requestId` it is safe to retry (see `CreateMatchOptions`).
+   */
   async createMatch(game: string, opts: CreateMatchOptions = {}): Promise<Match> {
     const created = await typed(
       this.matches.createMatch({
@@ -101,6 +194,13 @@ export class Client {
         openSeats: opts.openSeats ?? [],
         version: opts.version,
         startPosition: opts.startPosition,
+        timeControl: opts.timeControl,
+        labels: opts.labels ?? {},
+        requestId: opts.requestId ?? "",
+        openSeatDeadline: opts.openSeatDeadline && {
+          withinMs: BigInt(opts.openSeatDeadline.withinMs),
+          onDeadline: opts.openSeatDeadline.onDeadline ?? OnDeadline.ABORT,
+        },
       }),
     );
     const tokens = new Map(created.seats.map((s) => [s.seat, s.token] as const));
@@ -150,14 +250,43 @@ export class Client {
     return typed(this.matches.resign({ matchId, seatToken: token }));
   }
 
-  /** Matches on the server, oldest first, optionally filtered. */
-  async listMatches(game = "", state: MatchState = MatchState.UNSPECIFIED): Promise<MatchSummary[]> {
-    return (await typed(this.matches.listMatches({ game, state }))).matches;
+  /**
+   * One page of the matches on the server, oldest first, filtered by game,
+   * state, labels (every one given must match) and creation time. Pass the
+   * page's `nextPageToken` with the same filters for the next page; it is
+   * empty on the last page. `iterMatches` does this for you.
+   */
+  listMatches(opts: ListMatchesOptions = {}): Promise<ListMatchesResponse> {
+    return typed(
+      this.matches.listMatches({
+        game: opts.game ?? "",
+        state: opts.state ?? MatchState.UNSPECIFIED,
+        labels: opts.labels ?? {},
+        createdFromMs: optionalBigInt(opts.createdFromMs),
+        createdBeforeMs: optionalBigInt(opts.createdBeforeMs),
+        pageSize: opts.pageSize ?? 0,
+        pageToken: opts.pageToken ?? "",
+      }),
+    );
   }
 
-  /** The match's replayable JSON record (admin token needed while it runs). */
-  async exportRecord(matchId: string, adminToken = ""): Promise<string> {
-    return (await typed(this.matches.exportRecord({ matchId, adminToken }))).recordJson;
+  /** Every match `listMatches` selects, page by page, oldest first. */
+  async *iterMatches(opts: Omit<ListMatchesOptions, "pageToken"> = {}): AsyncIterable<MatchSummary> {
+    let pageToken = "";
+    for (;;) {
+      const page = await this.listMatches({ ...opts, pageToken });
+      yield* page.matches;
+      if (!page.nextPageToken) return;
+      pageToken = page.nextPageToken;
+    }
+  }
+
+  /**
+   * The match's replayable JSON record (admin token needed while it runs;
+   * the client's own if not given).
+   */
+  async exportRecord(matchId: string, adminToken?: string): Promise<string> {
+    return (await typed(this.matches.exportRecord({ matchId, adminToken: adminToken ?? this.adminToken }))).recordJson;
   }
 
   /**
@@ -224,6 +353,83 @@ export class Client {
       }
       afterSeq = last.seq;
     }
+  }
+
+  // -- the Director: every call needs the admin token ----------------------
+
+  /**
+   * The lifecycle feed: every step in the life of every match (created, seat
+   * filled, started, seat out, paused, resumed, time added, finished,
+   * aborted, unavailable), oldest first, then live; only `game`'s and those
+   * with every one of `labels`, if given. Each event has a `cursor`: keep the
+   * last one (durably, with whatever the event made you record) and follow
+   * again with `afterCursor` set to it to receive every later event once,
+   * with no gap, also after a restart of either side. The feed does not end
+   * by itself: break out of the `for await` loop, or abort `signal` (the
+   * iteration then ends without an error). A server that shuts down ends it
+   * with `ShuttingDown`.
+   */
+  async *followLifecycle(opts: FollowLifecycleOptions = {}): AsyncIterable<LifecycleEvent> {
+    const stream = this.director.followLifecycle(
+      {
+        adminToken: opts.adminToken ?? this.adminToken,
+        afterCursor: BigInt(opts.afterCursor ?? 0),
+        game: opts.game ?? "",
+        labels: opts.labels ?? {},
+      },
+      { signal: opts.signal },
+    );
+    try {
+      yield* stream;
+    } catch (e) {
+      // The caller stopped following: the end, not an error.
+      if (opts.signal?.aborted) return;
+      throw toTabletopError(e);
+    }
+  }
+
+  /**
+   * Ends a waiting or running match without a result; `reason` (at most 256
+   * bytes) shows in the feed, the view and the record.
+   */
+  abortMatch(matchId: string, reason = "", opts: AdminOptions = {}): Promise<MatchView> {
+    return typed(this.director.abortMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId, reason }));
+  }
+
+  /**
+   * Ends a running match with the director's result: `ranks` by seat for
+   * every seat (1 = first; equal ranks share a place).
+   */
+  adjudicateMatch(
+    matchId: string,
+    ranks: ReadonlyMap<number, number> | Readonly<Record<number, number>>,
+    opts: AdjudicateOptions = {},
+  ): Promise<MatchView> {
+    const scores = new Map(opts.scores === undefined ? [] : entries(opts.scores));
+    const results = entries(ranks)
+      .sort(([a], [b]) => a - b)
+      .map(([seat, rank]) => ({ seat, rank, score: scores.get(seat) ?? 0 }));
+    return typed(this.director.adjudicateMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId, results }));
+  }
+
+  /** Stops a running match's clocks; actions reject with `MatchPaused` until it resumes. */
+  pauseMatch(matchId: string, opts: AdminOptions = {}): Promise<MatchView> {
+    return typed(this.director.pauseMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId }));
+  }
+
+  /** Restarts a paused match's clocks where they stopped. */
+  resumeMatch(matchId: string, opts: AdminOptions = {}): Promise<MatchView> {
+    return typed(this.director.resumeMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId }));
+  }
+
+  /**
+   * Adds `addedMs` (1 ms to 24 h) to the seat's clock: its bank, or its
+   * current move's limit when the match has no bank.
+   */
+  addTime(matchId: string, seat: number, addedMs: bigint | number, opts: AdminOptions = {}): Promise<MatchView> {
+    return typed(
+      this.director.addTime({ adminToken: opts.adminToken ?? this.adminToken, matchId, seat, addedMs: BigInt(addedMs) }),
+    );
   }
 }
 

@@ -185,6 +185,37 @@ export class UnknownGame extends TabletopError {}
 /** `SHUTTING_DOWN`: the server is stopping; reconnect to its successor. */
 export class ShuttingDown extends TabletopError {}
 
+/**
+ * `REQUEST_ID_REUSED`: `createMatch` was given a `requestId` that an
+ * earlier, different request used (a retry must repeat the request exactly).
+ */
+export class RequestIdReused extends TabletopError {
+  /** The reused id. */
+  get requestId(): string {
+    return this.info.request_id ?? "";
+  }
+
+  /** The match the earlier request created. */
+  get matchId(): string {
+    return this.info.match_id ?? "";
+  }
+}
+
+/**
+ * `INVALID_PAGE_TOKEN`: the page token is not one the server issued for
+ * these filters (start again without one).
+ */
+export class InvalidPageToken extends TabletopError {}
+
+/** `MATCH_PAUSED`: a director paused the match; act again once it resumes. */
+export class MatchPaused extends TabletopError {}
+
+/**
+ * `CONTROL_REFUSED`: a director's control does not apply to the match as it
+ * is (pausing a paused match, adding time to a match without a clock).
+ */
+export class ControlRefused extends TabletopError {}
+
 const BY_REASON: Record<string, typeof TabletopError> = {
   STALE_VERSION: StaleVersion,
   NOT_YOUR_TURN: NotYourTurn,
@@ -199,6 +230,10 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   UNKNOWN_GAME: UnknownGame,
   UNKNOWN_GAME_VERSION: UnknownGame,
   SHUTTING_DOWN: ShuttingDown,
+  REQUEST_ID_REUSED: RequestIdReused,
+  INVALID_PAGE_TOKEN: InvalidPageToken,
+  MATCH_PAUSED: MatchPaused,
+  CONTROL_REFUSED: ControlRefused,
 };
 
 /** The typed error for anything a call threw (itself, if it already is one). */

@@ -15,18 +15,27 @@ export {
   eventView,
   finalResults,
   type Action,
+  type AdjudicateOptions,
+  type AdminOptions,
+  type ConnectOptions,
   type CreateMatchOptions,
+  type FollowLifecycleOptions,
+  type ListMatchesOptions,
   type WatchOptions,
 } from "./client.js";
 export {
   AlreadyActed,
   BadToken,
+  ControlRefused,
   DOMAIN,
   IllegalAction,
   InvalidNotation,
+  InvalidPageToken,
   MatchOver,
+  MatchPaused,
   NotStarted,
   NotYourTurn,
+  RequestIdReused,
   ShuttingDown,
   StaleVersion,
   TabletopError,
@@ -41,6 +50,7 @@ export {
 export { Code, ConnectError } from "@connectrpc/connect";
 export * from "./gen/tabletop/v1/admin_pb.js";
 export * from "./gen/tabletop/v1/catalog_pb.js";
+export * from "./gen/tabletop/v1/director_pb.js";
 export * from "./gen/tabletop/v1/matches_pb.js";
 export * from "./gen/tabletop/v1/types_pb.js";
 export * from "./gen/tabletop/v1/watch_pb.js";

@@ -1,11 +1,14 @@
 /**
  * The TypeScript client against the real engine-host and the real plugins:
  * the catalog, complete matches played by the example bot, watch streams,
- * typed errors, and the README's example.
+ * typed errors, the tournament-platform calls (labels, paging, idempotent
+ * creation, the lifecycle feed, the director's controls), and the README's
+ * example.
  */
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -14,9 +17,14 @@ import {
   BadToken,
   Code,
   ConnectError,
+  ControlRefused,
+  InvalidPageToken,
   MatchOver,
+  MatchPaused,
   MatchState,
   NotYourTurn,
+  OutReason,
+  RequestIdReused,
   StaleVersion,
   TabletopError,
   TokenRequired,
@@ -27,23 +35,29 @@ import {
   finalResults,
   type Client,
   type GameInfo,
+  type LifecycleEvent,
+  type MatchSummary,
   type WatchEvent,
 } from "../src/index.js";
 import { seededRandom } from "../examples/random-bot.js";
-import { PACKAGE_DIR, RANDOM_BOT, startHost, type Host } from "./harness.js";
+import { ADMIN_TOKEN, PACKAGE_DIR, RANDOM_BOT, startHost, type Host } from "./harness.js";
 
 const BOT_DEADLINE_MS = 150_000;
 
 let host: Host;
 let client: Client;
+/** A client that holds the admin token, as a tournament platform's does. */
+let director: Client;
 
 before(async () => {
   host = await startHost();
   client = connect(host.address);
+  director = connect(host.address, { adminToken: ADMIN_TOKEN });
 });
 
 after(async () => {
   client?.close();
+  director?.close();
   await host?.stop();
 });
 
@@ -382,4 +396,267 @@ test("the README example plays a complete match", async () => {
   } finally {
     rmSync(file, { force: true });
   }
+});
+
+// -- the tournament platform's calls ----------------------------------------
+
+/** A label value no other test (or earlier run on the same host) uses. */
+function unique(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 12)}`;
+}
+
+/**
+ * The next `count` items of the stream `follow` opens, or fewer if they do
+ * not come within `timeoutMs` (the lifecycle feed never ends by itself: a
+ * missing event must fail the test, not hang it).
+ */
+async function take<T>(follow: (signal: AbortSignal) => AsyncIterable<T>, count: number, timeoutMs = 30_000): Promise<T[]> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const taken: T[] = [];
+  try {
+    for await (const item of follow(controller.signal)) {
+      taken.push(item);
+      if (taken.length >= count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return taken;
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const collected: T[] = [];
+  for await (const item of items) collected.push(item);
+  return collected;
+}
+
+function kinds(events: LifecycleEvent[], matchId: string): (string | undefined)[] {
+  return events.filter((e) => e.matchId === matchId).map((e) => e.kind.case);
+}
+
+test("labels are shown in views and listings, and filter them", async () => {
+  const tournament = unique("labels");
+  const firstLabels = { tournament, round: "1", table: "3" };
+  const first = await client.createMatch("focus", { seed: 10, labels: firstLabels });
+  const second = await client.createMatch("focus", { seed: 11, labels: { tournament, round: "2" } });
+
+  assert.deepEqual(first.createdView.labels, firstLabels);
+  assert.deepEqual((await client.view(first.matchId)).labels, firstLabels);
+  const listed = (await client.listMatches({ labels: { tournament } })).matches;
+  assert.deepEqual(
+    listed.map((m) => m.matchId),
+    [first.matchId, second.matchId],
+  );
+  assert.deepEqual(listed[0]!.labels, firstLabels);
+  const onlyRound1 = (await client.listMatches({ labels: { tournament, round: "1" } })).matches;
+  assert.deepEqual(
+    onlyRound1.map((m) => m.matchId),
+    [first.matchId],
+    "every label given must match",
+  );
+  assert.equal((await client.listMatches({ labels: { tournament, round: "3" } })).matches.length, 0);
+});
+
+test("paging lists every match exactly once", async () => {
+  const batch = { batch: unique("paging") };
+  const created = [];
+  for (let i = 0; i < 150; i++) created.push(await client.createMatch("focus", { seed: i, labels: batch }));
+  const ids = new Set(created.map((m) => m.matchId));
+
+  const pages: MatchSummary[][] = [];
+  let pageToken = "";
+  for (;;) {
+    const page = await client.listMatches({ labels: batch, pageSize: 7, pageToken });
+    pages.push(page.matches);
+    if (!page.nextPageToken) break;
+    pageToken = page.nextPageToken;
+  }
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [...Array(21).fill(7), 3],
+    "21 full pages and 3 left over",
+  );
+  const listed = pages.flat();
+  assert.equal(new Set(listed.map((m) => m.matchId)).size, 150, "each match once");
+  assert.ok(listed.every((m) => ids.has(m.matchId)), "only the batch's matches");
+  const order = listed.map((m) => [m.createdAtMs, m.matchId] as const);
+  const sorted = [...order].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  assert.deepEqual(order, sorted, "oldest first, then by id");
+
+  assert.deepEqual(
+    (await all(client.iterMatches({ labels: batch, pageSize: 7 }))).map((m) => m.matchId),
+    listed.map((m) => m.matchId),
+  );
+
+  // Creation-time and state filters narrow the same listing.
+  const oldest = listed[0]!.createdAtMs;
+  const newest = listed.at(-1)!.createdAtMs;
+  assert.equal((await all(client.iterMatches({ labels: batch, createdBeforeMs: oldest }))).length, 0);
+  const fromNewest = await all(client.iterMatches({ labels: batch, createdFromMs: newest }));
+  assert.ok(fromNewest.length > 0 && fromNewest.every((m) => m.createdAtMs === newest));
+  for (const match of created.slice(0, 5)) await match.seat(0).resign();
+  const finished = await all(client.iterMatches({ labels: batch, state: MatchState.FINISHED, pageSize: 2 }));
+  assert.deepEqual(
+    finished.map((m) => m.matchId).sort(),
+    created.slice(0, 5).map((m) => m.matchId).sort(),
+  );
+
+  await assert.rejects(client.listMatches({ labels: batch, pageToken: "not-a-token-the-server-issued" }), (err: unknown) => {
+    assert.ok(err instanceof InvalidPageToken, String(err));
+    assert.equal(err.code, Code.InvalidArgument);
+    return true;
+  });
+});
+
+test("a retried createMatch returns the same match and tokens", async () => {
+  const labels = { table: unique("retry") };
+  const requestId = unique("request");
+  const first = await client.createMatch("focus", { seed: 21, labels, requestId });
+  const retried = await client.createMatch("focus", { seed: 21, labels, requestId });
+  assert.equal(retried.matchId, first.matchId);
+  assert.deepEqual([...retried.tokens], [...first.tokens]);
+  assert.equal(first.tokens.size, 2);
+
+  await assert.rejects(client.createMatch("focus", { seed: 22, labels, requestId }), (err: unknown) => {
+    assert.ok(err instanceof RequestIdReused, String(err));
+    assert.equal(err.code, Code.AlreadyExists);
+    assert.equal(err.requestId, requestId);
+    assert.equal(err.matchId, first.matchId);
+    return true;
+  });
+  assert.deepEqual(
+    (await all(client.iterMatches({ labels }))).map((m) => m.matchId),
+    [first.matchId],
+    "no second match",
+  );
+});
+
+test("the lifecycle feed tells each match's life and resumes after a cursor", async () => {
+  const labels = { tournament: unique("feed") };
+  // Followed live, while the matches below are played.
+  const following = take((signal) => director.followLifecycle({ labels, signal }), 9);
+
+  const played = await director.createMatch("focus", { seed: 31, labels });
+  const mover = played.createdView.toMove[0]!;
+  const [action] = await played.seat(mover).legalActions();
+  await played.seat(mover).act(action!);
+  await played.seat(mover).resign();
+
+  const aborted = await director.createMatch("focus", { labels, openSeats: [1] });
+  await director.abortMatch(aborted.matchId, "table 2 withdrew");
+
+  const adjudicated = await director.createMatch("focus", { seed: 33, labels });
+  const view = await director.adjudicateMatch(adjudicated.matchId, { 0: 2, 1: 1 }, { scores: { 1: 3.5 } });
+  assert.equal(view.state, MatchState.FINISHED);
+  assert.ok(view.adjudicated);
+
+  // Not in the filtered feed: another tournament's match.
+  const other = await director.createMatch("focus", { labels: { tournament: unique("other") } });
+  await director.abortMatch(other.matchId);
+
+  const events = await following;
+  assert.equal(events.length, 9, JSON.stringify(events.map((e) => [e.matchId, e.kind.case])));
+  assert.ok(events.every((e) => e.game === "focus"));
+  for (const e of events) assert.deepEqual(e.labels, labels);
+  assert.ok(!events.some((e) => e.matchId === other.matchId));
+  const cursors = events.map((e) => e.cursor);
+  assert.ok(cursors.every((c, i) => i === 0 || c > cursors[i - 1]!), "cursors only grow");
+
+  assert.deepEqual(kinds(events, played.matchId), ["created", "started", "seatOut", "finished"]);
+  const [out, finished] = events.filter((e) => e.matchId === played.matchId).slice(2);
+  assert.ok(out?.kind.case === "seatOut" && finished?.kind.case === "finished");
+  assert.equal(out.kind.value.seat, mover);
+  assert.equal(out.kind.value.reason, OutReason.RESIGNED);
+  assert.deepEqual(
+    finished.kind.value.results.map((r) => [r.seat, r.rank]).sort(),
+    [
+      [mover, 2],
+      [1 - mover, 1],
+    ].sort(),
+  );
+  assert.equal(finished.kind.value.adjudicated, false);
+
+  assert.deepEqual(kinds(events, aborted.matchId), ["created", "aborted"]);
+  const abort = events.find((e) => e.matchId === aborted.matchId && e.kind.case === "aborted");
+  assert.equal(abort?.kind.case === "aborted" && abort.kind.value.reason, "table 2 withdrew");
+
+  assert.deepEqual(kinds(events, adjudicated.matchId), ["created", "started", "finished"]);
+  const decided = events.filter((e) => e.matchId === adjudicated.matchId).at(-1)!;
+  assert.ok(decided.kind.case === "finished");
+  assert.ok(decided.kind.value.adjudicated);
+  assert.deepEqual(
+    decided.kind.value.results.map((r) => [r.seat, r.rank, r.score]),
+    [
+      [0, 2, 0],
+      [1, 1, 3.5],
+    ],
+  );
+
+  // A follower that resumes after a cursor gets exactly the later events,
+  // and nothing more comes after the last.
+  const resumed = await take((signal) => director.followLifecycle({ labels, afterCursor: events[3]!.cursor, signal }), 5);
+  assert.deepEqual(resumed, events.slice(4));
+  const after = await take((signal) => director.followLifecycle({ labels, afterCursor: events.at(-1)!.cursor, signal }), 1, 1_000);
+  assert.deepEqual(after, []);
+});
+
+test("a paused match refuses actions until it resumes", async () => {
+  const labels = { table: unique("pause") };
+  const match = await director.createMatch("focus", { seed: 41, labels });
+  const seat = match.seat(match.createdView.toMove[0]!);
+  const [action] = await seat.legalActions();
+  assert.ok(action);
+
+  const paused = await director.pauseMatch(match.matchId);
+  assert.ok(paused.paused);
+  await assert.rejects(seat.act(action), (err: unknown) => {
+    assert.ok(err instanceof MatchPaused, String(err));
+    assert.equal(err.code, Code.FailedPrecondition);
+    return true;
+  });
+  await assert.rejects(director.pauseMatch(match.matchId), ControlRefused, "already paused");
+  assert.equal((await match.view()).version, paused.version, "the refused action changed nothing");
+
+  const resumed = await director.resumeMatch(match.matchId);
+  assert.equal(resumed.paused, false);
+  assert.equal((await seat.act(action)).view?.version, resumed.version + 1n);
+  await assert.rejects(director.resumeMatch(match.matchId), ControlRefused, "not paused");
+
+  const events = await take((signal) => director.followLifecycle({ labels, signal }), 4);
+  assert.deepEqual(
+    events.map((e) => e.kind.case),
+    ["created", "started", "paused", "resumed"],
+  );
+});
+
+test("addTime adds to the seat's clock", async () => {
+  const match = await director.createMatch("focus", { seed: 51, timeControl: { bankMs: 600_000n } });
+  // The seat not to move: its clock stands still, so the sum is exact.
+  const waiting = 1 - match.createdView.toMove[0]!;
+  const before = (await match.view()).seats[waiting]!.clockRemainingMs!;
+  const after = (await director.addTime(match.matchId, waiting, 5_000)).seats[waiting]!.clockRemainingMs;
+  assert.equal(after, before + 5_000n);
+  assert.equal((await match.view()).seats[waiting]!.clockRemainingMs, after);
+
+  const unclocked = await director.createMatch("focus", { seed: 52 });
+  await assert.rejects(director.addTime(unclocked.matchId, 0, 5_000), ControlRefused);
+});
+
+test("director calls need the admin token", async () => {
+  const match = await director.createMatch("focus", { seed: 61 });
+  await assert.rejects(client.pauseMatch(match.matchId), (err: unknown) => {
+    assert.ok(err instanceof TokenRequired, String(err));
+    assert.equal(err.credential, "admin");
+    return true;
+  });
+  await assert.rejects(client.abortMatch(match.matchId, "", { adminToken: "not-the-token" }), (err: unknown) => {
+    assert.ok(err instanceof BadToken, String(err));
+    assert.equal(err.credential, "admin");
+    return true;
+  });
+  await assert.rejects(take((signal) => client.followLifecycle({ adminToken: "not-the-token", signal }), 1), BadToken);
+  // A call's own token overrides the client's.
+  assert.ok((await client.pauseMatch(match.matchId, { adminToken: ADMIN_TOKEN })).paused);
+  assert.ok((await match.view()).paused);
 });

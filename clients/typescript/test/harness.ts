@@ -29,6 +29,9 @@ export function engineHostBinary(): string {
   return binary;
 }
 
+/** The admin token the test host is started with. */
+export const ADMIN_TOKEN = "x";
+
 export interface Host {
   address: string;
   stop(): Promise<void>;
@@ -40,7 +43,7 @@ export async function startHost(): Promise<Host> {
   const dataDir = mkdtempSync(join(tmpdir(), "tabletop-ts-"));
   const child: ChildProcess = spawn(
     binary,
-    ["--listen", "127.0.0.1:0", "--plugin-dir", dirname(binary), "--data-dir", join(dataDir, "data"), "--admin-token", "x"],
+    ["--listen", "127.0.0.1:0", "--plugin-dir", dirname(binary), "--data-dir", join(dataDir, "data"), "--admin-token", ADMIN_TOKEN],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";
