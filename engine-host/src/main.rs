@@ -127,7 +127,9 @@ fn main() -> ExitCode {
     }
     let config = Config::parse();
     init_logging(config.log_format);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(config.blocking_threads(cores))
         .enable_all()
         .build()
     {
