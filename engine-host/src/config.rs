@@ -90,6 +90,18 @@ pub struct Config {
     )]
     pub blocking_threads: Option<u32>,
 
+    /// Whether a caller without a credential may create matches (never
+    /// with a seed or a hidden-information start position: those need an
+    /// organizer credential or the admin token). `deny` leaves creating to
+    /// organizers and the admin, for a host a platform runs.
+    #[arg(
+        long,
+        env = "TABLETOP_ANONYMOUS_CREATE",
+        value_enum,
+        default_value_t = AnonymousCreate::Allow
+    )]
+    pub anonymous_create: AnonymousCreate,
+
     /// Log format.
     #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -140,6 +152,15 @@ pub enum StoreKind {
     Sqlite,
     /// Memory only (for experiments and tests that need no durability).
     Memory,
+}
+
+/// `--anonymous-create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnonymousCreate {
+    /// Anyone may create a match.
+    Allow,
+    /// Only organizers and the admin may.
+    Deny,
 }
 
 /// How logs are written (to stderr).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use engine_host::config::{Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
+use engine_host::config::{AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
 use engine_host::engine::{Engine, Offered};
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
@@ -27,8 +27,9 @@ fn init_logging(format: LogFormat) {
 }
 
 /// The configured admin token, or the one in DATA_DIR/admin-token, or a new one
-/// written there (readable only by the owner).
-fn admin_token(config: &Config) -> std::io::Result<String> {
+/// written there (readable only by the owner). A token file other users can
+/// read is refused: whoever reads it can load native code into the host.
+fn admin_token(config: &Config) -> Result<String, String> {
     if let Some(token) = &config.admin_token {
         return Ok(token.clone());
     }
@@ -36,13 +37,90 @@ fn admin_token(config: &Config) -> std::io::Result<String> {
     if let Ok(token) = std::fs::read_to_string(&file)
         && !token.trim().is_empty()
     {
+        refuse_if_shared(&file)?;
         return Ok(token.trim().to_string());
     }
     let token = tabletop_core::tokens::new_token();
-    write_private(&file, &token)?;
+    write_private(&file, &token)
+        .map_err(|e| format!("cannot write the admin token to {}: {e}", file.display()))?;
     tracing::info!(file = %file.display(), "generated an admin token");
     Ok(token)
 }
+
+/// Refuses a secret file that users other than its owner may read or write.
+#[cfg(unix)]
+fn refuse_if_shared(file: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "{} is open to other users (mode {:03o}); it holds the admin token: \
+             `chmod 600 {}` and start again",
+            file.display(),
+            mode & 0o777,
+            file.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn refuse_if_shared(_file: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// Creates the data directory for its owner alone (0700), and takes the
+/// group's and others' access away from one that exists with it: it holds
+/// the admin token, every match's seed and every seat's token hash.
+fn private_data_dir(dir: &Path) -> Result<(), String> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir)
+            .map_err(|e| format!("cannot read the data directory {}: {e}", dir.display()))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| {
+                format!(
+                    "cannot make the data directory {} private: {e}",
+                    dir.display()
+                )
+            })?;
+            tracing::warn!(
+                dir = %dir.display(),
+                was = format!("{:03o}", mode & 0o777),
+                "the data directory was open to other users; it is 0700 now"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Makes every file and directory the process creates its owner's alone
+/// (the store, its WAL, plugin copies, backups), whatever the caller's
+/// umask.
+#[cfg(unix)]
+fn private_files() {
+    // SAFETY: umask only sets the process's file-creation mask; it is called
+    // before any thread starts, and it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
+}
+
+#[cfg(not(unix))]
+fn private_files() {}
 
 /// The key the tokens of idempotent creations are derived from, kept in
 /// DATA_DIR/request-key (owner-only) so a retry after a restart gets the
@@ -129,6 +207,7 @@ fn main() -> ExitCode {
     }
     let config = Config::parse();
     init_logging(config.log_format);
+    private_files();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     limit_malloc_arenas(cores);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -220,12 +299,7 @@ fn vetter(config: &Config) -> std::io::Result<Vetter> {
 }
 
 async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-        format!(
-            "cannot create the data directory {}: {e}",
-            config.data_dir.display()
-        )
-    })?;
+    private_data_dir(&config.data_dir)?;
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match config.store {
@@ -249,8 +323,12 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         Engine::new(store, &token, config.data_dir.join("plugin-cache"))
             .with_inline_limit(inline_limit)
             .with_vetter(vetter)
-            .with_request_key(request_key(&config)?),
+            .with_request_key(request_key(&config)?)
+            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow),
     );
+    // Read now, so a damaged credentials table stops the start, not a call.
+    let credentials = engine.load_credentials().map_err(|e| e.to_string())?;
+    tracing::info!(credentials, "organizer credentials loaded");
     engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);

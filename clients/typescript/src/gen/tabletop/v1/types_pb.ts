@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/types.proto.
  */
 export const file_tabletop_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEiSwoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCCKlAQoKU2VhdFN0YXR1cxIMCgRzZWF0GAEgASgNEg4KBmZpbGxlZBgCIAEoCBIPCgd0b19tb3ZlGAMgASgIEhEKCWhhc19hY3RlZBgEIAEoCBIQCghyZXNpZ25lZBgFIAEoCBIfChJjbG9ja19yZW1haW5pbmdfbXMYBiABKANIAIgBARILCgNvdXQYByABKAhCFQoTX2Nsb2NrX3JlbWFpbmluZ19tcyLUBAoJTWF0Y2hWaWV3EhAKCG1hdGNoX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSFgoOcGx1Z2luX3ZlcnNpb24YAyABKAkSDwoHdmVyc2lvbhgEIAEoBBImCgVzdGF0ZRgFIAEoDjIXLnRhYmxldG9wLnYxLk1hdGNoU3RhdGUSGAoLdmlld2VyX3NlYXQYBiABKA1IAIgBARIRCgl2aWV3X2pzb24YByABKAkSDAoEdGV4dBgIIAEoCRIPCgd0b19tb3ZlGAkgAygNEiYKBXNlYXRzGAogAygLMhcudGFibGV0b3AudjEuU2VhdFN0YXR1cxIqCgdyZXN1bHRzGAsgAygLMhkudGFibGV0b3AudjEuUGxheWVyUmVzdWx0EhsKDnBlbmRpbmdfYWN0aW9uGAwgASgJSAGIAQESGgoSdW5hdmFpbGFibGVfcmVhc29uGA0gASgJEjIKBmxhYmVscxgOIAMoCzIiLnRhYmxldG9wLnYxLk1hdGNoVmlldy5MYWJlbHNFbnRyeRIOCgZwYXVzZWQYDyABKAgSFAoMYWJvcnRfcmVhc29uGBAgASgJEhMKC2FkanVkaWNhdGVkGBEgASgIEiIKFW9wZW5fc2VhdF9kZWFkbGluZV9tcxgSIAEoA0gCiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX3ZpZXdlcl9zZWF0QhEKD19wZW5kaW5nX2FjdGlvbkIYChZfb3Blbl9zZWF0X2RlYWRsaW5lX21zKpIBCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfV0FJVElORxABEhcKE01BVENIX1NUQVRFX1JVTk5JTkcQAhIYChRNQVRDSF9TVEFURV9GSU5JU0hFRBADEhsKF01BVENIX1NUQVRFX1VOQVZBSUxBQkxFEARiBnByb3RvMw");
+  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEidgoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCBIUCgxkaXNwbGF5X25hbWUYBSABKAkSEwoLZXh0ZXJuYWxfaWQYBiABKAki0AEKClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoDRIOCgZmaWxsZWQYAiABKAgSDwoHdG9fbW92ZRgDIAEoCBIRCgloYXNfYWN0ZWQYBCABKAgSEAoIcmVzaWduZWQYBSABKAgSHwoSY2xvY2tfcmVtYWluaW5nX21zGAYgASgDSACIAQESCwoDb3V0GAcgASgIEhQKDGRpc3BsYXlfbmFtZRgKIAEoCRITCgtleHRlcm5hbF9pZBgLIAEoCUIVChNfY2xvY2tfcmVtYWluaW5nX21zItQECglNYXRjaFZpZXcSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIYCgt2aWV3ZXJfc2VhdBgGIAEoDUgAiAEBEhEKCXZpZXdfanNvbhgHIAEoCRIMCgR0ZXh0GAggASgJEg8KB3RvX21vdmUYCSADKA0SJgoFc2VhdHMYCiADKAsyFy50YWJsZXRvcC52MS5TZWF0U3RhdHVzEioKB3Jlc3VsdHMYCyADKAsyGS50YWJsZXRvcC52MS5QbGF5ZXJSZXN1bHQSGwoOcGVuZGluZ19hY3Rpb24YDCABKAlIAYgBARIaChJ1bmF2YWlsYWJsZV9yZWFzb24YDSABKAkSMgoGbGFiZWxzGA4gAygLMiIudGFibGV0b3AudjEuTWF0Y2hWaWV3LkxhYmVsc0VudHJ5Eg4KBnBhdXNlZBgPIAEoCBIUCgxhYm9ydF9yZWFzb24YECABKAkSEwoLYWRqdWRpY2F0ZWQYESABKAgSIgoVb3Blbl9zZWF0X2RlYWRsaW5lX21zGBIgASgDSAKIAQEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIOCgxfdmlld2VyX3NlYXRCEQoPX3BlbmRpbmdfYWN0aW9uQhgKFl9vcGVuX3NlYXRfZGVhZGxpbmVfbXMiRQoKU2VhdFBsYXllchIMCgRzZWF0GAEgASgNEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgtleHRlcm5hbF9pZBgDIAEoCSqSAQoKTWF0Y2hTdGF0ZRIbChdNQVRDSF9TVEFURV9VTlNQRUNJRklFRBAAEhcKE01BVENIX1NUQVRFX1dBSVRJTkcQARIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAISGAoUTUFUQ0hfU1RBVEVfRklOSVNIRUQQAxIbChdNQVRDSF9TVEFURV9VTkFWQUlMQUJMRRAEYgZwcm90bzM");
 
 /**
  * One seat's final result.
@@ -47,6 +47,20 @@ export type PlayerResult = Message<"tabletop.v1.PlayerResult"> & {
    * @generated from field: bool resigned = 4;
    */
   resigned: boolean;
+
+  /**
+   * Who played the seat (as CreateMatch or JoinMatch said).
+   *
+   * @generated from field: string display_name = 5;
+   */
+  displayName: string;
+
+  /**
+   * The platform's id for that player.
+   *
+   * @generated from field: string external_id = 6;
+   */
+  externalId: string;
 };
 
 /**
@@ -112,6 +126,21 @@ export type SeatStatus = Message<"tabletop.v1.SeatStatus"> & {
    * @generated from field: bool out = 7;
    */
   out: boolean;
+
+  /**
+   * Who holds the seat (as CreateMatch or JoinMatch said); empty if nobody
+   * said.
+   *
+   * @generated from field: string display_name = 10;
+   */
+  displayName: string;
+
+  /**
+   * The platform's id for that player.
+   *
+   * @generated from field: string external_id = 11;
+   */
+  externalId: string;
 };
 
 /**
@@ -265,6 +294,42 @@ export type MatchView = Message<"tabletop.v1.MatchView"> & {
  */
 export const MatchViewSchema: GenMessage<MatchView> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_types, 2);
+
+/**
+ * Who plays a seat, as the platform knows them.
+ *
+ * @generated from message tabletop.v1.SeatPlayer
+ */
+export type SeatPlayer = Message<"tabletop.v1.SeatPlayer"> & {
+  /**
+   * The seat, 0-based.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * A name to show (at most 64 characters, no control characters).
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * The platform's own id for the player (at most 128 bytes); opaque to
+   * the server.
+   *
+   * @generated from field: string external_id = 3;
+   */
+  externalId: string;
+};
+
+/**
+ * Describes the message tabletop.v1.SeatPlayer.
+ * Use `create(SeatPlayerSchema)` to create a new message.
+ */
+export const SeatPlayerSchema: GenMessage<SeatPlayer> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_types, 3);
 
 /**
  * Where a match is in its life.
