@@ -1,6 +1,7 @@
 //! The `tabletop` CLI as a tournament platform's operator uses it, against a
 //! real host: labelled and retried creation, paged listings, the director's
-//! commands, and the lifecycle feed resumed from a cursor.
+//! commands, the lifecycle feed resumed from a cursor, and organizer
+//! credentials, named players, join codes and re-issued tokens.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -22,13 +23,30 @@ async fn cli(host: &Host, args: &[&str]) -> String {
 }
 
 async fn cli_output(host: &Host, args: &[&str]) -> std::process::Output {
+    cli_as(host, &[("TABLETOP_ADMIN_TOKEN", ADMIN_TOKEN)], args).await
+}
+
+/// Runs the CLI against `host` with only the credentials in `env`.
+async fn cli_as(host: &Host, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
     tokio::process::Command::new(cli_binary())
         .args(["--server", &host.url])
         .args(args)
-        .env("TABLETOP_ADMIN_TOKEN", ADMIN_TOKEN)
+        .env_remove("TABLETOP_ADMIN_TOKEN")
+        .env_remove("TABLETOP_CREDENTIAL")
+        .envs(env.iter().copied())
         .output()
         .await
         .expect("run the CLI")
+}
+
+/// The stdout of a CLI run that must succeed.
+fn succeeded(output: std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "the CLI failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 output")
 }
 
 fn cli_binary() -> std::path::PathBuf {
@@ -242,4 +260,110 @@ async fn the_cli_creates_lists_directs_and_follows_a_tournament() {
         .filter(|e| e["cursor"].as_u64() > Some(pause_cursor))
         .collect();
     assert_eq!(resumed.iter().collect::<Vec<_>>(), later);
+}
+
+#[tokio::test]
+async fn the_cli_issues_credentials_names_players_and_reissues_tokens() {
+    let host = Host::start().await;
+    let issued = json(&cli(&host, &["--json", "credential", "issue", "cup office"]).await);
+    let secret = issued["secret"].as_str().expect("a secret").to_string();
+    let id = issued["credential_id"].as_str().expect("an id").to_string();
+    let organizer = [("TABLETOP_CREDENTIAL", secret.as_str())];
+
+    // The organizer chooses a seed and names seat 0; seat 1 is by invitation.
+    let created = json(&succeeded(
+        cli_as(
+            &host,
+            &organizer,
+            &[
+                "--json",
+                "new",
+                "focus",
+                "--seed",
+                "7",
+                "--player",
+                "0=Ada:cup-17",
+                "--open-seat",
+                "1",
+            ],
+        )
+        .await,
+    ));
+    let match_id = created["match_id"].as_str().expect("an id").to_string();
+    let code = created["join_codes"][0]["code"]
+        .as_str()
+        .expect("a join code")
+        .to_string();
+    let anonymous = cli_as(&host, &[], &["join", &match_id, "--name", "Mallory"]).await;
+    assert!(!anonymous.status.success(), "no code, no seat");
+    assert!(
+        String::from_utf8_lossy(&anonymous.stderr).contains("Unauthenticated"),
+        "{}",
+        String::from_utf8_lossy(&anonymous.stderr)
+    );
+    let joined = json(&succeeded(
+        cli_as(
+            &host,
+            &[],
+            &[
+                "--json",
+                "join",
+                &match_id,
+                "--code",
+                &code,
+                "--name",
+                "Grace",
+                "--external-id",
+                "cup-23",
+            ],
+        )
+        .await,
+    ));
+    assert_eq!(joined["seat"], 1);
+    let shown = succeeded(cli_as(&host, &[], &["show", &match_id]).await);
+    assert!(
+        shown.contains("players: seat 0 Ada (cup-17), seat 1 Grace (cup-23)"),
+        "{shown}"
+    );
+
+    // A lost token: the organizer re-issues it and the old one stops working.
+    let old = created["seats"][0]["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    let reissued = json(&succeeded(
+        cli_as(
+            &host,
+            &organizer,
+            &["--json", "reissue-token", &match_id, "--seat", "0"],
+        )
+        .await,
+    ));
+    let new = reissued["token"].as_str().expect("a new token");
+    assert_ne!(new, old);
+    assert!(
+        !cli_as(&host, &[], &["legal", &match_id, "--token", &old])
+            .await
+            .status
+            .success()
+    );
+    succeeded(cli_as(&host, &[], &["legal", &match_id, "--token", new]).await);
+
+    // The organizer may not load plugins; once revoked, it may not create.
+    let plugins = cli_as(&host, &organizer, &["plugins"]).await;
+    assert!(
+        String::from_utf8_lossy(&plugins.stderr).contains("PermissionDenied"),
+        "{}",
+        String::from_utf8_lossy(&plugins.stderr)
+    );
+    let listed = cli(&host, &["credential", "list"]).await;
+    assert!(listed.contains(&id) && listed.contains("valid"), "{listed}");
+    cli(&host, &["credential", "revoke", &id]).await;
+    let refused = cli_as(&host, &organizer, &["new", "focus", "--seed", "8"]).await;
+    assert!(
+        !refused.status.success(),
+        "a revoked credential creates nothing"
+    );
+    let listed = cli(&host, &["credential", "list"]).await;
+    assert!(listed.contains("revoked at"), "{listed}");
 }

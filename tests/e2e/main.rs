@@ -3,6 +3,7 @@
 //! One test binary (ripgrep style); modules by capability.
 
 // The damage is done to ELF files.
+mod access;
 mod backup;
 mod c_plugin;
 mod cli;

@@ -81,7 +81,12 @@ pub async fn run(cli: Cli) -> CliResult {
         // Local: no connection.
         return crate::replay::run(&file, plugin_dir, step, all);
     }
-    let channel = crate::connection::connect(&cli.server, &cli.credential).await?;
+    let credential = if cli.credential.is_empty() {
+        std::env::var("TABLETOP_ADMIN_TOKEN").unwrap_or_default()
+    } else {
+        cli.credential.clone()
+    };
+    let channel = crate::connection::connect(&cli.server, &credential).await?;
     let json = cli.json;
     match cli.command {
         Command::Games { game } => games(channel, game, json).await,

@@ -138,7 +138,14 @@ async fn feed(
 fn describe(kind: Option<&Kind>) -> String {
     match kind {
         Some(Kind::Created(c)) => format!("created ({} seats)", c.players),
-        Some(Kind::SeatFilled(s)) => format!("seat {} filled", s.seat),
+        Some(Kind::SeatFilled(s)) => match &s.player {
+            Some(p) if !p.display_name.is_empty() || !p.external_id.is_empty() => format!(
+                "seat {} filled by {}",
+                s.seat,
+                render::player_name(&p.display_name, &p.external_id)
+            ),
+            _ => format!("seat {} filled", s.seat),
+        },
         Some(Kind::Started(_)) => "started".into(),
         Some(Kind::SeatOut(s)) => format!(
             "seat {} out ({})",
@@ -168,15 +175,41 @@ fn describe(kind: Option<&Kind>) -> String {
     }
 }
 
+/// Who took a seat, with the fields the platform gave.
+fn player_json(player: &pb::SeatPlayer) -> serde_json::Value {
+    let mut named = serde_json::json!({});
+    if !player.display_name.is_empty() {
+        named["display_name"] = player.display_name.clone().into();
+    }
+    if !player.external_id.is_empty() {
+        named["external_id"] = player.external_id.clone().into();
+    }
+    named
+}
+
 /// One event as a JSON line: its cursor, match, time, game, labels, and
 /// its kind with the kind's fields.
 fn event_json(event: &pb::LifecycleEvent) -> serde_json::Value {
     let (kind, detail) = match &event.kind {
         Some(Kind::Created(c)) => (
             "created",
-            serde_json::json!({"players": c.players, "plugin_version": c.plugin_version}),
+            serde_json::json!({
+                "players": c.players,
+                "plugin_version": c.plugin_version,
+                "seat_players": c.seat_players.iter().map(|p| {
+                    let mut named = player_json(p);
+                    named["seat"] = p.seat.into();
+                    named
+                }).collect::<Vec<_>>(),
+            }),
         ),
-        Some(Kind::SeatFilled(s)) => ("seat_filled", serde_json::json!({"seat": s.seat})),
+        Some(Kind::SeatFilled(s)) => (
+            "seat_filled",
+            serde_json::json!({
+                "seat": s.seat,
+                "player": s.player.as_ref().map(player_json),
+            }),
+        ),
         Some(Kind::Started(_)) => ("started", serde_json::json!({})),
         Some(Kind::SeatOut(s)) => (
             "seat_out",
@@ -196,6 +229,7 @@ fn event_json(event: &pb::LifecycleEvent) -> serde_json::Value {
                 "adjudicated": f.adjudicated,
                 "results": f.results.iter().map(|r| serde_json::json!({
                     "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,
+                    "display_name": r.display_name, "external_id": r.external_id,
                 })).collect::<Vec<_>>(),
             }),
         ),

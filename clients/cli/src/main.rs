@@ -60,8 +60,9 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text (read commands).
     #[arg(long, global = true)]
     pub json: bool,
-    /// An organizer credential (or the admin token), sent with every call as
-    /// `authorization: Bearer SECRET`.
+    /// An organizer credential or the admin token, sent with every call as
+    /// `authorization: Bearer SECRET`. Without it, TABLETOP_ADMIN_TOKEN is
+    /// sent if set; else the calls are anonymous.
     #[arg(
         long,
         global = true,
@@ -167,13 +168,9 @@ pub enum Command {
         /// The seat.
         #[arg(long)]
         seat: u32,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Issue, revoke and list organizer credentials (admin).
@@ -181,13 +178,9 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         action: CredentialAction,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Show a match (as a seat with --token, else as a spectator).
@@ -292,13 +285,9 @@ pub enum Command {
     Export {
         /// The match.
         match_id: String,
-        /// Admin token (or use --credential; needed while the match runs).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough; a running match needs one).
+        #[arg(long, default_value = "")]
         admin_token: String,
         /// Write to this file instead of stdout.
         #[arg(long, short = 'o')]
@@ -306,13 +295,9 @@ pub enum Command {
     },
     /// List loaded plugins (admin).
     Plugins {
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Step through a match record (a file from `export`), forward and back,
@@ -335,13 +320,9 @@ pub enum Command {
     LoadPlugin {
         /// Path on the server's machine.
         path: String,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Follow the lifecycle of every match (organizer or admin): created, seats, started,
@@ -357,13 +338,9 @@ pub enum Command {
         /// Start after this cursor (the last one a previous run printed).
         #[arg(long, value_name = "CURSOR", default_value_t = 0)]
         from: u64,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// End a match without a result (organizer or admin).
@@ -373,13 +350,9 @@ pub enum Command {
         /// Why (shown in the feed, the view and the record).
         #[arg(long, default_value = "")]
         reason: String,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// End a running match with a director's result (organizer or
@@ -390,13 +363,9 @@ pub enum Command {
         /// Every seat's rank, in seat order: `--ranks 1,2` (seat 0 wins).
         #[arg(long, value_delimiter = ',', required = true)]
         ranks: Vec<u32>,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Stop a running match's clocks and refuse actions until `resume`
@@ -404,26 +373,18 @@ pub enum Command {
     Pause {
         /// The match.
         match_id: String,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Restart a paused match's clocks (organizer or admin).
     Resume {
         /// The match.
         match_id: String,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Give a seat more time (organizer or admin).
@@ -436,13 +397,9 @@ pub enum Command {
         /// How much, in milliseconds.
         #[arg(long, value_name = "MS")]
         ms: i64,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
     /// Write a consistent copy of the running server's match store to a new
@@ -451,13 +408,9 @@ pub enum Command {
     Backup {
         /// Path of the new file on the server's machine.
         file: String,
-        /// Admin token (or use --credential).
-        #[arg(
-            long,
-            env = "TABLETOP_ADMIN_TOKEN",
-            default_value = "",
-            hide_env_values = true
-        )]
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
         admin_token: String,
     },
 }

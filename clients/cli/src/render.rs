@@ -37,6 +37,21 @@ pub fn view_text(view: &pb::MatchView) -> String {
         labels.sort();
         out.push_str(&format!("labels: {}\n", labels.join(" ")));
     }
+    let players: Vec<String> = view
+        .seats
+        .iter()
+        .filter(|s| !s.display_name.is_empty() || !s.external_id.is_empty())
+        .map(|s| {
+            format!(
+                "seat {} {}",
+                s.seat,
+                player_name(&s.display_name, &s.external_id)
+            )
+        })
+        .collect();
+    if !players.is_empty() {
+        out.push_str(&format!("players: {}\n", players.join(", ")));
+    }
     if view.paused {
         out.push_str("paused by a director: clocks stopped, actions refused\n");
     }
@@ -91,6 +106,15 @@ pub fn view_text(view: &pb::MatchView) -> String {
     out
 }
 
+/// A player as `Name (external id)`, whichever of the two is known.
+pub fn player_name(display_name: &str, external_id: &str) -> String {
+    match (display_name.is_empty(), external_id.is_empty()) {
+        (false, false) => format!("{display_name} ({external_id})"),
+        (false, true) => display_name.to_string(),
+        _ => format!("({external_id})"),
+    }
+}
+
 /// A view as JSON (the game's view embedded as JSON, not as a string).
 pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
     serde_json::json!({
@@ -107,9 +131,11 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
         "seats": view.seats.iter().map(|s| serde_json::json!({
             "seat": s.seat, "filled": s.filled, "to_move": s.to_move,
             "has_acted": s.has_acted, "resigned": s.resigned, "out": s.out,
+            "display_name": s.display_name, "external_id": s.external_id,
         })).collect::<Vec<_>>(),
         "results": view.results.iter().map(|r| serde_json::json!({
             "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,
+            "display_name": r.display_name, "external_id": r.external_id,
         })).collect::<Vec<_>>(),
         "pending_action": view.pending_action,
         "labels": view.labels,

@@ -114,18 +114,48 @@ impl Engine {
         request: &NewMatch,
     ) -> HostResult<()> {
         if let Some(what) = secret_choice(manifest, request) {
-            return match caller.require(Need::Organizer, what) {
-                Err(HostError::TokenRequired { .. }) => Err(HostError::NotPermitted {
-                    what: what.to_string(),
-                    needed: Credential::Organizer,
-                }),
-                other => other,
-            };
+            caller
+                .require(Need::Organizer, what)
+                .map_err(|refused| match refused {
+                    HostError::TokenRequired { .. } => HostError::NotPermitted {
+                        what: what.to_string(),
+                        needed: Credential::Organizer,
+                    },
+                    other => other,
+                })?;
         }
         if !self.anonymous_create {
             caller.require(Need::Organizer, "creating a match")?;
         }
+        if let Some(request_id) = &request.request_id {
+            if request_id.is_empty() || request_id.len() > MAX_REQUEST_ID {
+                return Err(HostError::InvalidRequest(format!(
+                    "a request id has 1 to {MAX_REQUEST_ID} bytes"
+                )));
+            }
+            // A retry is answered with the seat tokens: whoever could send
+            // someone else's request id would get them. Ids are kept per
+            // credential, and an anonymous caller has none to keep them by.
+            if let Caller::Anonymous = caller {
+                return Err(HostError::NotPermitted {
+                    what: "a request id".into(),
+                    needed: Credential::Organizer,
+                });
+            }
+        }
         Ok(())
+    }
+
+    /// `request` with its request id kept under its caller's credential, so
+    /// one caller's id never answers another's request.
+    fn scoped_to(caller: &Caller, mut request: NewMatch) -> NewMatch {
+        let scope = match caller {
+            Caller::Organizer { credential_id, .. } => credential_id.as_str(),
+            Caller::Admin => "admin",
+            Caller::Anonymous => "anonymous",
+        };
+        request.request_id = request.request_id.map(|id| format!("{scope}/{id}"));
+        request
     }
 
     /// Creates a match; stored before this returns. A request with a
@@ -133,6 +163,7 @@ impl Engine {
     pub fn create_match(&self, caller: &Caller, request: NewMatch) -> HostResult<Created> {
         let plugin = self.plugin(&request.game, request.version.as_deref())?;
         self.check_create(caller, plugin.manifest(), &request)?;
+        let request = Self::scoped_to(caller, request);
         if let Some(answered) = self.answered(&request)? {
             return Ok(answered);
         }
@@ -162,7 +193,11 @@ impl Engine {
         };
         if stored.request_hash != request_hash(request) {
             return Err(HostError::RequestIdReused {
-                request_id: request_id.clone(),
+                // The caller's own id, without the scope it is kept under.
+                request_id: request_id
+                    .split_once('/')
+                    .map_or(request_id.as_str(), |(_, id)| id)
+                    .to_string(),
                 match_id: stored.match_id,
             });
         }
@@ -319,14 +354,7 @@ impl Engine {
             check_open_seat_wait(manifest, &request, wait_ms, on_deadline)?;
         }
         let (tokens, join_codes) = match &request.request_id {
-            Some(request_id) => {
-                if request_id.is_empty() || request_id.len() > MAX_REQUEST_ID {
-                    return Err(HostError::InvalidRequest(format!(
-                        "a request id has 1 to {MAX_REQUEST_ID} bytes"
-                    )));
-                }
-                self.derived_secrets(request_id, &request)
-            }
+            Some(request_id) => self.derived_secrets(request_id, &request),
             None => Self::fresh_secrets(&request),
         };
         let hash_of_seat = |secrets: &[(u32, String)], seat: u32| {
