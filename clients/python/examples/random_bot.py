@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A bot that plays random legal actions until its match ends.
 
-    random_bot.py MATCH_ID --seat 1           # join open seat 1 (or --join: the lowest open one)
+    random_bot.py MATCH_ID --code CODE        # join the invite-only seat this join code opens
+    random_bot.py MATCH_ID --seat 1           # join public open seat 1 (or --join: the lowest open one)
     random_bot.py MATCH_ID --token TOKEN      # play a seat whose token you hold
 
 It watches the match as its seat and acts whenever the seat is to move, so it
@@ -69,6 +70,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     who.add_argument("--seat", type=int, help="join this open seat")
     who.add_argument("--join", action="store_true", help="join the lowest open seat")
     who.add_argument("--token", help="play the seat of this token")
+    who.add_argument("--code", help="join the seat this join code opens")
+    parser.add_argument("--name", default="", help="the name to show for the seat when joining")
     parser.add_argument(
         "--server",
         default=os.environ.get("TABLETOP_SERVER", tabletop.client.DEFAULT_SERVER),
@@ -96,7 +99,9 @@ def _take_seat(client: Client, args: argparse.Namespace) -> Seat:
         if not view.HasField("viewer_seat"):
             raise SystemExit("the token does not belong to a seat of this match")
         return Seat(client, args.match_id, view.viewer_seat, args.token)
-    return client.join(args.match_id, None if args.join else args.seat)
+    if args.code is not None:
+        return client.join(args.match_id, code=args.code, name=args.name)
+    return client.join(args.match_id, None if args.join else args.seat, name=args.name)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """One round of a tournament, run the way a tournament platform runs it.
 
-    tournament.py --server HOST:PORT --admin-token TOKEN [--state FILE]
+    tournament.py --server HOST:PORT --credential SECRET [--state FILE]
 
-It creates the round's matches, labelled with tournament, round and table,
-each under a request_id: running the program again (after a crash, say) gets
-the same matches and seat tokens back instead of creating new ones. Random
-players play the seats with their tokens. One player does not show up, so the
-director aborts that table. The platform follows the lifecycle feed of the
+The credential is an organizer credential the server's admin issued (the
+admin token works too). It creates the round's matches, labelled with
+tournament, round and table and with each seat's player named, each under a
+request_id: running the program again (after a crash, say) gets the same
+matches and seat tokens back instead of creating new ones. Random players
+play the seats with their tokens. One player does not show up (their seat was
+left open for them to join with its code), so the director aborts that table. The platform follows the lifecycle feed of the
 tournament and records each result together with the feed's cursor in one
 state file: a platform restarted at any point resumes after the last event it
 recorded, and counts no result twice. At the end it prints the standings.
@@ -57,7 +59,13 @@ def save(path: Path, state: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default=os.environ.get("TABLETOP_SERVER", "127.0.0.1:50051"))
-    parser.add_argument("--admin-token", default=os.environ.get("TABLETOP_ADMIN_TOKEN", ""))
+    parser.add_argument(
+        "--credential",
+        "--admin-token",
+        dest="credential",
+        default=os.environ.get("TABLETOP_CREDENTIAL", ""),
+        help="an organizer credential or the admin token (default: $TABLETOP_CREDENTIAL)",
+    )
     parser.add_argument("--tournament", default="spring-open")
     parser.add_argument("--round", type=int, default=1)
     parser.add_argument("--state", type=Path, default=Path("tournament-state.json"))
@@ -67,8 +75,8 @@ def main() -> None:
         state = json.loads(args.state.read_text())
     tournament = {"tournament": args.tournament}
 
-    with tabletop.connect(args.server, admin_token=args.admin_token) as client:
-        tables: dict[str, tuple[int, tuple[str, str]]] = {}
+    with tabletop.connect(args.server, credential=args.credential) as client:
+        tables: dict[str, int] = {}
         for table, players in enumerate(PAIRINGS, start=1):
             match = client.create_match(
                 GAME,
@@ -76,9 +84,14 @@ def main() -> None:
                 options=OPTIONS,
                 labels={**tournament, "round": str(args.round), "table": str(table)},
                 request_id=f"{args.tournament}/round-{args.round}/table-{table}",
+                seat_players={
+                    seat: tabletop.Player(name, f"player/{name}") for seat, name in enumerate(players) if name != ABSENT
+                },
+                # The absent player was to join this seat with its join code
+                # (match.join_codes), saying who they are then.
                 open_seats=[seat for seat, name in enumerate(players) if name == ABSENT],
             )
-            tables[match.match_id] = (table, players)
+            tables[match.match_id] = table
             for seat in match.seats():
                 threading.Thread(target=play_randomly, args=(seat, random.Random()), daemon=True).start()
             if ABSENT in players:
@@ -95,12 +108,13 @@ def main() -> None:
                 for event in feed:
                     kind = event.WhichOneof("kind")
                     if event.match_id in tables and kind in ("finished", "aborted"):
-                        table, players = tables[event.match_id]
+                        table = tables[event.match_id]
                         if kind == "aborted":
                             result: dict[str, Any] = {"table": table, "aborted": event.aborted.reason}
                             print(f"table {table}: aborted: {event.aborted.reason}")
                         else:
-                            ranks = {players[r.seat]: r.rank for r in event.finished.results}
+                            # The results carry each seat's player, as named at creation.
+                            ranks = {r.display_name: r.rank for r in event.finished.results}
                             result = {"table": table, "ranks": ranks}
                             print(f"table {table}: " + ", ".join(f"{n} rank {r}" for n, r in ranks.items()))
                         state["results"][event.match_id] = result

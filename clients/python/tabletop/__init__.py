@@ -12,12 +12,12 @@ and checked by ``scripts/gen-clients``). This module adds a small wrapper:
 A refused call raises a typed error (``tabletop.errors``), chosen by the
 reason in the server's ``google.rpc.ErrorInfo``: ``tabletop.StaleVersion``
 (with ``current_version``), ``tabletop.NotYourTurn``, ``tabletop.IllegalAction``,
-``tabletop.MatchOver``, ... all ``tabletop.TabletopError``, itself a
-``grpc.RpcError`` whose ``code()`` is the status code and ``details()`` the
+``tabletop.MatchOver``, ``tabletop.NotPermitted``, ... all ``tabletop.TabletopError``,
+itself a ``grpc.RpcError`` whose ``code()`` is the status code and ``details()`` the
 server's message; ``reason`` and ``metadata`` are the ``ErrorInfo``'s.
 """
 
-from tabletop.client import Client, LifecycleFeed, Match, Seat, connect, event_view, final_results
+from tabletop.client import Client, LifecycleFeed, Match, Player, Seat, connect, event_view, final_results
 from tabletop.errors import (
     AlreadyActed,
     BadToken,
@@ -27,6 +27,7 @@ from tabletop.errors import (
     InvalidPageToken,
     MatchOver,
     MatchPaused,
+    NotPermitted,
     NotStarted,
     NotYourTurn,
     RequestIdReused,
@@ -38,6 +39,7 @@ from tabletop.errors import (
     UnknownMatch,
     from_rpc_error,
 )
+from tabletop.v1.admin_pb2 import CredentialInfo, IssueCredentialResponse, PluginInfo
 from tabletop.v1.catalog_pb2 import GameInfo, OptionInfo
 from tabletop.v1.director_pb2 import (
     OUT_REASON_ABSENT,
@@ -67,6 +69,8 @@ from tabletop.v1.types_pb2 import (
     MatchState,
     MatchView,
     PlayerResult,
+    SeatPlayer,
+    SeatStatus,
 )
 from tabletop.v1.watch_pb2 import WatchEvent
 
@@ -86,10 +90,12 @@ __all__ = [
     "BadToken",
     "Client",
     "ControlRefused",
+    "CredentialInfo",
     "GameInfo",
     "IllegalAction",
     "InvalidNotation",
     "InvalidPageToken",
+    "IssueCredentialResponse",
     "LegalAction",
     "LifecycleEvent",
     "LifecycleFeed",
@@ -100,15 +106,20 @@ __all__ = [
     "MatchState",
     "MatchSummary",
     "MatchView",
+    "NotPermitted",
     "NotStarted",
     "NotYourTurn",
     "OnDeadline",
     "OpenSeatDeadline",
     "OptionInfo",
     "OutReason",
+    "Player",
     "PlayerResult",
+    "PluginInfo",
     "RequestIdReused",
     "Seat",
+    "SeatPlayer",
+    "SeatStatus",
     "ShuttingDown",
     "StaleVersion",
     "SubmitActionResponse",

@@ -5,19 +5,28 @@ one RPC and returns the generated message types. A refused call raises a
 :class:`tabletop.errors.TabletopError` chosen by the server's ``ErrorInfo``
 reason (:class:`~tabletop.errors.StaleVersion`, ...): a ``grpc.RpcError`` with
 the call's own ``code()`` and ``details()``, plus ``reason`` and ``metadata``.
+
+A client may hold a credential (an organizer credential the admin issued, or
+the admin token itself): it goes as ``authorization: Bearer SECRET`` metadata
+with every call, the raw stubs' included. Without one the client is
+anonymous: it may read, play seats it holds tokens for, and create matches
+without a seed.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, TypeVar, Union, cast
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 import grpc
 
 from tabletop.errors import from_rpc_error
 
 from tabletop.v1 import (
+    admin_pb2,
+    admin_pb2_grpc,
     catalog_pb2,
     catalog_pb2_grpc,
     director_pb2,
@@ -33,6 +42,23 @@ from tabletop.v1 import (
 Action = Union[int, str, matches_pb2.LegalAction]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+
+#: The metadata key the server reads the caller's credential from.
+AUTHORIZATION = "authorization"
+
+
+class Player(NamedTuple):
+    """Who plays a seat, as views, records, results and the lifecycle feed
+    show it: a display name (at most 64 characters) and the platform's own
+    id for the player (opaque to the server)."""
+
+    display_name: str
+    external_id: str = ""
+
+
+#: A seat's player for ``create_match(seat_players=...)``: a ``Player``, a
+#: ``(display_name, external_id)`` pair, or just a display name.
+PlayerLike = Union[Player, Tuple[str, str], str]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -54,14 +80,19 @@ def _typed_errors(method: _F) -> _F:
 
 
 def connect(
-    target: str = DEFAULT_SERVER, *, timeout: Optional[float] = 10.0, admin_token: str = ""
+    target: str = DEFAULT_SERVER,
+    *,
+    timeout: Optional[float] = 10.0,
+    credential: str = "",
+    admin_token: str = "",
 ) -> "Client":
     """Opens a plaintext channel to ``target`` (``host:port``).
 
     With a ``timeout`` (seconds), waits until the channel is ready and raises
     ``grpc.FutureTimeoutError`` if the server cannot be reached in time.
-    ``admin_token`` is sent with the calls that need it (the Director's,
-    ``export_record``) unless a call is given its own.
+    ``credential`` (an organizer credential, or the admin token) is sent
+    with every call; ``admin_token`` is another name for it, so that code
+    written before organizer credentials keeps working (see :class:`Client`).
     """
     channel = grpc.insecure_channel(target)
     if timeout is not None:
@@ -70,7 +101,63 @@ def connect(
         except grpc.FutureTimeoutError:
             channel.close()
             raise
-    return Client(channel, admin_token=admin_token)
+    try:
+        return Client(channel, credential=credential, admin_token=admin_token)
+    except ValueError:
+        channel.close()
+        raise
+
+
+def _bearer(secret: str) -> tuple[tuple[str, str], ...]:
+    return ((AUTHORIZATION, f"Bearer {secret}"),) if secret else ()
+
+
+class _CallDetails(
+    collections.namedtuple(
+        "_CallDetails", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
+    ),
+    grpc.ClientCallDetails,
+):
+    pass
+
+
+class _BearerInterceptor(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Adds the client's credential to every call that does not carry one of
+    its own (a call given ``admin_token=`` carries that one instead)."""
+
+    def __init__(self, client: "Client") -> None:
+        self._client = client
+
+    def _details(self, details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
+        metadata = list(details.metadata or ())
+        secret = self._client.credential
+        if not secret or any(key == AUTHORIZATION for key, _ in metadata):
+            return details
+        return _CallDetails(
+            details.method,
+            details.timeout,
+            metadata + list(_bearer(secret)),
+            details.credentials,
+            getattr(details, "wait_for_ready", None),
+            getattr(details, "compression", None),
+        )
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return continuation(self._details(details), requests)
+
+    def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return continuation(self._details(details), requests)
 
 
 class Client:
@@ -78,15 +165,39 @@ class Client:
 
     Use it as a context manager (or call :meth:`close`). Calls are
     thread-safe: several bots may share one client.
+
+    ``credential`` is sent as ``authorization: Bearer SECRET`` with every
+    call, and decides what the client may do: an organizer credential
+    (from :meth:`issue_credential`) may create matches with a seed, seat
+    players without join codes, re-issue seat tokens and use the Director's
+    controls; the admin token may also manage plugins and credentials.
+    ``admin_token`` is the same setting under its older name: the admin
+    token is simply the most powerful credential. Giving both with
+    different values raises ``ValueError`` (the server would refuse every
+    call that carried two). The calls that take ``admin_token=`` send that
+    credential instead of the client's, for that call only.
     """
 
-    def __init__(self, channel: grpc.Channel, *, admin_token: str = "") -> None:
+    def __init__(self, channel: grpc.Channel, *, credential: str = "", admin_token: str = "") -> None:
+        if credential and admin_token and credential != admin_token:
+            raise ValueError("credential and admin_token are the same setting: give one of them")
+        self.credential = credential or admin_token
         self.channel = channel
-        self.admin_token = admin_token
-        self.catalog = catalog_pb2_grpc.CatalogStub(channel)
-        self.matches = matches_pb2_grpc.MatchesStub(channel)
-        self.watcher = watch_pb2_grpc.WatchStub(channel)
-        self.director = director_pb2_grpc.DirectorStub(channel)
+        calls = grpc.intercept_channel(channel, _BearerInterceptor(self))
+        self.catalog = catalog_pb2_grpc.CatalogStub(calls)
+        self.matches = matches_pb2_grpc.MatchesStub(calls)
+        self.watcher = watch_pb2_grpc.WatchStub(calls)
+        self.director = director_pb2_grpc.DirectorStub(calls)
+        self.admin = admin_pb2_grpc.AdminStub(calls)
+
+    @property
+    def admin_token(self) -> str:
+        """The client's credential (the older name of :attr:`credential`)."""
+        return self.credential
+
+    @admin_token.setter
+    def admin_token(self, value: str) -> None:
+        self.credential = value
 
     def __enter__(self) -> "Client":
         return self
@@ -127,8 +238,20 @@ class Client:
         labels: Optional[Mapping[str, str]] = None,
         request_id: str = "",
         open_seat_deadline: Optional[matches_pb2.OpenSeatDeadline] = None,
+        seat_players: Optional[Mapping[int, PlayerLike]] = None,
+        public_open_seats: bool = False,
     ) -> "Match":
-        """Creates a match; the result holds one token per filled seat.
+        """Creates a match; the result holds one token per filled seat and a
+        join code per open seat.
+
+        A ``seed``, or a ``start_position`` of a game with hidden
+        information, needs a credential (an anonymous client gets
+        :class:`tabletop.errors.NotPermitted`): whoever chose the seed could
+        replay the match's chance and read hidden cards. ``seat_players`` names who plays the
+        seats filled now, by seat: ``{0: Player("Ada", "p-17"), 1: "Bo"}``.
+        Open seats are invite-only: ``Match.join_codes`` holds each one's
+        code, for the player invited to it; with ``public_open_seats`` anyone
+        may take them, and there are no codes.
 
         ``labels`` tag the match (``{"tournament": "spring", "round": "2"}``):
         views, listings and the lifecycle feed show them and filter by them.
@@ -153,15 +276,37 @@ class Client:
                 labels=dict(labels or {}),
                 request_id=request_id,
                 open_seat_deadline=open_seat_deadline,
+                seat_players=[_seat_player(seat, player) for seat, player in sorted((seat_players or {}).items())],
+                public_open_seats=public_open_seats,
             )
         )
         tokens = {s.seat: s.token for s in response.seats}
-        return Match(self, response.match_id, tokens, response.view)
+        codes = {c.seat: c.code for c in response.join_codes}
+        return Match(self, response.match_id, tokens, response.view, codes)
 
     @_typed_errors
-    def join(self, match_id: str, seat: Optional[int] = None) -> "Seat":
-        """Takes an open seat (``seat``, or the lowest open one)."""
-        response = self.matches.JoinMatch(matches_pb2.JoinMatchRequest(match_id=match_id, seat=seat))
+    def join(
+        self,
+        match_id: str,
+        seat: Optional[int] = None,
+        *,
+        code: str = "",
+        name: str = "",
+        external_id: str = "",
+    ) -> "Seat":
+        """Takes an open seat: the one ``code`` (its join code) opens, or
+        ``seat``, or the lowest one anyone may take.
+
+        An invite-only seat needs its code (:class:`tabletop.errors.TokenRequired`
+        without, :class:`tabletop.errors.BadToken` for a wrong or used one)
+        unless the client holds a credential. ``name`` and ``external_id``
+        say who takes it (see :class:`Player`).
+        """
+        response = self.matches.JoinMatch(
+            matches_pb2.JoinMatchRequest(
+                match_id=match_id, seat=seat, join_code=code, display_name=name, external_id=external_id
+            )
+        )
         return Seat(self, match_id, response.seat, response.token)
 
     @_typed_errors
@@ -278,10 +423,10 @@ class Client:
 
     @_typed_errors
     def export_record(self, match_id: str, admin_token: Optional[str] = None) -> str:
-        """The match's replayable JSON record (admin token needed while it
-        runs; the client's own if not given)."""
+        """The match's replayable JSON record (a credential needed while it
+        runs; the client's own unless ``admin_token`` is given)."""
         return self.matches.ExportRecord(
-            matches_pb2.ExportRecordRequest(match_id=match_id, admin_token=self._admin(admin_token))
+            matches_pb2.ExportRecordRequest(match_id=match_id), metadata=self._auth(admin_token)
         ).record_json
 
     def watch(
@@ -356,10 +501,12 @@ class Client:
                 return
             after_seq = page.events[-1].seq
 
-    # -- director (every call needs the admin token) -----------------------
+    # -- director (every call needs an organizer credential or the admin token)
 
-    def _admin(self, admin_token: Optional[str]) -> str:
-        return self.admin_token if admin_token is None else admin_token
+    def _auth(self, admin_token: Optional[str]) -> tuple[tuple[str, str], ...]:
+        """The metadata of a call given its own credential (none otherwise:
+        the interceptor adds the client's)."""
+        return _bearer(admin_token) if admin_token else ()
 
     def follow_lifecycle(
         self,
@@ -382,12 +529,8 @@ class Client:
         :meth:`LifecycleFeed.cancel` (from any thread) to stop.
         """
         stream = self.director.FollowLifecycle(
-            director_pb2.FollowLifecycleRequest(
-                admin_token=self._admin(admin_token),
-                after_cursor=after_cursor,
-                game=game,
-                labels=dict(labels or {}),
-            )
+            director_pb2.FollowLifecycleRequest(after_cursor=after_cursor, game=game, labels=dict(labels or {})),
+            metadata=self._auth(admin_token),
         )
         return LifecycleFeed(stream)
 
@@ -396,7 +539,7 @@ class Client:
         """Ends a waiting or running match without a result; ``reason`` (at
         most 256 bytes) shows in the feed, the view and the record."""
         return self.director.AbortMatch(
-            director_pb2.AbortMatchRequest(admin_token=self._admin(admin_token), match_id=match_id, reason=reason)
+            director_pb2.AbortMatchRequest(match_id=match_id, reason=reason), metadata=self._auth(admin_token)
         )
 
     @_typed_errors
@@ -416,9 +559,7 @@ class Client:
             for seat, rank in sorted(ranks.items())
         ]
         return self.director.AdjudicateMatch(
-            director_pb2.AdjudicateMatchRequest(
-                admin_token=self._admin(admin_token), match_id=match_id, results=results
-            )
+            director_pb2.AdjudicateMatchRequest(match_id=match_id, results=results), metadata=self._auth(admin_token)
         )
 
     @_typed_errors
@@ -426,14 +567,14 @@ class Client:
         """Stops a running match's clocks; actions raise
         :class:`tabletop.errors.MatchPaused` until it resumes."""
         return self.director.PauseMatch(
-            director_pb2.PauseMatchRequest(admin_token=self._admin(admin_token), match_id=match_id)
+            director_pb2.PauseMatchRequest(match_id=match_id), metadata=self._auth(admin_token)
         )
 
     @_typed_errors
     def resume_match(self, match_id: str, *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
         """Restarts a paused match's clocks where they stopped."""
         return self.director.ResumeMatch(
-            director_pb2.ResumeMatchRequest(admin_token=self._admin(admin_token), match_id=match_id)
+            director_pb2.ResumeMatchRequest(match_id=match_id), metadata=self._auth(admin_token)
         )
 
     @_typed_errors
@@ -443,9 +584,51 @@ class Client:
         """Adds ``added_ms`` (1 ms to 24 h) to the seat's clock: its bank, or
         its current move's limit when the match has no bank."""
         return self.director.AddTime(
-            director_pb2.AddTimeRequest(
-                admin_token=self._admin(admin_token), match_id=match_id, seat=seat, added_ms=added_ms
-            )
+            director_pb2.AddTimeRequest(match_id=match_id, seat=seat, added_ms=added_ms),
+            metadata=self._auth(admin_token),
+        )
+
+    @_typed_errors
+    def reissue_seat_token(self, match_id: str, seat: int, *, admin_token: Optional[str] = None) -> "Seat":
+        """Gives a taken seat a new token (for a player who lost theirs); the
+        old token is refused from then on. Returns the seat with its new token."""
+        issued = self.director.ReissueSeatToken(
+            director_pb2.ReissueSeatTokenRequest(match_id=match_id, seat=seat), metadata=self._auth(admin_token)
+        )
+        return Seat(self, match_id, issued.seat, issued.token)
+
+    # -- admin (every call needs the admin token) ---------------------------
+
+    @_typed_errors
+    def list_plugins(self, *, admin_token: Optional[str] = None) -> list[admin_pb2.PluginInfo]:
+        """Every loaded plugin version and the matches that use it."""
+        return list(self.admin.ListPlugins(admin_pb2.ListPluginsRequest(), metadata=self._auth(admin_token)).plugins)
+
+    @_typed_errors
+    def issue_credential(self, name: str, *, admin_token: Optional[str] = None) -> admin_pb2.IssueCredentialResponse:
+        """Issues an organizer credential for ``name`` (1 to 64 characters).
+        The response's ``secret`` is shown this once (the server keeps only
+        its hash): give it to the organizer, who connects with
+        ``credential=secret``; ``credential.credential_id`` names it for
+        :meth:`revoke_credential`."""
+        return self.admin.IssueCredential(
+            admin_pb2.IssueCredentialRequest(name=name, role=admin_pb2.CREDENTIAL_ROLE_ORGANIZER),
+            metadata=self._auth(admin_token),
+        )
+
+    @_typed_errors
+    def revoke_credential(self, credential_id: str, *, admin_token: Optional[str] = None) -> admin_pb2.CredentialInfo:
+        """Revokes a credential: every call with it is refused from then on."""
+        return self.admin.RevokeCredential(
+            admin_pb2.RevokeCredentialRequest(credential_id=credential_id), metadata=self._auth(admin_token)
+        )
+
+    @_typed_errors
+    def list_credentials(self, *, admin_token: Optional[str] = None) -> list[admin_pb2.CredentialInfo]:
+        """Every credential issued, oldest first, revoked ones included (with
+        ``revoked_at_ms``); never a secret."""
+        return list(
+            self.admin.ListCredentials(admin_pb2.ListCredentialsRequest(), metadata=self._auth(admin_token)).credentials
         )
 
 
@@ -492,6 +675,13 @@ class LifecycleFeed:
         # An abandoned feed (a loop left with `break`) would otherwise keep
         # its stream open until the channel closes.
         self._stream.cancel()
+
+
+def _seat_player(seat: int, player: PlayerLike) -> types_pb2.SeatPlayer:
+    if isinstance(player, str):
+        return types_pb2.SeatPlayer(seat=seat, display_name=player)
+    display_name, external_id = player
+    return types_pb2.SeatPlayer(seat=seat, display_name=display_name, external_id=external_id)
 
 
 def event_view(event: watch_pb2.WatchEvent) -> Optional[types_pb2.MatchView]:
@@ -547,12 +737,14 @@ class Seat:
 
 @dataclass
 class Match:
-    """A match just created: its id, the filled seats' tokens and the first view."""
+    """A match just created: its id, the filled seats' tokens, the first
+    view, and the open seats' join codes (empty when they are public)."""
 
     client: Client
     match_id: str
     tokens: dict[int, str] = field(repr=False)
     created_view: types_pb2.MatchView = field(repr=False)
+    join_codes: dict[int, str] = field(default_factory=dict, repr=False)
 
     def seat(self, seat: int) -> Seat:
         """The seat ``seat`` (it must have been filled at creation)."""

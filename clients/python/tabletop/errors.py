@@ -107,20 +107,36 @@ class NotStarted(TabletopError):
 
 
 class TokenRequired(TabletopError):
-    """``TOKEN_REQUIRED``: the call needs a token (``credential``) and got none."""
+    """``TOKEN_REQUIRED`` (UNAUTHENTICATED): the call needs a token
+    (``credential``) and got none."""
 
     @property
     def credential(self) -> str:
-        """``seat`` or ``admin``."""
+        """What it needs: ``seat`` (a seat token), ``organizer`` (an
+        organizer credential or the admin token), ``admin`` or
+        ``join_code`` (an invite-only seat's)."""
         return self.metadata.get("credential", "")
 
 
 class BadToken(TabletopError):
-    """``BAD_TOKEN``: the token does not grant this (``credential``)."""
+    """``BAD_TOKEN`` (PERMISSION_DENIED): the token is not one the server
+    knows for this: wrong, revoked, or a join code already used."""
 
     @property
     def credential(self) -> str:
-        """``seat`` or ``admin``."""
+        """Which: ``seat``, ``admin``, ``bearer`` (the client's credential:
+        unknown or revoked) or ``join_code``."""
+        return self.metadata.get("credential", "")
+
+
+class NotPermitted(TabletopError):
+    """``NOT_PERMITTED`` (PERMISSION_DENIED): the caller's credential is
+    valid (or it has none) but does not allow this call: an organizer asking
+    for an admin's call, an anonymous client choosing a seed."""
+
+    @property
+    def credential(self) -> str:
+        """The weakest credential that would do: ``organizer`` or ``admin``."""
         return self.metadata.get("credential", "")
 
 
@@ -181,6 +197,7 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "NOT_STARTED": NotStarted,
     "TOKEN_REQUIRED": TokenRequired,
     "BAD_TOKEN": BadToken,
+    "NOT_PERMITTED": NotPermitted,
     "UNKNOWN_MATCH": UnknownMatch,
     "UNKNOWN_GAME": UnknownGame,
     "UNKNOWN_GAME_VERSION": UnknownGame,

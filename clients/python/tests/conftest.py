@@ -105,6 +105,20 @@ def director(host: Host) -> Iterator[tabletop.Client]:
         yield c
 
 
+@pytest.fixture(scope="session")
+def organizer_secret(host: Host) -> str:
+    """An organizer credential the admin issued, as a tournament platform
+    would hold it: it may choose seeds and direct matches, not administer."""
+    with tabletop.connect(host.address, credential=ADMIN_TOKEN) as admin:
+        return admin.issue_credential("test organizer").secret
+
+
+@pytest.fixture()
+def organizer(host: Host, organizer_secret: str) -> Iterator[tabletop.Client]:
+    with tabletop.connect(host.address, credential=organizer_secret) as c:
+        yield c
+
+
 def run_bot(address: str, *args: str) -> "subprocess.Popen[str]":
     """Starts the example bot as its own process, as a user would."""
     return subprocess.Popen(

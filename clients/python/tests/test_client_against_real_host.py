@@ -22,7 +22,7 @@ import pytest
 
 import tabletop
 from tabletop import event_view
-from tabletop.v1 import types_pb2, watch_pb2
+from tabletop.v1 import admin_pb2, matches_pb2, types_pb2, watch_pb2
 
 from conftest import ADMIN_TOKEN, PYTHON_CLIENT, TOURNAMENT_EXAMPLE, Host, run_bot
 
@@ -49,19 +49,24 @@ def test_catalog_lists_games_with_their_options(client: tabletop.Client) -> None
         assert client.game(game.name).name == game.name
 
 
-def test_random_bot_plays_a_complete_match_of_every_game(host: Host, client: tabletop.Client) -> None:
+def test_random_bot_plays_a_complete_match_of_every_game(host: Host, organizer: tabletop.Client) -> None:
     # Seat 0 is filled at creation and its bot gets the token; the others are
-    # left open and their bots join them, so both ways in are exercised. All
-    # matches run at once: each bot is its own process, as a user would run it.
+    # left open and their bots join them with the seats' join codes, so both
+    # ways in are exercised. All matches run at once: each bot is its own
+    # process, as a user would run it.
     running = []
-    for i, game in enumerate(client.games()):
+    for i, game in enumerate(organizer.games()):
         players = players_for(game)
-        match = client.create_match(
+        match = organizer.create_match(
             game.name, players, options=short(game, 80), seed=800 + i, open_seats=range(1, players)
         )
         assert match.created_view.state == types_pb2.MATCH_STATE_WAITING
         bots = [run_bot(host.address, match.match_id, "--token", match.tokens[0], "--seed", str(i))]
-        bots += [run_bot(host.address, match.match_id, "--seat", str(s), "--seed", str(i * 10 + s)) for s in range(1, players)]
+        assert sorted(match.join_codes) == list(range(1, players)), "a code per open seat"
+        bots += [
+            run_bot(host.address, match.match_id, "--code", match.join_codes[s], "--seed", str(i * 10 + s))
+            for s in range(1, players)
+        ]
         running.append((game.name, match, players, bots))
 
     for name, match, players, bots in running:
@@ -81,10 +86,10 @@ def test_random_bot_plays_a_complete_match_of_every_game(host: Host, client: tab
         assert 1 in ranks.values(), f"{name}: someone is first: {final.results}"
 
 
-def test_watch_receives_every_event_until_the_end(client: tabletop.Client) -> None:
-    for i, game in enumerate(client.games()):
+def test_watch_receives_every_event_until_the_end(organizer: tabletop.Client) -> None:
+    for i, game in enumerate(organizer.games()):
         players = players_for(game)
-        match = client.create_match(game.name, players, options=short(game, 40), seed=900 + i)
+        match = organizer.create_match(game.name, players, options=short(game, 40), seed=900 + i)
         rng = random.Random(i)
         events: list[tabletop.WatchEvent] = []
         last_view = match.created_view
@@ -105,9 +110,9 @@ def test_watch_receives_every_event_until_the_end(client: tabletop.Client) -> No
             if not movers:
                 continue
             token = match.tokens[movers[0]]
-            legal = client.legal_actions(match.match_id, token)
+            legal = organizer.legal_actions(match.match_id, token)
             if legal.actions:
-                client.act(match.match_id, token, rng.choice(list(legal.actions)), expected_version=legal.version)
+                organizer.act(match.match_id, token, rng.choice(list(legal.actions)), expected_version=legal.version)
 
         assert events[0].WhichOneof("kind") == "snapshot", game.name
         assert events[0].version == match.created_view.version  # chance at setup counts
@@ -130,9 +135,9 @@ def test_watch_receives_every_event_until_the_end(client: tabletop.Client) -> No
         assert events[-1].WhichOneof("kind") == "transition"
 
 
-def test_bad_requests_raise_typed_errors_with_status_reason_and_message(client: tabletop.Client) -> None:
-    game = client.games()[0]
-    match = client.create_match(game.name, players_for(game), seed=1)
+def test_bad_requests_raise_typed_errors_with_status_reason_and_message(organizer: tabletop.Client) -> None:
+    game = organizer.games()[0]
+    match = organizer.create_match(game.name, players_for(game), seed=1)
     mover = match.created_view.to_move[0]
     seat = match.seat(mover)
 
@@ -146,12 +151,12 @@ def test_bad_requests_raise_typed_errors_with_status_reason_and_message(client: 
     assert not_a_move.value.reason in ("INVALID_NOTATION", "ILLEGAL_ACTION"), not_a_move.value.reason
 
     with pytest.raises(tabletop.BadToken) as wrong_token:
-        client.act(match.match_id, "not-a-token", 0)
+        organizer.act(match.match_id, "not-a-token", 0)
     assert wrong_token.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert wrong_token.value.credential == "seat"
 
     with pytest.raises(tabletop.TokenRequired) as no_token:
-        client.legal_actions(match.match_id, "")
+        organizer.legal_actions(match.match_id, "")
     assert no_token.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert no_token.value.credential == "seat"
 
@@ -163,12 +168,12 @@ def test_bad_requests_raise_typed_errors_with_status_reason_and_message(client: 
         assert not_yours.value.seat == others[0].seat
 
     with pytest.raises(tabletop.UnknownMatch) as unknown_match:
-        client.view("no-such-match")
+        organizer.view("no-such-match")
     assert unknown_match.value.code() == grpc.StatusCode.NOT_FOUND
     assert unknown_match.value.match_id == "no-such-match"
 
     with pytest.raises(tabletop.UnknownGame) as unknown:
-        client.game("no-such-game")
+        organizer.game("no-such-game")
     assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
     assert unknown.value.reason == "UNKNOWN_GAME"
     assert "no-such-game" in unknown.value.message, unknown.value.message
@@ -177,9 +182,9 @@ def test_bad_requests_raise_typed_errors_with_status_reason_and_message(client: 
     assert match.view().version == match.created_view.version
 
 
-def test_a_stale_version_tells_the_current_version(client: tabletop.Client) -> None:
-    game = client.games()[0]
-    match = client.create_match(game.name, players_for(game), seed=2)
+def test_a_stale_version_tells_the_current_version(organizer: tabletop.Client) -> None:
+    game = organizer.games()[0]
+    match = organizer.create_match(game.name, players_for(game), seed=2)
     version = match.created_view.version
     seat = match.seat(match.created_view.to_move[0])
     action = seat.legal_actions()[0]
@@ -197,8 +202,8 @@ def test_a_stale_version_tells_the_current_version(client: tabletop.Client) -> N
     assert response.view.version > version
 
 
-def test_a_past_view_is_the_view_at_that_version(client: tabletop.Client) -> None:
-    match = client.create_match("focus", 2, seed=4)
+def test_a_past_view_is_the_view_at_that_version(organizer: tabletop.Client) -> None:
+    match = organizer.create_match("focus", 2, seed=4)
     created = match.view()
     seat = match.seat(created.to_move[0])
     seat.act(seat.legal_actions()[0])
@@ -214,8 +219,8 @@ def test_a_past_view_is_the_view_at_that_version(client: tabletop.Client) -> Non
     assert beyond.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_a_late_watcher_and_list_events_tell_every_event_of_a_finished_match(client: tabletop.Client) -> None:
-    match = client.create_match("lanza", 2, seed=6, options={"max_turns": "3"})
+def test_a_late_watcher_and_list_events_tell_every_event_of_a_finished_match(organizer: tabletop.Client) -> None:
+    match = organizer.create_match("lanza", 2, seed=6, options={"max_turns": "3"})
     seats = match.seats()
     while match.view().state == types_pb2.MATCH_STATE_RUNNING:
         for seat in seats:
@@ -230,7 +235,7 @@ def test_a_late_watcher_and_list_events_tell_every_event_of_a_finished_match(cli
 
     listed = list(seats[0].events(include_views=True))
     assert listed == replayed
-    page = client.list_events(match.match_id, seats[0].token, after_seq=2, page_size=3)
+    page = organizer.list_events(match.match_id, seats[0].token, after_seq=2, page_size=3)
     assert list(page.events) == [
         _without_view(e) for e in replayed[2:5]
     ], "a page is the events after the cursor, views left out unless asked for"
@@ -247,9 +252,9 @@ def _without_view(event: watch_pb2.WatchEvent) -> watch_pb2.WatchEvent:
     return copy
 
 
-def test_a_finished_match_refuses_with_match_over(client: tabletop.Client) -> None:
-    game = client.games()[0]
-    match = client.create_match(game.name, players_for(game), seed=3)
+def test_a_finished_match_refuses_with_match_over(organizer: tabletop.Client) -> None:
+    game = organizer.games()[0]
+    match = organizer.create_match(game.name, players_for(game), seed=3)
     seat = match.seats()[0]
     seat.resign()
     with pytest.raises(tabletop.MatchOver) as over:
@@ -294,31 +299,31 @@ def kinds(events: list[tabletop.LifecycleEvent], match_id: str) -> list[str]:
     return [str(e.WhichOneof("kind")) for e in events if e.match_id == match_id]
 
 
-def test_labels_are_shown_in_views_and_listings_and_filter_them(client: tabletop.Client) -> None:
+def test_labels_are_shown_in_views_and_listings_and_filter_them(organizer: tabletop.Client) -> None:
     tournament = unique("labels")
     first_labels = {"tournament": tournament, "round": "1", "table": "3"}
-    first = client.create_match("focus", 2, seed=10, labels=first_labels)
-    second = client.create_match("focus", 2, seed=11, labels={"tournament": tournament, "round": "2"})
+    first = organizer.create_match("focus", 2, seed=10, labels=first_labels)
+    second = organizer.create_match("focus", 2, seed=11, labels={"tournament": tournament, "round": "2"})
 
     assert dict(first.created_view.labels) == first_labels
-    assert dict(client.view(first.match_id).labels) == first_labels
-    listed = client.list_matches(labels={"tournament": tournament}).matches
+    assert dict(organizer.view(first.match_id).labels) == first_labels
+    listed = organizer.list_matches(labels={"tournament": tournament}).matches
     assert [m.match_id for m in listed] == [first.match_id, second.match_id]
     assert dict(listed[0].labels) == first_labels
-    only_round_1 = client.list_matches(labels={"tournament": tournament, "round": "1"}).matches
+    only_round_1 = organizer.list_matches(labels={"tournament": tournament, "round": "1"}).matches
     assert [m.match_id for m in only_round_1] == [first.match_id], "every label given must match"
-    assert not client.list_matches(labels={"tournament": tournament, "round": "3"}).matches
+    assert not organizer.list_matches(labels={"tournament": tournament, "round": "3"}).matches
 
 
-def test_paging_lists_every_match_exactly_once(client: tabletop.Client) -> None:
+def test_paging_lists_every_match_exactly_once(organizer: tabletop.Client) -> None:
     batch = {"batch": unique("paging")}
-    created = [client.create_match("focus", 2, seed=i, labels=batch) for i in range(150)]
+    created = [organizer.create_match("focus", 2, seed=i, labels=batch) for i in range(150)]
     ids = {m.match_id for m in created}
 
     pages = []
     token = ""
     while True:
-        page = client.list_matches(labels=batch, page_size=7, page_token=token)
+        page = organizer.list_matches(labels=batch, page_size=7, page_token=token)
         pages.append([m for m in page.matches])
         if not page.next_page_token:
             break
@@ -330,37 +335,37 @@ def test_paging_lists_every_match_exactly_once(client: tabletop.Client) -> None:
     order = [(m.created_at_ms, m.match_id) for m in listed]
     assert order == sorted(order), "oldest first, then by id"
 
-    assert [m.match_id for m in client.iter_matches(labels=batch, page_size=7)] == [m.match_id for m in listed]
+    assert [m.match_id for m in organizer.iter_matches(labels=batch, page_size=7)] == [m.match_id for m in listed]
 
     # Creation-time and state filters narrow the same listing.
     oldest, newest = listed[0].created_at_ms, listed[-1].created_at_ms
-    assert not list(client.iter_matches(labels=batch, created_before_ms=oldest))
-    from_newest = list(client.iter_matches(labels=batch, created_from_ms=newest))
+    assert not list(organizer.iter_matches(labels=batch, created_before_ms=oldest))
+    from_newest = list(organizer.iter_matches(labels=batch, created_from_ms=newest))
     assert from_newest and all(m.created_at_ms == newest for m in from_newest)
     for match in created[:5]:
         match.seats()[0].resign()
-    finished = client.iter_matches(labels=batch, state=types_pb2.MATCH_STATE_FINISHED, page_size=2)
+    finished = organizer.iter_matches(labels=batch, state=types_pb2.MATCH_STATE_FINISHED, page_size=2)
     assert {m.match_id for m in finished} == {m.match_id for m in created[:5]}
 
     with pytest.raises(tabletop.InvalidPageToken) as bad_token:
-        client.list_matches(labels=batch, page_token="not-a-token-the-server-issued")
+        organizer.list_matches(labels=batch, page_token="not-a-token-the-server-issued")
     assert bad_token.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_a_retried_create_match_returns_the_same_match_and_tokens(client: tabletop.Client) -> None:
+def test_a_retried_create_match_returns_the_same_match_and_tokens(organizer: tabletop.Client) -> None:
     labels = {"table": unique("retry")}
     request_id = unique("request")
-    first = client.create_match("focus", 2, seed=21, labels=labels, request_id=request_id)
-    retried = client.create_match("focus", 2, seed=21, labels=labels, request_id=request_id)
+    first = organizer.create_match("focus", 2, seed=21, labels=labels, request_id=request_id)
+    retried = organizer.create_match("focus", 2, seed=21, labels=labels, request_id=request_id)
     assert retried.match_id == first.match_id
     assert retried.tokens == first.tokens and len(first.tokens) == 2
 
     with pytest.raises(tabletop.RequestIdReused) as reused:
-        client.create_match("focus", 2, seed=22, labels=labels, request_id=request_id)
+        organizer.create_match("focus", 2, seed=22, labels=labels, request_id=request_id)
     assert reused.value.code() == grpc.StatusCode.ALREADY_EXISTS
     assert reused.value.request_id == request_id
     assert reused.value.match_id == first.match_id
-    assert [m.match_id for m in client.iter_matches(labels=labels)] == [first.match_id], "no second match"
+    assert [m.match_id for m in organizer.iter_matches(labels=labels)] == [first.match_id], "no second match"
 
 
 def test_the_lifecycle_feed_tells_each_match_s_life_and_resumes_after_a_cursor(director: tabletop.Client) -> None:
@@ -456,14 +461,15 @@ def test_add_time_adds_to_the_seat_s_clock(director: tabletop.Client) -> None:
         director.add_time(unclocked.match_id, 0, 5_000)
 
 
-def test_director_calls_need_the_admin_token(client: tabletop.Client, director: tabletop.Client) -> None:
+def test_director_calls_need_a_credential(client: tabletop.Client, director: tabletop.Client) -> None:
     match = director.create_match("focus", 2, seed=61)
     with pytest.raises(tabletop.TokenRequired) as missing:
         client.pause_match(match.match_id)
-    assert missing.value.credential == "admin"
+    assert missing.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert missing.value.credential == "organizer", "an organizer credential is the least that will do"
     with pytest.raises(tabletop.BadToken) as wrong:
         client.abort_match(match.match_id, admin_token="not-the-token")
-    assert wrong.value.credential == "admin"
+    assert wrong.value.credential == "bearer"
     with pytest.raises(tabletop.BadToken):
         next(client.follow_lifecycle(admin_token="not-the-token"))
     # A call's own token overrides the client's.
@@ -472,13 +478,14 @@ def test_director_calls_need_the_admin_token(client: tabletop.Client, director: 
 
 
 def test_the_tournament_example_reports_every_table_once_and_resumes(
-    host: Host, director: tabletop.Client, tmp_path: Path
+    host: Host, director: tabletop.Client, organizer_secret: str, tmp_path: Path
 ) -> None:
     tournament = unique("example")
     state = tmp_path / "state.json"
+    # The example runs as a platform would: with an organizer credential.
     command = [
         sys.executable, str(TOURNAMENT_EXAMPLE),
-        "--server", host.address, "--admin-token", ADMIN_TOKEN,
+        "--server", host.address, "--credential", organizer_secret,
         "--tournament", tournament, "--state", str(state),
     ]
     first = subprocess.run(command, capture_output=True, text=True, timeout=BOT_DEADLINE_S)
@@ -500,6 +507,9 @@ def test_the_tournament_example_reports_every_table_once_and_resumes(
     views = {m.labels["table"]: director.view(m.match_id) for m in matches}
     assert views["4"].abort_reason == "hal did not show up" and not views["4"].results
     assert all(len(views[t].results) == 2 for t in "123")
+    assert [(s.display_name, s.external_id) for s in views["1"].seats] == [("ana", "player/ana"), ("ben", "player/ben")]
+    assert {r.display_name for r in views["2"].results} == {"cho", "dev"}
+    assert [s.display_name for s in views["4"].seats] == ["gus", ""], "hal's seat stayed open"
     saved = json.loads(state.read_text())
     assert saved["cursor"] > 0 and len(saved["results"]) == 4
 
@@ -526,3 +536,152 @@ def test_the_tournament_example_reports_every_table_once_and_resumes(
     assert sorted(re.findall(r"^table (\d):", resumed.stdout, re.MULTILINE)) == later_tables, resumed.stdout
     assert resumed.stdout.split("standings:\n", 1)[1].splitlines() == standings
     assert json.loads(state.read_text())["results"] == saved["results"]
+
+
+# -- credentials, join codes and seat identities ------------------------------
+
+
+def test_an_organizer_credential_chooses_seeds_and_directs_but_does_not_administer(
+    host: Host, client: tabletop.Client, director: tabletop.Client
+) -> None:
+    issued = director.issue_credential("spring platform")
+    assert issued.secret and issued.credential.credential_id
+    assert issued.credential.name == "spring platform"
+    assert issued.credential.role == admin_pb2.CREDENTIAL_ROLE_ORGANIZER
+    listed = {c.credential_id: c for c in director.list_credentials()}
+    assert issued.credential.credential_id in listed
+    assert not listed[issued.credential.credential_id].HasField("revoked_at_ms")
+    assert all(issued.secret not in str(c) for c in listed.values()), "a listing never shows a secret"
+
+    # Anonymous: no seed of one's own (it would let a player replay the chance).
+    with pytest.raises(tabletop.NotPermitted) as anonymous_seed:
+        client.create_match("focus", 2, seed=71)
+    assert anonymous_seed.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert anonymous_seed.value.credential == "organizer"
+
+    with tabletop.connect(host.address, credential=issued.secret) as organizer:
+        match = organizer.create_match("focus", 2, seed=71)
+        assert organizer.pause_match(match.match_id).paused
+        assert not organizer.resume_match(match.match_id).paused
+        assert match.match_id in organizer.export_record(match.match_id), "a running match's record"
+        # The raw stubs carry the credential too.
+        raw = organizer.matches.CreateMatch(
+            matches_pb2.CreateMatchRequest(game="focus", players=2, seed=72)
+        )
+        assert raw.match_id
+
+        with pytest.raises(tabletop.NotPermitted) as plugins:
+            organizer.list_plugins()
+        assert plugins.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert plugins.value.credential == "admin"
+        with pytest.raises(tabletop.NotPermitted):
+            organizer.issue_credential("a second platform")
+    assert director.list_plugins(), "the admin token may list the plugins"
+    with pytest.raises(tabletop.TokenRequired) as anonymous_admin:
+        client.list_plugins()
+    assert anonymous_admin.value.credential == "admin"
+
+
+def test_a_revoked_credential_is_refused(host: Host, director: tabletop.Client) -> None:
+    issued = director.issue_credential("revoked platform")
+    with tabletop.connect(host.address, credential=issued.secret) as organizer:
+        match = organizer.create_match("focus", 2, seed=81)
+        revoked = director.revoke_credential(issued.credential.credential_id)
+        assert revoked.credential_id == issued.credential.credential_id and revoked.HasField("revoked_at_ms")
+        listed = {c.credential_id: c for c in director.list_credentials()}
+        assert listed[revoked.credential_id].revoked_at_ms == revoked.revoked_at_ms
+
+        with pytest.raises(tabletop.BadToken) as refused:
+            organizer.pause_match(match.match_id)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert refused.value.credential == "bearer"
+        # Refused, not taken for anonymous: even a call anyone may make.
+        with pytest.raises(tabletop.BadToken):
+            organizer.create_match("focus", 2)
+    assert not director.view(match.match_id).paused
+
+
+def test_credential_and_admin_token_are_one_setting(host: Host) -> None:
+    with tabletop.connect(host.address, admin_token=ADMIN_TOKEN) as old_style:
+        assert old_style.credential == ADMIN_TOKEN
+        assert old_style.list_plugins()
+    with pytest.raises(ValueError):
+        tabletop.connect(host.address, credential="one", admin_token="another")
+
+
+def test_an_invite_only_seat_needs_its_code_once(client: tabletop.Client, organizer: tabletop.Client) -> None:
+    match = organizer.create_match("focus", 2, open_seats=[1])
+    assert list(match.tokens) == [0] and list(match.join_codes) == [1]
+    code = match.join_codes[1]
+
+    with pytest.raises(tabletop.TokenRequired) as no_code:
+        client.join(match.match_id)
+    assert no_code.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert no_code.value.credential == "join_code"
+    with pytest.raises(tabletop.TokenRequired):
+        client.join(match.match_id, 1)
+    with pytest.raises(tabletop.BadToken) as wrong:
+        client.join(match.match_id, code="not-the-code")
+    assert wrong.value.credential == "join_code"
+    assert client.view(match.match_id).state == types_pb2.MATCH_STATE_WAITING
+
+    joined = client.join(match.match_id, code=code)
+    assert joined.seat == 1
+    assert joined.view().state == types_pb2.MATCH_STATE_RUNNING
+    with pytest.raises(tabletop.BadToken):
+        client.join(match.match_id, code=code)  # a code admits once
+
+    public = organizer.create_match("focus", 2, open_seats=[1], public_open_seats=True)
+    assert public.join_codes == {}
+    assert client.join(public.match_id).seat == 1, "a public seat needs no code"
+
+    # An organizer seats a player without the code.
+    seated = organizer.create_match("focus", 2, open_seats=[0])
+    assert organizer.join(seated.match_id, 0).seat == 0
+
+
+def test_seat_identities_show_in_views_the_feed_and_results(
+    client: tabletop.Client, organizer: tabletop.Client
+) -> None:
+    labels = {"table": unique("names")}
+    match = organizer.create_match(
+        "focus", 2, open_seats=[1], labels=labels, seat_players={0: tabletop.Player("Ada", "p-17")}
+    )
+    joined = client.join(match.match_id, code=match.join_codes[1], name="Bo", external_id="p-42")
+    expected = [(0, "Ada", "p-17"), (1, "Bo", "p-42")]
+    assert [(s.seat, s.display_name, s.external_id) for s in joined.view().seats] == expected
+    assert [(s.seat, s.display_name, s.external_id) for s in client.view(match.match_id).seats] == expected
+
+    joined.resign()
+    final = match.view()
+    assert final.state == types_pb2.MATCH_STATE_FINISHED
+    assert sorted((r.seat, r.display_name, r.external_id, r.rank) for r in final.results) == [
+        (0, "Ada", "p-17", 1),
+        (1, "Bo", "p-42", 2),
+    ]
+
+    events = take(organizer.follow_lifecycle(labels=labels), 5)
+    assert [e.WhichOneof("kind") for e in events] == ["created", "seat_filled", "started", "seat_out", "finished"]
+    created, filled = events[0].created, events[1].seat_filled
+    assert [(p.seat, p.display_name, p.external_id) for p in created.seat_players] == [(0, "Ada", "p-17")]
+    assert (filled.seat, filled.player.display_name, filled.player.external_id) == (1, "Bo", "p-42")
+    assert {r.display_name for r in events[-1].finished.results} == {"Ada", "Bo"}
+
+    record = json.loads(organizer.export_record(match.match_id))
+    assert "Ada" in json.dumps(record) and "p-42" in json.dumps(record), "the record keeps who played"
+
+
+def test_a_reissued_seat_token_replaces_the_old_one(client: tabletop.Client, organizer: tabletop.Client) -> None:
+    match = organizer.create_match("focus", 2, seed=91)
+    lost = match.seat(match.created_view.to_move[0])
+    with pytest.raises(tabletop.TokenRequired) as anonymous:
+        client.reissue_seat_token(match.match_id, lost.seat)
+    assert anonymous.value.credential == "organizer"
+
+    found = organizer.reissue_seat_token(match.match_id, lost.seat)
+    assert found.seat == lost.seat and found.token and found.token != lost.token
+    with pytest.raises(tabletop.BadToken) as old:
+        lost.legal_actions()
+    assert old.value.credential == "seat"
+    response = found.act(found.legal_actions()[0])
+    assert response.view.version == match.created_view.version + 1

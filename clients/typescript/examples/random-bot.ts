@@ -1,7 +1,8 @@
 /**
  * A bot that plays random legal actions until its match ends.
  *
- *     node dist/examples/random-bot.js MATCH_ID --seat 1      # join open seat 1 (--join: the lowest)
+ *     node dist/examples/random-bot.js MATCH_ID --code CODE   # join the invite-only seat this join code opens
+ *     node dist/examples/random-bot.js MATCH_ID --seat 1      # join public open seat 1 (--join: the lowest)
  *     node dist/examples/random-bot.js MATCH_ID --token TOKEN # play a seat whose token you hold
  *
  * It watches the match as its seat and acts whenever the seat is to move, so
@@ -94,9 +95,11 @@ async function takeSeat(client: Client, matchId: string, values: Record<string, 
     if (view.viewerSeat === undefined) throw new Error("the token does not belong to a seat of this match");
     return new Seat(client, matchId, view.viewerSeat, values.token);
   }
-  if (values.join === true) return client.join(matchId);
-  if (typeof values.seat === "string") return client.join(matchId, Number(values.seat));
-  throw new Error("say which seat: --seat N, --join or --token TOKEN");
+  const displayName = typeof values.name === "string" ? values.name : "";
+  if (typeof values.code === "string") return client.join(matchId, undefined, { code: values.code, displayName });
+  if (values.join === true) return client.join(matchId, undefined, { displayName });
+  if (typeof values.seat === "string") return client.join(matchId, Number(values.seat), { displayName });
+  throw new Error("say which seat: --code CODE, --seat N, --join or --token TOKEN");
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -107,13 +110,17 @@ async function main(argv: string[]): Promise<number> {
       seat: { type: "string" },
       join: { type: "boolean" },
       token: { type: "string" },
+      code: { type: "string" },
+      name: { type: "string" },
       server: { type: "string", default: process.env.TABLETOP_SERVER ?? DEFAULT_SERVER },
       seed: { type: "string" },
     },
   });
   const [matchId] = positionals;
   if (positionals.length !== 1 || matchId === undefined) {
-    console.error("usage: random-bot MATCH_ID (--seat N | --join | --token TOKEN) [--server ADDR] [--seed N]");
+    console.error(
+      "usage: random-bot MATCH_ID (--code CODE | --seat N | --join | --token TOKEN) [--name NAME] [--server ADDR] [--seed N]",
+    );
     return 2;
   }
   const random = values.seed === undefined ? Math.random : seededRandom(Number(values.seed));

@@ -8,12 +8,25 @@
  * `currentVersion`), `NotYourTurn`, `IllegalAction`, `MatchOver`, ... — each a
  * `TabletopError`, itself a `ConnectError` whose `code` is the gRPC status
  * code and `rawMessage` the server's message.
+ *
+ * A client may hold a credential (an organizer credential the admin issued,
+ * or the admin token itself): it goes as `authorization: Bearer SECRET`
+ * metadata with every call, the raw stubs' included. Without one the client
+ * is anonymous: it may read, play seats it holds tokens for, and create
+ * matches without a seed.
  */
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { createClient, type Client as ServiceClient } from "@connectrpc/connect";
+import { createClient, type Client as ServiceClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 
+import {
+  Admin,
+  CredentialRole,
+  type CredentialInfo,
+  type IssueCredentialResponse,
+  type PluginInfo,
+} from "./gen/tabletop/v1/admin_pb.js";
 import { Catalog, type GameInfo } from "./gen/tabletop/v1/catalog_pb.js";
 import { Director, type LifecycleEvent } from "./gen/tabletop/v1/director_pb.js";
 import {
@@ -27,12 +40,15 @@ import {
   type SubmitActionResponse,
   type TimeControlSchema,
 } from "./gen/tabletop/v1/matches_pb.js";
-import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
+import { MatchState, type MatchView, type SeatPlayerSchema } from "./gen/tabletop/v1/types_pb.js";
 import { type ListEventsResponse, Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
 import { toTabletopError, typed, typedStream } from "./errors.js";
 
 /** The default server address. */
 export const DEFAULT_SERVER = "127.0.0.1:50051";
+
+/** The metadata key the server reads the caller's credential from. */
+const AUTHORIZATION = "authorization";
 
 /** An action: an id (from `legalActions`), its notation, or a `LegalAction`. */
 export type Action = bigint | number | string | LegalAction;
@@ -70,6 +86,31 @@ export interface CreateMatchOptions {
    * `OnDeadline.START_WITHOUT`).
    */
   openSeatDeadline?: { withinMs: bigint | number; onDeadline?: OnDeadline };
+  /**
+   * Who plays the seats filled now (`[{ seat: 0, displayName: "Ada",
+   * externalId: "p-17" }]`): views, records, results and the lifecycle feed
+   * show them. An open seat's player says who they are when joining.
+   */
+  seatPlayers?: MessageInitShape<typeof SeatPlayerSchema>[];
+  /**
+   * Let anyone join the open seats. By default each open seat is
+   * invite-only: `Match.joinCodes` holds its code, for the player invited to
+   * it.
+   */
+  publicOpenSeats?: boolean;
+}
+
+/** Options of `join`. */
+export interface JoinOptions {
+  /**
+   * The seat's join code (from `Match.joinCodes`): needed for an invite-only
+   * seat unless the client holds a credential; it takes the code's seat.
+   */
+  code?: string;
+  /** The name to show for the seat (at most 64 characters). */
+  displayName?: string;
+  /** The platform's own id for the player (opaque to the server). */
+  externalId?: string;
 }
 
 /** Filters and a page of `listMatches`. */
@@ -98,15 +139,18 @@ export interface FollowLifecycleOptions {
   game?: string;
   /** Only matches that have every one of these labels with these values. */
   labels?: Record<string, string>;
-  /** Instead of the client's admin token. */
+  /** A credential for this call instead of the client's. */
   adminToken?: string;
   /** Stops following: the iteration ends (without an error). */
   signal?: AbortSignal;
 }
 
-/** Options of a director's control. */
+/** Options of a call that needs a credential. */
 export interface AdminOptions {
-  /** Instead of the client's admin token. */
+  /**
+   * A credential (organizer or admin) for this call instead of the
+   * client's; the name dates from when the admin token was the only one.
+   */
   adminToken?: string;
 }
 
@@ -119,14 +163,28 @@ export interface AdjudicateOptions extends AdminOptions {
 /** Options of `connect`. */
 export interface ConnectOptions {
   /**
-   * Sent with the calls that need it (the Director's, `exportRecord`) unless
-   * a call is given its own.
+   * An organizer credential (from `issueCredential`) or the admin token,
+   * sent as `authorization: Bearer SECRET` with every call. An organizer
+   * may create matches with a seed, seat players without join codes,
+   * re-issue seat tokens and use the Director's controls; the admin token
+   * may also manage plugins and credentials.
+   */
+  credential?: string;
+  /**
+   * The same setting under its older name: the admin token is the most
+   * powerful credential. Giving both with different values throws (the
+   * server would refuse every call that carried two).
    */
   adminToken?: string;
 }
 
 function entries(map: ReadonlyMap<number, number> | Readonly<Record<number, number>>): [number, number][] {
   return map instanceof Map ? [...map.entries()] : Object.entries(map).map(([k, v]) => [Number(k), v as number]);
+}
+
+/** Call options that send `adminToken` instead of the client's credential. */
+function withCredential(adminToken: string | undefined): { headers?: Record<string, string> } {
+  return adminToken ? { headers: { [AUTHORIZATION]: `Bearer ${adminToken}` } } : {};
 }
 
 function optionalBigInt(value: bigint | number | undefined): bigint | undefined {
@@ -148,21 +206,42 @@ export class Client {
   readonly matches: ServiceClient<typeof Matches>;
   readonly watcher: ServiceClient<typeof Watch>;
   readonly director: ServiceClient<typeof Director>;
-  /** Sent with the calls that need the admin token, unless given their own. */
-  adminToken: string;
+  readonly admin: ServiceClient<typeof Admin>;
+  /** Sent with every call (see `ConnectOptions.credential`); "" for none. */
+  credential: string;
   private readonly sessions: Http2SessionManager;
 
   constructor(target: string = DEFAULT_SERVER, opts: ConnectOptions = {}) {
-    this.adminToken = opts.adminToken ?? "";
+    if (opts.credential && opts.adminToken && opts.credential !== opts.adminToken) {
+      throw new Error("credential and adminToken are the same setting: give one of them");
+    }
+    this.credential = opts.credential || opts.adminToken || "";
     const baseUrl = /^https?:\/\//.test(target) ? target : `http://${target}`;
     // Our own session manager, so that close() can end the HTTP/2 session
     // (otherwise an idle session keeps the Node process alive).
     this.sessions = new Http2SessionManager(baseUrl);
-    const transport = createGrpcTransport({ baseUrl, sessionManager: this.sessions });
+    // A call given its own credential (`adminToken` in its options) keeps it.
+    const bearer: Interceptor = (next) => (req) => {
+      if (this.credential && !req.header.has(AUTHORIZATION)) {
+        req.header.set(AUTHORIZATION, `Bearer ${this.credential}`);
+      }
+      return next(req);
+    };
+    const transport = createGrpcTransport({ baseUrl, sessionManager: this.sessions, interceptors: [bearer] });
     this.catalog = createClient(Catalog, transport);
     this.matches = createClient(Matches, transport);
     this.watcher = createClient(Watch, transport);
     this.director = createClient(Director, transport);
+    this.admin = createClient(Admin, transport);
+  }
+
+  /** The client's credential, under its older name. */
+  get adminToken(): string {
+    return this.credential;
+  }
+
+  set adminToken(value: string) {
+    this.credential = value;
   }
 
   /** Ends the connection (open watch streams fail). */
@@ -181,8 +260,12 @@ export class Client {
   }
 
   /**
-   * Creates a match; the result holds one token per filled seat. With a
-   * `requestId` it is safe to retry (see `CreateMatchOptions`).
+   * Creates a match; the result holds one token per filled seat and a join
+   * code per invite-only open seat. With a `requestId` it is safe to retry
+   * (see `CreateMatchOptions`). A `seed`, or a `startPosition` of a game
+   * with hidden information, needs a credential (an anonymous client gets
+   * `NotPermitted`): whoever chose the seed could replay the match's chance
+   * and read hidden cards.
    */
   async createMatch(game: string, opts: CreateMatchOptions = {}): Promise<Match> {
     const created = await typed(
@@ -201,16 +284,32 @@ export class Client {
           withinMs: BigInt(opts.openSeatDeadline.withinMs),
           onDeadline: opts.openSeatDeadline.onDeadline ?? OnDeadline.ABORT,
         },
+        seatPlayers: opts.seatPlayers ?? [],
+        publicOpenSeats: opts.publicOpenSeats ?? false,
       }),
     );
     const tokens = new Map(created.seats.map((s) => [s.seat, s.token] as const));
+    const codes = new Map(created.joinCodes.map((c) => [c.seat, c.code] as const));
     if (!created.view) throw new Error("CreateMatch returned no view");
-    return new Match(this, created.matchId, tokens, created.view);
+    return new Match(this, created.matchId, tokens, created.view, codes);
   }
 
-  /** Takes an open seat (`seat`, or the lowest open one). */
-  async join(matchId: string, seat?: number): Promise<Seat> {
-    const joined = await typed(this.matches.joinMatch({ matchId, seat }));
+  /**
+   * Takes an open seat: the one `opts.code` opens, or `seat`, or the lowest
+   * one anyone may take. An invite-only seat needs its code (`TokenRequired`
+   * without, `BadToken` for a wrong or used one) unless the client holds a
+   * credential.
+   */
+  async join(matchId: string, seat?: number, opts: JoinOptions = {}): Promise<Seat> {
+    const joined = await typed(
+      this.matches.joinMatch({
+        matchId,
+        seat,
+        joinCode: opts.code ?? "",
+        displayName: opts.displayName ?? "",
+        externalId: opts.externalId ?? "",
+      }),
+    );
     return new Seat(this, matchId, joined.seat, joined.token);
   }
 
@@ -282,11 +381,11 @@ export class Client {
   }
 
   /**
-   * The match's replayable JSON record (admin token needed while it runs;
-   * the client's own if not given).
+   * The match's replayable JSON record (a credential needed while it runs;
+   * the client's own unless `adminToken` is given).
    */
   async exportRecord(matchId: string, adminToken?: string): Promise<string> {
-    return (await typed(this.matches.exportRecord({ matchId, adminToken: adminToken ?? this.adminToken }))).recordJson;
+    return (await typed(this.matches.exportRecord({ matchId }, withCredential(adminToken)))).recordJson;
   }
 
   /**
@@ -355,7 +454,7 @@ export class Client {
     }
   }
 
-  // -- the Director: every call needs the admin token ----------------------
+  // -- the Director: every call needs an organizer credential or the admin token
 
   /**
    * The lifecycle feed: every step in the life of every match (created, seat
@@ -372,12 +471,11 @@ export class Client {
   async *followLifecycle(opts: FollowLifecycleOptions = {}): AsyncIterable<LifecycleEvent> {
     const stream = this.director.followLifecycle(
       {
-        adminToken: opts.adminToken ?? this.adminToken,
         afterCursor: BigInt(opts.afterCursor ?? 0),
         game: opts.game ?? "",
         labels: opts.labels ?? {},
       },
-      { signal: opts.signal },
+      { ...withCredential(opts.adminToken), signal: opts.signal },
     );
     try {
       yield* stream;
@@ -393,7 +491,7 @@ export class Client {
    * bytes) shows in the feed, the view and the record.
    */
   abortMatch(matchId: string, reason = "", opts: AdminOptions = {}): Promise<MatchView> {
-    return typed(this.director.abortMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId, reason }));
+    return typed(this.director.abortMatch({ matchId, reason }, withCredential(opts.adminToken)));
   }
 
   /**
@@ -409,17 +507,17 @@ export class Client {
     const results = entries(ranks)
       .sort(([a], [b]) => a - b)
       .map(([seat, rank]) => ({ seat, rank, score: scores.get(seat) ?? 0 }));
-    return typed(this.director.adjudicateMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId, results }));
+    return typed(this.director.adjudicateMatch({ matchId, results }, withCredential(opts.adminToken)));
   }
 
   /** Stops a running match's clocks; actions reject with `MatchPaused` until it resumes. */
   pauseMatch(matchId: string, opts: AdminOptions = {}): Promise<MatchView> {
-    return typed(this.director.pauseMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId }));
+    return typed(this.director.pauseMatch({ matchId }, withCredential(opts.adminToken)));
   }
 
   /** Restarts a paused match's clocks where they stopped. */
   resumeMatch(matchId: string, opts: AdminOptions = {}): Promise<MatchView> {
-    return typed(this.director.resumeMatch({ adminToken: opts.adminToken ?? this.adminToken, matchId }));
+    return typed(this.director.resumeMatch({ matchId }, withCredential(opts.adminToken)));
   }
 
   /**
@@ -427,9 +525,48 @@ export class Client {
    * current move's limit when the match has no bank.
    */
   addTime(matchId: string, seat: number, addedMs: bigint | number, opts: AdminOptions = {}): Promise<MatchView> {
+    return typed(this.director.addTime({ matchId, seat, addedMs: BigInt(addedMs) }, withCredential(opts.adminToken)));
+  }
+
+  /**
+   * Gives a taken seat a new token (for a player who lost theirs); the old
+   * token is refused from then on. Resolves with the seat and its new token.
+   */
+  async reissueSeatToken(matchId: string, seat: number, opts: AdminOptions = {}): Promise<Seat> {
+    const issued = await typed(this.director.reissueSeatToken({ matchId, seat }, withCredential(opts.adminToken)));
+    return new Seat(this, matchId, issued.seat, issued.token);
+  }
+
+  // -- administration: every call needs the admin token ---------------------
+
+  /** Every loaded plugin version and the matches that use it. */
+  async listPlugins(opts: AdminOptions = {}): Promise<PluginInfo[]> {
+    return (await typed(this.admin.listPlugins({}, withCredential(opts.adminToken)))).plugins;
+  }
+
+  /**
+   * Issues an organizer credential for `name` (1 to 64 characters). The
+   * response's `secret` is shown this once (the server keeps only its hash):
+   * give it to the organizer, who connects with `{ credential: secret }`;
+   * `credential.credentialId` names it for `revokeCredential`.
+   */
+  issueCredential(name: string, opts: AdminOptions = {}): Promise<IssueCredentialResponse> {
     return typed(
-      this.director.addTime({ adminToken: opts.adminToken ?? this.adminToken, matchId, seat, addedMs: BigInt(addedMs) }),
+      this.admin.issueCredential({ name, role: CredentialRole.ORGANIZER }, withCredential(opts.adminToken)),
     );
+  }
+
+  /** Revokes a credential: every call with it is refused from then on. */
+  revokeCredential(credentialId: string, opts: AdminOptions = {}): Promise<CredentialInfo> {
+    return typed(this.admin.revokeCredential({ credentialId }, withCredential(opts.adminToken)));
+  }
+
+  /**
+   * Every credential issued, oldest first, revoked ones included (with
+   * `revokedAtMs`); never a secret.
+   */
+  async listCredentials(opts: AdminOptions = {}): Promise<CredentialInfo[]> {
+    return (await typed(this.admin.listCredentials({}, withCredential(opts.adminToken)))).credentials;
   }
 }
 
@@ -497,13 +634,17 @@ export class Seat {
   }
 }
 
-/** A match just created: its id, the filled seats' tokens and the first view. */
+/**
+ * A match just created: its id, the filled seats' tokens, the first view, and
+ * the open seats' join codes (empty when they are public).
+ */
 export class Match {
   constructor(
     readonly client: Client,
     readonly matchId: string,
     readonly tokens: ReadonlyMap<number, string>,
     readonly createdView: MatchView,
+    readonly joinCodes: ReadonlyMap<number, string> = new Map(),
   ) {}
 
   /** The seat `seat` (it must have been filled at creation). */

@@ -155,17 +155,39 @@ export class MatchOver extends TabletopError {}
 /** `NOT_STARTED`: the match waits for players to join its open seats. */
 export class NotStarted extends TabletopError {}
 
-/** `TOKEN_REQUIRED`: the call needs a token (`credential`) and got none. */
+/** `TOKEN_REQUIRED` (UNAUTHENTICATED): the call needs a token (`credential`) and got none. */
 export class TokenRequired extends TabletopError {
-  /** `seat` or `admin`. */
+  /**
+   * What it needs: `seat` (a seat token), `organizer` (an organizer
+   * credential or the admin token), `admin` or `join_code` (an invite-only
+   * seat's).
+   */
   get credential(): string {
     return this.info.credential ?? "";
   }
 }
 
-/** `BAD_TOKEN`: the token does not grant this (`credential`). */
+/**
+ * `BAD_TOKEN` (PERMISSION_DENIED): the token is not one the server knows for
+ * this: wrong, revoked, or a join code already used.
+ */
 export class BadToken extends TabletopError {
-  /** `seat` or `admin`. */
+  /**
+   * Which: `seat`, `admin`, `bearer` (the client's credential: unknown or
+   * revoked) or `join_code`.
+   */
+  get credential(): string {
+    return this.info.credential ?? "";
+  }
+}
+
+/**
+ * `NOT_PERMITTED` (PERMISSION_DENIED): the caller's credential is valid (or
+ * it has none) but does not allow this call: an organizer asking for an
+ * admin's call, an anonymous client choosing a seed.
+ */
+export class NotPermitted extends TabletopError {
+  /** The weakest credential that would do: `organizer` or `admin`. */
   get credential(): string {
     return this.info.credential ?? "";
   }
@@ -226,6 +248,7 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   NOT_STARTED: NotStarted,
   TOKEN_REQUIRED: TokenRequired,
   BAD_TOKEN: BadToken,
+  NOT_PERMITTED: NotPermitted,
   UNKNOWN_MATCH: UnknownMatch,
   UNKNOWN_GAME: UnknownGame,
   UNKNOWN_GAME_VERSION: UnknownGame,

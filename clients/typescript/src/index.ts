@@ -20,6 +20,7 @@ export {
   type ConnectOptions,
   type CreateMatchOptions,
   type FollowLifecycleOptions,
+  type JoinOptions,
   type ListMatchesOptions,
   type WatchOptions,
 } from "./client.js";
@@ -33,6 +34,7 @@ export {
   InvalidPageToken,
   MatchOver,
   MatchPaused,
+  NotPermitted,
   NotStarted,
   NotYourTurn,
   RequestIdReused,

@@ -16,12 +16,14 @@ import { after, before, test } from "node:test";
 import {
   BadToken,
   Code,
+  CredentialRole,
   ConnectError,
   ControlRefused,
   InvalidPageToken,
   MatchOver,
   MatchPaused,
   MatchState,
+  NotPermitted,
   NotYourTurn,
   OutReason,
   RequestIdReused,
@@ -45,19 +47,27 @@ import { ADMIN_TOKEN, PACKAGE_DIR, RANDOM_BOT, startHost, type Host } from "./ha
 const BOT_DEADLINE_MS = 150_000;
 
 let host: Host;
+/** An anonymous client, as a player's. */
 let client: Client;
-/** A client that holds the admin token, as a tournament platform's does. */
+/** A client that holds the admin token. */
 let director: Client;
+/**
+ * A client with an organizer credential the admin issued, as a tournament
+ * platform's: it may choose seeds and direct matches, not administer.
+ */
+let organizer: Client;
 
 before(async () => {
   host = await startHost();
   client = connect(host.address);
   director = connect(host.address, { adminToken: ADMIN_TOKEN });
+  organizer = connect(host.address, { credential: (await director.issueCredential("test organizer")).secret });
 });
 
 after(async () => {
   client?.close();
   director?.close();
+  organizer?.close();
   await host?.stop();
 });
 
@@ -116,24 +126,26 @@ test("the catalog lists games with their options", async () => {
 
 test("the random bot plays a complete match of every game", async () => {
   // Seat 0 is filled at creation and its bot gets the token; the others are
-  // left open and their bots join them, so both ways in are exercised. All
-  // matches run at once; each bot is its own process, as a user would run it.
+  // left open and their bots join them with the seats' join codes, so both
+  // ways in are exercised. All matches run at once; each bot is its own
+  // process, as a user would run it.
   const games = await client.games();
   await Promise.all(
     games.map(async (game, i) => {
       const players = playersFor(game);
       const openSeats = Array.from({ length: players - 1 }, (_, k) => k + 1);
-      const match = await client.createMatch(game.name, {
+      const match = await organizer.createMatch(game.name, {
         players,
         options: short(game, 80),
         seed: 800 + i,
         openSeats,
       });
       assert.equal(match.createdView.state, MatchState.WAITING, game.name);
+      assert.deepEqual([...match.joinCodes.keys()].sort(), openSeats, "a code per open seat");
       const bots = [
         run(process.execPath, [RANDOM_BOT, match.matchId, "--server", host.address, "--token", match.tokens.get(0)!, "--seed", String(i)]),
         ...openSeats.map((s) =>
-          run(process.execPath, [RANDOM_BOT, match.matchId, "--server", host.address, "--seat", String(s), "--seed", String(i * 10 + s)]),
+          run(process.execPath, [RANDOM_BOT, match.matchId, "--server", host.address, "--code", match.joinCodes.get(s)!, "--seed", String(i * 10 + s)]),
         ),
       ];
       const results = await Promise.all(bots);
@@ -153,7 +165,7 @@ test("the random bot plays a complete match of every game", async () => {
 test("a watcher receives every event until the end", async () => {
   const games = await client.games();
   for (const [i, game] of games.entries()) {
-    const match = await client.createMatch(game.name, {
+    const match = await organizer.createMatch(game.name, {
       players: playersFor(game),
       options: short(game, 40),
       seed: 900 + i,
@@ -211,7 +223,7 @@ test("a watcher receives every event until the end", async () => {
 test("bad requests reject with typed errors carrying the code, reason and message", async () => {
   const [game] = await client.games();
   assert.ok(game);
-  const match = await client.createMatch(game.name, { players: playersFor(game), seed: 1 });
+  const match = await organizer.createMatch(game.name, { players: playersFor(game), seed: 1 });
   const mover = match.createdView.toMove[0]!;
   const seat = match.seat(mover);
 
@@ -274,7 +286,7 @@ test("bad requests reject with typed errors carrying the code, reason and messag
 test("a stale version tells the current version", async () => {
   const [game] = await client.games();
   assert.ok(game);
-  const match = await client.createMatch(game.name, { players: playersFor(game), seed: 2 });
+  const match = await organizer.createMatch(game.name, { players: playersFor(game), seed: 2 });
   const version = match.createdView.version;
   const seat = match.seat(match.createdView.toMove[0]!);
   const [action] = await seat.legalActions();
@@ -297,7 +309,7 @@ test("a stale version tells the current version", async () => {
 });
 
 test("a past view is the view at that version", async () => {
-  const match = await client.createMatch("focus", { players: 2, seed: 4 });
+  const match = await organizer.createMatch("focus", { players: 2, seed: 4 });
   const created = await match.view();
   const seat = match.seat(created.toMove[0]!);
   const [action] = await seat.legalActions();
@@ -318,7 +330,7 @@ test("a past view is the view at that version", async () => {
 });
 
 test("a late watcher and listEvents tell every event of a finished match", async () => {
-  const match = await client.createMatch("lanza", {
+  const match = await organizer.createMatch("lanza", {
     players: 2,
     seed: 6,
     options: { max_turns: "3" },
@@ -368,7 +380,7 @@ test("a late watcher and listEvents tell every event of a finished match", async
 test("a finished match refuses with MatchOver", async () => {
   const [game] = await client.games();
   assert.ok(game);
-  const match = await client.createMatch(game.name, { players: playersFor(game), seed: 3 });
+  const match = await organizer.createMatch(game.name, { players: playersFor(game), seed: 3 });
   const seat = match.seat([...match.tokens.keys()][0]!);
   await seat.resign();
   await assert.rejects(seat.resign(), (err: unknown) => {
@@ -438,8 +450,8 @@ function kinds(events: LifecycleEvent[], matchId: string): (string | undefined)[
 test("labels are shown in views and listings, and filter them", async () => {
   const tournament = unique("labels");
   const firstLabels = { tournament, round: "1", table: "3" };
-  const first = await client.createMatch("focus", { seed: 10, labels: firstLabels });
-  const second = await client.createMatch("focus", { seed: 11, labels: { tournament, round: "2" } });
+  const first = await organizer.createMatch("focus", { seed: 10, labels: firstLabels });
+  const second = await organizer.createMatch("focus", { seed: 11, labels: { tournament, round: "2" } });
 
   assert.deepEqual(first.createdView.labels, firstLabels);
   assert.deepEqual((await client.view(first.matchId)).labels, firstLabels);
@@ -461,7 +473,7 @@ test("labels are shown in views and listings, and filter them", async () => {
 test("paging lists every match exactly once", async () => {
   const batch = { batch: unique("paging") };
   const created = [];
-  for (let i = 0; i < 150; i++) created.push(await client.createMatch("focus", { seed: i, labels: batch }));
+  for (let i = 0; i < 150; i++) created.push(await organizer.createMatch("focus", { seed: i, labels: batch }));
   const ids = new Set(created.map((m) => m.matchId));
 
   const pages: MatchSummary[][] = [];
@@ -512,13 +524,13 @@ test("paging lists every match exactly once", async () => {
 test("a retried createMatch returns the same match and tokens", async () => {
   const labels = { table: unique("retry") };
   const requestId = unique("request");
-  const first = await client.createMatch("focus", { seed: 21, labels, requestId });
-  const retried = await client.createMatch("focus", { seed: 21, labels, requestId });
+  const first = await organizer.createMatch("focus", { seed: 21, labels, requestId });
+  const retried = await organizer.createMatch("focus", { seed: 21, labels, requestId });
   assert.equal(retried.matchId, first.matchId);
   assert.deepEqual([...retried.tokens], [...first.tokens]);
   assert.equal(first.tokens.size, 2);
 
-  await assert.rejects(client.createMatch("focus", { seed: 22, labels, requestId }), (err: unknown) => {
+  await assert.rejects(organizer.createMatch("focus", { seed: 22, labels, requestId }), (err: unknown) => {
     assert.ok(err instanceof RequestIdReused, String(err));
     assert.equal(err.code, Code.AlreadyExists);
     assert.equal(err.requestId, requestId);
@@ -643,20 +655,203 @@ test("addTime adds to the seat's clock", async () => {
   await assert.rejects(director.addTime(unclocked.matchId, 0, 5_000), ControlRefused);
 });
 
-test("director calls need the admin token", async () => {
+test("director calls need a credential", async () => {
   const match = await director.createMatch("focus", { seed: 61 });
   await assert.rejects(client.pauseMatch(match.matchId), (err: unknown) => {
     assert.ok(err instanceof TokenRequired, String(err));
-    assert.equal(err.credential, "admin");
+    assert.equal(err.code, Code.Unauthenticated);
+    assert.equal(err.credential, "organizer", "an organizer credential is the least that will do");
     return true;
   });
   await assert.rejects(client.abortMatch(match.matchId, "", { adminToken: "not-the-token" }), (err: unknown) => {
     assert.ok(err instanceof BadToken, String(err));
-    assert.equal(err.credential, "admin");
+    assert.equal(err.credential, "bearer");
     return true;
   });
   await assert.rejects(take((signal) => client.followLifecycle({ adminToken: "not-the-token", signal }), 1), BadToken);
   // A call's own token overrides the client's.
   assert.ok((await client.pauseMatch(match.matchId, { adminToken: ADMIN_TOKEN })).paused);
   assert.ok((await match.view()).paused);
+});
+
+// -- credentials, join codes and seat identities -----------------------------
+
+/** What `call` rejects with (failing the test if it resolves). */
+async function refusal(call: Promise<unknown>): Promise<TabletopError> {
+  const err = await call.then(
+    () => assert.fail("the call was accepted"),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof TabletopError, String(err));
+  return err;
+}
+
+test("an organizer credential chooses seeds and directs but does not administer", async () => {
+  const issued = await director.issueCredential("spring platform");
+  assert.ok(issued.secret && issued.credential?.credentialId);
+  assert.equal(issued.credential.name, "spring platform");
+  assert.equal(issued.credential.role, CredentialRole.ORGANIZER);
+  const listed = (await director.listCredentials()).find((c) => c.credentialId === issued.credential!.credentialId);
+  assert.ok(listed, "listed");
+  assert.equal(listed.revokedAtMs, undefined);
+
+  // Anonymous: no seed of one's own (it would let a player replay the chance).
+  const anonymousSeed = await refusal(client.createMatch("focus", { seed: 71 }));
+  assert.ok(anonymousSeed instanceof NotPermitted, String(anonymousSeed));
+  assert.equal(anonymousSeed.code, Code.PermissionDenied);
+  assert.equal(anonymousSeed.credential, "organizer");
+
+  const platform = connect(host.address, { credential: issued.secret });
+  try {
+    const match = await platform.createMatch("focus", { seed: 71 });
+    assert.ok((await platform.pauseMatch(match.matchId)).paused);
+    assert.equal((await platform.resumeMatch(match.matchId)).paused, false);
+    assert.match(await platform.exportRecord(match.matchId), new RegExp(match.matchId), "a running match's record");
+    // The raw stubs carry the credential too.
+    assert.ok((await platform.matches.createMatch({ game: "focus", players: 2, seed: 72n })).matchId);
+
+    const plugins = await refusal(platform.listPlugins());
+    assert.ok(plugins instanceof NotPermitted, String(plugins));
+    assert.equal(plugins.code, Code.PermissionDenied);
+    assert.equal(plugins.credential, "admin");
+    assert.ok((await refusal(platform.issueCredential("a second platform"))) instanceof NotPermitted);
+  } finally {
+    platform.close();
+  }
+  assert.ok((await director.listPlugins()).length > 0, "the admin token may list the plugins");
+  const anonymousAdmin = await refusal(client.listPlugins());
+  assert.ok(anonymousAdmin instanceof TokenRequired, String(anonymousAdmin));
+  assert.equal(anonymousAdmin.credential, "admin");
+});
+
+test("a revoked credential is refused", async () => {
+  const issued = await director.issueCredential("revoked platform");
+  const platform = connect(host.address, { credential: issued.secret });
+  try {
+    const match = await platform.createMatch("focus", { seed: 81 });
+    const revoked = await director.revokeCredential(issued.credential!.credentialId);
+    assert.equal(revoked.credentialId, issued.credential!.credentialId);
+    assert.ok(revoked.revokedAtMs !== undefined, "revoked now");
+    const listed = (await director.listCredentials()).find((c) => c.credentialId === revoked.credentialId);
+    assert.equal(listed?.revokedAtMs, revoked.revokedAtMs);
+
+    const refused = await refusal(platform.pauseMatch(match.matchId));
+    assert.ok(refused instanceof BadToken, String(refused));
+    assert.equal(refused.code, Code.PermissionDenied);
+    assert.equal(refused.credential, "bearer");
+    // Refused, not taken for anonymous: even a call anyone may make.
+    assert.ok((await refusal(platform.createMatch("focus"))) instanceof BadToken);
+    assert.equal((await director.view(match.matchId)).paused, false);
+  } finally {
+    platform.close();
+  }
+});
+
+test("credential and adminToken are one setting", async () => {
+  const oldStyle = connect(host.address, { adminToken: ADMIN_TOKEN });
+  try {
+    assert.equal(oldStyle.credential, ADMIN_TOKEN);
+    assert.ok((await oldStyle.listPlugins()).length > 0);
+  } finally {
+    oldStyle.close();
+  }
+  assert.throws(() => connect(host.address, { credential: "one", adminToken: "another" }));
+});
+
+test("an invite-only seat needs its code, once", async () => {
+  const match = await organizer.createMatch("focus", { openSeats: [1] });
+  assert.deepEqual([...match.tokens.keys()], [0]);
+  assert.deepEqual([...match.joinCodes.keys()], [1]);
+  const code = match.joinCodes.get(1)!;
+
+  const noCode = await refusal(client.join(match.matchId));
+  assert.ok(noCode instanceof TokenRequired, String(noCode));
+  assert.equal(noCode.code, Code.Unauthenticated);
+  assert.equal(noCode.credential, "join_code");
+  assert.ok((await refusal(client.join(match.matchId, 1))) instanceof TokenRequired);
+  const wrong = await refusal(client.join(match.matchId, undefined, { code: "not-the-code" }));
+  assert.ok(wrong instanceof BadToken, String(wrong));
+  assert.equal(wrong.credential, "join_code");
+  assert.equal((await client.view(match.matchId)).state, MatchState.WAITING);
+
+  const joined = await client.join(match.matchId, undefined, { code });
+  assert.equal(joined.seat, 1);
+  assert.equal((await joined.view()).state, MatchState.RUNNING);
+  // A code admits once.
+  assert.ok((await refusal(client.join(match.matchId, undefined, { code }))) instanceof BadToken);
+
+  const open = await organizer.createMatch("focus", { openSeats: [1], publicOpenSeats: true });
+  assert.equal(open.joinCodes.size, 0);
+  assert.equal((await client.join(open.matchId)).seat, 1, "a public seat needs no code");
+
+  // An organizer seats a player without the code.
+  const seated = await organizer.createMatch("focus", { openSeats: [0] });
+  assert.equal((await organizer.join(seated.matchId, 0)).seat, 0);
+});
+
+test("seat identities show in views, the feed, results and the record", async () => {
+  const labels = { table: unique("names") };
+  const match = await organizer.createMatch("focus", {
+    openSeats: [1],
+    labels,
+    seatPlayers: [{ seat: 0, displayName: "Ada", externalId: "p-17" }],
+  });
+  const joined = await client.join(match.matchId, undefined, {
+    code: match.joinCodes.get(1)!,
+    displayName: "Bo",
+    externalId: "p-42",
+  });
+  const expected = [
+    [0, "Ada", "p-17"],
+    [1, "Bo", "p-42"],
+  ];
+  const seatsOf = (view: { seats: { seat: number; displayName: string; externalId: string }[] }) =>
+    view.seats.map((s) => [s.seat, s.displayName, s.externalId]);
+  assert.deepEqual(seatsOf(await joined.view()), expected);
+  assert.deepEqual(seatsOf(await client.view(match.matchId)), expected);
+
+  await joined.resign();
+  const final = await match.view();
+  assert.equal(final.state, MatchState.FINISHED);
+  assert.deepEqual(
+    final.results.map((r) => [r.seat, r.displayName, r.externalId, r.rank]).sort(),
+    [
+      [0, "Ada", "p-17", 1],
+      [1, "Bo", "p-42", 2],
+    ],
+  );
+
+  const events = await take((signal) => organizer.followLifecycle({ labels, signal }), 5);
+  assert.deepEqual(
+    events.map((e) => e.kind.case),
+    ["created", "seatFilled", "started", "seatOut", "finished"],
+  );
+  const [created, filled] = events;
+  assert.ok(created?.kind.case === "created" && filled?.kind.case === "seatFilled");
+  assert.deepEqual(
+    created.kind.value.seatPlayers.map((p) => [p.seat, p.displayName, p.externalId]),
+    [[0, "Ada", "p-17"]],
+  );
+  assert.equal(filled.kind.value.seat, 1);
+  assert.deepEqual([filled.kind.value.player?.displayName, filled.kind.value.player?.externalId], ["Bo", "p-42"]);
+
+  const record = await organizer.exportRecord(match.matchId);
+  assert.ok(record.includes("Ada") && record.includes("p-42"), "the record keeps who played");
+});
+
+test("a reissued seat token replaces the old one", async () => {
+  const match = await organizer.createMatch("focus", { seed: 91 });
+  const lost = match.seat(match.createdView.toMove[0]!);
+  const anonymous = await refusal(client.reissueSeatToken(match.matchId, lost.seat));
+  assert.ok(anonymous instanceof TokenRequired, String(anonymous));
+  assert.equal(anonymous.credential, "organizer");
+
+  const found = await organizer.reissueSeatToken(match.matchId, lost.seat);
+  assert.equal(found.seat, lost.seat);
+  assert.ok(found.token && found.token !== lost.token);
+  const old = await refusal(lost.legalActions());
+  assert.ok(old instanceof BadToken, String(old));
+  assert.equal(old.credential, "seat");
+  const [action] = await found.legalActions();
+  assert.equal((await found.act(action!)).view?.version, match.createdView.version + 1n);
 });
