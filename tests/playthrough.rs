@@ -125,13 +125,14 @@ struct Viewer {
 pub async fn record(host: &Host, spec: &Spec) -> Result<String, String> {
     let mut matches = host.matches().await;
     let created = matches
-        .create_match(pb::CreateMatchRequest {
+        // Choosing the seed takes a credential.
+        .create_match(crate::as_admin(pb::CreateMatchRequest {
             game: spec.game.clone(),
             players: spec.players,
             seed: Some(spec.seed),
             options: spec.options.clone().into_iter().collect(),
             ..Default::default()
-        })
+        }))
         .await
         .map_err(|e| format!("create {}: {e}", spec.game))?
         .into_inner();
