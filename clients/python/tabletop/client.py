@@ -127,6 +127,7 @@ class Client:
         labels: Optional[Mapping[str, str]] = None,
         request_id: str = "",
         open_seat_deadline: Optional[matches_pb2.OpenSeatDeadline] = None,
+        spectator_delay: Optional[types_pb2.SpectatorDelay] = None,
     ) -> "Match":
         """Creates a match; the result holds one token per filled seat.
 
@@ -138,7 +139,10 @@ class Client:
         :class:`tabletop.errors.RequestIdReused`. ``open_seat_deadline``
         (``OpenSeatDeadline(within_ms=…, on_deadline=ON_DEADLINE_ABORT or
         ON_DEADLINE_START_WITHOUT)``) says what happens to seats still open
-        by then.
+        by then. ``spectator_delay`` (``SpectatorDelay(moves=…, ms=…)``) has
+        spectators see the running match that many versions and/or
+        milliseconds behind, for broadcasts; seats see it live, and views
+        say ``delayed``.
         """
         response = self.matches.CreateMatch(
             matches_pb2.CreateMatchRequest(
@@ -153,6 +157,7 @@ class Client:
                 labels=dict(labels or {}),
                 request_id=request_id,
                 open_seat_deadline=open_seat_deadline,
+                spectator_delay=spectator_delay,
             )
         )
         tokens = {s.seat: s.token for s in response.seats}

@@ -70,6 +70,12 @@ export interface CreateMatchOptions {
    * `OnDeadline.START_WITHOUT`).
    */
   openSeatDeadline?: { withinMs: bigint | number; onDeadline?: OnDeadline };
+  /**
+   * Spectators see the running match this far behind (`moves` versions,
+   * at most 1000, and/or `ms` milliseconds, at most an hour), for
+   * broadcasts; seats see it live, and views say `delayed`.
+   */
+  spectatorDelay?: { moves?: number; ms?: bigint | number };
 }
 
 /** Filters and a page of `listMatches`. */
@@ -200,6 +206,10 @@ export class Client {
         openSeatDeadline: opts.openSeatDeadline && {
           withinMs: BigInt(opts.openSeatDeadline.withinMs),
           onDeadline: opts.openSeatDeadline.onDeadline ?? OnDeadline.ABORT,
+        },
+        spectatorDelay: opts.spectatorDelay && {
+          moves: opts.spectatorDelay.moves ?? 0,
+          ms: BigInt(opts.spectatorDelay.ms ?? 0),
         },
       }),
     );

@@ -70,6 +70,9 @@ pub struct Record {
     /// The open-seat deadline, if the match had one (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    /// The spectator delay, if the match had one (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectator_delay: Option<crate::SpectatorDelay>,
     /// Every state change in order.
     pub actions: Vec<LogEntry>,
     /// Life stage at export.
@@ -96,6 +99,7 @@ impl Record {
             time_control: m.setup.time_control,
             labels: m.setup.labels.clone(),
             open_seat_deadline: m.setup.open_seat_deadline,
+            spectator_delay: m.setup.spectator_delay,
             actions: m.log.clone(),
             state: m.lifecycle,
             results: m.results.clone(),
@@ -117,6 +121,7 @@ impl Record {
             time_control: self.time_control,
             labels: self.labels.clone(),
             open_seat_deadline: self.open_seat_deadline,
+            spectator_delay: self.spectator_delay,
         }
     }
 

@@ -25,7 +25,7 @@ pub const MAX_REQUEST_ID: usize = 128;
 /// What makes two creation requests the same request: every field that
 /// shapes the match (the seed as asked for, not as drawn).
 fn request_hash(request: &NewMatch) -> [u8; 32] {
-    let canonical = serde_json::json!({
+    let mut canonical = serde_json::json!({
         "game": request.game,
         "version": request.version,
         "players": request.players,
@@ -37,6 +37,11 @@ fn request_hash(request: &NewMatch) -> [u8; 32] {
         "labels": request.labels,
         "open_seat_wait": request.open_seat_wait,
     });
+    // Only when set: a request stored without it hashes as it did, so its
+    // retry is still the same request.
+    if let Some(delay) = request.spectator_delay {
+        canonical["spectator_delay"] = serde_json::json!(delay);
+    }
     Sha256::digest(canonical.to_string().as_bytes()).into()
 }
 
@@ -212,6 +217,9 @@ impl Engine {
             }
         }
         check_labels(&request.labels).map_err(HostError::InvalidSetup)?;
+        if let Some(delay) = &request.spectator_delay {
+            delay.check().map_err(HostError::InvalidSetup)?;
+        }
         if let Some((wait_ms, on_deadline)) = request.open_seat_wait {
             check_open_seat_wait(manifest, &request, wait_ms, on_deadline)?;
         }
@@ -256,6 +264,7 @@ impl Engine {
             time_control: request.time_control,
             labels: request.labels,
             open_seat_deadline: None,
+            spectator_delay: request.spectator_delay.filter(|d| !d.is_none()),
         };
         let setup = MatchSetup {
             open_seat_deadline: request.open_seat_wait.map(|(wait_ms, on_deadline)| {

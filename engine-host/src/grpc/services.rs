@@ -226,6 +226,7 @@ impl Matches for Api {
                 .map(convert::open_seat_deadline)
                 .transpose()
                 .map_err(to_status)?,
+            spectator_delay: r.spectator_delay.and_then(convert::spectator_delay),
         };
         let tried = match self.engine.try_create_match(new) {
             TryCreate::Ran(answer, commit) => Tried::Ran(answer, commit),
