@@ -198,7 +198,6 @@ impl Match {
         view.delayed = true;
         Ok(view)
     }
-
 }
 
 #[cfg(test)]
@@ -255,10 +254,7 @@ mod tests {
         // Old enough: 1..=3; at most 2 behind the last: 1..=2.
         assert_eq!(delay(2, 1000).visible_version(&log, 4000), (2, None));
         // Old enough: 1..=1 only; the move bound would allow 2.
-        assert_eq!(
-            delay(2, 2500).visible_version(&log, 4000),
-            (1, Some(4500))
-        );
+        assert_eq!(delay(2, 2500).visible_version(&log, 4000), (1, Some(4500)));
     }
 
     #[test]

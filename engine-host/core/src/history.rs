@@ -32,12 +32,18 @@ use crate::simultaneous::HeldAction;
 use crate::view::{MatchView, ViewDetail};
 
 /// A seat taken after the match was created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatJoin {
     /// The seat.
     pub seat: u32,
     /// When, ms since the Unix epoch.
     pub at_ms: i64,
+    /// The name the joining player gave.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub display_name: String,
+    /// The platform's id the joining player gave.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub external_id: String,
 }
 
 /// What a walk through the history reached, as it leaves the match right
@@ -226,7 +232,7 @@ impl Match {
                                 join.seat
                             ))
                         })?;
-                        m.take_seat(join.seat, hash, join.at_ms)?;
+                        m.take_seat(join.clone(), hash)?;
                         let event = HostEvent::Joined { seat: join.seat };
                         if sink(
                             &m,
@@ -446,9 +452,10 @@ pub(crate) fn held_before(log: &[LogEntry], version: u64) -> u64 {
             _ => None,
         })
         .flat_map(|(at, moves)| {
-            moves
-                .iter()
-                .filter_map(move |m| m.held.map(|between| at.saturating_sub(1 + u64::from(between))))
+            moves.iter().filter_map(move |m| {
+                m.held
+                    .map(|between| at.saturating_sub(1 + u64::from(between)))
+            })
         })
         .filter(|&held_at| held_at < version)
         .count() as u64

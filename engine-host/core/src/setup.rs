@@ -50,6 +50,9 @@ pub struct MatchSetup {
     /// [`crate::delay`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spectator_delay: Option<crate::SpectatorDelay>,
+    /// Who plays the seats taken at creation, as the creator said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_players: Vec<crate::SeatPlayer>,
 }
 
 /// Most labels a match may have.

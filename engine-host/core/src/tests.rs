@@ -157,6 +157,7 @@ fn new_match() -> Match {
         labels: Default::default(),
         open_seat_deadline: None,
         spectator_delay: None,
+        seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
     Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
@@ -266,6 +267,7 @@ fn lanza_match(t0: i64) -> Match {
         labels: Default::default(),
         open_seat_deadline: None,
         spectator_delay: None,
+        seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
@@ -467,6 +469,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
         labels: Default::default(),
         open_seat_deadline: None,
         spectator_delay: None,
+        seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let hashes = vec![Some([1; 32]), Some([2; 32]), None, None];
@@ -483,8 +486,8 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
             all.extend(new);
         }
     };
-    m.join(Some(3), [4; 32]).unwrap();
-    m.join(None, [3; 32]).unwrap();
+    m.join(Some(3), [4; 32], &Default::default()).unwrap();
+    m.join(None, [3; 32], &Default::default()).unwrap();
     record(&m, &mut feed);
     let mut later = 0;
     for turn in 0..12 {
@@ -618,32 +621,61 @@ fn spectators_see_a_delayed_match_behind_and_seats_see_it_live() {
     let spectator = m.view(Viewer::Spectator).unwrap();
     assert_eq!(spectator.version, 3);
     assert!(spectator.delayed);
-    assert_eq!(spectator.view_json, m.view_at_version(Viewer::Spectator, 3).unwrap().view_json);
+    assert_eq!(
+        spectator.view_json,
+        m.view_at_version(Viewer::Spectator, 3).unwrap().view_json
+    );
     let seat = m.view(Viewer::Seat(1)).unwrap();
     assert_eq!((seat.version, seat.delayed), (5, false));
-    assert_eq!(seat.spectator_delay, Some(SpectatorDelay { moves: 2, ms: 0 }));
+    assert_eq!(
+        seat.spectator_delay,
+        Some(SpectatorDelay { moves: 2, ms: 0 })
+    );
     // A past view beyond the delay is refused, without the live version.
-    let refused = m.view_at_version(Viewer::Spectator, 4).unwrap_err().to_string();
-    assert!(refused.contains("version 3") && !refused.contains('5'), "{refused}");
+    let refused = m
+        .view_at_version(Viewer::Spectator, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("version 3") && !refused.contains('5'),
+        "{refused}"
+    );
     assert_eq!(m.view_at_version(Viewer::Seat(0), 5).unwrap().version, 5);
     // The director's answer is the match as it is.
-    let undelayed = m.undelayed_view(Viewer::Spectator, ViewDetail::Full).unwrap();
+    let undelayed = m
+        .undelayed_view(Viewer::Spectator, ViewDetail::Full)
+        .unwrap();
     assert_eq!((undelayed.version, undelayed.delayed), (5, false));
 }
 
 #[test]
 fn a_time_delay_shows_each_version_once_its_entry_is_old_enough() {
-    let m = delayed_match(SpectatorDelay { moves: 0, ms: 1_000 }, 2);
+    let m = delayed_match(
+        SpectatorDelay {
+            moves: 0,
+            ms: 1_000,
+        },
+        2,
+    );
     let (first, last) = (m.log[0].at_ms, m.log[1].at_ms);
     let horizon = m.spectator_horizon(first + 999);
-    assert_eq!((horizon.version, horizon.next_at_ms), (0, Some(first + 1_000)));
+    assert_eq!(
+        (horizon.version, horizon.next_at_ms),
+        (0, Some(first + 1_000))
+    );
     assert_eq!(m.spectator_horizon(last + 1_000).version, 2);
     assert_eq!(m.spectator_horizon(last + 1_000).next_at_ms, None);
 }
 
 #[test]
 fn a_finished_match_shows_everything_to_spectators() {
-    let m = delayed_match(SpectatorDelay { moves: 3, ms: 60_000 }, 2 * PLACES as usize);
+    let m = delayed_match(
+        SpectatorDelay {
+            moves: 3,
+            ms: 60_000,
+        },
+        2 * PLACES as usize,
+    );
     assert_eq!(m.lifecycle, Lifecycle::Finished);
     let horizon = m.spectator_horizon(now_ms());
     assert_eq!(horizon.version, m.version());

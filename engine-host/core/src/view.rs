@@ -102,6 +102,7 @@ impl Match {
                 resigned: self.seats[p as usize].resigned,
                 out: self.seats[p as usize].out,
                 clock_remaining_ms: self.clock_remaining(p, now),
+                player: self.player(p),
             })
             .collect();
         let pending_action = match viewer {

@@ -21,19 +21,23 @@ MATCH_STATE_FINISHED: MatchState
 MATCH_STATE_UNAVAILABLE: MatchState
 
 class PlayerResult(_message.Message):
-    __slots__ = ("seat", "rank", "score", "resigned")
+    __slots__ = ("seat", "rank", "score", "resigned", "display_name", "external_id")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     RESIGNED_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rank: int
     score: float
     resigned: bool
-    def __init__(self, seat: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., resigned: _Optional[bool] = ...) -> None: ...
+    display_name: str
+    external_id: str
+    def __init__(self, seat: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., resigned: _Optional[bool] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class SeatStatus(_message.Message):
-    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms", "out")
+    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms", "out", "display_name", "external_id")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     FILLED_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +45,8 @@ class SeatStatus(_message.Message):
     RESIGNED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_REMAINING_MS_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
     seat: int
     filled: bool
     to_move: bool
@@ -48,10 +54,12 @@ class SeatStatus(_message.Message):
     resigned: bool
     clock_remaining_ms: int
     out: bool
-    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ...) -> None: ...
+    display_name: str
+    external_id: str
+    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms")
+    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -77,6 +85,8 @@ class MatchView(_message.Message):
     ABORT_REASON_FIELD_NUMBER: _ClassVar[int]
     ADJUDICATED_FIELD_NUMBER: _ClassVar[int]
     OPEN_SEAT_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
+    DELAYED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     plugin_version: str
@@ -95,4 +105,24 @@ class MatchView(_message.Message):
     abort_reason: str
     adjudicated: bool
     open_seat_deadline_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ...) -> None: ...
+    spectator_delay: SpectatorDelay
+    delayed: bool
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ..., spectator_delay: _Optional[_Union[SpectatorDelay, _Mapping]] = ..., delayed: _Optional[bool] = ...) -> None: ...
+
+class SpectatorDelay(_message.Message):
+    __slots__ = ("moves", "ms")
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    MS_FIELD_NUMBER: _ClassVar[int]
+    moves: int
+    ms: int
+    def __init__(self, moves: _Optional[int] = ..., ms: _Optional[int] = ...) -> None: ...
+
+class SeatPlayer(_message.Message):
+    __slots__ = ("seat", "display_name", "external_id")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    display_name: str
+    external_id: str
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
