@@ -185,12 +185,18 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
   publicOpenSeats: boolean;
 
   /**
-   * Spectators (GetView, WatchMatch and ListEvents without a seat token,
-   * ListMatches) see the match this far behind while it runs, for
-   * broadcasts: a player gains nothing from the public feed. Seats see
-   * their own view live. Once the match is finished the delay no longer
-   * applies and everything shows. Absent (or both bounds 0): no delay.
-   * Out of range: INVALID_ARGUMENT (reason INVALID_SETUP).
+   * Spectators see the match this far behind while it runs, for
+   * broadcasts: a player gains nothing from the public feed, which is the
+   * spectators' WatchMatch stream. Held back: every call without a seat
+   * token (GetView, also `at_version`; WatchMatch, also resumed; ListEvents)
+   * and ListMatches' `version`, whoever calls, organizers and the admin
+   * included, so a platform rebroadcasting with its credential cannot leak
+   * the live match. Live: seats (their own view), and for organizers the
+   * lifecycle feed, the Director's controls and ExportRecord. Once the match
+   * is finished the delay ends and everything shows. Kept in the match's
+   * setup (records, restarts) and part of what makes a `request_id` retry
+   * the same request. Absent (or both bounds 0): no delay. Out of range:
+   * INVALID_ARGUMENT (reason INVALID_SETUP).
    *
    * @generated from field: tabletop.v1.SpectatorDelay spectator_delay = 15;
    */
