@@ -215,7 +215,7 @@ def test_a_past_view_is_the_view_at_that_version(client: tabletop.Client) -> Non
 
 
 def test_a_spectator_delay_keeps_spectators_behind_and_seats_live(client: tabletop.Client) -> None:
-    match = client.create_match("focus", 2, seed=4, spectator_delay=types_pb2.SpectatorDelay(moves=2))
+    match = client.create_match("focus", 2, spectator_delay=types_pb2.SpectatorDelay(moves=2))
     for _ in range(3):
         live = match.seat(0).view()
         seat = match.seat(live.to_move[0])

@@ -320,7 +320,6 @@ test("a past view is the view at that version", async () => {
 test("a spectator delay keeps spectators behind and seats live", async () => {
   const match = await client.createMatch("focus", {
     players: 2,
-    seed: 4,
     spectatorDelay: { moves: 2 },
   });
   for (let i = 0; i < 3; i++) {
