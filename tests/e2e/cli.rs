@@ -255,7 +255,10 @@ async fn the_cli_creates_a_delayed_match_and_says_a_spectator_watches_behind() {
         .await,
     );
     let id = created["match_id"].as_str().expect("an id").to_string();
-    let seat0 = created["seats"][0]["token"].as_str().expect("a token").to_string();
+    let seat0 = created["seats"][0]["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
     let legal = json(&cli(&host, &["--json", "legal", &id, "--token", &seat0]).await);
     let first = format!("#{}", legal["actions"][0]["id"]);
     cli(&host, &["move", &id, &first, "--token", &seat0]).await;
