@@ -43,6 +43,7 @@ fn stored(match_id: String) -> StoredMatch {
             time_control: None,
             labels: Default::default(),
             open_seat_deadline: None,
+            spectator_delay: None,
             seat_players: vec![],
         },
         seat_hashes: vec![Some([7; 32]), Some([9; 32])],

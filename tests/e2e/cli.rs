@@ -367,3 +367,36 @@ async fn the_cli_issues_credentials_names_players_and_reissues_tokens() {
     let listed = cli(&host, &["credential", "list"]).await;
     assert!(listed.contains("revoked at"), "{listed}");
 }
+
+#[tokio::test]
+async fn the_cli_creates_a_delayed_match_and_says_a_spectator_watches_behind() {
+    let host = Host::start().await;
+    let created = json(
+        &cli(
+            &host,
+            &["--json", "new", "focus", "--spectator-delay-moves", "1"],
+        )
+        .await,
+    );
+    let id = created["match_id"].as_str().expect("an id").to_string();
+    let seat0 = created["seats"][0]["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    let legal = json(&cli(&host, &["--json", "legal", &id, "--token", &seat0]).await);
+    let first = format!("#{}", legal["actions"][0]["id"]);
+    cli(&host, &["move", &id, &first, "--token", &seat0]).await;
+
+    let spectator = cli(&host, &["show", &id]).await;
+    assert!(spectator.contains("version 0"), "{spectator}");
+    assert!(
+        spectator.contains("delayed: you are watching 1 move behind the match"),
+        "{spectator}"
+    );
+    let shown = json(&cli(&host, &["--json", "show", &id]).await);
+    assert_eq!(shown["delayed"], true);
+    assert_eq!(shown["spectator_delay"]["moves"], 1);
+    let seat = cli(&host, &["show", &id, "--token", &seat0]).await;
+    assert!(seat.contains("version 1"), "{seat}");
+    assert!(seat.contains("spectators watch 1 move behind"), "{seat}");
+}

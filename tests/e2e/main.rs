@@ -9,6 +9,7 @@ mod c_plugin;
 mod cli;
 #[cfg(target_os = "linux")]
 mod damaged;
+mod delay;
 mod director;
 mod durable;
 mod foundation;

@@ -108,7 +108,14 @@ pub async fn run(cli: Cli) -> CliResult {
             request_id,
             open_seat_deadline_ms,
             on_deadline,
+            spectator_delay_moves,
+            spectator_delay_ms,
         } => {
+            let delayed = spectator_delay_moves.is_some() || spectator_delay_ms.is_some();
+            let spectator_delay = delayed.then(|| pb::SpectatorDelay {
+                moves: spectator_delay_moves.unwrap_or(0),
+                ms: spectator_delay_ms.unwrap_or(0),
+            });
             // Any clock flag asks for a clock; the server checks the values.
             let clocked = per_move_ms.is_some()
                 || bank_ms.is_some()
@@ -146,6 +153,7 @@ pub async fn run(cli: Cli) -> CliResult {
                         Some(crate::OnDeadlineArg::StartWithout) => pb::OnDeadline::StartWithout,
                     } as i32,
                 }),
+                spectator_delay,
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)

@@ -142,6 +142,14 @@ pub enum Command {
         /// start it without them.
         #[arg(long, value_enum, requires = "open_seat_deadline_ms")]
         on_deadline: Option<OnDeadlineArg>,
+        /// Spectators see the running match this many versions behind
+        /// (at most 1000); seats see it live.
+        #[arg(long, value_name = "N")]
+        spectator_delay_moves: Option<u32>,
+        /// Spectators see the running match this many milliseconds behind
+        /// (at most an hour); seats see it live.
+        #[arg(long, value_name = "MS")]
+        spectator_delay_ms: Option<i64>,
     },
     /// Join an open seat of a waiting match; prints the token.
     Join {

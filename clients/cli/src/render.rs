@@ -67,6 +67,16 @@ pub fn view_text(view: &pb::MatchView) -> String {
             deadline
         ));
     }
+    if let Some(delay) = &view.spectator_delay {
+        let behind = delay_text(delay);
+        if view.delayed {
+            out.push_str(&format!(
+                "delayed: you are watching {behind} behind the match\n"
+            ));
+        } else {
+            out.push_str(&format!("spectators watch {behind} behind\n"));
+        }
+    }
     if !view.to_move.is_empty() {
         let seats: Vec<String> = view
             .seats
@@ -115,6 +125,22 @@ pub fn player_name(display_name: &str, external_id: &str) -> String {
     }
 }
 
+/// How far behind a spectator delay holds spectators: "2 moves",
+/// "1.5 s", "2 moves and 1.5 s".
+fn delay_text(delay: &pb::SpectatorDelay) -> String {
+    let moves = match delay.moves {
+        0 => None,
+        1 => Some("1 move".to_string()),
+        n => Some(format!("{n} moves")),
+    };
+    let time = (delay.ms != 0).then(|| format!("{} s", delay.ms as f64 / 1000.0));
+    match (moves, time) {
+        (Some(moves), Some(time)) => format!("{moves} and {time}"),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => "nothing".to_string(),
+    }
+}
+
 /// A view as JSON (the game's view embedded as JSON, not as a string).
 pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
     serde_json::json!({
@@ -143,6 +169,10 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
         "abort_reason": view.abort_reason,
         "adjudicated": view.adjudicated,
         "open_seat_deadline_ms": view.open_seat_deadline_ms,
+        "spectator_delay": view.spectator_delay.as_ref().map(|d| serde_json::json!({
+            "moves": d.moves, "ms": d.ms,
+        })),
+        "delayed": view.delayed,
     })
 }
 

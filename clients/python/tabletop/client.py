@@ -240,6 +240,7 @@ class Client:
         open_seat_deadline: Optional[matches_pb2.OpenSeatDeadline] = None,
         seat_players: Optional[Mapping[int, PlayerLike]] = None,
         public_open_seats: bool = False,
+        spectator_delay: Optional[types_pb2.SpectatorDelay] = None,
     ) -> "Match":
         """Creates a match; the result holds one token per filled seat and a
         join code per open seat.
@@ -261,7 +262,10 @@ class Client:
         :class:`tabletop.errors.RequestIdReused`. ``open_seat_deadline``
         (``OpenSeatDeadline(within_ms=…, on_deadline=ON_DEADLINE_ABORT or
         ON_DEADLINE_START_WITHOUT)``) says what happens to seats still open
-        by then.
+        by then. ``spectator_delay`` (``SpectatorDelay(moves=…, ms=…)``) has
+        spectators see the running match that many versions and/or
+        milliseconds behind, for broadcasts; seats see it live, and views
+        say ``delayed``.
         """
         response = self.matches.CreateMatch(
             matches_pb2.CreateMatchRequest(
@@ -278,6 +282,7 @@ class Client:
                 open_seat_deadline=open_seat_deadline,
                 seat_players=[_seat_player(seat, player) for seat, player in sorted((seat_players or {}).items())],
                 public_open_seats=public_open_seats,
+                spectator_delay=spectator_delay,
             )
         )
         tokens = {s.seat: s.token for s in response.seats}

@@ -219,6 +219,26 @@ def test_a_past_view_is_the_view_at_that_version(organizer: tabletop.Client) -> 
     assert beyond.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_a_spectator_delay_keeps_spectators_behind_and_seats_live(client: tabletop.Client) -> None:
+    match = client.create_match("focus", 2, spectator_delay=types_pb2.SpectatorDelay(moves=2))
+    for _ in range(3):
+        live = match.seat(0).view()
+        seat = match.seat(live.to_move[0])
+        seat.act(seat.legal_actions()[0])
+
+    assert match.seat(0).view().version == 3
+    spectator = match.view()
+    assert spectator.version == 1
+    assert spectator.delayed
+    assert spectator.spectator_delay.moves == 2
+    with pytest.raises(tabletop.TabletopError) as beyond:
+        match.view(at_version=2)
+    assert beyond.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(tabletop.TabletopError) as out_of_range:
+        client.create_match("focus", 2, spectator_delay=types_pb2.SpectatorDelay(moves=1001))
+    assert out_of_range.value.reason == "INVALID_SETUP"
+
+
 def test_a_late_watcher_and_list_events_tell_every_event_of_a_finished_match(organizer: tabletop.Client) -> None:
     match = organizer.create_match("lanza", 2, seed=6, options={"max_turns": "3"})
     seats = match.seats()

@@ -87,6 +87,12 @@ export interface CreateMatchOptions {
    */
   openSeatDeadline?: { withinMs: bigint | number; onDeadline?: OnDeadline };
   /**
+   * Spectators see the running match this far behind (`moves` versions,
+   * at most 1000, and/or `ms` milliseconds, at most an hour), for
+   * broadcasts; seats see it live, and views say `delayed`.
+   */
+  spectatorDelay?: { moves?: number; ms?: bigint | number };
+  /**
    * Who plays the seats filled now (`[{ seat: 0, displayName: "Ada",
    * externalId: "p-17" }]`): views, records, results and the lifecycle feed
    * show them. An open seat's player says who they are when joining.
@@ -283,6 +289,10 @@ export class Client {
         openSeatDeadline: opts.openSeatDeadline && {
           withinMs: BigInt(opts.openSeatDeadline.withinMs),
           onDeadline: opts.openSeatDeadline.onDeadline ?? OnDeadline.ABORT,
+        },
+        spectatorDelay: opts.spectatorDelay && {
+          moves: opts.spectatorDelay.moves ?? 0,
+          ms: BigInt(opts.spectatorDelay.ms ?? 0),
         },
         seatPlayers: opts.seatPlayers ?? [],
         publicOpenSeats: opts.publicOpenSeats ?? false,

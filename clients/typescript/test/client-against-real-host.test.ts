@@ -329,6 +329,38 @@ test("a past view is the view at that version", async () => {
   });
 });
 
+test("a spectator delay keeps spectators behind and seats live", async () => {
+  const match = await client.createMatch("focus", {
+    players: 2,
+    spectatorDelay: { moves: 2 },
+  });
+  for (let i = 0; i < 3; i++) {
+    const live = await match.seat(0).view();
+    const seat = match.seat(live.toMove[0]!);
+    const [action] = await seat.legalActions();
+    assert.ok(action);
+    await seat.act(action);
+  }
+  assert.equal((await match.seat(0).view()).version, 3n);
+  const spectator = await match.view();
+  assert.equal(spectator.version, 1n);
+  assert.equal(spectator.delayed, true);
+  assert.equal(spectator.spectatorDelay?.moves, 2);
+  await assert.rejects(match.view(2n), (err: unknown) => {
+    assert.ok(err instanceof TabletopError, String(err));
+    assert.equal(err.code, Code.InvalidArgument);
+    return true;
+  });
+  await assert.rejects(
+    client.createMatch("focus", { spectatorDelay: { ms: 3_600_001 } }),
+    (err: unknown) => {
+      assert.ok(err instanceof TabletopError, String(err));
+      assert.equal(err.reason, "INVALID_SETUP");
+      return true;
+    },
+  );
+});
+
 test("a late watcher and listEvents tell every event of a finished match", async () => {
   const match = await organizer.createMatch("lanza", {
     players: 2,

@@ -135,14 +135,32 @@ impl Match {
     /// with its clocks as of that entry's time (or of the last seat taken,
     /// if later). It is replayed from the log through the match's own
     /// plugin, so the answer is the same whenever it is asked for: what a
-    /// replay scrubber shows.
+    /// replay scrubber shows. A spectator of a match under a spectator
+    /// delay may ask only for the versions the delay shows now
+    /// ([`Match::spectator_horizon`]).
     pub fn view_at_version(&self, viewer: Viewer, version: u64) -> HostResult<MatchView> {
+        // First, so that a spectator's refusal does not tell the live version.
+        if viewer == Viewer::Spectator {
+            self.spectator_horizon(crate::now_ms())
+                .check_version(version)?;
+        }
         let current = self.version();
         if version > current {
             return Err(HostError::InvalidRequest(format!(
                 "version {version} is beyond the match's current version {current}"
             )));
         }
+        self.replayed_view(viewer, version, ViewDetail::Full)
+    }
+
+    /// The match as `viewer` saw it right after `version`, replayed (see
+    /// [`Match::view_at_version`]); `version` is at most the current one.
+    pub(crate) fn replayed_view(
+        &self,
+        viewer: Viewer,
+        version: u64,
+        detail: ViewDetail,
+    ) -> HostResult<MatchView> {
         let chronicle = Chronicle {
             token_hashes: self.seats.iter().map(|s| s.token_hash).collect(),
             joins: &self.joins,
@@ -160,7 +178,7 @@ impl Match {
                 Ok(ControlFlow::Continue(()))
             },
         )?;
-        past.view_as_of(viewer, ViewDetail::Full, at)
+        past.view_as_of(viewer, detail, at)
     }
 
     /// Walks the history from creation, making each change the way the
@@ -418,6 +436,29 @@ fn holds_by_version(
         });
     }
     Ok(holds)
+}
+
+/// How many moves of `log` were held for a simultaneous turn at a version
+/// before `version`: the events told between the entries up to it.
+pub(crate) fn held_before(log: &[LogEntry], version: u64) -> u64 {
+    // A move is held at most `u8::MAX` entries before the one that logs it.
+    let reach = (version as usize)
+        .saturating_add(usize::from(u8::MAX) + 1)
+        .min(log.len());
+    log[..reach]
+        .iter()
+        .filter_map(|entry| match &entry.kind {
+            LogKind::Moves { moves } => Some((entry.version, moves)),
+            _ => None,
+        })
+        .flat_map(|(at, moves)| {
+            moves.iter().filter_map(move |m| {
+                m.held
+                    .map(|between| at.saturating_sub(1 + u64::from(between)))
+            })
+        })
+        .filter(|&held_at| held_at < version)
+        .count() as u64
 }
 
 /// Everything a match's past events are made from (see [`Match::history`]).

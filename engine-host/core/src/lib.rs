@@ -29,6 +29,7 @@
 //!     time_control: None,
 //!     labels: Default::default(),
 //!     open_seat_deadline: None,
+//!     spectator_delay: None,
 //!     seat_players: Vec::new(),
 //! };
 //! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];
@@ -41,6 +42,7 @@
 //! ```
 
 pub mod clock;
+pub mod delay;
 pub mod director;
 pub mod error;
 pub mod fanout;
@@ -61,6 +63,7 @@ pub mod view;
 mod tests;
 
 pub use clock::{OnTimeout, TimeControl};
+pub use delay::{SpectatorDelay, SpectatorHorizon};
 pub use director::{OnDeadline, OpenSeatDeadline};
 pub use error::{HostError, HostResult};
 pub use fanout::{

@@ -73,6 +73,9 @@ pub struct Record {
     /// The open-seat deadline, if the match had one (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    /// The spectator delay, if the match had one (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectator_delay: Option<crate::SpectatorDelay>,
     /// Who played each seat (absent when nobody said).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seat_players: Vec<crate::SeatPlayer>,
@@ -102,6 +105,7 @@ impl Record {
             time_control: m.setup.time_control,
             labels: m.setup.labels.clone(),
             open_seat_deadline: m.setup.open_seat_deadline,
+            spectator_delay: m.setup.spectator_delay,
             seat_players: (0..m.setup.players)
                 .map(|seat| m.player(seat))
                 .filter(|p| !p.is_anonymous())
@@ -127,6 +131,7 @@ impl Record {
             time_control: self.time_control,
             labels: self.labels.clone(),
             open_seat_deadline: self.open_seat_deadline,
+            spectator_delay: self.spectator_delay,
             seat_players: self.seat_players.clone(),
         }
     }

@@ -46,6 +46,10 @@ pub struct MatchSetup {
     /// When its open seats must be taken by, and what happens if not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    /// How far behind spectators see it while it runs (see
+    /// [`crate::delay`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectator_delay: Option<crate::SpectatorDelay>,
     /// Who plays the seats taken at creation, as the creator said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seat_players: Vec<crate::SeatPlayer>,

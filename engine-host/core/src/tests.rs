@@ -156,6 +156,7 @@ fn new_match() -> Match {
         time_control: None,
         labels: Default::default(),
         open_seat_deadline: None,
+        spectator_delay: None,
         seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
@@ -265,6 +266,7 @@ fn lanza_match(t0: i64) -> Match {
         }),
         labels: Default::default(),
         open_seat_deadline: None,
+        spectator_delay: None,
         seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
@@ -466,6 +468,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
         }),
         labels: Default::default(),
         open_seat_deadline: None,
+        spectator_delay: None,
         seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
@@ -562,6 +565,16 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
     .unwrap();
     assert_eq!(restored.event_seq(), m.event_seq());
     assert_eq!(restored.position().unwrap(), m.position().unwrap());
+
+    // The spectator delay counts events from the log without a walk: the
+    // same numbers, past the joins, held moves and seats taken out.
+    for version in 0..=m.version() {
+        assert_eq!(
+            m.seq_of_version(version),
+            history.seq_of_version(version).unwrap(),
+            "version {version}"
+        );
+    }
 }
 
 #[test]
@@ -584,4 +597,102 @@ fn live_events_carry_views_only_while_a_watcher_wants_them() {
         &event.for_viewer(Viewer::Spectator).update,
         ViewerUpdate::Transition { view: None, .. }
     ));
+}
+
+/// A Placing match whose spectators see it `delay` behind, after `moves`
+/// moves (each seat's first legal action in turn).
+fn delayed_match(delay: SpectatorDelay, moves: usize) -> Match {
+    let mut m = new_match();
+    m.setup.spectator_delay = Some(delay);
+    for _ in 0..moves {
+        let seat = m.movers().unwrap().iter().next().unwrap();
+        let (action, _) = m.legal_actions(seat, LegalDetail::IdsOnly).unwrap()[0].clone();
+        m.submit(seat, action, None).unwrap();
+    }
+    m
+}
+
+#[test]
+fn spectators_see_a_delayed_match_behind_and_seats_see_it_live() {
+    let m = delayed_match(SpectatorDelay { moves: 2, ms: 0 }, 5);
+    let horizon = m.spectator_horizon(now_ms());
+    assert_eq!((horizon.version, horizon.seq), (3, 3));
+    assert!(horizon.delayed);
+    let spectator = m.view(Viewer::Spectator).unwrap();
+    assert_eq!(spectator.version, 3);
+    assert!(spectator.delayed);
+    assert_eq!(
+        spectator.view_json,
+        m.view_at_version(Viewer::Spectator, 3).unwrap().view_json
+    );
+    let seat = m.view(Viewer::Seat(1)).unwrap();
+    assert_eq!((seat.version, seat.delayed), (5, false));
+    assert_eq!(
+        seat.spectator_delay,
+        Some(SpectatorDelay { moves: 2, ms: 0 })
+    );
+    // A past view beyond the delay is refused, without the live version.
+    let refused = m
+        .view_at_version(Viewer::Spectator, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("version 3") && !refused.contains('5'),
+        "{refused}"
+    );
+    assert_eq!(m.view_at_version(Viewer::Seat(0), 5).unwrap().version, 5);
+    // The director's answer is the match as it is.
+    let undelayed = m
+        .undelayed_view(Viewer::Spectator, ViewDetail::Full)
+        .unwrap();
+    assert_eq!((undelayed.version, undelayed.delayed), (5, false));
+}
+
+#[test]
+fn a_time_delay_shows_each_version_once_its_entry_is_old_enough() {
+    let m = delayed_match(
+        SpectatorDelay {
+            moves: 0,
+            ms: 1_000,
+        },
+        2,
+    );
+    let (first, last) = (m.log[0].at_ms, m.log[1].at_ms);
+    let horizon = m.spectator_horizon(first + 999);
+    assert_eq!(
+        (horizon.version, horizon.next_at_ms),
+        (0, Some(first + 1_000))
+    );
+    assert_eq!(m.spectator_horizon(last + 1_000).version, 2);
+    assert_eq!(m.spectator_horizon(last + 1_000).next_at_ms, None);
+}
+
+#[test]
+fn a_finished_match_shows_everything_to_spectators() {
+    let m = delayed_match(
+        SpectatorDelay {
+            moves: 3,
+            ms: 60_000,
+        },
+        2 * PLACES as usize,
+    );
+    assert_eq!(m.lifecycle, Lifecycle::Finished);
+    let horizon = m.spectator_horizon(now_ms());
+    assert_eq!(horizon.version, m.version());
+    assert_eq!(horizon.seq, m.event_seq());
+    assert!(!horizon.delayed);
+    let view = m.view(Viewer::Spectator).unwrap();
+    assert_eq!((view.version, view.delayed), (m.version(), false));
+}
+
+#[test]
+fn a_setup_without_a_delay_reads_and_writes_as_before() {
+    let setup = new_match().setup;
+    let json = serde_json::to_value(&setup).unwrap();
+    assert!(json.get("spectator_delay").is_none(), "{json}");
+    let back: MatchSetup = serde_json::from_value(json).unwrap();
+    assert_eq!(back.spectator_delay, None);
+    let delayed = delayed_match(SpectatorDelay { moves: 0, ms: 500 }, 0).setup;
+    let json = serde_json::to_value(&delayed).unwrap();
+    assert_eq!(json["spectator_delay"], serde_json::json!({"ms": 500}));
 }

@@ -44,6 +44,11 @@ pub struct MatchView {
     pub adjudicated: bool,
     /// When its open seats must be taken by, while it waits for players.
     pub open_seat_deadline_ms: Option<i64>,
+    /// The match's spectator delay, if it has one.
+    pub spectator_delay: Option<crate::SpectatorDelay>,
+    /// Whether this is a spectator's view of the match behind, under its
+    /// spectator delay (set on views of the match now, not on past views).
+    pub delayed: bool,
 }
 
 /// How much of a match a view carries.
@@ -64,9 +69,19 @@ impl Match {
         self.view_with(viewer, ViewDetail::Full)
     }
 
-    /// The match as `viewer` sees it, with the game's view and text only for
-    /// [`ViewDetail::Full`].
+    /// The match as `viewer` may see it now, with the game's view and text
+    /// only for [`ViewDetail::Full`]: a spectator of a running match with a
+    /// spectator delay sees it behind ([`Match::spectator_view`]).
     pub fn view_with(&self, viewer: Viewer, detail: ViewDetail) -> HostResult<MatchView> {
+        match viewer {
+            Viewer::Spectator => self.spectator_view(detail, now_ms()),
+            Viewer::Seat(_) => self.view_as_of(viewer, detail, now_ms()),
+        }
+    }
+
+    /// The match as `viewer` sees it now, whatever its spectator delay: for
+    /// whom the delay does not hold (a director, with the admin token).
+    pub fn undelayed_view(&self, viewer: Viewer, detail: ViewDetail) -> HostResult<MatchView> {
         self.view_as_of(viewer, detail, now_ms())
     }
 
@@ -128,6 +143,8 @@ impl Match {
                 .open_seat_deadline
                 .filter(|_| self.lifecycle == Lifecycle::Waiting)
                 .map(|d| d.at_ms),
+            spectator_delay: self.setup.spectator_delay,
+            delayed: false,
         })
     }
 }

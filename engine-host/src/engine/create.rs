@@ -45,7 +45,7 @@ pub(super) struct NewSeats {
 /// What makes two creation requests the same request: every field that
 /// shapes the match (the seed as asked for, not as drawn).
 fn request_hash(request: &NewMatch) -> [u8; 32] {
-    let canonical = serde_json::json!({
+    let mut canonical = serde_json::json!({
         "game": request.game,
         "version": request.version,
         "players": request.players,
@@ -59,6 +59,11 @@ fn request_hash(request: &NewMatch) -> [u8; 32] {
         "seat_players": request.seat_players,
         "public_open_seats": request.public_open_seats,
     });
+    // Only when set: a request stored without it hashes as it did, so its
+    // retry is still the same request.
+    if let Some(delay) = request.spectator_delay {
+        canonical["spectator_delay"] = serde_json::json!(delay);
+    }
     Sha256::digest(canonical.to_string().as_bytes()).into()
 }
 
@@ -343,6 +348,9 @@ impl Engine {
             }
         }
         check_labels(&request.labels).map_err(HostError::InvalidSetup)?;
+        if let Some(delay) = &request.spectator_delay {
+            delay.check().map_err(HostError::InvalidSetup)?;
+        }
         check_seat_players(&request.seat_players, request.players, &request.open_seats)
             .map_err(HostError::InvalidSetup)?;
         if request.public_open_seats && request.open_seats.is_empty() {
@@ -391,6 +399,7 @@ impl Engine {
             time_control: request.time_control,
             labels: request.labels,
             open_seat_deadline: None,
+            spectator_delay: request.spectator_delay.filter(|d| !d.is_none()),
             seat_players: request.seat_players,
         };
         let setup = MatchSetup {

@@ -1,7 +1,7 @@
 //! What a tournament director does through the host (admin): the controls
 //! over one match, and the lifecycle feed of every match.
 
-use tabletop_core::{HostResult, MatchView, SeatResult, now_ms};
+use tabletop_core::{HostResult, MatchView, SeatResult, ViewDetail, now_ms};
 use tabletop_sdk::Viewer;
 
 use super::access::{Caller, Need};
@@ -58,7 +58,9 @@ impl Engine {
         }
         let commit = self.persist(&mut m, before)?;
         m.refresh_kept_legal_actions();
-        let view = m.view(Viewer::Spectator);
+        // The director holds the admin token: the spectator delay is not
+        // for them, and a control's answer must show what it did.
+        let view = m.undelayed_view(Viewer::Spectator, ViewDetail::Full);
         drop(m);
         commit.wait()?;
         tracing::info!(match_id, version = before + 1, "director's control applied");

@@ -38,7 +38,7 @@ use tabletop_core::legal::CachedMatches;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
     History, HostError, HostResult, Lifecycle, Match, MatchSetup, MatchView, OnDeadline,
-    Subscription, TimeControl, ViewDetail, now_ms,
+    SpectatorDelay, Subscription, TimeControl, ViewDetail, now_ms,
 };
 use tabletop_loader::{Plugin, Registry, Vetter};
 use tabletop_sdk::{ActionId, Manifest, Viewer};
@@ -86,6 +86,8 @@ pub struct NewMatch {
     /// How long after creation the open seats may be taken, and what
     /// happens to the match if they are not.
     pub open_seat_wait: Option<(i64, OnDeadline)>,
+    /// How far behind spectators see the match while it runs.
+    pub spectator_delay: Option<SpectatorDelay>,
     /// Who plays the seats taken at creation.
     pub seat_players: Vec<tabletop_core::SeatPlayer>,
     /// Whether anyone may take the open seats without a join code.
@@ -194,6 +196,10 @@ pub struct WatchStart {
     pub subscription: Subscription,
     /// Whether the match is already over.
     pub finished: bool,
+    /// Whether the watcher is a spectator of a match with a spectator
+    /// delay: it is told the events up to [`Engine::spectator_horizon`],
+    /// and more as that moves.
+    pub paced: bool,
 }
 
 /// A stored match that cannot be played here.

@@ -102,14 +102,21 @@ impl Engine {
         Ok((m.version(), seat, actions))
     }
 
-    /// The view for a token without waiting: `None` when the match is busy
-    /// or its plugin may not run on this thread (then call [`Engine::view`]
-    /// off the async workers).
+    /// The view for a token without waiting: `None` when the match is busy,
+    /// its plugin may not run on this thread, or the view is a spectator's
+    /// under a spectator delay, which replays the log (then call
+    /// [`Engine::view`] off the async workers).
     pub fn try_view(&self, match_id: &str, token: &str) -> Option<HostResult<MatchView>> {
-        self.try_inline(match_id, |m| {
+        let answer = self.try_inline(match_id, |m| {
             let viewer = m.viewer_of(token)?;
-            m.view(viewer)
-        })
+            // A replay of a long log could overrun the inline limit and
+            // take the game's plugin off this path for good.
+            if viewer == Viewer::Spectator && m.spectator_delay_applies() {
+                return Ok(None);
+            }
+            m.view(viewer).map(Some)
+        })?;
+        answer.transpose()
     }
 
     /// Runs `call` on the match under its lock, on this thread, if that

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use tabletop_core::{
-    History, HostError, HostResult, Lifecycle, Match, Record, ViewDetail, ViewerEvent,
+    History, HostError, HostResult, Lifecycle, Match, Record, SpectatorHorizon, ViewDetail,
+    ViewerEvent, now_ms,
 };
-use tabletop_sdk::DynGame;
+use tabletop_sdk::{DynGame, Viewer};
 
 use sha2::{Digest, Sha256};
 
@@ -74,6 +75,7 @@ impl Engine {
             limit,
         })?;
         let live = self.matches.read().unwrap_or_else(|e| e.into_inner());
+        let now = now_ms();
         let mut out = Vec::with_capacity(stored.len());
         for summary in stored {
             let id = &summary.setup.match_id;
@@ -96,7 +98,8 @@ impl Engine {
             } else if let Some(slot) = live.get(id) {
                 let m = lock(slot);
                 listed.lifecycle = Some(m.lifecycle());
-                listed.version = m.version();
+                // A listing is public: it shows what spectators may see.
+                listed.version = m.spectator_horizon(now).version;
             }
             out.push(listed);
         }
@@ -154,7 +157,8 @@ impl Engine {
 
     /// Starts watching a match: subscribes to its live events and takes
     /// its history up to them, under the match's lock, so that together
-    /// they miss nothing and repeat nothing.
+    /// they miss nothing and repeat nothing. A spectator of a match with a
+    /// spectator delay starts at what the delay shows, and is paced.
     pub fn watch(
         &self,
         match_id: &str,
@@ -165,18 +169,19 @@ impl Engine {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let viewer = m.viewer_of(token)?;
-        let subscription = m.subscribe(with_views);
+        let finished = m.lifecycle() == Lifecycle::Finished;
+        let paced = viewer == Viewer::Spectator && m.spectator_delay().is_some() && !finished;
+        // A paced watcher reads its events, views included, from the
+        // history: the live feed only wakes it.
+        let subscription = m.subscribe(with_views && !paced);
         let snapshot = match resume {
             Resume::Live => Some(m.view(viewer)?),
             Resume::AfterSeq(_) | Resume::FromVersion(_) => None,
         };
-        let finished = m.lifecycle() == Lifecycle::Finished;
+        let visible = visible_to(&m, viewer, now_ms());
         let history = Arc::new(m.history());
         drop(m);
-        let after_seq = match resume {
-            Resume::Live => history.last_seq(),
-            other => after_seq(&history, other)?,
-        };
+        let after_seq = after_seq(&history, resume, &visible)?;
         Ok(WatchStart {
             viewer,
             snapshot,
@@ -184,7 +189,16 @@ impl Engine {
             history,
             subscription,
             finished,
+            paced,
         })
+    }
+
+    /// What spectators may see of a match now (see
+    /// [`tabletop_core::delay`]): what paces a spectator's watch stream.
+    pub fn spectator_horizon(&self, match_id: &str) -> HostResult<SpectatorHorizon> {
+        let slot = self.slot(match_id)?;
+        let m = lock(&slot);
+        Ok(m.spectator_horizon(now_ms()))
     }
 
     /// A match's history as of now, for a watcher that fell behind the live
@@ -207,13 +221,16 @@ impl Engine {
         with_views: bool,
     ) -> HostResult<(Vec<ViewerEvent>, u64)> {
         let slot = self.slot(match_id)?;
-        let (viewer, history) = {
+        let (viewer, history, visible) = {
             let m = lock(&slot);
-            (m.viewer_of(token)?, m.history())
+            let viewer = m.viewer_of(token)?;
+            let visible = visible_to(&m, viewer, now_ms());
+            (viewer, m.history(), visible)
         };
-        let after = after_seq(&history, resume)?;
-        let events = history.events(viewer, after, limit, with_views)?;
-        Ok((events, history.last_seq()))
+        let after = after_seq(&history, resume, &visible)?;
+        let mut events = history.events(viewer, after, limit, with_views)?;
+        events.retain(|event| event.seq <= visible.seq);
+        Ok((events, visible.seq))
     }
 }
 
@@ -267,17 +284,33 @@ fn page_start(token: &str, filters: &str) -> HostResult<Option<(i64, String)>> {
     Ok(Some((at, id.to_string())))
 }
 
-/// The sequence number a resume point stands for.
-fn after_seq(history: &History, resume: Resume) -> HostResult<u64> {
+/// What `viewer` may see of `m` at `now_ms`: a seat, everything; a
+/// spectator, what the spectator delay shows.
+fn visible_to(m: &Match, viewer: Viewer, now_ms: i64) -> SpectatorHorizon {
+    match viewer {
+        Viewer::Spectator => m.spectator_horizon(now_ms),
+        Viewer::Seat(_) => SpectatorHorizon {
+            version: m.version(),
+            seq: m.event_seq(),
+            delayed: false,
+            next_at_ms: None,
+        },
+    }
+}
+
+/// The sequence number a resume point stands for, for a viewer who may
+/// see up to `visible`.
+fn after_seq(history: &History, resume: Resume, visible: &SpectatorHorizon) -> HostResult<u64> {
     match resume {
-        Resume::Live => Ok(history.last_seq()),
-        Resume::AfterSeq(seq) if seq > history.last_seq() => {
-            Err(HostError::InvalidRequest(format!(
-                "event {seq} has not happened: the match's latest event is {}",
-                history.last_seq()
-            )))
-        }
+        Resume::Live => Ok(visible.seq),
+        Resume::AfterSeq(seq) if seq > visible.seq => Err(HostError::InvalidRequest(format!(
+            "event {seq} has not happened: the match's latest event is {}",
+            visible.seq
+        ))),
         Resume::AfterSeq(seq) => Ok(seq),
-        Resume::FromVersion(version) => history.seq_of_version(version),
+        Resume::FromVersion(version) => {
+            visible.check_version(version)?;
+            history.seq_of_version(version)
+        }
     }
 }

@@ -8,7 +8,8 @@ use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 use crate::engine::{CredentialInfo, GameEntry, MatchSummary, PluginEntry};
 use tabletop_core::error::HostError;
 use tabletop_core::{
-    Lifecycle, MatchView, OnDeadline, OnTimeout, SeatPlayer, SeatResult, TimeControl,
+    Lifecycle, MatchView, OnDeadline, OnTimeout, SeatPlayer, SeatResult, SpectatorDelay,
+    TimeControl,
 };
 
 pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
@@ -121,6 +122,24 @@ pub fn view(v: MatchView) -> pb::MatchView {
         abort_reason: v.abort_reason.unwrap_or_default(),
         adjudicated: v.adjudicated,
         open_seat_deadline_ms: v.open_seat_deadline_ms,
+        spectator_delay: v.spectator_delay.map(spectator_delay_message),
+        delayed: v.delayed,
+    }
+}
+
+/// A request's spectator delay; one with both bounds 0 is no delay.
+pub fn spectator_delay(d: pb::SpectatorDelay) -> Option<SpectatorDelay> {
+    let delay = SpectatorDelay {
+        moves: d.moves,
+        ms: d.ms,
+    };
+    (!delay.is_none()).then_some(delay)
+}
+
+fn spectator_delay_message(d: SpectatorDelay) -> pb::SpectatorDelay {
+    pb::SpectatorDelay {
+        moves: d.moves,
+        ms: d.ms,
     }
 }
 

@@ -227,6 +227,7 @@ impl Matches for Api {
                 .map(convert::open_seat_deadline)
                 .transpose()
                 .map_err(to_status)?,
+            spectator_delay: r.spectator_delay.and_then(convert::spectator_delay),
             seat_players: r
                 .seat_players
                 .into_iter()

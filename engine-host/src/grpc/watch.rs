@@ -13,9 +13,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tabletop_core::error::HostError;
-use tabletop_core::{History, MatchView, ViewerEvent, ViewerUpdate};
+use tabletop_core::{History, MatchView, ViewerEvent, ViewerUpdate, now_ms};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::watch_server::Watch;
 use tabletop_sdk::Viewer;
@@ -103,6 +104,18 @@ fn event_message(event: &ViewerEvent, omit_views: bool) -> pb::WatchEvent {
     }
 }
 
+/// Resolves when a version due to show at `at_ms` (ms since the Unix
+/// epoch) does; never without one.
+async fn next_showing(at_ms: Option<i64>) {
+    match at_ms {
+        Some(at_ms) => {
+            let wait = at_ms.saturating_sub(now_ms()).max(0) as u64;
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 fn resume_point(after_seq: Option<u64>, from_version: Option<u64>) -> Resume {
     match (after_seq, from_version) {
         (Some(seq), _) => Resume::AfterSeq(seq),
@@ -147,12 +160,20 @@ impl Watcher {
     /// Sends every event of `history` after the last one sent, a page at a
     /// time.
     async fn catch_up(&mut self, history: Arc<History>) -> Next {
-        while self.sent < history.last_seq() {
+        self.catch_up_to(history, u64::MAX).await
+    }
+
+    /// Sends the events of `history` after the last one sent, up to the
+    /// one numbered `last`, a page at a time.
+    async fn catch_up_to(&mut self, history: Arc<History>, last: u64) -> Next {
+        let last = last.min(history.last_seq());
+        while self.sent < last {
             let (viewer, after, with_views) = (self.viewer, self.sent, !self.omit_views);
+            let page_size = CATCH_UP_PAGE.min((last - after) as usize);
             let history = Arc::clone(&history);
             let page = self
                 .api
-                .call(move |_| history.events(viewer, after, CATCH_UP_PAGE, with_views))
+                .call(move |_| history.events(viewer, after, page_size, with_views))
                 .await;
             let page = match page {
                 Ok(page) if !page.is_empty() => page,
@@ -169,6 +190,56 @@ impl Watcher {
             }
         }
         Next::More
+    }
+
+    /// A spectator's stream of a match with a spectator delay: the events
+    /// up to what the delay shows, then more each time that moves, which
+    /// it does on a new event of the match (a move delay) or at the time
+    /// the next version becomes old enough (a time delay), and all of them
+    /// once the match is finished. The live feed only wakes it.
+    async fn follow_delayed(
+        &mut self,
+        mut history: Arc<History>,
+        mut receiver: broadcast::Receiver<Arc<tabletop_core::MatchEvent>>,
+    ) {
+        loop {
+            let id = self.match_id.clone();
+            let horizon = match self.api.call(move |e| e.spectator_horizon(&id)).await {
+                Ok(horizon) => horizon,
+                Err(status) => {
+                    let _ = self.tx.send(Err(status)).await;
+                    return;
+                }
+            };
+            if horizon.seq > history.last_seq() {
+                let id = self.match_id.clone();
+                history = match self.api.call(move |e| e.history(&id)).await {
+                    Ok(history) => history,
+                    Err(status) => {
+                        let _ = self.tx.send(Err(status)).await;
+                        return;
+                    }
+                };
+            }
+            if let Next::Done = self.catch_up_to(Arc::clone(&history), horizon.seq).await {
+                return;
+            }
+            let shows_next = next_showing(horizon.next_at_ms);
+            tokio::select! {
+                received = receiver.recv() => {
+                    if let Err(broadcast::error::RecvError::Closed) = received {
+                        return;
+                    }
+                    // One look at the horizon serves every event queued.
+                    while !matches!(
+                        receiver.try_recv(),
+                        Err(broadcast::error::TryRecvError::Empty | broadcast::error::TryRecvError::Closed)
+                    ) {}
+                }
+                () = shows_next => {}
+                () = self.tx.closed() => return,
+            }
+        }
     }
 
     /// The live feed, from where the catch-up left off.
@@ -234,6 +305,12 @@ impl Watch for Api {
                 }
             } else if start.finished && watcher.sent >= start.history.last_seq() {
                 // Resumed at the end of a finished match: nothing to tell.
+                return;
+            }
+            if start.paced {
+                watcher
+                    .follow_delayed(start.history, start.subscription.receiver)
+                    .await;
                 return;
             }
             if let Next::Done = watcher.catch_up(start.history).await {

@@ -74,6 +74,7 @@ pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMat
             time_control: None,
             labels: Default::default(),
             open_seat_deadline: None,
+            spectator_delay: None,
             seat_players: vec![],
         },
         seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],

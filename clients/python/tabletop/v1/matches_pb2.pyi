@@ -36,7 +36,7 @@ VIEW_DETAIL_FULL: ViewDetail
 VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline", "seat_players", "public_open_seats")
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline", "seat_players", "public_open_seats", "spectator_delay")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -65,6 +65,7 @@ class CreateMatchRequest(_message.Message):
     OPEN_SEAT_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     SEAT_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     players: int
@@ -79,7 +80,8 @@ class CreateMatchRequest(_message.Message):
     open_seat_deadline: OpenSeatDeadline
     seat_players: _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatPlayer]
     public_open_seats: bool
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ..., seat_players: _Optional[_Iterable[_Union[_types_pb2.SeatPlayer, _Mapping]]] = ..., public_open_seats: _Optional[bool] = ...) -> None: ...
+    spectator_delay: _types_pb2.SpectatorDelay
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ..., seat_players: _Optional[_Iterable[_Union[_types_pb2.SeatPlayer, _Mapping]]] = ..., public_open_seats: _Optional[bool] = ..., spectator_delay: _Optional[_Union[_types_pb2.SpectatorDelay, _Mapping]] = ...) -> None: ...
 
 class SeatJoinCode(_message.Message):
     __slots__ = ("seat", "code")

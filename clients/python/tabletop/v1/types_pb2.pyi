@@ -59,7 +59,7 @@ class SeatStatus(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms")
+    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +85,8 @@ class MatchView(_message.Message):
     ABORT_REASON_FIELD_NUMBER: _ClassVar[int]
     ADJUDICATED_FIELD_NUMBER: _ClassVar[int]
     OPEN_SEAT_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
+    DELAYED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     plugin_version: str
@@ -103,7 +105,17 @@ class MatchView(_message.Message):
     abort_reason: str
     adjudicated: bool
     open_seat_deadline_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ...) -> None: ...
+    spectator_delay: SpectatorDelay
+    delayed: bool
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ..., spectator_delay: _Optional[_Union[SpectatorDelay, _Mapping]] = ..., delayed: _Optional[bool] = ...) -> None: ...
+
+class SpectatorDelay(_message.Message):
+    __slots__ = ("moves", "ms")
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    MS_FIELD_NUMBER: _ClassVar[int]
+    moves: int
+    ms: int
+    def __init__(self, moves: _Optional[int] = ..., ms: _Optional[int] = ...) -> None: ...
 
 class SeatPlayer(_message.Message):
     __slots__ = ("seat", "display_name", "external_id")

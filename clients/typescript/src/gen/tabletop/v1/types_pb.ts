@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/types.proto.
  */
 export const file_tabletop_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEidgoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCBIUCgxkaXNwbGF5X25hbWUYBSABKAkSEwoLZXh0ZXJuYWxfaWQYBiABKAki0AEKClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoDRIOCgZmaWxsZWQYAiABKAgSDwoHdG9fbW92ZRgDIAEoCBIRCgloYXNfYWN0ZWQYBCABKAgSEAoIcmVzaWduZWQYBSABKAgSHwoSY2xvY2tfcmVtYWluaW5nX21zGAYgASgDSACIAQESCwoDb3V0GAcgASgIEhQKDGRpc3BsYXlfbmFtZRgKIAEoCRITCgtleHRlcm5hbF9pZBgLIAEoCUIVChNfY2xvY2tfcmVtYWluaW5nX21zItQECglNYXRjaFZpZXcSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIYCgt2aWV3ZXJfc2VhdBgGIAEoDUgAiAEBEhEKCXZpZXdfanNvbhgHIAEoCRIMCgR0ZXh0GAggASgJEg8KB3RvX21vdmUYCSADKA0SJgoFc2VhdHMYCiADKAsyFy50YWJsZXRvcC52MS5TZWF0U3RhdHVzEioKB3Jlc3VsdHMYCyADKAsyGS50YWJsZXRvcC52MS5QbGF5ZXJSZXN1bHQSGwoOcGVuZGluZ19hY3Rpb24YDCABKAlIAYgBARIaChJ1bmF2YWlsYWJsZV9yZWFzb24YDSABKAkSMgoGbGFiZWxzGA4gAygLMiIudGFibGV0b3AudjEuTWF0Y2hWaWV3LkxhYmVsc0VudHJ5Eg4KBnBhdXNlZBgPIAEoCBIUCgxhYm9ydF9yZWFzb24YECABKAkSEwoLYWRqdWRpY2F0ZWQYESABKAgSIgoVb3Blbl9zZWF0X2RlYWRsaW5lX21zGBIgASgDSAKIAQEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIOCgxfdmlld2VyX3NlYXRCEQoPX3BlbmRpbmdfYWN0aW9uQhgKFl9vcGVuX3NlYXRfZGVhZGxpbmVfbXMiRQoKU2VhdFBsYXllchIMCgRzZWF0GAEgASgNEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgtleHRlcm5hbF9pZBgDIAEoCSqSAQoKTWF0Y2hTdGF0ZRIbChdNQVRDSF9TVEFURV9VTlNQRUNJRklFRBAAEhcKE01BVENIX1NUQVRFX1dBSVRJTkcQARIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAISGAoUTUFUQ0hfU1RBVEVfRklOSVNIRUQQAxIbChdNQVRDSF9TVEFURV9VTkFWQUlMQUJMRRAEYgZwcm90bzM");
+  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEidgoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCBIUCgxkaXNwbGF5X25hbWUYBSABKAkSEwoLZXh0ZXJuYWxfaWQYBiABKAki0AEKClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoDRIOCgZmaWxsZWQYAiABKAgSDwoHdG9fbW92ZRgDIAEoCBIRCgloYXNfYWN0ZWQYBCABKAgSEAoIcmVzaWduZWQYBSABKAgSHwoSY2xvY2tfcmVtYWluaW5nX21zGAYgASgDSACIAQESCwoDb3V0GAcgASgIEhQKDGRpc3BsYXlfbmFtZRgKIAEoCRITCgtleHRlcm5hbF9pZBgLIAEoCUIVChNfY2xvY2tfcmVtYWluaW5nX21zIpsFCglNYXRjaFZpZXcSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIYCgt2aWV3ZXJfc2VhdBgGIAEoDUgAiAEBEhEKCXZpZXdfanNvbhgHIAEoCRIMCgR0ZXh0GAggASgJEg8KB3RvX21vdmUYCSADKA0SJgoFc2VhdHMYCiADKAsyFy50YWJsZXRvcC52MS5TZWF0U3RhdHVzEioKB3Jlc3VsdHMYCyADKAsyGS50YWJsZXRvcC52MS5QbGF5ZXJSZXN1bHQSGwoOcGVuZGluZ19hY3Rpb24YDCABKAlIAYgBARIaChJ1bmF2YWlsYWJsZV9yZWFzb24YDSABKAkSMgoGbGFiZWxzGA4gAygLMiIudGFibGV0b3AudjEuTWF0Y2hWaWV3LkxhYmVsc0VudHJ5Eg4KBnBhdXNlZBgPIAEoCBIUCgxhYm9ydF9yZWFzb24YECABKAkSEwoLYWRqdWRpY2F0ZWQYESABKAgSIgoVb3Blbl9zZWF0X2RlYWRsaW5lX21zGBIgASgDSAKIAQESNAoPc3BlY3RhdG9yX2RlbGF5GBQgASgLMhsudGFibGV0b3AudjEuU3BlY3RhdG9yRGVsYXkSDwoHZGVsYXllZBgVIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF92aWV3ZXJfc2VhdEIRCg9fcGVuZGluZ19hY3Rpb25CGAoWX29wZW5fc2VhdF9kZWFkbGluZV9tcyIrCg5TcGVjdGF0b3JEZWxheRINCgVtb3ZlcxgBIAEoDRIKCgJtcxgCIAEoAyJFCgpTZWF0UGxheWVyEgwKBHNlYXQYASABKA0SFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2V4dGVybmFsX2lkGAMgASgJKpIBCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfV0FJVElORxABEhcKE01BVENIX1NUQVRFX1JVTk5JTkcQAhIYChRNQVRDSF9TVEFURV9GSU5JU0hFRBADEhsKF01BVENIX1NUQVRFX1VOQVZBSUxBQkxFEARiBnByb3RvMw");
 
 /**
  * One seat's final result.
@@ -286,6 +286,24 @@ export type MatchView = Message<"tabletop.v1.MatchView"> & {
    * @generated from field: optional int64 open_seat_deadline_ms = 18;
    */
   openSeatDeadlineMs?: bigint | undefined;
+
+  /**
+   * The match's spectator delay, if it has one (for every viewer).
+   *
+   * @generated from field: tabletop.v1.SpectatorDelay spectator_delay = 20;
+   */
+  spectatorDelay?: SpectatorDelay | undefined;
+
+  /**
+   * Whether this view shows the match behind, under its spectator delay:
+   * a spectator's view of the running match now (GetView without
+   * `at_version`, the first message of WatchMatch). It says "watching
+   * `spectator_delay` behind", whether or not a move is held back at this
+   * moment (that would tell when the last move was made).
+   *
+   * @generated from field: bool delayed = 21;
+   */
+  delayed: boolean;
 };
 
 /**
@@ -294,6 +312,42 @@ export type MatchView = Message<"tabletop.v1.MatchView"> & {
  */
 export const MatchViewSchema: GenMessage<MatchView> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_types, 2);
+
+/**
+ * How far behind a running match spectators see it: a version shows once
+ * it is at least `moves` versions behind the match's and the change that
+ * made it is at least `ms` old (with both, once both allow it; version 0,
+ * the match as created, always shows). Versions count every state change:
+ * moves, chance outcomes, resignations and a director's controls. A
+ * spectator sees the match as of that version (clocks as of its time), is
+ * told the events up to it, and asks GetView `at_version` only up to it;
+ * ListMatches shows that version. Watch streams go on by themselves as
+ * versions show. Once the match is finished everything shows.
+ *
+ * @generated from message tabletop.v1.SpectatorDelay
+ */
+export type SpectatorDelay = Message<"tabletop.v1.SpectatorDelay"> & {
+  /**
+   * Versions held back: 0 to 1000.
+   *
+   * @generated from field: uint32 moves = 1;
+   */
+  moves: number;
+
+  /**
+   * Milliseconds held back: 0 to 3 600 000 (an hour).
+   *
+   * @generated from field: int64 ms = 2;
+   */
+  ms: bigint;
+};
+
+/**
+ * Describes the message tabletop.v1.SpectatorDelay.
+ * Use `create(SpectatorDelaySchema)` to create a new message.
+ */
+export const SpectatorDelaySchema: GenMessage<SpectatorDelay> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_types, 3);
 
 /**
  * Who plays a seat, as the platform knows them.
@@ -329,7 +383,7 @@ export type SeatPlayer = Message<"tabletop.v1.SeatPlayer"> & {
  * Use `create(SeatPlayerSchema)` to create a new message.
  */
 export const SeatPlayerSchema: GenMessage<SeatPlayer> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_types, 3);
+  messageDesc(file_tabletop_v1_types, 4);
 
 /**
  * Where a match is in its life.
