@@ -9,12 +9,16 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use engine_host::{engine::{Engine, NewMatch}, store::MemoryStore};
+//! use engine_host::{engine::{Caller, Engine, NewMatch}, store::MemoryStore};
 //!
 //! let engine = Engine::new(Arc::new(MemoryStore::default()), "admin-secret", std::env::temp_dir());
 //! engine.load_plugin_dir(std::path::Path::new("target/release"));
+//! // Who asks decides what they may ask for: an anonymous caller may not
+//! // choose the seed, an organizer or the admin may.
+//! let caller = engine.authenticate("admin-secret").unwrap();
+//! assert_eq!(caller, Caller::Admin);
 //! let created = engine
-//!     .create_match(NewMatch { game: "focus".into(), players: 2, ..Default::default() })
+//!     .create_match(&caller, NewMatch { game: "focus".into(), players: 2, seed: Some(7), ..Default::default() })
 //!     .unwrap();
 //! println!("{}", created.view.text);
 //! ```
