@@ -78,6 +78,7 @@ impl Match {
         now: i64,
     ) -> HostResult<MatchView> {
         let movers = self.movers()?;
+        let out = self.out_reasons()?;
         let seats = (0..self.setup.players)
             .map(|p| SeatInfo {
                 seat: p,
@@ -85,7 +86,7 @@ impl Match {
                 to_move: movers.contains(p),
                 has_acted: self.has_held(p),
                 resigned: self.seats[p as usize].resigned,
-                out: self.seats[p as usize].out,
+                out: out[p as usize],
                 clock_remaining_ms: self.clock_remaining(p, now),
             })
             .collect();

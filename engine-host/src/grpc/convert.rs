@@ -7,7 +7,9 @@ use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 
 use crate::engine::{GameEntry, MatchSummary, PluginEntry};
 use tabletop_core::error::HostError;
-use tabletop_core::{Lifecycle, MatchView, OnDeadline, OnTimeout, SeatResult, TimeControl};
+use tabletop_core::{
+    Lifecycle, MatchView, OnDeadline, OnTimeout, OutReason, SeatResult, TimeControl,
+};
 
 pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
     match l {
@@ -48,6 +50,16 @@ pub fn result(r: &SeatResult) -> pb::PlayerResult {
     }
 }
 
+/// Why a seat is out, as a view says it.
+fn seat_out_reason(reason: OutReason) -> pb::SeatOutReason {
+    match reason {
+        OutReason::Rule => pb::SeatOutReason::Rule,
+        OutReason::Clock => pb::SeatOutReason::Clock,
+        OutReason::Resigned => pb::SeatOutReason::Resigned,
+        OutReason::Absent => pb::SeatOutReason::Absent,
+    }
+}
+
 /// A view moved into its message: the game's JSON and text (War's is 57 KB)
 /// are handed over, not copied.
 pub fn view(v: MatchView) -> pb::MatchView {
@@ -71,7 +83,8 @@ pub fn view(v: MatchView) -> pb::MatchView {
                 has_acted: s.has_acted,
                 resigned: s.resigned,
                 clock_remaining_ms: s.clock_remaining_ms,
-                out: s.out,
+                out: s.out.is_some(),
+                out_reason: s.out.map_or(pb::SeatOutReason::Unspecified, seat_out_reason) as i32,
             })
             .collect(),
         results: v.results.iter().map(result).collect(),
