@@ -25,6 +25,23 @@ pub mod playthrough;
 /// The admin token every test host is started with.
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
 
+/// `message` as a request carrying `secret` as `authorization: Bearer` metadata.
+pub fn with_credential<T>(secret: &str, message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {secret}")
+            .parse()
+            .expect("an ASCII credential"),
+    );
+    request
+}
+
+/// `message` as a request from the admin: what a test needs to choose a seed.
+pub fn as_admin<T>(message: T) -> tonic::Request<T> {
+    with_credential(ADMIN_TOKEN, message)
+}
+
 /// `target/<profile>`, found from the running binary: a test binary lives in
 /// its `deps/`, a tool binary (`playthroughs`) in it directly.
 pub fn target_dir() -> PathBuf {

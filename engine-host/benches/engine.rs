@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use engine_host::engine::{ActionRef, Engine, NewMatch};
+use engine_host::engine::{ActionRef, Caller, Engine, NewMatch};
 use engine_host::store::MemoryStore;
 use tabletop_core::legal::LegalDetail;
 use tabletop_core::{Lifecycle, ViewDetail};
@@ -76,12 +76,15 @@ impl Player<'_> {
     fn new_match(&mut self) {
         let created = self
             .engine
-            .create_match(NewMatch {
-                game: self.game.clone(),
-                players: self.players,
-                seed: Some(splitmix(&mut self.rng)),
-                ..Default::default()
-            })
+            .create_match(
+                &Caller::Anonymous,
+                NewMatch {
+                    game: self.game.clone(),
+                    players: self.players,
+                    seed: Some(splitmix(&mut self.rng)),
+                    ..Default::default()
+                },
+            )
             .expect("create");
         self.match_id = created.match_id;
         self.tokens = vec![String::new(); self.players as usize];
@@ -187,11 +190,14 @@ fn bench(c: &mut Criterion) {
         group.bench_function("action (legal + submit)", |b| b.iter(|| player.act()));
         for _ in 0..HELD_MATCHES {
             engine
-                .create_match(NewMatch {
-                    game: name.clone(),
-                    players,
-                    ..Default::default()
-                })
+                .create_match(
+                    &Caller::Anonymous,
+                    NewMatch {
+                        game: name.clone(),
+                        players,
+                        ..Default::default()
+                    },
+                )
                 .expect("create an idle match");
         }
         group.bench_function(

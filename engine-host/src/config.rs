@@ -78,10 +78,49 @@ pub struct Config {
     )]
     pub plugin_vet_timeout_ms: u64,
 
+    /// Most threads the blocking pool runs at once (the pool serves core
+    /// calls that may wait on a plugin or the store: Watch pages, reads of
+    /// unloaded matches, calls of demoted plugins). Default: 8 per core, at
+    /// least 16. Calls beyond it wait in line; a call stuck in a plugin
+    /// holds its thread until the plugin returns.
+    #[arg(
+        long,
+        env = "TABLETOP_BLOCKING_THREADS",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub blocking_threads: Option<u32>,
+
+    /// Whether a caller without a credential may create matches (never
+    /// with a seed or a hidden-information start position: those need an
+    /// organizer credential or the admin token). `deny` leaves creating to
+    /// organizers and the admin, for a host a platform runs.
+    #[arg(
+        long,
+        env = "TABLETOP_ANONYMOUS_CREATE",
+        value_enum,
+        default_value_t = AnonymousCreate::Allow
+    )]
+    pub anonymous_create: AnonymousCreate,
+
     /// Log format.
     #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 }
+
+/// Blocking-pool threads per core unless `--blocking-threads` says. The
+/// pool's work is CPU-bound (replaying logs through plugins, building views)
+/// or waits briefly on the store, so a few threads per core keep the cores
+/// busy. More only time-slice the same work while each thread keeps its own
+/// cache of freed blocks in malloc (glibc's tcache), which fills slowly:
+/// with tokio's default (512), 1 000 Watch streams on 2 cores kept ~250
+/// pool threads alive, and the memory malloc counted in use grew by ~10 MB
+/// over 16 000 finished matches with no more matches held (BENCHMARKS.md,
+/// "History and memory").
+pub const BLOCKING_THREADS_PER_CORE: usize = 8;
+
+/// The blocking pool's default size on a machine with few cores, so a few
+/// calls stuck in a plugin still leave room for the rest.
+pub const MIN_BLOCKING_THREADS: usize = 16;
 
 /// The hidden subcommand the host runs in a child process to check one
 /// plugin file (`tabletop_loader::vet`): `engine-host vet-plugin --cache DIR
@@ -115,6 +154,15 @@ pub enum StoreKind {
     Memory,
 }
 
+/// `--anonymous-create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnonymousCreate {
+    /// Anyone may create a match.
+    Allow,
+    /// Only organizers and the admin may.
+    Deny,
+}
+
 /// How logs are written (to stderr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -133,5 +181,30 @@ impl Config {
                 .and_then(|exe| exe.parent().map(PathBuf::from))
                 .unwrap_or_else(|| PathBuf::from("."))
         })
+    }
+
+    /// The blocking pool's size: `--blocking-threads`, or
+    /// [`BLOCKING_THREADS_PER_CORE`] per core (at least
+    /// [`MIN_BLOCKING_THREADS`]).
+    pub fn blocking_threads(&self, cores: usize) -> usize {
+        match self.blocking_threads {
+            Some(n) => n as usize,
+            None => (cores * BLOCKING_THREADS_PER_CORE).max(MIN_BLOCKING_THREADS),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_blocking_pool_has_a_few_threads_per_core_unless_told() {
+        let config = Config::parse_from(["engine-host"]);
+        assert_eq!(config.blocking_threads(1), MIN_BLOCKING_THREADS);
+        assert_eq!(config.blocking_threads(8), 8 * BLOCKING_THREADS_PER_CORE);
+        let config = Config::parse_from(["engine-host", "--blocking-threads", "3"]);
+        assert_eq!(config.blocking_threads(8), 3);
+        assert!(Config::try_parse_from(["engine-host", "--blocking-threads", "0"]).is_err());
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use engine_host::config::{Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
+use engine_host::config::{AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
 use engine_host::engine::{Engine, Offered};
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
@@ -27,8 +27,9 @@ fn init_logging(format: LogFormat) {
 }
 
 /// The configured admin token, or the one in DATA_DIR/admin-token, or a new one
-/// written there (readable only by the owner).
-fn admin_token(config: &Config) -> std::io::Result<String> {
+/// written there (readable only by the owner). A token file other users can
+/// read is refused: whoever reads it can load native code into the host.
+fn admin_token(config: &Config) -> Result<String, String> {
     if let Some(token) = &config.admin_token {
         return Ok(token.clone());
     }
@@ -36,13 +37,90 @@ fn admin_token(config: &Config) -> std::io::Result<String> {
     if let Ok(token) = std::fs::read_to_string(&file)
         && !token.trim().is_empty()
     {
+        refuse_if_shared(&file)?;
         return Ok(token.trim().to_string());
     }
     let token = tabletop_core::tokens::new_token();
-    write_private(&file, &token)?;
+    write_private(&file, &token)
+        .map_err(|e| format!("cannot write the admin token to {}: {e}", file.display()))?;
     tracing::info!(file = %file.display(), "generated an admin token");
     Ok(token)
 }
+
+/// Refuses a secret file that users other than its owner may read or write.
+#[cfg(unix)]
+fn refuse_if_shared(file: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "{} is open to other users (mode {:03o}); it holds the admin token: \
+             `chmod 600 {}` and start again",
+            file.display(),
+            mode & 0o777,
+            file.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn refuse_if_shared(_file: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// Creates the data directory for its owner alone (0700), and takes the
+/// group's and others' access away from one that exists with it: it holds
+/// the admin token, every match's seed and every seat's token hash.
+fn private_data_dir(dir: &Path) -> Result<(), String> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir)
+            .map_err(|e| format!("cannot read the data directory {}: {e}", dir.display()))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| {
+                format!(
+                    "cannot make the data directory {} private: {e}",
+                    dir.display()
+                )
+            })?;
+            tracing::warn!(
+                dir = %dir.display(),
+                was = format!("{:03o}", mode & 0o777),
+                "the data directory was open to other users; it is 0700 now"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Makes every file and directory the process creates its owner's alone
+/// (the store, its WAL, plugin copies, backups), whatever the caller's
+/// umask.
+#[cfg(unix)]
+fn private_files() {
+    // SAFETY: umask only sets the process's file-creation mask; it is called
+    // before any thread starts, and it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
+}
+
+#[cfg(not(unix))]
+fn private_files() {}
 
 /// The key the tokens of idempotent creations are derived from, kept in
 /// DATA_DIR/request-key (owner-only) so a retry after a restart gets the
@@ -73,7 +151,8 @@ fn write_private(file: &Path, content: &str) -> std::io::Result<()> {
 /// thread checks the matches that have a clock every 20 ms (a match ends at
 /// most that late; a move that arrives after the deadline is refused anyway).
 /// Once a second it also lets go of the finished matches kept longer than
-/// `retention` (the store has them).
+/// `retention` (the store has them) and hands the memory they freed back to
+/// the kernel, which can make a clock run out a few ms later still.
 fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
     let spawned = std::thread::Builder::new()
         .name("clocks".into())
@@ -87,6 +166,7 @@ fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
                     let unloaded = engine.unload_finished(retention);
                     if unloaded > 0 {
                         tracing::debug!(unloaded, "finished matches left memory");
+                        release_freed_memory();
                     }
                 }
             }
@@ -127,7 +207,11 @@ fn main() -> ExitCode {
     }
     let config = Config::parse();
     init_logging(config.log_format);
+    private_files();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    limit_malloc_arenas(cores);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(config.blocking_threads(cores))
         .enable_all()
         .build()
     {
@@ -146,6 +230,46 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// Hands the pages that unloaded matches freed back to the kernel. glibc's
+/// `free` gives memory back only from the top of an arena; a page freed
+/// between blocks still in use stays in the process, and as matches load
+/// and unload the arenas' holes wander, so the host's RSS crept up by
+/// ~0.2 MB per 1 000 finished matches with nothing more held
+/// (BENCHMARKS.md, "History and memory"). `malloc_trim` releases every
+/// whole free page; it took 1–5 ms a second under 1 000 Watch streams.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_freed_memory() {
+    // SAFETY: malloc_trim takes each arena's lock itself and only releases
+    // pages that no allocation uses.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Elsewhere the allocator decides when to give memory back.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_freed_memory() {}
+
+/// Gives glibc's malloc one arena per core instead of its default of eight
+/// per core. Each arena keeps the memory its threads freed for its own
+/// later use, so every extra arena holds free memory of its own: on 2 cores,
+/// with 1 000 Watch streams, 16 arenas made the host's RSS ~35 MB larger
+/// than 2 did for the same work (BENCHMARKS.md, "History and memory").
+/// With no more arenas than cores, threads rarely wait for one.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn limit_malloc_arenas(cores: usize) {
+    let arenas = libc::c_int::try_from(cores).unwrap_or(libc::c_int::MAX);
+    // SAFETY: mallopt only sets a malloc parameter; it is called before the
+    // runtime starts any thread, and M_ARENA_MAX takes any positive count.
+    if unsafe { libc::mallopt(libc::M_ARENA_MAX, arenas) } != 1 {
+        tracing::warn!(arenas, "could not limit glibc's malloc arenas");
+    }
+}
+
+/// Other C libraries keep no per-thread arenas of glibc's kind.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn limit_malloc_arenas(_cores: usize) {}
 
 /// The checking process for one plugin file (`engine-host vet-plugin`), run
 /// by the host before it loads the file: nothing of the server starts.
@@ -175,12 +299,7 @@ fn vetter(config: &Config) -> std::io::Result<Vetter> {
 }
 
 async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-        format!(
-            "cannot create the data directory {}: {e}",
-            config.data_dir.display()
-        )
-    })?;
+    private_data_dir(&config.data_dir)?;
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match config.store {
@@ -204,8 +323,12 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         Engine::new(store, &token, config.data_dir.join("plugin-cache"))
             .with_inline_limit(inline_limit)
             .with_vetter(vetter)
-            .with_request_key(request_key(&config)?),
+            .with_request_key(request_key(&config)?)
+            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow),
     );
+    // Read now, so a damaged credentials table stops the start, not a call.
+    let credentials = engine.load_credentials().map_err(|e| e.to_string())?;
+    tracing::info!(credentials, "organizer credentials loaded");
     engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);

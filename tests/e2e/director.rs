@@ -576,6 +576,8 @@ async fn the_open_seat_deadline_aborts_or_starts_without_the_absent_seats() {
         .join_match(pb::JoinMatchRequest {
             match_id: joined.match_id.clone(),
             seat: Some(1),
+            join_code: joined.join_codes[0].code.clone(),
+            ..Default::default()
         })
         .await
         .expect("join in time");

@@ -767,13 +767,15 @@ async fn clock_out_removes_seat_and_play_goes_on() {
         increment_ms: 20_000,
         on_timeout: on_timeout as i32,
     };
-    let new = |game: &str, players: u32| pb::CreateMatchRequest {
-        game: game.into(),
-        players,
-        seed: Some(7),
-        options: [("max_turns".to_string(), "40".to_string())].into(),
-        time_control: Some(clock(pb::OnTimeout::Out)),
-        ..Default::default()
+    let new = |game: &str, players: u32| {
+        tabletop_tests::as_admin(pb::CreateMatchRequest {
+            game: game.into(),
+            players,
+            seed: Some(7),
+            options: [("max_turns".to_string(), "40".to_string())].into(),
+            time_control: Some(clock(pb::OnTimeout::Out)),
+            ..Default::default()
+        })
     };
 
     // `out` with two players is refused: it would only be `lose`.

@@ -366,6 +366,8 @@ async fn open_seats_are_joined_resignation_ends_the_match() {
         .join_match(pb::JoinMatchRequest {
             match_id: created.match_id.clone(),
             seat: None,
+            join_code: created.join_codes[0].code.clone(),
+            ..Default::default()
         })
         .await
         .expect("join")
@@ -375,10 +377,21 @@ async fn open_seats_are_joined_resignation_ends_the_match() {
         joined.view.expect("view").state,
         pb::MatchState::Running as i32
     );
+    let reused = matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: created.match_id.clone(),
+            seat: None,
+            join_code: created.join_codes[0].code.clone(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("a join code admits once");
+    assert_eq!(reused.code(), Code::PermissionDenied);
     let again = matches
         .join_match(pb::JoinMatchRequest {
             match_id: created.match_id.clone(),
             seat: None,
+            ..Default::default()
         })
         .await
         .expect_err("no seat left");

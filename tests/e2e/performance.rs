@@ -187,13 +187,13 @@ async fn create_match_answers_with_the_view_detail_asked_for() {
     let mut matches = host.matches().await;
     for detail in [pb::ViewDetail::Summary, pb::ViewDetail::Unspecified] {
         let created = matches
-            .create_match(pb::CreateMatchRequest {
+            .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
                 game: "lanza".into(),
                 players: 2,
                 seed: Some(4),
                 view_detail: detail as i32,
                 ..Default::default()
-            })
+            }))
             .await
             .expect("create")
             .into_inner();

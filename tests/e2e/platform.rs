@@ -304,12 +304,18 @@ async fn a_retried_create_returns_the_same_match_and_tokens_also_after_sigkill()
     let mut host = Host::start_with(options.clone()).await;
     let mut matches = host.matches().await;
     let first = matches
-        .create_match(idempotent_request("platform-42/round-3/table-1", 7))
+        .create_match(tabletop_tests::as_admin(idempotent_request(
+            "platform-42/round-3/table-1",
+            7,
+        )))
         .await
         .expect("create")
         .into_inner();
     let retry = matches
-        .create_match(idempotent_request("platform-42/round-3/table-1", 7))
+        .create_match(tabletop_tests::as_admin(idempotent_request(
+            "platform-42/round-3/table-1",
+            7,
+        )))
         .await
         .expect("retry")
         .into_inner();
@@ -328,7 +334,10 @@ async fn a_retried_create_returns_the_same_match_and_tokens_also_after_sigkill()
         .expect("the retried token works");
 
     let other = matches
-        .create_match(idempotent_request("platform-42/round-3/table-1", 8))
+        .create_match(tabletop_tests::as_admin(idempotent_request(
+            "platform-42/round-3/table-1",
+            8,
+        )))
         .await
         .expect_err("a different request under the same id");
     assert_eq!(other.code(), tonic::Code::AlreadyExists);
@@ -343,7 +352,10 @@ async fn a_retried_create_returns_the_same_match_and_tokens_also_after_sigkill()
     let host = Host::start_with(options).await;
     let mut matches = host.matches().await;
     let after = matches
-        .create_match(idempotent_request("platform-42/round-3/table-1", 7))
+        .create_match(tabletop_tests::as_admin(idempotent_request(
+            "platform-42/round-3/table-1",
+            7,
+        )))
         .await
         .expect("retry after a restart")
         .into_inner();
@@ -357,7 +369,10 @@ async fn a_retried_create_returns_the_same_match_and_tokens_also_after_sigkill()
         .matches;
     assert_eq!(listed.len(), 1, "every retry answered with the one match");
     let too_long = matches
-        .create_match(idempotent_request(&"r".repeat(129), 7))
+        .create_match(tabletop_tests::as_admin(idempotent_request(
+            &"r".repeat(129),
+            7,
+        )))
         .await
         .expect_err("a request id over 128 bytes");
     assert_eq!(too_long.code(), tonic::Code::InvalidArgument);

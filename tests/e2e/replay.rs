@@ -146,7 +146,7 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
     // after creation and a bank clock that takes a seat out: seat 2 never
     // orders and runs out mid-turn; seat 1 resigns at the end.
     let created = matches
-        .create_match(pb::CreateMatchRequest {
+        .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
             game: "lanza".into(),
             players: 3,
             seed: Some(21),
@@ -158,11 +158,12 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
                 on_timeout: pb::OnTimeout::Out as i32,
             }),
             ..Default::default()
-        })
+        }))
         .await
         .expect("create")
         .into_inner();
     let lanza = created.match_id.clone();
+    let join_code = created.join_codes[0].code.clone();
     let mut tokens = vec![String::new(); 3];
     for seat in created.seats {
         tokens[seat.seat as usize] = seat.token;
@@ -175,6 +176,8 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
         .join_match(pb::JoinMatchRequest {
             match_id: lanza.clone(),
             seat: Some(2),
+            join_code,
+            ..Default::default()
         })
         .await
         .expect("join")
@@ -244,7 +247,7 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
 
     // Focus with a per-move clock that loses: the first mover never moves.
     let focus = matches
-        .create_match(pb::CreateMatchRequest {
+        .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
             game: "focus".into(),
             players: 2,
             seed: Some(5),
@@ -255,7 +258,7 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
                 on_timeout: pb::OnTimeout::Lose as i32,
             }),
             ..Default::default()
-        })
+        }))
         .await
         .expect("create focus")
         .into_inner();

@@ -31,7 +31,10 @@ pub async fn create(
         ..Default::default()
     };
     let short = [("max_turns", E2E_MAX_TURNS.to_string())];
-    let created = match matches.create_match(request(&short)).await {
+    let created = match matches
+        .create_match(tabletop_tests::as_admin(request(&short)))
+        .await
+    {
         Ok(created) => created,
         // A game without a (small enough) turn limit is played as it is.
         Err(status)
@@ -39,7 +42,7 @@ pub async fn create(
                 && status.message().contains("max_turns") =>
         {
             matches
-                .create_match(request(&[]))
+                .create_match(tabletop_tests::as_admin(request(&[])))
                 .await
                 .unwrap_or_else(|e| panic!("create {game} for {players}: {e}"))
         }

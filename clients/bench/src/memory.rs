@@ -111,11 +111,14 @@ pub fn measure(
 
 fn create(engine: &Engine, game: &str, players: u32) -> Result<(), String> {
     engine
-        .create_match(NewMatch {
-            game: game.to_string(),
-            players,
-            ..Default::default()
-        })
+        .create_match(
+            &engine_host::engine::Caller::Anonymous,
+            NewMatch {
+                game: game.to_string(),
+                players,
+                ..Default::default()
+            },
+        )
         .map(drop)
         .map_err(|e| format!("{game}: create: {e}"))
 }

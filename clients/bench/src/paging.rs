@@ -305,7 +305,6 @@ async fn create(
         .create_match(pb::CreateMatchRequest {
             game: game.to_string(),
             players: seats,
-            seed: Some(index as u64),
             view_detail: pb::ViewDetail::Summary as i32,
             labels: [
                 ("tournament", "paging-bench".to_string()),

@@ -10,8 +10,8 @@ use tabletop_proto::v1::{
     watch_client::WatchClient,
 };
 use tokio_stream::StreamExt;
-use tonic::transport::Channel;
 
+use crate::connection::Conn;
 use crate::render;
 use crate::{Cli, Command};
 
@@ -53,15 +53,6 @@ impl From<std::io::Error> for CliError {
 
 pub(crate) type CliResult = Result<(), CliError>;
 
-async fn connect(server: &str) -> Result<Channel, CliError> {
-    let endpoint = Channel::from_shared(server.to_string())
-        .map_err(|e| CliError::Usage(format!("bad server address `{server}`: {e}")))?;
-    endpoint
-        .connect()
-        .await
-        .map_err(|e| CliError::Connect(server.to_string(), e.to_string()))
-}
-
 pub(crate) fn print_json(value: &serde_json::Value) {
     outln!(
         "{}",
@@ -90,7 +81,7 @@ pub async fn run(cli: Cli) -> CliResult {
         // Local: no connection.
         return crate::replay::run(&file, plugin_dir, step, all);
     }
-    let channel = connect(&cli.server).await?;
+    let channel = crate::connection::connect(&cli.server, &cli.credential).await?;
     let json = cli.json;
     match cli.command {
         Command::Games { game } => games(channel, game, json).await,
@@ -102,6 +93,8 @@ pub async fn run(cli: Cli) -> CliResult {
             version,
             position,
             open_seats,
+            public_open_seats,
+            players_named,
             per_move_ms,
             bank_ms,
             increment_ms,
@@ -135,6 +128,8 @@ pub async fn run(cli: Cli) -> CliResult {
                 seed,
                 start_position: position,
                 open_seats,
+                public_open_seats,
+                seat_players: crate::access::seat_players(&players_named)?,
                 time_control,
                 view_detail: pb::ViewDetail::Full as i32,
                 labels: crate::listing::pairs("label", &labels)?,
@@ -157,18 +152,36 @@ pub async fn run(cli: Cli) -> CliResult {
                     "seats": created.seats.iter().map(|s| serde_json::json!({
                         "seat": s.seat, "token": s.token,
                     })).collect::<Vec<_>>(),
+                    "join_codes": created.join_codes.iter().map(|c| serde_json::json!({
+                        "seat": c.seat, "code": c.code,
+                    })).collect::<Vec<_>>(),
                 }));
             } else {
                 outln!("match {}", created.match_id);
                 for seat in &created.seats {
                     outln!("seat {} token {}", seat.seat, seat.token);
                 }
+                for code in &created.join_codes {
+                    outln!("seat {} join code {}", code.seat, code.code);
+                }
             }
             Ok(())
         }
-        Command::Join { match_id, seat } => {
+        Command::Join {
+            match_id,
+            seat,
+            code,
+            name,
+            external_id,
+        } => {
             let joined = MatchesClient::new(channel)
-                .join_match(pb::JoinMatchRequest { match_id, seat })
+                .join_match(pb::JoinMatchRequest {
+                    match_id,
+                    seat,
+                    join_code: code,
+                    display_name: name,
+                    external_id,
+                })
                 .await?
                 .into_inner();
             if json {
@@ -341,6 +354,9 @@ pub async fn run(cli: Cli) -> CliResult {
         | Command::Pause { .. }
         | Command::Resume { .. }
         | Command::AddTime { .. }) => crate::director::run(channel, command, json).await,
+        command @ (Command::ReissueToken { .. } | Command::Credential { .. }) => {
+            crate::access::run(channel, command, json).await
+        }
         Command::Backup { file, admin_token } => {
             let written = AdminClient::new(channel)
                 .backup(pb::BackupRequest {
@@ -396,7 +412,7 @@ fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliErro
     }
 }
 
-async fn games(channel: Channel, game: Option<String>, json: bool) -> CliResult {
+async fn games(channel: Conn, game: Option<String>, json: bool) -> CliResult {
     let mut catalog = CatalogClient::new(channel);
     match game {
         Some(name) => {
@@ -441,7 +457,7 @@ async fn games(channel: Channel, game: Option<String>, json: bool) -> CliResult 
 const CLEAR_SCREEN: &str = "\x1b[2J\x1b[H";
 
 async fn watch(
-    channel: Channel,
+    channel: Conn,
     match_id: String,
     token: String,
     from_version: Option<u64>,
@@ -491,7 +507,7 @@ async fn watch(
     Ok(())
 }
 
-async fn play(channel: Channel, match_id: String, token: String) -> CliResult {
+async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
     let mut matches = MatchesClient::new(channel);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();

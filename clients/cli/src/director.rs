@@ -5,14 +5,14 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::director_client::DirectorClient;
 use tabletop_proto::v1::lifecycle_event::Kind;
 use tokio_stream::StreamExt;
-use tonic::transport::Channel;
 
 use crate::Command;
 use crate::commands::{CliError, CliResult, print_json};
+use crate::connection::Conn;
 use crate::render;
 
 /// Runs one of the director's commands.
-pub async fn run(channel: Channel, command: Command, json: bool) -> CliResult {
+pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
     let mut director = DirectorClient::new(channel);
     let view = match command {
         Command::Feed {
@@ -113,7 +113,7 @@ pub async fn run(channel: Channel, command: Command, json: bool) -> CliResult {
 
 /// Prints the feed's events as they come, until the server ends the stream.
 async fn feed(
-    director: &mut DirectorClient<Channel>,
+    director: &mut DirectorClient<Conn>,
     request: pb::FollowLifecycleRequest,
     json: bool,
 ) -> CliResult {

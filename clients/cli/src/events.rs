@@ -2,9 +2,9 @@
 
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::watch_client::WatchClient;
-use tonic::transport::Channel;
 
 use crate::commands::CliResult;
+use crate::connection::Conn;
 
 /// Events asked for per call.
 const PAGE: u32 = 200;
@@ -12,7 +12,7 @@ const PAGE: u32 = 200;
 /// Prints every event after `from` as the token's holder (or a spectator)
 /// was told it: one line each, or one JSON object per line with `--json`.
 pub async fn list(
-    channel: Channel,
+    channel: Conn,
     match_id: String,
     token: String,
     from: u64,

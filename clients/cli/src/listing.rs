@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
-use tonic::transport::Channel;
 
 use crate::commands::{CliError, CliResult, print_json};
+use crate::connection::Conn;
 use crate::{StateArg, render};
 
 /// Parses repeated `KEY=VALUE` arguments; `what` names them in the error.
@@ -47,7 +47,7 @@ fn state(state: Option<StateArg>) -> pb::MatchState {
 /// Prints one page from `page_token` (and the token of the next, on
 /// stderr so `--json` stays one document), or with `all` every page.
 pub async fn matches(
-    channel: Channel,
+    channel: Conn,
     filters: Filters,
     page_token: Option<String>,
     all: bool,

@@ -34,7 +34,9 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::write_stdout(&format!("{}\n", format!($($arg)*))) };
 }
 
+mod access;
 mod commands;
+mod connection;
 mod director;
 mod events;
 mod listing;
@@ -58,6 +60,16 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text (read commands).
     #[arg(long, global = true)]
     pub json: bool,
+    /// An organizer credential (or the admin token), sent with every call as
+    /// `authorization: Bearer SECRET`.
+    #[arg(
+        long,
+        global = true,
+        env = "TABLETOP_CREDENTIAL",
+        default_value = "",
+        hide_env_values = true
+    )]
+    pub credential: String,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -70,7 +82,8 @@ pub enum Command {
         /// Describe this game in full.
         game: Option<String>,
     },
-    /// Create a match; prints its id and the seat tokens.
+    /// Create a match; prints its id, the seat tokens and the open seats'
+    /// join codes.
     New {
         /// The game.
         game: String,
@@ -89,9 +102,17 @@ pub enum Command {
         /// Start position in the game's notation.
         #[arg(long)]
         position: Option<String>,
-        /// Leave these seats open for `join` (repeatable).
+        /// Leave these seats open for `join` (repeatable). Each gets a join
+        /// code, printed here, for the player invited to it.
         #[arg(long = "open-seat")]
         open_seats: Vec<u32>,
+        /// Let anyone join the open seats, without a join code.
+        #[arg(long, requires = "open_seats")]
+        public_open_seats: bool,
+        /// Who holds a seat taken now, `SEAT=NAME` or `SEAT=NAME:EXTERNAL_ID`
+        /// (repeatable); shown in views, records, results and the feed.
+        #[arg(long = "player", value_name = "SEAT=NAME[:ID]")]
+        players_named: Vec<String>,
         /// Clock: time for each move, in milliseconds (0 = no per-move limit).
         #[arg(long, value_name = "MS")]
         per_move_ms: Option<i64>,
@@ -125,9 +146,49 @@ pub enum Command {
     Join {
         /// The match.
         match_id: String,
-        /// The seat (default: the lowest open one).
+        /// The seat (default: the lowest open one, or the code's seat).
         #[arg(long)]
         seat: Option<u32>,
+        /// The seat's join code, from the match's creator.
+        #[arg(long, default_value = "")]
+        code: String,
+        /// The name to show for this seat.
+        #[arg(long, default_value = "")]
+        name: String,
+        /// The platform's id for the player.
+        #[arg(long, default_value = "")]
+        external_id: String,
+    },
+    /// Give a taken seat a new token (organizer or admin); the old one
+    /// stops working.
+    ReissueToken {
+        /// The match.
+        match_id: String,
+        /// The seat.
+        #[arg(long)]
+        seat: u32,
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
+        admin_token: String,
+    },
+    /// Issue, revoke and list organizer credentials (admin).
+    Credential {
+        /// What to do.
+        #[command(subcommand)]
+        action: CredentialAction,
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
+        admin_token: String,
     },
     /// Show a match (as a seat with --token, else as a spectator).
     Show {
@@ -231,8 +292,13 @@ pub enum Command {
     Export {
         /// The match.
         match_id: String,
-        /// Admin token (needed while the match runs).
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN", default_value = "")]
+        /// Admin token (or use --credential; needed while the match runs).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
         /// Write to this file instead of stdout.
         #[arg(long, short = 'o')]
@@ -240,8 +306,13 @@ pub enum Command {
     },
     /// List loaded plugins (admin).
     Plugins {
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
     /// Step through a match record (a file from `export`), forward and back,
@@ -264,11 +335,16 @@ pub enum Command {
     LoadPlugin {
         /// Path on the server's machine.
         path: String,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
-    /// Follow the lifecycle of every match (admin): created, seats, started,
+    /// Follow the lifecycle of every match (organizer or admin): created, seats, started,
     /// paused, finished, aborted …; one line (or JSON object) per event,
     /// each with its cursor. Runs until interrupted.
     Feed {
@@ -281,49 +357,76 @@ pub enum Command {
         /// Start after this cursor (the last one a previous run printed).
         #[arg(long, value_name = "CURSOR", default_value_t = 0)]
         from: u64,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
-    /// End a match without a result (admin).
+    /// End a match without a result (organizer or admin).
     Abort {
         /// The match.
         match_id: String,
         /// Why (shown in the feed, the view and the record).
         #[arg(long, default_value = "")]
         reason: String,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
-    /// End a running match with a director's result (admin).
+    /// End a running match with a director's result (organizer or
+    /// admin).
     Adjudicate {
         /// The match.
         match_id: String,
         /// Every seat's rank, in seat order: `--ranks 1,2` (seat 0 wins).
         #[arg(long, value_delimiter = ',', required = true)]
         ranks: Vec<u32>,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
-    /// Stop a running match's clocks and refuse actions until `resume` (admin).
+    /// Stop a running match's clocks and refuse actions until `resume`
+    /// (organizer or admin).
     Pause {
         /// The match.
         match_id: String,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
-    /// Restart a paused match's clocks (admin).
+    /// Restart a paused match's clocks (organizer or admin).
     Resume {
         /// The match.
         match_id: String,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
-    /// Give a seat more time (admin).
+    /// Give a seat more time (organizer or admin).
     AddTime {
         /// The match.
         match_id: String,
@@ -333,8 +436,13 @@ pub enum Command {
         /// How much, in milliseconds.
         #[arg(long, value_name = "MS")]
         ms: i64,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
     /// Write a consistent copy of the running server's match store to a new
@@ -343,10 +451,33 @@ pub enum Command {
     Backup {
         /// Path of the new file on the server's machine.
         file: String,
-        /// Admin token.
-        #[arg(long, env = "TABLETOP_ADMIN_TOKEN")]
+        /// Admin token (or use --credential).
+        #[arg(
+            long,
+            env = "TABLETOP_ADMIN_TOKEN",
+            default_value = "",
+            hide_env_values = true
+        )]
         admin_token: String,
     },
+}
+
+/// `tabletop credential …`.
+#[derive(Debug, Subcommand)]
+pub enum CredentialAction {
+    /// Issue an organizer credential; prints its id and its secret (shown
+    /// once).
+    Issue {
+        /// Who it is for.
+        name: String,
+    },
+    /// Revoke a credential: calls with it are refused from then on.
+    Revoke {
+        /// The credential's id.
+        credential_id: String,
+    },
+    /// List every credential issued (never a secret).
+    List,
 }
 
 /// `tabletop matches --state`.

@@ -16,6 +16,12 @@ pub enum Credential {
     Seat,
     /// The host's admin token.
     Admin,
+    /// An organizer credential (or the admin token).
+    Organizer,
+    /// The join code of an invite-only open seat.
+    JoinCode,
+    /// A credential sent as request metadata: organizer or admin.
+    Bearer,
 }
 
 impl Credential {
@@ -24,6 +30,9 @@ impl Credential {
         match self {
             Credential::Seat => "seat",
             Credential::Admin => "admin",
+            Credential::Organizer => "organizer",
+            Credential::JoinCode => "join_code",
+            Credential::Bearer => "bearer",
         }
     }
 }
@@ -180,6 +189,13 @@ pub enum HostError {
         /// Which token.
         credential: Credential,
     },
+    /// The caller's credential is valid but does not allow this call.
+    NotPermitted {
+        /// What was asked for.
+        what: String,
+        /// The weakest credential that allows it.
+        needed: Credential,
+    },
 
     // Plugins.
     /// A plugin file to load cannot be read.
@@ -308,6 +324,15 @@ impl fmt::Display for HostError {
             HostError::TokenRequired {
                 credential: Credential::Admin,
             } => f.write_str("the admin token is required"),
+            HostError::TokenRequired {
+                credential: Credential::Organizer | Credential::Bearer,
+            } => f.write_str(
+                "an organizer credential or the admin token is required (request metadata \
+                 `authorization: Bearer SECRET`)",
+            ),
+            HostError::TokenRequired {
+                credential: Credential::JoinCode,
+            } => f.write_str("this seat is invite-only: joining it needs its join code"),
             HostError::ExportNeedsAdmin => f.write_str(
                 "the match is still running: its record reveals hidden information, so \
                  exporting it needs the admin token",
@@ -318,6 +343,16 @@ impl fmt::Display for HostError {
             HostError::BadToken {
                 credential: Credential::Admin,
             } => f.write_str("wrong admin token"),
+            HostError::BadToken {
+                credential: Credential::Organizer | Credential::Bearer,
+            } => f.write_str("unknown or revoked credential"),
+            HostError::BadToken {
+                credential: Credential::JoinCode,
+            } => f.write_str("wrong join code for this seat"),
+            HostError::NotPermitted { what, needed } => match needed {
+                Credential::Admin => write!(f, "{what} needs the admin token"),
+                _ => write!(f, "{what} needs an organizer credential or the admin token"),
+            },
             HostError::PluginFileUnreadable { path, error } => {
                 write!(f, "cannot read {path}: {error}")
             }

@@ -33,12 +33,18 @@ use crate::simultaneous::HeldAction;
 use crate::view::{MatchView, ViewDetail};
 
 /// A seat taken after the match was created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatJoin {
     /// The seat.
     pub seat: u32,
     /// When, ms since the Unix epoch.
     pub at_ms: i64,
+    /// The name the joining player gave.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub display_name: String,
+    /// The platform's id the joining player gave.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub external_id: String,
 }
 
 /// What a walk through the history reached, as it leaves the match right
@@ -209,7 +215,7 @@ impl Match {
                                 join.seat
                             ))
                         })?;
-                        m.take_seat(join.seat, hash, join.at_ms)?;
+                        m.take_seat(join.clone(), hash)?;
                         let event = HostEvent::Joined { seat: join.seat };
                         if sink(
                             &m,

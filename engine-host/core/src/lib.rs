@@ -30,6 +30,7 @@
 //!     time_control: None,
 //!     labels: Default::default(),
 //!     open_seat_deadline: None,
+//!     seat_players: Vec::new(),
 //! };
 //! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];
 //! let mut m = Match::create(game, setup, tokens).unwrap();
@@ -46,6 +47,7 @@ pub mod error;
 pub mod fanout;
 mod game_match;
 pub mod history;
+pub mod identity;
 pub mod legal;
 pub mod log;
 pub mod out;
@@ -69,6 +71,7 @@ pub use fanout::{
 };
 pub use game_match::{Match, Submitted};
 pub use history::{History, SeatJoin};
+pub use identity::SeatPlayer;
 pub use legal::LegalDetail;
 pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
 pub use out::OutReason;

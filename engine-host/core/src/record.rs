@@ -28,6 +28,9 @@
 //! the game with the plugin's `remove_player` and the match went on. Replay
 //! calls `remove_player` again at that point (the plugin must accept it as it
 //! did live), so the entries after it replay as they were played.
+//! `seat_players` (`[{"seat": 0, "display_name": "Ana", "external_id": "p-17"}]`)
+//! names who played each seat, as the creator or the joining player said;
+//! it is absent when nobody said.
 //! `on_timeout` is written only when it is `out`; a record without it means
 //! `lose`, so records of earlier versions read as they did. `final_position`
 //! and `results` let an importer verify the replay.
@@ -70,6 +73,9 @@ pub struct Record {
     /// The open-seat deadline, if the match had one (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    /// Who played each seat (absent when nobody said).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_players: Vec<crate::SeatPlayer>,
     /// Every state change in order.
     pub actions: Vec<LogEntry>,
     /// Life stage at export.
@@ -96,6 +102,10 @@ impl Record {
             time_control: m.setup.time_control,
             labels: m.setup.labels.clone(),
             open_seat_deadline: m.setup.open_seat_deadline,
+            seat_players: (0..m.setup.players)
+                .map(|seat| m.player(seat))
+                .filter(|p| !p.is_anonymous())
+                .collect(),
             actions: m.log.clone(),
             state: m.lifecycle,
             results: m.results.clone(),
@@ -117,6 +127,7 @@ impl Record {
             time_control: self.time_control,
             labels: self.labels.clone(),
             open_seat_deadline: self.open_seat_deadline,
+            seat_players: self.seat_players.clone(),
         }
     }
 

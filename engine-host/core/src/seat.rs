@@ -45,6 +45,8 @@ pub struct SeatInfo {
     pub out: Option<OutReason>,
     /// Time left on the seat's clock (None: no clock).
     pub clock_remaining_ms: Option<i64>,
+    /// Who holds it.
+    pub player: crate::SeatPlayer,
 }
 
 /// A seat.
@@ -88,8 +90,32 @@ impl Match {
         }
     }
 
-    /// Takes an open seat (`seat`, or the lowest open one).
-    pub fn join(&mut self, seat: Option<Player>, token_hash: [u8; 32]) -> HostResult<Player> {
+    /// Gives the taken `seat` the token hashed `token_hash`; returns the
+    /// hash it replaces, so a caller whose store refused the change can
+    /// put it back.
+    pub fn reissue_token(&mut self, seat: Player, token_hash: [u8; 32]) -> HostResult<[u8; 32]> {
+        let players = self.setup.players;
+        let slot = self
+            .seats
+            .get_mut(seat as usize)
+            .ok_or(HostError::UnknownSeat { seat, players })?;
+        let Some(previous) = slot.token_hash.replace(token_hash) else {
+            slot.token_hash = None;
+            return Err(HostError::InvalidRequest(format!(
+                "seat {seat} is open: it has no token to re-issue"
+            )));
+        };
+        Ok(previous)
+    }
+
+    /// Takes an open seat (`seat`, or the lowest open one) for `player`
+    /// (whose `seat` is ignored).
+    pub fn join(
+        &mut self,
+        seat: Option<Player>,
+        token_hash: [u8; 32],
+        player: &crate::SeatPlayer,
+    ) -> HostResult<Player> {
         if self.lifecycle != Lifecycle::Waiting {
             return Err(HostError::NoOpenSeat);
         }
@@ -113,20 +139,23 @@ impl Match {
                 .map(|p| p as Player)
                 .ok_or(HostError::NoOpenSeat)?,
         };
-        self.take_seat(seat, token_hash, now_ms())?;
+        player.check().map_err(HostError::InvalidRequest)?;
+        let join = SeatJoin {
+            seat,
+            at_ms: now_ms(),
+            display_name: player.display_name.clone(),
+            external_id: player.external_id.clone(),
+        };
+        self.take_seat(join, token_hash)?;
         Ok(seat)
     }
 
-    /// `seat` (open) is taken at `at_ms`: the match starts once no seat is
+    /// `join.seat` (open) is taken: the match starts once no seat is
     /// open, and watchers are told.
-    pub(crate) fn take_seat(
-        &mut self,
-        seat: Player,
-        token_hash: [u8; 32],
-        at_ms: i64,
-    ) -> HostResult<()> {
+    pub(crate) fn take_seat(&mut self, join: SeatJoin, token_hash: [u8; 32]) -> HostResult<()> {
+        let (seat, at_ms) = (join.seat, join.at_ms);
         self.seats[seat as usize].token_hash = Some(token_hash);
-        self.joins.push(SeatJoin { seat, at_ms });
+        self.joins.push(join);
         if self.seats.iter().all(|s| s.token_hash.is_some()) {
             self.lifecycle = Lifecycle::Running;
             self.start_clocks(at_ms)?;

@@ -46,6 +46,9 @@ pub struct MatchSetup {
     /// When its open seats must be taken by, and what happens if not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    /// Who plays the seats taken at creation, as the creator said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_players: Vec<crate::SeatPlayer>,
 }
 
 /// Most labels a match may have.

@@ -156,6 +156,7 @@ fn new_match() -> Match {
         time_control: None,
         labels: Default::default(),
         open_seat_deadline: None,
+        seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(Placing));
     Match::create(game, setup, vec![Some([0; 32]), Some([1; 32])]).unwrap()
@@ -264,6 +265,7 @@ fn lanza_match(t0: i64) -> Match {
         }),
         labels: Default::default(),
         open_seat_deadline: None,
+        seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let mut m = Match::create(game, setup, vec![Some([1; 32]); 3]).unwrap();
@@ -464,6 +466,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
         }),
         labels: Default::default(),
         open_seat_deadline: None,
+        seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
     let hashes = vec![Some([1; 32]), Some([2; 32]), None, None];
@@ -480,8 +483,8 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
             all.extend(new);
         }
     };
-    m.join(Some(3), [4; 32]).unwrap();
-    m.join(None, [3; 32]).unwrap();
+    m.join(Some(3), [4; 32], &Default::default()).unwrap();
+    m.join(None, [3; 32], &Default::default()).unwrap();
     record(&m, &mut feed);
     let mut later = 0;
     for turn in 0..12 {

@@ -88,6 +88,7 @@ impl Match {
                 resigned: self.seats[p as usize].resigned,
                 out: out[p as usize],
                 clock_remaining_ms: self.clock_remaining(p, now),
+                player: self.player(p),
             })
             .collect();
         let pending_action = match viewer {

@@ -5,14 +5,15 @@ use std::path::Path;
 use tabletop_core::{HostError, HostResult};
 
 use super::Engine;
+use super::access::{Caller, Need};
 use crate::store::Backup;
 
 impl Engine {
     /// Writes a consistent copy of the match store to a new file at `path`
     /// on this machine (admin only). Play goes on: the store takes the copy
     /// between two of its commits.
-    pub fn backup(&self, admin_token: &str, path: &str) -> HostResult<Backup> {
-        self.check_admin(admin_token)?;
+    pub fn backup(&self, caller: &Caller, path: &str) -> HostResult<Backup> {
+        caller.require(Need::Admin, "a backup")?;
         if path.is_empty() {
             return Err(HostError::InvalidRequest(
                 "a path for the backup is required".into(),

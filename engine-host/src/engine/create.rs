@@ -4,23 +4,43 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use tabletop_core::director::MAX_OPEN_SEAT_WAIT_MS;
+use tabletop_core::error::Credential;
+use tabletop_core::identity::check_seat_players;
 use tabletop_core::setup::check_labels;
-use tabletop_core::tokens::{hash_token, new_token};
+use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
 use tabletop_core::{
     HostError, HostResult, Match, MatchSetup, MatchView, OnDeadline, OnTimeout, OpenSeatDeadline,
-    ViewDetail, now_ms,
+    SeatPlayer, ViewDetail, now_ms,
 };
 use tabletop_loader::Plugin;
 use tabletop_sdk::{DynGame, Viewer};
 
+use super::access::{Caller, Need};
 use super::lifecycle;
 use super::{
-    Created, Engine, NewMatch, SeatHashes, TryCreate, caught, issue_tokens, lock, new_match_id,
+    Created, Engine, LiveMatch, NewMatch, SeatHashes, TryCreate, caught, issue_tokens, lock,
+    new_match_id,
 };
 use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch, StoredRequest};
 
 /// Longest request id, in bytes.
 pub const MAX_REQUEST_ID: usize = 128;
+
+/// (seat, token) of the taken seats and (seat, join code) of the
+/// invite-only open seats of a new match.
+type SeatSecrets = (Vec<(u32, String)>, Vec<(u32, String)>);
+
+/// The seats of a new match: what is stored and what is handed out.
+pub(super) struct NewSeats {
+    /// Token hash per seat (None: open).
+    pub hashes: SeatHashes,
+    /// (seat, token) to hand out.
+    pub tokens: Vec<(u32, String)>,
+    /// Join code hash per seat (empty: no seat needs one).
+    pub join_code_hashes: SeatHashes,
+    /// (seat, join code) to hand out.
+    pub join_codes: Vec<(u32, String)>,
+}
 
 /// What makes two creation requests the same request: every field that
 /// shapes the match (the seed as asked for, not as drawn).
@@ -36,6 +56,8 @@ fn request_hash(request: &NewMatch) -> [u8; 32] {
         "time_control": request.time_control,
         "labels": request.labels,
         "open_seat_wait": request.open_seat_wait,
+        "seat_players": request.seat_players,
+        "public_open_seats": request.public_open_seats,
     });
     Sha256::digest(canonical.to_string().as_bytes()).into()
 }
@@ -69,14 +91,51 @@ fn check_open_seat_wait(
     Ok(())
 }
 
+/// What stays secret while a match runs and so may be chosen only by an
+/// organizer: the seed (a player who knew it could replay the chance
+/// stream, or clone the match and read the clone's record), and a start
+/// position of a game with hidden information (its writer wrote the deal).
+fn secret_choice(manifest: &tabletop_sdk::Manifest, request: &NewMatch) -> Option<&'static str> {
+    if request.seed.is_some() {
+        Some("choosing a match's seed")
+    } else if request.start_position.is_some() && manifest.hidden_information {
+        Some("a start position for a game with hidden information")
+    } else {
+        None
+    }
+}
+
 impl Engine {
+    /// Refuses a creation `caller` may not make (see [`super::access`]).
+    fn check_create(
+        &self,
+        caller: &Caller,
+        manifest: &tabletop_sdk::Manifest,
+        request: &NewMatch,
+    ) -> HostResult<()> {
+        if let Some(what) = secret_choice(manifest, request) {
+            return match caller.require(Need::Organizer, what) {
+                Err(HostError::TokenRequired { .. }) => Err(HostError::NotPermitted {
+                    what: what.to_string(),
+                    needed: Credential::Organizer,
+                }),
+                other => other,
+            };
+        }
+        if !self.anonymous_create {
+            caller.require(Need::Organizer, "creating a match")?;
+        }
+        Ok(())
+    }
+
     /// Creates a match; stored before this returns. A request with a
     /// request id that was stored before is answered as it was then.
-    pub fn create_match(&self, request: NewMatch) -> HostResult<Created> {
+    pub fn create_match(&self, caller: &Caller, request: NewMatch) -> HostResult<Created> {
+        let plugin = self.plugin(&request.game, request.version.as_deref())?;
+        self.check_create(caller, plugin.manifest(), &request)?;
         if let Some(answered) = self.answered(&request)? {
             return Ok(answered);
         }
-        let plugin = self.plugin(&request.game, request.version.as_deref())?;
         let retry = request.request_id.is_some().then(|| request.clone());
         let (created, commit) = self.create_match_queued(&plugin, request)?;
         if let Err(e) = commit.wait() {
@@ -109,35 +168,72 @@ impl Engine {
         }
         let slot = self.slot(&stored.match_id)?;
         let m = lock(&slot);
-        let tokens = (0..m.setup().players)
-            .filter(|seat| !request.open_seats.contains(seat))
-            .map(|seat| (seat, self.derived_token(request_id, seat)))
-            .collect();
+        let (tokens, join_codes) = self.derived_secrets(request_id, request);
         Ok(Some(Created {
             match_id: stored.match_id.clone(),
             tokens,
+            join_codes,
             view: m.view_with(Viewer::Spectator, request.view_detail)?,
         }))
     }
 
-    /// The token of `seat` in the match created by request `request_id`.
-    fn derived_token(&self, request_id: &str, seat: u32) -> String {
+    /// The token of `seat` in the match created by request `request_id`
+    /// (`purpose` keeps a seat's token and its join code apart).
+    fn derived_token(&self, request_id: &str, seat: u32, purpose: &[u8]) -> String {
         let mut hasher = Sha256::new();
         hasher.update(self.request_key);
         hasher.update((request_id.len() as u64).to_le_bytes());
         hasher.update(request_id.as_bytes());
         hasher.update(seat.to_le_bytes());
+        hasher.update(purpose);
         hex::encode(&hasher.finalize()[..16])
+    }
+
+    /// The seat tokens and join codes of the match request `request_id`
+    /// creates: the same on every retry.
+    fn derived_secrets(&self, request_id: &str, request: &NewMatch) -> SeatSecrets {
+        let tokens = (0..request.players)
+            .filter(|seat| !request.open_seats.contains(seat))
+            .map(|seat| (seat, self.derived_token(request_id, seat, b"")))
+            .collect();
+        let codes = if request.public_open_seats {
+            Vec::new()
+        } else {
+            request
+                .open_seats
+                .iter()
+                .map(|&seat| (seat, self.derived_token(request_id, seat, b"join")))
+                .collect()
+        };
+        (tokens, codes)
+    }
+
+    /// Fresh seat tokens and join codes for `request`.
+    fn fresh_secrets(request: &NewMatch) -> SeatSecrets {
+        let (tokens, _) = issue_tokens(request.players, &request.open_seats);
+        let codes = if request.public_open_seats {
+            Vec::new()
+        } else {
+            request
+                .open_seats
+                .iter()
+                .map(|&seat| (seat, new_token()))
+                .collect()
+        };
+        (tokens, codes)
     }
 
     /// [`Engine::create_match`] without waiting for the disk, on this
     /// thread, unless its plugin may not run here (see [`TryCreate`]).
-    pub fn try_create_match(&self, request: NewMatch) -> TryCreate {
+    pub fn try_create_match(&self, caller: &Caller, request: NewMatch) -> TryCreate {
         let plugin = match self.plugin(&request.game, request.version.as_deref()) {
             Ok(plugin) => plugin,
             Err(e) => return TryCreate::Ran(Err(e), Commit::done()),
         };
         let manifest = plugin.manifest();
+        if let Err(e) = self.check_create(caller, manifest, &request) {
+            return TryCreate::Ran(Err(e), Commit::done());
+        }
         let trust = self.inline.trust_for(&manifest.name, &manifest.version);
         // A request id is looked up in the store first, which may wait on
         // the disk: not on this thread.
@@ -212,31 +308,42 @@ impl Engine {
             }
         }
         check_labels(&request.labels).map_err(HostError::InvalidSetup)?;
+        check_seat_players(&request.seat_players, request.players, &request.open_seats)
+            .map_err(HostError::InvalidSetup)?;
+        if request.public_open_seats && request.open_seats.is_empty() {
+            return Err(HostError::InvalidSetup(
+                "public open seats need open seats".into(),
+            ));
+        }
         if let Some((wait_ms, on_deadline)) = request.open_seat_wait {
             check_open_seat_wait(manifest, &request, wait_ms, on_deadline)?;
         }
-        let (tokens, hashes) = match &request.request_id {
+        let (tokens, join_codes) = match &request.request_id {
             Some(request_id) => {
                 if request_id.is_empty() || request_id.len() > MAX_REQUEST_ID {
                     return Err(HostError::InvalidRequest(format!(
                         "a request id has 1 to {MAX_REQUEST_ID} bytes"
                     )));
                 }
-                let tokens: Vec<(u32, String)> = (0..request.players)
-                    .filter(|seat| !request.open_seats.contains(seat))
-                    .map(|seat| (seat, self.derived_token(request_id, seat)))
-                    .collect();
-                let hashes = (0..request.players)
-                    .map(|seat| {
-                        tokens
-                            .iter()
-                            .find(|(s, _)| *s == seat)
-                            .map(|(_, token)| hash_token(token))
-                    })
-                    .collect();
-                (tokens, hashes)
+                self.derived_secrets(request_id, &request)
             }
-            None => issue_tokens(request.players, &request.open_seats),
+            None => Self::fresh_secrets(&request),
+        };
+        let hash_of_seat = |secrets: &[(u32, String)], seat: u32| {
+            secrets
+                .iter()
+                .find(|(s, _)| *s == seat)
+                .map(|(_, secret)| hash_token(secret))
+        };
+        let hashes: SeatHashes = (0..request.players)
+            .map(|seat| hash_of_seat(&tokens, seat))
+            .collect();
+        let code_hashes: SeatHashes = if join_codes.is_empty() {
+            Vec::new()
+        } else {
+            (0..request.players)
+                .map(|seat| hash_of_seat(&join_codes, seat))
+                .collect()
         };
         let stored_request = request.request_id.as_ref().map(|request_id| StoredRequest {
             request_id: request_id.clone(),
@@ -256,6 +363,7 @@ impl Engine {
             time_control: request.time_control,
             labels: request.labels,
             open_seat_deadline: None,
+            seat_players: request.seat_players,
         };
         let setup = MatchSetup {
             open_seat_deadline: request.open_seat_wait.map(|(wait_ms, on_deadline)| {
@@ -274,8 +382,12 @@ impl Engine {
         let m = Match::create(game, setup, hashes.clone())?;
         self.store_new(
             m,
-            hashes,
-            tokens,
+            NewSeats {
+                hashes,
+                tokens,
+                join_code_hashes: code_hashes,
+                join_codes,
+            },
             request.view_detail,
             stored_request.as_ref(),
         )
@@ -286,15 +398,15 @@ impl Engine {
     pub(super) fn store_new(
         &self,
         m: Match,
-        seat_hashes: SeatHashes,
-        tokens: Vec<(u32, String)>,
+        seats: NewSeats,
         detail: ViewDetail,
         request: Option<&StoredRequest>,
     ) -> HostResult<(Created, Commit)> {
         let view = m.view_with(Viewer::Spectator, detail)?;
         let stored = StoredMatch {
             setup: m.setup().clone(),
-            seat_hashes,
+            seat_hashes: seats.hashes,
+            join_code_hashes: seats.join_code_hashes.clone(),
             joins: Vec::new(),
             log: m.log().to_vec(),
             pending: Vec::new(),
@@ -306,30 +418,93 @@ impl Engine {
             request,
         })?;
         let match_id = m.setup().match_id.clone();
-        self.install(m, false);
+        self.install(m, false, seats.join_code_hashes);
         Ok((
             Created {
                 match_id,
-                tokens,
+                tokens: seats.tokens,
+                join_codes: seats.join_codes,
                 view,
             },
             commit,
         ))
     }
 
-    /// Joins an open seat.
-    pub fn join(&self, match_id: &str, seat: Option<u32>) -> HostResult<(u32, String, MatchView)> {
+    /// Joins an open seat: `seat`, or the seat `join_code` opens, or the
+    /// lowest open seat anyone may take. An invite-only seat needs its
+    /// code, unless an organizer or the admin seats the player.
+    pub fn join(
+        &self,
+        caller: &Caller,
+        match_id: &str,
+        seat: Option<u32>,
+        join_code: &str,
+        player: &SeatPlayer,
+    ) -> HostResult<(u32, String, MatchView)> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
+        let seat = self.admitted_seat(caller, &m, seat, join_code)?;
         let token = new_token();
         let hash = hash_token(&token);
-        let seat = m.join(seat, hash)?;
-        let join = *m.joins().last().ok_or_else(|| {
+        let seat = m.join(seat, hash, player)?;
+        let join = m.joins().last().cloned().ok_or_else(|| {
             HostError::Internal("a seat was taken but the match did not record it".into())
         })?;
         let events = lifecycle::joined(&m, join.seat, join.at_ms);
         self.store.join_seat(match_id, join, hash, &events)?;
+        if let Some(code) = m.join_codes.get_mut(seat as usize) {
+            *code = None;
+        }
         let view = m.view(Viewer::Seat(seat))?;
         Ok((seat, token, view))
+    }
+
+    /// The seat a join may take (`None`: the lowest open one anyone may
+    /// take), or why it may not.
+    fn admitted_seat(
+        &self,
+        caller: &Caller,
+        m: &LiveMatch,
+        seat: Option<u32>,
+        join_code: &str,
+    ) -> HostResult<Option<u32>> {
+        let code_of = |s: u32| m.join_codes.get(s as usize).copied().flatten();
+        if !join_code.is_empty() {
+            let hash = hash_token(join_code);
+            let opened = (0..m.setup().players)
+                .find(|&s| code_of(s).is_some_and(|h| hashes_equal(&h, &hash)));
+            return match (opened, seat) {
+                (Some(opened), Some(asked)) if opened != asked => Err(HostError::BadToken {
+                    credential: Credential::JoinCode,
+                }),
+                (Some(opened), _) => Ok(Some(opened)),
+                (None, _) => Err(HostError::BadToken {
+                    credential: Credential::JoinCode,
+                }),
+            };
+        }
+        if caller.is_organizer() {
+            return Ok(seat);
+        }
+        match seat {
+            Some(s) if code_of(s).is_some() => Err(HostError::TokenRequired {
+                credential: Credential::JoinCode,
+            }),
+            Some(s) => Ok(Some(s)),
+            None => {
+                let open =
+                    (0..m.setup().players).filter(|&s| m.seats()[s as usize].token_hash.is_none());
+                let mut public = open.clone().filter(|&s| code_of(s).is_none());
+                match public.next() {
+                    Some(s) => Ok(Some(s)),
+                    // Every open seat is invite-only: ask for a code rather
+                    // than say there is no seat.
+                    None if open.clone().next().is_some() => Err(HostError::TokenRequired {
+                        credential: Credential::JoinCode,
+                    }),
+                    None => Ok(None),
+                }
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 use tabletop_core::{HostResult, MatchView, SeatResult, now_ms};
 use tabletop_sdk::Viewer;
 
+use super::access::{Caller, Need};
 use super::{Engine, lock};
 use crate::store::LifecycleRow;
 
@@ -34,16 +35,16 @@ pub enum Control {
 }
 
 impl Engine {
-    /// Applies a director's control to a match (admin only); stored, and
-    /// told to watchers and the lifecycle feed, before this returns the
-    /// spectator's view after it.
+    /// Applies a director's control to a match (organizers and the
+    /// admin); stored, and told to watchers and the lifecycle feed, before
+    /// this returns the spectator's view after it.
     pub fn direct(
         &self,
-        admin_token: &str,
+        caller: &Caller,
         match_id: &str,
         control: Control,
     ) -> HostResult<MatchView> {
-        self.check_admin(admin_token)?;
+        caller.require(Need::Organizer, "a director's control")?;
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let before = m.version();
@@ -64,9 +65,32 @@ impl Engine {
         view
     }
 
-    /// Checks that `admin_token` may follow the lifecycle feed.
-    pub fn check_feed_access(&self, admin_token: &str) -> HostResult<()> {
-        self.check_admin(admin_token)
+    /// Checks that `caller` may follow the lifecycle feed.
+    pub fn check_feed_access(&self, caller: &Caller) -> HostResult<()> {
+        caller.require(Need::Organizer, "following the lifecycle feed")
+    }
+
+    /// Gives a taken seat a new token (its player lost theirs); the old
+    /// one stops working at once. Organizers and the admin.
+    pub fn reissue_seat_token(
+        &self,
+        caller: &Caller,
+        match_id: &str,
+        seat: u32,
+    ) -> HostResult<String> {
+        caller.require(Need::Organizer, "re-issuing a seat token")?;
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let token = tabletop_core::tokens::new_token();
+        let hash = tabletop_core::tokens::hash_token(&token);
+        let previous = m.reissue_token(seat, hash)?;
+        if let Err(e) = self.store.reissue_token(match_id, seat, hash) {
+            // Not stored: the old token stays the valid one.
+            m.reissue_token(seat, previous)?;
+            return Err(e);
+        }
+        tracing::info!(match_id, seat, "seat token re-issued");
+        Ok(token)
     }
 
     /// Up to `limit` lifecycle rows after `after`, each durable (the store

@@ -46,6 +46,7 @@ pub(super) fn created(m: &Match) -> Vec<LifecycleEvent> {
         LifecycleKind::Created {
             players: setup.players,
             plugin_version: setup.plugin_version.clone(),
+            seat_players: setup.seat_players.clone(),
         },
     )];
     if m.lifecycle() != Lifecycle::Waiting {
@@ -57,7 +58,8 @@ pub(super) fn created(m: &Match) -> Vec<LifecycleEvent> {
 
 /// A seat just taken: filled, and started when it was the last open one.
 pub(super) fn joined(m: &Match, seat: u32, at_ms: i64) -> Vec<LifecycleEvent> {
-    let mut events = vec![event(m, at_ms, LifecycleKind::SeatFilled { seat })];
+    let player = m.player(seat);
+    let mut events = vec![event(m, at_ms, LifecycleKind::SeatFilled { seat, player })];
     if m.lifecycle() == Lifecycle::Running {
         events.push(event(m, at_ms, LifecycleKind::Started));
     }
@@ -104,11 +106,16 @@ pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
         let at = new.last().map_or_else(now_ms, |e| e.at_ms);
         let results = m.results().to_vec();
         let adjudicated = m.is_adjudicated();
+        let players = (0..m.setup().players)
+            .map(|seat| m.player(seat))
+            .filter(|p| !p.is_anonymous())
+            .collect();
         events.push(event(
             m,
             at,
             LifecycleKind::Finished {
                 results,
+                players,
                 adjudicated,
             },
         ));

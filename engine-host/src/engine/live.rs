@@ -23,16 +23,21 @@ pub struct LiveMatch {
     /// finished here): it leaves memory once that is longer ago than the
     /// retention and nobody watches it.
     pub(super) finished_at: Option<Instant>,
+    /// Per seat, the hash of the code that lets a player take it while it
+    /// is open; None for a seat anyone may take (or already taken). Empty:
+    /// no seat needs one.
+    pub(super) join_codes: Vec<Option<[u8; 32]>>,
 }
 
 impl LiveMatch {
     /// `game_match`, whose plugin calls are trusted as `trust` says, as
     /// freshly stored (`store_holds_pending`: whether the store holds held
-    /// actions for it).
+    /// actions for it), with its open seats' join codes.
     pub(super) fn new(
         game_match: Match,
         trust: Arc<Trust>,
         store_holds_pending: bool,
+        join_codes: Vec<Option<[u8; 32]>>,
     ) -> LiveMatch {
         let finished_at = (game_match.lifecycle() == Lifecycle::Finished).then(Instant::now);
         LiveMatch {
@@ -40,6 +45,7 @@ impl LiveMatch {
             trust,
             store_holds_pending,
             finished_at,
+            join_codes,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! legal actions, submits, resignation), `records` (listing, export,
 //! import, watching), `recovery` (restart and clocks).
 
+mod access;
 mod backup;
 mod create;
 mod director;
@@ -20,6 +21,7 @@ mod plugins;
 mod records;
 mod recovery;
 
+pub use access::{Caller, CredentialInfo, Need};
 pub use director::Control;
 pub use live::LiveMatch;
 pub use plugins::Offered;
@@ -84,6 +86,10 @@ pub struct NewMatch {
     /// How long after creation the open seats may be taken, and what
     /// happens to the match if they are not.
     pub open_seat_wait: Option<(i64, OnDeadline)>,
+    /// Who plays the seats taken at creation.
+    pub seat_players: Vec<tabletop_core::SeatPlayer>,
+    /// Whether anyone may take the open seats without a join code.
+    pub public_open_seats: bool,
 }
 
 /// A created match.
@@ -93,6 +99,8 @@ pub struct Created {
     pub match_id: String,
     /// (seat, token) of the filled seats.
     pub tokens: Vec<(u32, String)>,
+    /// (seat, join code) of the invite-only open seats.
+    pub join_codes: Vec<(u32, String)>,
     /// The spectator's view.
     pub view: MatchView,
 }
@@ -232,6 +240,10 @@ pub struct Engine {
     /// The secret the seat tokens of an idempotent creation are derived
     /// from, so a retry gets the same tokens without the store keeping any.
     request_key: [u8; 32],
+    /// The valid organizer credentials, read from the store on first use.
+    credentials: RwLock<Option<access::CredentialIndex>>,
+    /// Whether a caller without a credential may create matches.
+    anonymous_create: bool,
 }
 
 /// What [`Engine::try_create_match`] did.
@@ -321,7 +333,17 @@ impl Engine {
             inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
             vetter: None,
             request_key: rand::random(),
+            credentials: RwLock::new(None),
+            anonymous_create: true,
         }
+    }
+
+    /// Whether callers without a credential may create matches (without a
+    /// seed or a hidden-information start position, which always need
+    /// one); by default they may.
+    pub fn with_anonymous_create(mut self, allowed: bool) -> Engine {
+        self.anonymous_create = allowed;
+        self
     }
 
     /// Derives the seat tokens of idempotent creations from `key` (kept
@@ -355,7 +377,12 @@ impl Engine {
 
     /// Makes a match live (and watched by the clock if it has one).
     /// `store_holds_pending`: whether the store holds held actions for it.
-    fn install(&self, m: Match, store_holds_pending: bool) -> Arc<Mutex<LiveMatch>> {
+    fn install(
+        &self,
+        m: Match,
+        store_holds_pending: bool,
+        join_codes: Vec<Option<[u8; 32]>>,
+    ) -> Arc<Mutex<LiveMatch>> {
         let trust = self
             .inline
             .trust_for(&m.setup().game, &m.setup().plugin_version);
@@ -368,7 +395,12 @@ impl Engine {
         }
         // Two calls may read one stored match back at once: the first to
         // install it wins, and both use that one.
-        let live = Arc::new(Mutex::new(LiveMatch::new(m, trust, store_holds_pending)));
+        let live = Arc::new(Mutex::new(LiveMatch::new(
+            m,
+            trust,
+            store_holds_pending,
+            join_codes,
+        )));
         Arc::clone(
             self.matches
                 .write()
@@ -443,6 +475,6 @@ impl Engine {
             })?;
         tracing::debug!(match_id, "match read back from the store");
         let holds_pending = !stored.pending.is_empty();
-        Ok(self.install(m, holds_pending))
+        Ok(self.install(m, holds_pending, stored.join_code_hashes))
     }
 }

@@ -12,13 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tabletop_core::error::Credential;
-use tabletop_core::tokens::{hash_token, hashes_equal};
 use tabletop_core::{HostError, HostResult};
 use tabletop_loader::file::plugin_files;
 use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Report};
 use tabletop_sdk::DynGame;
 
+use super::access::{Caller, Need};
 use super::{Engine, GameEntry, PluginEntry, Unavailable, lock};
 
 /// How a file came to be offered, for its log line.
@@ -187,7 +186,7 @@ impl Engine {
             if let Ok(m) = self.restore(&u.stored) {
                 let id = u.setup.match_id.clone();
                 let holds_pending = !u.stored.pending.is_empty();
-                self.install(m, holds_pending);
+                self.install(m, holds_pending, u.stored.join_code_hashes.clone());
                 self.unavailable
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
@@ -199,8 +198,8 @@ impl Engine {
 
     /// Every loaded plugin and the matches in memory using it (admin only):
     /// the running ones, and the finished ones not yet let go.
-    pub fn list_plugins(&self, admin_token: &str) -> HostResult<Vec<PluginEntry>> {
-        self.check_admin(admin_token)?;
+    pub fn list_plugins(&self, caller: &Caller) -> HostResult<Vec<PluginEntry>> {
+        caller.require(Need::Admin, "listing plugins")?;
         let mut uses: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
         let live: Vec<_> = self
             .matches
@@ -237,8 +236,8 @@ impl Engine {
     }
 
     /// Vets and loads a plugin file on request (admin only).
-    pub fn load_plugin(&self, admin_token: &str, path: &str) -> HostResult<(PluginEntry, bool)> {
-        self.check_admin(admin_token)?;
+    pub fn load_plugin(&self, caller: &Caller, path: &str) -> HostResult<(PluginEntry, bool)> {
+        caller.require(Need::Admin, "loading a plugin")?;
         if path.is_empty() {
             return Err(HostError::InvalidRequest(
                 "a plugin path is required".into(),
@@ -321,20 +320,5 @@ impl Engine {
                     game: name.to_string(),
                 },
             })
-    }
-
-    /// Checks the admin token.
-    pub fn check_admin(&self, token: &str) -> HostResult<()> {
-        if token.is_empty() {
-            return Err(HostError::TokenRequired {
-                credential: Credential::Admin,
-            });
-        }
-        if !hashes_equal(&hash_token(token), &self.admin_token_hash) {
-            return Err(HostError::BadToken {
-                credential: Credential::Admin,
-            });
-        }
-        Ok(())
     }
 }

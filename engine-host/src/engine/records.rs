@@ -9,10 +9,13 @@ use tabletop_sdk::DynGame;
 
 use sha2::{Digest, Sha256};
 
+use super::access::{Caller, Need};
+use super::create::NewSeats;
 use super::{
     Created, Engine, ListQuery, MatchSummary, Resume, WatchStart, issue_tokens, lock, new_match_id,
 };
 use crate::store::MatchQuery as StoreQuery;
+use tabletop_core::identity::check_seat_players;
 
 impl Engine {
     /// A page of matches, oldest first (by creation time, then id): every
@@ -101,23 +104,28 @@ impl Engine {
         Ok((out, next))
     }
 
-    /// The record of a match: admin only while it runs.
-    pub fn export(&self, match_id: &str, admin_token: &str) -> HostResult<String> {
+    /// The record of a match: organizers and the admin only while it
+    /// runs (it holds the seed and every hidden card).
+    pub fn export(&self, caller: &Caller, match_id: &str) -> HostResult<String> {
         let slot = self.slot(match_id)?;
         let m = lock(&slot);
         if m.lifecycle() != Lifecycle::Finished {
-            self.check_admin(admin_token).map_err(|e| match e {
-                HostError::TokenRequired { .. } => HostError::ExportNeedsAdmin,
-                other => other,
-            })?;
+            caller
+                .require(Need::Organizer, "exporting a running match's record")
+                .map_err(|e| match e {
+                    HostError::TokenRequired { .. } => HostError::ExportNeedsAdmin,
+                    other => other,
+                })?;
         }
         Ok(Record::of(&m)?.to_json())
     }
 
     /// Replays and verifies a record and stores it as a new match (admin only).
-    pub fn import(&self, record_json: &str, admin_token: &str) -> HostResult<Created> {
-        self.check_admin(admin_token)?;
+    pub fn import(&self, caller: &Caller, record_json: &str) -> HostResult<Created> {
+        caller.require(Need::Admin, "importing a record")?;
         let record = Record::parse(record_json)?;
+        check_seat_players(&record.seat_players, record.players, &[])
+            .map_err(|e| HostError::InvalidRecord(format!("seat_players: {e}")))?;
         let plugin = self
             .registry
             .get(&record.game, Some(&record.plugin_version))
@@ -130,7 +138,13 @@ impl Engine {
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::replay(game, setup, hashes.clone(), &record.actions)?;
         record.verify(&m)?;
-        let (created, commit) = self.store_new(m, hashes, tokens, ViewDetail::Full, None)?;
+        let seats = NewSeats {
+            hashes,
+            tokens,
+            join_code_hashes: Vec::new(),
+            join_codes: Vec::new(),
+        };
+        let (created, commit) = self.store_new(m, seats, ViewDetail::Full, None)?;
         if let Err(e) = commit.wait() {
             self.discard(&created.match_id);
             return Err(e);

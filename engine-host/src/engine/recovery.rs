@@ -21,7 +21,7 @@ impl Engine {
             match self.restore(&stored) {
                 Ok(m) => {
                     let holds_pending = !stored.pending.is_empty();
-                    self.install(m, holds_pending);
+                    self.install(m, holds_pending, stored.join_code_hashes.clone());
                     report.restored += 1;
                 }
                 Err(reason) => {

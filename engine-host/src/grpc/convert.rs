@@ -5,10 +5,10 @@ use std::time::UNIX_EPOCH;
 use tabletop_proto::v1 as pb;
 use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 
-use crate::engine::{GameEntry, MatchSummary, PluginEntry};
+use crate::engine::{CredentialInfo, GameEntry, MatchSummary, PluginEntry};
 use tabletop_core::error::HostError;
 use tabletop_core::{
-    Lifecycle, MatchView, OnDeadline, OnTimeout, OutReason, SeatResult, TimeControl,
+    Lifecycle, MatchView, OnDeadline, OnTimeout, OutReason, SeatPlayer, SeatResult, TimeControl,
 };
 
 pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
@@ -41,12 +41,46 @@ pub fn time_control(tc: pb::TimeControl) -> Result<TimeControl, HostError> {
     })
 }
 
-pub fn result(r: &SeatResult) -> pb::PlayerResult {
+/// A seat's result, with who played it where someone said (`players`
+/// may name any seats, in any order).
+pub fn result(r: &SeatResult, players: &[SeatPlayer]) -> pb::PlayerResult {
+    let player = players.iter().find(|p| p.seat == r.seat);
     pb::PlayerResult {
         seat: r.seat,
         rank: r.rank,
         score: r.score,
         resigned: r.resigned,
+        display_name: player.map(|p| p.display_name.clone()).unwrap_or_default(),
+        external_id: player.map(|p| p.external_id.clone()).unwrap_or_default(),
+    }
+}
+
+/// An issued credential, as a message (never its secret).
+pub fn credential(c: &CredentialInfo) -> pb::CredentialInfo {
+    pb::CredentialInfo {
+        credential_id: c.credential_id.clone(),
+        name: c.name.clone(),
+        role: pb::CredentialRole::Organizer as i32,
+        issued_at_ms: c.issued_at_ms,
+        revoked_at_ms: c.revoked_at_ms,
+    }
+}
+
+/// Who plays a seat, as a message.
+pub fn seat_player(p: &SeatPlayer) -> pb::SeatPlayer {
+    pb::SeatPlayer {
+        seat: p.seat,
+        display_name: p.display_name.clone(),
+        external_id: p.external_id.clone(),
+    }
+}
+
+/// A request's seat player.
+pub fn seat_player_from(p: pb::SeatPlayer) -> SeatPlayer {
+    SeatPlayer {
+        seat: p.seat,
+        display_name: p.display_name,
+        external_id: p.external_id,
     }
 }
 
@@ -63,6 +97,7 @@ fn seat_out_reason(reason: OutReason) -> pb::SeatOutReason {
 /// A view moved into its message: the game's JSON and text (War's is 57 KB)
 /// are handed over, not copied.
 pub fn view(v: MatchView) -> pb::MatchView {
+    let players: Vec<SeatPlayer> = v.seats.iter().map(|s| s.player.clone()).collect();
     pb::MatchView {
         match_id: v.match_id,
         game: v.game,
@@ -84,10 +119,15 @@ pub fn view(v: MatchView) -> pb::MatchView {
                 resigned: s.resigned,
                 clock_remaining_ms: s.clock_remaining_ms,
                 out: s.out.is_some(),
-                out_reason: s.out.map_or(pb::SeatOutReason::Unspecified, seat_out_reason) as i32,
+                out_reason: s
+                    .out
+                    .map_or(pb::SeatOutReason::Unspecified, seat_out_reason)
+                    as i32,
+                display_name: s.player.display_name,
+                external_id: s.player.external_id,
             })
             .collect(),
-        results: v.results.iter().map(result).collect(),
+        results: v.results.iter().map(|r| result(r, &players)).collect(),
         pending_action: v.pending_action,
         unavailable_reason: String::new(),
         labels: v.labels.into_iter().collect(),

@@ -23,7 +23,7 @@ use super::convert;
 use super::services::Api;
 use super::status::to_status;
 use super::watch::{OUTBOUND_BUFFER, UntilDrained};
-use crate::engine::Control;
+use crate::engine::{Caller, Control};
 use crate::store::{LifecycleEvent, LifecycleKind, LifecycleRow, OutReason};
 
 /// A stream of lifecycle events.
@@ -64,11 +64,16 @@ fn lifecycle_event(row: LifecycleRow) -> pb::LifecycleEvent {
         LifecycleKind::Created {
             players,
             plugin_version,
+            seat_players,
         } => le::Kind::Created(le::Created {
             players,
             plugin_version,
+            seat_players: seat_players.iter().map(convert::seat_player).collect(),
         }),
-        LifecycleKind::SeatFilled { seat } => le::Kind::SeatFilled(le::SeatFilled { seat }),
+        LifecycleKind::SeatFilled { seat, player } => le::Kind::SeatFilled(le::SeatFilled {
+            seat,
+            player: (!player.is_anonymous()).then(|| convert::seat_player(&player)),
+        }),
         LifecycleKind::Started => le::Kind::Started(le::Started {}),
         LifecycleKind::SeatOut { seat, reason } => le::Kind::SeatOut(le::SeatOut {
             seat,
@@ -81,9 +86,13 @@ fn lifecycle_event(row: LifecycleRow) -> pb::LifecycleEvent {
         }
         LifecycleKind::Finished {
             results,
+            players,
             adjudicated,
         } => le::Kind::Finished(le::Finished {
-            results: results.iter().map(convert::result).collect(),
+            results: results
+                .iter()
+                .map(|r| convert::result(r, &players))
+                .collect(),
             adjudicated,
         }),
         LifecycleKind::Aborted { reason } => le::Kind::Aborted(le::Aborted { reason }),
@@ -116,12 +125,12 @@ impl Api {
     /// Applies `control` on the blocking pool and answers the view after it.
     async fn control(
         &self,
-        admin_token: String,
+        caller: Caller,
         match_id: String,
         control: Control,
     ) -> Result<Response<pb::MatchView>, Status> {
         let view = self
-            .call(move |e| e.direct(&admin_token, &match_id, control))
+            .call(move |e| e.direct(&caller, &match_id, control))
             .await?;
         Ok(Response::new(convert::view(view)))
     }
@@ -138,9 +147,9 @@ impl Director for Api {
         if self.is_draining() {
             return Err(to_status(HostError::ShuttingDown));
         }
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
-        let token = r.admin_token;
-        self.call(move |e| e.check_feed_access(&token)).await?;
+        self.call(move |e| e.check_feed_access(&caller)).await?;
         let filter = FeedFilter {
             game: r.game,
             labels: r.labels.into_iter().collect(),
@@ -196,13 +205,14 @@ impl Director for Api {
         &self,
         request: Request<pb::AbortMatchRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let reason = if r.reason.is_empty() {
             "aborted by the director".to_string()
         } else {
             r.reason
         };
-        self.control(r.admin_token, r.match_id, Control::Abort { reason })
+        self.control(caller, r.match_id, Control::Abort { reason })
             .await
     }
 
@@ -210,9 +220,10 @@ impl Director for Api {
         &self,
         request: Request<pb::AdjudicateMatchRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let results = results(r.results);
-        self.control(r.admin_token, r.match_id, Control::Adjudicate { results })
+        self.control(caller, r.match_id, Control::Adjudicate { results })
             .await
     }
 
@@ -220,29 +231,43 @@ impl Director for Api {
         &self,
         request: Request<pb::PauseMatchRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
-        self.control(r.admin_token, r.match_id, Control::Pause)
-            .await
+        self.control(caller, r.match_id, Control::Pause).await
     }
 
     async fn resume_match(
         &self,
         request: Request<pb::ResumeMatchRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
-        self.control(r.admin_token, r.match_id, Control::Resume)
-            .await
+        self.control(caller, r.match_id, Control::Resume).await
     }
 
     async fn add_time(
         &self,
         request: Request<pb::AddTimeRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let control = Control::AddTime {
             seat: r.seat,
             ms: r.added_ms,
         };
-        self.control(r.admin_token, r.match_id, control).await
+        self.control(caller, r.match_id, control).await
+    }
+
+    async fn reissue_seat_token(
+        &self,
+        request: Request<pb::ReissueSeatTokenRequest>,
+    ) -> Result<Response<pb::SeatToken>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let r = request.into_inner();
+        let seat = r.seat;
+        let token = self
+            .call(move |e| e.reissue_seat_token(&caller, &r.match_id, seat))
+            .await?;
+        Ok(Response::new(pb::SeatToken { seat, token }))
     }
 }

@@ -2,6 +2,7 @@
 //! checking and server reflection (v1 and v1alpha, since grpcurl 1.8 speaks
 //! only v1alpha).
 
+pub mod auth;
 mod convert;
 pub mod director;
 pub mod services;

@@ -26,7 +26,7 @@ use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, TryCreate};
 use crate::store::Commit;
 use tabletop_core::error::{HostError, HostResult};
 use tabletop_core::legal::LegalDetail;
-use tabletop_core::{Lifecycle, ViewDetail};
+use tabletop_core::{Lifecycle, SeatPlayer, ViewDetail};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -204,6 +204,7 @@ impl Matches for Api {
         &self,
         request: Request<pb::CreateMatchRequest>,
     ) -> Result<Response<pb::CreateMatchResponse>, Status> {
+        let caller = self.caller(&request, "")?;
         let r = request.into_inner();
         let new = NewMatch {
             game: r.game,
@@ -226,8 +227,14 @@ impl Matches for Api {
                 .map(convert::open_seat_deadline)
                 .transpose()
                 .map_err(to_status)?,
+            seat_players: r
+                .seat_players
+                .into_iter()
+                .map(convert::seat_player_from)
+                .collect(),
+            public_open_seats: r.public_open_seats,
         };
-        let tried = match self.engine.try_create_match(new) {
+        let tried = match self.engine.try_create_match(&caller, new) {
             TryCreate::Ran(answer, commit) => Tried::Ran(answer, commit),
             TryCreate::Declined(new) => Tried::Declined(new),
         };
@@ -237,13 +244,18 @@ impl Matches for Api {
             .inline_or_pool(
                 tried,
                 |created| self.engine.discard(&created.match_id),
-                |e, new| e.create_match(new),
+                move |e, new| e.create_match(&caller, new),
             )
             .await?;
         Ok(Response::new(pb::CreateMatchResponse {
             match_id: created.match_id,
             seats: convert::tokens(&created.tokens),
             view: Some(convert::view(created.view)),
+            join_codes: created
+                .join_codes
+                .into_iter()
+                .map(|(seat, code)| pb::SeatJoinCode { seat, code })
+                .collect(),
         }))
     }
 
@@ -251,8 +263,16 @@ impl Matches for Api {
         &self,
         request: Request<pb::JoinMatchRequest>,
     ) -> Result<Response<pb::JoinMatchResponse>, Status> {
+        let caller = self.caller(&request, "")?;
         let r = request.into_inner();
-        let (seat, token, view) = self.call(move |e| e.join(&r.match_id, r.seat)).await?;
+        let player = SeatPlayer {
+            seat: 0,
+            display_name: r.display_name,
+            external_id: r.external_id,
+        };
+        let (seat, token, view) = self
+            .call(move |e| e.join(&caller, &r.match_id, r.seat, &r.join_code, &player))
+            .await?;
         Ok(Response::new(pb::JoinMatchResponse {
             seat,
             token,
@@ -411,10 +431,9 @@ impl Matches for Api {
         &self,
         request: Request<pb::ExportRecordRequest>,
     ) -> Result<Response<pb::ExportRecordResponse>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
-        let record_json = self
-            .call(move |e| e.export(&r.match_id, &r.admin_token))
-            .await?;
+        let record_json = self.call(move |e| e.export(&caller, &r.match_id)).await?;
         Ok(Response::new(pb::ExportRecordResponse { record_json }))
     }
 
@@ -422,9 +441,10 @@ impl Matches for Api {
         &self,
         request: Request<pb::ImportRecordRequest>,
     ) -> Result<Response<pb::ImportRecordResponse>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let created = self
-            .call(move |e| e.import(&r.record_json, &r.admin_token))
+            .call(move |e| e.import(&caller, &r.record_json))
             .await?;
         Ok(Response::new(pb::ImportRecordResponse {
             match_id: created.match_id,
@@ -440,8 +460,8 @@ impl Admin for Api {
         &self,
         request: Request<pb::ListPluginsRequest>,
     ) -> Result<Response<pb::ListPluginsResponse>, Status> {
-        let r = request.into_inner();
-        let plugins = self.call(move |e| e.list_plugins(&r.admin_token)).await?;
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let plugins = self.call(move |e| e.list_plugins(&caller)).await?;
         Ok(Response::new(pb::ListPluginsResponse {
             plugins: plugins.iter().map(convert::plugin).collect(),
         }))
@@ -451,12 +471,13 @@ impl Admin for Api {
         &self,
         request: Request<pb::LoadPluginRequest>,
     ) -> Result<Response<pb::LoadPluginResponse>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         // The file is checked in a child process first, which may take up
         // to the vetting timeout before the load itself starts.
         let deadline = self.deadline + self.engine.vet_timeout();
         let (entry, already_loaded) = self
-            .call_within(deadline, move |e| e.load_plugin(&r.admin_token, &r.path))
+            .call_within(deadline, move |e| e.load_plugin(&caller, &r.path))
             .await?;
         Ok(Response::new(pb::LoadPluginResponse {
             plugin: Some(convert::plugin(&entry)),
@@ -468,14 +489,62 @@ impl Admin for Api {
         &self,
         request: Request<pb::BackupRequest>,
     ) -> Result<Response<pb::BackupResponse>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let backup = self
-            .call_within(BACKUP_DEADLINE, move |e| e.backup(&r.admin_token, &r.path))
+            .call_within(BACKUP_DEADLINE, move |e| e.backup(&caller, &r.path))
             .await?;
         Ok(Response::new(pb::BackupResponse {
             path: backup.path.display().to_string(),
             bytes: backup.bytes,
             matches: backup.matches,
+        }))
+    }
+
+    async fn issue_credential(
+        &self,
+        request: Request<pb::IssueCredentialRequest>,
+    ) -> Result<Response<pb::IssueCredentialResponse>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let r = request.into_inner();
+        match pb::CredentialRole::try_from(r.role) {
+            Ok(pb::CredentialRole::Unspecified | pb::CredentialRole::Organizer) => {}
+            Err(_) => {
+                return Err(to_status(HostError::InvalidRequest(format!(
+                    "unknown credential role {}",
+                    r.role
+                ))));
+            }
+        }
+        let (info, secret) = self
+            .call(move |e| e.issue_credential(&caller, &r.name))
+            .await?;
+        Ok(Response::new(pb::IssueCredentialResponse {
+            credential: Some(convert::credential(&info)),
+            secret,
+        }))
+    }
+
+    async fn revoke_credential(
+        &self,
+        request: Request<pb::RevokeCredentialRequest>,
+    ) -> Result<Response<pb::CredentialInfo>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let r = request.into_inner();
+        let info = self
+            .call(move |e| e.revoke_credential(&caller, &r.credential_id))
+            .await?;
+        Ok(Response::new(convert::credential(&info)))
+    }
+
+    async fn list_credentials(
+        &self,
+        request: Request<pb::ListCredentialsRequest>,
+    ) -> Result<Response<pb::ListCredentialsResponse>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let credentials = self.call(move |e| e.list_credentials(&caller)).await?;
+        Ok(Response::new(pb::ListCredentialsResponse {
+            credentials: credentials.iter().map(convert::credential).collect(),
         }))
     }
 }

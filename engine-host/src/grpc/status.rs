@@ -163,6 +163,11 @@ pub fn describe(error: &HostError) -> Described {
             "BAD_TOKEN",
             &[("credential", credential.as_str().into())],
         ),
+        HostError::NotPermitted { needed, .. } => described(
+            PermissionDenied,
+            "NOT_PERMITTED",
+            &[("credential", needed.as_str().into())],
+        ),
         HostError::PluginFileUnreadable { path, .. } => described(
             NotFound,
             "PLUGIN_FILE_UNREADABLE",

@@ -12,7 +12,7 @@ use tabletop_core::{
 
 use super::{
     Change, Commit, LifecycleEvent, LifecycleKind, MatchQuery, NewMatch, OutReason, Store,
-    StoredMatch, StoredRequest,
+    StoredCredential, StoredMatch, StoredRequest,
 };
 
 /// Generates one `#[test]` per check for the store `make(dir)` opens in a
@@ -30,6 +30,9 @@ macro_rules! store_conformance {
             listings_filter_and_page_in_creation_order,
             lifecycle_rows_are_numbered_in_commit_order,
             a_request_id_answers_once,
+            join_codes_are_kept_until_the_seat_is_taken,
+            a_reissued_token_replaces_the_old_one,
+            credentials_are_kept_hashed_and_revoked_for_good,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
@@ -71,12 +74,24 @@ pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMat
             time_control: None,
             labels: Default::default(),
             open_seat_deadline: None,
+            seat_players: vec![],
         },
         seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],
+        join_code_hashes: vec![],
         joins: vec![],
         log: vec![chance(1)],
         pending: vec![],
         results: vec![],
+    }
+}
+
+/// `seat` taken at `at_ms` by a player who said who they are.
+fn join(seat: u32, at_ms: i64) -> SeatJoin {
+    SeatJoin {
+        seat,
+        at_ms,
+        display_name: format!("player {seat}"),
+        external_id: format!("ext-{seat}"),
     }
 }
 
@@ -223,14 +238,14 @@ pub fn a_joined_seat_loads_back_with_its_place_in_the_join_order(store: &dyn Sto
     m.setup.players = 3;
     m.seat_hashes = vec![None, Some([1; 32]), None];
     create(store, &m);
-    let second = SeatJoin { seat: 0, at_ms: 9 };
-    let first = SeatJoin { seat: 2, at_ms: 9 };
-    store.join_seat("a", first, [3; 32], &[]).unwrap();
+    let second = join(0, 9);
+    let first = join(2, 9);
+    store.join_seat("a", first.clone(), [3; 32], &[]).unwrap();
     assert_eq!(
         store.load("a").unwrap().unwrap().state(),
         Lifecycle::Waiting
     );
-    store.join_seat("a", second, [4; 32], &[]).unwrap();
+    store.join_seat("a", second.clone(), [4; 32], &[]).unwrap();
     let loaded = store.load("a").unwrap().unwrap();
     assert_eq!(
         loaded.seat_hashes,
@@ -263,7 +278,7 @@ pub fn a_write_to_an_unknown_match_fails_alone(store: &dyn Store) {
     );
     assert!(
         store
-            .join_seat("nowhere", SeatJoin { seat: 1, at_ms: 1 }, [1; 32], &[])
+            .join_seat("nowhere", join(1, 1), [1; 32], &[])
             .is_err()
     );
     append(
@@ -369,6 +384,7 @@ pub fn lifecycle_rows_are_numbered_in_commit_order(store: &dyn Store) {
         LifecycleKind::Created {
             players: 2,
             plugin_version: "1.0.0".into(),
+            seat_players: vec![],
         },
     );
     store
@@ -379,15 +395,16 @@ pub fn lifecycle_rows_are_numbered_in_commit_order(store: &dyn Store) {
         })
         .and_then(Commit::wait)
         .unwrap();
-    let filled = event("a", LifecycleKind::SeatFilled { seat: 1 });
+    let filled = event(
+        "a",
+        LifecycleKind::SeatFilled {
+            seat: 1,
+            player: Default::default(),
+        },
+    );
     let started = event("a", LifecycleKind::Started);
     store
-        .join_seat(
-            "a",
-            SeatJoin { seat: 1, at_ms: 5 },
-            [2; 32],
-            &[filled.clone(), started.clone()],
-        )
+        .join_seat("a", join(1, 5), [2; 32], &[filled.clone(), started.clone()])
         .unwrap();
     let out = event(
         "a",
@@ -400,6 +417,7 @@ pub fn lifecycle_rows_are_numbered_in_commit_order(store: &dyn Store) {
         "a",
         LifecycleKind::Finished {
             results: results(),
+            players: vec![],
             adjudicated: false,
         },
     );
@@ -463,4 +481,86 @@ pub fn a_request_id_answers_once(store: &dyn Store) {
     assert!(again.and_then(Commit::wait).is_err());
     assert_eq!(store.load("b").unwrap(), None, "nothing of it was written");
     assert_eq!(store.request("r1").unwrap(), Some(request));
+}
+
+/// An open seat's join code hash loads back with the match, and goes once
+/// the seat is taken; players named at creation load back too.
+pub fn join_codes_are_kept_until_the_seat_is_taken(store: &dyn Store) {
+    let mut m = stored("a", "g", 1, true);
+    m.join_code_hashes = vec![None, Some([9; 32])];
+    m.setup.seat_players = vec![tabletop_core::SeatPlayer {
+        seat: 0,
+        display_name: "Ana".into(),
+        external_id: "p-1".into(),
+    }];
+    create(store, &m);
+    assert_eq!(store.load("a").unwrap(), Some(m));
+    store.join_seat("a", join(1, 5), [3; 32], &[]).unwrap();
+    let loaded = store.load("a").unwrap().unwrap();
+    assert!(
+        loaded.join_code_hashes.iter().all(Option::is_none),
+        "{:?}",
+        loaded.join_code_hashes
+    );
+    assert_eq!(
+        loaded.joins,
+        vec![join(1, 5)],
+        "the joining player's name and id"
+    );
+    assert_eq!(loaded.setup.seat_players[0].display_name, "Ana");
+}
+
+/// A re-issued token replaces the seat's hash; an open seat or an unknown
+/// match has none to replace.
+pub fn a_reissued_token_replaces_the_old_one(store: &dyn Store) {
+    create(store, &stored("a", "g", 1, true));
+    store.reissue_token("a", 0, [5; 32]).unwrap();
+    assert_eq!(
+        store.load("a").unwrap().unwrap().seat_hashes,
+        vec![Some([5; 32]), None]
+    );
+    assert!(
+        store.reissue_token("a", 1, [6; 32]).is_err(),
+        "an open seat"
+    );
+    assert!(store.reissue_token("nowhere", 0, [6; 32]).is_err());
+    assert_eq!(
+        store.load("a").unwrap().unwrap().seat_hashes,
+        vec![Some([5; 32]), None],
+        "a refused re-issue changes nothing"
+    );
+}
+
+/// Credentials load back as issued (a hash, never a secret), oldest first;
+/// a revocation is kept and its time is the first one.
+pub fn credentials_are_kept_hashed_and_revoked_for_good(store: &dyn Store) {
+    let credential = |id: &str, at: i64| StoredCredential {
+        credential_id: id.into(),
+        name: format!("organizer {id}"),
+        role: "organizer".into(),
+        secret_hash: [at as u8; 32],
+        issued_at_ms: at,
+        revoked_at_ms: None,
+    };
+    assert!(store.credentials().unwrap().is_empty());
+    store.issue_credential(&credential("c1", 1)).unwrap();
+    store.issue_credential(&credential("c2", 2)).unwrap();
+    assert!(
+        store.issue_credential(&credential("c1", 3)).is_err(),
+        "an id is issued once"
+    );
+    assert!(store.revoke_credential("c1", 10).unwrap());
+    assert!(store.revoke_credential("c1", 20).unwrap());
+    assert!(!store.revoke_credential("c9", 10).unwrap());
+    let listed = store.credentials().unwrap();
+    assert_eq!(
+        listed,
+        vec![
+            StoredCredential {
+                revoked_at_ms: Some(10),
+                ..credential("c1", 1)
+            },
+            credential("c2", 2)
+        ]
+    );
 }

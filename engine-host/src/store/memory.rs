@@ -13,8 +13,8 @@ use std::sync::{Mutex, MutexGuard};
 use tabletop_core::{HostError, HostResult, Lifecycle, SeatJoin};
 
 use super::{
-    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store, StoredMatch,
-    StoredRequest, StoredSummary,
+    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store,
+    StoredCredential, StoredMatch, StoredRequest, StoredSummary,
 };
 
 /// How many finished matches the memory store keeps by default.
@@ -51,6 +51,7 @@ struct Inner {
     /// no disk to wait for).
     tail: tokio::sync::watch::Sender<u64>,
     requests: HashMap<String, StoredRequest>,
+    credentials: Vec<StoredCredential>,
 }
 
 impl Default for MemoryStore {
@@ -204,6 +205,9 @@ impl Store for MemoryStore {
             )));
         };
         *slot = Some(token_hash);
+        if let Some(code) = stored.join_code_hashes.get_mut(join.seat as usize) {
+            *code = None;
+        }
         stored.joins.push(join);
         inner.record(lifecycle);
         Ok(())
@@ -279,6 +283,56 @@ impl Store for MemoryStore {
              --store sqlite"
                 .into(),
         ))
+    }
+
+    fn reissue_token(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()> {
+        let mut inner = self.inner();
+        let kept = self.finished_cap;
+        let Some(stored) = inner.matches.get_mut(match_id) else {
+            return Err(inner.unknown(match_id, kept));
+        };
+        match stored.seat_hashes.get_mut(seat as usize) {
+            Some(slot @ Some(_)) => {
+                *slot = Some(token_hash);
+                Ok(())
+            }
+            _ => Err(HostError::Internal(format!(
+                "the match store has no taken seat {seat} in match {match_id}"
+            ))),
+        }
+    }
+
+    fn credentials(&self) -> HostResult<Vec<StoredCredential>> {
+        Ok(self.inner().credentials.clone())
+    }
+
+    fn issue_credential(&self, credential: &StoredCredential) -> HostResult<()> {
+        let mut inner = self.inner();
+        if inner
+            .credentials
+            .iter()
+            .any(|c| c.credential_id == credential.credential_id)
+        {
+            return Err(HostError::Internal(format!(
+                "credential {} is stored already",
+                credential.credential_id
+            )));
+        }
+        inner.credentials.push(credential.clone());
+        Ok(())
+    }
+
+    fn revoke_credential(&self, credential_id: &str, at_ms: i64) -> HostResult<bool> {
+        let mut inner = self.inner();
+        let Some(credential) = inner
+            .credentials
+            .iter_mut()
+            .find(|c| c.credential_id == credential_id)
+        else {
+            return Ok(false);
+        };
+        credential.revoked_at_ms.get_or_insert(at_ms);
+        Ok(true)
     }
 }
 

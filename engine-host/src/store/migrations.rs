@@ -126,6 +126,23 @@ INSERT INTO match_labels (match_id, key, value)
     FROM matches m, json_each(m.setup_json, '$.labels') l;
 ",
     },
+    Migration {
+        version: 5,
+        name: "join codes, joining players' identities, and issued credentials",
+        sql: "
+ALTER TABLE seats ADD COLUMN join_code_hash BLOB;
+ALTER TABLE seats ADD COLUMN display_name TEXT;
+ALTER TABLE seats ADD COLUMN external_id TEXT;
+CREATE TABLE credentials (
+    credential_id TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    secret_hash   BLOB NOT NULL UNIQUE,
+    issued_at_ms  INTEGER NOT NULL,
+    revoked_at_ms INTEGER
+);
+",
+    },
 ];
 
 /// The schema version this host writes: the last migration's.

@@ -35,6 +35,9 @@ pub struct StoredMatch {
     pub setup: MatchSetup,
     /// Seat token hashes (None = open seat).
     pub seat_hashes: Vec<Option<[u8; 32]>>,
+    /// Per seat, the hash of the code that lets a player take it while it
+    /// is open (None: taken, or open to anyone). Empty: no seat needs one.
+    pub join_code_hashes: Vec<Option<[u8; 32]>>,
     /// The seats taken after creation, in the order they were taken.
     pub joins: Vec<SeatJoin>,
     /// Every state change.
@@ -151,6 +154,34 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Writes a consistent copy of the store to a new file at `to` while
     /// the host goes on (an existing file is refused, never overwritten).
     fn backup(&self, to: &Path) -> HostResult<Backup>;
+    /// A taken seat gets a new token (its holder lost theirs): the old
+    /// hash is replaced; returns once durable.
+    fn reissue_token(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()>;
+    /// Every credential issued, revoked ones included, oldest first.
+    fn credentials(&self) -> HostResult<Vec<StoredCredential>>;
+    /// Stores a newly issued credential; returns once durable.
+    fn issue_credential(&self, credential: &StoredCredential) -> HostResult<()>;
+    /// Marks a credential revoked at `at_ms`; returns once durable.
+    /// `Ok(false)` when the store has no such credential.
+    fn revoke_credential(&self, credential_id: &str, at_ms: i64) -> HostResult<bool>;
+}
+
+/// A credential the admin issued, as stored: never its secret, only the
+/// secret's hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCredential {
+    /// Its id (not secret).
+    pub credential_id: String,
+    /// Who it is for.
+    pub name: String,
+    /// What it may do (`organizer`).
+    pub role: String,
+    /// SHA-256 of its secret.
+    pub secret_hash: [u8; 32],
+    /// When it was issued.
+    pub issued_at_ms: i64,
+    /// When it was revoked, if it was.
+    pub revoked_at_ms: Option<i64>,
 }
 
 /// A new match for [`Store::create_match`].
@@ -211,11 +242,20 @@ pub enum LifecycleKind {
         /// The plugin version.
         #[serde(default)]
         plugin_version: String,
+        /// Who holds the seats taken at creation.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seat_players: Vec<tabletop_core::SeatPlayer>,
     },
     /// A seat was taken.
     SeatFilled {
         /// The seat.
         seat: u32,
+        /// Who took it.
+        #[serde(
+            default,
+            skip_serializing_if = "tabletop_core::SeatPlayer::is_anonymous"
+        )]
+        player: tabletop_core::SeatPlayer,
     },
     /// No seat is open any more: play begins.
     Started,
@@ -241,6 +281,9 @@ pub enum LifecycleKind {
     Finished {
         /// Every seat's result.
         results: Vec<SeatResult>,
+        /// Who played each seat, where someone said.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        players: Vec<tabletop_core::SeatPlayer>,
         /// Whether a director decided them.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         adjudicated: bool,

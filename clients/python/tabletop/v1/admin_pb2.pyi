@@ -1,10 +1,70 @@
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class CredentialRole(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CREDENTIAL_ROLE_UNSPECIFIED: _ClassVar[CredentialRole]
+    CREDENTIAL_ROLE_ORGANIZER: _ClassVar[CredentialRole]
+CREDENTIAL_ROLE_UNSPECIFIED: CredentialRole
+CREDENTIAL_ROLE_ORGANIZER: CredentialRole
+
+class IssueCredentialRequest(_message.Message):
+    __slots__ = ("admin_token", "name", "role")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    name: str
+    role: CredentialRole
+    def __init__(self, admin_token: _Optional[str] = ..., name: _Optional[str] = ..., role: _Optional[_Union[CredentialRole, str]] = ...) -> None: ...
+
+class CredentialInfo(_message.Message):
+    __slots__ = ("credential_id", "name", "role", "issued_at_ms", "revoked_at_ms")
+    CREDENTIAL_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    ISSUED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    credential_id: str
+    name: str
+    role: CredentialRole
+    issued_at_ms: int
+    revoked_at_ms: int
+    def __init__(self, credential_id: _Optional[str] = ..., name: _Optional[str] = ..., role: _Optional[_Union[CredentialRole, str]] = ..., issued_at_ms: _Optional[int] = ..., revoked_at_ms: _Optional[int] = ...) -> None: ...
+
+class IssueCredentialResponse(_message.Message):
+    __slots__ = ("credential", "secret")
+    CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    credential: CredentialInfo
+    secret: str
+    def __init__(self, credential: _Optional[_Union[CredentialInfo, _Mapping]] = ..., secret: _Optional[str] = ...) -> None: ...
+
+class RevokeCredentialRequest(_message.Message):
+    __slots__ = ("admin_token", "credential_id")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_ID_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    credential_id: str
+    def __init__(self, admin_token: _Optional[str] = ..., credential_id: _Optional[str] = ...) -> None: ...
+
+class ListCredentialsRequest(_message.Message):
+    __slots__ = ("admin_token",)
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    def __init__(self, admin_token: _Optional[str] = ...) -> None: ...
+
+class ListCredentialsResponse(_message.Message):
+    __slots__ = ("credentials",)
+    CREDENTIALS_FIELD_NUMBER: _ClassVar[int]
+    credentials: _containers.RepeatedCompositeFieldContainer[CredentialInfo]
+    def __init__(self, credentials: _Optional[_Iterable[_Union[CredentialInfo, _Mapping]]] = ...) -> None: ...
 
 class ListPluginsRequest(_message.Message):
     __slots__ = ("admin_token",)

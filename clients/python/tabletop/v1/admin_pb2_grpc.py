@@ -50,6 +50,21 @@ class AdminStub:
                 request_serializer=tabletop_dot_v1_dot_admin__pb2.BackupRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_admin__pb2.BackupResponse.FromString,
                 _registered_method=True)
+        self.IssueCredential = channel.unary_unary(
+                '/tabletop.v1.Admin/IssueCredential',
+                request_serializer=tabletop_dot_v1_dot_admin__pb2.IssueCredentialRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_admin__pb2.IssueCredentialResponse.FromString,
+                _registered_method=True)
+        self.RevokeCredential = channel.unary_unary(
+                '/tabletop.v1.Admin/RevokeCredential',
+                request_serializer=tabletop_dot_v1_dot_admin__pb2.RevokeCredentialRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_admin__pb2.CredentialInfo.FromString,
+                _registered_method=True)
+        self.ListCredentials = channel.unary_unary(
+                '/tabletop.v1.Admin/ListCredentials',
+                request_serializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
@@ -79,6 +94,31 @@ class AdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def IssueCredential(self, request, context):
+        """Issues an organizer credential: create matches (also with a seed or a
+        hidden-information start position), seat players without join codes,
+        re-issue seat tokens, the Director service, and records of running
+        matches; not plugins, backups or credentials. Its secret is in this
+        response only; the server keeps its SHA-256.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeCredential(self, request, context):
+        """Revokes a credential: calls with it are refused from then on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListCredentials(self, request, context):
+        """Every credential issued, revoked ones included (never a secret).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -96,6 +136,21 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.Backup,
                     request_deserializer=tabletop_dot_v1_dot_admin__pb2.BackupRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_admin__pb2.BackupResponse.SerializeToString,
+            ),
+            'IssueCredential': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueCredential,
+                    request_deserializer=tabletop_dot_v1_dot_admin__pb2.IssueCredentialRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_admin__pb2.IssueCredentialResponse.SerializeToString,
+            ),
+            'RevokeCredential': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeCredential,
+                    request_deserializer=tabletop_dot_v1_dot_admin__pb2.RevokeCredentialRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_admin__pb2.CredentialInfo.SerializeToString,
+            ),
+            'ListCredentials': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCredentials,
+                    request_deserializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -180,6 +235,87 @@ class Admin:
             '/tabletop.v1.Admin/Backup',
             tabletop_dot_v1_dot_admin__pb2.BackupRequest.SerializeToString,
             tabletop_dot_v1_dot_admin__pb2.BackupResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IssueCredential(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Admin/IssueCredential',
+            tabletop_dot_v1_dot_admin__pb2.IssueCredentialRequest.SerializeToString,
+            tabletop_dot_v1_dot_admin__pb2.IssueCredentialResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeCredential(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Admin/RevokeCredential',
+            tabletop_dot_v1_dot_admin__pb2.RevokeCredentialRequest.SerializeToString,
+            tabletop_dot_v1_dot_admin__pb2.CredentialInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCredentials(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Admin/ListCredentials',
+            tabletop_dot_v1_dot_admin__pb2.ListCredentialsRequest.SerializeToString,
+            tabletop_dot_v1_dot_admin__pb2.ListCredentialsResponse.FromString,
             options,
             channel_credentials,
             insecure,

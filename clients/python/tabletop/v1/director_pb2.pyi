@@ -1,3 +1,4 @@
+from tabletop.v1 import matches_pb2 as _matches_pb2
 from tabletop.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -14,10 +15,24 @@ class OutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OUT_REASON_CLOCK: _ClassVar[OutReason]
     OUT_REASON_RESIGNED: _ClassVar[OutReason]
     OUT_REASON_ABSENT: _ClassVar[OutReason]
+    OUT_REASON_RULE: _ClassVar[OutReason]
+    OUT_REASON_DIRECTOR: _ClassVar[OutReason]
 OUT_REASON_UNSPECIFIED: OutReason
 OUT_REASON_CLOCK: OutReason
 OUT_REASON_RESIGNED: OutReason
 OUT_REASON_ABSENT: OutReason
+OUT_REASON_RULE: OutReason
+OUT_REASON_DIRECTOR: OutReason
+
+class ReissueSeatTokenRequest(_message.Message):
+    __slots__ = ("admin_token", "match_id", "seat")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    match_id: str
+    seat: int
+    def __init__(self, admin_token: _Optional[str] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class FollowLifecycleRequest(_message.Message):
     __slots__ = ("admin_token", "after_cursor", "game", "labels")
@@ -48,17 +63,21 @@ class LifecycleEvent(_message.Message):
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     class Created(_message.Message):
-        __slots__ = ("players", "plugin_version")
+        __slots__ = ("players", "plugin_version", "seat_players")
         PLAYERS_FIELD_NUMBER: _ClassVar[int]
         PLUGIN_VERSION_FIELD_NUMBER: _ClassVar[int]
+        SEAT_PLAYERS_FIELD_NUMBER: _ClassVar[int]
         players: int
         plugin_version: str
-        def __init__(self, players: _Optional[int] = ..., plugin_version: _Optional[str] = ...) -> None: ...
+        seat_players: _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatPlayer]
+        def __init__(self, players: _Optional[int] = ..., plugin_version: _Optional[str] = ..., seat_players: _Optional[_Iterable[_Union[_types_pb2.SeatPlayer, _Mapping]]] = ...) -> None: ...
     class SeatFilled(_message.Message):
-        __slots__ = ("seat",)
+        __slots__ = ("seat", "player")
         SEAT_FIELD_NUMBER: _ClassVar[int]
+        PLAYER_FIELD_NUMBER: _ClassVar[int]
         seat: int
-        def __init__(self, seat: _Optional[int] = ...) -> None: ...
+        player: _types_pb2.SeatPlayer
+        def __init__(self, seat: _Optional[int] = ..., player: _Optional[_Union[_types_pb2.SeatPlayer, _Mapping]] = ...) -> None: ...
     class Started(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...

@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from tabletop.v1 import director_pb2 as tabletop_dot_v1_dot_director__pb2
+from tabletop.v1 import matches_pb2 as tabletop_dot_v1_dot_matches__pb2
 from tabletop.v1 import types_pb2 as tabletop_dot_v1_dot_types__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -66,6 +67,11 @@ class DirectorStub:
                 request_serializer=tabletop_dot_v1_dot_director__pb2.AddTimeRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_types__pb2.MatchView.FromString,
                 _registered_method=True)
+        self.ReissueSeatToken = channel.unary_unary(
+                '/tabletop.v1.Director/ReissueSeatToken',
+                request_serializer=tabletop_dot_v1_dot_director__pb2.ReissueSeatTokenRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_matches__pb2.SeatToken.FromString,
+                _registered_method=True)
 
 
 class DirectorServicer:
@@ -124,6 +130,14 @@ class DirectorServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReissueSeatToken(self, request, context):
+        """Gives a taken seat a new token (a player who lost theirs); the old
+        token stops working at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DirectorServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -156,6 +170,11 @@ def add_DirectorServicer_to_server(servicer, server):
                     servicer.AddTime,
                     request_deserializer=tabletop_dot_v1_dot_director__pb2.AddTimeRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_types__pb2.MatchView.SerializeToString,
+            ),
+            'ReissueSeatToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReissueSeatToken,
+                    request_deserializer=tabletop_dot_v1_dot_director__pb2.ReissueSeatTokenRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_matches__pb2.SeatToken.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -321,6 +340,33 @@ class Director:
             '/tabletop.v1.Director/AddTime',
             tabletop_dot_v1_dot_director__pb2.AddTimeRequest.SerializeToString,
             tabletop_dot_v1_dot_types__pb2.MatchView.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReissueSeatToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Director/ReissueSeatToken',
+            tabletop_dot_v1_dot_director__pb2.ReissueSeatTokenRequest.SerializeToString,
+            tabletop_dot_v1_dot_matches__pb2.SeatToken.FromString,
             options,
             channel_credentials,
             insecure,

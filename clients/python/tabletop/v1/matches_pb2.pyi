@@ -36,7 +36,7 @@ VIEW_DETAIL_FULL: ViewDetail
 VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline")
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline", "seat_players", "public_open_seats")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,8 @@ class CreateMatchRequest(_message.Message):
     LABELS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OPEN_SEAT_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     players: int
@@ -75,7 +77,17 @@ class CreateMatchRequest(_message.Message):
     labels: _containers.ScalarMap[str, str]
     request_id: str
     open_seat_deadline: OpenSeatDeadline
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ...) -> None: ...
+    seat_players: _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatPlayer]
+    public_open_seats: bool
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ..., seat_players: _Optional[_Iterable[_Union[_types_pb2.SeatPlayer, _Mapping]]] = ..., public_open_seats: _Optional[bool] = ...) -> None: ...
+
+class SeatJoinCode(_message.Message):
+    __slots__ = ("seat", "code")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    code: str
+    def __init__(self, seat: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class OpenSeatDeadline(_message.Message):
     __slots__ = ("within_ms", "on_deadline")
@@ -106,22 +118,30 @@ class SeatToken(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("match_id", "seats", "view")
+    __slots__ = ("match_id", "seats", "view", "join_codes")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    JOIN_CODES_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatToken]
     view: _types_pb2.MatchView
-    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ...) -> None: ...
+    join_codes: _containers.RepeatedCompositeFieldContainer[SeatJoinCode]
+    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ..., join_codes: _Optional[_Iterable[_Union[SeatJoinCode, _Mapping]]] = ...) -> None: ...
 
 class JoinMatchRequest(_message.Message):
-    __slots__ = ("match_id", "seat")
+    __slots__ = ("match_id", "seat", "join_code", "display_name", "external_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    JOIN_CODE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    join_code: str
+    display_name: str
+    external_id: str
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., join_code: _Optional[str] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class JoinMatchResponse(_message.Message):
     __slots__ = ("seat", "token", "view")

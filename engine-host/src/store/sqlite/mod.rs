@@ -75,8 +75,8 @@ mod write;
 
 use super::backup::backup;
 use super::{
-    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store, StoredMatch,
-    StoredRequest, StoredSummary, migrations,
+    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store,
+    StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
 };
 use write::Write;
 
@@ -612,6 +612,36 @@ impl Store for SqliteStore {
             token_hash,
             lifecycle: lifecycle.to_vec(),
         })
+    }
+
+    fn reissue_token(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()> {
+        self.write(Write::Reissue {
+            match_id: match_id.to_string(),
+            seat,
+            token_hash,
+        })
+    }
+
+    fn credentials(&self) -> HostResult<Vec<StoredCredential>> {
+        self.read(read::credentials)
+    }
+
+    fn issue_credential(&self, credential: &StoredCredential) -> HostResult<()> {
+        self.write(Write::IssueCredential(credential.clone()))
+    }
+
+    fn revoke_credential(&self, credential_id: &str, at_ms: i64) -> HostResult<bool> {
+        let known = self
+            .credentials()?
+            .iter()
+            .any(|c| c.credential_id == credential_id);
+        if known {
+            self.write(Write::RevokeCredential {
+                credential_id: credential_id.to_string(),
+                at_ms,
+            })?;
+        }
+        Ok(known)
     }
 
     fn load(&self, match_id: &str) -> HostResult<Option<StoredMatch>> {

@@ -15,7 +15,9 @@ use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, Seat
 
 use super::write::state_name;
 use super::{db_error, json_error};
-use crate::store::{LifecycleRow, MatchQuery, StoredMatch, StoredRequest, StoredSummary};
+use crate::store::{
+    LifecycleRow, MatchQuery, StoredCredential, StoredMatch, StoredRequest, StoredSummary,
+};
 
 /// A `matches` row, before its seats and log are read.
 struct MatchRow {
@@ -160,8 +162,8 @@ fn assemble(
     };
     let seat_rows = conn
         .prepare_cached(
-            "SELECT seat, token_hash, joined_at_ms, join_order FROM seats \
-             WHERE match_id = ?1 ORDER BY seat",
+            "SELECT seat, token_hash, joined_at_ms, join_order, join_code_hash, display_name, \
+             external_id FROM seats WHERE match_id = ?1 ORDER BY seat",
         )
         .and_then(|mut s| {
             s.query_map(params![id], |row| {
@@ -170,35 +172,48 @@ fn assemble(
                     row.get::<_, Option<Vec<u8>>>(1)?,
                     row.get::<_, Option<i64>>(2)?,
                     row.get::<_, Option<i64>>(3)?,
+                    row.get::<_, Option<Vec<u8>>>(4)?,
+                    row.get::<_, Option<String>>(5)?,
+                    row.get::<_, Option<String>>(6)?,
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(db_error)?;
     let mut seat_hashes = Vec::with_capacity(seat_rows.len());
+    let mut join_code_hashes = Vec::with_capacity(seat_rows.len());
     let mut joins = Vec::new();
-    for (seat, hash, joined_at_ms, join_order) in seat_rows {
+    let hash_of = |bytes: Option<Vec<u8>>, what: &str| -> HostResult<Option<[u8; 32]>> {
+        bytes
+            .map(|bytes| {
+                <[u8; 32]>::try_from(bytes.as_slice())
+                    .map_err(|_| unreadable(id, what, "not 32 bytes"))
+            })
+            .transpose()
+    };
+    for (seat, hash, joined_at_ms, join_order, code, display_name, external_id) in seat_rows {
         if let (Some(at_ms), Some(order)) = (joined_at_ms, join_order) {
             joins.push((
                 order,
                 SeatJoin {
                     seat: seat as u32,
                     at_ms,
+                    display_name: display_name.unwrap_or_default(),
+                    external_id: external_id.unwrap_or_default(),
                 },
             ));
         }
-        seat_hashes.push(match hash {
-            None => None,
-            Some(bytes) => Some(
-                <[u8; 32]>::try_from(bytes.as_slice())
-                    .map_err(|_| unreadable(id, "token hash", "not 32 bytes"))?,
-            ),
-        });
+        seat_hashes.push(hash_of(hash, "token hash")?);
+        join_code_hashes.push(hash_of(code, "join code hash")?);
+    }
+    if join_code_hashes.iter().all(Option::is_none) {
+        join_code_hashes.clear();
     }
     joins.sort_by_key(|(order, _)| *order);
     Ok(StoredMatch {
         setup,
         seat_hashes,
+        join_code_hashes,
         joins: joins.into_iter().map(|(_, join)| join).collect(),
         log,
         pending,
@@ -343,4 +358,45 @@ pub(super) fn request(conn: &Connection, request_id: &str) -> HostResult<Option<
         match_id,
         response,
     }))
+}
+
+/// Every issued credential, oldest first.
+pub(super) fn credentials(conn: &Connection) -> HostResult<Vec<StoredCredential>> {
+    let mut statement = conn
+        .prepare_cached(
+            "SELECT credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms \
+             FROM credentials ORDER BY issued_at_ms, credential_id",
+        )
+        .map_err(db_error)?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, Vec<u8>>(3)?,
+                row.get::<_, i64>(4)?,
+                row.get::<_, Option<i64>>(5)?,
+            ))
+        })
+        .map_err(db_error)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (credential_id, name, role, hash, issued_at_ms, revoked_at_ms) =
+            row.map_err(db_error)?;
+        let secret_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
+            HostError::Internal(format!(
+                "the match store's credential {credential_id} has a malformed secret hash"
+            ))
+        })?;
+        out.push(StoredCredential {
+            credential_id,
+            name,
+            role,
+            secret_hash,
+            issued_at_ms,
+            revoked_at_ms,
+        });
+    }
+    Ok(out)
 }

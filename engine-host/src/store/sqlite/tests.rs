@@ -62,8 +62,13 @@ fn round_trip_concurrent_writers(inline_fsync_below: Duration) {
         .create_match(&new(&stored("a", "g", 1, true)))
         .and_then(Commit::wait)
         .unwrap();
-    let join = SeatJoin { seat: 1, at_ms: 4 };
-    store.join_seat("a", join, [9; 32], &[]).unwrap();
+    let join = SeatJoin {
+        seat: 1,
+        at_ms: 4,
+        display_name: "Ada".into(),
+        external_id: "p-17".into(),
+    };
+    store.join_seat("a", join.clone(), [9; 32], &[]).unwrap();
     let held = [HeldAction {
         seat: 1,
         action: 5,

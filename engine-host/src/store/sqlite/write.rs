@@ -5,7 +5,7 @@ use rusqlite::{Connection, params};
 use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, SeatJoin, SeatResult};
 
 use super::{db_error, json_error};
-use crate::store::{LifecycleEvent, LifecycleKind, StoredMatch, StoredRequest};
+use crate::store::{LifecycleEvent, LifecycleKind, StoredCredential, StoredMatch, StoredRequest};
 
 /// One write for the writer thread.
 #[derive(Debug)]
@@ -30,6 +30,16 @@ pub(super) enum Write {
         token_hash: [u8; 32],
         lifecycle: Vec<LifecycleEvent>,
     },
+    Reissue {
+        match_id: String,
+        seat: u32,
+        token_hash: [u8; 32],
+    },
+    IssueCredential(StoredCredential),
+    RevokeCredential {
+        credential_id: String,
+        at_ms: i64,
+    },
 }
 
 impl Write {
@@ -39,6 +49,9 @@ impl Write {
             Write::Create { lifecycle, .. }
             | Write::Append { lifecycle, .. }
             | Write::Join { lifecycle, .. } => !lifecycle.is_empty(),
+            Write::Reissue { .. } | Write::IssueCredential(_) | Write::RevokeCredential { .. } => {
+                false
+            }
         }
     }
 }
@@ -142,9 +155,17 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
             let changed = cached(
                 conn,
                 "UPDATE seats SET token_hash = ?3, joined_at_ms = ?4, join_order = \
-                 (SELECT COUNT(*) FROM seats WHERE match_id = ?1 AND join_order IS NOT NULL) \
+                 (SELECT COUNT(*) FROM seats WHERE match_id = ?1 AND join_order IS NOT NULL), \
+                 join_code_hash = NULL, display_name = ?5, external_id = ?6 \
                  WHERE match_id = ?1 AND seat = ?2",
-                params![match_id, seat as i64, token_hash.to_vec(), join.at_ms],
+                params![
+                    match_id,
+                    seat as i64,
+                    token_hash.to_vec(),
+                    join.at_ms,
+                    Some(&join.display_name).filter(|s| !s.is_empty()),
+                    Some(&join.external_id).filter(|s| !s.is_empty())
+                ],
             )?;
             if changed != 1 {
                 return Err(HostError::Internal(format!(
@@ -160,6 +181,49 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
             )?;
             insert_lifecycle(conn, lifecycle)
         }
+        Write::Reissue {
+            match_id,
+            seat,
+            token_hash,
+        } => {
+            let changed = cached(
+                conn,
+                "UPDATE seats SET token_hash = ?3 \
+                 WHERE match_id = ?1 AND seat = ?2 AND token_hash IS NOT NULL",
+                params![match_id, *seat as i64, token_hash.to_vec()],
+            )?;
+            if changed != 1 {
+                return Err(HostError::Internal(format!(
+                    "the match store has no taken seat {seat} in match {match_id}"
+                )));
+            }
+            Ok(())
+        }
+        Write::IssueCredential(c) => cached(
+            conn,
+            "INSERT INTO credentials \
+             (credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                c.credential_id,
+                c.name,
+                c.role,
+                c.secret_hash.to_vec(),
+                c.issued_at_ms,
+                c.revoked_at_ms
+            ],
+        )
+        .map(drop),
+        Write::RevokeCredential {
+            credential_id,
+            at_ms,
+        } => cached(
+            conn,
+            "UPDATE credentials SET revoked_at_ms = COALESCE(revoked_at_ms, ?2) \
+             WHERE credential_id = ?1",
+            params![credential_id, at_ms],
+        )
+        .map(drop),
     }
 }
 
@@ -195,17 +259,27 @@ fn create(
             .joins
             .iter()
             .position(|j| j.seat as usize == seat)
-            .map(|order| (stored.joins[order].at_ms, order as i64));
+            .map(|order| (&stored.joins[order], order as i64));
+        let code = stored.join_code_hashes.get(seat).copied().flatten();
+        let named = |field: fn(&SeatJoin) -> &String| {
+            joined
+                .map(|(join, _)| field(join))
+                .filter(|s| !s.is_empty())
+        };
         cached(
             conn,
-            "INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order) \
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order, \
+             join_code_hash, display_name, external_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 setup.match_id,
                 seat as i64,
                 hash.map(|h| h.to_vec()),
-                joined.map(|(at, _)| at),
-                joined.map(|(_, order)| order)
+                joined.map(|(join, _)| join.at_ms),
+                joined.map(|(_, order)| order),
+                code.map(|h| h.to_vec()),
+                named(|j| &j.display_name),
+                named(|j| &j.external_id)
             ],
         )?;
     }

@@ -38,8 +38,9 @@
 // | CONTROL_REFUSED | FAILED_PRECONDITION | | a director's control does not apply to the match as it is (pausing a paused match, adding time to a match without a clock) |
 // | REQUEST_ID_REUSED | ALREADY_EXISTS | request_id, match_id | CreateMatch: the `request_id` was used for a different request |
 // | PLUGIN_CONFLICT | FAILED_PRECONDITION | game, version, existing_file | LoadPlugin: another file provides this game version |
-// | TOKEN_REQUIRED | UNAUTHENTICATED | credential (seat or admin) | the call needs a token and got none |
-// | BAD_TOKEN | PERMISSION_DENIED | credential (seat or admin) | the token does not grant this |
+// | TOKEN_REQUIRED | UNAUTHENTICATED | credential (seat, admin, organizer, join_code) | the call needs a token and got none |
+// | BAD_TOKEN | PERMISSION_DENIED | credential (seat, admin, bearer, join_code) | the token is not one this server knows for this (wrong, or revoked) |
+// | NOT_PERMITTED | PERMISSION_DENIED | credential (the weakest that would do: organizer or admin) | the caller's valid credential does not allow this call |
 // | MATCH_UNAVAILABLE | UNAVAILABLE | match_id, unavailable_reason | the match's plugin version is not loaded here |
 // | SHUTTING_DOWN | UNAVAILABLE | | the server is stopping: ends every open Watch stream |
 // | PLUGIN_TIMEOUT | INTERNAL | deadline_ms | the game's plugin did not answer in time |
@@ -56,7 +57,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MatchState, MatchView, MatchViewSchema } from "./types_pb.js";
+import type { MatchState, MatchView, MatchViewSchema, SeatPlayer } from "./types_pb.js";
 import { file_tabletop_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -64,7 +65,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/matches.proto.
  */
 export const file_tabletop_v1_matches: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSLTBAoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRI5ChJvcGVuX3NlYXRfZGVhZGxpbmUYDCABKAsyHS50YWJsZXRvcC52MS5PcGVuU2VhdERlYWRsaW5lGi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3ZlcnNpb25CBwoFX3NlZWRCEQoPX3N0YXJ0X3Bvc2l0aW9uQg8KDV90aW1lX2NvbnRyb2wiUwoQT3BlblNlYXREZWFkbGluZRIRCgl3aXRoaW5fbXMYASABKAMSLAoLb25fZGVhZGxpbmUYAiABKA4yFy50YWJsZXRvcC52MS5PbkRlYWRsaW5lInUKC1RpbWVDb250cm9sEhMKC3Blcl9tb3ZlX21zGAEgASgDEg8KB2JhbmtfbXMYAiABKAMSFAoMaW5jcmVtZW50X21zGAMgASgDEioKCm9uX3RpbWVvdXQYBCABKA4yFi50YWJsZXRvcC52MS5PblRpbWVvdXQiKAoJU2VhdFRva2VuEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkidAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3IkAKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJeCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhcKCmF0X3ZlcnNpb24YAyABKARIAIgBAUINCgtfYXRfdmVyc2lvbiJRChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhAKCGlkc19vbmx5GAMgASgIIisKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJIngKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uEhIKCmFjdGlvbl9pZHMYBCADKAQi0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkixQIKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRI7CgZsYWJlbHMYBSADKAsyKy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QuTGFiZWxzRW50cnkSHAoPY3JlYXRlZF9mcm9tX21zGAYgASgDSACIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYByABKANIAYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhIKEF9jcmVhdGVkX2Zyb21fbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zIr0CCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSNQoGbGFiZWxzGAogAygLMiUudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypfCgpPbkRlYWRsaW5lEhsKF09OX0RFQURMSU5FX1VOU1BFQ0lGSUVEEAASFQoRT05fREVBRExJTkVfQUJPUlQQARIdChlPTl9ERUFETElORV9TVEFSVF9XSVRIT1VUEAIqUAoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABITCg9PTl9USU1FT1VUX0xPU0UQARISCg5PTl9USU1FT1VUX09VVBACKlgKClZpZXdEZXRhaWwSGwoXVklFV19ERVRBSUxfVU5TUEVDSUZJRUQQABIUChBWSUVXX0RFVEFJTF9GVUxMEAESFwoTVklFV19ERVRBSUxfU1VNTUFSWRACMtcFCgdNYXRjaGVzElAKC0NyZWF0ZU1hdGNoEh8udGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0GiAudGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJKCglKb2luTWF0Y2gSHS50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh4udGFibGV0b3AudjEuSm9pbk1hdGNoUmVzcG9uc2USPgoHR2V0VmlldxIbLnRhYmxldG9wLnYxLkdldFZpZXdSZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3El8KEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USPAoGUmVzaWduEhoudGFibGV0b3AudjEuUmVzaWduUmVxdWVzdBoWLnRhYmxldG9wLnYxLk1hdGNoVmlldxJQCgtMaXN0TWF0Y2hlcxIfLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBogLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USUwoMRXhwb3J0UmVjb3JkEiAudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkV4cG9ydFJlY29yZFJlc3BvbnNlElMKDEltcG9ydFJlY29yZBIgLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlcXVlc3QaIS50YWJsZXRvcC52MS5JbXBvcnRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_tabletop_v1_types]);
+  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSKdBQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRI5ChJvcGVuX3NlYXRfZGVhZGxpbmUYDCABKAsyHS50YWJsZXRvcC52MS5PcGVuU2VhdERlYWRsaW5lEi0KDHNlYXRfcGxheWVycxgNIAMoCzIXLnRhYmxldG9wLnYxLlNlYXRQbGF5ZXISGQoRcHVibGljX29wZW5fc2VhdHMYDiABKAgaLgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfdmVyc2lvbkIHCgVfc2VlZEIRCg9fc3RhcnRfcG9zaXRpb25CDwoNX3RpbWVfY29udHJvbCIqCgxTZWF0Sm9pbkNvZGUSDAoEc2VhdBgBIAEoDRIMCgRjb2RlGAIgASgJIlMKEE9wZW5TZWF0RGVhZGxpbmUSEQoJd2l0aGluX21zGAEgASgDEiwKC29uX2RlYWRsaW5lGAIgASgOMhcudGFibGV0b3AudjEuT25EZWFkbGluZSJ1CgtUaW1lQ29udHJvbBITCgtwZXJfbW92ZV9tcxgBIAEoAxIPCgdiYW5rX21zGAIgASgDEhQKDGluY3JlbWVudF9tcxgDIAEoAxIqCgpvbl90aW1lb3V0GAQgASgOMhYudGFibGV0b3AudjEuT25UaW1lb3V0IigKCVNlYXRUb2tlbhIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJIqMBChNDcmVhdGVNYXRjaFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEiUKBXNlYXRzGAIgAygLMhYudGFibGV0b3AudjEuU2VhdFRva2VuEiQKBHZpZXcYAyABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSLQoKam9pbl9jb2RlcxgEIAMoCzIZLnRhYmxldG9wLnYxLlNlYXRKb2luQ29kZSJ+ChBKb2luTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBARIRCglqb2luX2NvZGUYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEhMKC2V4dGVybmFsX2lkGAUgASgJQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJeCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhcKCmF0X3ZlcnNpb24YAyABKARIAIgBAUINCgtfYXRfdmVyc2lvbiJRChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhAKCGlkc19vbmx5GAMgASgIIisKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJIngKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uEhIKCmFjdGlvbl9pZHMYBCADKAQi0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkixQIKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRI7CgZsYWJlbHMYBSADKAsyKy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QuTGFiZWxzRW50cnkSHAoPY3JlYXRlZF9mcm9tX21zGAYgASgDSACIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYByABKANIAYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhIKEF9jcmVhdGVkX2Zyb21fbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zIr0CCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSNQoGbGFiZWxzGAogAygLMiUudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypfCgpPbkRlYWRsaW5lEhsKF09OX0RFQURMSU5FX1VOU1BFQ0lGSUVEEAASFQoRT05fREVBRExJTkVfQUJPUlQQARIdChlPTl9ERUFETElORV9TVEFSVF9XSVRIT1VUEAIqUAoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABITCg9PTl9USU1FT1VUX0xPU0UQARISCg5PTl9USU1FT1VUX09VVBACKlgKClZpZXdEZXRhaWwSGwoXVklFV19ERVRBSUxfVU5TUEVDSUZJRUQQABIUChBWSUVXX0RFVEFJTF9GVUxMEAESFwoTVklFV19ERVRBSUxfU1VNTUFSWRACMtcFCgdNYXRjaGVzElAKC0NyZWF0ZU1hdGNoEh8udGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0GiAudGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJKCglKb2luTWF0Y2gSHS50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh4udGFibGV0b3AudjEuSm9pbk1hdGNoUmVzcG9uc2USPgoHR2V0VmlldxIbLnRhYmxldG9wLnYxLkdldFZpZXdSZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3El8KEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USPAoGUmVzaWduEhoudGFibGV0b3AudjEuUmVzaWduUmVxdWVzdBoWLnRhYmxldG9wLnYxLk1hdGNoVmlldxJQCgtMaXN0TWF0Y2hlcxIfLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBogLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USUwoMRXhwb3J0UmVjb3JkEiAudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkV4cG9ydFJlY29yZFJlc3BvbnNlElMKDEltcG9ydFJlY29yZBIgLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlcXVlc3QaIS50YWJsZXRvcC52MS5JbXBvcnRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_tabletop_v1_types]);
 
 /**
  * Creates a match.
@@ -163,6 +164,25 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
    * @generated from field: tabletop.v1.OpenSeatDeadline open_seat_deadline = 12;
    */
   openSeatDeadline?: OpenSeatDeadline | undefined;
+
+  /**
+   * Who plays the seats taken at creation (display name, external id),
+   * shown in views, records, results and the lifecycle feed. A seat not
+   * listed has neither.
+   *
+   * @generated from field: repeated tabletop.v1.SeatPlayer seat_players = 13;
+   */
+  seatPlayers: SeatPlayer[];
+
+  /**
+   * Let anyone join the open seats without a code. By default each open
+   * seat is invite-only: the response carries a join code per open seat,
+   * and JoinMatch needs it (an organizer or the admin may seat a player
+   * without one).
+   *
+   * @generated from field: bool public_open_seats = 14;
+   */
+  publicOpenSeats: boolean;
 };
 
 /**
@@ -171,6 +191,34 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_matches, 0);
+
+/**
+ * The code that lets a player take one open seat.
+ *
+ * @generated from message tabletop.v1.SeatJoinCode
+ */
+export type SeatJoinCode = Message<"tabletop.v1.SeatJoinCode"> & {
+  /**
+   * The seat, 0-based.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Pass as JoinMatchRequest.join_code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message tabletop.v1.SeatJoinCode.
+ * Use `create(SeatJoinCodeSchema)` to create a new message.
+ */
+export const SeatJoinCodeSchema: GenMessage<SeatJoinCode> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_matches, 1);
 
 /**
  * When a match's open seats must be taken by.
@@ -198,7 +246,7 @@ export type OpenSeatDeadline = Message<"tabletop.v1.OpenSeatDeadline"> & {
  * Use `create(OpenSeatDeadlineSchema)` to create a new message.
  */
 export const OpenSeatDeadlineSchema: GenMessage<OpenSeatDeadline> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 1);
+  messageDesc(file_tabletop_v1_matches, 2);
 
 /**
  * A clock: time per move and/or a bank with an increment.
@@ -241,7 +289,7 @@ export type TimeControl = Message<"tabletop.v1.TimeControl"> & {
  * Use `create(TimeControlSchema)` to create a new message.
  */
 export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 2);
+  messageDesc(file_tabletop_v1_matches, 3);
 
 /**
  * A seat and its secret token.
@@ -269,7 +317,7 @@ export type SeatToken = Message<"tabletop.v1.SeatToken"> & {
  * Use `create(SeatTokenSchema)` to create a new message.
  */
 export const SeatTokenSchema: GenMessage<SeatToken> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 3);
+  messageDesc(file_tabletop_v1_matches, 4);
 
 /**
  * The new match.
@@ -297,6 +345,14 @@ export type CreateMatchResponse = Message<"tabletop.v1.CreateMatchResponse"> & {
    * @generated from field: tabletop.v1.MatchView view = 3;
    */
   view?: MatchView | undefined;
+
+  /**
+   * A code per open seat, for the player invited to it; empty when the
+   * open seats are public.
+   *
+   * @generated from field: repeated tabletop.v1.SeatJoinCode join_codes = 4;
+   */
+  joinCodes: SeatJoinCode[];
 };
 
 /**
@@ -304,7 +360,7 @@ export type CreateMatchResponse = Message<"tabletop.v1.CreateMatchResponse"> & {
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 4);
+  messageDesc(file_tabletop_v1_matches, 5);
 
 /**
  * Joins an open seat.
@@ -320,11 +376,34 @@ export type JoinMatchRequest = Message<"tabletop.v1.JoinMatchRequest"> & {
   matchId: string;
 
   /**
-   * The seat to take; the lowest open seat if absent.
+   * The seat to take; the lowest open seat if absent. With a join code,
+   * the code's seat.
    *
    * @generated from field: optional uint32 seat = 2;
    */
   seat?: number | undefined;
+
+  /**
+   * The seat's join code (from CreateMatchResponse.join_codes); not needed
+   * for a public seat, or with an organizer credential or the admin token.
+   *
+   * @generated from field: string join_code = 3;
+   */
+  joinCode: string;
+
+  /**
+   * Who takes the seat: shown in views, records, results and the feed.
+   *
+   * @generated from field: string display_name = 4;
+   */
+  displayName: string;
+
+  /**
+   * The platform's id for the player.
+   *
+   * @generated from field: string external_id = 5;
+   */
+  externalId: string;
 };
 
 /**
@@ -332,7 +411,7 @@ export type JoinMatchRequest = Message<"tabletop.v1.JoinMatchRequest"> & {
  * Use `create(JoinMatchRequestSchema)` to create a new message.
  */
 export const JoinMatchRequestSchema: GenMessage<JoinMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 5);
+  messageDesc(file_tabletop_v1_matches, 6);
 
 /**
  * The joined seat.
@@ -367,7 +446,7 @@ export type JoinMatchResponse = Message<"tabletop.v1.JoinMatchResponse"> & {
  * Use `create(JoinMatchResponseSchema)` to create a new message.
  */
 export const JoinMatchResponseSchema: GenMessage<JoinMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 6);
+  messageDesc(file_tabletop_v1_matches, 7);
 
 /**
  * Asks for a view.
@@ -404,7 +483,7 @@ export type GetViewRequest = Message<"tabletop.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 7);
+  messageDesc(file_tabletop_v1_matches, 8);
 
 /**
  * Asks for legal actions.
@@ -442,7 +521,7 @@ export type ListLegalActionsRequest = Message<"tabletop.v1.ListLegalActionsReque
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 8);
+  messageDesc(file_tabletop_v1_matches, 9);
 
 /**
  * One legal action.
@@ -470,7 +549,7 @@ export type LegalAction = Message<"tabletop.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 9);
+  messageDesc(file_tabletop_v1_matches, 10);
 
 /**
  * The legal actions.
@@ -513,7 +592,7 @@ export type ListLegalActionsResponse = Message<"tabletop.v1.ListLegalActionsResp
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 10);
+  messageDesc(file_tabletop_v1_matches, 11);
 
 /**
  * Submits an action.
@@ -584,7 +663,7 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 11);
+  messageDesc(file_tabletop_v1_matches, 12);
 
 /**
  * The result of an action.
@@ -613,7 +692,7 @@ export type SubmitActionResponse = Message<"tabletop.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 12);
+  messageDesc(file_tabletop_v1_matches, 13);
 
 /**
  * Resigns a seat.
@@ -641,7 +720,7 @@ export type ResignRequest = Message<"tabletop.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 13);
+  messageDesc(file_tabletop_v1_matches, 14);
 
 /**
  * Filters and a page for ListMatches.
@@ -705,7 +784,7 @@ export type ListMatchesRequest = Message<"tabletop.v1.ListMatchesRequest"> & {
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 14);
+  messageDesc(file_tabletop_v1_matches, 15);
 
 /**
  * One match in a listing.
@@ -789,7 +868,7 @@ export type MatchSummary = Message<"tabletop.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 15);
+  messageDesc(file_tabletop_v1_matches, 16);
 
 /**
  * A page of the listing.
@@ -818,7 +897,7 @@ export type ListMatchesResponse = Message<"tabletop.v1.ListMatchesResponse"> & {
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 16);
+  messageDesc(file_tabletop_v1_matches, 17);
 
 /**
  * Asks for a record.
@@ -846,7 +925,7 @@ export type ExportRecordRequest = Message<"tabletop.v1.ExportRecordRequest"> & {
  * Use `create(ExportRecordRequestSchema)` to create a new message.
  */
 export const ExportRecordRequestSchema: GenMessage<ExportRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 17);
+  messageDesc(file_tabletop_v1_matches, 18);
 
 /**
  * The record.
@@ -867,7 +946,7 @@ export type ExportRecordResponse = Message<"tabletop.v1.ExportRecordResponse"> &
  * Use `create(ExportRecordResponseSchema)` to create a new message.
  */
 export const ExportRecordResponseSchema: GenMessage<ExportRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 18);
+  messageDesc(file_tabletop_v1_matches, 19);
 
 /**
  * Imports a record.
@@ -895,7 +974,7 @@ export type ImportRecordRequest = Message<"tabletop.v1.ImportRecordRequest"> & {
  * Use `create(ImportRecordRequestSchema)` to create a new message.
  */
 export const ImportRecordRequestSchema: GenMessage<ImportRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 19);
+  messageDesc(file_tabletop_v1_matches, 20);
 
 /**
  * The imported match.
@@ -930,7 +1009,7 @@ export type ImportRecordResponse = Message<"tabletop.v1.ImportRecordResponse"> &
  * Use `create(ImportRecordResponseSchema)` to create a new message.
  */
 export const ImportRecordResponseSchema: GenMessage<ImportRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 20);
+  messageDesc(file_tabletop_v1_matches, 21);
 
 /**
  * What an open-seat deadline does.

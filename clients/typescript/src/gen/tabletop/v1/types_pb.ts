@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/types.proto.
  */
 export const file_tabletop_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEiSwoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCCKlAQoKU2VhdFN0YXR1cxIMCgRzZWF0GAEgASgNEg4KBmZpbGxlZBgCIAEoCBIPCgd0b19tb3ZlGAMgASgIEhEKCWhhc19hY3RlZBgEIAEoCBIQCghyZXNpZ25lZBgFIAEoCBIfChJjbG9ja19yZW1haW5pbmdfbXMYBiABKANIAIgBARILCgNvdXQYByABKAhCFQoTX2Nsb2NrX3JlbWFpbmluZ19tcyLUBAoJTWF0Y2hWaWV3EhAKCG1hdGNoX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSFgoOcGx1Z2luX3ZlcnNpb24YAyABKAkSDwoHdmVyc2lvbhgEIAEoBBImCgVzdGF0ZRgFIAEoDjIXLnRhYmxldG9wLnYxLk1hdGNoU3RhdGUSGAoLdmlld2VyX3NlYXQYBiABKA1IAIgBARIRCgl2aWV3X2pzb24YByABKAkSDAoEdGV4dBgIIAEoCRIPCgd0b19tb3ZlGAkgAygNEiYKBXNlYXRzGAogAygLMhcudGFibGV0b3AudjEuU2VhdFN0YXR1cxIqCgdyZXN1bHRzGAsgAygLMhkudGFibGV0b3AudjEuUGxheWVyUmVzdWx0EhsKDnBlbmRpbmdfYWN0aW9uGAwgASgJSAGIAQESGgoSdW5hdmFpbGFibGVfcmVhc29uGA0gASgJEjIKBmxhYmVscxgOIAMoCzIiLnRhYmxldG9wLnYxLk1hdGNoVmlldy5MYWJlbHNFbnRyeRIOCgZwYXVzZWQYDyABKAgSFAoMYWJvcnRfcmVhc29uGBAgASgJEhMKC2FkanVkaWNhdGVkGBEgASgIEiIKFW9wZW5fc2VhdF9kZWFkbGluZV9tcxgSIAEoA0gCiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX3ZpZXdlcl9zZWF0QhEKD19wZW5kaW5nX2FjdGlvbkIYChZfb3Blbl9zZWF0X2RlYWRsaW5lX21zKpIBCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfV0FJVElORxABEhcKE01BVENIX1NUQVRFX1JVTk5JTkcQAhIYChRNQVRDSF9TVEFURV9GSU5JU0hFRBADEhsKF01BVENIX1NUQVRFX1VOQVZBSUxBQkxFEARiBnByb3RvMw");
+  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEidgoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCBIUCgxkaXNwbGF5X25hbWUYBSABKAkSEwoLZXh0ZXJuYWxfaWQYBiABKAkigAIKClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoDRIOCgZmaWxsZWQYAiABKAgSDwoHdG9fbW92ZRgDIAEoCBIRCgloYXNfYWN0ZWQYBCABKAgSEAoIcmVzaWduZWQYBSABKAgSHwoSY2xvY2tfcmVtYWluaW5nX21zGAYgASgDSACIAQESCwoDb3V0GAcgASgIEi4KCm91dF9yZWFzb24YCCABKA4yGi50YWJsZXRvcC52MS5TZWF0T3V0UmVhc29uEhQKDGRpc3BsYXlfbmFtZRgKIAEoCRITCgtleHRlcm5hbF9pZBgLIAEoCUIVChNfY2xvY2tfcmVtYWluaW5nX21zItQECglNYXRjaFZpZXcSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIYCgt2aWV3ZXJfc2VhdBgGIAEoDUgAiAEBEhEKCXZpZXdfanNvbhgHIAEoCRIMCgR0ZXh0GAggASgJEg8KB3RvX21vdmUYCSADKA0SJgoFc2VhdHMYCiADKAsyFy50YWJsZXRvcC52MS5TZWF0U3RhdHVzEioKB3Jlc3VsdHMYCyADKAsyGS50YWJsZXRvcC52MS5QbGF5ZXJSZXN1bHQSGwoOcGVuZGluZ19hY3Rpb24YDCABKAlIAYgBARIaChJ1bmF2YWlsYWJsZV9yZWFzb24YDSABKAkSMgoGbGFiZWxzGA4gAygLMiIudGFibGV0b3AudjEuTWF0Y2hWaWV3LkxhYmVsc0VudHJ5Eg4KBnBhdXNlZBgPIAEoCBIUCgxhYm9ydF9yZWFzb24YECABKAkSEwoLYWRqdWRpY2F0ZWQYESABKAgSIgoVb3Blbl9zZWF0X2RlYWRsaW5lX21zGBIgASgDSAKIAQEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIOCgxfdmlld2VyX3NlYXRCEQoPX3BlbmRpbmdfYWN0aW9uQhgKFl9vcGVuX3NlYXRfZGVhZGxpbmVfbXMiRQoKU2VhdFBsYXllchIMCgRzZWF0GAEgASgNEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgtleHRlcm5hbF9pZBgDIAEoCSqSAQoKTWF0Y2hTdGF0ZRIbChdNQVRDSF9TVEFURV9VTlNQRUNJRklFRBAAEhcKE01BVENIX1NUQVRFX1dBSVRJTkcQARIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAISGAoUTUFUQ0hfU1RBVEVfRklOSVNIRUQQAxIbChdNQVRDSF9TVEFURV9VTkFWQUlMQUJMRRAEKr0BCg1TZWF0T3V0UmVhc29uEh8KG1NFQVRfT1VUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVNFQVRfT1VUX1JFQVNPTl9DTE9DSxABEhwKGFNFQVRfT1VUX1JFQVNPTl9SRVNJR05FRBACEhoKFlNFQVRfT1VUX1JFQVNPTl9BQlNFTlQQAxIYChRTRUFUX09VVF9SRUFTT05fUlVMRRAEEhwKGFNFQVRfT1VUX1JFQVNPTl9ESVJFQ1RPUhAFYgZwcm90bzM");
 
 /**
  * One seat's final result.
@@ -47,6 +47,20 @@ export type PlayerResult = Message<"tabletop.v1.PlayerResult"> & {
    * @generated from field: bool resigned = 4;
    */
   resigned: boolean;
+
+  /**
+   * Who played the seat (as CreateMatch or JoinMatch said).
+   *
+   * @generated from field: string display_name = 5;
+   */
+  displayName: string;
+
+  /**
+   * The platform's id for that player.
+   *
+   * @generated from field: string external_id = 6;
+   */
+  externalId: string;
 };
 
 /**
@@ -106,12 +120,36 @@ export type SeatStatus = Message<"tabletop.v1.SeatStatus"> & {
   clockRemainingMs?: bigint | undefined;
 
   /**
-   * Whether the seat is out of the game: its clock ran out under
-   * TimeControl.on_timeout = ON_TIMEOUT_OUT. It never moves again.
+   * Whether the seat is out of the game: it never moves again. Why is in
+   * out_reason. A seat that resigned is out, also when its resignation
+   * ended the match; in a match of three or more seats whose game can
+   * take a player out, the others play on without it.
    *
    * @generated from field: bool out = 7;
    */
   out: boolean;
+
+  /**
+   * Why the seat is out; SEAT_OUT_REASON_UNSPECIFIED while it plays.
+   *
+   * @generated from field: tabletop.v1.SeatOutReason out_reason = 8;
+   */
+  outReason: SeatOutReason;
+
+  /**
+   * Who holds the seat (as CreateMatch or JoinMatch said); empty if nobody
+   * said.
+   *
+   * @generated from field: string display_name = 10;
+   */
+  displayName: string;
+
+  /**
+   * The platform's id for that player.
+   *
+   * @generated from field: string external_id = 11;
+   */
+  externalId: string;
 };
 
 /**
@@ -267,6 +305,42 @@ export const MatchViewSchema: GenMessage<MatchView> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_types, 2);
 
 /**
+ * Who plays a seat, as the platform knows them.
+ *
+ * @generated from message tabletop.v1.SeatPlayer
+ */
+export type SeatPlayer = Message<"tabletop.v1.SeatPlayer"> & {
+  /**
+   * The seat, 0-based.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * A name to show (at most 64 characters, no control characters).
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * The platform's own id for the player (at most 128 bytes); opaque to
+   * the server.
+   *
+   * @generated from field: string external_id = 3;
+   */
+  externalId: string;
+};
+
+/**
+ * Describes the message tabletop.v1.SeatPlayer.
+ * Use `create(SeatPlayerSchema)` to create a new message.
+ */
+export const SeatPlayerSchema: GenMessage<SeatPlayer> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_types, 3);
+
+/**
  * Where a match is in its life.
  *
  * @generated from enum tabletop.v1.MatchState
@@ -314,4 +388,63 @@ export enum MatchState {
  */
 export const MatchStateSchema: GenEnum<MatchState> = /*@__PURE__*/
   enumDesc(file_tabletop_v1_types, 0);
+
+/**
+ * Why a seat is out of the game. The values have the numbers of the
+ * lifecycle feed's OutReason (director.proto) for the same reasons.
+ *
+ * @generated from enum tabletop.v1.SeatOutReason
+ */
+export enum SeatOutReason {
+  /**
+   * The seat plays on.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Its clock ran out (TimeControl.on_timeout: ON_TIMEOUT_OUT, or a
+   * time-out that ended the match).
+   *
+   * @generated from enum value: SEAT_OUT_REASON_CLOCK = 1;
+   */
+  CLOCK = 1,
+
+  /**
+   * It resigned.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_RESIGNED = 2;
+   */
+  RESIGNED = 2,
+
+  /**
+   * It was not taken by the open-seat deadline.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_ABSENT = 3;
+   */
+  ABSENT = 3,
+
+  /**
+   * The game's rules put it out (Focus's F7: a player who cannot move on
+   * their turn).
+   *
+   * @generated from enum value: SEAT_OUT_REASON_RULE = 4;
+   */
+  RULE = 4,
+
+  /**
+   * Reserved for a director taking a seat out of the game; no director
+   * control does that, so the host never sends it.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_DIRECTOR = 5;
+   */
+  DIRECTOR = 5,
+}
+
+/**
+ * Describes the enum tabletop.v1.SeatOutReason.
+ */
+export const SeatOutReasonSchema: GenEnum<SeatOutReason> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_types, 1);
 

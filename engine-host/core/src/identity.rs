@@ -1,0 +1,134 @@
+//! Who plays a seat, as the platform that seated them says: a name to show
+//! and the platform's own id for the player. The host checks their size and
+//! shows them; it never interprets them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Match;
+
+/// Longest display name, in characters.
+pub const MAX_DISPLAY_NAME_CHARS: usize = 64;
+/// Longest external id, in bytes.
+pub const MAX_EXTERNAL_ID_BYTES: usize = 128;
+
+/// The player of one seat.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SeatPlayer {
+    /// The seat.
+    pub seat: u32,
+    /// A name to show.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub display_name: String,
+    /// The platform's id for the player.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub external_id: String,
+}
+
+impl SeatPlayer {
+    /// Checks the sizes and characters of the name and the id.
+    pub fn check(&self) -> Result<(), String> {
+        check_identity(&self.display_name, &self.external_id)
+    }
+
+    /// Whether it says nothing about the player.
+    pub fn is_anonymous(&self) -> bool {
+        self.display_name.is_empty() && self.external_id.is_empty()
+    }
+}
+
+/// Checks a display name (at most [`MAX_DISPLAY_NAME_CHARS`] characters, no
+/// control characters) and an external id (at most
+/// [`MAX_EXTERNAL_ID_BYTES`] bytes, no control characters).
+pub fn check_identity(display_name: &str, external_id: &str) -> Result<(), String> {
+    if display_name.chars().count() > MAX_DISPLAY_NAME_CHARS
+        || display_name.chars().any(char::is_control)
+    {
+        return Err(format!(
+            "a display name is at most {MAX_DISPLAY_NAME_CHARS} characters with no control \
+             characters"
+        ));
+    }
+    if external_id.len() > MAX_EXTERNAL_ID_BYTES || external_id.chars().any(char::is_control) {
+        return Err(format!(
+            "an external id is at most {MAX_EXTERNAL_ID_BYTES} bytes with no control characters"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the players named at creation: each names an existing seat that
+/// is not open, at most once.
+pub fn check_seat_players(players: &[SeatPlayer], seats: u32, open: &[u32]) -> Result<(), String> {
+    for (index, player) in players.iter().enumerate() {
+        if player.seat >= seats {
+            return Err(format!(
+                "a player for seat {} of a match of {seats} seats",
+                player.seat
+            ));
+        }
+        if open.contains(&player.seat) {
+            return Err(format!(
+                "seat {} is open: its player says who they are when joining",
+                player.seat
+            ));
+        }
+        if players[..index].iter().any(|p| p.seat == player.seat) {
+            return Err(format!("seat {} has two players", player.seat));
+        }
+        player.check()?;
+    }
+    Ok(())
+}
+
+impl Match {
+    /// Who holds `seat`: as its join said, or as the creation said; an
+    /// anonymous player if nobody said.
+    pub fn player(&self, seat: u32) -> SeatPlayer {
+        if let Some(join) = self.joins.iter().rev().find(|j| j.seat == seat) {
+            return SeatPlayer {
+                seat,
+                display_name: join.display_name.clone(),
+                external_id: join.external_id.clone(),
+            };
+        }
+        self.setup
+            .seat_players
+            .iter()
+            .find(|p| p.seat == seat)
+            .cloned()
+            .unwrap_or(SeatPlayer {
+                seat,
+                ..SeatPlayer::default()
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(seat: u32, name: &str) -> SeatPlayer {
+        SeatPlayer {
+            seat,
+            display_name: name.into(),
+            external_id: format!("ext-{seat}"),
+        }
+    }
+
+    #[test]
+    fn creation_players_name_each_taken_seat_once() {
+        assert!(check_seat_players(&[named(0, "ana"), named(1, "ben")], 2, &[]).is_ok());
+        assert!(check_seat_players(&[named(2, "cho")], 2, &[]).is_err());
+        assert!(check_seat_players(&[named(1, "ben")], 2, &[1]).is_err());
+        assert!(check_seat_players(&[named(0, "ana"), named(0, "ann")], 2, &[]).is_err());
+    }
+
+    #[test]
+    fn names_and_ids_are_bounded_and_printable() {
+        assert!(check_identity(&"é".repeat(MAX_DISPLAY_NAME_CHARS), "x").is_ok());
+        assert!(check_identity(&"é".repeat(MAX_DISPLAY_NAME_CHARS + 1), "x").is_err());
+        assert!(check_identity("ana\n", "x").is_err());
+        assert!(check_identity("ana", &"x".repeat(MAX_EXTERNAL_ID_BYTES + 1)).is_err());
+        assert!(check_identity("ana", "a\u{7}").is_err());
+    }
+}

@@ -1,0 +1,249 @@
+//! Who is calling, and what they may do.
+//!
+//! A call carries at most one bearer credential (gRPC metadata
+//! `authorization: Bearer SECRET`, or a request's `admin_token` field): the
+//! admin token from the server's configuration, or an organizer credential
+//! the admin issued. Without one the caller is anonymous. Seat tokens and
+//! join codes are not bearer credentials: they name one seat of one match,
+//! and travel in the requests that act for that seat.
+//!
+//! | call | anonymous | organizer | admin |
+//! |---|---|---|---|
+//! | catalog, public views, listings, Watch and ListEvents as a spectator, finished records | yes | yes | yes |
+//! | CreateMatch (no seed, no hidden-information start position) | unless `--anonymous-create deny` | yes | yes |
+//! | CreateMatch with a seed or a hidden-information start position | no | yes | yes |
+//! | JoinMatch of an invite-only seat | with its join code | yes | yes |
+//! | Director: feed, abort, adjudicate, pause, resume, add time, re-issue a seat token | no | yes | yes |
+//! | ExportRecord of a running match | no | yes | yes |
+//! | ImportRecord, plugins, backups, credentials | no | no | yes |
+//!
+//! Credentials are stored as SHA-256 hashes; a revoked one is refused at
+//! once. The issued secrets are 128-bit random, so a plain hash is enough
+//! (nothing to brute-force).
+
+use std::collections::HashMap;
+use std::sync::RwLockWriteGuard;
+
+use tabletop_core::error::Credential;
+use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
+use tabletop_core::{HostError, HostResult, now_ms};
+
+use super::Engine;
+use crate::store::StoredCredential;
+
+/// The role an organizer credential is stored with.
+pub const ORGANIZER_ROLE: &str = "organizer";
+
+/// Longest credential name, in characters.
+pub const MAX_CREDENTIAL_NAME: usize = 64;
+
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// No credential.
+    Anonymous,
+    /// An organizer credential: its id and name.
+    Organizer {
+        /// The credential's id.
+        credential_id: String,
+        /// Who it was issued to.
+        name: String,
+    },
+    /// The admin token.
+    Admin,
+}
+
+/// What a call needs of its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// An organizer credential or the admin token.
+    Organizer,
+    /// The admin token.
+    Admin,
+}
+
+impl Caller {
+    /// Refuses a caller who may not do `what`: an anonymous caller is asked
+    /// for a credential, an organizer asking for an admin's call is told it
+    /// needs more.
+    pub fn require(&self, need: Need, what: &str) -> HostResult<()> {
+        match (self, need) {
+            (Caller::Admin, _) | (Caller::Organizer { .. }, Need::Organizer) => Ok(()),
+            (Caller::Anonymous, Need::Organizer) => Err(HostError::TokenRequired {
+                credential: Credential::Organizer,
+            }),
+            (Caller::Anonymous, Need::Admin) => Err(HostError::TokenRequired {
+                credential: Credential::Admin,
+            }),
+            (Caller::Organizer { .. }, Need::Admin) => Err(HostError::NotPermitted {
+                what: what.to_string(),
+                needed: Credential::Admin,
+            }),
+        }
+    }
+
+    /// Whether the caller is an organizer or the admin.
+    pub fn is_organizer(&self) -> bool {
+        !matches!(self, Caller::Anonymous)
+    }
+}
+
+/// An issued credential, as listings show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CredentialInfo {
+    /// Its id.
+    pub credential_id: String,
+    /// Who it is for.
+    pub name: String,
+    /// When it was issued.
+    pub issued_at_ms: i64,
+    /// When it was revoked.
+    pub revoked_at_ms: Option<i64>,
+}
+
+impl From<&StoredCredential> for CredentialInfo {
+    fn from(c: &StoredCredential) -> CredentialInfo {
+        CredentialInfo {
+            credential_id: c.credential_id.clone(),
+            name: c.name.clone(),
+            issued_at_ms: c.issued_at_ms,
+            revoked_at_ms: c.revoked_at_ms,
+        }
+    }
+}
+
+/// The valid credentials by the hash of their secret.
+pub(super) type CredentialIndex = HashMap<[u8; 32], StoredCredential>;
+
+impl Engine {
+    /// The caller a bearer secret names: empty is anonymous; the admin
+    /// token is the admin; an issued, unrevoked organizer credential is
+    /// that organizer; anything else is refused.
+    pub fn authenticate(&self, secret: &str) -> HostResult<Caller> {
+        if secret.is_empty() {
+            return Ok(Caller::Anonymous);
+        }
+        let hash = hash_token(secret);
+        if hashes_equal(&hash, &self.admin_token_hash) {
+            return Ok(Caller::Admin);
+        }
+        self.with_credentials(|index| {
+            index.get(&hash).map(|c| Caller::Organizer {
+                credential_id: c.credential_id.clone(),
+                name: c.name.clone(),
+            })
+        })?
+        .ok_or(HostError::BadToken {
+            credential: Credential::Bearer,
+        })
+    }
+
+    /// Issues an organizer credential for `name`: its description and its
+    /// secret (returned here only).
+    pub fn issue_credential(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> HostResult<(CredentialInfo, String)> {
+        caller.require(Need::Admin, "issuing a credential")?;
+        let name = name.trim();
+        if name.is_empty()
+            || name.chars().count() > MAX_CREDENTIAL_NAME
+            || name.chars().any(char::is_control)
+        {
+            return Err(HostError::InvalidRequest(format!(
+                "a credential's name is 1 to {MAX_CREDENTIAL_NAME} characters with no control \
+                 characters"
+            )));
+        }
+        let secret = new_token();
+        let stored = StoredCredential {
+            credential_id: format!("cred-{}", &new_token()[..12]),
+            name: name.to_string(),
+            role: ORGANIZER_ROLE.to_string(),
+            secret_hash: hash_token(&secret),
+            issued_at_ms: now_ms(),
+            revoked_at_ms: None,
+        };
+        let mut guard = self.credential_index()?;
+        self.store.issue_credential(&stored)?;
+        let info = CredentialInfo::from(&stored);
+        guard
+            .get_or_insert_with(CredentialIndex::new)
+            .insert(stored.secret_hash, stored);
+        Ok((info, secret))
+    }
+
+    /// Revokes a credential: calls with it are refused from now on.
+    pub fn revoke_credential(
+        &self,
+        caller: &Caller,
+        credential_id: &str,
+    ) -> HostResult<CredentialInfo> {
+        caller.require(Need::Admin, "revoking a credential")?;
+        let mut guard = self.credential_index()?;
+        if !self.store.revoke_credential(credential_id, now_ms())? {
+            return Err(HostError::InvalidRequest(format!(
+                "no credential has the id `{}`",
+                credential_id.chars().take(64).collect::<String>()
+            )));
+        }
+        if let Some(index) = guard.as_mut() {
+            index.retain(|_, c| c.credential_id != credential_id);
+        }
+        drop(guard);
+        self.store
+            .credentials()?
+            .iter()
+            .find(|c| c.credential_id == credential_id)
+            .map(CredentialInfo::from)
+            .ok_or_else(|| HostError::Internal("a revoked credential left the store".into()))
+    }
+
+    /// Every credential issued, revoked ones included, oldest first.
+    pub fn list_credentials(&self, caller: &Caller) -> HostResult<Vec<CredentialInfo>> {
+        caller.require(Need::Admin, "listing credentials")?;
+        Ok(self
+            .store
+            .credentials()?
+            .iter()
+            .map(CredentialInfo::from)
+            .collect())
+    }
+
+    /// Reads the valid credentials from the store now (the host does at
+    /// start); returns how many there are.
+    pub fn load_credentials(&self) -> HostResult<usize> {
+        Ok(self.credential_index()?.as_ref().map_or(0, HashMap::len))
+    }
+
+    /// Runs `read` on the valid credentials, reading them from the store
+    /// the first time.
+    fn with_credentials<T>(&self, read: impl FnOnce(&CredentialIndex) -> T) -> HostResult<T> {
+        {
+            let index = self.credentials.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(index) = index.as_ref() {
+                return Ok(read(index));
+            }
+        }
+        let guard = self.credential_index()?;
+        Ok(read(guard.as_ref().unwrap_or(&CredentialIndex::new())))
+    }
+
+    /// The valid credentials, locked for a change, read from the store if
+    /// they were not yet (the guard always holds `Some`).
+    fn credential_index(&self) -> HostResult<RwLockWriteGuard<'_, Option<CredentialIndex>>> {
+        let mut guard = self.credentials.write().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let valid = self
+                .store
+                .credentials()?
+                .into_iter()
+                .filter(|c| c.revoked_at_ms.is_none())
+                .map(|c| (c.secret_hash, c))
+                .collect();
+            *guard = Some(valid);
+        }
+        Ok(guard)
+    }
+}
