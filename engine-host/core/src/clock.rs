@@ -259,7 +259,6 @@ impl Match {
     /// with more players the match ends too.
     pub(crate) fn finish_by_timeout(&mut self, seat: Player) {
         let players = self.setup.players;
-        self.record_out(seat, OutReason::Clock);
         self.results = (0..players)
             .map(|p| SeatResult {
                 seat: p,

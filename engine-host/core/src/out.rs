@@ -22,10 +22,12 @@ use crate::setup::Lifecycle;
 pub enum OutReason {
     /// The game's rules put it out (Focus's F7), as the plugin says.
     Rule,
-    /// Its clock ran out ([`OnTimeout::Out`](crate::OnTimeout::Out), or
-    /// [`OnTimeout::Lose`](crate::OnTimeout::Lose), which ends the match).
+    /// Its clock ran out under [`OnTimeout::Out`](crate::OnTimeout::Out).
+    /// ([`OnTimeout::Lose`](crate::OnTimeout::Lose) ends the match instead:
+    /// nobody plays on, so nobody is out.)
     Clock,
-    /// It resigned.
+    /// It resigned and the others play on (a resignation that ends the
+    /// match leaves the seat `resigned`, not out).
     Resigned,
     /// It was never taken, by the open-seat deadline.
     Absent,
@@ -100,7 +102,12 @@ impl Match {
     /// Records `seat` as out for `reason` (the first reason stays) and stops
     /// its clock for good, its bank emptied.
     pub(crate) fn mark_out(&mut self, seat: Player, reason: OutReason) {
-        self.record_out(seat, reason);
+        if let Some(Seat {
+            out: out @ None, ..
+        }) = self.seats.get_mut(seat as usize)
+        {
+            *out = Some(reason);
+        }
         if let Some(clocks) = &mut self.clocks
             && let (Some(bank), Some(since)) = (
                 clocks.bank.get_mut(seat as usize),
@@ -109,15 +116,6 @@ impl Match {
         {
             *bank = 0;
             *since = None;
-        }
-    }
-
-    /// Records `seat` as out for `reason` (the first reason stays), leaving
-    /// its clock as it is: for a seat whose leaving ends the match, whose
-    /// view keeps the time it had.
-    pub(crate) fn record_out(&mut self, seat: Player, reason: OutReason) {
-        if let Some(Seat { out: out @ None, .. }) = self.seats.get_mut(seat as usize) {
-            *out = Some(reason);
         }
     }
 }

@@ -86,10 +86,11 @@ impl Match {
     pub(crate) fn end_by_resignation(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
         self.push_log(at_ms, LogKind::Resign { seat });
         let players = self.setup.players;
+        // Resigned, not out: "out" is a seat that left a game the others
+        // played on, and here nobody plays on.
         if let Some(s) = self.seats.get_mut(seat as usize) {
             s.resigned = true;
         }
-        self.record_out(seat, OutReason::Resigned);
         self.results = (0..players)
             .map(|p| SeatResult {
                 seat: p,

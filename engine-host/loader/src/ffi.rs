@@ -21,10 +21,10 @@ use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
     ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EXT_EXPAND_NOTATION,
-    EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEATS_OUT, EntryFn, ExpandNotationExt, LEND_FIRST_MOVER, LEND_NOTHING,
-    LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly, RawStatus,
-    RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, SeatsOutExt, STATUS_TERMINAL, STATUS_TO_MOVE,
-    StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
+    EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEATS_OUT, EntryFn, ExpandNotationExt, LEND_FIRST_MOVER,
+    LEND_NOTHING, LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly,
+    RawStatus, RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
+    STATUS_TO_MOVE, SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
