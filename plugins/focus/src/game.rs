@@ -32,8 +32,10 @@ win by capturing 3 pieces of each opponent or removing 10 pieces in total. After
 `max_turns` moves the game is drawn. Moves are written `c3-e3` (distance = pieces moved) \
 and drops `*d4`.";
 
-/// The reason [`Game::seats_out`] gives: ruling F7.
-const OUT_BY_F7: &str = "F7: out, skipped from then on (could not move on their turn)";
+/// The reason [`Game::seats_out`] gives: ruling F7. It does not say why the
+/// player went out (unable to move, or removed by the host): the position
+/// does not record it.
+const OUT_BY_F7: &str = "F7: out of the game, skipped from then on";
 
 /// Where a seat finished, worst first: the order ranks by (ruling F7 and
 /// the README's *Results*).
@@ -318,6 +320,22 @@ mod tests {
         // Below everyone still in: seat 0 went out first, so it is last
         // unless another seat went out later by F7 (then that one ranks above it).
         assert_eq!(results[0].rank, 3, "{results:?}");
+    }
+
+    #[test]
+    fn seats_out_lists_every_player_out_in_seat_order_ruling_f7() {
+        let mut state = start(4);
+        assert_eq!(Focus.seats_out(&state), []);
+        Focus.remove_player(&mut state, 3).unwrap();
+        Focus.remove_player(&mut state, 1).unwrap();
+        let seats: Vec<Player> = Focus.seats_out(&state).iter().map(|s| s.seat).collect();
+        assert_eq!(seats, [1, 3], "seat order, not the order they went out");
+        assert!(
+            Focus
+                .seats_out(&state)
+                .iter()
+                .all(|s| s.reason.starts_with("F7"))
+        );
     }
 
     #[test]
