@@ -673,7 +673,9 @@ export enum OutReason {
   ABSENT = 3,
 
   /**
-   * The game's rules put it out (Focus's F7).
+   * Reserved for a seat the game's rules put out (Focus's F7). The feed
+   * does not report those, so the host never sends it; a match's view
+   * does (SeatStatus.out_reason = SEAT_OUT_REASON_RULE).
    *
    * @generated from enum value: OUT_REASON_RULE = 4;
    */

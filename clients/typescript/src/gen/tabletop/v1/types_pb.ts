@@ -120,10 +120,13 @@ export type SeatStatus = Message<"tabletop.v1.SeatStatus"> & {
   clockRemainingMs?: bigint | undefined;
 
   /**
-   * Whether the seat is out of the game: it never moves again. Why is in
-   * out_reason. A seat that resigned is out, also when its resignation
-   * ended the match; in a match of three or more seats whose game can
-   * take a player out, the others play on without it.
+   * Whether the seat is out of the game while the others play on (or
+   * played on until the end): it never moves again. Why is in out_reason.
+   * A resignation takes the seat out in a match of three or more seats
+   * whose game can take a player out (GameInfo.removable_players); in
+   * other matches it ends the match, and the seat is `resigned`, not out.
+   * Likewise a clock that runs out under ON_TIMEOUT_LOSE ends the match
+   * without taking the seat out.
    *
    * @generated from field: bool out = 7;
    */
@@ -404,15 +407,14 @@ export enum SeatOutReason {
   UNSPECIFIED = 0,
 
   /**
-   * Its clock ran out (TimeControl.on_timeout: ON_TIMEOUT_OUT, or a
-   * time-out that ended the match).
+   * Its clock ran out (TimeControl.on_timeout: ON_TIMEOUT_OUT).
    *
    * @generated from enum value: SEAT_OUT_REASON_CLOCK = 1;
    */
   CLOCK = 1,
 
   /**
-   * It resigned.
+   * It resigned, and the others play on.
    *
    * @generated from enum value: SEAT_OUT_REASON_RESIGNED = 2;
    */
