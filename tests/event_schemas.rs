@@ -27,11 +27,12 @@ use tabletop_tests::{built_plugin, workspace_dir};
 const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
 
 /// The `type`s of the events the host describes itself.
-const HOST_TYPES: [&str; 10] = [
+const HOST_TYPES: [&str; 11] = [
     "joined",
     "resigned",
     "timeout",
     "out",
+    "resigned_out",
     "paused",
     "resumed",
     "time_added",
@@ -47,6 +48,7 @@ fn host_event_examples() -> Vec<Value> {
         json!({ "type": "resigned", "seat": 1 }),
         json!({ "type": "timeout", "seat": 0 }),
         json!({ "type": "out", "seat": 2 }),
+        json!({ "type": "resigned_out", "seat": 3 }),
         json!({ "type": "paused" }),
         json!({ "type": "resumed" }),
         json!({ "type": "time_added", "seat": 1, "ms": 30000 }),

@@ -15,7 +15,8 @@
 //! max_actions: 120
 //! ```
 //! Every seat to move picks uniformly among its legal actions with a ChaCha
-//! generator seeded by `seed`; after `max_actions` submits seat 0 resigns, so
+//! generator seeded by `seed`; after `max_actions` submits seat 0 resigns,
+//! then (where that left the others playing on) each next seat still in, so
 //! every recording ends with a finished match and a public record. A view is
 //! written whole the first time a viewer sees it, then as the fields that
 //! changed; a viewer that sees exactly what an earlier one saw says so.
@@ -53,7 +54,8 @@ pub struct Spec {
     pub options: BTreeMap<String, String>,
     /// The match seed, which also seeds the choice of actions.
     pub seed: u64,
-    /// Submits before seat 0 resigns.
+    /// Submits before seat 0 resigns (and the next seats, while the match
+    /// plays on).
     pub max_actions: usize,
 }
 
@@ -204,17 +206,25 @@ pub async fn record(host: &Host, spec: &Spec) -> Result<String, String> {
             break;
         }
         if submitted == spec.max_actions {
+            // A resignation that takes the seat out (three or more seats)
+            // leaves a running match: the next seat still in resigns too.
+            let seat = spectator
+                .seats
+                .iter()
+                .find(|s| !s.out)
+                .map(|s| s.seat)
+                .ok_or("a running match has every seat out")?;
             let resigned = matches
                 .resign(pb::ResignRequest {
                     match_id: match_id.clone(),
-                    seat_token: viewers[0].token.clone(),
+                    seat_token: viewers[seat as usize].token.clone(),
                 })
                 .await
-                .map_err(|e| format!("resign: {e}"))?
+                .map_err(|e| format!("resign seat {seat}: {e}"))?
                 .into_inner();
             writeln!(
                 out,
-                "\n>> seat 0 resigns after {submitted} actions -> version {}",
+                "\n>> seat {seat} resigns after {submitted} actions -> version {}",
                 resigned.version
             )
             .unwrap();

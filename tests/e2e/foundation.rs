@@ -3,6 +3,7 @@
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, workspace_game_crates};
 use tokio_stream::StreamExt;
@@ -699,4 +700,136 @@ async fn sigterm_ends_open_watch_streams_at_once_and_the_host_exits_promptly() {
         assert_eq!(status.message(), "the server is shutting down");
         assert_eq!(error_info(&status).reason, "SHUTTING_DOWN");
     }
+}
+
+/// Why each seat is out, by seat (`None`: it plays on).
+fn out_reasons(view: &pb::MatchView) -> Vec<Option<pb::SeatOutReason>> {
+    view.seats
+        .iter()
+        .map(|s| {
+            let reason = pb::SeatOutReason::try_from(s.out_reason).expect("a known reason");
+            assert_eq!(
+                s.out,
+                reason != pb::SeatOutReason::Unspecified,
+                "`out` and `out_reason` agree: {s:?}"
+            );
+            s.out.then_some(reason)
+        })
+        .collect()
+}
+
+async fn resign(
+    matches: &mut tabletop_proto::v1::matches_client::MatchesClient<tonic::transport::Channel>,
+    match_id: &str,
+    token: &str,
+) -> Result<pb::MatchView, tonic::Status> {
+    matches
+        .resign(pb::ResignRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+/// The seat to move plays a random legal action; returns the seat.
+async fn play_one(
+    matches: &mut tabletop_proto::v1::matches_client::MatchesClient<tonic::transport::Channel>,
+    match_id: &str,
+    tokens: &[String],
+    rng: &mut StdRng,
+) -> u32 {
+    let view = spectator(matches, match_id).await;
+    let seat = view.to_move[0];
+    let token = &tokens[seat as usize];
+    let legal = crate::support::legal(matches, match_id, token)
+        .await
+        .expect("legal actions");
+    let action = legal.actions.choose(rng).expect("a legal action");
+    crate::support::submit(matches, match_id, token, action.id, None)
+        .await
+        .unwrap_or_else(|e| panic!("seat {seat} plays {}: {e}", action.notation));
+    seat
+}
+
+#[tokio::test]
+async fn a_four_player_focus_resignation_leaves_three_playing() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    let (id, tokens) = create(&mut matches, "focus", 4, 9).await;
+    let mut rng = StdRng::seed_from_u64(9);
+    play_one(&mut matches, &id, &tokens, &mut rng).await;
+
+    // Seat 1 (player 2, partner of player 1: ruling F3) resigns; it alone
+    // leaves, the match runs on.
+    let view = resign(&mut matches, &id, &tokens[1]).await.expect("resign");
+    assert_eq!(view.state, pb::MatchState::Running as i32);
+    assert_eq!(
+        out_reasons(&view),
+        [None, Some(pb::SeatOutReason::Resigned), None, None]
+    );
+    assert!(view.seats[1].resigned);
+    assert!(view.results.is_empty(), "no results while it plays on");
+
+    // The three others move on, seat 1 never again; it has nothing left to
+    // resign.
+    let mut movers = std::collections::BTreeSet::new();
+    for _ in 0..9 {
+        movers.insert(play_one(&mut matches, &id, &tokens, &mut rng).await);
+    }
+    assert_eq!(movers, [0, 2, 3].into());
+    let again = resign(&mut matches, &id, &tokens[1])
+        .await
+        .expect_err("a seat out cannot resign");
+    assert_eq!(again.code(), Code::FailedPrecondition);
+    let view = spectator(&mut matches, &id).await;
+    assert_eq!(view.state, pb::MatchState::Running as i32);
+    assert_eq!(out_reasons(&view)[1], Some(pb::SeatOutReason::Resigned));
+
+    // Watchers are told the seat went out, not that the match ended.
+    let events = host
+        .watch()
+        .await
+        .list_events(pb::ListEventsRequest {
+            match_id: id.clone(),
+            page_size: 1000,
+            ..Default::default()
+        })
+        .await
+        .expect("events")
+        .into_inner()
+        .events;
+    let host_events: Vec<serde_json::Value> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            Some(pb::watch_event::Kind::Transition(t)) => {
+                serde_json::from_str::<serde_json::Value>(&t.event_json).ok()
+            }
+            _ => None,
+        })
+        .filter(|json| json["type"] == "resigned_out" || json["type"] == "resigned")
+        .collect();
+    assert_eq!(
+        host_events,
+        [serde_json::json!({ "type": "resigned_out", "seat": 1 })]
+    );
+
+    // The other team resigns, one by one: the last of it ends the game as
+    // Focus ranks (README, "Results" and "A player taken out"): the team
+    // with a member still in wins, the resigned partner sharing the win.
+    let view = resign(&mut matches, &id, &tokens[2]).await.expect("resign");
+    assert_eq!(view.state, pb::MatchState::Running as i32);
+    let view = resign(&mut matches, &id, &tokens[3]).await.expect("resign");
+    assert_eq!(view.state, pb::MatchState::Finished as i32);
+    let results: Vec<(u32, u32, bool)> = view
+        .results
+        .iter()
+        .map(|r| (r.seat, r.rank, r.resigned))
+        .collect();
+    assert_eq!(
+        results,
+        [(0, 1, false), (1, 1, true), (2, 3, true), (3, 3, true)]
+    );
+    let resigned = Some(pb::SeatOutReason::Resigned);
+    assert_eq!(out_reasons(&view), [None, resigned, resigned, resigned]);
 }

@@ -144,7 +144,8 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
 
     // Lanza for three (simultaneous orders, ruling L5) with seat 2 taken
     // after creation and a bank clock that takes a seat out: seat 2 never
-    // orders and runs out mid-turn; seat 1 resigns at the end.
+    // orders and runs out mid-turn; seat 1 resigns at the end, which takes
+    // it out too and leaves seat 0 to win as Lanza says.
     let created = matches
         .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
             game: "lanza".into(),
@@ -318,7 +319,14 @@ async fn a_late_replay_equals_the_live_stream_for_every_viewer_also_after_sigkil
     assert_eq!(bare, stripped);
 
     let every_kind = kinds(&replays[0].1);
-    for kind in ["setup", "joined", "seat_acted", "out", "turn", "resigned"] {
+    for kind in [
+        "setup",
+        "joined",
+        "seat_acted",
+        "out",
+        "turn",
+        "resigned_out",
+    ] {
         assert!(
             every_kind.iter().any(|k| k == kind),
             "the history has a `{kind}` event: {every_kind:?}"

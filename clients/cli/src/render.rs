@@ -95,14 +95,12 @@ pub fn view_text(view: &pb::MatchView) -> String {
     if let Some(pending) = &view.pending_action {
         out.push_str(&format!("your pending action: {pending}\n"));
     }
-    let gone: Vec<String> = view
-        .seats
-        .iter()
-        .filter(|s| s.out)
-        .map(|s| s.seat.to_string())
-        .collect();
-    if !gone.is_empty() {
-        out.push_str(&format!("out: seat {}\n", gone.join(", ")));
+    for s in view.seats.iter().filter(|s| s.out) {
+        out.push_str(&format!(
+            "seat {}: out ({})\n",
+            s.seat,
+            out_reason_name(s.out_reason)
+        ));
     }
     for r in &view.results {
         out.push_str(&format!(
@@ -141,6 +139,21 @@ fn delay_text(delay: &pb::SpectatorDelay) -> String {
     }
 }
 
+/// Why a seat is out, in a word: `resigned`, `clock`, `absent` (never
+/// taken by the open-seat deadline), `rule` (the game's rules put it out),
+/// `director`.
+fn out_reason_name(reason: i32) -> &'static str {
+    match pb::SeatOutReason::try_from(reason) {
+        Ok(pb::SeatOutReason::Resigned) => "resigned",
+        Ok(pb::SeatOutReason::Clock) => "clock",
+        Ok(pb::SeatOutReason::Absent) => "absent",
+        Ok(pb::SeatOutReason::Rule) => "rule",
+        Ok(pb::SeatOutReason::Director) => "director",
+        // A host newer than this client may give a reason it does not know.
+        Ok(pb::SeatOutReason::Unspecified) | Err(_) => "reason not given",
+    }
+}
+
 /// A view as JSON (the game's view embedded as JSON, not as a string).
 pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
     serde_json::json!({
@@ -158,6 +171,7 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
             "seat": s.seat, "filled": s.filled, "to_move": s.to_move,
             "has_acted": s.has_acted, "resigned": s.resigned, "out": s.out,
             "display_name": s.display_name, "external_id": s.external_id,
+            "out_reason": s.out.then(|| out_reason_name(s.out_reason)),
         })).collect::<Vec<_>>(),
         "results": view.results.iter().map(|r| serde_json::json!({
             "seat": r.seat, "rank": r.rank, "score": r.score, "resigned": r.resigned,

@@ -89,6 +89,9 @@ fn describe(kind: &LogKind) -> String {
             .join(", "),
         LogKind::Chance { outcome } => format!("chance {outcome}"),
         LogKind::Resign { seat } => format!("seat {seat} resigns"),
+        LogKind::ResignOut { seat } => {
+            format!("seat {seat} resigns and is out; the others play on")
+        }
         LogKind::Timeout { seat } => format!("seat {seat} ran out of time"),
         LogKind::Out { seat } => format!("seat {seat} ran out of time and is out"),
         LogKind::Abort { reason } => format!("the director aborts the match: {reason}"),

@@ -7,12 +7,13 @@
 //! was charged live.
 
 use serde::{Deserialize, Serialize};
-use tabletop_sdk::{Player, Status};
+use tabletop_sdk::Player;
 
 use crate::Match;
 use crate::error::HostResult;
 use crate::fanout::HostEvent;
 use crate::log::LogKind;
+use crate::out::OutReason;
 use crate::seat::SeatResult;
 use crate::setup::{Lifecycle, MatchSetup};
 
@@ -219,7 +220,7 @@ impl Match {
         if self.clocks.as_ref().map(|c| c.control.on_timeout) == Some(OnTimeout::Out) {
             match self.state.remove_player(seat) {
                 Ok(()) => {
-                    self.went_out(seat, now)?;
+                    self.went_out(seat, OutReason::Clock, now)?;
                     return Ok(true);
                 }
                 // CreateMatch only allows `out` for games that declare
@@ -251,62 +252,6 @@ impl Match {
         self.push_log(at_ms, LogKind::Timeout { seat });
         self.finish_by_timeout(seat);
         self.publish_host_event(&HostEvent::Timeout { seat }, at_ms)
-    }
-
-    /// [`OnTimeout::Out`], after the plugin took `seat` out: the log records
-    /// it, watchers get a host event, and the match goes on (the other clocks
-    /// keep running) or finishes if the plugin's state is terminal. If the
-    /// seats still to move had all submitted their part of a simultaneous
-    /// turn, the turn is complete without `seat` and is applied now.
-    pub(crate) fn went_out(&mut self, seat: Player, now: i64) -> HostResult<()> {
-        self.take_out(seat, now)?;
-        if self.lifecycle == Lifecycle::Finished {
-            return Ok(());
-        }
-        let movers = self.movers()?;
-        if !movers.is_empty() && self.pending.len() == movers.len() {
-            return self.apply_turn(None, now);
-        }
-        self.resolve_chance_and_end()?;
-        self.start_clocks(now)
-    }
-
-    /// The part of [`Match::went_out`] a replay makes too (the rest is in
-    /// the log's next entries): `seat` is out at `at_ms`, logged and told;
-    /// a match with too few left to play on ends; held actions of seats no
-    /// longer to move are dropped.
-    pub(crate) fn take_out(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
-        self.pending.retain(|h| h.seat != seat);
-        self.mark_out(seat);
-        self.push_log(at_ms, LogKind::Out { seat });
-        if self.state.status()? == Status::Terminal {
-            // Too few left to play on: the game ends as the plugin says, and
-            // the event below carries the finished view.
-            self.finish_normally()?;
-            self.pending.clear();
-            self.stop_clocks();
-        }
-        self.publish_host_event(&HostEvent::Out { seat }, at_ms)?;
-        if self.lifecycle != Lifecycle::Finished {
-            let movers = self.movers()?;
-            self.pending.retain(|h| movers.contains(h.seat));
-        }
-        Ok(())
-    }
-
-    pub(crate) fn mark_out(&mut self, seat: Player) {
-        if let Some(s) = self.seats.get_mut(seat as usize) {
-            s.out = true;
-        }
-        if let Some(clocks) = &mut self.clocks
-            && let (Some(bank), Some(since)) = (
-                clocks.bank.get_mut(seat as usize),
-                clocks.since.get_mut(seat as usize),
-            )
-        {
-            *bank = 0;
-            *since = None;
-        }
     }
 
     /// A seat's time ran out: it is last, every other seat shares first place

@@ -13,6 +13,7 @@ use crate::Match;
 use crate::error::{HostError, HostResult};
 use crate::fanout::HostEvent;
 use crate::log::LogKind;
+use crate::out::OutReason;
 use crate::seat::SeatResult;
 use crate::setup::Lifecycle;
 
@@ -212,6 +213,7 @@ impl Match {
             LogKind::Moves { .. }
             | LogKind::Chance { .. }
             | LogKind::Resign { .. }
+            | LogKind::ResignOut { .. }
             | LogKind::Timeout { .. }
             | LogKind::Out { .. } => Err(HostError::Internal(
                 "a move, chance or seat change is not a director's control".into(),
@@ -278,7 +280,7 @@ impl Match {
         if seat >= players {
             return Err(HostError::UnknownSeat { seat, players });
         }
-        if self.seats[seat as usize].out {
+        if self.seats[seat as usize].out.is_some() {
             return Err(refused(format!("seat {seat} is out of the game")));
         }
         let Some(clocks) = &mut self.clocks else {
@@ -340,7 +342,7 @@ impl Match {
             )));
         }
         for &seat in absent {
-            self.mark_out(seat);
+            self.mark_out(seat, OutReason::Absent);
         }
         let present = players as usize - absent.len();
         if self.game.manifest().removable_players && present >= 2 {

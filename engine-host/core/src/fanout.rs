@@ -93,7 +93,8 @@ impl MatchEvent {
 }
 
 /// What the host, not the game, says happened: the `event_json` of a seat
-/// joining, resigning or running out of time, and of a director's control.
+/// joining, resigning, running out of time or leaving the game, and of a
+/// director's control.
 /// Every viewer is told the same.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -115,6 +116,11 @@ pub enum HostEvent {
     },
     /// A seat's clock ran out and the game took it out; the others play on.
     Out {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat resigned and the game took it out; the others play on.
+    ResignedOut {
         /// The seat.
         seat: u32,
     },

@@ -1,6 +1,7 @@
 //! One match: its seats, its log, its current state, and the rules of acting
-//! (turns, chance, the end, resignation). The other parts of a match live
-//! beside this file: clocks (`clock`), held simultaneous moves
+//! (turns, chance, the end). The other parts of a match live
+//! beside this file: clocks (`clock`), resignation (`resign`), seats out of
+//! the game (`out`), held simultaneous moves
 //! (`simultaneous`), shorthand sequences (`sequence`), the legal-action
 //! cache (`legal`), event fan-out (`fanout`) and views (`view`).
 //!
@@ -16,7 +17,7 @@ use tabletop_sdk::{
 
 use crate::clock::Clocks;
 use crate::error::{HostError, HostResult};
-use crate::fanout::{Feed, HostEvent};
+use crate::fanout::Feed;
 use crate::history::SeatJoin;
 use crate::legal::LegalLists;
 use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
@@ -114,7 +115,7 @@ impl Match {
             .map(|token_hash| Seat {
                 token_hash,
                 resigned: false,
-                out: false,
+                out: None,
             })
             .collect();
         let state = game.new_state(
@@ -349,48 +350,12 @@ impl Match {
                 seat: seat as u32,
                 rank: r.rank,
                 score: r.score,
-                resigned: false,
+                // A seat that resigned in a match that played on.
+                resigned: self.seats[seat].resigned,
             })
             .collect();
         self.lifecycle = Lifecycle::Finished;
         Ok(())
-    }
-
-    /// Resignation ends the match: the resigning seat is last, every other seat
-    /// shares first place (for two players: the opponent wins).
-    pub(crate) fn finish_by_resignation(&mut self, seat: Player) {
-        let players = self.setup.players;
-        if let Some(s) = self.seats.get_mut(seat as usize) {
-            s.resigned = true;
-        }
-        self.results = (0..players)
-            .map(|p| SeatResult {
-                seat: p,
-                rank: if p == seat { players } else { 1 },
-                score: 0.0,
-                resigned: p == seat,
-            })
-            .collect();
-        self.pending.clear();
-        self.lifecycle = Lifecycle::Finished;
-        self.stop_clocks();
-    }
-
-    /// `seat` resigns.
-    pub fn resign(&mut self, seat: Player) -> HostResult<()> {
-        if self.lifecycle == Lifecycle::Finished {
-            return Err(HostError::MatchOver {
-                clock_ran_out: false,
-            });
-        }
-        self.resign_at(seat, now_ms())
-    }
-
-    /// `seat` resigns at `at_ms`: logged, the match ends, watchers are told.
-    pub(crate) fn resign_at(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
-        self.push_log(at_ms, LogKind::Resign { seat });
-        self.finish_by_resignation(seat);
-        self.publish_host_event(&HostEvent::Resigned { seat }, at_ms)
     }
 
     /// The position in the game's notation (hidden information included).

@@ -27,6 +27,7 @@ use crate::Match;
 use crate::error::{HostError, HostResult};
 use crate::fanout::{HostEvent, ViewerEvent, ViewerUpdate};
 use crate::log::{LogEntry, LogKind};
+use crate::out::OutReason;
 use crate::setup::{Lifecycle, MatchSetup};
 use crate::simultaneous::HeldAction;
 use crate::view::{MatchView, ViewDetail};
@@ -330,7 +331,10 @@ impl Match {
                     if *seat >= m.setup.players {
                         return Err(fail(format!("no seat {seat}")));
                     }
-                    m.resign_at(*seat, at_ms)?;
+                    if m.lifecycle == Lifecycle::Finished {
+                        return Err(fail("the match was already over".into()));
+                    }
+                    m.end_by_resignation(*seat, at_ms)?;
                     let event = HostEvent::Resigned { seat: *seat };
                     Happening::Host { event, at_ms }
                 }
@@ -353,9 +357,23 @@ impl Match {
                         return Err(fail("the match was already over".into()));
                     }
                     m.state.remove_player(*seat).map_err(|e| fail(e.message))?;
-                    m.take_out(*seat, at_ms)?;
+                    m.take_out(*seat, OutReason::Clock, at_ms)?;
                     clock_start = Some(at_ms);
                     let event = HostEvent::Out { seat: *seat };
+                    Happening::Host { event, at_ms }
+                }
+                LogKind::ResignOut { seat } => {
+                    if *seat >= m.setup.players {
+                        return Err(fail(format!("no seat {seat}")));
+                    }
+                    if m.lifecycle != Lifecycle::Running {
+                        return Err(fail("the match was not running".into()));
+                    }
+                    m.state.remove_player(*seat).map_err(|e| fail(e.message))?;
+                    m.seats[*seat as usize].resigned = true;
+                    m.take_out(*seat, OutReason::Resigned, at_ms)?;
+                    clock_start = Some(at_ms);
+                    let event = HostEvent::ResignedOut { seat: *seat };
                     Happening::Host { event, at_ms }
                 }
                 LogKind::Abort { .. }

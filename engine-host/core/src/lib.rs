@@ -6,7 +6,8 @@
 //! enforces the rules of acting that every game shares: whose turn it is,
 //! the expected version, simultaneous turns (actions held until every mover
 //! has acted), chance drawn from the match's seed, clocks, shorthand
-//! sequences, resignation, a director's controls. It keeps the legal-action lists it was asked for
+//! sequences, resignation (ending the match, or leaving one that plays on),
+//! seats out of the game and why, a director's controls. It keeps the legal-action lists it was asked for
 //! and describes every change to each viewer for watchers. Its owner (the
 //! host) serialises access and persists the log; a [`Record`] is the log
 //! made portable, from which [`Match::replay`] rebuilds the match exactly.
@@ -51,7 +52,9 @@ pub mod history;
 pub mod identity;
 pub mod legal;
 pub mod log;
+pub mod out;
 pub mod record;
+mod resign;
 pub mod seat;
 mod sequence;
 pub mod setup;
@@ -74,6 +77,7 @@ pub use history::{History, SeatJoin};
 pub use identity::SeatPlayer;
 pub use legal::LegalDetail;
 pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
+pub use out::OutReason;
 pub use record::Record;
 pub use seat::{Seat, SeatInfo, SeatResult};
 pub use setup::{Lifecycle, MatchSetup, now_ms};

@@ -23,7 +23,7 @@ pub enum LogKind {
         /// The outcome passed to the plugin.
         outcome: u64,
     },
-    /// A seat resigned; the match ended.
+    /// A seat resigned and the match ended.
     Resign {
         /// The seat.
         seat: u32,
@@ -36,6 +36,12 @@ pub enum LogKind {
     /// A seat's clock ran out under [`OnTimeout::Out`](crate::OnTimeout::Out): the plugin took the
     /// seat out of the game (`remove_player`) and the others play on.
     Out {
+        /// The seat.
+        seat: u32,
+    },
+    /// A seat resigned in a match that plays on without it: the plugin took
+    /// the seat out of the game (`remove_player`), as for [`LogKind::Out`].
+    ResignOut {
         /// The seat.
         seat: u32,
     },

@@ -9,6 +9,7 @@ use crate::Match;
 use crate::error::{Credential, HostError, HostResult};
 use crate::fanout::HostEvent;
 use crate::history::SeatJoin;
+use crate::out::OutReason;
 use crate::setup::{Lifecycle, now_ms};
 use crate::tokens::{hash_token, hashes_equal};
 
@@ -38,8 +39,10 @@ pub struct SeatInfo {
     pub has_acted: bool,
     /// Resigned.
     pub resigned: bool,
-    /// Taken out of the game when its clock ran out ([`OnTimeout::Out`](crate::OnTimeout::Out)).
-    pub out: bool,
+    /// Why the seat is out of the game (it never moves again): the game's
+    /// rules, its clock, its resignation, its absence at the open-seat
+    /// deadline. `None` while it plays.
+    pub out: Option<OutReason>,
     /// Time left on the seat's clock (None: no clock).
     pub clock_remaining_ms: Option<i64>,
     /// Who holds it.
@@ -53,9 +56,11 @@ pub struct Seat {
     pub token_hash: Option<[u8; 32]>,
     /// Resigned.
     pub resigned: bool,
-    /// Out of the game since its clock ran out ([`OnTimeout::Out`](crate::OnTimeout::Out)); set by
-    /// the match (live or replayed), never by the caller.
-    pub out: bool,
+    /// Why the host took the seat out of the game (its clock, its
+    /// resignation, its absence); set by the match (live or replayed), never
+    /// by the caller. A seat the game's rules put out is not recorded here
+    /// but read from the plugin ([`Match::out_reasons`]).
+    pub out: Option<OutReason>,
 }
 
 impl Match {

@@ -93,6 +93,7 @@ impl Match {
         now: i64,
     ) -> HostResult<MatchView> {
         let movers = self.movers()?;
+        let out = self.out_reasons()?;
         let seats = (0..self.setup.players)
             .map(|p| SeatInfo {
                 seat: p,
@@ -100,7 +101,7 @@ impl Match {
                 to_move: movers.contains(p),
                 has_acted: self.has_held(p),
                 resigned: self.seats[p as usize].resigned,
-                out: self.seats[p as usize].out,
+                out: out[p as usize],
                 clock_remaining_ms: self.clock_remaining(p, now),
                 player: self.player(p),
             })

@@ -21,10 +21,10 @@ use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
     ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EXT_EXPAND_NOTATION,
-    EXT_REMOVE_PLAYER, EXT_RESAMPLE, EntryFn, ExpandNotationExt, LEND_FIRST_MOVER, LEND_NOTHING,
-    LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly, RawStatus,
-    RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE,
-    StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
+    EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEATS_OUT, EntryFn, ExpandNotationExt, LEND_FIRST_MOVER,
+    LEND_NOTHING, LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly,
+    RawStatus, RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
+    STATUS_TO_MOVE, SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -49,6 +49,7 @@ pub(crate) struct RawPlugin {
     remove_player: Option<&'static RemovePlayerExt>,
     expand_notation: Option<&'static ExpandNotationExt>,
     resample: Option<&'static ResampleExt>,
+    seats_out: Option<&'static SeatsOutExt>,
 }
 
 impl RawPlugin {
@@ -134,6 +135,7 @@ impl RawPlugin {
                 remove_player: extension(api, EXT_REMOVE_PLAYER, &["remove_player"])?,
                 expand_notation: extension(api, EXT_EXPAND_NOTATION, &["expand_notation"])?,
                 resample: extension(api, EXT_RESAMPLE, &["resample"])?,
+                seats_out: extension(api, EXT_SEATS_OUT, &["seats_out"])?,
             })
         }
     }
@@ -149,6 +151,7 @@ impl RawPlugin {
             (self.remove_player.is_some(), EXT_REMOVE_PLAYER),
             (self.expand_notation.is_some(), EXT_EXPAND_NOTATION),
             (self.resample.is_some(), EXT_RESAMPLE),
+            (self.seats_out.is_some(), EXT_SEATS_OUT),
         ]
         .into_iter()
         .filter_map(|(offered, id)| offered.then_some(id))
@@ -876,5 +879,6 @@ pub(crate) unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(text.ptr, text.len) }
 }
 
+mod seats_out;
 #[cfg(test)]
 mod tests;

@@ -15,8 +15,8 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 use tabletop_sdk::abi::StrRef;
 use tabletop_sdk::{
-    ActionId, Chance, DynGame, DynState, GameError, Manifest, Move, Player, PlayerResult, Status,
-    Transition, Viewer,
+    ActionId, Chance, DynGame, DynState, GameError, Manifest, Move, Player, PlayerResult, SeatOut,
+    Status, Transition, Viewer,
 };
 
 use crate::ffi::{self, RawPlugin, RawState};
@@ -380,6 +380,13 @@ impl DynState for PluginState {
 
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
         self.0.remove_player(player)
+    }
+
+    fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
+        match self.0.seats_out_json()? {
+            None => Ok(Vec::new()),
+            Some(json) => parse_json("seats out", &json),
+        }
     }
 }
 

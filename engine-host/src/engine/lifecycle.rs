@@ -76,7 +76,9 @@ pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
         let out = |seat, reason| LifecycleKind::SeatOut { seat, reason };
         let kinds = match &entry.kind {
             LogKind::Out { seat } | LogKind::Timeout { seat } => vec![out(*seat, OutReason::Clock)],
-            LogKind::Resign { seat } => vec![out(*seat, OutReason::Resigned)],
+            LogKind::Resign { seat } | LogKind::ResignOut { seat } => {
+                vec![out(*seat, OutReason::Resigned)]
+            }
             LogKind::Absent { seats } => {
                 let mut kinds: Vec<LifecycleKind> = seats
                     .iter()

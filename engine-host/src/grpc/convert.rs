@@ -8,7 +8,7 @@ use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 use crate::engine::{CredentialInfo, GameEntry, MatchSummary, PluginEntry};
 use tabletop_core::error::HostError;
 use tabletop_core::{
-    Lifecycle, MatchView, OnDeadline, OnTimeout, SeatPlayer, SeatResult, SpectatorDelay,
+    Lifecycle, MatchView, OnDeadline, OnTimeout, OutReason, SeatPlayer, SeatResult, SpectatorDelay,
     TimeControl,
 };
 
@@ -85,6 +85,16 @@ pub fn seat_player_from(p: pb::SeatPlayer) -> SeatPlayer {
     }
 }
 
+/// Why a seat is out, as a view says it.
+fn seat_out_reason(reason: OutReason) -> pb::SeatOutReason {
+    match reason {
+        OutReason::Rule => pb::SeatOutReason::Rule,
+        OutReason::Clock => pb::SeatOutReason::Clock,
+        OutReason::Resigned => pb::SeatOutReason::Resigned,
+        OutReason::Absent => pb::SeatOutReason::Absent,
+    }
+}
+
 /// A view moved into its message: the game's JSON and text (War's is 57 KB)
 /// are handed over, not copied.
 pub fn view(v: MatchView) -> pb::MatchView {
@@ -109,7 +119,11 @@ pub fn view(v: MatchView) -> pb::MatchView {
                 has_acted: s.has_acted,
                 resigned: s.resigned,
                 clock_remaining_ms: s.clock_remaining_ms,
-                out: s.out,
+                out: s.out.is_some(),
+                out_reason: s
+                    .out
+                    .map_or(pb::SeatOutReason::Unspecified, seat_out_reason)
+                    as i32,
                 display_name: s.player.display_name,
                 external_id: s.player.external_id,
             })

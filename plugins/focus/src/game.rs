@@ -3,7 +3,8 @@
 use tabletop_sdk::serde_json;
 use tabletop_sdk::{
     ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
-    PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_single_move, results_by_key,
+    PlayerResult, PlayerSet, SeatOut, Setup, Status, Transition, Viewer, check_single_move,
+    results_by_key,
 };
 
 use crate::events;
@@ -31,6 +32,11 @@ win by capturing 3 pieces of each opponent or removing 10 pieces in total. After
 `max_turns` moves the game is drawn. Moves are written `c3-e3` (distance = pieces moved) \
 and drops `*d4`.";
 
+/// The reason [`Game::seats_out`] gives: ruling F7. It does not say why the
+/// player went out (unable to move, or removed by the host): the position
+/// does not record it.
+const OUT_BY_F7: &str = "F7: out of the game, skipped from then on";
+
 /// Where a seat finished, worst first: the order ranks by (ruling F7 and
 /// the README's *Results*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,7 +60,7 @@ fn seat(player: Player) -> Option<Colour> {
 impl Game for Focus {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer];
+    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::SeatsOut];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -167,6 +173,23 @@ impl Game for Focus {
         let seat =
             seat(player).ok_or_else(|| GameError::illegal(format!("there is no seat {player}")))?;
         state.remove(seat).map_err(GameError::illegal)
+    }
+
+    /// Ruling F7: every player in the out list, whether the rule put them
+    /// out (they could not move on their turn) or the host removed them
+    /// (which the position does not tell apart: both are "out and skipped
+    /// from then on").
+    fn seats_out(&self, state: &Position) -> Vec<SeatOut> {
+        let mut out: Vec<SeatOut> = state
+            .out_order()
+            .iter()
+            .map(|&colour| SeatOut {
+                seat: Player::from(colour),
+                reason: OUT_BY_F7.to_string(),
+            })
+            .collect();
+        out.sort_by_key(|s| s.seat);
+        out
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
@@ -297,6 +320,22 @@ mod tests {
         // Below everyone still in: seat 0 went out first, so it is last
         // unless another seat went out later by F7 (then that one ranks above it).
         assert_eq!(results[0].rank, 3, "{results:?}");
+    }
+
+    #[test]
+    fn seats_out_lists_every_player_out_in_seat_order_ruling_f7() {
+        let mut state = start(4);
+        assert_eq!(Focus.seats_out(&state), []);
+        Focus.remove_player(&mut state, 3).unwrap();
+        Focus.remove_player(&mut state, 1).unwrap();
+        let seats: Vec<Player> = Focus.seats_out(&state).iter().map(|s| s.seat).collect();
+        assert_eq!(seats, [1, 3], "seat order, not the order they went out");
+        assert!(
+            Focus
+                .seats_out(&state)
+                .iter()
+                .all(|s| s.reason.starts_with("F7"))
+        );
     }
 
     #[test]

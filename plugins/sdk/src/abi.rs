@@ -509,7 +509,7 @@ pub const EXT_EXPAND_NOTATION: &str = "tabletop.expand-notation/1";
 pub const EXT_RESAMPLE: &str = "tabletop.resample/1";
 /// Reserved: extension [`SeatNamesExt`], the game's names of its seats.
 pub const EXT_SEAT_NAMES: &str = "tabletop.seat-names/1";
-/// Reserved: extension [`SeatsOutExt`], which seats are out and why.
+/// Extension [`SeatsOutExt`]: which seats the rules have taken out, and why.
 pub const EXT_SEATS_OUT: &str = "tabletop.seats-out/1";
 /// Reserved: extension [`ExplainRefusalExt`], why an action is not legal now.
 pub const EXT_EXPLAIN_REFUSAL: &str = "tabletop.explain-refusal/1";
@@ -586,13 +586,21 @@ pub struct SeatNamesExt {
     pub seat_names: unsafe extern "C" fn(players: u32, out: *mut PluginBuf) -> i32,
 }
 
-/// [`EXT_SEATS_OUT`] (reserved: defined, not yet asked for by the host).
+/// [`EXT_SEATS_OUT`]: a game whose rules can put a player out of a running
+/// game offers it; without it the host knows only the seats it took out
+/// itself (`remove_player`).
 #[repr(C)]
 #[derive(Debug)]
 pub struct SeatsOutExt {
-    /// Writes into `out` a JSON array of the seats the rules have taken out of
-    /// `state` and why: `[{"seat":2,"reason":"F7: no piece on top of a
-    /// stack"}]`, empty when every seat plays on. Only reads `state`.
+    /// Writes into `out` a JSON array of the seats that are out of the game
+    /// in `state` and never move again, in seat order, each with the rule
+    /// that put it out: `[{"seat":2,"reason":"F7: cannot move"}]`; `[]`
+    /// when every seat plays on. A seat taken out with `remove_player` is
+    /// listed too (the state cannot tell why a seat went out); the host
+    /// gives its own reason for those. `reason` is a short text for people,
+    /// citing the rule. Only reads `state` (callable from any thread, one
+    /// call at a time per handle); `out` is plugin-owned, released with
+    /// `free_buf` like every buffer.
     pub seats_out: unsafe extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
 }
 

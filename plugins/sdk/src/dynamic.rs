@@ -11,7 +11,9 @@ use std::sync::Arc;
 use crate::error::GameError;
 use crate::game::{Extension, Game};
 use crate::manifest::{Manifest, Setup};
-use crate::types::{ActionId, Chance, Move, Player, PlayerResult, Status, Transition, Viewer};
+use crate::types::{
+    ActionId, Chance, Move, Player, PlayerResult, SeatOut, Status, Transition, Viewer,
+};
 
 /// A game that can create states: a plugin, or a game linked in-process.
 pub trait DynGame: Send + Sync {
@@ -124,6 +126,9 @@ pub trait DynState: Send {
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError>;
     /// See [`Game::remove_player`]. On error the state is unchanged.
     fn remove_player(&mut self, player: Player) -> Result<(), GameError>;
+    /// See [`Game::seats_out`]: empty for a game that does not offer the
+    /// extension.
+    fn seats_out(&self) -> Result<Vec<SeatOut>, GameError>;
 }
 
 /// A [`Game`] linked into this process, behind [`DynGame`].
@@ -298,5 +303,12 @@ impl<G: Game> DynState for InProcessState<G> {
             ));
         }
         self.game.remove_player(&mut self.state, player)
+    }
+
+    fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::SeatsOut) {
+            return Ok(Vec::new());
+        }
+        Ok(self.game.seats_out(&self.state))
     }
 }

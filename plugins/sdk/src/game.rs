@@ -2,7 +2,9 @@
 
 use crate::error::GameError;
 use crate::manifest::{Manifest, Setup};
-use crate::types::{ActionId, Chance, Move, Player, PlayerResult, Status, Transition, Viewer};
+use crate::types::{
+    ActionId, Chance, Move, Player, PlayerResult, SeatOut, Status, Transition, Viewer,
+};
 
 /// A game's rules. Implement this, end the crate with
 /// [`export_game!`](crate::export_game), and the crate is a plugin.
@@ -172,6 +174,19 @@ pub trait Game: Default + Send + Sync + 'static {
         )))
     }
 
+    /// The seats that are out of the game in `state` and will never move
+    /// again (extension [`Extension::SeatsOut`]), in seat order, each with
+    /// the rule that put it out: a player the rules eliminate (Focus's F7),
+    /// and also a seat taken out with [`Game::remove_player`], which the
+    /// game cannot tell apart once it is out. The host names its own reason
+    /// (the clock, a resignation) for the seats it removed and the game's
+    /// for the others. The default, for games that never put a player out
+    /// by their rules, is none; such games need not list the extension.
+    fn seats_out(&self, state: &Self::State) -> Vec<SeatOut> {
+        let _ = state;
+        Vec::new()
+    }
+
     /// Another state consistent with everything `viewer` knows, drawn using
     /// `random` (extension [`Extension::Resample`]). Games without hidden
     /// information return a clone (the default) and need not list it.
@@ -194,14 +209,18 @@ pub enum Extension {
     /// [`Game::resample`] ([`crate::abi::EXT_RESAMPLE`]). A game with hidden
     /// information lists it.
     Resample,
+    /// [`Game::seats_out`] ([`crate::abi::EXT_SEATS_OUT`]). A game whose
+    /// rules can put a player out lists it.
+    SeatsOut,
 }
 
 impl Extension {
     /// Every extension the SDK implements.
-    pub const ALL: [Extension; 3] = [
+    pub const ALL: [Extension; 4] = [
         Extension::RemovePlayer,
         Extension::ExpandNotation,
         Extension::Resample,
+        Extension::SeatsOut,
     ];
 
     /// The versioned id the ABI looks it up by.
@@ -210,6 +229,7 @@ impl Extension {
             Extension::RemovePlayer => crate::abi::EXT_REMOVE_PLAYER,
             Extension::ExpandNotation => crate::abi::EXT_EXPAND_NOTATION,
             Extension::Resample => crate::abi::EXT_RESAMPLE,
+            Extension::SeatsOut => crate::abi::EXT_SEATS_OUT,
         }
     }
 }

@@ -174,6 +174,16 @@ pub struct PlayerResult {
     pub score: f64,
 }
 
+/// A seat the rules have taken out of the game ([`Game::seats_out`](crate::Game::seats_out)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatOut {
+    /// The seat.
+    pub seat: Player,
+    /// Why, citing the rule (`"F7: cannot move"`): a short text for people,
+    /// which the host passes on but never interprets.
+    pub reason: String,
+}
+
 /// One state change, as the host applied it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Transition {

@@ -15,10 +15,14 @@ class OutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OUT_REASON_CLOCK: _ClassVar[OutReason]
     OUT_REASON_RESIGNED: _ClassVar[OutReason]
     OUT_REASON_ABSENT: _ClassVar[OutReason]
+    OUT_REASON_RULE: _ClassVar[OutReason]
+    OUT_REASON_DIRECTOR: _ClassVar[OutReason]
 OUT_REASON_UNSPECIFIED: OutReason
 OUT_REASON_CLOCK: OutReason
 OUT_REASON_RESIGNED: OutReason
 OUT_REASON_ABSENT: OutReason
+OUT_REASON_RULE: OutReason
+OUT_REASON_DIRECTOR: OutReason
 
 class ReissueSeatTokenRequest(_message.Message):
     __slots__ = ("admin_token", "match_id", "seat")

@@ -14,11 +14,26 @@ class MatchState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATE_RUNNING: _ClassVar[MatchState]
     MATCH_STATE_FINISHED: _ClassVar[MatchState]
     MATCH_STATE_UNAVAILABLE: _ClassVar[MatchState]
+
+class SeatOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEAT_OUT_REASON_UNSPECIFIED: _ClassVar[SeatOutReason]
+    SEAT_OUT_REASON_CLOCK: _ClassVar[SeatOutReason]
+    SEAT_OUT_REASON_RESIGNED: _ClassVar[SeatOutReason]
+    SEAT_OUT_REASON_ABSENT: _ClassVar[SeatOutReason]
+    SEAT_OUT_REASON_RULE: _ClassVar[SeatOutReason]
+    SEAT_OUT_REASON_DIRECTOR: _ClassVar[SeatOutReason]
 MATCH_STATE_UNSPECIFIED: MatchState
 MATCH_STATE_WAITING: MatchState
 MATCH_STATE_RUNNING: MatchState
 MATCH_STATE_FINISHED: MatchState
 MATCH_STATE_UNAVAILABLE: MatchState
+SEAT_OUT_REASON_UNSPECIFIED: SeatOutReason
+SEAT_OUT_REASON_CLOCK: SeatOutReason
+SEAT_OUT_REASON_RESIGNED: SeatOutReason
+SEAT_OUT_REASON_ABSENT: SeatOutReason
+SEAT_OUT_REASON_RULE: SeatOutReason
+SEAT_OUT_REASON_DIRECTOR: SeatOutReason
 
 class PlayerResult(_message.Message):
     __slots__ = ("seat", "rank", "score", "resigned", "display_name", "external_id")
@@ -37,7 +52,7 @@ class PlayerResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., resigned: _Optional[bool] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class SeatStatus(_message.Message):
-    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms", "out", "display_name", "external_id")
+    __slots__ = ("seat", "filled", "to_move", "has_acted", "resigned", "clock_remaining_ms", "out", "out_reason", "display_name", "external_id")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     FILLED_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +60,7 @@ class SeatStatus(_message.Message):
     RESIGNED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_REMAINING_MS_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
+    OUT_REASON_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
     seat: int
@@ -54,9 +70,10 @@ class SeatStatus(_message.Message):
     resigned: bool
     clock_remaining_ms: int
     out: bool
+    out_reason: SeatOutReason
     display_name: str
     external_id: str
-    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ..., out_reason: _Optional[_Union[SeatOutReason, str]] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class MatchView(_message.Message):
     __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed")

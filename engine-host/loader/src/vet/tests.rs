@@ -386,6 +386,9 @@ impl DynState for DefectiveState {
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
         self.inner.remove_player(player)
     }
+    fn seats_out(&self) -> Result<Vec<tabletop_sdk::SeatOut>, GameError> {
+        self.inner.seats_out()
+    }
 }
 
 fn misbehaviour(defect: Defect) -> String {

@@ -397,3 +397,16 @@ pub(super) unsafe extern "C" fn resample<G: Instance>(
         Ok(None)
     })
 }
+
+/// The seats-out extension's function: the game's [`Game::seats_out`](crate::Game::seats_out)
+/// as JSON in `out`, which the caller releases with `free_buf`.
+pub(super) unsafe extern "C" fn seats_out<G: Instance>(
+    state: *const StateHandle,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        json(&G::instance().seats_out(state))
+    })
+}

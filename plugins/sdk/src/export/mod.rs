@@ -13,8 +13,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
     ABI_MAJOR, ABI_MINOR, CODE_OK, ExpandNotationExt, PluginApi, PluginBuf, RawOutcome, RawStatus,
-    RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, StateHandle,
-    StrRef,
+    RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatsOutExt,
+    StateHandle, StrRef,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::{Extension, Game};
@@ -84,6 +84,9 @@ impl<G: Instance> Tables<G> {
     const RESAMPLE: ResampleExt = ResampleExt {
         resample: calls::resample::<G>,
     };
+    const SEATS_OUT: SeatsOutExt = SeatsOutExt {
+        seats_out: calls::seats_out::<G>,
+    };
 }
 
 /// The table [`export_game!`](crate::export_game)'s entry returns for `G`.
@@ -117,6 +120,10 @@ unsafe extern "C" fn get_extension<G: Instance>(id: StrRef) -> *const c_void {
         Extension::Resample => {
             let table: &'static ResampleExt = &Tables::<G>::RESAMPLE;
             (table as *const ResampleExt).cast()
+        }
+        Extension::SeatsOut => {
+            let table: &'static SeatsOutExt = &Tables::<G>::SEATS_OUT;
+            (table as *const SeatsOutExt).cast()
         }
     }
 }

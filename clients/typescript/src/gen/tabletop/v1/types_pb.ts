@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/types.proto.
  */
 export const file_tabletop_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEidgoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCBIUCgxkaXNwbGF5X25hbWUYBSABKAkSEwoLZXh0ZXJuYWxfaWQYBiABKAki0AEKClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoDRIOCgZmaWxsZWQYAiABKAgSDwoHdG9fbW92ZRgDIAEoCBIRCgloYXNfYWN0ZWQYBCABKAgSEAoIcmVzaWduZWQYBSABKAgSHwoSY2xvY2tfcmVtYWluaW5nX21zGAYgASgDSACIAQESCwoDb3V0GAcgASgIEhQKDGRpc3BsYXlfbmFtZRgKIAEoCRITCgtleHRlcm5hbF9pZBgLIAEoCUIVChNfY2xvY2tfcmVtYWluaW5nX21zIpsFCglNYXRjaFZpZXcSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIYCgt2aWV3ZXJfc2VhdBgGIAEoDUgAiAEBEhEKCXZpZXdfanNvbhgHIAEoCRIMCgR0ZXh0GAggASgJEg8KB3RvX21vdmUYCSADKA0SJgoFc2VhdHMYCiADKAsyFy50YWJsZXRvcC52MS5TZWF0U3RhdHVzEioKB3Jlc3VsdHMYCyADKAsyGS50YWJsZXRvcC52MS5QbGF5ZXJSZXN1bHQSGwoOcGVuZGluZ19hY3Rpb24YDCABKAlIAYgBARIaChJ1bmF2YWlsYWJsZV9yZWFzb24YDSABKAkSMgoGbGFiZWxzGA4gAygLMiIudGFibGV0b3AudjEuTWF0Y2hWaWV3LkxhYmVsc0VudHJ5Eg4KBnBhdXNlZBgPIAEoCBIUCgxhYm9ydF9yZWFzb24YECABKAkSEwoLYWRqdWRpY2F0ZWQYESABKAgSIgoVb3Blbl9zZWF0X2RlYWRsaW5lX21zGBIgASgDSAKIAQESNAoPc3BlY3RhdG9yX2RlbGF5GBQgASgLMhsudGFibGV0b3AudjEuU3BlY3RhdG9yRGVsYXkSDwoHZGVsYXllZBgVIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF92aWV3ZXJfc2VhdEIRCg9fcGVuZGluZ19hY3Rpb25CGAoWX29wZW5fc2VhdF9kZWFkbGluZV9tcyIrCg5TcGVjdGF0b3JEZWxheRINCgVtb3ZlcxgBIAEoDRIKCgJtcxgCIAEoAyJFCgpTZWF0UGxheWVyEgwKBHNlYXQYASABKA0SFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2V4dGVybmFsX2lkGAMgASgJKpIBCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfV0FJVElORxABEhcKE01BVENIX1NUQVRFX1JVTk5JTkcQAhIYChRNQVRDSF9TVEFURV9GSU5JU0hFRBADEhsKF01BVENIX1NUQVRFX1VOQVZBSUxBQkxFEARiBnByb3RvMw");
+  fileDesc("Chd0YWJsZXRvcC92MS90eXBlcy5wcm90bxILdGFibGV0b3AudjEidgoMUGxheWVyUmVzdWx0EgwKBHNlYXQYASABKA0SDAoEcmFuaxgCIAEoDRINCgVzY29yZRgDIAEoARIQCghyZXNpZ25lZBgEIAEoCBIUCgxkaXNwbGF5X25hbWUYBSABKAkSEwoLZXh0ZXJuYWxfaWQYBiABKAkigAIKClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoDRIOCgZmaWxsZWQYAiABKAgSDwoHdG9fbW92ZRgDIAEoCBIRCgloYXNfYWN0ZWQYBCABKAgSEAoIcmVzaWduZWQYBSABKAgSHwoSY2xvY2tfcmVtYWluaW5nX21zGAYgASgDSACIAQESCwoDb3V0GAcgASgIEi4KCm91dF9yZWFzb24YCCABKA4yGi50YWJsZXRvcC52MS5TZWF0T3V0UmVhc29uEhQKDGRpc3BsYXlfbmFtZRgKIAEoCRITCgtleHRlcm5hbF9pZBgLIAEoCUIVChNfY2xvY2tfcmVtYWluaW5nX21zIpsFCglNYXRjaFZpZXcSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIYCgt2aWV3ZXJfc2VhdBgGIAEoDUgAiAEBEhEKCXZpZXdfanNvbhgHIAEoCRIMCgR0ZXh0GAggASgJEg8KB3RvX21vdmUYCSADKA0SJgoFc2VhdHMYCiADKAsyFy50YWJsZXRvcC52MS5TZWF0U3RhdHVzEioKB3Jlc3VsdHMYCyADKAsyGS50YWJsZXRvcC52MS5QbGF5ZXJSZXN1bHQSGwoOcGVuZGluZ19hY3Rpb24YDCABKAlIAYgBARIaChJ1bmF2YWlsYWJsZV9yZWFzb24YDSABKAkSMgoGbGFiZWxzGA4gAygLMiIudGFibGV0b3AudjEuTWF0Y2hWaWV3LkxhYmVsc0VudHJ5Eg4KBnBhdXNlZBgPIAEoCBIUCgxhYm9ydF9yZWFzb24YECABKAkSEwoLYWRqdWRpY2F0ZWQYESABKAgSIgoVb3Blbl9zZWF0X2RlYWRsaW5lX21zGBIgASgDSAKIAQESNAoPc3BlY3RhdG9yX2RlbGF5GBQgASgLMhsudGFibGV0b3AudjEuU3BlY3RhdG9yRGVsYXkSDwoHZGVsYXllZBgVIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF92aWV3ZXJfc2VhdEIRCg9fcGVuZGluZ19hY3Rpb25CGAoWX29wZW5fc2VhdF9kZWFkbGluZV9tcyIrCg5TcGVjdGF0b3JEZWxheRINCgVtb3ZlcxgBIAEoDRIKCgJtcxgCIAEoAyJFCgpTZWF0UGxheWVyEgwKBHNlYXQYASABKA0SFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2V4dGVybmFsX2lkGAMgASgJKpIBCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfV0FJVElORxABEhcKE01BVENIX1NUQVRFX1JVTk5JTkcQAhIYChRNQVRDSF9TVEFURV9GSU5JU0hFRBADEhsKF01BVENIX1NUQVRFX1VOQVZBSUxBQkxFEAQqvQEKDVNlYXRPdXRSZWFzb24SHwobU0VBVF9PVVRfUkVBU09OX1VOU1BFQ0lGSUVEEAASGQoVU0VBVF9PVVRfUkVBU09OX0NMT0NLEAESHAoYU0VBVF9PVVRfUkVBU09OX1JFU0lHTkVEEAISGgoWU0VBVF9PVVRfUkVBU09OX0FCU0VOVBADEhgKFFNFQVRfT1VUX1JFQVNPTl9SVUxFEAQSHAoYU0VBVF9PVVRfUkVBU09OX0RJUkVDVE9SEAViBnByb3RvMw");
 
 /**
  * One seat's final result.
@@ -120,12 +120,24 @@ export type SeatStatus = Message<"tabletop.v1.SeatStatus"> & {
   clockRemainingMs?: bigint | undefined;
 
   /**
-   * Whether the seat is out of the game: its clock ran out under
-   * TimeControl.on_timeout = ON_TIMEOUT_OUT. It never moves again.
+   * Whether the seat is out of the game while the others play on (or
+   * played on until the end): it never moves again. Why is in out_reason.
+   * A resignation takes the seat out in a match of three or more seats
+   * whose game can take a player out (GameInfo.removable_players); in
+   * other matches it ends the match, and the seat is `resigned`, not out.
+   * Likewise a clock that runs out under ON_TIMEOUT_LOSE ends the match
+   * without taking the seat out.
    *
    * @generated from field: bool out = 7;
    */
   out: boolean;
+
+  /**
+   * Why the seat is out; SEAT_OUT_REASON_UNSPECIFIED while it plays.
+   *
+   * @generated from field: tabletop.v1.SeatOutReason out_reason = 8;
+   */
+  outReason: SeatOutReason;
 
   /**
    * Who holds the seat (as CreateMatch or JoinMatch said); empty if nobody
@@ -433,4 +445,62 @@ export enum MatchState {
  */
 export const MatchStateSchema: GenEnum<MatchState> = /*@__PURE__*/
   enumDesc(file_tabletop_v1_types, 0);
+
+/**
+ * Why a seat is out of the game. The values have the numbers of the
+ * lifecycle feed's OutReason (director.proto) for the same reasons.
+ *
+ * @generated from enum tabletop.v1.SeatOutReason
+ */
+export enum SeatOutReason {
+  /**
+   * The seat plays on.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Its clock ran out (TimeControl.on_timeout: ON_TIMEOUT_OUT).
+   *
+   * @generated from enum value: SEAT_OUT_REASON_CLOCK = 1;
+   */
+  CLOCK = 1,
+
+  /**
+   * It resigned, and the others play on.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_RESIGNED = 2;
+   */
+  RESIGNED = 2,
+
+  /**
+   * It was not taken by the open-seat deadline.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_ABSENT = 3;
+   */
+  ABSENT = 3,
+
+  /**
+   * The game's rules put it out (Focus's F7: a player who cannot move on
+   * their turn).
+   *
+   * @generated from enum value: SEAT_OUT_REASON_RULE = 4;
+   */
+  RULE = 4,
+
+  /**
+   * Reserved for a director taking a seat out of the game; no director
+   * control does that, so the host never sends it.
+   *
+   * @generated from enum value: SEAT_OUT_REASON_DIRECTOR = 5;
+   */
+  DIRECTOR = 5,
+}
+
+/**
+ * Describes the enum tabletop.v1.SeatOutReason.
+ */
+export const SeatOutReasonSchema: GenEnum<SeatOutReason> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_types, 1);
 
