@@ -609,3 +609,63 @@ async fn the_open_seat_deadline_aborts_or_starts_without_the_absent_seats() {
     let view = spectator(&mut matches, &joined.match_id).await;
     assert_eq!(view.state, pb::MatchState::Running as i32, "filled in time");
 }
+
+/// Three Focus players; player 2 (seat 1) owns no tower and holds no
+/// reserve, so the rules put them out when the turn reaches them (F7).
+const FOCUS_PLAYER_2_ABOUT_TO_GO_OUT: &str = ".,.,.,./.,.,.,.,.,./.,.,11111,2211,.,.,.,./\
+.,.,.,.,.,3333,.,./.,2223,.,.,3121,.,33,./.,.,.,.,.,.,.,./.,.,.,.,.,./.,.,.,. 1 \
+reserves=0,0,0 captures=0,4,1/2,0,4/2,3,0 removed=8,6,9";
+
+#[tokio::test]
+async fn the_feed_says_when_the_rules_put_a_seat_out_while_the_others_play_on() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            game: "focus".into(),
+            players: 3,
+            start_position: Some(FOCUS_PLAYER_2_ABOUT_TO_GO_OUT.into()),
+            labels: [("table".to_string(), "f7".to_string())].into(),
+            ..Default::default()
+        })
+        .await
+        .expect("Focus hides nothing: anyone may give its position")
+        .into_inner();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let following = tokio::spawn(follow(
+        host.channel().await,
+        0,
+        [("table".to_string(), "f7".to_string())].into(),
+        Arc::clone(&seen),
+    ));
+    matches
+        .submit_action(pb::SubmitActionRequest {
+            match_id: created.match_id.clone(),
+            seat_token: created.seats[0].token.clone(),
+            action: Some(pb::submit_action_request::Action::Notation("c6-c7".into())),
+            ..Default::default()
+        })
+        .await
+        .expect("the move that leaves player 2 without a move");
+    let view = spectator(&mut matches, &created.match_id).await;
+    assert_eq!(view.state, pb::MatchState::Running as i32, "two play on");
+    assert_eq!(view.seats[1].out_reason, pb::SeatOutReason::Rule as i32);
+    let mut outs = Vec::new();
+    for _ in 0..200 {
+        outs = seen
+            .lock()
+            .expect("seen")
+            .iter()
+            .filter_map(|e| match &e.kind {
+                Some(Kind::SeatOut(out)) => Some((out.seat, out.reason)),
+                _ => None,
+            })
+            .collect();
+        if !outs.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    following.abort();
+    assert_eq!(outs, vec![(1, pb::OutReason::Rule as i32)]);
+}

@@ -21,6 +21,7 @@ use crate::fanout::Feed;
 use crate::history::SeatJoin;
 use crate::legal::LegalLists;
 use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
+use crate::out::RuleOut;
 use crate::seat::{Seat, SeatResult};
 use crate::setup::{Lifecycle, MatchSetup, now_ms};
 use crate::simultaneous::HeldAction;
@@ -67,6 +68,9 @@ pub struct Match {
     pub(crate) aborted: Option<String>,
     /// Whether a director decided the result.
     pub(crate) adjudicated: bool,
+    /// Seats the game's rules put out while the others played on, in the
+    /// order it happened (see [`crate::out`]).
+    pub(crate) rule_outs: Vec<RuleOut>,
 }
 
 impl std::fmt::Debug for Match {
@@ -148,6 +152,7 @@ impl Match {
             paused_at: None,
             aborted: None,
             adjudicated: false,
+            rule_outs: Vec::new(),
         })
     }
 
@@ -305,6 +310,7 @@ impl Match {
             self.charge(m.player, *at);
         }
         self.push_log(now, LogKind::Moves { moves: logged });
+        self.note_rule_outs()?;
         // Clocks start before the event is built, so views in it show them.
         self.start_clocks(now)?;
         self.publish_transition(before, Transition::Moves(moves), now)?;

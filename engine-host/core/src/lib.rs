@@ -77,7 +77,7 @@ pub use history::{History, SeatJoin};
 pub use identity::SeatPlayer;
 pub use legal::LegalDetail;
 pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
-pub use out::OutReason;
+pub use out::{OutReason, RuleOut};
 pub use record::Record;
 pub use seat::{Seat, SeatInfo, SeatResult};
 pub use setup::{Lifecycle, MatchSetup, now_ms};

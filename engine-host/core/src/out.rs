@@ -4,7 +4,11 @@
 //!
 //! The host records the seats it takes out itself ([`Seat::out`]); a seat
 //! the rules put out is read from the plugin's state whenever it is asked
-//! for, so a replay needs nothing logged for it.
+//! for, so a replay needs nothing logged for it. In a match of three or more
+//! seats the match also notes, after each turn, which seats the rules have
+//! just put out ([`RuleOut`]), so the lifecycle feed can say so with the
+//! turn; with two seats a rule that puts one out ends the match, which the
+//! feed reports as finished, and the turn costs no extra plugin call.
 
 use serde::{Deserialize, Serialize};
 use tabletop_sdk::{Player, Status};
@@ -33,7 +37,46 @@ pub enum OutReason {
     Absent,
 }
 
+/// A seat the game's rules put out of a match of three or more seats while
+/// the others played on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleOut {
+    /// The version of the turn that put it out.
+    pub version: u64,
+    /// The seat.
+    pub seat: Player,
+}
+
 impl Match {
+    /// The seats the game's rules put out while the others played on, in
+    /// the order it happened (matches of three or more seats).
+    pub fn rule_outs(&self) -> &[RuleOut] {
+        &self.rule_outs
+    }
+
+    /// Notes the seats the turn just logged put out by the game's rules
+    /// (none the host took out itself, none noted before).
+    pub(crate) fn note_rule_outs(&mut self) -> HostResult<()> {
+        if self.setup.players < 3 {
+            return Ok(());
+        }
+        let version = self.version();
+        for out in self.state.seats_out()? {
+            let host_took_it = self
+                .seats
+                .get(out.seat as usize)
+                .is_none_or(|s| s.out.is_some());
+            let noted = self.rule_outs.iter().any(|r| r.seat == out.seat);
+            if !host_took_it && !noted {
+                self.rule_outs.push(RuleOut {
+                    version,
+                    seat: out.seat,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Why each seat is out of the game, by seat (`None`: still in). The
     /// host's own reason comes first; a seat the plugin reports out beside
     /// those is out by the game's rules.

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tabletop_core::{
-    HostError, LegalDetail, Lifecycle, LogKind, Match, MatchSetup, OutReason, Record, Viewer,
+    HostError, LegalDetail, Lifecycle, LogKind, Match, MatchSetup, OutReason, Record, RuleOut,
+    Viewer,
 };
 use tabletop_sdk::{DynGame, InProcess, Player};
 
@@ -196,6 +197,14 @@ fn a_seat_the_rules_put_out_is_out_by_rule_and_cannot_resign() {
     let action = m.parse_action(0, "c6-c7").unwrap();
     m.submit(0, action, None).unwrap();
     assert_eq!(out(&m), [None, Some(OutReason::Rule), None]);
+    assert_eq!(
+        m.rule_outs(),
+        [RuleOut {
+            version: m.version(),
+            seat: 1
+        }],
+        "noted with the turn that did it, for the lifecycle feed"
+    );
     assert_eq!(mover(&m), 2, "player 2 is skipped (F7)");
     assert!(matches!(m.resign(1), Err(HostError::NotToMove(_))));
     // With one seat out by the rules, a resignation leaves one: the match

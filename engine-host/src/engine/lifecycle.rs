@@ -67,7 +67,7 @@ pub(super) fn joined(m: &Match, seat: u32, at_ms: i64) -> Vec<LifecycleEvent> {
 }
 
 /// The log entries after `version_before`: seats out (clock, resignation,
-/// absence), a director's pauses and added time, and the end if they ended
+/// absence, the game's rules), a director's pauses and added time, and the end if they ended
 /// the match (with results, adjudicated, or aborted).
 pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
     let new = m.log().get(version_before as usize..).unwrap_or_default();
@@ -96,9 +96,13 @@ pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
             LogKind::Abort { reason } => vec![LifecycleKind::Aborted {
                 reason: reason.clone(),
             }],
-            LogKind::Moves { .. } | LogKind::Chance { .. } | LogKind::Adjudicate { .. } => {
-                Vec::new()
-            }
+            LogKind::Moves { .. } => m
+                .rule_outs()
+                .iter()
+                .filter(|r| r.version == entry.version)
+                .map(|r| out(r.seat, OutReason::Rule))
+                .collect(),
+            LogKind::Chance { .. } | LogKind::Adjudicate { .. } => Vec::new(),
         };
         events.extend(kinds.into_iter().map(|kind| event(m, entry.at_ms, kind)));
     }

@@ -50,6 +50,7 @@ impl FeedFilter {
 
 fn out_reason(reason: OutReason) -> pb::OutReason {
     match reason {
+        OutReason::Rule => pb::OutReason::Rule,
         OutReason::Clock => pb::OutReason::Clock,
         OutReason::Resigned => pb::OutReason::Resigned,
         OutReason::Absent => pb::OutReason::Absent,

@@ -304,6 +304,8 @@ pub enum LifecycleKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutReason {
+    /// The game's rules put it out while the others played on (Focus's F7).
+    Rule,
     /// Its clock ran out.
     Clock,
     /// It resigned.

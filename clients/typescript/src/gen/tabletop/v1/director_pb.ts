@@ -673,9 +673,9 @@ export enum OutReason {
   ABSENT = 3,
 
   /**
-   * Reserved for a seat the game's rules put out (Focus's F7). The feed
-   * does not report those, so the host never sends it; a match's view
-   * does (SeatStatus.out_reason = SEAT_OUT_REASON_RULE).
+   * The game's rules put it out while the others play on (Focus's F7), in
+   * a match of three or more seats; with two, the rule ends the match and
+   * the feed reports it finished.
    *
    * @generated from enum value: OUT_REASON_RULE = 4;
    */
