@@ -299,6 +299,8 @@ impl Match {
                         m.charge(logged.seat, logged.at_ms);
                     }
                     m.log.push(entry.clone());
+                    // As live, so a restored match reports no rule-out twice.
+                    m.note_rule_outs()?;
                     m.start_clocks(at_ms)?;
                     let transition = Transition::Moves(joint);
                     m.publish_transition(None, transition.clone(), at_ms)?;

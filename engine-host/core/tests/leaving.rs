@@ -206,6 +206,20 @@ fn a_seat_the_rules_put_out_is_out_by_rule_and_cannot_resign() {
         "noted with the turn that did it, for the lifecycle feed"
     );
     assert_eq!(mover(&m), 2, "player 2 is skipped (F7)");
+    let restored = Match::restore(
+        game(),
+        m.setup().clone(),
+        tokens(3),
+        m.joins(),
+        m.log(),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        restored.rule_outs(),
+        m.rule_outs(),
+        "a replay notes the same"
+    );
     assert!(matches!(m.resign(1), Err(HostError::NotToMove(_))));
     // With one seat out by the rules, a resignation leaves one: the match
     // ends, the seat the rules put out last.
