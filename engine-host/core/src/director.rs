@@ -108,6 +108,13 @@ impl Match {
     /// Gives `seat` `ms` more time at `at_ms`: on its bank, or on its
     /// current move when the match has no bank.
     pub fn add_time(&mut self, seat: Player, ms: i64, at_ms: i64) -> HostResult<()> {
+        // Checked here rather than where a log's AddTime is applied, so a
+        // log written before the rule-out was noted still replays.
+        if self.rule_outs.iter().any(|r| r.seat == seat) {
+            return Err(refused(format!(
+                "seat {seat} is out of the game by its rules"
+            )));
+        }
         self.control(LogKind::AddTime { seat, ms }, at_ms)
     }
 

@@ -220,6 +220,11 @@ fn a_seat_the_rules_put_out_is_out_by_rule_and_cannot_resign() {
         m.rule_outs(),
         "a replay notes the same"
     );
+    let refused = m.add_time(1, 1_000, 0).expect_err("no time for a seat out");
+    assert!(
+        refused.to_string().contains("out of the game by its rules"),
+        "{refused}"
+    );
     assert!(matches!(m.resign(1), Err(HostError::NotToMove(_))));
     // With one seat out by the rules, a resignation leaves one: the match
     // ends, the seat the rules put out last.
