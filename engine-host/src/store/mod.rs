@@ -300,19 +300,10 @@ pub enum LifecycleKind {
     },
 }
 
-/// Why a seat left a match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutReason {
-    /// The game's rules put it out while the others played on (Focus's F7).
-    Rule,
-    /// Its clock ran out.
-    Clock,
-    /// It resigned.
-    Resigned,
-    /// It was never taken, by the open-seat deadline.
-    Absent,
-}
+/// Why a seat left a match, as views say it. The feed's rows use the same
+/// reasons, and also report a resignation or time-out that ended the match
+/// as that seat leaving (stored as `"resigned"`, `"clock"`, …).
+pub use tabletop_core::OutReason;
 
 /// A lifecycle row: an event and its place in the store's single order.
 #[derive(Debug, Clone, PartialEq)]
