@@ -18,8 +18,7 @@ use tabletop_sdk::{DynGame, Viewer};
 use super::access::{Caller, Need};
 use super::lifecycle;
 use super::{
-    Created, Engine, LiveMatch, NewMatch, SeatHashes, TryCreate, caught, issue_tokens, lock,
-    new_match_id,
+    Created, Engine, LiveMatch, NewMatch, SeatHashes, TryCreate, caught, lock, new_match_id,
 };
 use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch, StoredRequest};
 
@@ -108,6 +107,26 @@ fn secret_choice(manifest: &tabletop_sdk::Manifest, request: &NewMatch) -> Optio
     } else {
         None
     }
+}
+
+/// A token for every seat taken at creation and, unless the open seats are
+/// public, a join code for every open one; `secret(seat, purpose)` makes
+/// each (`b""` for a token, `b"join"` for a code).
+fn seat_secrets(request: &NewMatch, mut secret: impl FnMut(u32, &[u8]) -> String) -> SeatSecrets {
+    let tokens = (0..request.players)
+        .filter(|seat| !request.open_seats.contains(seat))
+        .map(|seat| (seat, secret(seat, b"")))
+        .collect();
+    let codes = if request.public_open_seats {
+        Vec::new()
+    } else {
+        request
+            .open_seats
+            .iter()
+            .map(|&seat| (seat, secret(seat, b"join")))
+            .collect()
+    };
+    (tokens, codes)
 }
 
 impl Engine {
@@ -232,35 +251,14 @@ impl Engine {
     /// The seat tokens and join codes of the match request `request_id`
     /// creates: the same on every retry.
     fn derived_secrets(&self, request_id: &str, request: &NewMatch) -> SeatSecrets {
-        let tokens = (0..request.players)
-            .filter(|seat| !request.open_seats.contains(seat))
-            .map(|seat| (seat, self.derived_token(request_id, seat, b"")))
-            .collect();
-        let codes = if request.public_open_seats {
-            Vec::new()
-        } else {
-            request
-                .open_seats
-                .iter()
-                .map(|&seat| (seat, self.derived_token(request_id, seat, b"join")))
-                .collect()
-        };
-        (tokens, codes)
+        seat_secrets(request, |seat, purpose| {
+            self.derived_token(request_id, seat, purpose)
+        })
     }
 
     /// Fresh seat tokens and join codes for `request`.
     fn fresh_secrets(request: &NewMatch) -> SeatSecrets {
-        let (tokens, _) = issue_tokens(request.players, &request.open_seats);
-        let codes = if request.public_open_seats {
-            Vec::new()
-        } else {
-            request
-                .open_seats
-                .iter()
-                .map(|&seat| (seat, new_token()))
-                .collect()
-        };
-        (tokens, codes)
+        seat_secrets(request, |_, _| new_token())
     }
 
     /// [`Engine::create_match`] without waiting for the disk, on this
