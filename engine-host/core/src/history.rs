@@ -84,6 +84,11 @@ pub(crate) struct Chronicle<'a> {
     pub log: &'a [LogEntry],
     /// The actions held for the current turn, in submission order.
     pub pending: &'a [HeldAction],
+    /// Whether the rebuilt match notes the seats its turns put out by the
+    /// game's rules: only a restored match plays on and reports them to the
+    /// feed, and noting them costs a plugin call a turn that a replay for a
+    /// view or for events need not pay.
+    pub notes_rule_outs: bool,
 }
 
 /// Called once per event, with the match right after it; breaks to stop.
@@ -107,6 +112,7 @@ impl Match {
             joins,
             log,
             pending,
+            notes_rule_outs: true,
         };
         Match::walk(game, setup, chronicle, u64::MAX, &mut |_, _| {
             Ok(ControlFlow::Continue(()))
@@ -167,6 +173,7 @@ impl Match {
             joins: &self.joins,
             log: &self.log[..version as usize],
             pending: &[],
+            notes_rule_outs: false,
         };
         let mut at = self.setup.created_at_ms;
         let past = Match::walk(
@@ -198,6 +205,7 @@ impl Match {
             joins,
             log,
             pending,
+            notes_rule_outs,
         } = chronicle;
         let mut at_creation = token_hashes.clone();
         for join in joins {
@@ -299,8 +307,11 @@ impl Match {
                         m.charge(logged.seat, logged.at_ms);
                     }
                     m.log.push(entry.clone());
-                    // As live, so a restored match reports no rule-out twice.
-                    m.note_rule_outs()?;
+                    if notes_rule_outs {
+                        // As live, so a restored match reports no rule-out
+                        // twice.
+                        m.note_rule_outs()?;
+                    }
                     m.start_clocks(at_ms)?;
                     let transition = Transition::Moves(joint);
                     m.publish_transition(None, transition.clone(), at_ms)?;
@@ -611,6 +622,7 @@ impl History {
             joins: &self.joins,
             log: &self.log,
             pending: &self.pending,
+            notes_rule_outs: false,
         };
         Match::walk(
             Arc::clone(&self.game),
