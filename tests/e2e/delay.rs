@@ -12,7 +12,7 @@ use tabletop_tests::{Host, as_admin};
 use tonic::transport::Channel;
 use tonic::{Code, Streaming};
 
-use crate::support::{legal, spectator, submit};
+use crate::support::{legal, spectator, submit, view_of};
 
 /// Creates a 2-seat Focus match (no chance: one version per move) whose
 /// spectators see it `delay` behind; returns its id and seat tokens.
@@ -38,7 +38,7 @@ async fn create_delayed(
 
 /// The seat to move plays its first legal action; returns the new version.
 async fn play_one(matches: &mut MatchesClient<Channel>, match_id: &str, tokens: &[String]) -> u64 {
-    let live = view(matches, match_id, &tokens[0], None).await.unwrap();
+    let live = view_of(matches, match_id, &tokens[0], None).await.unwrap();
     let token = &tokens[live.to_move[0] as usize];
     let list = legal(matches, match_id, token).await.unwrap();
     let answer = submit(
@@ -51,22 +51,6 @@ async fn play_one(matches: &mut MatchesClient<Channel>, match_id: &str, tokens: 
     .await
     .unwrap();
     answer.view.unwrap().version
-}
-
-async fn view(
-    matches: &mut MatchesClient<Channel>,
-    match_id: &str,
-    token: &str,
-    at_version: Option<u64>,
-) -> Result<pb::MatchView, tonic::Status> {
-    matches
-        .get_view(pb::GetViewRequest {
-            match_id: match_id.to_string(),
-            seat_token: token.to_string(),
-            at_version,
-        })
-        .await
-        .map(tonic::Response::into_inner)
 }
 
 async fn watch_as_spectator(
@@ -117,21 +101,21 @@ async fn a_move_delay_keeps_spectators_two_versions_behind_and_seats_live() {
         version = play_one(&mut matches, &match_id, &tokens).await;
     }
     assert_eq!(version, 6);
-    let seat = view(&mut matches, &match_id, &tokens[1], None)
+    let seat = view_of(&mut matches, &match_id, &tokens[1], None)
         .await
         .unwrap();
     assert_eq!((seat.version, seat.delayed), (6, false));
     let shown = spectator(&mut matches, &match_id).await;
     assert_eq!((shown.version, shown.delayed), (4, true));
-    let past = view(&mut matches, &match_id, "", Some(4)).await.unwrap();
+    let past = view_of(&mut matches, &match_id, "", Some(4)).await.unwrap();
     assert_eq!(shown.view_json, past.view_json);
-    let refused = view(&mut matches, &match_id, "", Some(5))
+    let refused = view_of(&mut matches, &match_id, "", Some(5))
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::InvalidArgument);
     assert!(!refused.message().contains('6'), "{}", refused.message());
     assert_eq!(
-        view(&mut matches, &match_id, &tokens[0], Some(6))
+        view_of(&mut matches, &match_id, &tokens[0], Some(6))
             .await
             .unwrap()
             .version,
@@ -261,7 +245,7 @@ async fn a_time_delay_shows_a_move_to_spectators_once_it_is_old_enough() {
     tokio::time::sleep(Duration::from_millis(500).saturating_sub(before_move.elapsed())).await;
     let early = spectator(&mut matches, &match_id).await;
     assert_eq!((early.version, early.delayed), (0, true));
-    let seat = view(&mut matches, &match_id, &tokens[0], None)
+    let seat = view_of(&mut matches, &match_id, &tokens[0], None)
         .await
         .unwrap();
     assert_eq!(seat.version, 1);

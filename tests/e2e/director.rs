@@ -15,18 +15,9 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions};
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
-use crate::support::{E2E_MAX_TURNS, play_to_end, spectator};
+use crate::support::{E2E_MAX_TURNS, play_to_end, reason, spectator};
 
 const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
-
-/// The reason of a refusal's `ErrorInfo`.
-fn reason(status: &tonic::Status) -> String {
-    use tonic_types::StatusExt;
-    status
-        .get_details_error_info()
-        .map(|info| info.reason)
-        .unwrap_or_default()
-}
 
 /// Creates a running two-seat match of `game` with `labels` (and a short
 /// turn limit where the game has one); returns its id and tokens.

@@ -6,28 +6,10 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
-use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::Host;
 use tonic::Code;
-use tonic::transport::Channel;
 
-use crate::support::{create, legal, submit};
-
-async fn view_of(
-    matches: &mut MatchesClient<Channel>,
-    match_id: &str,
-    token: &str,
-    at_version: Option<u64>,
-) -> Result<pb::MatchView, tonic::Status> {
-    matches
-        .get_view(pb::GetViewRequest {
-            match_id: match_id.to_string(),
-            seat_token: token.to_string(),
-            at_version,
-        })
-        .await
-        .map(tonic::Response::into_inner)
-}
+use crate::support::{create, legal, submit, view_of};
 
 /// What a viewer is shown of a match, without its clocks (read at the time
 /// of asking for a live view, at the log entry's time for a past one).

@@ -2,13 +2,16 @@
 //! built plugins copied into its plugin directory, and gRPC over a socket.
 //! One test binary (ripgrep style); modules by capability.
 
-// The damage is done to ELF files.
 mod access;
 mod backup;
 mod c_plugin;
 mod cli;
+// The damage is done to ELF files.
 #[cfg(target_os = "linux")]
 mod damaged;
+// File modes are Unix's.
+#[cfg(unix)]
+mod data_dir;
 mod delay;
 mod director;
 mod durable;

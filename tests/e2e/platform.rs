@@ -8,20 +8,13 @@ use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions};
 use tonic::transport::Channel;
 
+use crate::support::reason;
+
 fn labels(pairs: &[(&str, &str)]) -> HashMap<String, String> {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
-}
-
-/// The reason of a refusal's `ErrorInfo`.
-fn reason(status: &tonic::Status) -> String {
-    use tonic_types::StatusExt;
-    status
-        .get_details_error_info()
-        .map(|info| info.reason)
-        .unwrap_or_default()
 }
 
 /// Every page of a listing with `request`'s filters, in order.

@@ -56,6 +56,15 @@ pub async fn create(
     (created.match_id, tokens)
 }
 
+/// The reason of a refusal's `ErrorInfo`.
+pub fn reason(status: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_details_error_info()
+        .map(|info| info.reason)
+        .unwrap_or_default()
+}
+
 /// The match as a spectator sees it.
 pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb::MatchView {
     matches
@@ -67,6 +76,24 @@ pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> 
         .await
         .expect("spectator view")
         .into_inner()
+}
+
+/// The match as the seat holding `token` sees it (a spectator with an empty
+/// token), right after `at_version` if given; the refusal if there is one.
+pub async fn view_of(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    token: &str,
+    at_version: Option<u64>,
+) -> Result<pb::MatchView, tonic::Status> {
+    matches
+        .get_view(pb::GetViewRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+            at_version,
+        })
+        .await
+        .map(tonic::Response::into_inner)
 }
 
 /// Submits the action `action_id` for the seat holding `token`, chosen at
