@@ -13,8 +13,9 @@ typedef struct TabletopStateHandle TabletopStateHandle;
 // The major ABI version: a plugin with another major version is refused.
 #define TABLETOP_ABI_MAJOR 3
 
-// The minor ABI version: extension ids defined since 3.0 (none yet).
-#define TABLETOP_ABI_MINOR 0
+// The minor ABI version: extension ids defined since 3.0
+// ([`EXT_EXPLAIN_REFUSAL`]).
+#define TABLETOP_ABI_MINOR 1
 
 // The status code of success.
 #define TABLETOP_CODE_OK 0

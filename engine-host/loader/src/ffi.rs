@@ -21,10 +21,11 @@ use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
     ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EXT_EXPAND_NOTATION,
-    EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEATS_OUT, EntryFn, ExpandNotationExt, LEND_FIRST_MOVER,
-    LEND_NOTHING, LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly,
-    RawStatus, RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
-    STATUS_TO_MOVE, SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
+    EXT_EXPLAIN_REFUSAL, EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEAT_NAMES, EXT_SEATS_OUT, EntryFn,
+    ExpandNotationExt, ExplainRefusalExt, LEND_FIRST_MOVER, LEND_NOTHING, LogFn, PLY_FAILED,
+    PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly, RawStatus, RawTransition,
+    RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatNamesExt,
+    SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -50,6 +51,8 @@ pub(crate) struct RawPlugin {
     expand_notation: Option<&'static ExpandNotationExt>,
     resample: Option<&'static ResampleExt>,
     seats_out: Option<&'static SeatsOutExt>,
+    seat_names: Option<&'static SeatNamesExt>,
+    explain_refusal: Option<&'static ExplainRefusalExt>,
 }
 
 impl RawPlugin {
@@ -136,6 +139,12 @@ impl RawPlugin {
                 expand_notation: extension(api, EXT_EXPAND_NOTATION, &["expand_notation"])?,
                 resample: extension(api, EXT_RESAMPLE, &["resample"])?,
                 seats_out: extension(api, EXT_SEATS_OUT, &["seats_out"])?,
+                seat_names: extension(api, EXT_SEAT_NAMES, &["seat_names"])?,
+                explain_refusal: extension(
+                    api,
+                    EXT_EXPLAIN_REFUSAL,
+                    &["explain_action", "explain_notation", "action_space"],
+                )?,
             })
         }
     }
@@ -152,6 +161,8 @@ impl RawPlugin {
             (self.expand_notation.is_some(), EXT_EXPAND_NOTATION),
             (self.resample.is_some(), EXT_RESAMPLE),
             (self.seats_out.is_some(), EXT_SEATS_OUT),
+            (self.seat_names.is_some(), EXT_SEAT_NAMES),
+            (self.explain_refusal.is_some(), EXT_EXPLAIN_REFUSAL),
         ]
         .into_iter()
         .filter_map(|(offered, id)| offered.then_some(id))
@@ -879,6 +890,7 @@ pub(crate) unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(text.ptr, text.len) }
 }
 
+mod explain;
 mod seats_out;
 #[cfg(test)]
 mod tests;

@@ -15,8 +15,8 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 use tabletop_sdk::abi::StrRef;
 use tabletop_sdk::{
-    ActionId, Chance, DynGame, DynState, GameError, Manifest, Move, Player, PlayerResult, SeatOut,
-    Status, Transition, Viewer,
+    ActionId, Attempt, Chance, DynGame, DynState, GameError, Manifest, Move, Player, PlayerResult,
+    Refusal, SeatOut, Status, Transition, Viewer,
 };
 
 use crate::ffi::{self, RawPlugin, RawState};
@@ -254,6 +254,13 @@ impl DynGame for Plugin {
     ) -> Result<Box<dyn DynState>, GameError> {
         Ok(boxed_state(self.raw.new_state(players, options, position)?))
     }
+
+    fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
+        match self.raw.seat_names_json(players)? {
+            None => Ok(Vec::new()),
+            Some(json) => parse_json("seat names", &json),
+        }
+    }
 }
 
 /// A state living inside a plugin.
@@ -387,6 +394,25 @@ impl DynState for PluginState {
             None => Ok(Vec::new()),
             Some(json) => parse_json("seats out", &json),
         }
+    }
+
+    fn explain_refusal(
+        &self,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Result<Option<Refusal>, GameError> {
+        let json = match attempt {
+            Attempt::Id(action) => self.0.explain_action_json(player, action)?,
+            Attempt::Text(text) => self.0.explain_notation_json(player, text)?,
+        };
+        match json {
+            Some(json) if !json.is_empty() => parse_json("refusal", &json).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    fn action_space(&self) -> Result<u64, GameError> {
+        self.0.action_space()
     }
 }
 

@@ -1,4 +1,4 @@
-//! The C ABI between engine-host and a game plugin: ABI 3.0.
+//! The C ABI between engine-host and a game plugin: ABI 3.1.
 //!
 //! A plugin exports one symbol, [`ENTRY_SYMBOL`], an [`EntryFn`] returning a
 //! static [`PluginApi`]. The table starts with the ABI version and its own
@@ -55,8 +55,9 @@ use std::ffi::c_void;
 
 /// The major ABI version: a plugin with another major version is refused.
 pub const ABI_MAJOR: u32 = 3;
-/// The minor ABI version: extension ids defined since 3.0 (none yet).
-pub const ABI_MINOR: u32 = 0;
+/// The minor ABI version: extension ids defined since 3.0
+/// ([`EXT_EXPLAIN_REFUSAL`]).
+pub const ABI_MINOR: u32 = 1;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -507,12 +508,12 @@ pub const EXT_REMOVE_PLAYER: &str = "tabletop.remove-player/1";
 pub const EXT_EXPAND_NOTATION: &str = "tabletop.expand-notation/1";
 /// Extension [`ResampleExt`]: states consistent with what a viewer knows.
 pub const EXT_RESAMPLE: &str = "tabletop.resample/1";
-/// Reserved: extension [`SeatNamesExt`], the game's names of its seats.
+/// Extension [`SeatNamesExt`]: the game's names of its seats.
 pub const EXT_SEAT_NAMES: &str = "tabletop.seat-names/1";
 /// Extension [`SeatsOutExt`]: which seats the rules have taken out, and why.
 pub const EXT_SEATS_OUT: &str = "tabletop.seats-out/1";
-/// Reserved: extension [`ExplainRefusalExt`], why an action is not legal now.
-pub const EXT_EXPLAIN_REFUSAL: &str = "tabletop.explain-refusal/1";
+/// Extension [`ExplainRefusalExt`]: why an action is not legal now.
+pub const EXT_EXPLAIN_REFUSAL: &str = "tabletop.explain-refusal/2";
 /// Reserved: extension [`SvgBoardExt`], the board as SVG for a viewer.
 pub const EXT_SVG_BOARD: &str = "tabletop.svg-board/1";
 /// Reserved: extension [`ActionTargetsExt`], the board elements an action
@@ -576,13 +577,15 @@ pub struct ResampleExt {
     ) -> i32,
 }
 
-/// [`EXT_SEAT_NAMES`] (reserved: defined, not yet asked for by the host).
+/// [`EXT_SEAT_NAMES`]: a game that names its seats offers it; the host then
+/// names a seat as `seat 1 (B)` (the API's 0-based number and the game's
+/// name) in its messages and lists the names in its catalog.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SeatNamesExt {
     /// Writes into `out` a JSON array of `players` strings: the game's short
     /// name of each seat in a match of that size (`["A","B"]`, `["P1","P2"]`).
-    /// Touches no handle.
+    /// Touches no handle; callable from any thread at any time.
     pub seat_names: unsafe extern "C" fn(players: u32, out: *mut PluginBuf) -> i32,
 }
 
@@ -604,17 +607,39 @@ pub struct SeatsOutExt {
     pub seats_out: unsafe extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
 }
 
-/// [`EXT_EXPLAIN_REFUSAL`] (reserved: defined, not yet asked for by the host).
+/// [`EXT_EXPLAIN_REFUSAL`]: why an attempted action is refused. The host
+/// asks after a refusal only, so the hot path never pays for it. Each
+/// function only reads `state` (one call at a time per handle, from any
+/// thread) and writes plugin-owned text into `out`, released with
+/// `free_buf`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct ExplainRefusalExt {
-    /// Writes into `out` one sentence saying why `text` (borrowed) is not a
-    /// legal action of `player` now, citing the rule; `out` stays empty when
-    /// it is legal. Reveals nothing hidden from `player`. Only reads `state`.
-    pub explain_refusal: unsafe extern "C" fn(
+    /// Explains why action id `action` of `player` is not legal now: writes
+    /// into `out` a JSON object `{"notation":false,"reason":"RED_LINE",
+    /// "message":"…"}` (a specific UPPER_SNAKE reason code and one sentence
+    /// citing the rule), and leaves `out` empty when the action is legal.
+    /// Reveals nothing hidden from `player`.
+    pub explain_action: unsafe extern "C" fn(
+        state: *const StateHandle,
+        player: u32,
+        action: u64,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// The same for a notation text (borrowed): `"notation":true` when the
+    /// text does not parse, `false` when it parses to an action that is not
+    /// legal now; `out` stays empty when the text is a legal action.
+    pub explain_notation: unsafe extern "C" fn(
         state: *const StateHandle,
         player: u32,
         text: StrRef,
+        out: *mut PluginBuf,
+    ) -> i32,
+    /// Writes into `*count_out` how many action ids the match of `state` can
+    /// ever use (every id is below it; 0 when unknown).
+    pub action_space: unsafe extern "C" fn(
+        state: *const StateHandle,
+        count_out: *mut u64,
         out: *mut PluginBuf,
     ) -> i32,
 }

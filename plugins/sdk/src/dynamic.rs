@@ -12,7 +12,8 @@ use crate::error::GameError;
 use crate::game::{Extension, Game};
 use crate::manifest::{Manifest, Setup};
 use crate::types::{
-    ActionId, Chance, Move, Player, PlayerResult, SeatOut, Status, Transition, Viewer,
+    ActionId, Attempt, Chance, Move, Player, PlayerResult, Refusal, SeatOut, Status, Transition,
+    Viewer,
 };
 
 /// A game that can create states: a plugin, or a game linked in-process.
@@ -28,6 +29,10 @@ pub trait DynGame: Send + Sync {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError>;
+
+    /// See [`Game::seat_names`]: empty for a game that does not offer the
+    /// extension.
+    fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError>;
 }
 
 /// One game state behind a uniform interface. Every method mirrors the
@@ -129,6 +134,16 @@ pub trait DynState: Send {
     /// See [`Game::seats_out`]: empty for a game that does not offer the
     /// extension.
     fn seats_out(&self) -> Result<Vec<SeatOut>, GameError>;
+    /// See [`Game::explain_refusal`]: `None` for a legal attempt and for a
+    /// game that does not offer the extension.
+    fn explain_refusal(
+        &self,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Result<Option<Refusal>, GameError>;
+    /// See [`Game::action_space`]: 0 for a game that does not offer the
+    /// extension.
+    fn action_space(&self) -> Result<u64, GameError>;
 }
 
 /// A [`Game`] linked into this process, behind [`DynGame`].
@@ -176,6 +191,13 @@ impl<G: Game> DynGame for InProcess<G> {
             state,
             legal: Vec::new(),
         }))
+    }
+
+    fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::SeatNames) {
+            return Ok(Vec::new());
+        }
+        Ok(self.game.seat_names(players))
     }
 }
 
@@ -310,5 +332,23 @@ impl<G: Game> DynState for InProcessState<G> {
             return Ok(Vec::new());
         }
         Ok(self.game.seats_out(&self.state))
+    }
+
+    fn explain_refusal(
+        &self,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Result<Option<Refusal>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::ExplainRefusal) {
+            return Ok(None);
+        }
+        Ok(self.game.explain_refusal(&self.state, player, attempt))
+    }
+
+    fn action_space(&self) -> Result<u64, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::ExplainRefusal) {
+            return Ok(0);
+        }
+        Ok(self.game.action_space(&self.state))
     }
 }

@@ -3,7 +3,8 @@
 use crate::error::GameError;
 use crate::manifest::{Manifest, Setup};
 use crate::types::{
-    ActionId, Chance, Move, Player, PlayerResult, SeatOut, Status, Transition, Viewer,
+    ActionId, Attempt, Chance, Move, Player, PlayerResult, Refusal, SeatOut, Status, Transition,
+    Viewer,
 };
 
 /// A game's rules. Implement this, end the crate with
@@ -187,6 +188,45 @@ pub trait Game: Default + Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The game's short name of each seat in a match of `players` seats, in
+    /// seat order (extension [`Extension::SeatNames`]): `["A", "B"]`,
+    /// `["R", "G", "B"]`, `["P1", "P2"]`. Every message a game writes about
+    /// a seat names it with [`seat_label`](crate::seat_label): `seat 1 (B)`,
+    /// the API's number and the game's name together. The default names
+    /// none; a game that names its seats lists the extension.
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        let _ = players;
+        Vec::new()
+    }
+
+    /// Why `attempt` is not a legal action of `player` in `state`, or `None`
+    /// when it is legal (extension [`Extension::ExplainRefusal`]). The host
+    /// asks only after a refusal, so this may take its time; the reason code
+    /// is specific ([`Refusal::is_specific`]) and the sentence cites the rule
+    /// with its ruling number. It reveals nothing hidden from `player` (the
+    /// kit compares it across resampled states) and never panics on input.
+    /// The default explains nothing; the host then sends the refusal's own
+    /// message under a catch-all code.
+    fn explain_refusal(
+        &self,
+        state: &Self::State,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        let _ = (state, player, attempt);
+        None
+    }
+
+    /// How many action ids the match of `state` can ever use: every action
+    /// id of every player in every state of that match is below it
+    /// (extension [`Extension::ExplainRefusal`]). The conformance kit asks
+    /// [`Game::explain_refusal`] about ids drawn from this space. The default
+    /// is 0: no bound is known.
+    fn action_space(&self, state: &Self::State) -> u64 {
+        let _ = state;
+        0
+    }
+
     /// Another state consistent with everything `viewer` knows, drawn using
     /// `random` (extension [`Extension::Resample`]). Games without hidden
     /// information return a clone (the default) and need not list it.
@@ -212,15 +252,22 @@ pub enum Extension {
     /// [`Game::seats_out`] ([`crate::abi::EXT_SEATS_OUT`]). A game whose
     /// rules can put a player out lists it.
     SeatsOut,
+    /// [`Game::seat_names`] ([`crate::abi::EXT_SEAT_NAMES`]).
+    SeatNames,
+    /// [`Game::explain_refusal`] and [`Game::action_space`]
+    /// ([`crate::abi::EXT_EXPLAIN_REFUSAL`]).
+    ExplainRefusal,
 }
 
 impl Extension {
     /// Every extension the SDK implements.
-    pub const ALL: [Extension; 4] = [
+    pub const ALL: [Extension; 6] = [
         Extension::RemovePlayer,
         Extension::ExpandNotation,
         Extension::Resample,
         Extension::SeatsOut,
+        Extension::SeatNames,
+        Extension::ExplainRefusal,
     ];
 
     /// The versioned id the ABI looks it up by.
@@ -230,6 +277,8 @@ impl Extension {
             Extension::ExpandNotation => crate::abi::EXT_EXPAND_NOTATION,
             Extension::Resample => crate::abi::EXT_RESAMPLE,
             Extension::SeatsOut => crate::abi::EXT_SEATS_OUT,
+            Extension::SeatNames => crate::abi::EXT_SEAT_NAMES,
+            Extension::ExplainRefusal => crate::abi::EXT_EXPLAIN_REFUSAL,
         }
     }
 }

@@ -105,8 +105,8 @@ pub use joint::{check_joint_action, check_single_move};
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};
 pub use ranking::{Better, competition_ranks, results_by_key};
 pub use types::{
-    ActionId, Chance, Move, Player, PlayerResult, PlayerSet, Players, SeatOut, Status, Transition,
-    Viewer,
+    ActionId, Attempt, Chance, Move, Player, PlayerResult, PlayerSet, Players, Refusal, SeatOut,
+    Status, Transition, Viewer, seat_label,
 };
 
 /// Re-exported so game crates use the same `serde_json` as the SDK.

@@ -1,5 +1,7 @@
-//! Helpers for a game's `render_text`: a rendering is written into one
-//! pre-sized `String`, not assembled from many small ones.
+//! Helpers for texts a game writes: a `render_text` rendering goes into one
+//! pre-sized `String`, not assembled from many small ones, and a message
+//! quotes a player's input only in part, so a hostile input never makes a
+//! long message.
 
 /// Writes `items` into `out` separated by `separator`, each with
 /// `write_item`.
@@ -22,5 +24,23 @@ pub fn write_joined<T>(
             out.push_str(separator);
         }
         write_item(out, item);
+    }
+}
+
+/// The most characters of a player's input a message quotes.
+pub const QUOTE_LIMIT: usize = 100;
+
+/// `input` for quoting in a message: whole when it has at most
+/// [`QUOTE_LIMIT`] characters, else its first ones and `…`.
+///
+/// ```
+/// use tabletop_sdk::text::quote;
+/// assert_eq!(quote("c6-d6"), "c6-d6");
+/// assert_eq!(quote(&"x".repeat(500)).chars().count(), 101);
+/// ```
+pub fn quote(input: &str) -> std::borrow::Cow<'_, str> {
+    match input.char_indices().nth(QUOTE_LIMIT) {
+        None => std::borrow::Cow::Borrowed(input),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &input[..end])),
     }
 }

@@ -184,6 +184,99 @@ pub struct SeatOut {
     pub reason: String,
 }
 
+/// What a player tried that may be refused: an action id, or a text in the
+/// game's notation ([`Game::explain_refusal`](crate::Game::explain_refusal)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt<'a> {
+    /// An action id, legal or not.
+    Id(ActionId),
+    /// A notation text, as the player sent it.
+    Text(&'a str),
+}
+
+/// Why an attempted action is refused: a code a program can branch on and a
+/// sentence for the person, citing the rule
+/// ([`Game::explain_refusal`](crate::Game::explain_refusal)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// [`ErrorKind::InvalidNotation`](crate::ErrorKind::InvalidNotation)
+    /// when the text does not parse, else
+    /// [`ErrorKind::IllegalAction`](crate::ErrorKind::IllegalAction).
+    pub notation: bool,
+    /// The game's reason code, UPPER_SNAKE (`RED_LINE`, `CARD_REPEATED`):
+    /// specific, never one of [`Refusal::CATCH_ALL`].
+    pub reason: String,
+    /// One sentence naming the rule and its ruling number. Like every
+    /// message, it reveals nothing hidden from the player.
+    pub message: String,
+}
+
+impl Refusal {
+    /// Reason codes that say only that something was refused, not why: the
+    /// conformance kit refuses them as an explanation.
+    pub const CATCH_ALL: [&'static str; 4] =
+        ["ILLEGAL_ACTION", "INVALID_NOTATION", "NOT_LEGAL", "UNKNOWN"];
+
+    /// A text that does not parse in the game's notation.
+    pub fn notation(reason: &str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            notation: true,
+            reason: reason.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// An action that parses (or an id) but is not legal now.
+    pub fn illegal(reason: &str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            notation: false,
+            reason: reason.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// Whether the reason code is specific: UPPER_SNAKE ASCII and not one of
+    /// [`Refusal::CATCH_ALL`].
+    pub fn is_specific(&self) -> bool {
+        !self.reason.is_empty()
+            && self
+                .reason
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            && !Refusal::CATCH_ALL.contains(&self.reason.as_str())
+    }
+
+    /// The refusal as the error a call returns: its kind and message.
+    pub fn to_error(&self) -> crate::GameError {
+        if self.notation {
+            crate::GameError::invalid_notation(self.message.clone())
+        } else {
+            crate::GameError::illegal(self.message.clone())
+        }
+    }
+}
+
+impl From<Refusal> for crate::GameError {
+    fn from(refusal: Refusal) -> crate::GameError {
+        refusal.to_error()
+    }
+}
+
+/// How a message names a seat: its API number (0-based) and the game's name
+/// for it, `seat 1 (B)`; just `seat 1` when the game names none.
+///
+/// ```
+/// use tabletop_sdk::seat_label;
+/// assert_eq!(seat_label(1, Some("B")), "seat 1 (B)");
+/// assert_eq!(seat_label(3, None), "seat 3");
+/// ```
+pub fn seat_label(seat: Player, name: Option<&str>) -> String {
+    match name {
+        Some(name) if !name.is_empty() => format!("seat {seat} ({name})"),
+        _ => format!("seat {seat}"),
+    }
+}
+
 /// One state change, as the host applied it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Transition {

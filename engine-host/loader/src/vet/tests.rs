@@ -295,6 +295,10 @@ impl DynGame for Defective {
             applied: 0,
         }))
     }
+
+    fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
+        self.inner.seat_names(players)
+    }
 }
 
 impl DynState for DefectiveState {
@@ -388,6 +392,16 @@ impl DynState for DefectiveState {
     }
     fn seats_out(&self) -> Result<Vec<tabletop_sdk::SeatOut>, GameError> {
         self.inner.seats_out()
+    }
+    fn explain_refusal(
+        &self,
+        player: Player,
+        attempt: tabletop_sdk::Attempt<'_>,
+    ) -> Result<Option<tabletop_sdk::Refusal>, GameError> {
+        self.inner.explain_refusal(player, attempt)
+    }
+    fn action_space(&self) -> Result<u64, GameError> {
+        self.inner.action_space()
     }
 }
 

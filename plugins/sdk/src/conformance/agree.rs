@@ -12,7 +12,7 @@ use super::{Config, Failure, Summary};
 use crate::chance;
 use crate::dynamic::{DynGame, DynState};
 use crate::error::{ErrorKind, GameError};
-use crate::types::{ActionId, Move, Player, Status, Transition};
+use crate::types::{ActionId, Attempt, Move, Player, Status, Transition};
 
 /// Plays the same seeded random matches on `plugin` (a game's built plugin,
 /// loaded) and `in_process` (the same game linked in),
@@ -22,7 +22,9 @@ use crate::types::{ActionId, Move, Player, Status, Transition};
 /// Both must have the same manifest. At every step they must agree on the
 /// status, every seat's legal actions and the notation of each mover's, the
 /// position, the view and text for every viewer, the refusal (kind and
-/// message) of an illegal id and of an empty joint action, the chance node,
+/// message) of an illegal id and of an empty joint action, the explanation
+/// of an illegal id and of a text and the action space, the seat names, the
+/// chance node,
 /// what a joint action leaves (status and the first mover's legal actions,
 /// as the host's one-call ply returns them), every viewer's event for each
 /// transition, and at the end the results. Chance outcomes are drawn with
@@ -50,6 +52,17 @@ pub fn agree(
     }
     let mut summary = Summary::default();
     for &players in &config.player_counts {
+        let names = (plugin.seat_names(players), in_process.seat_names(players));
+        if names.0 != names.1 {
+            return Err(Failure {
+                message: format!(
+                    "{name} agreement: the seat names of {players} seats differ
+  plugin:                          {:?}
+  in-process: {:?}",
+                    names.0, names.1
+                ),
+            });
+        }
         for options in &config.option_sets {
             for i in 0..config.agreement_matches {
                 let mut ctx = Ctx {
@@ -241,6 +254,14 @@ fn agree_on_one_match(
                     })?;
                     sides.refusal(ctx, "the refusal of an empty joint action", |s| {
                         s.apply(&[])
+                    })?;
+                    let (p, bad) = (illegal[0].player, illegal[0].action);
+                    sides.ask(ctx, "the action space", |s| s.action_space())?;
+                    sides.ask(ctx, &format!("the explanation of action {bad}"), |s| {
+                        s.explain_refusal(p, Attempt::Id(bad))
+                    })?;
+                    sides.ask(ctx, "the explanation of a text", |s| {
+                        s.explain_refusal(p, Attempt::Text("zz99-zz99"))
                     })?;
                     Step::Transition(Transition::Moves(moves))
                 }

@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::claims;
 use super::context::{Ctx, observe, viewers};
+use super::explained::check_explanations_agree;
 use super::{Config, Failure, Summary};
 use crate::dynamic::DynState;
 use crate::types::{ActionId, Move, Player, Status, Transition, Viewer};
@@ -42,6 +43,7 @@ pub(super) fn check_hidden_information(
             }
             if let Viewer::Seat(p) = viewer {
                 check_error_messages_agree(ctx, state, other.as_ref(), p, &original.legal)?;
+                check_explanations_agree(ctx, state, other.as_ref(), p, &original.legal, rng)?;
             }
         }
     }

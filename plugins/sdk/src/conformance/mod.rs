@@ -15,6 +15,15 @@
 //! - **nothing leaks**: for every viewer, states resampled for that viewer give
 //!   identical views, text, legal actions and error messages, and identical
 //!   events for transitions that reveal nothing new to the viewer;
+//! - **refusals say why** (a game offering the explain-refusal extension):
+//!   every id of the action space that is not legal for a player to move
+//!   (all of a small space, a sample of a large one) is explained with a
+//!   specific reason code, a legal one is not, legal texts are not, and
+//!   texts that do not parse are, with the kind their `parse_action` refusal
+//!   has; the explanations read the same in every world resampled for the
+//!   player;
+//! - a game that names its seats names each seat of every player count once,
+//!   briefly and distinctly;
 //! - explicit chance nodes refuse outcomes they do not list;
 //! - every match ends within `max_steps` transitions and a terminal state has a
 //!   result for every player, with someone in first place;
@@ -50,12 +59,14 @@ mod agree;
 mod claims;
 mod consistency;
 mod context;
+mod explained;
 mod hidden;
 mod notation;
 mod plugin_path;
 mod random_match;
 mod refusals;
 mod removals;
+mod seat_names;
 
 use std::collections::BTreeMap;
 
@@ -137,6 +148,9 @@ pub struct Summary {
     /// Resampled states whose position differed from the original: something
     /// was hidden from the viewer they were drawn for.
     pub differing_resamples: u64,
+    /// Refused attempts (ids and texts) the game explained with a specific
+    /// reason (games offering the explain-refusal extension).
+    pub explained_refusals: u64,
 }
 
 /// A failed check: where (game, players, options, seed, step) and what.
@@ -169,6 +183,9 @@ pub fn run(game: &dyn DynGame, config: &Config) -> Result<Summary, Failure> {
                     seed: config.seed.wrapping_add(u64::from(i)),
                     step: 0,
                 };
+                if i == 0 {
+                    seat_names::check_seat_names(&ctx)?;
+                }
                 play_one(&mut ctx, config, &mut summary)?;
             }
         }

@@ -9,6 +9,7 @@ use super::consistency::{
     check_apply_and_lend, check_clone, check_position_round_trip, check_results,
 };
 use super::context::{Ctx, apply, fingerprint};
+use super::explained::check_refusals_explained;
 use super::hidden::{check_events, check_hidden_information};
 use super::notation::check_notation;
 use super::refusals::{check_illegal_refused, check_unlisted_outcome_refused};
@@ -113,6 +114,14 @@ pub(super) fn play_one(
                     }
                     if check {
                         check_notation(ctx, state.as_ref(), p, &legal)?;
+                        check_refusals_explained(
+                            ctx,
+                            state.as_ref(),
+                            p,
+                            &legal,
+                            &mut rng,
+                            summary,
+                        )?;
                     }
                     let action = *legal.choose(&mut rng).expect("legal is not empty");
                     moves.push(Move { player: p, action });

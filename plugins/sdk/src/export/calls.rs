@@ -15,7 +15,7 @@ use crate::abi::{
 };
 use crate::error::GameError;
 use crate::manifest::Setup;
-use crate::types::{Chance, Transition, Viewer};
+use crate::types::{Attempt, Chance, Transition, Viewer};
 
 /// A JSON text of `value`, or an internal error.
 fn json(value: &impl serde::Serialize) -> Result<Option<String>, GameError> {
@@ -408,5 +408,63 @@ pub(super) unsafe extern "C" fn seats_out<G: Instance>(
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
         json(&G::instance().seats_out(state))
+    })
+}
+
+/// The seat-names extension's function: [`Game::seat_names`](crate::Game::seat_names)
+/// as a JSON array in `out`.
+pub(super) unsafe extern "C" fn seat_names<G: Instance>(players: u32, out: *mut PluginBuf) -> i32 {
+    guard(out, || json(&G::instance().seat_names(players)))
+}
+
+/// The explain-refusal extension's function for an action id: the game's
+/// [`Refusal`](crate::Refusal) as JSON, `out` untouched when the action is
+/// legal.
+pub(super) unsafe extern "C" fn explain_action<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    action: u64,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        match G::instance().explain_refusal(state, player, Attempt::Id(action)) {
+            None => Ok(None),
+            Some(refusal) => json(&refusal),
+        }
+    })
+}
+
+/// The explain-refusal extension's function for a notation text.
+pub(super) unsafe extern "C" fn explain_notation<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    text: StrRef,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: the caller lends `text`, and a handle of this plugin.
+        let (text, state) = unsafe { (read_str(text)?.unwrap_or(""), slot::<G>(state)?) };
+        match G::instance().explain_refusal(&state.state, player, Attempt::Text(text)) {
+            None => Ok(None),
+            Some(refusal) => json(&refusal),
+        }
+    })
+}
+
+/// The explain-refusal extension's action-space function.
+pub(super) unsafe extern "C" fn action_space<G: Instance>(
+    state: *const StateHandle,
+    count_out: *mut u64,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        let count = G::instance().action_space(state);
+        // SAFETY: the caller passes a writable u64.
+        unsafe { count_out.write(count) };
+        Ok(None)
     })
 }

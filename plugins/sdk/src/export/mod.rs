@@ -12,9 +12,9 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
-    ABI_MAJOR, ABI_MINOR, CODE_OK, ExpandNotationExt, PluginApi, PluginBuf, RawOutcome, RawStatus,
-    RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatsOutExt,
-    StateHandle, StrRef,
+    ABI_MAJOR, ABI_MINOR, CODE_OK, ExpandNotationExt, ExplainRefusalExt, PluginApi, PluginBuf,
+    RawOutcome, RawStatus, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
+    STATUS_TO_MOVE, SeatNamesExt, SeatsOutExt, StateHandle, StrRef,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::{Extension, Game};
@@ -87,6 +87,14 @@ impl<G: Instance> Tables<G> {
     const SEATS_OUT: SeatsOutExt = SeatsOutExt {
         seats_out: calls::seats_out::<G>,
     };
+    const SEAT_NAMES: SeatNamesExt = SeatNamesExt {
+        seat_names: calls::seat_names::<G>,
+    };
+    const EXPLAIN_REFUSAL: ExplainRefusalExt = ExplainRefusalExt {
+        explain_action: calls::explain_action::<G>,
+        explain_notation: calls::explain_notation::<G>,
+        action_space: calls::action_space::<G>,
+    };
 }
 
 /// The table [`export_game!`](crate::export_game)'s entry returns for `G`.
@@ -124,6 +132,14 @@ unsafe extern "C" fn get_extension<G: Instance>(id: StrRef) -> *const c_void {
         Extension::SeatsOut => {
             let table: &'static SeatsOutExt = &Tables::<G>::SEATS_OUT;
             (table as *const SeatsOutExt).cast()
+        }
+        Extension::SeatNames => {
+            let table: &'static SeatNamesExt = &Tables::<G>::SEAT_NAMES;
+            (table as *const SeatNamesExt).cast()
+        }
+        Extension::ExplainRefusal => {
+            let table: &'static ExplainRefusalExt = &Tables::<G>::EXPLAIN_REFUSAL;
+            (table as *const ExplainRefusalExt).cast()
         }
     }
 }
