@@ -64,6 +64,7 @@ mod hidden;
 mod notation;
 mod plugin_path;
 mod random_match;
+mod readme;
 mod refusals;
 mod removals;
 mod seat_names;
@@ -78,6 +79,7 @@ use removals::play_with_removals;
 pub use agree::agree;
 pub use claims::Claims;
 pub use plugin_path::built_plugin_path;
+pub use readme::{ReadmePosition, check_readme_positions, readme_positions};
 
 /// What to run.
 #[derive(Debug, Clone)]
