@@ -82,4 +82,3 @@ impl From<PositionError> for GameError {
         GameError::invalid_position(e.to_string())
     }
 }
-

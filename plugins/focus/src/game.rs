@@ -2,8 +2,8 @@
 
 use tabletop_sdk::serde_json;
 use tabletop_sdk::{
-    ActionId, Attempt, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint,
-    Player, PlayerResult, PlayerSet, Refusal, SeatOut, Setup, Status, Transition, Viewer,
+    ActionId, Attempt, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
+    PlayerResult, PlayerSet, Refusal, SeatOut, Setup, Status, Transition, Viewer,
     check_single_move, results_by_key,
 };
 

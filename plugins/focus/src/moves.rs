@@ -126,9 +126,7 @@ impl Move {
     pub fn parse(text: &str) -> Result<Move, NotationError> {
         match move_text::read(text)? {
             Written::Move(m) => Ok(m),
-            Written::Beyond { from, distance, .. } => {
-                Err(NotationError::TooFar { from, distance })
-            }
+            Written::Beyond { from, distance, .. } => Err(NotationError::TooFar { from, distance }),
         }
     }
 }

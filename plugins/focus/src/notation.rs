@@ -181,11 +181,9 @@ fn read_counts(key: &str, value: &str, players: usize) -> Result<[u32; 4], Posit
     }
     let mut counts = [0; 4];
     for (slot, part) in counts.iter_mut().zip(parts) {
-        *slot = part
-            .parse()
-            .map_err(|_| {
-                PositionError::new(format!("`{}` in `{key}` is not a count", quote(part)))
-            })?;
+        *slot = part.parse().map_err(|_| {
+            PositionError::new(format!("`{}` in `{key}` is not a count", quote(part)))
+        })?;
     }
     Ok(counts)
 }

@@ -517,7 +517,12 @@ impl Position {
 
     /// Ruling F5: `seat` owns the tower on `from`, which is at least `k`
     /// pieces high (`k` may come from a text naming more than 5 squares).
-    pub(crate) fn check_tower(&self, seat: Colour, from: Square, k: usize) -> Result<(), IllegalMove> {
+    pub(crate) fn check_tower(
+        &self,
+        seat: Colour,
+        from: Square,
+        k: usize,
+    ) -> Result<(), IllegalMove> {
         let t = self.towers[from.index()];
         match t.top() {
             None => Err(IllegalMove::EmptySquare(from)),

@@ -116,9 +116,7 @@ pub fn read_action(pos: &Position, player: Player, text: &str) -> Result<ActionI
 pub fn explain(pos: &Position, player: Player, attempt: Attempt<'_>) -> Option<Refusal> {
     match attempt {
         Attempt::Id(action) => check_id(pos, player, action).err().map(|e| e.refusal()),
-        Attempt::Text(text) => read_action(pos, player, text)
-            .err()
-            .map(|e| e.refusal()),
+        Attempt::Text(text) => read_action(pos, player, text).err().map(|e| e.refusal()),
     }
 }
 

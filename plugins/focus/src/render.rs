@@ -315,13 +315,14 @@ mod tests {
             let text = text(&pos);
             assert!(text.lines().all(|l| l.chars().count() <= 67), "{text}");
             assert!(text.contains("1:R"), "{text}");
-            assert!(text.contains("move 0 of 1000: seat 0 (P1) to move"), "{text}");
+            assert!(
+                text.contains("move 0 of 1000: seat 0 (P1) to move"),
+                "{text}"
+            );
         }
         let four = text(&Position::start(Rules::standard(4).unwrap()));
         assert!(
-            four.contains(
-                "Colours: R seat 0 (P1), G seat 1 (P2), B seat 2 (P3), Y seat 3 (P4)\n"
-            ),
+            four.contains("Colours: R seat 0 (P1), G seat 1 (P2), B seat 2 (P3), Y seat 3 (P4)\n"),
             "{four}"
         );
     }

@@ -382,7 +382,7 @@ fn f7_a_team_plays_on_while_one_member_is_in() {
 
 // ---------------------------------------------------------------- F8
 
-fn three_player_near_win() -> Position {
+pub fn three_player_near_win() -> Position {
     // Player 3 has captured 2 of player 1 and 6 of player 2; b5-d5 overflows
     // d5 (four of player 1) by one player-1 piece: the third.
     position(
