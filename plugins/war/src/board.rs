@@ -639,6 +639,16 @@ impl Board {
         self.points.iter().position(|p| p.id == id).map(|i| i as u8)
     }
 
+    /// The point at coordinates `(x, y)`, if any: a scan, for the rare
+    /// callers (explanations of refusals) that ask about a spot with no
+    /// segment to it.
+    pub fn point_at(&self, x: i32, y: i32) -> Option<u8> {
+        self.points
+            .iter()
+            .position(|p| (p.x, p.y) == (x, y))
+            .map(|i| i as u8)
+    }
+
     /// The segment joining two points, if any.
     pub fn segment_between(&self, a: u8, b: u8) -> Option<u16> {
         let (p, q) = (self.points.get(a as usize)?, self.points.get(b as usize)?);

@@ -24,6 +24,7 @@
 
 pub mod board;
 mod events;
+pub mod explain;
 pub mod layout;
 mod lines;
 pub mod moves;
@@ -31,6 +32,7 @@ pub mod notation;
 mod point_set;
 pub mod position;
 pub mod position_text;
+pub mod reasons;
 pub mod render;
 mod rules;
 pub mod side;
@@ -38,8 +40,9 @@ pub mod side;
 use std::sync::{Arc, OnceLock};
 
 use tabletop_sdk::{
-    ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
-    PlayerResult, PlayerSet, Setup, Status, Transition, Viewer, check_single_move, results_by_key,
+    ActionId, Attempt, Better, Chance, ErrorKind, Extension, Game, GameError, Manifest, Move,
+    OptionSpec, Player, PlayerResult, PlayerSet, Refusal, Setup, Status, Transition, Viewer,
+    check_single_move, results_by_key,
 };
 
 pub use board::{Board, BoardError};
@@ -85,20 +88,31 @@ fn settings(setup: &Setup) -> Result<(Arc<Board>, u8, u32), GameError> {
     Ok((board, rail, max_turns))
 }
 
-fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
-    if matches!(state.phase(), Phase::Over(_)) {
-        return Err(GameError::not_your_turn("the game is over"));
+/// A refusal as the error a call returns: a turn that is not the
+/// player's (or a game that is over) is [`ErrorKind::NotYourTurn`], as
+/// for every game; the others are the refusal's own kind. The message is
+/// the explanation's either way.
+fn refusal_error(refusal: Refusal) -> GameError {
+    match refusal.reason.as_str() {
+        reasons::NOT_YOUR_TURN | reasons::GAME_OVER => {
+            GameError::new(ErrorKind::NotYourTurn, refusal.message)
+        }
+        _ => refusal.into(),
     }
-    let seat = state.to_move().index() as Player;
-    let action = check_single_move(seat, moves)?.action;
-    Action::from_id(action, state.board())
-        .ok_or_else(|| GameError::illegal(format!("no action {action}")))
+}
+
+fn no_such_action(id: ActionId) -> GameError {
+    GameError::illegal(format!("{id} is not the id of a War action (W12)"))
 }
 
 impl Game for War {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::ExpandNotation];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::ExpandNotation,
+        Extension::SeatNames,
+        Extension::ExplainRefusal,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -192,15 +206,18 @@ impl Game for War {
     }
 
     fn apply(&self, state: &mut Position, moves: &[Move]) -> Result<(), GameError> {
-        let action = mover(state, moves)?;
-        if state.play(action) {
-            Ok(())
-        } else {
-            Err(GameError::illegal(format!(
-                "`{}` is not legal now",
-                notation::action_to_string(state, action)
-            )))
+        if matches!(state.phase(), Phase::Over(_)) {
+            return Err(GameError::not_your_turn(
+                "the game is over: no more actions (W11)",
+            ));
         }
+        let seat = state.to_move().index() as Player;
+        let id = check_single_move(seat, moves)?.action;
+        let action = Action::from_id(id, state.board()).ok_or_else(|| no_such_action(id))?;
+        let action = explain::judge(state, seat, action).map_err(refusal_error)?;
+        let played = state.play(action);
+        debug_assert!(played, "a judged action is legal");
+        Ok(())
     }
 
     fn apply_chance(&self, _: &mut Position, _: u64) -> Result<(), GameError> {
@@ -214,33 +231,19 @@ impl Game for War {
         action: ActionId,
     ) -> Result<String, GameError> {
         let a = Action::from_id(action, state.board())
-            .ok_or_else(|| GameError::illegal(format!("no action {action}")))?;
+            .ok_or_else(|| no_such_action(action))?;
         Ok(notation::action_to_string(state, a))
     }
 
+    /// Reads `text` with [`explain::parse`]: a refusal's message and kind
+    /// are those of [`Game::explain_refusal`].
     fn parse_action(
         &self,
         state: &Position,
         player: Player,
         text: &str,
     ) -> Result<ActionId, GameError> {
-        let action =
-            notation::parse_action(state, text).map_err(|e| GameError::invalid_notation(e.0))?;
-        if matches!(state.phase(), Phase::Over(_)) || player as usize != state.to_move().index() {
-            return Err(GameError::not_your_turn(format!(
-                "player {player} is not to move"
-            )));
-        }
-        let mut legal = Vec::new();
-        state.legal(&mut legal);
-        if legal.contains(&action) {
-            Ok(action.id(state.board()))
-        } else {
-            Err(GameError::illegal(format!(
-                "`{}` is not legal now",
-                text.trim()
-            )))
-        }
+        explain::parse(state, player, text).map_err(refusal_error)
     }
 
     /// A whole or partial setup layout in one text (W3); see [`layout`].
@@ -250,7 +253,31 @@ impl Game for War {
         player: Player,
         text: &str,
     ) -> Result<Option<Vec<String>>, GameError> {
-        layout::expand(state, player, text)
+        layout::expand(state, player, text).map_err(refusal_error)
+    }
+
+    /// South is seat 0, North seat 1 (W3).
+    fn seat_names(&self, _: u32) -> Vec<String> {
+        Side::BOTH.map(|side| side.seat_name().to_string()).into()
+    }
+
+    /// The reason of a refused id or text (see [`explain`] and the codes in
+    /// [`reasons`]).
+    fn explain_refusal(
+        &self,
+        state: &Position,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        match attempt {
+            Attempt::Id(id) => explain::explain_id(state, player, id),
+            Attempt::Text(text) => explain::explain_text(state, player, text),
+        }
+    }
+
+    /// Every action of the board's id layout (see [`moves`]).
+    fn action_space(&self, state: &Position) -> u64 {
+        Action::space(state.board())
     }
 
     fn view<'a>(&'a self, state: &'a Position, _: Viewer) -> render::View<'a> {

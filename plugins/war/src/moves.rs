@@ -68,6 +68,7 @@ pub(crate) struct IdLayout {
     fire: u64,
     place_tile: u64,
     remove_tile: u64,
+    end: u64,
 }
 
 impl IdLayout {
@@ -84,7 +85,13 @@ impl IdLayout {
             fire,
             place_tile,
             remove_tile: place_tile + 2 * s,
+            end: place_tile + 3 * s,
         }
+    }
+
+    /// One past the last id: every action of the board is below it.
+    pub(crate) fn end(self) -> u64 {
+        self.end
     }
 
     /// A move's id (W4).
@@ -177,6 +184,11 @@ impl Action {
         None
     }
 
+    /// How many ids `board`'s actions span: every id is below it.
+    pub fn space(board: &Board) -> u64 {
+        IdLayout::of(board).end()
+    }
+
     /// Whether this is a capture (W8).
     pub fn is_capture(self) -> bool {
         matches!(self, Action::Jump { .. } | Action::Fire { .. })
@@ -201,6 +213,7 @@ mod tests {
         let p = board.len() as u64;
         let s = board.segments().len() as u64;
         let end = BASE + 2 * p * p + 8 * p + 3 * s;
+        assert_eq!(Action::space(&board), end);
         let mut last = None;
         for id in 0..end + 5 {
             match Action::from_id(id, &board) {

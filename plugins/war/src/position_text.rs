@@ -22,6 +22,8 @@
 
 use std::sync::Arc;
 
+use tabletop_sdk::text::quote;
+
 use crate::board::Board;
 use crate::notation::parse_point;
 use crate::position::{Outcome, Phase, Position, Reason};
@@ -167,20 +169,21 @@ pub fn parse(
                 for item in args {
                     let (letter, point) = item
                         .split_once('@')
-                        .ok_or_else(|| at(format!("unit `{item}` is not like `I@c1`")))?;
+                        .ok_or_else(|| at(format!("unit `{}` is not like `I@c1`", quote(item))))?;
                     let mut cs = letter.chars();
                     let unit = match (cs.next().and_then(Unit::from_letter), cs.next()) {
                         (Some(u), None) => u,
                         _ => {
                             return Err(at(format!(
-                                "`{letter}` is not a unit letter (I C A, i c a)"
+                                "`{}` is not a unit letter (I C A, i c a)",
+                                quote(letter)
                             )));
                         }
                     };
                     let p = parse_point(&board, point)
-                        .ok_or_else(|| at(format!("unknown point `{point}`")))?;
+                        .ok_or_else(|| at(format!("unknown point `{}`", quote(point))))?;
                     if us[p as usize].is_some() {
-                        return Err(at(format!("two units on {point}")));
+                        return Err(at(format!("two units on {}", board.label(p))));
                     }
                     us[p as usize] = Some(unit);
                 }
@@ -188,7 +191,7 @@ pub fn parse(
             }
             "tiles" => {
                 for item in args {
-                    let bad = || at(format!("tile `{item}` is not like `#d5-d6:south`"));
+                    let bad = || at(format!("tile `{}` is not like `#d5-d6:south`", quote(item)));
                     let (seg, owner) = item.split_once(':').ok_or_else(bad)?;
                     let owner = Side::parse(owner).ok_or_else(bad)?;
                     let kind = match seg.chars().next() {
@@ -198,12 +201,21 @@ pub fn parse(
                     };
                     let (a, b) = seg[1..].split_once('-').ok_or_else(bad)?;
                     let (pa, pb) = (
-                        parse_point(&board, a).ok_or_else(|| at(format!("unknown point `{a}`")))?,
-                        parse_point(&board, b).ok_or_else(|| at(format!("unknown point `{b}`")))?,
+                        parse_point(&board, a)
+                            .ok_or_else(|| at(format!("unknown point `{}`", quote(a))))?,
+                        parse_point(&board, b)
+                            .ok_or_else(|| at(format!("unknown point `{}`", quote(b))))?,
                     );
                     let s = board
                         .segment_between(pa, pb)
-                        .ok_or_else(|| at(format!("there is no segment {a}-{b}")))?;
+                        .ok_or_else(|| {
+                            at(format!(
+                                "there is no segment {}-{}",
+                                board.label(pa),
+                                board.label(pb)
+                            ))
+                        })?;
+                    let (a, b) = (board.label(pa), board.label(pb));
                     if board.segments()[s as usize].kind == crate::board::SegmentKind::Rail {
                         return Err(at(format!(
                             "a tile cannot lie on the printed railway {a}-{b} (W10)"
@@ -229,7 +241,7 @@ pub fn parse(
             "seized" => {
                 for item in args {
                     let p = parse_point(&board, item)
-                        .ok_or_else(|| at(format!("unknown point `{item}`")))?;
+                        .ok_or_else(|| at(format!("unknown point `{}`", quote(item))))?;
                     seized.push(p);
                 }
             }
@@ -242,12 +254,12 @@ pub fn parse(
                 {
                     keys.push(
                         u64::from_str_radix(k, 16)
-                            .map_err(|_| at(format!("`{k}` is not a hex key")))?,
+                            .map_err(|_| at(format!("`{}` is not a hex key", quote(k))))?,
                     );
                 }
                 history = Some(keys);
             }
-            other => return Err(at(format!("unknown directive `{other}`"))),
+            other => return Err(at(format!("unknown directive `{}`", quote(other)))),
         }
     }
 
@@ -264,9 +276,9 @@ pub fn parse(
             if pos.count_of(side, kind) > kind.army_count() {
                 return err(format!(
                     "{} has more than {} {} (W3)",
-                    side.name(),
+                    side.label(),
                     kind.army_count(),
-                    kind.name()
+                    kind.plural()
                 ));
             }
         }
@@ -292,10 +304,21 @@ pub fn parse(
     let total =
         |k: TileKind| u32::from(hand[0][k.index()]) + u32::from(hand[1][k.index()]) + on_board(k);
     if total(TileKind::Entrenchment) != 2 {
-        return err("there must be 2 entrenchment tiles in all, in hand or on the board (W3)");
+        return err(format!(
+            "the position has {} entrenchment tiles in all, in hand or on the board; there are \
+             2, one a side (W3)",
+            total(TileKind::Entrenchment)
+        ));
     }
-    if !matches!(total(TileKind::Railway), 6 | 10) {
-        return err("there must be 6 or 10 railway tiles in all, in hand or on the board (W3)");
+    // The match's option decides the railway tiles, so the position agrees
+    // with the option it is played under.
+    let rail_total = 2 * u32::from(rail_tiles);
+    if total(TileKind::Railway) != rail_total {
+        return err(format!(
+            "the position has {} railway tiles in all, in hand or on the board, but with \
+             rail_tiles = {rail_tiles} there are {rail_total}, {rail_tiles} a side (W3)",
+            total(TileKind::Railway)
+        ));
     }
 
     let phase = phase_word.unwrap_or_else(|| vec!["play".to_string()]);
@@ -327,8 +350,8 @@ pub fn parse(
             };
             if won(to_move) {
                 return err(format!(
-                    "{} has already won before its move: not a position in play",
-                    to_move.name()
+                    "{} has already won before its move: not a position in play (W11)",
+                    to_move.label()
                 ));
             }
             if won(mover) {
@@ -350,11 +373,13 @@ pub fn parse(
                 match winner {
                     "draw" => None,
                     w => Some(Side::parse(w).ok_or_else(|| {
-                        PositionError(format!("`{w}` is not south, north or draw"))
+                        PositionError(format!("`{}` is not south, north or draw", quote(w)))
                     })?),
                 };
             let reason = Reason::parse(reason)
-                .ok_or_else(|| PositionError(format!("unknown end reason `{reason}`")))?;
+                .ok_or_else(|| {
+                PositionError(format!("unknown end reason `{}`", quote(reason)))
+            })?;
             if winner.is_none() != matches!(reason, Reason::Repetition | Reason::TurnLimit) {
                 return err(
                     "repetition and turn-limit end in a draw, the other reasons with a winner",
@@ -405,7 +430,7 @@ fn validate_setup(pos: &Position, seized: &[u8], moves: u32) -> Result<(), Posit
             if pos.units[p as usize].is_some_and(|u| u.side == side) != expected {
                 return err(format!(
                     "{} units must fill its start points in order from the first (W3)",
-                    side.name()
+                    side.label()
                 ));
             }
         }
@@ -413,7 +438,11 @@ fn validate_setup(pos: &Position, seized: &[u8], moves: u32) -> Result<(), Posit
     let (s, n) = (placed(Side::South), placed(Side::North));
     let expected_side = if s < 24 { Side::South } else { Side::North };
     if (s < 24 && n > 0) || n >= 24 || pos.to_move != expected_side {
-        return err("in the setup South places all 24 units, then North (W3)");
+        return err(format!(
+            "in the setup {} places all 24 units, then {} (W3)",
+            Side::South.label(),
+            Side::North.label()
+        ));
     }
     Ok(())
 }

@@ -207,9 +207,34 @@ pub fn view(pos: &Position) -> View<'_> {
     }
 }
 
+/// The file and rank of a label like `d4`: its leading letters and the
+/// rest.
+fn file_and_rank(label: &str) -> (&str, &str) {
+    let split = label
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(label.len());
+    label.split_at(split)
+}
+
+/// The one name in `names` (the files of a column's points, or the ranks of
+/// a row's), or blank when they differ: a board whose labels are not
+/// files and ranks gets no margin names rather than wrong ones.
+fn common<'a>(mut names: impl Iterator<Item = &'a str>) -> &'a str {
+    let Some(first) = names.next() else {
+        return "";
+    };
+    if names.all(|n| n == first) {
+        first
+    } else {
+        ""
+    }
+}
+
 /// A terminal drawing: each point is a unit letter (upper case South, lower
 /// case North) or `.`; `---` black, `~~~` red, `===` railway, `/ \ X`
-/// diagonals, blank a gap; `#` marks an entrenchment tile.
+/// diagonals, blank a gap; `#` marks an entrenchment tile. File letters run
+/// above and below the board and rank numbers down both sides, as the move
+/// notation writes points (`d4-d5`).
 pub fn text(pos: &Position) -> String {
     let board = pos.board();
     let (minx, maxx) = board
@@ -276,32 +301,61 @@ pub fn text(pos: &Position) -> String {
         let (r, c) = at(p.x, p.y);
         grid[r][c] = pos.unit(i as u8).map_or('.', |u| u.letter());
     }
-    let mut out = String::new();
+    // The file names along the top and bottom, each over its column.
+    let mut files = vec![' '; w];
+    for x in minx..=maxx {
+        let file = common(
+            board
+                .points()
+                .iter()
+                .filter(|p| p.x == x)
+                .map(|p| file_and_rank(&p.id).0),
+        );
+        let column = ((x - minx) * 4) as usize;
+        for (i, c) in file.chars().enumerate() {
+            if let Some(cell) = files.get_mut(column + i) {
+                *cell = c;
+            }
+        }
+    }
+    let files: String = files.into_iter().collect();
+    let files = format!("    {}\n", files.trim_end());
+    let mut out = String::with_capacity((w + 12) * (h + 2) + 512);
+    out.push_str(&files);
     for (r, row) in grid.iter().enumerate() {
-        let y = maxy - (r as i32) / 2;
-        let label = if r % 2 == 0 {
-            format!("{y:>3} ")
+        let row: String = row.iter().collect();
+        if r % 2 == 0 {
+            let y = maxy - (r as i32) / 2;
+            let rank = common(
+                board
+                    .points()
+                    .iter()
+                    .filter(|p| p.y == y)
+                    .map(|p| file_and_rank(&p.id).1),
+            );
+            let line = format!("{rank:>3} {row} {rank}");
+            out.push_str(line.trim_end());
         } else {
-            "    ".to_string()
-        };
-        out.push_str(&label);
-        out.push_str(row.iter().collect::<String>().trim_end());
+            out.push_str("    ");
+            out.push_str(row.trim_end());
+        }
         out.push('\n');
     }
+    out.push_str(&files);
     let status = match pos.phase() {
         Phase::Setup => format!(
             "setup: {} places on {}",
-            pos.to_move().name(),
+            pos.to_move().label(),
             pos.next_start()
                 .map_or(String::new(), |n| start_number_name(pos.to_move(), n))
         ),
         Phase::Play => format!(
             "move {}: {} to move",
             pos.moves_played() + 1,
-            pos.to_move().name()
+            pos.to_move().label()
         ),
         Phase::Over(o) => match o.winner {
-            Some(w) => format!("over: {} wins ({})", w.name(), o.reason.name()),
+            Some(w) => format!("over: {} wins ({})", w.label(), o.reason.name()),
             None => format!("over: draw ({})", o.reason.name()),
         },
     };
@@ -309,28 +363,29 @@ pub fn text(pos: &Position) -> String {
     out.push('\n');
     for side in Side::BOTH {
         out.push_str(&format!(
-            "{}: {} units, hand {} entrenchment {} railway\n",
-            side.name(),
+            "{}: {} units, hand {} entrenchment {} railway",
+            side.label(),
             pos.unit_count(side),
             pos.in_hand(side, TileKind::Entrenchment),
             pos.in_hand(side, TileKind::Railway)
         ));
-    }
-    let tiles: Vec<String> = (0..board.segments().len() as u16)
-        .filter_map(|i| {
-            let t = pos.tile(i)?;
-            let s = board.segments()[i as usize];
-            Some(format!(
-                "{}{}-{}:{}",
-                t.kind.symbol(),
-                board.label(s.a),
-                board.label(s.b),
-                t.owner.name()
-            ))
-        })
-        .collect();
-    if !tiles.is_empty() {
-        out.push_str(&format!("tiles: {}\n", tiles.join(" ")));
+        // Its tiles on the board, each as the action that placed it.
+        let mut first = true;
+        for i in 0..board.segments().len() as u16 {
+            if let Some(t) = pos.tile(i).filter(|t| t.owner == side) {
+                if std::mem::take(&mut first) {
+                    out.push_str(", tiles:");
+                }
+                let s = board.segments()[i as usize];
+                out.push_str(&format!(
+                    " {}{}-{}",
+                    t.kind.symbol(),
+                    board.label(s.a),
+                    board.label(s.b)
+                ));
+            }
+        }
+        out.push('\n');
     }
     if !pos.seized().is_empty() {
         let s: Vec<&str> = pos.seized().iter().map(|&p| board.label(p)).collect();

@@ -13,7 +13,7 @@ impl Position {
     /// The neighbour of `point` in direction `dir` across a segment that is not
     /// a gap now.
     #[inline]
-    fn step(&self, point: u8, dir: usize) -> Option<u8> {
+    pub(crate) fn step(&self, point: u8, dir: usize) -> Option<u8> {
         let open = self.lines.at(point).open;
         (open & (1 << dir) != 0).then(|| self.board.neighbours(point)[dir & 7])
     }
@@ -22,7 +22,7 @@ impl Position {
     /// the next point straight on exists, is joined by a segment that is not a
     /// gap, and is empty (W5). Returns that landing point.
     #[inline]
-    fn undefended_landing(&self, b: u8, dir: usize) -> Option<u8> {
+    pub(crate) fn undefended_landing(&self, b: u8, dir: usize) -> Option<u8> {
         let c = self.step(b, dir)?;
         self.units[c as usize].is_none().then_some(c)
     }

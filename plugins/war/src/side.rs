@@ -43,6 +43,21 @@ impl Side {
         }
     }
 
+    /// The seat's name in messages and the seat-names extension: `South`
+    /// or `North`.
+    pub fn seat_name(self) -> &'static str {
+        match self {
+            Side::South => "South",
+            Side::North => "North",
+        }
+    }
+
+    /// How every message names the side: the API seat and its name,
+    /// `seat 0 (South)`.
+    pub fn label(self) -> String {
+        tabletop_sdk::seat_label(self.index() as u32, Some(self.seat_name()))
+    }
+
     /// Reads [`Side::name`].
     pub fn parse(text: &str) -> Option<Side> {
         match text {
@@ -102,6 +117,15 @@ impl UnitKind {
             UnitKind::Infantry => "infantry",
             UnitKind::Cavalry => "cavalry",
             UnitKind::Cannon => "cannon",
+        }
+    }
+
+    /// The plural in messages: `infantry`, `cavalry`, `cannons`.
+    pub fn plural(self) -> &'static str {
+        match self {
+            UnitKind::Infantry => "infantry",
+            UnitKind::Cavalry => "cavalry",
+            UnitKind::Cannon => "cannons",
         }
     }
 }

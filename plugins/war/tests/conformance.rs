@@ -27,6 +27,8 @@ fn config(game: &dyn DynGame) -> Config {
 fn check(_: &Config, summary: &Summary) {
     // Every match has the 48 placements of the setup (W3) before any move.
     assert!(summary.transitions > summary.matches * 48, "{summary:?}");
+    // Refused ids and texts were asked about and explained (explain-refusal).
+    assert!(summary.explained_refusals > 0, "{summary:?}");
 }
 
 tabletop_sdk::kit_tests! {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use tabletop_loader::Plugin;
 use tabletop_sdk::conformance;
-use tabletop_sdk::{DynGame, DynState, ErrorKind, GameError, Move, PlayerSet, Status};
+use tabletop_sdk::{Attempt, DynGame, DynState, ErrorKind, GameError, Move, PlayerSet, Status};
 
 use crate::support::{game, position, unit_at, view};
 
@@ -23,11 +23,30 @@ fn expand(state: &dyn DynState, player: u32, text: &str) -> Option<Vec<String>> 
         .unwrap_or_else(|e| panic!("`{text}` refused: {}", e.message))
 }
 
+/// The refusal of a layout, which its explanation repeats word for word.
 fn refused(state: &dyn DynState, player: u32, text: &str) -> GameError {
     match state.expand_notation(player, text) {
         Ok(list) => panic!("`{text}` was accepted: {list:?}"),
-        Err(e) => e,
+        Err(e) => {
+            let explained = state
+                .explain_refusal(player, Attempt::Text(text))
+                .unwrap()
+                .unwrap_or_else(|| panic!("`{text}` refused, but not explained"));
+            assert_eq!(explained.message, e.message);
+            assert!(explained.is_specific(), "{explained:?}");
+            e
+        }
     }
+}
+
+/// The reason code of a refused layout.
+fn reason(state: &dyn DynState, player: u32, text: &str) -> String {
+    refused(state, player, text);
+    state
+        .explain_refusal(player, Attempt::Text(text))
+        .unwrap()
+        .expect("explained")
+        .reason
 }
 
 /// Plays each expanded notation as its own action, as the host does.
@@ -132,7 +151,7 @@ fn w3_a_wrong_letter_is_named_with_its_place() {
         e.message
     );
     let e = refused(state.as_ref(), 0, "I@1 I@z9");
-    assert!(e.message.contains("unknown point `z9`"), "{}", e.message);
+    assert!(e.message.contains("`z9` names no point"), "{}", e.message);
 }
 
 #[test]
@@ -179,14 +198,60 @@ fn w3_a_layout_outside_the_setup_or_by_the_wrong_side_is_refused() {
     let e = refused(state.as_ref(), 1, "IIC");
     assert_eq!(e.kind, ErrorKind::NotYourTurn);
     assert!(
-        e.message.contains("south (player 0) is placing"),
+        e.message.contains("seat 1 (North) cannot place now: seat 0 (South) is placing"),
         "{}",
         e.message
     );
+    assert_eq!(reason(state.as_ref(), 1, "IIC"), "NOT_YOUR_TURN");
     let play = position("south", "I@d4");
     let e = refused(play.as_ref(), 0, "IIC");
     assert_eq!(e.kind, ErrorKind::IllegalAction);
-    assert!(e.message.contains("setup phase is over"), "{}", e.message);
+    assert!(e.message.contains("the setup is over"), "{}", e.message);
+    assert_eq!(reason(play.as_ref(), 0, "IIC"), "SETUP_OVER");
+}
+
+#[test]
+fn w3_every_layout_refusal_has_its_reason_code() {
+    let state = fresh();
+    let over = game()
+        .new_state(
+            2,
+            &BTreeMap::new(),
+            Some("phase over south fortress\nunits I@c12 I@d12 I@e12 i@a9 i@b9 i@c9"),
+        )
+        .unwrap();
+    let mut nearly_full = fresh();
+    let steps = expand(state.as_ref(), 0, LAYOUT).unwrap();
+    play_all(nearly_full.as_mut(), 0, &steps[..22]);
+    let play = position("south", "I@d4");
+    let cases: [(&dyn DynState, u32, &str, &str); 9] = [
+        (state.as_ref(), 0, "IIXI", "UNKNOWN_UNIT_LETTER"),
+        (state.as_ref(), 0, "I@1 d4-d5", "LAYOUT_ITEM"),
+        (state.as_ref(), 0, "I@1 I@c1", "NOT_NEXT_START_POINT"),
+        (state.as_ref(), 0, "I@1 I@z9", "UNKNOWN_POINT"),
+        (state.as_ref(), 0, "AIA A", "TOO_MANY_UNITS"),
+        (nearly_full.as_ref(), 0, "ICC", "MORE_UNITS_THAN_START_POINTS"),
+        (state.as_ref(), 1, "IIC", "NOT_YOUR_TURN"),
+        (play.as_ref(), 0, "IIC", "SETUP_OVER"),
+        (over.as_ref(), 0, "IIC", "GAME_OVER"),
+    ];
+    for (state, player, text, code) in cases {
+        assert_eq!(reason(state, player, text), code, "`{text}`");
+    }
+}
+
+#[test]
+fn w3_blanks_around_a_placements_at_sign_are_ignored() {
+    let state = fresh();
+    let steps = expand(state.as_ref(), 0, "I @ 1  C @d1,a@ 3").unwrap();
+    assert_eq!(steps, ["I@1", "C@2", "A@3"]);
+    // A layout that expands is not refused.
+    assert_eq!(
+        state
+            .explain_refusal(0, Attempt::Text("I @ 1  C @d1,a@ 3"))
+            .unwrap(),
+        None
+    );
 }
 
 #[test]

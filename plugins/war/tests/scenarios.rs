@@ -604,7 +604,7 @@ fn w12_positions_are_validated() {
         ),
         (
             "units I@c1 I@d1 I@e1 i@a9 i@b9 i@c9\nhand south 2 3 north 1 3",
-            "2 entrenchment",
+            "3 entrenchment tiles in all",
         ),
         ("phase setup\nunits I@d1", "in order"),
         (
