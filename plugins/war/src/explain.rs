@@ -52,7 +52,11 @@ pub fn explain_id(pos: &Position, player: Player, id: ActionId) -> Option<Refusa
 /// Whether `player` may play `action` now, and if not, why.
 pub fn judge(pos: &Position, player: Player, action: Action) -> Result<Action, Refusal> {
     turn(pos, player)?;
-    if pos.legal_ids().binary_search(&action.id(pos.board())).is_ok() {
+    if pos
+        .legal_ids()
+        .binary_search(&action.id(pos.board()))
+        .is_ok()
+    {
         return Ok(action);
     }
     Err(why(pos, action))
@@ -100,8 +104,8 @@ fn turn(pos: &Position, player: Player) -> Result<(), Refusal> {
     }
     let side = pos.to_move();
     if player as usize != side.index() {
-        let who = Side::from_index(player as usize)
-            .map_or_else(|| format!("seat {player}"), Side::label);
+        let who =
+            Side::from_index(player as usize).map_or_else(|| format!("seat {player}"), Side::label);
         return Err(Refusal::illegal(
             reasons::NOT_YOUR_TURN,
             format!(
@@ -147,9 +151,8 @@ fn why(pos: &Position, action: Action) -> Refusal {
         }
         (_, Action::Jump { from, to }) => why_jump(pos, &written, from, to),
         (_, Action::Fire { from, dir }) => why_fire(pos, &written, from, dir),
-        (_, Action::PlaceTile { segment, kind }) => {
-            why_place_tile(pos, &written, segment, kind).unwrap_or_else(|| compulsory(pos, &written))
-        }
+        (_, Action::PlaceTile { segment, kind }) => why_place_tile(pos, &written, segment, kind)
+            .unwrap_or_else(|| compulsory(pos, &written)),
         (_, Action::RemoveTile { segment }) => {
             why_remove_tile(pos, &written, segment).unwrap_or_else(|| compulsory(pos, &written))
         }
@@ -442,8 +445,15 @@ fn why_jump(pos: &Position, written: &str, from: u8, to: u8) -> Refusal {
     };
     let defended = if pos.step(over, dir.index()) != Some(to) {
         let cut = match board.segment_between(over, to) {
-            Some(segment) => format!("an entrenchment makes {} a gap", segment_text(board, segment)),
-            None => format!("no line joins {} and {}", board.label(over), board.label(to)),
+            Some(segment) => format!(
+                "an entrenchment makes {} a gap",
+                segment_text(board, segment)
+            ),
+            None => format!(
+                "no line joins {} and {}",
+                board.label(over),
+                board.label(to)
+            ),
         };
         format!("{cut} beyond it")
     } else {

@@ -133,8 +133,8 @@ pub fn expand(
     }
     let side = position.to_move();
     if player as usize != side.index() {
-        let who = Side::from_index(player as usize)
-            .map_or_else(|| format!("seat {player}"), Side::label);
+        let who =
+            Side::from_index(player as usize).map_or_else(|| format!("seat {player}"), Side::label);
         return Err(Refusal::illegal(
             reasons::NOT_YOUR_TURN,
             format!(

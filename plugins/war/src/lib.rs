@@ -230,8 +230,7 @@ impl Game for War {
         _: Player,
         action: ActionId,
     ) -> Result<String, GameError> {
-        let a = Action::from_id(action, state.board())
-            .ok_or_else(|| no_such_action(action))?;
+        let a = Action::from_id(action, state.board()).ok_or_else(|| no_such_action(action))?;
         Ok(notation::action_to_string(state, a))
     }
 

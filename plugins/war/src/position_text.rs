@@ -206,15 +206,13 @@ pub fn parse(
                         parse_point(&board, b)
                             .ok_or_else(|| at(format!("unknown point `{}`", quote(b))))?,
                     );
-                    let s = board
-                        .segment_between(pa, pb)
-                        .ok_or_else(|| {
-                            at(format!(
-                                "there is no segment {}-{}",
-                                board.label(pa),
-                                board.label(pb)
-                            ))
-                        })?;
+                    let s = board.segment_between(pa, pb).ok_or_else(|| {
+                        at(format!(
+                            "there is no segment {}-{}",
+                            board.label(pa),
+                            board.label(pb)
+                        ))
+                    })?;
                     let (a, b) = (board.label(pa), board.label(pb));
                     if board.segments()[s as usize].kind == crate::board::SegmentKind::Rail {
                         return Err(at(format!(
@@ -369,17 +367,14 @@ pub fn parse(
             }
         }
         ["over", winner, reason] => {
-            let winner =
-                match winner {
-                    "draw" => None,
-                    w => Some(Side::parse(w).ok_or_else(|| {
-                        PositionError(format!("`{}` is not south, north or draw", quote(w)))
-                    })?),
-                };
+            let winner = match winner {
+                "draw" => None,
+                w => Some(Side::parse(w).ok_or_else(|| {
+                    PositionError(format!("`{}` is not south, north or draw", quote(w)))
+                })?),
+            };
             let reason = Reason::parse(reason)
-                .ok_or_else(|| {
-                PositionError(format!("unknown end reason `{}`", quote(reason)))
-            })?;
+                .ok_or_else(|| PositionError(format!("unknown end reason `{}`", quote(reason))))?;
             if winner.is_none() != matches!(reason, Reason::Repetition | Reason::TurnLimit) {
                 return err(
                     "repetition and turn-limit end in a draw, the other reasons with a winner",

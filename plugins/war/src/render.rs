@@ -223,11 +223,7 @@ fn common<'a>(mut names: impl Iterator<Item = &'a str>) -> &'a str {
     let Some(first) = names.next() else {
         return "";
     };
-    if names.all(|n| n == first) {
-        first
-    } else {
-        ""
-    }
+    if names.all(|n| n == first) { first } else { "" }
 }
 
 /// A terminal drawing: each point is a unit letter (upper case South, lower

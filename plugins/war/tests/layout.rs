@@ -198,7 +198,8 @@ fn w3_a_layout_outside_the_setup_or_by_the_wrong_side_is_refused() {
     let e = refused(state.as_ref(), 1, "IIC");
     assert_eq!(e.kind, ErrorKind::NotYourTurn);
     assert!(
-        e.message.contains("seat 1 (North) cannot place now: seat 0 (South) is placing"),
+        e.message
+            .contains("seat 1 (North) cannot place now: seat 0 (South) is placing"),
         "{}",
         e.message
     );
@@ -230,7 +231,12 @@ fn w3_every_layout_refusal_has_its_reason_code() {
         (state.as_ref(), 0, "I@1 I@c1", "NOT_NEXT_START_POINT"),
         (state.as_ref(), 0, "I@1 I@z9", "UNKNOWN_POINT"),
         (state.as_ref(), 0, "AIA A", "TOO_MANY_UNITS"),
-        (nearly_full.as_ref(), 0, "ICC", "MORE_UNITS_THAN_START_POINTS"),
+        (
+            nearly_full.as_ref(),
+            0,
+            "ICC",
+            "MORE_UNITS_THAN_START_POINTS",
+        ),
         (state.as_ref(), 1, "IIC", "NOT_YOUR_TURN"),
         (play.as_ref(), 0, "IIC", "SETUP_OVER"),
         (over.as_ref(), 0, "IIC", "GAME_OVER"),

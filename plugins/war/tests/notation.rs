@@ -123,7 +123,11 @@ fn w12_every_printed_notation_reads_back() {
             state.apply(&moves).unwrap();
             let event: serde_json::Value = serde_json::from_str(
                 &state
-                    .event(before.as_ref(), &Transition::Moves(moves), Viewer::Spectator)
+                    .event(
+                        before.as_ref(),
+                        &Transition::Moves(moves),
+                        Viewer::Spectator,
+                    )
                     .unwrap(),
             )
             .unwrap();

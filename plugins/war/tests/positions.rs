@@ -40,20 +40,25 @@ fn w3_railway_tile_totals_follow_the_rail_tiles_option() {
     }
     let message = refused(&rail("5"), &three);
     assert!(
-        message.contains("6 railway tiles in all") && message.contains("rail_tiles = 5 there are 10"),
+        message.contains("6 railway tiles in all")
+            && message.contains("rail_tiles = 5 there are 10"),
         "{message}"
     );
     // Tiles on the board count with the hands.
-    let on_board = format!(
-        "units I@d4 {FILLERS}\ntiles =d5-d6:south =c5-d5:north\nhand south 1 4 north 1 4"
-    );
+    let on_board =
+        format!("units I@d4 {FILLERS}\ntiles =d5-d6:south =c5-d5:north\nhand south 1 4 north 1 4");
     game().new_state(2, &rail("5"), Some(&on_board)).unwrap();
     assert!(refused(&rail("3"), &on_board).contains("10 railway tiles"));
     // Without a `hand` line the hands are the option's.
     let bare = format!("units I@d4 {FILLERS}");
     for n in ["3", "5"] {
         let state = game().new_state(2, &rail(n), Some(&bare)).unwrap();
-        assert!(state.position().unwrap().contains(&format!("hand south 1 {n} north 1 {n}")));
+        assert!(
+            state
+                .position()
+                .unwrap()
+                .contains(&format!("hand south 1 {n} north 1 {n}"))
+        );
     }
 }
 
@@ -64,7 +69,10 @@ fn w3_a_matchs_own_position_reads_back_only_under_its_option() {
         let text = state.position().unwrap();
         game().new_state(2, &rail(own), Some(&text)).unwrap();
         let message = refused(&rail(other), &text);
-        assert!(message.contains(&format!("rail_tiles = {other}")), "{message}");
+        assert!(
+            message.contains(&format!("rail_tiles = {other}")),
+            "{message}"
+        );
     }
 }
 
@@ -78,7 +86,10 @@ fn position_errors_name_seats_as_the_api_and_the_game_do() {
     );
     let won = "to-move south\nunits I@c12 I@d12 I@e12 I@a2 i@a9 i@b9 i@g9";
     let message = refused(&BTreeMap::new(), won);
-    assert!(message.contains("seat 0 (South) has already won"), "{message}");
+    assert!(
+        message.contains("seat 0 (South) has already won"),
+        "{message}"
+    );
     // A hostile input is quoted in part.
     let long = format!("units I@{}", "z".repeat(5000));
     assert!(refused(&BTreeMap::new(), &long).len() < 300);

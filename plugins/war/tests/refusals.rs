@@ -91,7 +91,10 @@ fn w3_placements_are_refused_with_the_setup_rule_they_break() {
     let mut state = fresh();
     assert_refused(state.as_ref(), 0, "d4-d5", "SETUP_NOT_OVER");
     let message = assert_refused(state.as_ref(), 0, "I@5", "NOT_NEXT_START_POINT");
-    assert!(message.contains("next empty start point, 1 (c1)"), "{message}");
+    assert!(
+        message.contains("next empty start point, 1 (c1)"),
+        "{message}"
+    );
     assert_refused(state.as_ref(), 1, "I@I", "NOT_YOUR_TURN");
     place(state.as_mut(), "A");
     place(state.as_mut(), "A");
@@ -148,7 +151,10 @@ fn w12_an_id_outside_the_actions_is_refused() {
 
 #[test]
 fn w4_moves_are_refused_with_the_movement_rule_they_break() {
-    let state = position("south", "I@d4 I@d3 I@c6 I@b6 C@f4 I@e5 I@f5 I@g5 I@a3 I@b3 A@g2");
+    let state = position(
+        "south",
+        "I@d4 I@d3 I@c6 I@b6 C@f4 I@e5 I@f5 I@g5 I@a3 I@b3 A@g2",
+    );
     let cases = [
         ("d5-d6", "NO_UNIT"),
         ("c12-c11", "NOT_YOUR_UNIT"),
@@ -205,7 +211,10 @@ fn w9_a_seized_cannon_may_not_move() {
 fn w8_a_possible_capture_refuses_every_other_action() {
     let state = position("south", "I@b3 i@b4 A@c2 i@c4 C@d4");
     let message = assert_refused(state.as_ref(), 0, "d4-e5", "CAPTURE_COMPULSORY");
-    assert!(message.contains("captures are compulsory (W8)"), "{message}");
+    assert!(
+        message.contains("captures are compulsory (W8)"),
+        "{message}"
+    );
     assert_refused(state.as_ref(), 0, "=e5-e6", "CAPTURE_COMPULSORY");
     let with_tile = position_with(
         "south",
@@ -217,10 +226,7 @@ fn w8_a_possible_capture_refuses_every_other_action() {
 
 #[test]
 fn w5_w6_jumps_are_refused_with_the_capture_rule_they_break() {
-    let state = position(
-        "south",
-        "A@a4 i@a5 I@d4 I@d5 C@f4 i@f5 i@f6 I@b5 i@b6 I@g3",
-    );
+    let state = position("south", "A@a4 i@a5 I@d4 I@d5 C@f4 i@f5 i@f6 I@b5 i@b6 I@g3");
     let cases = [
         ("a4xa6", "CANNON_CANNOT_JUMP"),
         ("d4xd7", "NOT_A_JUMP"),

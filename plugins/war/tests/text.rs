@@ -44,8 +44,14 @@ fn the_terminal_board_has_file_letters_and_rank_numbers() {
     assert_eq!(lines[0], files, "{text}");
     assert_eq!(lines[24], files, "{text}");
     // Rank 12 on top, rank 1 at the bottom, numbered on both sides.
-    assert!(lines[1].starts_with(" 12 ") && lines[1].ends_with(" 12"), "{text}");
-    assert!(lines[23].starts_with("  1 ") && lines[23].ends_with(" 1"), "{text}");
+    assert!(
+        lines[1].starts_with(" 12 ") && lines[1].ends_with(" 12"),
+        "{text}"
+    );
+    assert!(
+        lines[23].starts_with("  1 ") && lines[23].ends_with(" 1"),
+        "{text}"
+    );
     // The unit on d4 sits under the letter d, on the line of rank 4.
     let rank4 = lines.iter().find(|l| l.starts_with("  4 ")).unwrap();
     let d = files.find('d').unwrap();
@@ -64,11 +70,7 @@ fn a_board_whose_labels_are_not_files_and_ranks_gets_no_wrong_margin_names() {
         .replace(" d4 ", " mid ")
         .replace(" d4\n", " mid\n");
     let state = game()
-        .new_state(
-            2,
-            &crate::support::options(&[("board", &doc)]),
-            None,
-        )
+        .new_state(2, &crate::support::options(&[("board", &doc)]), None)
         .unwrap_or_else(|e| panic!("{}", e.message));
     let text = state.render_text(Viewer::Spectator).unwrap();
     let lines: Vec<&str> = text.lines().collect();
