@@ -78,6 +78,17 @@ pub struct Config {
     )]
     pub plugin_vet_timeout_ms: u64,
 
+    /// Largest plugin file the host reads, in bytes (LoadPlugin, the plugin
+    /// directory). Only regular files are read at all: a FIFO, a device or
+    /// a directory is refused before it is opened.
+    #[arg(
+        long,
+        env = "TABLETOP_MAX_PLUGIN_BYTES",
+        default_value_t = tabletop_loader::file::DEFAULT_MAX_PLUGIN_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_plugin_bytes: u64,
+
     /// Most threads the blocking pool runs at once (the pool serves core
     /// calls that may wait on a plugin or the store: Watch pages, reads of
     /// unloaded matches, calls of demoted plugins). Default: 8 per core, at
@@ -140,6 +151,10 @@ pub struct VetArgs {
     /// Ends the check after this many ms, whatever it is doing.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+
+    /// The largest plugin file to read (the host's `--max-plugin-bytes`).
+    #[arg(long)]
+    pub max_plugin_bytes: Option<u64>,
 
     /// The plugin file.
     pub file: PathBuf,

@@ -207,6 +207,7 @@ fn main() -> ExitCode {
     }
     let config = Config::parse();
     init_logging(config.log_format);
+    tabletop_loader::file::set_max_plugin_bytes(config.max_plugin_bytes);
     private_files();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     limit_malloc_arenas(cores);
@@ -282,6 +283,9 @@ fn vet_plugin(args: VetArgs) -> ExitCode {
         .with_ansi(false)
         .with_writer(std::io::stderr)
         .init();
+    if let Some(max) = args.max_plugin_bytes {
+        tabletop_loader::file::set_max_plugin_bytes(max);
+    }
     let watchdog = args.timeout_ms.map(Duration::from_millis);
     let code = tabletop_loader::vet::run_child(&args.file, &args.cache, watchdog);
     ExitCode::from(u8::try_from(code).unwrap_or(1))
@@ -293,7 +297,11 @@ fn vetter(config: &Config) -> std::io::Result<Vetter> {
     let program = std::env::current_exe()?;
     Ok(Vetter::new(
         program,
-        vec![VET_SUBCOMMAND.into()],
+        vec![
+            VET_SUBCOMMAND.into(),
+            "--max-plugin-bytes".into(),
+            config.max_plugin_bytes.to_string().into(),
+        ],
         Duration::from_millis(config.plugin_vet_timeout_ms),
     ))
 }
