@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::Parser;
 use engine_host::config::{AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
 use engine_host::engine::{Engine, Offered};
+use engine_host::shutdown;
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
 use tabletop_loader::Vetter;
@@ -176,28 +177,6 @@ fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing calls in flight");
-}
-
 fn main() -> ExitCode {
     if std::env::args_os()
         .nth(1)
@@ -209,6 +188,14 @@ fn main() -> ExitCode {
     init_logging(config.log_format);
     tabletop_loader::file::set_max_plugin_bytes(config.max_plugin_bytes);
     private_files();
+    // Before any thread starts: see `shutdown::listen`.
+    let stop = match shutdown::listen() {
+        Ok(stop) => stop,
+        Err(e) => {
+            eprintln!("engine-host: cannot listen for stop signals: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     limit_malloc_arenas(cores);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -222,7 +209,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(config)) {
+    let served = runtime.block_on(run(config, stop));
+    // Dropping the runtime would wait for every blocking-pool thread, and a
+    // thread stuck in a plugin call or a file read never returns.
+    runtime.shutdown_timeout(RUNTIME_STOP);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "engine-host stopped");
@@ -231,6 +222,10 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// How long the stopped server's runtime waits for its threads to finish:
+/// the calls still running then are stuck (the grace period is over).
+const RUNTIME_STOP: Duration = Duration::from_secs(1);
 
 /// Hands the pages that unloaded matches freed back to the kernel. glibc's
 /// `free` gives memory back only from the top of an arena; a page freed
@@ -306,7 +301,10 @@ fn vetter(config: &Config) -> std::io::Result<Vetter> {
     ))
 }
 
-async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn run(
+    config: Config,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     private_data_dir(&config.data_dir)?;
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
@@ -375,7 +373,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         engine,
         listener,
         Duration::from_millis(config.call_deadline_ms),
-        shutdown_signal(),
+        stop,
     )
     .await
 }
