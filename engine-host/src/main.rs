@@ -108,6 +108,23 @@ fn private_data_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Warns when the data directory was an earlier host's (it holds the
+/// files a host writes at its first start) but its match store is missing
+/// or empty: the host starts with no matches, and someone should know.
+fn warn_if_store_lost(data_dir: &Path, store: &Path) {
+    let has_store = std::fs::metadata(store).is_ok_and(|m| m.len() > 0);
+    let used_before = ["admin-token", "request-key"]
+        .iter()
+        .any(|file| data_dir.join(file).exists());
+    if used_before && !has_store {
+        tracing::warn!(
+            store = %store.display(),
+            "the data directory was used by an earlier host, but its match store is missing \
+             or empty: starting with no matches (a backup put at that path brings them back)"
+        );
+    }
+}
+
 /// Makes every file and directory the process creates its owner's alone
 /// (the store, its WAL, plugin copies, backups), whatever the caller's
 /// umask.
@@ -305,12 +322,17 @@ async fn run(
     config: Config,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let fresh_dir = !config.data_dir.exists();
     private_data_dir(&config.data_dir)?;
+    if fresh_dir {
+        tracing::info!(dir = %config.data_dir.display(), "a fresh data directory: created");
+    }
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match config.store {
         StoreKind::Sqlite => {
             let path = config.data_dir.join("matches.sqlite3");
+            warn_if_store_lost(&config.data_dir, &path);
             let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;
             tracing::info!(file = %path.display(), "match store: sqlite");
             Arc::new(store)

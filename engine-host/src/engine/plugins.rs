@@ -184,10 +184,11 @@ impl Engine {
             .cloned()
             .collect();
         for u in candidates {
-            if let Ok(m) = self.restore(&u.stored) {
+            let Some(stored) = &u.stored else { continue };
+            if let Ok(m) = self.restore(stored) {
                 let id = u.setup.match_id.clone();
-                let holds_pending = !u.stored.pending.is_empty();
-                self.install(m, holds_pending, u.stored.join_code_hashes.clone());
+                let holds_pending = !stored.pending.is_empty();
+                self.install(m, holds_pending, stored.join_code_hashes.clone());
                 self.unavailable
                     .write()
                     .unwrap_or_else(|e| e.into_inner())

@@ -92,7 +92,11 @@ impl Engine {
                 unavailable_reason: String::new(),
                 labels: summary.setup.labels.clone(),
             };
-            if let Some(u) = unavailable.get(id) {
+            if let Some(reason) = &summary.unreadable {
+                listed.lifecycle = None;
+                listed.version = 0;
+                listed.unavailable_reason = reason.clone();
+            } else if let Some(u) = unavailable.get(id) {
                 listed.lifecycle = None;
                 listed.version = u.version;
                 listed.unavailable_reason = u.reason.clone();
