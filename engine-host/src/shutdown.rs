@@ -123,7 +123,9 @@ mod imp {
                             let _ = first.send(());
                             super::arm_hard_stop();
                         }
-                        None => super::stop_now(&format!("a second stop signal ({})", name(signal))),
+                        None => {
+                            super::stop_now(&format!("a second stop signal ({})", name(signal)))
+                        }
                     }
                 }
             })?;
