@@ -12,6 +12,14 @@
 //! leaves exposed: the one call that overran, and any other call of the
 //! same plugin already running, keep their threads until they return.
 //!
+//! A call stuck on a worker can also stall the workers that are free: tokio
+//! lets one parked worker at a time wait on the I/O driver, and the others
+//! sleep until woken. When the worker that picked up a request leaves that
+//! wait and never comes back, the sleeping ones are not woken to take it
+//! over, and no socket is read any more. So the watchdog, when it demotes a
+//! plugin, also wakes a worker (it spawns an empty task on the runtime the
+//! call came from), which then takes over the driver.
+//!
 //! A demoted plugin earns its way back ([`InlineCalls::observe_pool_call`]):
 //! after [`FAST_CALLS_TO_RETURN`] calls in a row on the pool that each took
 //! at most half the limit, its calls run inline again. Each demotion
@@ -86,6 +94,9 @@ pub struct InlineCalls {
     /// Started with the first inline call (whether it could start); it
     /// ends when these calls are dropped.
     watchdog: OnceLock<bool>,
+    /// The runtime the inline calls run on (the first one's), whose
+    /// workers a stuck call may leave asleep.
+    runtime: OnceLock<tokio::runtime::Handle>,
 }
 
 impl InlineCalls {
@@ -97,6 +108,7 @@ impl InlineCalls {
             running: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
             watchdog: OnceLock::new(),
+            runtime: OnceLock::new(),
         }
     }
 
@@ -131,6 +143,11 @@ impl InlineCalls {
         }
         if !*self.watchdog.get_or_init(|| self.start_watchdog(limit)) {
             return None;
+        }
+        if self.runtime.get().is_none()
+            && let Ok(handle) = tokio::runtime::Handle::try_current()
+        {
+            let _ = self.runtime.set(handle);
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.running
@@ -194,6 +211,14 @@ impl InlineCalls {
                 );
                 demoted.push(call.trust.label.clone());
             }
+        }
+        drop(running);
+        if !demoted.is_empty()
+            && let Some(runtime) = self.runtime.get()
+        {
+            // Wakes a sleeping worker to take over the I/O driver (see the
+            // module's docs); the task itself does nothing.
+            drop(runtime.spawn(async {}));
         }
         demoted
     }
