@@ -360,7 +360,13 @@ async fn run(
     engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
-    let recovered = engine.recover().map_err(|e| e.to_string())?;
+    // Recovery waits for the store's commits (an unavailable match is
+    // recorded in the feed): off the async runtime, which may not block.
+    let recovering = Arc::clone(&engine);
+    let recovered = tokio::task::spawn_blocking(move || recovering.recover())
+        .await
+        .map_err(|e| format!("recovery failed: {e}"))?
+        .map_err(|e| e.to_string())?;
     tracing::info!(
         restored = recovered.restored,
         unavailable = recovered.unavailable.len(),
