@@ -225,8 +225,8 @@ impl InlineCalls {
 
     /// Tells the watchdog that a call of the plugin behind `trust` took
     /// `took` on the blocking pool. A demoted plugin whose calls have been
-    /// fast (at most half the limit) [`Trust::fast_calls_needed`] times in
-    /// a row runs inline again; a slower call starts the count over.
+    /// fast (at most half the limit) [`FAST_CALLS_TO_RETURN`] times in a
+    /// row (doubled for each demotion after the first) runs inline again; a slower call starts the count over.
     /// Returns whether this call brought it back.
     pub fn observe_pool_call(&self, trust: &Trust, took: Duration) -> bool {
         let Some(limit) = self.limit else {
