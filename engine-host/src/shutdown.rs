@@ -4,10 +4,9 @@
 //! by the async runtime: a runtime whose every worker is stuck in a plugin
 //! call would never notice them. The first signal starts the graceful stop
 //! (no new calls, calls in flight finish for up to [`SHUTDOWN_GRACE`]); if
-//! the process is
-//! still there [`HARD_STOP_AFTER`] later — a plugin call or a file read that
-//! never returns holds a thread the runtime waits for — the thread ends the
-//! process. So does a second signal. Every acknowledged action is already
+//! the process is still there [`HARD_STOP_AFTER`] later — a plugin call or
+//! a file read that never returns holds a thread the runtime waits for —
+//! the thread ends the process. So does a second signal. Every acknowledged action is already
 //! durable (its commit was fsynced before the answer), so ending the
 //! process loses none.
 
