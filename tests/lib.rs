@@ -244,6 +244,28 @@ impl Host {
         AdminClient::new(self.channel().await)
     }
 
+    /// The host's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends SIGTERM and waits up to `limit` for the host to exit; its exit
+    /// status, or `None` if it was still running then.
+    pub async fn terminate_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        None
+    }
+
     /// Whether the host process is still running (it has not exited or
     /// been killed by a signal).
     pub fn is_running(&mut self) -> bool {

@@ -78,11 +78,22 @@ pub struct Config {
     )]
     pub plugin_vet_timeout_ms: u64,
 
+    /// Largest plugin file the host reads, in bytes (LoadPlugin, the plugin
+    /// directory). Only regular files are read at all: a FIFO, a device or
+    /// a directory is refused before it is opened.
+    #[arg(
+        long,
+        env = "TABLETOP_MAX_PLUGIN_BYTES",
+        default_value_t = tabletop_loader::file::DEFAULT_MAX_PLUGIN_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_plugin_bytes: u64,
+
     /// Most threads the blocking pool runs at once (the pool serves core
     /// calls that may wait on a plugin or the store: Watch pages, reads of
     /// unloaded matches, calls of demoted plugins). Default: 8 per core, at
-    /// least 16. Calls beyond it wait in line; a call stuck in a plugin
-    /// holds its thread until the plugin returns.
+    /// least 16 and at most 64. Calls beyond it wait in line; a call stuck
+    /// in a plugin holds its thread until the plugin returns.
     #[arg(
         long,
         env = "TABLETOP_BLOCKING_THREADS",
@@ -122,6 +133,11 @@ pub const BLOCKING_THREADS_PER_CORE: usize = 8;
 /// calls stuck in a plugin still leave room for the rest.
 pub const MIN_BLOCKING_THREADS: usize = 16;
 
+/// The blocking pool's largest default size, however many cores: a burst
+/// of calls to a slow plugin never leaves the host with hundreds of
+/// threads (more only wait in line for the same plugin).
+pub const MAX_DEFAULT_BLOCKING_THREADS: usize = 64;
+
 /// The hidden subcommand the host runs in a child process to check one
 /// plugin file (`tabletop_loader::vet`): `engine-host vet-plugin --cache DIR
 /// [--timeout-ms N] -- FILE`. It prints one verdict line on stdout. It is
@@ -140,6 +156,10 @@ pub struct VetArgs {
     /// Ends the check after this many ms, whatever it is doing.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+
+    /// The largest plugin file to read (the host's `--max-plugin-bytes`).
+    #[arg(long)]
+    pub max_plugin_bytes: Option<u64>,
 
     /// The plugin file.
     pub file: PathBuf,
@@ -185,11 +205,12 @@ impl Config {
 
     /// The blocking pool's size: `--blocking-threads`, or
     /// [`BLOCKING_THREADS_PER_CORE`] per core (at least
-    /// [`MIN_BLOCKING_THREADS`]).
+    /// [`MIN_BLOCKING_THREADS`], at most [`MAX_DEFAULT_BLOCKING_THREADS`]).
     pub fn blocking_threads(&self, cores: usize) -> usize {
         match self.blocking_threads {
             Some(n) => n as usize,
-            None => (cores * BLOCKING_THREADS_PER_CORE).max(MIN_BLOCKING_THREADS),
+            None => (cores * BLOCKING_THREADS_PER_CORE)
+                .clamp(MIN_BLOCKING_THREADS, MAX_DEFAULT_BLOCKING_THREADS),
         }
     }
 }
@@ -203,6 +224,7 @@ mod tests {
         let config = Config::parse_from(["engine-host"]);
         assert_eq!(config.blocking_threads(1), MIN_BLOCKING_THREADS);
         assert_eq!(config.blocking_threads(8), 8 * BLOCKING_THREADS_PER_CORE);
+        assert_eq!(config.blocking_threads(48), MAX_DEFAULT_BLOCKING_THREADS);
         let config = Config::parse_from(["engine-host", "--blocking-threads", "3"]);
         assert_eq!(config.blocking_threads(8), 3);
         assert!(Config::try_parse_from(["engine-host", "--blocking-threads", "0"]).is_err());

@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::Parser;
 use engine_host::config::{AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
 use engine_host::engine::{Engine, Offered};
+use engine_host::shutdown;
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
 use tabletop_loader::Vetter;
@@ -107,6 +108,23 @@ fn private_data_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Warns when the data directory was an earlier host's (it holds the
+/// files a host writes at its first start) but its match store is missing
+/// or empty: the host starts with no matches, and someone should know.
+fn warn_if_store_lost(data_dir: &Path, store: &Path) {
+    let has_store = std::fs::metadata(store).is_ok_and(|m| m.len() > 0);
+    let used_before = ["admin-token", "request-key"]
+        .iter()
+        .any(|file| data_dir.join(file).exists());
+    if used_before && !has_store {
+        tracing::warn!(
+            store = %store.display(),
+            "the data directory was used by an earlier host, but its match store is missing \
+             or empty: starting with no matches (a backup put at that path brings them back)"
+        );
+    }
+}
+
 /// Makes every file and directory the process creates its owner's alone
 /// (the store, its WAL, plugin copies, backups), whatever the caller's
 /// umask.
@@ -176,28 +194,6 @@ fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing calls in flight");
-}
-
 fn main() -> ExitCode {
     if std::env::args_os()
         .nth(1)
@@ -207,7 +203,16 @@ fn main() -> ExitCode {
     }
     let config = Config::parse();
     init_logging(config.log_format);
+    tabletop_loader::file::set_max_plugin_bytes(config.max_plugin_bytes);
     private_files();
+    // Before any thread starts: see `shutdown::listen`.
+    let stop = match shutdown::listen() {
+        Ok(stop) => stop,
+        Err(e) => {
+            eprintln!("engine-host: cannot listen for stop signals: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     limit_malloc_arenas(cores);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -221,7 +226,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(config)) {
+    let served = runtime.block_on(run(config, stop));
+    // Dropping the runtime would wait for every blocking-pool thread, and a
+    // thread stuck in a plugin call or a file read never returns.
+    runtime.shutdown_timeout(RUNTIME_STOP);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "engine-host stopped");
@@ -230,6 +239,10 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// How long the stopped server's runtime waits for its threads to finish:
+/// the calls still running then are stuck (the grace period is over).
+const RUNTIME_STOP: Duration = Duration::from_secs(1);
 
 /// Hands the pages that unloaded matches freed back to the kernel. glibc's
 /// `free` gives memory back only from the top of an arena; a page freed
@@ -282,6 +295,9 @@ fn vet_plugin(args: VetArgs) -> ExitCode {
         .with_ansi(false)
         .with_writer(std::io::stderr)
         .init();
+    if let Some(max) = args.max_plugin_bytes {
+        tabletop_loader::file::set_max_plugin_bytes(max);
+    }
     let watchdog = args.timeout_ms.map(Duration::from_millis);
     let code = tabletop_loader::vet::run_child(&args.file, &args.cache, watchdog);
     ExitCode::from(u8::try_from(code).unwrap_or(1))
@@ -293,18 +309,30 @@ fn vetter(config: &Config) -> std::io::Result<Vetter> {
     let program = std::env::current_exe()?;
     Ok(Vetter::new(
         program,
-        vec![VET_SUBCOMMAND.into()],
+        vec![
+            VET_SUBCOMMAND.into(),
+            "--max-plugin-bytes".into(),
+            config.max_plugin_bytes.to_string().into(),
+        ],
         Duration::from_millis(config.plugin_vet_timeout_ms),
     ))
 }
 
-async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn run(
+    config: Config,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let fresh_dir = !config.data_dir.exists();
     private_data_dir(&config.data_dir)?;
+    if fresh_dir {
+        tracing::info!(dir = %config.data_dir.display(), "a fresh data directory: created");
+    }
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match config.store {
         StoreKind::Sqlite => {
             let path = config.data_dir.join("matches.sqlite3");
+            warn_if_store_lost(&config.data_dir, &path);
             let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;
             tracing::info!(file = %path.display(), "match store: sqlite");
             Arc::new(store)
@@ -332,9 +360,13 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
-    // Recovery ends the matches whose clocks ran out while the host was down
-    // and waits for those writes: blocking work, kept off the async workers.
-    let recovered = tokio::task::block_in_place(|| engine.recover()).map_err(|e| e.to_string())?;
+    // Recovery waits for the store's commits (an unavailable match is
+    // recorded in the feed): off the async runtime, which may not block.
+    let recovering = Arc::clone(&engine);
+    let recovered = tokio::task::spawn_blocking(move || recovering.recover())
+        .await
+        .map_err(|e| format!("recovery failed: {e}"))?
+        .map_err(|e| e.to_string())?;
     tracing::info!(
         restored = recovered.restored,
         unavailable = recovered.unavailable.len(),
@@ -369,7 +401,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
         engine,
         listener,
         Duration::from_millis(config.call_deadline_ms),
-        shutdown_signal(),
+        stop,
     )
     .await
 }

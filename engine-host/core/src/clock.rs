@@ -68,11 +68,28 @@ impl Clocks {
     }
 }
 
+/// The largest value of each of a time control's fields: 30 days, in ms.
+/// Far beyond any real game's clock, and small enough that no sum a match
+/// makes of them (a bank that collects increments for years of moves)
+/// comes near `i64::MAX`; the clock's arithmetic saturates all the same.
+pub const MAX_TIME_CONTROL_MS: i64 = 30 * 24 * 60 * 60 * 1000;
+
 impl TimeControl {
     /// Refuses a time control that cannot be played.
     pub fn validate(&self) -> Result<(), String> {
         if self.per_move_ms < 0 || self.bank_ms < 0 || self.increment_ms < 0 {
             return Err("time control values must not be negative".into());
+        }
+        for (field, value) in [
+            ("per_move_ms", self.per_move_ms),
+            ("bank_ms", self.bank_ms),
+            ("increment_ms", self.increment_ms),
+        ] {
+            if value > MAX_TIME_CONTROL_MS {
+                return Err(format!(
+                    "{field} is at most {MAX_TIME_CONTROL_MS} (30 days), not {value}"
+                ));
+            }
         }
         if self.per_move_ms == 0 && self.bank_ms == 0 {
             return Err("a time control needs per_move_ms or bank_ms".into());
@@ -131,7 +148,10 @@ impl Match {
             && clocks.control.bank_ms > 0
         {
             let bank = &mut clocks.bank[seat as usize];
-            *bank = *bank - (at - started).max(0) + clocks.control.increment_ms;
+            let used = at.saturating_sub(started).max(0);
+            *bank = bank
+                .saturating_sub(used)
+                .saturating_add(clocks.control.increment_ms);
         }
     }
 
@@ -170,10 +190,10 @@ impl Match {
                 let started = (*since)?;
                 let mut deadline = i64::MAX;
                 if clocks.control.per_move_ms > 0 {
-                    deadline = deadline.min(started + clocks.control.per_move_ms);
+                    deadline = deadline.min(started.saturating_add(clocks.control.per_move_ms));
                 }
                 if clocks.control.bank_ms > 0 {
-                    deadline = deadline.min(started + clocks.bank[seat]);
+                    deadline = deadline.min(started.saturating_add(clocks.bank[seat]));
                 }
                 Some((deadline, seat as Player))
             })
@@ -189,13 +209,13 @@ impl Match {
         let now = self.paused_at.map_or(now, |paused| now.min(paused));
         let remaining = match clocks.since[seat as usize] {
             Some(started) => {
-                let used = now - started;
+                let used = now.saturating_sub(started);
                 let mut left = i64::MAX;
                 if control.per_move_ms > 0 {
-                    left = left.min(control.per_move_ms - used);
+                    left = left.min(control.per_move_ms.saturating_sub(used));
                 }
                 if control.bank_ms > 0 {
-                    left = left.min(bank - used);
+                    left = left.min(bank.saturating_sub(used));
                 }
                 left
             }

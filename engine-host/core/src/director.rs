@@ -202,7 +202,7 @@ impl Match {
                 // Each running clock restarts where it stopped: its start
                 // moves on by the pause.
                 if let Some(clocks) = &mut self.clocks {
-                    let pause = (at_ms - paused_at).max(0);
+                    let pause = at_ms.saturating_sub(paused_at).max(0);
                     for since in clocks.since.iter_mut().flatten() {
                         *since = since.saturating_add(pause);
                     }

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use tabletop_sdk::{ErrorKind, GameError, Player, Refusal, seat_label};
 
+use crate::quote::quote;
+
 /// Which credential a call needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Credential {
@@ -262,39 +264,48 @@ impl fmt::Display for HostError {
             | HostError::NotToMove(m)
             | HostError::Unsupported(m)
             | HostError::Internal(m) => f.write_str(m),
-            HostError::UnknownGame { game } => write!(f, "no game named `{game}`"),
+            HostError::UnknownGame { game } => write!(f, "no game named `{}`", quote(game)),
             HostError::UnknownGameVersion {
                 game,
                 version,
                 loaded,
             } => write!(
                 f,
-                "{game} has no version {version} (loaded: {})",
+                "{} has no version {} (loaded: {})",
+                quote(game),
+                quote(version),
                 loaded.join(", ")
             ),
-            HostError::UnknownMatch { match_id } => write!(f, "no match `{match_id}`"),
+            HostError::UnknownMatch { match_id } => write!(f, "no match `{}`", quote(match_id)),
             HostError::RequestIdReused {
                 request_id,
                 match_id,
             } => write!(
                 f,
-                "request id `{request_id}` already created match {match_id} from a different \
-                 request; retry with the same request, or use a new id"
+                "request id `{}` already created match {match_id} from a different \
+                 request; retry with the same request, or use a new id",
+                quote(request_id)
             ),
             HostError::InvalidPageToken(why) => write!(f, "invalid page token: {why}"),
             HostError::MatchExpired { match_id, kept } => write!(
                 f,
-                "match `{match_id}` expired: it finished and the in-memory store keeps only \
-                 the newest {kept} finished matches (a host with --store sqlite keeps them all)"
+                "match `{}` expired: it finished and the in-memory store keeps only \
+                 the newest {kept} finished matches (a host with --store sqlite keeps them all)",
+                quote(match_id)
             ),
             HostError::UnknownSeat { seat, players } => {
                 write!(f, "the match has no seat {seat} (seats 0..{players})")
             }
             HostError::GameNotLoaded { game, version } => {
-                write!(f, "the record needs {game} {version}, which is not loaded")
+                write!(
+                    f,
+                    "the record needs {} {}, which is not loaded",
+                    quote(game),
+                    quote(version)
+                )
             }
             HostError::MatchUnavailable { match_id, reason } => {
-                write!(f, "match {match_id} is unavailable: {reason}")
+                write!(f, "match {} is unavailable: {reason}", quote(match_id))
             }
             HostError::NotStarted => f.write_str("the match waits for players to join open seats"),
             HostError::MatchPaused => {
@@ -334,7 +345,9 @@ impl fmt::Display for HostError {
                 cause,
             } => write!(
                 f,
-                "`{text}` refused at step {step} of {steps} (`{notation}`): {cause}"
+                "`{}` refused at step {step} of {steps} (`{}`): {cause}",
+                quote(text),
+                quote(notation)
             ),
             HostError::TokenRequired {
                 credential: Credential::Seat,
@@ -372,9 +385,9 @@ impl fmt::Display for HostError {
                 _ => write!(f, "{what} needs an organizer credential or the admin token"),
             },
             HostError::PluginFileUnreadable { path, error } => {
-                write!(f, "cannot read {path}: {error}")
+                write!(f, "cannot read {}: {error}", quote(path))
             }
-            HostError::PluginRefused { path, why } => write!(f, "{path} refused: {why}"),
+            HostError::PluginRefused { path, why } => write!(f, "{} refused: {why}", quote(path)),
             HostError::PluginConflict {
                 game,
                 version,

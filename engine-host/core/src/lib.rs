@@ -53,6 +53,7 @@ pub mod identity;
 pub mod legal;
 pub mod log;
 pub mod out;
+pub mod quote;
 pub mod record;
 mod refusal;
 mod resign;

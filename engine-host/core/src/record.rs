@@ -38,6 +38,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HostError, HostResult};
+use crate::quote::quote;
 use crate::{Lifecycle, LogEntry, Match, MatchSetup, SeatResult, TimeControl};
 
 /// The format tag of version 1 records.
@@ -138,12 +139,19 @@ impl Record {
 
     /// Reads a record, refusing malformed JSON or another format.
     pub fn parse(json: &str) -> HostResult<Record> {
-        let record: Record = serde_json::from_str(json)
-            .map_err(|e| HostError::InvalidRecord(format!("malformed record: {e}")))?;
+        let record: Record = serde_json::from_str(json).map_err(|e| {
+            // serde's message may quote a whole field of the input.
+            HostError::InvalidRecord(format!(
+                "malformed record at line {} column {}: {}",
+                e.line(),
+                e.column(),
+                quote(&e.to_string())
+            ))
+        })?;
         if record.format != RECORD_FORMAT {
             return Err(HostError::InvalidRecord(format!(
                 "unknown record format `{}` (expected `{RECORD_FORMAT}`)",
-                record.format
+                quote(&record.format)
             )));
         }
         Ok(record)

@@ -6,6 +6,7 @@ use tabletop_sdk::{ActionId, Attempt, Move, Player, PlayerSet, Status, chance};
 
 use crate::Match;
 use crate::error::{HostError, HostResult};
+use crate::quote::quote;
 
 impl Match {
     /// Expands a shorthand of `seat` (see `Game::expand_notation`): `None` when
@@ -35,13 +36,13 @@ impl Match {
             return Err(HostError::Unsupported(format!(
                 "`{}` stands for several actions, which a simultaneous turn cannot take: \
                  submit one action",
-                text.trim()
+                quote(text.trim())
             )));
         }
         if steps.is_empty() {
             return Err(HostError::InvalidNotation(format!(
                 "`{}` stands for no action",
-                text.trim()
+                quote(text.trim())
             )));
         }
         let ids = self.check_sequence(seat, text, steps)?;

@@ -758,3 +758,41 @@ fn a_setup_without_a_delay_reads_and_writes_as_before() {
     let json = serde_json::to_value(&delayed).unwrap();
     assert_eq!(json["spectator_delay"], serde_json::json!({"ms": 500}));
 }
+
+/// A time control at the documented maximum plays without overflow, and
+/// times from a hostile record (the extremes of `i64`) neither panic nor
+/// end the match: the arithmetic saturates.
+#[test]
+fn clocks_at_the_extremes_saturate_instead_of_overflowing() {
+    use crate::clock::MAX_TIME_CONTROL_MS;
+    let too_long = TimeControl {
+        per_move_ms: i64::MAX,
+        bank_ms: 0,
+        increment_ms: 0,
+        on_timeout: OnTimeout::Lose,
+    };
+    assert!(too_long.validate().unwrap_err().contains("at most"));
+    let longest = TimeControl {
+        per_move_ms: MAX_TIME_CONTROL_MS,
+        bank_ms: MAX_TIME_CONTROL_MS,
+        increment_ms: MAX_TIME_CONTROL_MS,
+        on_timeout: OnTimeout::Lose,
+    };
+    assert_eq!(longest.validate(), Ok(()));
+    let mut m = new_match();
+    m.setup.time_control = Some(longest);
+    m.clocks = crate::clock::Clocks::new(&m.setup);
+    m.start_clocks(i64::MIN).unwrap();
+    assert!(!m.expire_clock(i64::MIN).unwrap());
+    m.charge(0, i64::MAX);
+    m.start_clocks(i64::MAX).unwrap();
+    assert!(m.clock_remaining(0, i64::MIN).is_some());
+    assert!(m.clock_deadline().is_some());
+    // Increments pile up without bound over a long match: saturated.
+    if let Some(clocks) = &mut m.clocks {
+        clocks.bank[0] = i64::MAX;
+        clocks.since[0] = Some(i64::MIN);
+    }
+    m.charge(0, i64::MIN);
+    assert!(m.clock_remaining(0, 0).is_some_and(|left| left > 0));
+}

@@ -20,13 +20,22 @@ use tabletop_sdk::{
 };
 
 use crate::ffi::{self, RawPlugin, RawState};
-use crate::file::check_complete_library;
+use crate::file::{check_complete_library, read_plugin_file};
 
 /// Why a plugin file was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
     /// The file could not be read or copied.
     Io(String),
+    /// The path names something other than a regular file: what it is.
+    NotAFile(&'static str),
+    /// The file is larger than a plugin file may be.
+    TooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The largest allowed ([`crate::file::max_plugin_bytes`]).
+        max: u64,
+    },
     /// The dynamic loader refused the file (not a shared library, wrong
     /// architecture, missing dependency).
     Open(String),
@@ -44,6 +53,17 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::Io(e) => write!(f, "cannot read the file: {e}"),
+            LoadError::NotAFile(kind) => {
+                write!(
+                    f,
+                    "{kind}, not a regular file: a plugin is a shared library file"
+                )
+            }
+            LoadError::TooLarge { bytes, max } => write!(
+                f,
+                "the file has {bytes} bytes, more than the {max} a plugin file may have \
+                 (--max-plugin-bytes)"
+            ),
             LoadError::Open(e) => write!(f, "not a loadable shared library: {e}"),
             LoadError::NotAPlugin => write!(
                 f,
@@ -106,7 +126,7 @@ impl Plugin {
         cache_dir: &Path,
         expected: Option<&str>,
     ) -> Result<Arc<Plugin>, LoadError> {
-        let bytes = std::fs::read(path).map_err(|e| LoadError::Io(e.to_string()))?;
+        let bytes = read_plugin_file(path)?;
         // dlopen of a truncated library can fault the whole process (pages
         // mapped past the end of the file), so check completeness first.
         if let Err(why) = check_complete_library(&bytes) {

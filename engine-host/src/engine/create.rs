@@ -25,6 +25,23 @@ use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch, StoredRequest
 /// Longest request id, in bytes.
 pub const MAX_REQUEST_ID: usize = 128;
 
+/// Longest start position, in bytes: every shipped game's position fits in
+/// a few KB; the plugin is not asked to parse anything larger.
+pub const MAX_START_POSITION_BYTES: usize = 64 * 1024;
+
+/// Refuses a start position too long to be one, before a plugin reads it.
+pub(super) fn check_start_position(position: Option<&str>) -> HostResult<()> {
+    match position {
+        Some(text) if text.len() > MAX_START_POSITION_BYTES => {
+            Err(HostError::InvalidPosition(format!(
+                "a start position is at most {MAX_START_POSITION_BYTES} bytes, not {}",
+                text.len()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// (seat, token) of the taken seats and (seat, join code) of the
 /// invite-only open seats of a new match.
 type SeatSecrets = (Vec<(u32, String)>, Vec<(u32, String)>);
@@ -64,6 +81,17 @@ fn request_hash(request: &NewMatch) -> [u8; 32] {
         canonical["spectator_delay"] = serde_json::json!(delay);
     }
     Sha256::digest(canonical.to_string().as_bytes()).into()
+}
+
+/// Refuses a number of players the game is not played by.
+pub(super) fn check_players(manifest: &tabletop_sdk::Manifest, players: u32) -> Result<(), String> {
+    if players < manifest.min_players || players > manifest.max_players {
+        return Err(format!(
+            "{} is played by {} to {} players, not {players}",
+            manifest.name, manifest.min_players, manifest.max_players
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses an open-seat deadline that cannot apply: one without open seats,
@@ -309,12 +337,8 @@ impl Engine {
         request: NewMatch,
     ) -> HostResult<(Created, Commit)> {
         let manifest = plugin.manifest();
-        if request.players < manifest.min_players || request.players > manifest.max_players {
-            return Err(HostError::InvalidSetup(format!(
-                "{} is played by {} to {} players, not {}",
-                manifest.name, manifest.min_players, manifest.max_players, request.players
-            )));
-        }
+        check_players(manifest, request.players).map_err(HostError::InvalidSetup)?;
+        check_start_position(request.start_position.as_deref())?;
         if let Some(tc) = &request.time_control {
             tc.validate().map_err(HostError::InvalidSetup)?;
             if tc.on_timeout == OnTimeout::Out {

@@ -211,8 +211,9 @@ struct Unavailable {
     setup: MatchSetup,
     version: u64,
     reason: String,
-    /// What the store holds, to retry when its plugin version is added.
-    stored: StoredMatch,
+    /// What the store holds, to retry when its plugin version is added
+    /// (`None`: its stored data does not read back, so no plugin helps).
+    stored: Option<StoredMatch>,
 }
 
 /// What restart recovery did.

@@ -2,6 +2,7 @@
 //! each persisted before it is acknowledged.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use tabletop_core::legal::LegalDetail;
 use tabletop_core::{HostError, HostResult, Lifecycle, MatchView, Submitted, ViewDetail};
@@ -39,12 +40,26 @@ impl Engine {
         Ok(commit)
     }
 
+    /// Runs `call` on `m` on the blocking pool and tells the inline
+    /// watchdog how long it took: a plugin moved off the callers' threads
+    /// comes back once its calls are fast again (see [`super::inline`]).
+    /// The wait for the match's lock is not counted.
+    fn timed_on_pool<T>(&self, m: &mut LiveMatch, call: impl FnOnce(&mut LiveMatch) -> T) -> T {
+        let trust = Arc::clone(&m.trust);
+        let started = Instant::now();
+        let answer = call(m);
+        self.inline.observe_pool_call(&trust, started.elapsed());
+        answer
+    }
+
     /// The view for a token (empty: spectator).
     pub fn view(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
         let slot = self.slot(match_id)?;
-        let m = lock(&slot);
-        let viewer = m.viewer_of(token)?;
-        m.view(viewer)
+        let mut m = lock(&slot);
+        self.timed_on_pool(&mut m, |m| {
+            let viewer = m.viewer_of(token)?;
+            m.view(viewer)
+        })
     }
 
     /// The match as the token's holder (or a spectator) saw it right after
@@ -72,7 +87,7 @@ impl Engine {
     ) -> HostResult<LegalActions> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
-        self.legal_actions_locked(&mut m, token, detail)
+        self.timed_on_pool(&mut m, |m| self.legal_actions_locked(m, token, detail))
     }
 
     /// [`Engine::legal_actions`] without waiting: `None` when the match is
@@ -204,8 +219,9 @@ impl Engine {
         let slot = self.slot(match_id)?;
         let mut commit = Commit::done();
         let mut m = lock(&slot);
-        let answer =
-            self.submit_locked(&mut m, token, action, expected_version, detail, &mut commit);
+        let answer = self.timed_on_pool(&mut m, |m| {
+            self.submit_locked(m, token, action, expected_version, detail, &mut commit)
+        });
         drop(m);
         commit.wait()?;
         answer

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tabletop_core::{HostError, HostResult};
-use tabletop_loader::file::plugin_files;
+use tabletop_loader::file::{check_plugin_file, plugin_files};
 use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Report};
 use tabletop_sdk::DynGame;
 
@@ -94,10 +94,11 @@ impl Engine {
     pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
         let vetted = match &self.vetter {
             Some(vetter) => {
-                // An unreadable file is the caller's mistake, not the
-                // plugin's: say so without starting a check.
-                std::fs::File::open(path)
-                    .map_err(|e| AddError::Load(LoadError::Io(e.to_string())))?;
+                // A missing file, a FIFO, a device or a directory is the
+                // caller's mistake, not a plugin's: say so without
+                // starting a check (and without opening it: a FIFO with
+                // no writer would block the open).
+                check_plugin_file(path).map_err(AddError::Load)?;
                 Some(vetter.vet(path, &self.vet_scratch()))
             }
             None => None,
@@ -183,10 +184,11 @@ impl Engine {
             .cloned()
             .collect();
         for u in candidates {
-            if let Ok(m) = self.restore(&u.stored) {
+            let Some(stored) = &u.stored else { continue };
+            if let Ok(m) = self.restore(stored) {
                 let id = u.setup.match_id.clone();
-                let holds_pending = !u.stored.pending.is_empty();
-                self.install(m, holds_pending, u.stored.join_code_hashes.clone());
+                let holds_pending = !stored.pending.is_empty();
+                self.install(m, holds_pending, stored.join_code_hashes.clone());
                 self.unavailable
                     .write()
                     .unwrap_or_else(|e| e.into_inner())

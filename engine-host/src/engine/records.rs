@@ -11,12 +11,13 @@ use tabletop_sdk::{DynGame, Viewer};
 use sha2::{Digest, Sha256};
 
 use super::access::{Caller, Need};
-use super::create::NewSeats;
+use super::create::{NewSeats, check_players, check_start_position};
 use super::{
     Created, Engine, ListQuery, MatchSummary, Resume, WatchStart, issue_tokens, lock, new_match_id,
 };
 use crate::store::MatchQuery as StoreQuery;
 use tabletop_core::identity::check_seat_players;
+use tabletop_core::setup::check_labels;
 
 impl Engine {
     /// A page of matches, oldest first (by creation time, then id): every
@@ -91,7 +92,11 @@ impl Engine {
                 unavailable_reason: String::new(),
                 labels: summary.setup.labels.clone(),
             };
-            if let Some(u) = unavailable.get(id) {
+            if let Some(reason) = &summary.unreadable {
+                listed.lifecycle = None;
+                listed.version = 0;
+                listed.unavailable_reason = reason.clone();
+            } else if let Some(u) = unavailable.get(id) {
                 listed.lifecycle = None;
                 listed.version = u.version;
                 listed.unavailable_reason = u.reason.clone();
@@ -123,12 +128,18 @@ impl Engine {
         Ok(Record::of(&m)?.to_json())
     }
 
-    /// Replays and verifies a record and stores it as a new match (admin only).
+    /// Replays and verifies a record and stores it as a new match (admin
+    /// only). Its size, its number of actions and every count and value
+    /// its setup holds are checked before anything is made for its seats.
     pub fn import(&self, caller: &Caller, record_json: &str) -> HostResult<Created> {
         caller.require(Need::Admin, "importing a record")?;
+        if record_json.len() > MAX_RECORD_BYTES {
+            return Err(HostError::InvalidRecord(format!(
+                "a record is at most {MAX_RECORD_BYTES} bytes, not {}",
+                record_json.len()
+            )));
+        }
         let record = Record::parse(record_json)?;
-        check_seat_players(&record.seat_players, record.players, &[])
-            .map_err(|e| HostError::InvalidRecord(format!("seat_players: {e}")))?;
         let plugin = self
             .registry
             .get(&record.game, Some(&record.plugin_version))
@@ -136,6 +147,7 @@ impl Engine {
                 game: record.game.clone(),
                 version: record.plugin_version.clone(),
             })?;
+        check_record_setup(plugin.manifest(), &record)?;
         let (tokens, hashes) = issue_tokens(record.players, &[]);
         let setup = record.setup(new_match_id());
         let game: Arc<dyn DynGame> = plugin;
@@ -232,6 +244,41 @@ impl Engine {
         events.retain(|event| event.seq <= visible.seq);
         Ok((events, visible.seq))
     }
+}
+
+/// The largest record ImportRecord takes, in bytes: what a gRPC message
+/// carries by default (4 MiB), some 15 000 actions.
+pub const MAX_RECORD_BYTES: usize = 4 * 1024 * 1024;
+
+/// Most actions (log entries) a record may hold.
+pub const MAX_RECORD_ACTIONS: usize = 20_000;
+
+/// Refuses a record whose setup no match could have had: a player count
+/// the game is not played by (checked first, since every other count is
+/// per seat), too many actions, a time control, start position, labels,
+/// spectator delay or seat players a new match would be refused.
+fn check_record_setup(manifest: &tabletop_sdk::Manifest, record: &Record) -> HostResult<()> {
+    let invalid = |field: &str, why: String| HostError::InvalidRecord(format!("{field}: {why}"));
+    check_players(manifest, record.players).map_err(|e| invalid("players", e))?;
+    if record.actions.len() > MAX_RECORD_ACTIONS {
+        return Err(invalid(
+            "actions",
+            format!(
+                "a record holds at most {MAX_RECORD_ACTIONS} actions, not {}",
+                record.actions.len()
+            ),
+        ));
+    }
+    check_start_position(record.start_position.as_deref())?;
+    if let Some(control) = &record.time_control {
+        control.validate().map_err(|e| invalid("time_control", e))?;
+    }
+    check_labels(&record.labels).map_err(|e| invalid("labels", e))?;
+    if let Some(delay) = &record.spectator_delay {
+        delay.check().map_err(|e| invalid("spectator_delay", e))?;
+    }
+    check_seat_players(&record.seat_players, record.players, &[])
+        .map_err(|e| invalid("seat_players", e))
 }
 
 /// A listing's page size when the request names none, and its largest.

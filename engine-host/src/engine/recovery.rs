@@ -11,45 +11,54 @@ use crate::store::{Change, Commit, StoredMatch};
 impl Engine {
     /// Restart recovery: rebuilds every stored match not finished (a
     /// finished one is read back when asked for) by replaying its log
-    /// through the plugin version it was created with. A match whose version is
-    /// not loaded, or whose log no longer replays, is listed as unavailable
-    /// with the reason; the others load regardless.
+    /// through the plugin version it was created with. A match whose version
+    /// is not loaded, whose log no longer replays, or whose stored data does
+    /// not read back (a damaged row) is listed as unavailable with the
+    /// reason, and logged with its id; the others load regardless.
     pub fn recover(&self) -> HostResult<Recovered> {
         let mut report = Recovered::default();
-        for stored in self.store.load_unfinished()? {
-            let id = stored.setup.match_id.clone();
-            match self.restore(&stored) {
-                Ok(m) => {
-                    let holds_pending = !stored.pending.is_empty();
-                    self.install(m, holds_pending, stored.join_code_hashes.clone());
-                    report.restored += 1;
-                }
-                Err(reason) => {
-                    tracing::warn!(match_id = %id, %reason, "match unavailable");
-                    // The feed says so at every start that finds it so.
-                    let row = lifecycle::unavailable(&stored.setup, &reason, now_ms());
-                    let change = Change {
-                        lifecycle: std::slice::from_ref(&row),
-                        ..Change::default()
-                    };
-                    if let Err(e) = self.store.append(&id, &change).and_then(Commit::wait) {
-                        tracing::error!(match_id = %id, error = %e, "cannot record the match as unavailable");
+        for loaded in self.store.load_unfinished()? {
+            let (setup, version, reason, stored) = match loaded {
+                Ok(stored) => match self.restore(&stored) {
+                    Ok(m) => {
+                        let holds_pending = !stored.pending.is_empty();
+                        self.install(m, holds_pending, stored.join_code_hashes.clone());
+                        report.restored += 1;
+                        continue;
                     }
-                    report.unavailable.push((id.clone(), reason.clone()));
-                    self.unavailable
-                        .write()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(
-                            id,
-                            Unavailable {
-                                setup: stored.setup.clone(),
-                                version: stored.log.len() as u64,
-                                reason,
-                                stored,
-                            },
-                        );
-                }
+                    Err(reason) => (
+                        stored.setup.clone(),
+                        stored.log.len() as u64,
+                        reason,
+                        Some(stored),
+                    ),
+                },
+                Err(damaged) => (damaged.setup(), 0, damaged.reason, None),
+            };
+            let id = setup.match_id.clone();
+            tracing::warn!(match_id = %id, %reason, "match unavailable");
+            // The feed says so at every start that finds it so.
+            let row = lifecycle::unavailable(&setup, &reason, now_ms());
+            let change = Change {
+                lifecycle: std::slice::from_ref(&row),
+                ..Change::default()
+            };
+            if let Err(e) = self.store.append(&id, &change).and_then(Commit::wait) {
+                tracing::error!(match_id = %id, error = %e, "cannot record the match as unavailable");
             }
+            report.unavailable.push((id.clone(), reason.clone()));
+            self.unavailable
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(
+                    id,
+                    Unavailable {
+                        setup,
+                        version,
+                        reason,
+                        stored,
+                    },
+                );
         }
         Ok(report)
     }

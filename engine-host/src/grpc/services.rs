@@ -26,6 +26,7 @@ use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, TryCreate};
 use crate::store::Commit;
 use tabletop_core::error::{HostError, HostResult};
 use tabletop_core::legal::LegalDetail;
+use tabletop_core::quote::quote;
 use tabletop_core::{Lifecycle, SeatPlayer, ViewDetail};
 
 /// The API over one engine; cheap to clone (one per service).
@@ -130,11 +131,20 @@ impl Api {
         T: Send + 'static,
         F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
     {
-        self.call_within(self.deadline, f).await
+        let deadline = self.deadline;
+        self.call_within(deadline, move || HostError::PluginTimeout { deadline }, f)
+            .await
     }
 
-    /// Runs a core call on the blocking pool with `deadline`.
-    async fn call_within<T, F>(&self, deadline: Duration, f: F) -> Result<T, Status>
+    /// Runs a core call on the blocking pool with `deadline`; past it the
+    /// caller is answered `timed_out()` (what was too slow: a plugin, a
+    /// plugin file's check, a backup).
+    async fn call_within<T, F>(
+        &self,
+        deadline: Duration,
+        timed_out: impl FnOnce() -> HostError,
+        f: F,
+    ) -> Result<T, Status>
     where
         T: Send + 'static,
         F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
@@ -146,7 +156,7 @@ impl Api {
             Ok(Err(join)) => Err(to_status(HostError::Internal(format!(
                 "the host failed while serving the call: {join}"
             )))),
-            Err(_) => Err(to_status(HostError::PluginTimeout { deadline })),
+            Err(_) => Err(to_status(timed_out())),
         }
     }
 }
@@ -289,9 +299,7 @@ impl Matches for Api {
         if let Some(version) = r.at_version {
             // A past view replays the log: never on an async worker.
             let view = self
-                .call_within(self.deadline, move |e| {
-                    e.view_at_version(&r.match_id, &r.seat_token, version)
-                })
+                .call(move |e| e.view_at_version(&r.match_id, &r.seat_token, version))
                 .await?;
             return Ok(Response::new(convert::view(view)));
         }
@@ -477,8 +485,16 @@ impl Admin for Api {
         // The file is checked in a child process first, which may take up
         // to the vetting timeout before the load itself starts.
         let deadline = self.deadline + self.engine.vet_timeout();
+        let path = quote(&r.path).into_owned();
+        let timed_out = move || {
+            HostError::Internal(format!(
+                "loading {path} did not finish within {deadline:?}; the host goes on without it"
+            ))
+        };
         let (entry, already_loaded) = self
-            .call_within(deadline, move |e| e.load_plugin(&caller, &r.path))
+            .call_within(deadline, timed_out, move |e| {
+                e.load_plugin(&caller, &r.path)
+            })
             .await?;
         Ok(Response::new(pb::LoadPluginResponse {
             plugin: Some(convert::plugin(&entry)),
@@ -493,7 +509,15 @@ impl Admin for Api {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let backup = self
-            .call_within(BACKUP_DEADLINE, move |e| e.backup(&caller, &r.path))
+            .call_within(
+                BACKUP_DEADLINE,
+                || {
+                    HostError::Internal(format!(
+                        "the backup did not finish within {BACKUP_DEADLINE:?}"
+                    ))
+                },
+                move |e| e.backup(&caller, &r.path),
+            )
             .await?;
         Ok(Response::new(pb::BackupResponse {
             path: backup.path.display().to_string(),

@@ -11,6 +11,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use tabletop_core::error::HostError;
+use tabletop_core::quote::{cap_message, quote};
 
 /// The `ErrorInfo` domain of every status this server sends.
 pub const DOMAIN: &str = "tabletop";
@@ -225,19 +226,30 @@ pub fn describe(error: &HostError) -> Described {
 }
 
 /// Maps a domain error to its status: the code, the error's message, and an
-/// `ErrorInfo` detail with its reason and metadata.
+/// `ErrorInfo` detail with its reason and metadata. Whatever an error
+/// holds, the message is at most
+/// [`MAX_MESSAGE_BYTES`](tabletop_core::quote::MAX_MESSAGE_BYTES) and each
+/// metadata value quotes at most
+/// [`QUOTE_CHARS`](tabletop_core::quote::QUOTE_CHARS) characters: the status travels in
+/// HTTP/2 headers, and a client refuses headers past its limit (often
+/// 8 or 16 KB) with a protocol error in place of the refusal.
 pub fn to_status(error: HostError) -> Status {
     let Described {
         code,
         reason,
         metadata,
     } = describe(&error);
+    let message = error.to_string();
     if code == Code::Internal {
-        tracing::error!(error = %error, reason = %reason, "internal error");
+        tracing::error!(error = %cap_message(&message), reason = %reason, "internal error");
     }
+    let metadata = metadata
+        .into_iter()
+        .map(|(key, value)| (key, quote(&value).into_owned()))
+        .collect::<HashMap<_, _>>();
     Status::with_error_details(
         code,
-        error.to_string(),
+        cap_message(&message).into_owned(),
         ErrorDetails::with_error_info(reason, DOMAIN, metadata),
     )
 }
@@ -248,6 +260,7 @@ mod tests {
 
     use super::*;
     use tabletop_core::error::Credential;
+    use tabletop_core::quote::{MAX_MESSAGE_BYTES, QUOTE_CHARS};
 
     fn text(s: &str) -> String {
         s.to_string()
@@ -601,6 +614,50 @@ mod tests {
                 .collect();
             assert_eq!(info.metadata, expected, "{message}");
         }
+    }
+
+    /// Whatever an error holds, its status stays small: a message of at
+    /// most [`MAX_MESSAGE_BYTES`], metadata values of at most
+    /// [`QUOTE_CHARS`] characters and an ellipsis.
+    #[test]
+    fn a_status_quotes_little_of_a_huge_input() {
+        let huge = "ü".repeat(20_000);
+        let cases = [
+            HostError::UnknownMatch {
+                match_id: huge.clone(),
+            },
+            HostError::InvalidNotation(format!("no move `{huge}`")),
+            HostError::StepRefused {
+                text: huge.clone(),
+                step: 1,
+                steps: 2,
+                notation: huge.clone(),
+                cause: Box::new(HostError::IllegalAction("no such move".into())),
+            },
+            HostError::PluginRefused {
+                path: huge.clone(),
+                why: "not a plugin".into(),
+            },
+        ];
+        let run = "ü".repeat(QUOTE_CHARS + 1);
+        for (index, error) in cases.into_iter().enumerate() {
+            let status = to_status(error);
+            assert!(status.message().len() <= MAX_MESSAGE_BYTES);
+            // The host quotes input briefly; a message made elsewhere (a
+            // plugin's) is only capped.
+            if index != 1 {
+                assert!(!status.message().contains(&run), "{}", status.message());
+            }
+            let info = status.get_details_error_info().expect("ErrorInfo");
+            for value in info.metadata.values() {
+                assert!(value.chars().count() <= QUOTE_CHARS + 1, "{value}");
+            }
+        }
+        let quoted = HostError::UnknownMatch { match_id: huge }.to_string();
+        assert_eq!(
+            quoted.chars().count(),
+            "no match ``".len() + QUOTE_CHARS + 1
+        );
     }
 
     #[test]

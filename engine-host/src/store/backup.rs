@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
+use tabletop_core::quote::quote;
 use tabletop_core::{HostError, HostResult};
 
 use super::Backup;
@@ -21,12 +22,15 @@ const PAGES_PER_STEP: std::os::raw::c_int = 4096;
 /// Copies the database `conn` holds into a new file at `to`.
 pub(super) fn backup(conn: &Connection, to: &Path) -> HostResult<Backup> {
     let failed = |what: &str, e: &dyn std::fmt::Display| {
-        HostError::Internal(format!("cannot back up to {}: {what}: {e}", to.display()))
+        HostError::Internal(format!(
+            "cannot back up to {}: {what}: {e}",
+            quote(&to.display().to_string())
+        ))
     };
     if to.exists() {
         return Err(HostError::InvalidRequest(format!(
             "{} exists: a backup never overwrites a file",
-            to.display()
+            quote(&to.display().to_string())
         )));
     }
     let partial = partial_path(to);

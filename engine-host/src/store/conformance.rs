@@ -302,7 +302,7 @@ pub fn finished_matches_are_not_loaded_at_start(store: &dyn Store) {
         .load_unfinished()
         .unwrap()
         .into_iter()
-        .map(|m| m.setup.match_id)
+        .map(|m| m.expect("every match reads back").setup.match_id)
         .collect();
     loaded.sort();
     assert_eq!(loaded, ["running", "waiting"]);

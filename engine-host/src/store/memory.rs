@@ -13,8 +13,8 @@ use std::sync::{Mutex, MutexGuard};
 use tabletop_core::{HostError, HostResult, Lifecycle, SeatJoin};
 
 use super::{
-    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store,
-    StoredCredential, StoredMatch, StoredRequest, StoredSummary,
+    Backup, Change, Commit, DamagedMatch, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch,
+    Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary,
 };
 
 /// How many finished matches the memory store keeps by default.
@@ -224,7 +224,7 @@ impl Store for MemoryStore {
         }
     }
 
-    fn load_unfinished(&self) -> HostResult<Vec<StoredMatch>> {
+    fn load_unfinished(&self) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>> {
         let inner = self.inner();
         Ok(inner
             .by_creation
@@ -232,6 +232,7 @@ impl Store for MemoryStore {
             .filter_map(|(_, id)| inner.matches.get(id))
             .filter(|m| m.state() != Lifecycle::Finished)
             .cloned()
+            .map(Ok)
             .collect())
     }
 

@@ -135,11 +135,15 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     ) -> HostResult<()>;
     /// One match, as stored; `Ok(None)` when the store has never had it.
     /// A store that drops old matches (memory) answers
-    /// [`HostError::MatchExpired`] for one it dropped.
+    /// [`HostError::MatchExpired`] for one it dropped; one whose stored
+    /// data does not read back answers [`HostError::MatchUnavailable`]
+    /// with the reason.
     fn load(&self, match_id: &str) -> HostResult<Option<StoredMatch>>;
     /// Every match not finished, for the host's start: finished matches
-    /// stay in the store until asked for.
-    fn load_unfinished(&self) -> HostResult<Vec<StoredMatch>>;
+    /// stay in the store until asked for. A match whose stored data does
+    /// not read back (a malformed row) is answered as [`DamagedMatch`],
+    /// and the others load regardless.
+    fn load_unfinished(&self) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>>;
     /// A page of matches, oldest first, that `query` selects.
     fn list(&self, query: &MatchQuery) -> HostResult<Vec<StoredSummary>>;
     /// Up to `limit` lifecycle rows after the one numbered `after_seq`, in
@@ -397,6 +401,52 @@ pub struct StoredSummary {
     pub final_version: Option<u64>,
     /// Its open seats.
     pub open_seats: Vec<u32>,
+    /// Why its stored setup does not read back, when it does not: then
+    /// `setup` holds only what the row's other columns say (id, game,
+    /// creation time).
+    pub unreadable: Option<String>,
+}
+
+/// A stored match whose data does not read back: what its row still
+/// says, and why the rest does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DamagedMatch {
+    /// Its id.
+    pub match_id: String,
+    /// Its game, as its row's `game` column says (empty if unreadable).
+    pub game: String,
+    /// Its creation time, as its row says (0 if unreadable).
+    pub created_at_ms: i64,
+    /// What does not read back, for a person.
+    pub reason: String,
+}
+
+impl DamagedMatch {
+    /// The setup a listing shows for it: its id, game and creation time,
+    /// nothing more.
+    pub fn setup(&self) -> MatchSetup {
+        damaged_setup(&self.match_id, &self.game, self.created_at_ms)
+    }
+}
+
+/// A setup holding only a match's id, game and creation time: what a
+/// listing shows of a match whose stored setup does not read back.
+pub fn damaged_setup(match_id: &str, game: &str, created_at_ms: i64) -> MatchSetup {
+    MatchSetup {
+        match_id: match_id.to_string(),
+        game: game.to_string(),
+        plugin_version: String::new(),
+        players: 0,
+        options: BTreeMap::new(),
+        seed: 0,
+        start_position: None,
+        created_at_ms,
+        time_control: None,
+        labels: BTreeMap::new(),
+        open_seat_deadline: None,
+        spectator_delay: None,
+        seat_players: Vec::new(),
+    }
 }
 
 impl StoredMatch {
@@ -433,6 +483,7 @@ impl StoredMatch {
                 .filter(|(_, h)| h.is_none())
                 .map(|(seat, _)| seat as u32)
                 .collect(),
+            unreadable: None,
         }
     }
 }

@@ -3,7 +3,8 @@
 //! been made. Seat 0 wins if the number of ticks is even, seat 1 otherwise;
 //! others share the last place. No chance, nothing hidden. With `think_ms`
 //! every action takes that long to apply: a slow plugin, for the tests of
-//! what the host does when a plugin call runs long. With `dice` every action
+//! what the host does when a plugin call runs long; with `hang` an action
+//! never returns at all (a stuck plugin). With `dice` every action
 //! is followed by an explicit chance node (a roll of 0, 1 or 2 extra ticks),
 //! for tests of how chance crosses the ABI.
 //!
@@ -29,6 +30,7 @@ pub struct State {
     made: u32,
     ticks: u32,
     think_ms: u32,
+    hang: bool,
     dice: bool,
     /// Whether the roll after the last action is still to be drawn.
     rolling: bool,
@@ -63,6 +65,7 @@ impl Game for Counter {
                     "How long each action takes to apply (a slow plugin).",
                 ),
                 OptionSpec::bool("dice", false, "Roll 0-2 extra ticks after every action."),
+                OptionSpec::bool("hang", false, "Applying an action never returns."),
             ],
             rules_summary: format!("Say tick or pass (fixture version {}).", Counter::version()),
             simultaneous: false,
@@ -79,6 +82,7 @@ impl Game for Counter {
             made: 0,
             ticks: 0,
             think_ms: setup.options.int("think_ms") as u32,
+            hang: setup.options.bool("hang"),
             dice: setup.options.bool("dice"),
             rolling: false,
         })
@@ -111,6 +115,7 @@ impl Game for Counter {
             made,
             ticks,
             think_ms: setup.options.int("think_ms") as u32,
+            hang: setup.options.bool("hang"),
             dice,
             rolling,
         })
@@ -165,6 +170,11 @@ impl Game for Counter {
             other => return Err(GameError::illegal(format!("no action {other}"))),
         }
         std::thread::sleep(std::time::Duration::from_millis(state.think_ms.into()));
+        if state.hang {
+            loop {
+                std::thread::park();
+            }
+        }
         state.made += 1;
         state.rolling = state.dice;
         Ok(())

@@ -71,12 +71,13 @@ use rusqlite::Connection;
 use tabletop_core::{HostError, HostResult, SeatJoin};
 
 mod read;
+mod wal;
 mod write;
 
 use super::backup::backup;
 use super::{
-    Backup, Change, Commit, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch, Store,
-    StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
+    Backup, Change, Commit, DamagedMatch, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch,
+    Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
 };
 use write::Write;
 
@@ -170,14 +171,21 @@ fn json_error(e: serde_json::Error) -> HostError {
     HostError::Internal(format!("the match store holds unreadable data: {e}"))
 }
 
+/// The error of a store that cannot be opened: the file, SQLite's words,
+/// and what to do.
+fn cannot_open(path: &Path, e: impl std::fmt::Display) -> HostError {
+    HostError::Internal(format!(
+        "cannot open the match store {}: {e}. If the file is damaged, move it (and any \
+         -wal file beside it) aside and start again, with no matches or with a backup put in \
+         its place",
+        path.display()
+    ))
+}
+
 /// Opens the writer's connection: the only one the store ever has.
 fn open(path: &Path) -> HostResult<Connection> {
-    let conn = Connection::open(path).map_err(|e| {
-        HostError::Internal(format!(
-            "cannot open the match store {}: {e}",
-            path.display()
-        ))
-    })?;
+    let conn = Connection::open(path).map_err(|e| cannot_open(path, e))?;
+    let db_error = |e| cannot_open(path, e);
     // The file is this process's alone (`StoreLock`), so the connection
     // runs in exclusive locking mode: the WAL's index lives in this
     // process's memory instead of a shared-memory file, and a transaction
@@ -214,8 +222,17 @@ impl SqliteStore {
     /// tests force either path with `Duration::MAX` or `Duration::ZERO`).
     pub fn open_with(path: &Path, inline_fsync_below: Duration) -> HostResult<SqliteStore> {
         let lock = StoreLock::take(path)?;
+        let fresh = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+        warn_if_wal_damaged(path);
         let mut conn = open(path)?;
-        for applied in migrations::migrate(&mut conn)? {
+        let applied = migrations::migrate(&mut conn)?;
+        if fresh {
+            tracing::info!(
+                store = %path.display(),
+                "a new match store: no matches yet"
+            );
+        }
+        for applied in applied {
             tracing::info!(
                 store = %path.display(),
                 version = applied.version,
@@ -347,6 +364,26 @@ fn wal_file(path: &Path) -> HostResult<std::fs::File> {
             wal.display()
         ))
     })
+}
+
+/// Warns, before SQLite opens the store, when its WAL will not replay
+/// whole (see `wal.rs`), and keeps a copy of it beside it for whoever
+/// looks into what was lost.
+fn warn_if_wal_damaged(path: &Path) {
+    let wal_path = beside(path, "-wal");
+    let wal::WalCheck::Damaged(why) = wal::check_wal(&wal_path) else {
+        return;
+    };
+    let kept = beside(path, &format!("-wal.damaged-{}", tabletop_core::now_ms()));
+    let copy = match std::fs::copy(&wal_path, &kept) {
+        Ok(_) => format!("a copy is kept at {}", kept.display()),
+        Err(e) => format!("it could not be copied aside: {e}"),
+    };
+    tracing::warn!(
+        wal = %wal_path.display(),
+        "the match store's WAL is damaged: {why}. SQLite keeps the transactions before the \
+         damage and drops the rest, so actions acknowledged after it are lost; {copy}"
+    );
 }
 
 /// The file named like `path` with `suffix` appended (`matches.sqlite3-wal`).
@@ -649,7 +686,7 @@ impl Store for SqliteStore {
         self.read(move |conn| read::load(conn, &match_id))
     }
 
-    fn load_unfinished(&self) -> HostResult<Vec<StoredMatch>> {
+    fn load_unfinished(&self) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>> {
         self.read(read::load_unfinished)
     }
 

@@ -16,37 +16,65 @@ use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, Seat
 use super::write::state_name;
 use super::{db_error, json_error};
 use crate::store::{
-    LifecycleRow, MatchQuery, StoredCredential, StoredMatch, StoredRequest, StoredSummary,
+    DamagedMatch, LifecycleRow, MatchQuery, StoredCredential, StoredMatch, StoredRequest,
+    StoredSummary, damaged_setup,
 };
+use tabletop_core::quote::quote;
 
-/// A `matches` row, before its seats and log are read.
+/// A `matches` row, before its seats and log are read. Every column is
+/// read as it is, whatever a damaged file put there: what does not read
+/// back makes that one match unavailable, not the whole store.
 struct MatchRow {
     match_id: String,
-    setup: String,
-    pending: String,
-    results: String,
+    setup: Option<String>,
+    pending: Option<String>,
+    results: Option<String>,
     first_log_seq: i64,
     log_json: Option<String>,
+    game: Option<String>,
+    created_at_ms: Option<i64>,
 }
 
-const MATCH_COLUMNS: &str =
-    "match_id, setup_json, pending_json, results_json, first_log_seq, log_json";
+const MATCH_COLUMNS: &str = "CAST(match_id AS TEXT), CAST(setup_json AS TEXT), \
+     CAST(pending_json AS TEXT), CAST(results_json AS TEXT), CAST(first_log_seq AS INTEGER), \
+     CAST(log_json AS TEXT), CAST(game AS TEXT), CAST(created_at_ms AS INTEGER)";
 
 fn match_row(row: &Row<'_>) -> rusqlite::Result<MatchRow> {
     Ok(MatchRow {
-        match_id: row.get(0)?,
+        match_id: row.get::<_, Option<String>>(0)?.unwrap_or_default(),
         setup: row.get(1)?,
         pending: row.get(2)?,
         results: row.get(3)?,
         first_log_seq: row.get::<_, Option<i64>>(4)?.unwrap_or(0),
         log_json: row.get(5)?,
+        game: row.get(6)?,
+        created_at_ms: row.get(7)?,
     })
 }
 
+impl MatchRow {
+    /// What a listing and the log say of it when the rest does not read.
+    fn damaged(&self, reason: String) -> DamagedMatch {
+        DamagedMatch {
+            match_id: self.match_id.clone(),
+            game: self.game.clone().unwrap_or_default(),
+            created_at_ms: self.created_at_ms.unwrap_or(0),
+            reason,
+        }
+    }
+}
+
+/// The error for a part of a stored match that does not read back: that
+/// match is unavailable, with the reason (the parser's words, quoted
+/// briefly: they may hold a whole field of the damaged data).
 fn unreadable(match_id: &str, what: &str, e: impl std::fmt::Display) -> HostError {
-    HostError::Internal(format!(
-        "the match store holds an unreadable {what} for match {match_id}: {e}"
-    ))
+    HostError::MatchUnavailable {
+        match_id: match_id.to_string(),
+        reason: format!(
+            "its stored {what} does not read back ({}); the match store is damaged",
+            quote(&e.to_string())
+        ),
+    }
 }
 
 /// One match by id.
@@ -60,16 +88,19 @@ pub(super) fn load(conn: &Connection, match_id: &str) -> HostResult<Option<Store
     let Some(row) = row else { return Ok(None) };
     let log = match &row.log_json {
         Some(_) => None,
-        None => Some(log_rows(conn, row.first_log_seq, Some(match_id))?),
+        None => Some(log_rows(conn, row.first_log_seq, match_id)?),
     };
     let mut logs = log
         .map(|log| HashMap::from([(match_id.to_string(), log)]))
         .unwrap_or_default();
-    assemble(conn, row, &mut logs).map(Some)
+    assemble(conn, row, &mut logs, &HashMap::new()).map(Some)
 }
 
-/// Every match not finished, with one pass over the log rows they need.
-pub(super) fn load_unfinished(conn: &Connection) -> HostResult<Vec<StoredMatch>> {
+/// Every match not finished, with one pass over the log rows they need;
+/// a match whose data does not read back is answered as damaged.
+pub(super) fn load_unfinished(
+    conn: &Connection,
+) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>> {
     let rows = conn
         .prepare(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE state IN ('waiting', 'running') \
@@ -85,18 +116,29 @@ pub(super) fn load_unfinished(conn: &Connection) -> HostResult<Vec<StoredMatch>>
         .map(|r| r.first_log_seq)
         .min()
         .unwrap_or(i64::MAX);
-    let mut logs = if rows.is_empty() {
-        HashMap::new()
+    let (mut logs, damaged_logs) = if rows.is_empty() {
+        (HashMap::new(), HashMap::new())
     } else {
         log_rows_by_match(conn, from)?
     };
-    rows.into_iter()
-        .map(|row| assemble(conn, row, &mut logs))
-        .collect()
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let damaged = |reason| row.damaged(reason);
+        let placeholder = damaged(String::new());
+        match assemble(conn, row, &mut logs, &damaged_logs) {
+            Ok(stored) => out.push(Ok(stored)),
+            Err(HostError::MatchUnavailable { reason, .. }) => out.push(Err(DamagedMatch {
+                reason,
+                ..placeholder
+            })),
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(out)
 }
 
 /// The log of one match from its rows in `log`, in the order written.
-fn log_rows(conn: &Connection, from: i64, match_id: Option<&str>) -> HostResult<Vec<LogEntry>> {
+fn log_rows(conn: &Connection, from: i64, match_id: &str) -> HostResult<Vec<LogEntry>> {
     let mut statement = conn
         .prepare_cached(
             "SELECT entry_json FROM log WHERE rowid >= ?1 AND match_id = ?2 ORDER BY rowid",
@@ -108,54 +150,87 @@ fn log_rows(conn: &Connection, from: i64, match_id: Option<&str>) -> HostResult<
         let text = row
             .get_ref(0)
             .and_then(|v| Ok(v.as_str()?))
-            .map_err(db_error)?;
-        log.push(
-            serde_json::from_str(text)
-                .map_err(|e| unreadable(match_id.unwrap_or_default(), "log entry", e))?,
-        );
+            .map_err(|e| unreadable(match_id, "log entry", e))?;
+        log.push(serde_json::from_str(text).map_err(|e| unreadable(match_id, "log entry", e))?);
     }
     Ok(log)
 }
 
-/// Every log row from `from` on, by match, in the order written.
-fn log_rows_by_match(conn: &Connection, from: i64) -> HostResult<HashMap<String, Vec<LogEntry>>> {
+/// The log entries of one match by id, and why the log of a match whose
+/// entries do not read back cannot be told.
+type LogsByMatch = (HashMap<String, Vec<LogEntry>>, HashMap<String, String>);
+
+/// Every log row from `from` on, by match, in the order written; a match
+/// with an entry that does not read back is set apart with the reason.
+fn log_rows_by_match(conn: &Connection, from: i64) -> HostResult<LogsByMatch> {
     let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::new();
+    let mut damaged: HashMap<String, String> = HashMap::new();
     let mut statement = conn
         .prepare("SELECT match_id, entry_json FROM log WHERE rowid >= ?1 ORDER BY rowid")
         .map_err(db_error)?;
     let mut rows = statement.query(params![from]).map_err(db_error)?;
     while let Some(row) = rows.next().map_err(db_error)? {
         // Borrowed from the row: no String per column of every entry.
-        let text = |column| {
-            row.get_ref(column)
-                .and_then(|v| Ok(v.as_str()?))
-                .map_err(db_error)
+        let Ok(match_id) = row.get_ref(0).and_then(|v| Ok(v.as_str()?)) else {
+            // A row naming no match belongs to none that could be loaded.
+            continue;
         };
-        let match_id = text(0)?;
-        let entry: LogEntry =
-            serde_json::from_str(text(1)?).map_err(|e| unreadable(match_id, "log entry", e))?;
-        match logs.get_mut(match_id) {
-            Some(entries) => entries.push(entry),
-            None => {
-                logs.insert(match_id.to_string(), vec![entry]);
+        if damaged.contains_key(match_id) {
+            continue;
+        }
+        let entry = row
+            .get_ref(1)
+            .map_err(|e| e.to_string())
+            .and_then(|v| v.as_str().map_err(|e| e.to_string()))
+            .and_then(|text| serde_json::from_str::<LogEntry>(text).map_err(|e| e.to_string()));
+        match entry {
+            Ok(entry) => match logs.get_mut(match_id) {
+                Some(entries) => entries.push(entry),
+                None => {
+                    logs.insert(match_id.to_string(), vec![entry]);
+                }
+            },
+            Err(e) => {
+                let HostError::MatchUnavailable { reason, .. } =
+                    unreadable(match_id, "log entry", e)
+                else {
+                    unreachable!("unreadable() makes a MatchUnavailable")
+                };
+                logs.remove(match_id);
+                damaged.insert(match_id.to_string(), reason);
             }
         }
     }
-    Ok(logs)
+    Ok((logs, damaged))
 }
 
 /// A match from its row, its seats, and its log (from `log_json`, or taken
-/// from `logs`).
+/// from `logs`); `damaged_logs` names the matches whose log rows did not
+/// read back. Data that does not read back answers
+/// [`HostError::MatchUnavailable`].
 fn assemble(
     conn: &Connection,
     row: MatchRow,
     logs: &mut HashMap<String, Vec<LogEntry>>,
+    damaged_logs: &HashMap<String, String>,
 ) -> HostResult<StoredMatch> {
     let id = row.match_id.as_str();
-    let setup = serde_json::from_str(&row.setup).map_err(|e| unreadable(id, "setup", e))?;
-    let pending: Vec<HeldAction> =
-        serde_json::from_str(&row.pending).map_err(|e| unreadable(id, "held actions", e))?;
-    let results = serde_json::from_str(&row.results).map_err(|e| unreadable(id, "results", e))?;
+    if let Some(reason) = damaged_logs.get(id) {
+        return Err(HostError::MatchUnavailable {
+            match_id: id.to_string(),
+            reason: reason.clone(),
+        });
+    }
+    let json = |what: &str, text: &Option<String>| -> HostResult<String> {
+        text.clone()
+            .ok_or_else(|| unreadable(id, what, "it is missing"))
+    };
+    let setup = serde_json::from_str(&json("setup", &row.setup)?)
+        .map_err(|e| unreadable(id, "setup", e))?;
+    let pending: Vec<HeldAction> = serde_json::from_str(&json("held actions", &row.pending)?)
+        .map_err(|e| unreadable(id, "held actions", e))?;
+    let results = serde_json::from_str(&json("results", &row.results)?)
+        .map_err(|e| unreadable(id, "results", e))?;
     let log = match &row.log_json {
         Some(json) => serde_json::from_str(json).map_err(|e| unreadable(id, "log", e))?,
         None => logs.remove(id).unwrap_or_default(),
@@ -179,7 +254,7 @@ fn assemble(
             })?
             .collect::<rusqlite::Result<Vec<_>>>()
         })
-        .map_err(db_error)?;
+        .map_err(|e| unreadable(id, "seats", e))?;
     let mut seat_hashes = Vec::with_capacity(seat_rows.len());
     let mut join_code_hashes = Vec::with_capacity(seat_rows.len());
     let mut joins = Vec::new();
@@ -253,9 +328,11 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
     }
     let mut statement = conn
         .prepare_cached(&format!(
-            "SELECT m.setup_json, m.state, m.final_version, \
+            "SELECT CAST(m.setup_json AS TEXT), m.state, m.final_version, \
                     (SELECT group_concat(seat) FROM seats s \
-                     WHERE s.match_id = m.match_id AND s.token_hash IS NULL) \
+                     WHERE s.match_id = m.match_id AND s.token_hash IS NULL), \
+                    CAST(m.match_id AS TEXT), CAST(m.game AS TEXT), \
+                    CAST(m.created_at_ms AS INTEGER) \
              FROM matches m \
              WHERE (?1 IS NULL OR m.game = ?1) AND (?2 IS NULL OR m.state = ?2) \
                AND (?3 IS NULL OR m.created_at_ms >= ?3) \
@@ -267,17 +344,37 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
     let rows = statement
         .query_map(rusqlite::params_from_iter(values), |row| {
             Ok((
-                row.get::<_, String>(0)?,
+                row.get::<_, Option<String>>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, Option<i64>>(2)?,
                 row.get::<_, Option<String>>(3)?,
+                (
+                    row.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                    row.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    row.get::<_, Option<i64>>(6)?.unwrap_or(0),
+                ),
             ))
         })
         .map_err(db_error)?;
     let mut out = Vec::new();
     for row in rows {
-        let (setup, state, final_version, open) = row.map_err(db_error)?;
-        let setup: tabletop_core::MatchSetup = serde_json::from_str(&setup).map_err(json_error)?;
+        let (setup, state, final_version, open, (match_id, game, created_at_ms)) =
+            row.map_err(db_error)?;
+        // A setup that does not read back lists the match as unavailable,
+        // with what its other columns say; the listing goes on.
+        let parsed = setup
+            .ok_or_else(|| unreadable(&match_id, "setup", "it is missing"))
+            .and_then(|setup| {
+                serde_json::from_str::<tabletop_core::MatchSetup>(&setup)
+                    .map_err(|e| unreadable(&match_id, "setup", e))
+            });
+        let (setup, unreadable) = match parsed {
+            Ok(setup) => (setup, None),
+            Err(HostError::MatchUnavailable { reason, .. }) => {
+                (damaged_setup(&match_id, &game, created_at_ms), Some(reason))
+            }
+            Err(other) => return Err(other),
+        };
         let state = match state.as_str() {
             "waiting" => Lifecycle::Waiting,
             "running" => Lifecycle::Running,
@@ -294,6 +391,7 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
             state,
             final_version: final_version.map(|v| v as u64),
             open_seats,
+            unreadable,
         });
     }
     Ok(out)

@@ -122,7 +122,12 @@ fn round_trip_concurrent_writers(inline_fsync_below: Duration) {
     accepted.wait().unwrap();
     drop(store);
     let reopened = SqliteStore::open(&path).unwrap();
-    let all = reopened.load_unfinished().unwrap();
+    let all: Vec<StoredMatch> = reopened
+        .load_unfinished()
+        .unwrap()
+        .into_iter()
+        .map(|m| m.expect("every match reads back"))
+        .collect();
     assert_eq!(all.len(), 5);
     let a = &all[0];
     assert_eq!(a.setup.match_id, "a");
@@ -173,7 +178,7 @@ fn a_finished_match_reads_back_by_id_after_a_reopen_and_is_not_loaded_at_start()
         .load_unfinished()
         .unwrap()
         .into_iter()
-        .map(|m| m.setup.match_id)
+        .map(|m| m.expect("every match reads back").setup.match_id)
         .collect();
     assert_eq!(unfinished, ["running"]);
     let done = reopened.load("done").unwrap().unwrap();
@@ -250,5 +255,115 @@ fn a_second_store_on_the_same_file_is_refused_and_the_first_goes_on() {
     drop(first);
     let reopened = SqliteStore::open(&path).expect("free again once the first closed");
     assert_eq!(reopened.load("a").unwrap().unwrap().log.len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A row that does not read back makes that one match damaged, named with
+/// the reason, in the start's load, a listing and a read by id; every other
+/// match reads as before.
+#[test]
+fn a_malformed_row_damages_only_its_match() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    for id in ["bad-setup", "bad-log", "good"] {
+        store
+            .create_match(&new(&stored(id, "g", 1, false)))
+            .and_then(Commit::wait)
+            .unwrap();
+    }
+    drop(store);
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute(
+            "UPDATE matches SET setup_json = '{\"match_id\": tru' WHERE match_id = 'bad-setup'",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "UPDATE log SET entry_json = x'00ff' WHERE match_id = 'bad-log'",
+            [],
+        )
+        .unwrap();
+    }
+    let reopened = SqliteStore::open(&path).unwrap();
+    let loaded = reopened.load_unfinished().unwrap();
+    let mut readable = Vec::new();
+    let mut damaged = Vec::new();
+    for m in loaded {
+        match m {
+            Ok(m) => readable.push(m.setup.match_id),
+            Err(d) => damaged.push((d.match_id, d.game, d.reason)),
+        }
+    }
+    assert_eq!(readable, ["good"]);
+    damaged.sort();
+    assert_eq!(damaged.len(), 2, "{damaged:?}");
+    assert_eq!(
+        (damaged[0].0.as_str(), damaged[0].1.as_str()),
+        ("bad-log", "g")
+    );
+    assert!(damaged[0].2.contains("log entry"), "{}", damaged[0].2);
+    assert_eq!(damaged[1].0, "bad-setup");
+    assert!(damaged[1].2.contains("setup"), "{}", damaged[1].2);
+    for id in ["bad-setup", "bad-log"] {
+        match reopened.load(id) {
+            Err(HostError::MatchUnavailable { match_id, .. }) => assert_eq!(match_id, id),
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    let listed = reopened.list(&MatchQuery::default()).unwrap();
+    let bad = listed
+        .iter()
+        .find(|s| s.setup.match_id == "bad-setup")
+        .expect("the damaged match is listed");
+    assert!(
+        bad.unreadable
+            .as_deref()
+            .is_some_and(|r| r.contains("setup"))
+    );
+    assert_eq!(listed.len(), 3);
+    drop(reopened);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The WAL the store writes checks as SQLite's own (the checksums agree),
+/// and the same WAL cut mid-frame is named as damaged.
+#[test]
+fn the_stores_own_wal_checks_and_a_cut_one_does_not() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    for id in ["a", "b", "c"] {
+        store
+            .create_match(&new(&stored(id, "g", 1, false)))
+            .and_then(Commit::wait)
+            .unwrap();
+    }
+    // Read while the store is open: closing it checkpoints the WAL away.
+    let bytes = std::fs::read(beside(&path, "-wal")).unwrap();
+    drop(store);
+    let copy = dir.join("copy-wal");
+    std::fs::write(&copy, &bytes).unwrap();
+    let wal::WalCheck::Whole { frames } = wal::check_wal(&copy) else {
+        panic!("the store's own WAL fails the check");
+    };
+    assert!(frames > 0);
+    std::fs::write(&copy, &bytes[..bytes.len() - 100]).unwrap();
+    assert!(matches!(wal::check_wal(&copy), wal::WalCheck::Damaged(_)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A file that is not a database stops the open with the file's name and
+/// what to do.
+#[test]
+fn a_store_that_is_not_a_database_is_refused_by_name() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+    let refused = SqliteStore::open(&path).unwrap_err().to_string();
+    assert!(refused.contains("matches.sqlite3"), "{refused}");
+    assert!(refused.contains("not a database"), "{refused}");
+    assert!(refused.contains("move it"), "{refused}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -311,7 +311,9 @@ export type LoadPluginRequest = Message<"tabletop.v1.LoadPluginRequest"> & {
   adminToken: string;
 
   /**
-   * Path of the plugin file on the server's machine.
+   * Path of the plugin file on the server's machine: a regular file (a
+   * FIFO, a device or a directory is refused) of at most the server's
+   * --max-plugin-bytes.
    *
    * @generated from field: string path = 2;
    */

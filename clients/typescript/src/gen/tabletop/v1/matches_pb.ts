@@ -114,7 +114,8 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
   seed?: bigint | undefined;
 
   /**
-   * Start from this position (in the game's notation) instead of the start.
+   * Start from this position (in the game's notation) instead of the start;
+   * at most 64 KiB.
    *
    * @generated from field: optional string start_position = 6;
    */
@@ -278,7 +279,8 @@ export const OpenSeatDeadlineSchema: GenMessage<OpenSeatDeadline> = /*@__PURE__*
  */
 export type TimeControl = Message<"tabletop.v1.TimeControl"> & {
   /**
-   * Time for each move in milliseconds (0 = no per-move limit).
+   * Time for each move in milliseconds (0 = no per-move limit); each of the
+   * three values is at most 30 days (2592000000).
    *
    * @generated from field: int64 per_move_ms = 1;
    */
@@ -978,7 +980,7 @@ export const ExportRecordResponseSchema: GenMessage<ExportRecordResponse> = /*@_
  */
 export type ImportRecordRequest = Message<"tabletop.v1.ImportRecordRequest"> & {
   /**
-   * The record as JSON.
+   * The record as JSON: at most 4 MiB and 20000 actions.
    *
    * @generated from field: string record_json = 1;
    */
