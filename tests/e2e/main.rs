@@ -16,6 +16,7 @@ mod delay;
 mod director;
 mod durable;
 mod foundation;
+mod fuzz_requests;
 mod history;
 mod performance;
 mod platform;
