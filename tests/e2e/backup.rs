@@ -128,3 +128,23 @@ async fn a_host_on_the_memory_store_has_nothing_to_back_up() {
     );
     assert!(!file.exists());
 }
+
+#[tokio::test]
+async fn a_backup_where_no_file_can_be_made_is_refused_as_a_bad_path() {
+    let host = Host::start().await;
+    let mut admin = host.admin().await;
+    let temp = tempfile::tempdir().unwrap();
+    for path in [
+        temp.path().join("no such directory").join("backup.sqlite3"),
+        temp.path().join("x".repeat(300)),
+    ] {
+        let refused = admin.backup(backup_request(&path)).await.unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+        assert!(
+            refused.message().contains("cannot back up"),
+            "{}",
+            refused.message()
+        );
+        assert!(!path.exists());
+    }
+}

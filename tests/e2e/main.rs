@@ -17,6 +17,7 @@ mod delay;
 mod director;
 mod durable;
 mod foundation;
+mod fuzz_requests;
 mod history;
 mod hostile;
 mod performance;

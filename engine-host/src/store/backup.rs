@@ -36,7 +36,11 @@ pub(super) fn backup(conn: &Connection, to: &Path) -> HostResult<Backup> {
     let partial = partial_path(to);
     let _ = std::fs::remove_file(&partial);
     let copied = (|| -> HostResult<u64> {
-        let mut copy = Connection::open(&partial).map_err(|e| failed("open", &e))?;
+        // The file cannot be created where the caller asked (no such
+        // directory, a name too long, no permission): the path is wrong.
+        let mut copy = Connection::open(&partial).map_err(|e| {
+            HostError::InvalidRequest(format!("cannot back up to {}: {e}", to.display()))
+        })?;
         {
             let step =
                 rusqlite::backup::Backup::new(conn, &mut copy).map_err(|e| failed("start", &e))?;
