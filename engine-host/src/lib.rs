@@ -26,4 +26,5 @@
 pub mod config;
 pub mod engine;
 pub mod grpc;
+pub mod metrics;
 pub mod store;

@@ -155,6 +155,7 @@ impl InlineCalls {
                     "a plugin call ran longer than the inline limit; this plugin's calls run \
                      on the blocking pool, with the call deadline, from now on"
                 );
+                crate::metrics::metrics().demoted();
                 demoted.push(call.trust.label.clone());
             }
         }
