@@ -210,7 +210,7 @@ where
         // next (tower's rule for a service polled ready).
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        metrics().add_in_flight(1);
+        let in_flight = InFlight::new();
         Box::pin(
             async move {
                 let call = inner.call(request);
@@ -225,7 +225,7 @@ where
                     },
                     None => call.await,
                 };
-                metrics().add_in_flight(-1);
+                drop(in_flight);
                 drop(permit);
                 answer.map(|response| observed(response, stats))
             }
@@ -249,6 +249,23 @@ impl<S> Ops<S> {
             Ok(Caller::Organizer { credential_id, .. }) => Key::Credential(credential_id),
             Err(_) => Key::Unrecognized,
         }
+    }
+}
+
+/// A call counted in `tabletop_rpcs_in_flight` until dropped (also when
+/// the client goes away and its call's future is dropped).
+struct InFlight;
+
+impl InFlight {
+    fn new() -> InFlight {
+        metrics().add_in_flight(1);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        metrics().add_in_flight(-1);
     }
 }
 
