@@ -55,6 +55,11 @@ pub struct FloodArgs {
     /// Rounds: each runs the calm players alone, then under the flood.
     #[arg(long, default_value_t = 3)]
     rounds: u32,
+    /// Seconds of flood before the rounds, unmeasured: the flood's
+    /// creation quota starts full (a minute's worth may come at once), and
+    /// the rounds measure a flood that has used it up.
+    #[arg(long, default_value_t = 15.0)]
+    warmup: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -137,10 +142,11 @@ async fn flood(
     deadline: Instant,
     counts: &Arc<FloodCounts>,
 ) {
-    let bearer: tonic::metadata::MetadataValue<tonic::metadata::Ascii> = match format!("Bearer {secret}").parse() {
-        Ok(value) => value,
-        Err(_) => return,
-    };
+    let bearer: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
+        match format!("Bearer {secret}").parse() {
+            Ok(value) => value,
+            Err(_) => return,
+        };
     let mut tasks = tokio::task::JoinSet::new();
     for task in 0..flooders {
         let mut client = MatchesClient::new(channels[task % channels.len()].clone());
@@ -199,6 +205,18 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
     let flooded = Arc::new(Live::default());
     let counts = Arc::new(FloodCounts::default());
     let phase = Duration::from_secs_f64(args.duration);
+    if args.warmup > 0.0 {
+        let warmup = Arc::new(FloodCounts::default());
+        let deadline = Instant::now() + Duration::from_secs_f64(args.warmup);
+        flood(&flood_channels, &flooder, &args.game, args.flooders, deadline, &warmup).await;
+        if !args.json {
+            eprintln!(
+                "warm-up: {} flood calls, {} created",
+                warmup.calls.load(Ordering::Relaxed),
+                warmup.created.load(Ordering::Relaxed)
+            );
+        }
+    }
     let (mut alone_time, mut flooded_time) = (Duration::ZERO, Duration::ZERO);
     for round in 0..args.rounds {
         let drive = Drive {

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -36,6 +37,13 @@ const CREATING: [&str; 2] = [
 /// The Admin service's path prefix.
 const ADMIN_PREFIX: &str = "/tabletop.v1.Admin/";
 
+/// The shortest and longest a refusal of a credential's limit is held
+/// before it is answered (see [`Held`]).
+const HOLD_REFUSAL: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(1));
+
+/// Most refusals held at once; beyond it they are answered at once.
+const MAX_HELD_REFUSALS: usize = 4096;
+
 /// Calls the request timeout does not cut: a backup runs at disk speed,
 /// under a deadline of its own.
 const UNTIMED: [&str; 1] = ["/tabletop.v1.Admin/Backup"];
@@ -58,6 +66,34 @@ struct Shared {
     /// Every method served, by path, with its metrics.
     methods: HashMap<String, (String, Arc<RpcStats>)>,
     unknown: Arc<RpcStats>,
+    /// Refusals being held now.
+    held: Arc<AtomicUsize>,
+}
+
+/// A refusal held before it is answered, one of at most
+/// [`MAX_HELD_REFUSALS`]. A refusal of a credential's own limit (its calls
+/// in flight, rate, creations, or the live-match cap) is answered after its
+/// retry delay, clamped to [`HOLD_REFUSAL`]: a client that retries at once,
+/// ignoring the delay, is paced by the server instead of spending its CPU
+/// on refusals. The server's own load shedding answers at once.
+struct Held(Arc<AtomicUsize>);
+
+impl Held {
+    /// A slot to hold a refusal in, if one is free.
+    fn take(counter: &Arc<AtomicUsize>) -> Option<Held> {
+        let held = counter.fetch_add(1, Ordering::Relaxed);
+        if held >= MAX_HELD_REFUSALS {
+            counter.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(Held(Arc::clone(counter)))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// The layer (see the module docs).
@@ -100,6 +136,7 @@ impl OpsLayer {
                 guards,
                 methods,
                 unknown: metrics().rpc("unknown"),
+                held: Arc::new(AtomicUsize::new(0)),
             }),
         }
     }
@@ -195,10 +232,21 @@ where
                             "call refused by a limit"
                         );
                     }
-                    return Box::pin(std::future::ready(Ok(observed(
-                        refusal_status(&refusal).into_http(),
-                        stats,
-                    ))));
+                    let response = observed(refusal_status(&refusal).into_http(), stats);
+                    let held = (refusal.kind != LimitKind::ServerCalls)
+                        .then(|| Held::take(&self.shared.held))
+                        .flatten();
+                    return match held {
+                        Some(slot) => {
+                            let hold = refusal.retry_after.clamp(HOLD_REFUSAL.0, HOLD_REFUSAL.1);
+                            Box::pin(async move {
+                                tokio::time::sleep(hold).await;
+                                drop(slot);
+                                Ok(response)
+                            })
+                        }
+                        None => Box::pin(std::future::ready(Ok(response))),
+                    };
                 }
             };
         let timeout = self
