@@ -226,6 +226,8 @@ where
                         let _entered = span.enter();
                         tracing::warn!(
                             limit = refusal.kind.name(),
+                            credential = %refusal.key,
+                            method,
                             max = refusal.limit,
                             retry_after_ms = refusal.retry_after.as_millis() as u64,
                             refused = count,

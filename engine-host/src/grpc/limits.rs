@@ -338,14 +338,14 @@ impl Limiter {
             kind,
             key: state.name.clone(),
             limit: limit.try_into().unwrap_or(u64::MAX),
-            // Whole milliseconds, at least one: a client that rounds the
-            // delay down must not retry at once.
+            // Whole milliseconds, rounded up and at least one: a client
+            // that reads the metadata's `retry_after_ms` must not retry
+            // early, nor at once.
             retry_after: Duration::from_millis(
-                u64::try_from(retry_after.as_millis())
+                u64::try_from(retry_after.as_nanos().div_ceil(1_000_000))
                     .unwrap_or(u64::MAX)
                     .max(1),
-            )
-            .max(retry_after),
+            ),
             log: state.logs[kind as usize].due(now.saturating_duration_since(self.started)),
         }
     }
