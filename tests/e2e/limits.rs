@@ -228,7 +228,8 @@ async fn a_credential_flooding_creation_is_refused_while_another_plays_on() {
         let flooder = flooder.clone();
         floods.spawn(async move {
             let (mut created, mut refused) = (0, Vec::new());
-            for _ in 0..50 {
+            // Each refusal is held up to a second: ten calls a task.
+            for _ in 0..10 {
                 match matches
                     .create_match(with_credential(&flooder, new_focus()))
                     .await
@@ -294,8 +295,8 @@ async fn a_credential_flooding_creation_is_refused_while_another_plays_on() {
         created += c;
         refused.extend(r);
     }
-    assert_eq!(created + refused.len(), 400);
-    assert!(created < 400 && !refused.is_empty(), "{created} created");
+    assert_eq!(created + refused.len(), 80);
+    assert!(created <= 6 && !refused.is_empty(), "{created} created");
     for status in &refused {
         assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
         assert!(
