@@ -208,7 +208,15 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
     if args.warmup > 0.0 {
         let warmup = Arc::new(FloodCounts::default());
         let deadline = Instant::now() + Duration::from_secs_f64(args.warmup);
-        flood(&flood_channels, &flooder, &args.game, args.flooders, deadline, &warmup).await;
+        flood(
+            &flood_channels,
+            &flooder,
+            &args.game,
+            args.flooders,
+            deadline,
+            &warmup,
+        )
+        .await;
         if !args.json {
             eprintln!(
                 "warm-up: {} flood calls, {} created",

@@ -466,7 +466,7 @@ fn explain_reply_too_large(trailers: &mut HeaderMap) {
     let message = trailers
         .get(Status::GRPC_MESSAGE)
         .and_then(|v| v.to_str().ok())
-        .map(|m| percent_decode(m))
+        .map(percent_decode)
         .unwrap_or_default();
     if !message.starts_with(REPLY_TOO_LARGE_PREFIX) {
         return;
