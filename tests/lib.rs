@@ -112,6 +112,8 @@ pub struct Host {
     pub plugin_dir: PathBuf,
     /// Its data directory.
     pub data_dir: PathBuf,
+    /// `ADDR` of its metrics endpoint, when started with `--metrics-listen`.
+    pub metrics_address: Option<String>,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -187,15 +189,24 @@ impl Host {
             .spawn()
             .expect("engine-host starts");
         let stdout = child.stdout.take().expect("stdout");
-        let address = tokio::task::spawn_blocking(move || {
+        let with_metrics = options.args.iter().any(|a| a == "--metrics-listen");
+        let (address, metrics_line) = tokio::task::spawn_blocking(move || {
             let mut lines = BufReader::new(stdout).lines();
             let line = lines.next().and_then(Result::ok).unwrap_or_default();
+            // The metrics address follows the gRPC one.
+            let metrics =
+                with_metrics.then(|| lines.next().and_then(Result::ok).unwrap_or_default());
             // Keep draining so the host never blocks on a full pipe.
             std::thread::spawn(move || for _ in lines {});
-            line
+            (line, metrics)
         })
         .await
         .expect("read address");
+        let metrics_address = metrics_line.map(|line| {
+            line.strip_prefix("metrics on ")
+                .unwrap_or_else(|| panic!("no metrics address: second line `{line}`"))
+                .to_string()
+        });
         let address = address
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("engine-host did not start: first line `{address}`"))
@@ -205,6 +216,7 @@ impl Host {
             url: format!("http://{address}"),
             plugin_dir,
             data_dir,
+            metrics_address,
             _temp: Some(temp),
         }
     }

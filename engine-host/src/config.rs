@@ -8,7 +8,7 @@ use clap::{Parser, ValueEnum};
 /// The Tabletop game server: loads every game plugin in a directory and
 /// serves matches over gRPC.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "engine-host", version, about)]
+#[command(name = "engine-host", version, about, args_override_self = true)]
 pub struct Config {
     /// Address to listen on; port 0 picks a free port (the bound address is
     /// printed on stdout as `listening on ADDR`).
@@ -113,9 +113,79 @@ pub struct Config {
     )]
     pub anonymous_create: AnonymousCreate,
 
-    /// Log format.
+    /// Log format: `text` (coloured only when stderr is a terminal) or
+    /// `json`, one object per line (fields in the README).
     #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Serve Prometheus metrics on `http://ADDR/metrics` (plain HTTP; keep
+    /// it on a private address). Off unless given.
+    #[arg(long, env = "TABLETOP_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
+    /// The listener's TLS certificate chain (PEM); with `--tls-key`, the
+    /// gRPC listener speaks TLS only. Without both it is plaintext.
+    #[arg(long, env = "TABLETOP_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of `--tls-cert` (PEM).
+    #[arg(long, env = "TABLETOP_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// A CA (PEM) whose client certificates the Admin service requires:
+    /// Admin calls on a connection without a certificate it signed are
+    /// refused (UNAUTHENTICATED). Other services need none.
+    #[arg(long, env = "TABLETOP_TLS_CLIENT_CA", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
+
+    /// Most calls the server serves at once; a call beyond it is shed at
+    /// once (UNAVAILABLE, reason SERVER_BUSY). 0: no limit.
+    #[arg(long, env = "TABLETOP_MAX_CALLS_IN_FLIGHT", default_value_t = 4096)]
+    pub max_calls_in_flight: usize,
+
+    /// Most calls one credential (or all anonymous callers together) has in
+    /// flight at once (RESOURCE_EXHAUSTED, reason TOO_MANY_CALLS_IN_FLIGHT).
+    /// 0: no limit.
+    #[arg(
+        long,
+        env = "TABLETOP_CREDENTIAL_CALLS_IN_FLIGHT",
+        default_value_t = 1024
+    )]
+    pub credential_calls_in_flight: usize,
+
+    /// Most calls per second of one credential (or of all anonymous callers
+    /// together); a second's worth may come at once (RESOURCE_EXHAUSTED,
+    /// reason RATE_LIMITED). 0: no limit.
+    #[arg(long, env = "TABLETOP_CREDENTIAL_RATE", default_value_t = 20_000)]
+    pub credential_rate: u32,
+
+    /// Most matches one credential (or all anonymous callers together)
+    /// creates or imports per minute; a minute's worth may come at once
+    /// (RESOURCE_EXHAUSTED, reason CREATION_QUOTA). 0: no limit.
+    #[arg(long, env = "TABLETOP_CREATES_PER_MINUTE", default_value_t = 6_000)]
+    pub creates_per_minute: u32,
+
+    /// Most live (waiting or running) matches; a creation beyond it is
+    /// refused (RESOURCE_EXHAUSTED, reason LIVE_MATCH_LIMIT). 0: no limit.
+    #[arg(long, env = "TABLETOP_MAX_LIVE_MATCHES", default_value_t = 1_000_000)]
+    pub max_live_matches: usize,
+
+    /// Longest a call may take to answer, in ms (a Watch or lifecycle
+    /// stream: to start; Backup is not cut); then it fails with
+    /// DEADLINE_EXCEEDED (reason REQUEST_TIMEOUT). 0: no limit.
+    #[arg(long, env = "TABLETOP_REQUEST_TIMEOUT_MS", default_value_t = 60_000)]
+    pub request_timeout_ms: u64,
+
+    /// Largest reply message, in bytes; a larger one fails with
+    /// RESOURCE_EXHAUSTED (reason REPLY_TOO_LARGE). gRPC clients refuse
+    /// replies over 4 MiB unless told otherwise.
+    #[arg(
+        long,
+        env = "TABLETOP_MAX_REPLY_BYTES",
+        default_value_t = 16 << 20,
+        value_parser = clap::value_parser!(u64).range(1024..)
+    )]
+    pub max_reply_bytes: u64,
 }
 
 /// Blocking-pool threads per core unless `--blocking-threads` says. The
@@ -193,6 +263,36 @@ pub enum LogFormat {
 }
 
 impl Config {
+    /// The limits every call passes.
+    pub fn limits(&self) -> crate::grpc::limits::LimitConfig {
+        crate::grpc::limits::LimitConfig {
+            server_calls: self.max_calls_in_flight,
+            credential_calls: self.credential_calls_in_flight,
+            credential_rate: self.credential_rate,
+            creates_per_minute: self.creates_per_minute,
+            live_matches: self.max_live_matches,
+        }
+    }
+
+    /// The request timeout and whether Admin calls need a client
+    /// certificate.
+    pub fn guards(&self) -> crate::grpc::layer::Guards {
+        crate::grpc::layer::Guards {
+            timeout: (self.request_timeout_ms > 0)
+                .then(|| std::time::Duration::from_millis(self.request_timeout_ms)),
+            admin_client_cert: self.tls_client_ca.is_some(),
+        }
+    }
+
+    /// The listener's TLS files, if TLS is on.
+    pub fn tls(&self) -> Option<crate::grpc::tls::TlsFiles> {
+        Some(crate::grpc::tls::TlsFiles {
+            cert: self.tls_cert.clone()?,
+            key: self.tls_key.clone()?,
+            client_ca: self.tls_client_ca.clone(),
+        })
+    }
+
     /// The plugin directory, resolving the default.
     pub fn plugin_dir(&self) -> PathBuf {
         self.plugin_dir.clone().unwrap_or_else(|| {
@@ -228,5 +328,31 @@ mod tests {
         let config = Config::parse_from(["engine-host", "--blocking-threads", "3"]);
         assert_eq!(config.blocking_threads(8), 3);
         assert!(Config::try_parse_from(["engine-host", "--blocking-threads", "0"]).is_err());
+    }
+
+    #[test]
+    fn a_flag_given_twice_takes_the_last_value() {
+        // Tools that start the host pass their defaults first and the
+        // user's flags after them.
+        let config = Config::parse_from([
+            "engine-host",
+            "--credential-rate",
+            "0",
+            "--credential-rate",
+            "5",
+        ]);
+        assert_eq!(config.limits().credential_rate, 5);
+    }
+
+    #[test]
+    fn tls_needs_a_certificate_and_a_key_together() {
+        assert!(Config::try_parse_from(["engine-host", "--tls-cert", "c.pem"]).is_err());
+        assert!(Config::try_parse_from(["engine-host", "--tls-key", "k.pem"]).is_err());
+        assert!(Config::try_parse_from(["engine-host", "--tls-client-ca", "ca.pem"]).is_err());
+        let config =
+            Config::parse_from(["engine-host", "--tls-cert", "c.pem", "--tls-key", "k.pem"]);
+        assert!(config.tls().is_some_and(|t| t.client_ca.is_none()));
+        assert!(!config.guards().admin_client_cert);
+        assert!(Config::parse_from(["engine-host"]).tls().is_none());
     }
 }

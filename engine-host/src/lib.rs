@@ -26,5 +26,6 @@
 pub mod config;
 pub mod engine;
 pub mod grpc;
+pub mod metrics;
 pub mod shutdown;
 pub mod store;

@@ -16,14 +16,25 @@ use engine_host::store::{MemoryStore, Store};
 use tabletop_loader::Vetter;
 use tracing_subscriber::EnvFilter;
 
+/// Logs to stderr: text, coloured only when stderr is a terminal (a file
+/// or a pipe gets no escape codes), or one JSON object per line with the
+/// event's fields at the top level and the call's span (`span`: method,
+/// match id, credential) beside them.
 fn init_logging(format: LogFormat) {
+    use std::io::IsTerminal;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
     }
 }
 
@@ -392,15 +403,51 @@ async fn run(
         .map(|g| format!("{} {}", g.manifest.name, g.manifest.version))
         .collect();
     tracing::info!(dir = %plugin_dir.display(), loaded, games = ?games, "plugins");
+    let tls = config
+        .tls()
+        .map(|files| files.server_config())
+        .transpose()?;
+    if tls.is_none() && !config.listen.ip().is_loopback() {
+        tracing::warn!(
+            address = %config.listen,
+            "serving plaintext gRPC on a non-loopback address: credentials and seat tokens \
+             cross the network readable; give --tls-cert and --tls-key"
+        );
+    }
+    {
+        let engine = Arc::clone(&engine);
+        engine_host::metrics::metrics().count_matches_with(move || engine.match_counts());
+    }
+    let metrics_listener = match config.metrics_listen {
+        Some(address) => Some(
+            tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| format!("cannot listen for metrics on {address}: {e}"))?,
+        ),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     // Tests and scripts read the bound address (the port may be 0) from here.
     println!("listening on {}", listener.local_addr()?);
+    if let Some(metrics_listener) = metrics_listener {
+        let bound = metrics_listener.local_addr()?;
+        tracing::info!(address = %bound, "metrics at http://{bound}/metrics");
+        // The line after the gRPC address, for the same readers.
+        println!("metrics on {bound}");
+        tokio::spawn(engine_host::metrics::http::serve(metrics_listener));
+    }
     engine_host::grpc::serve(
         engine,
         listener,
-        Duration::from_millis(config.call_deadline_ms),
+        engine_host::grpc::ServeOptions {
+            deadline: Duration::from_millis(config.call_deadline_ms),
+            limiter: engine_host::grpc::limits::Limiter::new(config.limits()),
+            guards: config.guards(),
+            max_reply_bytes: usize::try_from(config.max_reply_bytes).unwrap_or(usize::MAX),
+            tls,
+        },
         stop,
     )
     .await

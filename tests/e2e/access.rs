@@ -15,7 +15,7 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::support::{reason, spectator};
+use crate::support::{issue_organizer, reason, spectator};
 
 /// Whether a call was refused for its caller rather than for anything else.
 fn refused_for_caller(status: &tonic::Status) -> bool {
@@ -32,25 +32,6 @@ fn request<T>(secret: &str, message: T) -> tonic::Request<T> {
     } else {
         with_credential(secret, message)
     }
-}
-
-/// Issues an organizer credential named `name`; returns (id, secret).
-async fn issue_organizer(host: &Host, name: &str) -> (String, String) {
-    let issued = host
-        .admin()
-        .await
-        .issue_credential(as_admin(pb::IssueCredentialRequest {
-            name: name.into(),
-            ..Default::default()
-        }))
-        .await
-        .expect("the admin issues a credential")
-        .into_inner();
-    let info = issued.credential.expect("the credential");
-    assert_eq!(info.name, name);
-    assert_eq!(info.role, pb::CredentialRole::Organizer as i32);
-    assert!(info.revoked_at_ms.is_none());
-    (info.credential_id, issued.secret)
 }
 
 /// A running two-seat Focus match the admin created, with one open

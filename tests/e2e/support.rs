@@ -165,3 +165,22 @@ pub async fn play_to_end(
         }
     }
 }
+
+/// Issues an organizer credential named `name`; returns (id, secret).
+pub async fn issue_organizer(host: &tabletop_tests::Host, name: &str) -> (String, String) {
+    let issued = host
+        .admin()
+        .await
+        .issue_credential(tabletop_tests::as_admin(pb::IssueCredentialRequest {
+            name: name.into(),
+            ..Default::default()
+        }))
+        .await
+        .expect("the admin issues a credential")
+        .into_inner();
+    let info = issued.credential.expect("the credential");
+    assert_eq!(info.name, name);
+    assert_eq!(info.role, pb::CredentialRole::Organizer as i32);
+    assert!(info.revoked_at_ms.is_none());
+    (info.credential_id, issued.secret)
+}

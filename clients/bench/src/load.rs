@@ -34,6 +34,8 @@ pub struct Drive {
     pub summary_views: bool,
     /// Ask ListLegalActions for ids without notation.
     pub ids_only: bool,
+    /// A bearer credential every player calls with (`None`: anonymous).
+    pub credential: Option<String>,
 }
 
 /// Byte counters for the payload sizes, summed over a worker's calls.
@@ -112,6 +114,15 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
             drive.summary_views,
             drive.ids_only,
         );
+        if let Some(secret) = &drive.credential {
+            match player.with_credential(secret) {
+                Ok(with) => player = with,
+                Err(e) => {
+                    eprintln!("tabletop-bench: {e}");
+                    return Sizes::default();
+                }
+            }
+        }
         tasks.spawn(async move {
             while Instant::now() < deadline {
                 if let Some(created) = player.create(&game, seats, &live).await
@@ -148,6 +159,8 @@ pub struct Player {
     sizes: SizeSums,
     view_detail: pb::ViewDetail,
     ids_only: bool,
+    /// `Bearer SECRET`, sent with every call; `None`: anonymous.
+    bearer: Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
 }
 
 /// A match a [`Player`] created and holds every seat of.
@@ -174,7 +187,29 @@ impl Player {
                 pb::ViewDetail::Full
             },
             ids_only,
+            bearer: None,
         }
+    }
+
+    /// The same player, calling with the bearer credential `secret`.
+    pub fn with_credential(mut self, secret: &str) -> Result<Player, String> {
+        self.bearer = Some(
+            format!("Bearer {secret}")
+                .parse()
+                .map_err(|_| "a credential is printable ASCII".to_string())?,
+        );
+        Ok(self)
+    }
+
+    /// `message` as a request carrying the player's credential, if any.
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        if let Some(bearer) = &self.bearer {
+            request
+                .metadata_mut()
+                .insert("authorization", bearer.clone());
+        }
+        request
     }
 
     /// The SubmitAction latencies recorded so far (microseconds).
@@ -185,18 +220,15 @@ impl Player {
     /// Creates a match of `game` with `seats` seats, all held by this player.
     pub async fn create(&mut self, game: &str, seats: u32, live: &Live) -> Option<Created> {
         live.rpcs.fetch_add(1, Ordering::Relaxed);
-        let created = match self
-            .client
-            .create_match(pb::CreateMatchRequest {
-                game: game.to_string(),
-                players: seats,
-                // The server picks the seed: choosing one takes an
-                // organizer credential, and the load is the same.
-                view_detail: self.view_detail as i32,
-                ..Default::default()
-            })
-            .await
-        {
+        let request = self.request(pb::CreateMatchRequest {
+            game: game.to_string(),
+            players: seats,
+            // The server picks the seed: choosing one takes an
+            // organizer credential, and the load is the same.
+            view_detail: self.view_detail as i32,
+            ..Default::default()
+        });
+        let created = match self.client.create_match(request).await {
             Ok(r) => r.into_inner(),
             Err(status) => {
                 live.error(&status);
@@ -249,6 +281,7 @@ impl Player {
                 self.sizes.legal += 1;
                 self.sizes.legal_request += prost::Message::encoded_len(&request) as u64;
                 live.rpcs.fetch_add(1, Ordering::Relaxed);
+                let request = self.request(request);
                 let legal = match self.client.list_legal_actions(request).await {
                     Ok(r) => r.into_inner(),
                     Err(status) => {
@@ -284,6 +317,7 @@ impl Player {
                 self.sizes.submit += 1;
                 self.sizes.submit_request += prost::Message::encoded_len(&request) as u64;
                 live.rpcs.fetch_add(1, Ordering::Relaxed);
+                let request = self.request(request);
                 let start = Instant::now();
                 let result = self.client.submit_action(request).await;
                 stats::record(&mut self.histogram, start.elapsed());
@@ -307,15 +341,12 @@ impl Player {
             if refresh {
                 // Someone's turn was misjudged (or a call failed): look again.
                 live.rpcs.fetch_add(1, Ordering::Relaxed);
-                match self
-                    .client
-                    .get_view(pb::GetViewRequest {
-                        match_id: match_id.clone(),
-                        seat_token: String::new(),
-                        at_version: None,
-                    })
-                    .await
-                {
+                let request = self.request(pb::GetViewRequest {
+                    match_id: match_id.clone(),
+                    seat_token: String::new(),
+                    at_version: None,
+                });
+                match self.client.get_view(request).await {
                     Ok(r) => view = r.into_inner(),
                     Err(status) => {
                         live.error(&status);

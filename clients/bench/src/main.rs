@@ -12,10 +12,13 @@
 //!   match, and each event of a replay from version 0 (history_cost.rs).
 //! - `paging`: ListMatches paged through 200 000 matches, with and without
 //!   filters (paging.rs).
+//! - `flood`: one credential floods CreateMatch while another plays; the
+//!   player's SubmitAction p99 alone and under the flood (flood.rs).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
 mod echo;
+mod flood;
 mod history;
 mod history_cost;
 mod load;
@@ -77,6 +80,9 @@ enum Command {
     HistoryCost(history_cost::HistoryCostArgs),
     /// ListMatches paged through a host with many matches.
     Paging(paging::PagingArgs),
+    /// One credential floods CreateMatch while another plays: the
+    /// player's SubmitAction latency alone and under the flood.
+    Flood(flood::FloodArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -210,6 +216,7 @@ fn main() -> std::process::ExitCode {
             Command::History(args) => history::history(args).await,
             Command::HistoryCost(args) => history_cost::history_cost(args).await,
             Command::Paging(args) => paging::paging(args).await,
+            Command::Flood(args) => flood::flood_command(args).await,
         }
     });
     match result {
@@ -346,6 +353,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
                     .wrapping_add(u64::from(round) * args.players as u64),
                 summary_views: args.summary_views,
                 ids_only: args.ids_only,
+                credential: None,
             };
             let seen = engine
                 .round(|live| {

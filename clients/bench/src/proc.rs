@@ -30,11 +30,29 @@ impl Drop for Spawned {
     }
 }
 
+/// The limits a spawned engine-host is started with before the caller's
+/// own flags (a later flag wins): the load tool's players share one
+/// anonymous key and create hundreds of matches a second, far past the
+/// host's per-credential defaults, which are set for a platform's clients.
+/// The server-wide limits stay as they are.
+pub const BENCH_LIMITS: [&str; 6] = [
+    "--credential-rate",
+    "0",
+    "--creates-per-minute",
+    "0",
+    "--credential-calls-in-flight",
+    "0",
+];
+
 /// Starts `program args.. --listen 127.0.0.1:0` and waits (up to 60 s) for its
-/// `listening on ADDR` line. With `data_dir`, a fresh scratch directory is
-/// passed as `--data-dir` (engine-host) and removed afterwards.
+/// `listening on ADDR` line. With `data_dir` (engine-host), [`BENCH_LIMITS`]
+/// come before `args`, and a fresh scratch directory is passed as
+/// `--data-dir` and removed afterwards.
 pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Spawned, String> {
     let mut command = Command::new(program);
+    if data_dir {
+        command.args(BENCH_LIMITS);
+    }
     command.args(args).arg("--listen").arg("127.0.0.1:0");
     let dir = if data_dir {
         let dir = std::env::temp_dir().join(format!(

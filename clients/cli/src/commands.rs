@@ -86,7 +86,11 @@ pub async fn run(cli: Cli) -> CliResult {
     } else {
         cli.credential.clone()
     };
-    let channel = crate::connection::connect(&cli.server, &credential).await?;
+    let tls = crate::connection::Tls {
+        ca_file: cli.ca_file.clone(),
+        client_cert: cli.client_cert.clone().zip(cli.client_key.clone()),
+    };
+    let channel = crate::connection::connect(&cli.server, &credential, &tls).await?;
     let json = cli.json;
     match cli.command {
         Command::Games { game } => games(channel, game, json).await,

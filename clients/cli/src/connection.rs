@@ -1,11 +1,13 @@
-//! The connection every command uses: a channel to the server that sends the
-//! caller's credential, if any, as `authorization: Bearer SECRET` metadata on
-//! every call.
+//! The connection every command uses: a channel to the server, over TLS
+//! when given a CA file, that sends the caller's credential, if any, as
+//! `authorization: Bearer SECRET` metadata on every call.
+
+use std::path::{Path, PathBuf};
 
 use tonic::metadata::MetadataValue;
 use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
 use crate::commands::CliError;
 
@@ -44,11 +46,55 @@ impl Interceptor for Bearer {
     }
 }
 
-/// Connects to `server`, sending `credential` with every call.
-pub async fn connect(server: &str, credential: &str) -> Result<Conn, CliError> {
+/// TLS settings: the CA that signs the server's certificate, and the
+/// client's own certificate and key (PEM files).
+#[derive(Debug, Clone, Default)]
+pub struct Tls {
+    /// `None`: plaintext.
+    pub ca_file: Option<PathBuf>,
+    /// (certificate, key).
+    pub client_cert: Option<(PathBuf, PathBuf)>,
+}
+
+fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path)
+        .map_err(|e| CliError::Usage(format!("cannot read the {what} {}: {e}", path.display())))
+}
+
+impl Tls {
+    /// The client's TLS configuration, if TLS is on.
+    fn config(&self) -> Result<Option<ClientTlsConfig>, CliError> {
+        let Some(ca) = &self.ca_file else {
+            return Ok(None);
+        };
+        let mut config =
+            ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read_pem(ca, "CA file")?));
+        if let Some((cert, key)) = &self.client_cert {
+            config = config.identity(Identity::from_pem(
+                read_pem(cert, "client certificate")?,
+                read_pem(key, "client key")?,
+            ));
+        }
+        Ok(Some(config))
+    }
+}
+
+/// Connects to `server`, over TLS if `tls` says, sending `credential` with
+/// every call.
+pub async fn connect(server: &str, credential: &str, tls: &Tls) -> Result<Conn, CliError> {
     let bearer = Bearer::new(credential)?;
-    let endpoint = Channel::from_shared(server.to_string())
+    let tls = tls.config()?;
+    let address = match (&tls, server.strip_prefix("http://")) {
+        (Some(_), Some(rest)) => format!("https://{rest}"),
+        _ => server.to_string(),
+    };
+    let mut endpoint = Channel::from_shared(address)
         .map_err(|e| CliError::Usage(format!("bad server address `{server}`: {e}")))?;
+    if let Some(tls) = tls {
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|e| CliError::Usage(format!("cannot use the TLS files: {e}")))?;
+    }
     let channel = endpoint
         .connect()
         .await

@@ -71,6 +71,28 @@ pub struct Cli {
         hide_env_values = true
     )]
     pub credential: String,
+    /// Connect over TLS, trusting the server certificates this CA (PEM)
+    /// signed; an `http://` server address is then read as `https://`.
+    #[arg(long, global = true, env = "TABLETOP_CA_FILE")]
+    pub ca_file: Option<std::path::PathBuf>,
+    /// A client certificate (PEM) to present over TLS: a server started
+    /// with `--tls-client-ca` requires one for Admin calls.
+    #[arg(
+        long,
+        global = true,
+        env = "TABLETOP_CLIENT_CERT",
+        requires = "client_key",
+        requires = "ca_file"
+    )]
+    pub client_cert: Option<std::path::PathBuf>,
+    /// The private key (PEM) of `--client-cert`.
+    #[arg(
+        long,
+        global = true,
+        env = "TABLETOP_CLIENT_KEY",
+        requires = "client_cert"
+    )]
+    pub client_key: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }

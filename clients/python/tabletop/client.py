@@ -85,16 +85,39 @@ def connect(
     timeout: Optional[float] = 10.0,
     credential: str = "",
     admin_token: str = "",
+    ca_file: Optional[str] = None,
+    client_cert_file: Optional[str] = None,
+    client_key_file: Optional[str] = None,
 ) -> "Client":
-    """Opens a plaintext channel to ``target`` (``host:port``).
+    """Opens a channel to ``target`` (``host:port``): plaintext, or TLS
+    trusting the server certificates that the CA in ``ca_file`` (PEM) signed.
 
     With a ``timeout`` (seconds), waits until the channel is ready and raises
     ``grpc.FutureTimeoutError`` if the server cannot be reached in time.
     ``credential`` (an organizer credential, or the admin token) is sent
     with every call; ``admin_token`` is another name for it, so that code
     written before organizer credentials keeps working (see :class:`Client`).
+    ``client_cert_file`` and ``client_key_file`` (PEM) present a client
+    certificate over TLS, which a server started with ``--tls-client-ca``
+    requires for Admin calls.
     """
-    channel = grpc.insecure_channel(target)
+    if ca_file is None:
+        if client_cert_file or client_key_file:
+            raise ValueError("a client certificate needs TLS: give ca_file too")
+        channel = grpc.insecure_channel(target)
+    else:
+        if (client_cert_file is None) != (client_key_file is None):
+            raise ValueError("give client_cert_file and client_key_file together")
+        with open(ca_file, "rb") as f:
+            root = f.read()
+        key = cert = None
+        if client_cert_file is not None and client_key_file is not None:
+            with open(client_cert_file, "rb") as f:
+                cert = f.read()
+            with open(client_key_file, "rb") as f:
+                key = f.read()
+        tls = grpc.ssl_channel_credentials(root_certificates=root, private_key=key, certificate_chain=cert)
+        channel = grpc.secure_channel(target, tls)
     if timeout is not None:
         try:
             grpc.channel_ready_future(channel).result(timeout=timeout)

@@ -195,6 +195,17 @@ class ControlRefused(TabletopError):
     it is (pausing a paused match, adding time to a match without a clock)."""
 
 
+class Throttled(TabletopError):
+    """A limit refused the call before the server served it (``SERVER_BUSY``,
+    ``TOO_MANY_CALLS_IN_FLIGHT``, ``RATE_LIMITED``, ``CREATION_QUOTA``,
+    ``LIVE_MATCH_LIMIT``); nothing changed. ``retry_after`` is how long to
+    wait, in seconds (the status's ``RetryInfo`` says the same)."""
+
+    @property
+    def retry_after(self) -> float:
+        return self._int("retry_after_ms") / 1000.0
+
+
 _BY_REASON: dict[str, type[TabletopError]] = {
     "STALE_VERSION": StaleVersion,
     "NOT_YOUR_TURN": NotYourTurn,
@@ -214,6 +225,11 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "INVALID_PAGE_TOKEN": InvalidPageToken,
     "MATCH_PAUSED": MatchPaused,
     "CONTROL_REFUSED": ControlRefused,
+    "SERVER_BUSY": Throttled,
+    "TOO_MANY_CALLS_IN_FLIGHT": Throttled,
+    "RATE_LIMITED": Throttled,
+    "CREATION_QUOTA": Throttled,
+    "LIVE_MATCH_LIMIT": Throttled,
 }
 
 

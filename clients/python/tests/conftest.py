@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import pytest
 
@@ -42,7 +42,7 @@ def engine_host_binary() -> Path:
 class Host:
     """A running engine-host process."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, extra_args: Sequence[str] = ()) -> None:
         binary = engine_host_binary()
         self.process = subprocess.Popen(
             [
@@ -51,6 +51,7 @@ class Host:
                 "--plugin-dir", str(binary.parent),
                 "--data-dir", str(tmp / "data"),
                 "--admin-token", ADMIN_TOKEN,
+                *extra_args,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

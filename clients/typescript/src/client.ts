@@ -16,6 +16,9 @@
  * matches without a seed.
  */
 
+import { readFileSync } from "node:fs";
+import type { SecureClientSessionOptions } from "node:http2";
+
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createClient, type Client as ServiceClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
@@ -182,6 +185,36 @@ export interface ConnectOptions {
    * server would refuse every call that carried two).
    */
   adminToken?: string;
+  /**
+   * Connect over TLS, trusting the server certificates that the CA in this
+   * PEM file signed (an `http://` target is then read as `https://`).
+   */
+  caFile?: string;
+  /**
+   * A client certificate and its key (PEM files) to present over TLS: a
+   * server started with `--tls-client-ca` requires one for Admin calls.
+   */
+  clientCertFile?: string;
+  clientKeyFile?: string;
+}
+
+/** The TLS options of an HTTP/2 session for `opts`, or undefined (plaintext). */
+function tlsOptions(opts: ConnectOptions): SecureClientSessionOptions | undefined {
+  if (!opts.caFile) {
+    if (opts.clientCertFile || opts.clientKeyFile) {
+      throw new Error("a client certificate needs TLS: give caFile too");
+    }
+    return undefined;
+  }
+  if (!opts.clientCertFile !== !opts.clientKeyFile) {
+    throw new Error("give clientCertFile and clientKeyFile together");
+  }
+  return {
+    ca: readFileSync(opts.caFile),
+    ...(opts.clientCertFile && opts.clientKeyFile
+      ? { cert: readFileSync(opts.clientCertFile), key: readFileSync(opts.clientKeyFile) }
+      : {}),
+  };
 }
 
 function entries(map: ReadonlyMap<number, number> | Readonly<Record<number, number>>): [number, number][] {
@@ -222,10 +255,14 @@ export class Client {
       throw new Error("credential and adminToken are the same setting: give one of them");
     }
     this.credential = opts.credential || opts.adminToken || "";
-    const baseUrl = /^https?:\/\//.test(target) ? target : `http://${target}`;
+    const tls = tlsOptions(opts);
+    const scheme = tls ? "https" : "http";
+    const baseUrl = /^https?:\/\//.test(target)
+      ? target.replace(/^http:\/\//, `${scheme}://`)
+      : `${scheme}://${target}`;
     // Our own session manager, so that close() can end the HTTP/2 session
     // (otherwise an idle session keeps the Node process alive).
-    this.sessions = new Http2SessionManager(baseUrl);
+    this.sessions = new Http2SessionManager(baseUrl, undefined, tls);
     // A call given its own credential (`adminToken` in its options) keeps it.
     const bearer: Interceptor = (next) => (req) => {
       if (this.credential && !req.header.has(AUTHORIZATION)) {

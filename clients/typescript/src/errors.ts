@@ -245,6 +245,19 @@ export class MatchPaused extends TabletopError {}
  */
 export class ControlRefused extends TabletopError {}
 
+/**
+ * A limit refused the call before the server served it (`SERVER_BUSY`,
+ * `TOO_MANY_CALLS_IN_FLIGHT`, `RATE_LIMITED`, `CREATION_QUOTA`,
+ * `LIVE_MATCH_LIMIT`); nothing changed. Wait `retryAfterMs` before trying
+ * again (the status's `RetryInfo` says the same).
+ */
+export class Throttled extends TabletopError {
+  /** How long to wait, in milliseconds. */
+  get retryAfterMs(): number {
+    return Number(this.info.retry_after_ms ?? "0");
+  }
+}
+
 const BY_REASON: Record<string, typeof TabletopError> = {
   STALE_VERSION: StaleVersion,
   NOT_YOUR_TURN: NotYourTurn,
@@ -264,6 +277,11 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   INVALID_PAGE_TOKEN: InvalidPageToken,
   MATCH_PAUSED: MatchPaused,
   CONTROL_REFUSED: ControlRefused,
+  SERVER_BUSY: Throttled,
+  TOO_MANY_CALLS_IN_FLIGHT: Throttled,
+  RATE_LIMITED: Throttled,
+  CREATION_QUOTA: Throttled,
+  LIVE_MATCH_LIMIT: Throttled,
 };
 
 /** The typed error for anything a call threw (itself, if it already is one). */

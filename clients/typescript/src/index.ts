@@ -28,6 +28,7 @@ export {
   AlreadyActed,
   BadToken,
   ControlRefused,
+  Throttled,
   DOMAIN,
   IllegalAction,
   InvalidNotation,

@@ -37,13 +37,26 @@ export interface Host {
   stop(): Promise<void>;
 }
 
-/** Starts engine-host and resolves once it prints `listening on ADDR`. */
-export async function startHost(): Promise<Host> {
+/**
+ * Starts engine-host (with `extraArgs`) and resolves once it prints
+ * `listening on ADDR`.
+ */
+export async function startHost(extraArgs: string[] = []): Promise<Host> {
   const binary = engineHostBinary();
   const dataDir = mkdtempSync(join(tmpdir(), "tabletop-ts-"));
   const child: ChildProcess = spawn(
     binary,
-    ["--listen", "127.0.0.1:0", "--plugin-dir", dirname(binary), "--data-dir", join(dataDir, "data"), "--admin-token", ADMIN_TOKEN],
+    [
+      "--listen",
+      "127.0.0.1:0",
+      "--plugin-dir",
+      dirname(binary),
+      "--data-dir",
+      join(dataDir, "data"),
+      "--admin-token",
+      ADMIN_TOKEN,
+      ...extraArgs,
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";

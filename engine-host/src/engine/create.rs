@@ -20,6 +20,7 @@ use super::lifecycle;
 use super::{
     Created, Engine, LiveMatch, NewMatch, SeatHashes, TryCreate, caught, lock, new_match_id,
 };
+use crate::metrics::{PluginCall, metrics};
 use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch, StoredRequest};
 
 /// Longest request id, in bytes.
@@ -319,10 +320,16 @@ impl Engine {
     /// Forgets a live match whose creation could not be stored: its
     /// creator never learned its tokens, and a restart would not know it.
     pub fn discard(&self, match_id: &str) {
-        self.matches
+        let removed = self
+            .matches
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(match_id);
+        if let Some(slot) = removed
+            && lock(&slot).finished_at.is_none()
+        {
+            self.count_finished();
+        }
         self.clocked
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -461,6 +468,7 @@ impl Engine {
         detail: ViewDetail,
         request: Option<&StoredRequest>,
     ) -> HostResult<(Created, Commit)> {
+        let _timed = metrics().plugin_call(&m.setup().game, PluginCall::Create);
         let view = m.view_with(Viewer::Spectator, detail)?;
         let stored = StoredMatch {
             setup: m.setup().clone(),
@@ -477,6 +485,7 @@ impl Engine {
             request,
         })?;
         let match_id = m.setup().match_id.clone();
+        metrics().match_created(&m.setup().game);
         self.install(m, false, seats.join_code_hashes);
         Ok((
             Created {

@@ -209,6 +209,7 @@ impl InlineCalls {
                     "a plugin call ran longer than the inline limit; this plugin's calls run \
                      on the blocking pool, with the call deadline, until they are fast again"
                 );
+                crate::metrics::metrics().demoted();
                 demoted.push(call.trust.label.clone());
             }
         }

@@ -31,6 +31,7 @@ use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::Duration;
 
@@ -43,6 +44,7 @@ use tabletop_core::{
 use tabletop_loader::{Plugin, Registry, Vetter};
 use tabletop_sdk::{ActionId, Manifest, Viewer};
 
+use crate::metrics::{MatchCounts, metrics};
 use crate::store::{Commit, Store, StoredMatch};
 
 /// A game in the catalog.
@@ -234,6 +236,9 @@ pub struct Engine {
     /// map: with 100 000 matches held, a B-tree's string compares and cache
     /// misses cost ~0.5 µs of a Lanzeloth action at that size.
     matches: RwLock<HashMap<String, Arc<Mutex<LiveMatch>>>>,
+    /// How many of `matches` are not finished: the live-match cap reads it
+    /// on every creation, so it is kept rather than counted.
+    unfinished: AtomicUsize,
     unavailable: RwLock<BTreeMap<String, Unavailable>>,
     store: Arc<dyn Store>,
     admin_token_hash: [u8; 32],
@@ -334,6 +339,7 @@ impl Engine {
         Engine {
             registry: Registry::new(),
             matches: RwLock::new(HashMap::new()),
+            unfinished: AtomicUsize::new(0),
             unavailable: RwLock::new(BTreeMap::new()),
             store,
             admin_token_hash: hash_token(admin_token),
@@ -405,19 +411,50 @@ impl Engine {
         }
         // Two calls may read one stored match back at once: the first to
         // install it wins, and both use that one.
+        let unfinished = m.lifecycle() != Lifecycle::Finished;
         let live = Arc::new(Mutex::new(LiveMatch::new(
             m,
             trust,
             store_holds_pending,
             join_codes,
         )));
-        Arc::clone(
-            self.matches
-                .write()
+        let mut matches = self.matches.write().unwrap_or_else(|e| e.into_inner());
+        match matches.entry(id) {
+            std::collections::hash_map::Entry::Occupied(held) => Arc::clone(held.get()),
+            std::collections::hash_map::Entry::Vacant(free) => {
+                if unfinished {
+                    self.unfinished.fetch_add(1, Ordering::Relaxed);
+                }
+                Arc::clone(free.insert(live))
+            }
+        }
+    }
+
+    /// One match held in memory has finished (or an unfinished one left).
+    pub(super) fn count_finished(&self) {
+        let _ = self
+            .unfinished
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
+    /// How many matches are waiting or running.
+    pub fn live_matches(&self) -> usize {
+        self.unfinished.load(Ordering::Relaxed)
+    }
+
+    /// The matches held, by state, for the metrics.
+    pub fn match_counts(&self) -> MatchCounts {
+        let held = self.matches.read().unwrap_or_else(|e| e.into_inner()).len();
+        let live = self.live_matches();
+        MatchCounts {
+            live: live as u64,
+            finished: held.saturating_sub(live) as u64,
+            unavailable: self
+                .unavailable
+                .read()
                 .unwrap_or_else(|e| e.into_inner())
-                .entry(id)
-                .or_insert(live),
-        )
+                .len() as u64,
+        }
     }
 
     /// Lets go of the finished matches that finished (or were read back)
@@ -440,6 +477,7 @@ impl Engine {
         for id in &candidates {
             matches.remove(id);
         }
+        metrics().unloaded(candidates.len() as u64);
         candidates.len()
     }
 
@@ -484,6 +522,7 @@ impl Engine {
                 reason,
             })?;
         tracing::debug!(match_id, "match read back from the store");
+        metrics().read_back();
         let holds_pending = !stored.pending.is_empty();
         Ok(self.install(m, holds_pending, stored.join_code_hashes))
     }

@@ -10,6 +10,7 @@ use tabletop_sdk::Viewer;
 
 use super::lifecycle;
 use super::{ActionRef, Engine, LegalActions, LiveMatch, Submission, caught, lock, try_lock};
+use crate::metrics::{PluginCall, metrics};
 use crate::store::{Change, Commit};
 
 impl Engine {
@@ -36,6 +37,8 @@ impl Engine {
         m.store_holds_pending = holds_pending;
         if finished && m.finished_at.is_none() {
             m.finished_at = Some(std::time::Instant::now());
+            self.count_finished();
+            metrics().match_finished(&m.setup().game);
         }
         Ok(commit)
     }
@@ -56,6 +59,7 @@ impl Engine {
     pub fn view(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
+        let _timed = metrics().plugin_call(&m.setup().game, PluginCall::View);
         self.timed_on_pool(&mut m, |m| {
             let viewer = m.viewer_of(token)?;
             m.view(viewer)
@@ -108,6 +112,7 @@ impl Engine {
         token: &str,
         detail: LegalDetail,
     ) -> HostResult<LegalActions> {
+        let _timed = metrics().plugin_call(&m.setup().game, PluginCall::LegalActions);
         let seat = m.seat_of(token)?;
         let was_kept = m.keeps_legal_actions();
         let actions = m.legal_actions(seat, detail)?;
@@ -123,6 +128,7 @@ impl Engine {
     /// [`Engine::view`] off the async workers).
     pub fn try_view(&self, match_id: &str, token: &str) -> Option<HostResult<MatchView>> {
         let answer = self.try_inline(match_id, |m| {
+            let _timed = metrics().plugin_call(&m.setup().game, PluginCall::View);
             let viewer = m.viewer_of(token)?;
             // A replay of a long log could overrun the inline limit and
             // take the game's plugin off this path for good.
@@ -257,6 +263,7 @@ impl Engine {
         detail: ViewDetail,
         commit: &mut Commit,
     ) -> HostResult<Submission> {
+        let _timed = metrics().plugin_call(&m.setup().game, PluginCall::Submit);
         let seat = m.seat_of(token)?;
         if self.expire_locked(m, commit)? {
             return Err(HostError::MatchOver {
@@ -282,6 +289,7 @@ impl Engine {
         };
         let before = m.version();
         let submitted = m.submit(seat, id, expected_version)?;
+        metrics().actions(&m.setup().game, 1);
         commit.add(self.persist(m, before)?);
         m.refresh_kept_legal_actions();
         let view = m.view_with(Viewer::Seat(seat), detail)?;
@@ -310,6 +318,7 @@ impl Engine {
             m.refresh_kept_legal_actions();
         }
         result?;
+        metrics().actions(&m.setup().game, steps.len() as u64);
         Ok((m.view(Viewer::Seat(seat))?, false))
     }
 

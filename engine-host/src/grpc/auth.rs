@@ -24,20 +24,24 @@ pub fn bearer_secret(metadata: &MetadataMap, field: &str) -> Result<String, Host
     let text = value
         .to_str()
         .map_err(|_| HostError::InvalidRequest("the authorization metadata is not text".into()))?;
-    let secret = text
-        .strip_prefix("Bearer ")
-        .or_else(|| text.strip_prefix("bearer "))
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            HostError::InvalidRequest("the authorization metadata must read `Bearer SECRET`".into())
-        })?;
+    let secret = parse_bearer(text)?;
     if !field.is_empty() && field != secret {
         return Err(HostError::InvalidRequest(
             "the request carries two different credentials (metadata and admin_token)".into(),
         ));
     }
     Ok(secret.to_string())
+}
+
+/// The secret of an `authorization` value, `Bearer SECRET`.
+pub fn parse_bearer(text: &str) -> Result<&str, HostError> {
+    text.strip_prefix("Bearer ")
+        .or_else(|| text.strip_prefix("bearer "))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            HostError::InvalidRequest("the authorization metadata must read `Bearer SECRET`".into())
+        })
 }
 
 impl Api {

@@ -7,6 +7,7 @@
 //! so a client that follows again after its last cursor (after a restart,
 //! a crash, or a dropped connection) misses nothing and sees nothing twice.
 
+use crate::metrics::metrics;
 use std::collections::BTreeMap;
 use std::pin::Pin;
 
@@ -160,6 +161,7 @@ impl Director for Api {
         let mut tail = self.engine.lifecycle_tail();
         let mut cursor = r.after_cursor;
         tokio::spawn(async move {
+            let _open = metrics().lifecycle_stream();
             loop {
                 // Every durable row after the cursor, page by page.
                 loop {
@@ -208,6 +210,7 @@ impl Director for Api {
     ) -> Result<Response<pb::MatchView>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let reason = if r.reason.is_empty() {
             "aborted by the director".to_string()
         } else {
@@ -223,6 +226,7 @@ impl Director for Api {
     ) -> Result<Response<pb::MatchView>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let results = results(r.results);
         self.control(caller, r.match_id, Control::Adjudicate { results })
             .await
@@ -234,6 +238,7 @@ impl Director for Api {
     ) -> Result<Response<pb::MatchView>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         self.control(caller, r.match_id, Control::Pause).await
     }
 
@@ -243,6 +248,7 @@ impl Director for Api {
     ) -> Result<Response<pb::MatchView>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         self.control(caller, r.match_id, Control::Resume).await
     }
 
@@ -252,6 +258,7 @@ impl Director for Api {
     ) -> Result<Response<pb::MatchView>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let control = Control::AddTime {
             seat: r.seat,
             ms: r.added_ms,
@@ -265,6 +272,7 @@ impl Director for Api {
     ) -> Result<Response<pb::SeatToken>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let seat = r.seat;
         let token = self
             .call(move |e| e.reissue_seat_token(&caller, &r.match_id, seat))

@@ -1,12 +1,17 @@
 //! The thin gRPC layer over the core, plus the standard companions: health
 //! checking and server reflection (v1 and v1alpha, since grpcurl 1.8 speaks
-//! only v1alpha).
+//! only v1alpha); in front of them the tower layer with the limits, the
+//! request spans and the metrics ([`layer`]), and TLS when configured
+//! ([`tls`]).
 
 pub mod auth;
 mod convert;
 pub mod director;
+pub mod layer;
+pub mod limits;
 pub mod services;
 pub mod status;
+pub mod tls;
 pub mod watch;
 
 use std::future::Future;
@@ -23,7 +28,31 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use crate::engine::Engine;
+use layer::{Guards, OpsLayer};
+use limits::Limiter;
 use services::Api;
+
+/// How the server is run, besides what it serves.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The deadline of a core call on the blocking pool.
+    pub deadline: Duration,
+    /// The limits every call passes.
+    pub limiter: Arc<Limiter>,
+    /// The request timeout and the Admin service's client certificates.
+    pub guards: Guards,
+    /// The largest reply a service sends; a larger one fails with
+    /// RESOURCE_EXHAUSTED (reason REPLY_TOO_LARGE).
+    pub max_reply_bytes: usize,
+    /// TLS for the listener; `None`: plaintext.
+    pub tls: Option<tonic::transport::ServerTlsConfig>,
+}
+
+/// Notes the match a call is about on the call's span (made by the layer),
+/// so every log line of the call names it.
+pub(crate) fn in_match(match_id: &str) {
+    tracing::Span::current().record("match_id", match_id);
+}
 
 /// How long calls in flight may take to finish after a shutdown signal: a
 /// unary call stuck in a plugin, or a Watch stream whose client does not read
@@ -38,11 +67,23 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 pub async fn serve(
     engine: Arc<Engine>,
     listener: TcpListener,
-    deadline: Duration,
+    options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (draining_tx, draining_rx) = tokio::sync::watch::channel(false);
-    let api = Api::new(engine, deadline, draining_rx);
+    let ops = OpsLayer::new(
+        Arc::clone(&engine),
+        options.limiter,
+        options.guards,
+        &[
+            tabletop_proto::FILE_DESCRIPTOR_SET,
+            tonic_health::pb::FILE_DESCRIPTOR_SET,
+            tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+            tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
+        ],
+    );
+    let api = Api::new(engine, options.deadline, draining_rx);
+    let max_reply = options.max_reply_bytes;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CatalogServer<Api>>().await;
     health_reporter.set_serving::<MatchesServer<Api>>().await;
@@ -68,15 +109,20 @@ pub async fn serve(
         let _ = signalled_tx.send(());
     };
     let incoming = incoming_nodelay(listener);
-    let server = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = options.tls {
+        builder = builder.tls_config(tls)?;
+    }
+    let server = builder
+        .layer(ops)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(CatalogServer::new(api.clone()))
-        .add_service(MatchesServer::new(api.clone()))
-        .add_service(WatchServer::new(api.clone()))
-        .add_service(DirectorServer::new(api.clone()))
-        .add_service(AdminServer::new(api))
+        .add_service(CatalogServer::new(api.clone()).max_encoding_message_size(max_reply))
+        .add_service(MatchesServer::new(api.clone()).max_encoding_message_size(max_reply))
+        .add_service(WatchServer::new(api.clone()).max_encoding_message_size(max_reply))
+        .add_service(DirectorServer::new(api.clone()).max_encoding_message_size(max_reply))
+        .add_service(AdminServer::new(api).max_encoding_message_size(max_reply))
         .serve_with_incoming_shutdown(incoming, shutdown);
     let deadline = async move {
         if signalled_rx.await.is_ok() {

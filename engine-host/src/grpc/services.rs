@@ -150,6 +150,7 @@ impl Api {
         F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
     {
         let engine = Arc::clone(&self.engine);
+        crate::metrics::metrics().pool_call();
         let job = tokio::task::spawn_blocking(move || f(&engine));
         match tokio::time::timeout(deadline, job).await {
             Ok(Ok(result)) => result.map_err(to_status),
@@ -258,6 +259,7 @@ impl Matches for Api {
                 move |e, new| e.create_match(&caller, new),
             )
             .await?;
+        super::in_match(&created.match_id);
         Ok(Response::new(pb::CreateMatchResponse {
             match_id: created.match_id,
             seats: convert::tokens(&created.tokens),
@@ -276,6 +278,7 @@ impl Matches for Api {
     ) -> Result<Response<pb::JoinMatchResponse>, Status> {
         let caller = self.caller(&request, "")?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let player = SeatPlayer {
             seat: 0,
             display_name: r.display_name,
@@ -296,6 +299,7 @@ impl Matches for Api {
         request: Request<pb::GetViewRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         if let Some(version) = r.at_version {
             // A past view replays the log: never on an async worker.
             let view = self
@@ -319,6 +323,7 @@ impl Matches for Api {
         request: Request<pb::ListLegalActionsRequest>,
     ) -> Result<Response<pb::ListLegalActionsResponse>, Status> {
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         // Kept lists are answered here on the worker: no plugin call, so no
         // hop to the blocking pool (the hop costs more than the answer).
         let detail = if r.ids_only {
@@ -363,6 +368,7 @@ impl Matches for Api {
         request: Request<pb::SubmitActionRequest>,
     ) -> Result<Response<pb::SubmitActionResponse>, Status> {
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let action = match r.action {
             Some(pb::submit_action_request::Action::ActionId(id)) => ActionRef::Id(id),
             Some(pb::submit_action_request::Action::Notation(text)) => ActionRef::Notation(text),
@@ -409,6 +415,7 @@ impl Matches for Api {
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let view = self
             .call(move |e| e.resign(&r.match_id, &r.seat_token))
             .await?;
@@ -442,6 +449,7 @@ impl Matches for Api {
     ) -> Result<Response<pb::ExportRecordResponse>, Status> {
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let record_json = self.call(move |e| e.export(&caller, &r.match_id)).await?;
         Ok(Response::new(pb::ExportRecordResponse { record_json }))
     }

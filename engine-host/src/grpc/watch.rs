@@ -9,6 +9,7 @@
 //! number. A watcher that falls behind the live feed catches up from the
 //! history again instead of losing events.
 
+use crate::metrics::metrics;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -283,6 +284,7 @@ impl Watch for Api {
             return Err(to_status(HostError::ShuttingDown));
         }
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let resume = resume_point(r.after_seq, r.from_version);
         let (match_id, token) = (r.match_id.clone(), r.seat_token);
         let with_views = !r.omit_views;
@@ -299,6 +301,7 @@ impl Watch for Api {
             sent: start.after_seq,
         };
         tokio::spawn(async move {
+            let _open = metrics().watch_stream();
             if let Some(view) = start.snapshot {
                 if watcher.tx.send(Ok(snapshot_event(view))).await.is_err() || start.finished {
                     return;
@@ -332,6 +335,7 @@ impl Watch for Api {
         request: Request<pb::ListEventsRequest>,
     ) -> Result<Response<pb::ListEventsResponse>, Status> {
         let r = request.into_inner();
+        super::in_match(&r.match_id);
         let limit = match r.page_size as usize {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),

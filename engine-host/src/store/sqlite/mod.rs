@@ -416,7 +416,9 @@ fn micros(duration: Duration) -> u64 {
 fn fsync(wal: &std::fs::File, last_fsync_us: &AtomicU64) -> std::io::Result<()> {
     let started = Instant::now();
     let synced = wal.sync_data();
-    last_fsync_us.store(micros(started.elapsed()), Ordering::Relaxed);
+    let took = started.elapsed();
+    last_fsync_us.store(micros(took), Ordering::Relaxed);
+    crate::metrics::metrics().store_fsync(took);
     if let Err(e) = &synced {
         tracing::error!(error = %e, "match store fsync failed");
     }
@@ -524,11 +526,13 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
         // Writes almost never fail, so a batch first runs without a
         // savepoint per write (two statements each); only a batch in which
         // one fails runs again with them, so that it fails alone.
+        let started = Instant::now();
         let result = run_batch(&mut conn, &batch, Isolation::None).and_then(|done| match done {
             Some(outcomes) => Ok(outcomes),
             None => run_batch(&mut conn, &batch, Isolation::Savepoints)
                 .map(|outcomes| outcomes.unwrap_or_default()),
         });
+        crate::metrics::metrics().store_commit(started.elapsed());
         match result {
             Ok(outcomes) => {
                 let last_lifecycle_row = batch

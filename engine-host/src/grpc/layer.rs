@@ -1,0 +1,628 @@
+//! The tower layer in front of every service: who calls (their credential's
+//! key), the limits ([`super::limits`]) and the request timeout, a client
+//! certificate for the Admin service when the listener asks for them, the
+//! request's tracing span, and the call's metrics (method, status code,
+//! latency). A refusal never reaches a handler: the layer answers it with
+//! the status, its `ErrorInfo` and a `RetryInfo` delay.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::Frame;
+use prost::Message;
+use tonic::body::Body;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+use tower::{Layer, Service};
+use tracing::Instrument;
+
+use super::auth::{AUTHORIZATION, parse_bearer};
+use super::limits::{Key, Limiter, Refusal};
+use super::status::DOMAIN;
+use crate::engine::{Caller, Engine};
+use crate::metrics::{LimitKind, RpcStats, metrics};
+
+/// The paths of the calls that create a match.
+const CREATING: [&str; 2] = [
+    "/tabletop.v1.Matches/CreateMatch",
+    "/tabletop.v1.Matches/ImportRecord",
+];
+
+/// The Admin service's path prefix.
+const ADMIN_PREFIX: &str = "/tabletop.v1.Admin/";
+
+/// The shortest and longest a refusal of a credential's limit is held
+/// before it is answered (see [`Held`]).
+const HOLD_REFUSAL: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(1));
+
+/// Most refusals held at once; beyond it they are answered at once.
+const MAX_HELD_REFUSALS: usize = 4096;
+
+/// Calls the request timeout does not cut: a backup runs at disk speed,
+/// under a deadline of its own.
+const UNTIMED: [&str; 1] = ["/tabletop.v1.Admin/Backup"];
+
+/// What the layer enforces besides the limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Guards {
+    /// Longest a call may take to answer (a stream: to start); `None`: no
+    /// limit beyond the handlers' own deadlines.
+    pub timeout: Option<Duration>,
+    /// Whether Admin calls need a verified client certificate.
+    pub admin_client_cert: bool,
+}
+
+#[derive(Debug)]
+struct Shared {
+    engine: Arc<Engine>,
+    limiter: Arc<Limiter>,
+    guards: Guards,
+    /// Every method served, by path, with its metrics.
+    methods: HashMap<String, (String, Arc<RpcStats>)>,
+    unknown: Arc<RpcStats>,
+    /// Refusals being held now.
+    held: Arc<AtomicUsize>,
+}
+
+/// A refusal held before it is answered, one of at most
+/// [`MAX_HELD_REFUSALS`]. A refusal of a credential's own limit (its calls
+/// in flight, rate, creations, or the live-match cap) is answered after its
+/// retry delay, clamped to [`HOLD_REFUSAL`]: a client that retries at once,
+/// ignoring the delay, is paced by the server instead of spending its CPU
+/// on refusals. The server's own load shedding answers at once.
+struct Held(Arc<AtomicUsize>);
+
+impl Held {
+    /// A slot to hold a refusal in, if one is free.
+    fn take(counter: &Arc<AtomicUsize>) -> Option<Held> {
+        let held = counter.fetch_add(1, Ordering::Relaxed);
+        if held >= MAX_HELD_REFUSALS {
+            counter.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(Held(Arc::clone(counter)))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The layer (see the module docs).
+#[derive(Debug, Clone)]
+pub struct OpsLayer {
+    shared: Arc<Shared>,
+}
+
+impl OpsLayer {
+    /// The layer for `engine` with `limiter` and `guards`; `descriptor_sets`
+    /// are the encoded file descriptor sets of every service served, whose
+    /// methods are the ones counted by name (any other path is `unknown`,
+    /// so a client cannot grow the metrics with made-up paths).
+    pub fn new(
+        engine: Arc<Engine>,
+        limiter: Arc<Limiter>,
+        guards: Guards,
+        descriptor_sets: &[&[u8]],
+    ) -> OpsLayer {
+        let mut methods = HashMap::new();
+        for encoded in descriptor_sets {
+            let Ok(set) = prost_types::FileDescriptorSet::decode(*encoded) else {
+                continue;
+            };
+            for file in set.file {
+                for service in &file.service {
+                    let full = format!("{}.{}", file.package(), service.name());
+                    for method in &service.method {
+                        let label = format!("{full}/{}", method.name());
+                        let stats = metrics().rpc(&label);
+                        methods.insert(format!("/{label}"), (label, stats));
+                    }
+                }
+            }
+        }
+        OpsLayer {
+            shared: Arc::new(Shared {
+                engine,
+                limiter,
+                guards,
+                methods,
+                unknown: metrics().rpc("unknown"),
+                held: Arc::new(AtomicUsize::new(0)),
+            }),
+        }
+    }
+}
+
+impl<S> Layer<S> for OpsLayer {
+    type Service = Ops<S>;
+
+    fn layer(&self, inner: S) -> Ops<S> {
+        Ops {
+            inner,
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+/// The service the layer wraps around the routes.
+#[derive(Debug, Clone)]
+pub struct Ops<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S> Service<Request<Body>> for Ops<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = Response<ObservedBody>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let started = Instant::now();
+        let path = request.uri().path();
+        let (method, stats) = match self.shared.methods.get(path) {
+            Some((label, stats)) => (label.as_str(), Arc::clone(stats)),
+            None => ("unknown", Arc::clone(&self.shared.unknown)),
+        };
+        let span = tracing::info_span!(
+            "rpc",
+            method,
+            match_id = tracing::field::Empty,
+            credential = tracing::field::Empty
+        );
+        let key = self.key(request.headers());
+        span.record("credential", key.name());
+        let observed = move |response: Response<Body>, stats| {
+            let code = code_of(response.headers());
+            let mut response = response.map(|body| ObservedBody::new(body, stats, started));
+            // A trailers-only answer (an error) has its status in the
+            // headers and nothing to come: it is counted now, before the
+            // client can see it.
+            if let Some(code) = code {
+                response.body_mut().finish(code);
+            }
+            response
+        };
+        if self.shared.guards.admin_client_cert
+            && path.starts_with(ADMIN_PREFIX)
+            && !has_client_cert(&request)
+        {
+            let status = client_cert_required();
+            let _entered = span.enter();
+            tracing::warn!("admin call without a client certificate refused");
+            return Box::pin(std::future::ready(Ok(observed(status.into_http(), stats))));
+        }
+        let creates = CREATING.contains(&path);
+        let engine = &self.shared.engine;
+        let permit =
+            match self
+                .shared
+                .limiter
+                .admit(&key, creates, || engine.live_matches(), started)
+            {
+                Ok(permit) => permit,
+                Err(refusal) => {
+                    metrics().refused(refusal.kind);
+                    if let Some(count) = refusal.log {
+                        let _entered = span.enter();
+                        tracing::warn!(
+                            limit = refusal.kind.name(),
+                            credential = %refusal.key,
+                            method,
+                            max = refusal.limit,
+                            retry_after_ms = refusal.retry_after.as_millis() as u64,
+                            refused = count,
+                            "call refused by a limit"
+                        );
+                    }
+                    let response = observed(refusal_status(&refusal).into_http(), stats);
+                    let held = (refusal.kind != LimitKind::ServerCalls)
+                        .then(|| Held::take(&self.shared.held))
+                        .flatten();
+                    return match held {
+                        Some(slot) => {
+                            let hold = refusal.retry_after.clamp(HOLD_REFUSAL.0, HOLD_REFUSAL.1);
+                            Box::pin(async move {
+                                tokio::time::sleep(hold).await;
+                                drop(slot);
+                                Ok(response)
+                            })
+                        }
+                        None => Box::pin(std::future::ready(Ok(response))),
+                    };
+                }
+            };
+        let timeout = self
+            .shared
+            .guards
+            .timeout
+            .filter(|_| !UNTIMED.contains(&path));
+        // The clone answers this call; `self.inner` stays ready for the
+        // next (tower's rule for a service polled ready).
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let in_flight = InFlight::new();
+        Box::pin(
+            async move {
+                let call = inner.call(request);
+                let answer = match timeout {
+                    Some(limit) => match tokio::time::timeout(limit, call).await {
+                        Ok(answer) => answer,
+                        Err(_) => {
+                            metrics().refused(LimitKind::Timeout);
+                            tracing::warn!(timeout_ms = limit.as_millis() as u64, "call timed out");
+                            Ok(timed_out(limit).into_http())
+                        }
+                    },
+                    None => call.await,
+                };
+                drop(in_flight);
+                drop(permit);
+                answer.map(|response| observed(response, stats))
+            }
+            .instrument(span),
+        )
+    }
+}
+
+impl<S> Ops<S> {
+    /// Who a call counts against: its bearer credential's key.
+    fn key(&self, headers: &HeaderMap) -> Key {
+        let Some(value) = headers.get(AUTHORIZATION) else {
+            return Key::Anonymous;
+        };
+        let Some(secret) = value.to_str().ok().and_then(|text| parse_bearer(text).ok()) else {
+            return Key::Unrecognized;
+        };
+        match self.shared.engine.authenticate(secret) {
+            Ok(Caller::Anonymous) => Key::Anonymous,
+            Ok(Caller::Admin) => Key::Admin,
+            Ok(Caller::Organizer { credential_id, .. }) => Key::Credential(credential_id),
+            Err(_) => Key::Unrecognized,
+        }
+    }
+}
+
+/// A call counted in `tabletop_rpcs_in_flight` until dropped (also when
+/// the client goes away and its call's future is dropped).
+struct InFlight;
+
+impl InFlight {
+    fn new() -> InFlight {
+        metrics().add_in_flight(1);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        metrics().add_in_flight(-1);
+    }
+}
+
+/// Whether the call's connection presented a client certificate, which
+/// rustls verified against the client CA during the handshake.
+fn has_client_cert(request: &Request<Body>) -> bool {
+    request
+        .extensions()
+        .get::<tonic::transport::server::TlsConnectInfo<tonic::transport::server::TcpConnectInfo>>()
+        .and_then(|info| info.peer_certs())
+        .is_some_and(|certs| !certs.is_empty())
+}
+
+/// The status of a refused call: its code, `ErrorInfo` and `RetryInfo`.
+pub fn refusal_status(refusal: &Refusal) -> Status {
+    let (code, reason, message) = match refusal.kind {
+        LimitKind::ServerCalls => (
+            Code::Unavailable,
+            "SERVER_BUSY",
+            format!(
+                "the server is serving its most calls at once ({}); try again shortly",
+                refusal.limit
+            ),
+        ),
+        LimitKind::CredentialCalls => (
+            Code::ResourceExhausted,
+            "TOO_MANY_CALLS_IN_FLIGHT",
+            format!(
+                "credential `{}` has its most calls in flight ({})",
+                refusal.key, refusal.limit
+            ),
+        ),
+        LimitKind::CredentialRate => (
+            Code::ResourceExhausted,
+            "RATE_LIMITED",
+            format!(
+                "credential `{}` is over its {} calls per second",
+                refusal.key, refusal.limit
+            ),
+        ),
+        LimitKind::CreatesPerMinute => (
+            Code::ResourceExhausted,
+            "CREATION_QUOTA",
+            format!(
+                "credential `{}` created its {} matches of the last minute",
+                refusal.key, refusal.limit
+            ),
+        ),
+        LimitKind::LiveMatches => (
+            Code::ResourceExhausted,
+            "LIVE_MATCH_LIMIT",
+            format!(
+                "the server holds its most live matches ({}); try again when some have ended",
+                refusal.limit
+            ),
+        ),
+        LimitKind::Timeout => (Code::DeadlineExceeded, "REQUEST_TIMEOUT", String::new()),
+    };
+    let retry_after_ms = refusal.retry_after.as_millis().to_string();
+    let mut details = ErrorDetails::new();
+    details.set_error_info(
+        reason,
+        DOMAIN,
+        [
+            ("limit".to_string(), refusal.kind.name().to_string()),
+            ("max".to_string(), refusal.limit.to_string()),
+            ("credential".to_string(), refusal.key.clone()),
+            ("retry_after_ms".to_string(), retry_after_ms),
+        ],
+    );
+    details.set_retry_info(Some(refusal.retry_after));
+    Status::with_error_details(code, message, details)
+}
+
+fn timed_out(limit: Duration) -> Status {
+    Status::with_error_details(
+        Code::DeadlineExceeded,
+        format!("the call took longer than the request timeout ({limit:?})"),
+        ErrorDetails::with_error_info(
+            "REQUEST_TIMEOUT",
+            DOMAIN,
+            [("timeout_ms".to_string(), limit.as_millis().to_string())],
+        ),
+    )
+}
+
+fn client_cert_required() -> Status {
+    Status::with_error_details(
+        Code::Unauthenticated,
+        "Admin calls need a client certificate signed by the server's client CA",
+        ErrorDetails::with_error_info(
+            "CLIENT_CERTIFICATE_REQUIRED",
+            DOMAIN,
+            [("credential".to_string(), "client_certificate".to_string())],
+        ),
+    )
+}
+
+/// tonic's message for a reply over `max_encoding_message_size`.
+const REPLY_TOO_LARGE_PREFIX: &str = "Error, encoded message length too large";
+
+/// A reply's body, observed: the call is counted with its status code and
+/// latency when its status goes out (the headers of a trailers-only answer,
+/// or the trailers), or, if the client leaves first, as CANCELLED when the
+/// body is dropped. A reply too large for the cap (tonic answers
+/// OUT_OF_RANGE without details) goes out as RESOURCE_EXHAUSTED with the
+/// `ErrorInfo` reason `REPLY_TOO_LARGE`.
+#[derive(Debug)]
+pub struct ObservedBody {
+    inner: Body,
+    stats: Arc<RpcStats>,
+    started: Instant,
+    counted: bool,
+}
+
+impl ObservedBody {
+    fn new(inner: Body, stats: Arc<RpcStats>, started: Instant) -> ObservedBody {
+        ObservedBody {
+            inner,
+            stats,
+            started,
+            counted: false,
+        }
+    }
+
+    /// Counts the call once, with `code`.
+    fn finish(&mut self, code: i32) {
+        if !self.counted {
+            self.counted = true;
+            self.stats.finished(code, self.started.elapsed());
+        }
+    }
+}
+
+fn code_of(headers: &HeaderMap) -> Option<i32> {
+    headers
+        .get(Status::GRPC_STATUS)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+}
+
+/// Rewrites trailers that report tonic's reply-size error into a
+/// RESOURCE_EXHAUSTED status with its `ErrorInfo`.
+fn explain_reply_too_large(trailers: &mut HeaderMap) {
+    if code_of(trailers) != Some(Code::OutOfRange as i32) {
+        return;
+    }
+    let message = trailers
+        .get(Status::GRPC_MESSAGE)
+        .and_then(|v| v.to_str().ok())
+        .map(percent_decode)
+        .unwrap_or_default();
+    if !message.starts_with(REPLY_TOO_LARGE_PREFIX) {
+        return;
+    }
+    let status = Status::with_error_details(
+        Code::ResourceExhausted,
+        format!("the reply is larger than the server's cap (--max-reply-bytes): {message}"),
+        ErrorDetails::with_error_info("REPLY_TOO_LARGE", DOMAIN, HashMap::new()),
+    );
+    trailers.remove(Status::GRPC_MESSAGE);
+    trailers.remove(Status::GRPC_STATUS_DETAILS);
+    if status.add_header(trailers).is_err() {
+        trailers.insert(
+            Status::GRPC_STATUS,
+            HeaderValue::from(Code::ResourceExhausted as i32),
+        );
+    }
+}
+
+/// grpc-message is percent-encoded; the prefix compared is plain ASCII, so
+/// only `%20`-style escapes need undoing.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16)
+        {
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl http_body::Body for ObservedBody {
+    type Data = bytes::Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = polled {
+            return match frame.into_trailers() {
+                Ok(mut trailers) => {
+                    explain_reply_too_large(&mut trailers);
+                    self.finish(code_of(&trailers).unwrap_or(Code::Unknown as i32));
+                    Poll::Ready(Some(Ok(Frame::trailers(trailers))))
+                }
+                Err(frame) => Poll::Ready(Some(Ok(frame))),
+            };
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for ObservedBody {
+    fn drop(&mut self) {
+        // No status went out: the client went away first.
+        self.finish(Code::Cancelled as i32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_carries_its_reason_and_a_retry_delay() {
+        for (kind, code, reason) in [
+            (LimitKind::ServerCalls, Code::Unavailable, "SERVER_BUSY"),
+            (
+                LimitKind::CredentialCalls,
+                Code::ResourceExhausted,
+                "TOO_MANY_CALLS_IN_FLIGHT",
+            ),
+            (
+                LimitKind::CredentialRate,
+                Code::ResourceExhausted,
+                "RATE_LIMITED",
+            ),
+            (
+                LimitKind::CreatesPerMinute,
+                Code::ResourceExhausted,
+                "CREATION_QUOTA",
+            ),
+            (
+                LimitKind::LiveMatches,
+                Code::ResourceExhausted,
+                "LIVE_MATCH_LIMIT",
+            ),
+        ] {
+            let status = refusal_status(&Refusal {
+                kind,
+                key: "cred-1".into(),
+                limit: 7,
+                retry_after: Duration::from_millis(250),
+                log: None,
+            });
+            assert_eq!(status.code(), code, "{kind:?}");
+            let details = status.get_error_details();
+            let info = details.error_info().expect("ErrorInfo");
+            assert_eq!(info.reason, reason);
+            assert_eq!(info.domain, DOMAIN);
+            assert_eq!(info.metadata["limit"], kind.name());
+            assert_eq!(info.metadata["max"], "7");
+            assert_eq!(info.metadata["credential"], "cred-1");
+            assert_eq!(info.metadata["retry_after_ms"], "250");
+            let retry = details.retry_info().expect("RetryInfo");
+            assert_eq!(retry.retry_delay, Some(Duration::from_millis(250)));
+        }
+    }
+
+    #[test]
+    fn a_reply_over_the_cap_is_reported_as_resource_exhausted() {
+        let mut trailers = HeaderMap::new();
+        Status::out_of_range(format!(
+            "{REPLY_TOO_LARGE_PREFIX}: found 10 bytes, the limit is: 5 bytes"
+        ))
+        .add_header(&mut trailers)
+        .unwrap();
+        explain_reply_too_large(&mut trailers);
+        let status = Status::from_header_map(&trailers).expect("a status");
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert!(
+            status.message().contains("found 10 bytes"),
+            "{}",
+            status.message()
+        );
+        assert_eq!(
+            status.get_details_error_info().expect("ErrorInfo").reason,
+            "REPLY_TOO_LARGE"
+        );
+        let mut other = HeaderMap::new();
+        Status::out_of_range("something else")
+            .add_header(&mut other)
+            .unwrap();
+        explain_reply_too_large(&mut other);
+        assert_eq!(
+            Status::from_header_map(&other).map(|s| s.code()),
+            Some(Code::OutOfRange)
+        );
+    }
+}

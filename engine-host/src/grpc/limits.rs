@@ -1,0 +1,517 @@
+//! The limits every call passes before a handler sees it, keyed on who
+//! calls: the server's calls in flight (beyond it calls are shed at once,
+//! UNAVAILABLE), and per caller key its calls in flight, its calls per
+//! second, and for calls that create a match the live matches and its
+//! creations per minute (RESOURCE_EXHAUSTED). Every refusal says how long
+//! to wait. The gRPC layer ([`super::layer`]) applies them; this module
+//! holds only the counting, so it is tested without a server.
+//!
+//! **The key.** A caller is who its bearer credential says: the admin, or
+//! an organizer credential by its id (the secret is hashed and looked up,
+//! never kept). Behind a load balancer every caller has the balancer's
+//! address, so the peer address is never the key. Every caller without a
+//! credential shares one key, `anonymous` (players acting with seat tokens,
+//! spectators), and every call with a credential the host does not know
+//! shares another, `unrecognized` (the engine refuses those calls anyway).
+//! A credential sent in a request's `admin_token` field rather than the
+//! metadata is not visible here, so such a call counts as anonymous.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::metrics::LimitKind;
+
+/// The numbers; 0 turns a limit off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitConfig {
+    /// Calls the server serves at once; beyond it a call is shed.
+    pub server_calls: usize,
+    /// Calls one key has in flight at once.
+    pub credential_calls: usize,
+    /// Calls one key makes per second (a bucket of this many tokens that
+    /// refills at this rate, so a second's worth may come at once).
+    pub credential_rate: u32,
+    /// Matches one key creates per minute (a bucket of this many that
+    /// refills at this rate per minute).
+    pub creates_per_minute: u32,
+    /// Live (waiting or running) matches the server holds; a creation
+    /// beyond it is refused.
+    pub live_matches: usize,
+}
+
+/// Who a call is counted against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key {
+    /// No credential.
+    Anonymous,
+    /// A credential the host does not know, or a malformed one.
+    Unrecognized,
+    /// The admin token.
+    Admin,
+    /// An organizer credential, by its id.
+    Credential(String),
+}
+
+impl Key {
+    /// How logs and refusals name the key.
+    pub fn name(&self) -> &str {
+        match self {
+            Key::Anonymous => "anonymous",
+            Key::Unrecognized => "unrecognized",
+            Key::Admin => "admin",
+            Key::Credential(id) => id,
+        }
+    }
+}
+
+/// A bucket of tokens that refills continuously.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn full(capacity: u32, now: Instant) -> Bucket {
+        Bucket {
+            tokens: f64::from(capacity),
+            at: now,
+        }
+    }
+
+    /// Takes a token, or says how long until one is there. `capacity`
+    /// tokens refill per `period`.
+    fn take(&mut self, capacity: u32, period: Duration, now: Instant) -> Result<(), Duration> {
+        let capacity = f64::from(capacity);
+        let per_second = capacity / period.as_secs_f64();
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * per_second).min(capacity);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - self.tokens) / per_second))
+        }
+    }
+}
+
+/// At most one log line per second for each key and limit, saying how
+/// many calls were refused since the last.
+#[derive(Debug, Default)]
+struct LogGate {
+    last_ms: AtomicU64,
+    refused: AtomicU64,
+}
+
+impl LogGate {
+    /// Counts a refusal; `Some(count)` when a line is due now.
+    fn due(&self, since_start: Duration) -> Option<u64> {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        // Shifted by one, so 0 means "never logged".
+        let now_ms = u64::try_from(since_start.as_millis()).unwrap_or(u64::MAX - 1) + 1;
+        let last = self.last_ms.load(Ordering::Relaxed);
+        if last != 0 && now_ms < last.saturating_add(1_000) {
+            return None;
+        }
+        self.last_ms
+            .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
+            .ok()?;
+        Some(self.refused.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// One key's counters.
+#[derive(Debug)]
+pub struct KeyState {
+    name: String,
+    in_flight: AtomicUsize,
+    rate: Mutex<Bucket>,
+    creates: Mutex<Bucket>,
+    logs: [LogGate; 6],
+}
+
+impl KeyState {
+    fn new(name: &str, config: &LimitConfig, now: Instant) -> KeyState {
+        KeyState {
+            name: name.to_string(),
+            in_flight: AtomicUsize::new(0),
+            rate: Mutex::new(Bucket::full(config.credential_rate, now)),
+            creates: Mutex::new(Bucket::full(config.creates_per_minute, now)),
+            logs: Default::default(),
+        }
+    }
+}
+
+/// A call refused by a limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// Which limit.
+    pub kind: LimitKind,
+    /// The key it counted against.
+    pub key: String,
+    /// The limit's number.
+    pub limit: u64,
+    /// How long the caller should wait before trying again.
+    pub retry_after: Duration,
+    /// `Some(n)` when this refusal is to be logged, covering `n` refusals
+    /// (this one and those not logged since the last line).
+    pub log: Option<u64>,
+}
+
+/// How long a caller shed for load, or over its calls in flight, waits:
+/// long enough for calls in flight to finish, short enough not to idle.
+pub const BUSY_RETRY: Duration = Duration::from_millis(100);
+
+/// How long a caller refused for the live-match cap waits: matches end at
+/// the pace of play, not of calls.
+pub const LIVE_MATCHES_RETRY: Duration = Duration::from_secs(5);
+
+/// Admission to a call: counted in flight until dropped.
+#[derive(Debug)]
+pub struct Permit {
+    limiter: Arc<Limiter>,
+    key: Option<Arc<KeyState>>,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        self.limiter.in_flight.fetch_sub(1, Ordering::Relaxed);
+        if let Some(key) = &self.key {
+            key.in_flight.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The limits and their counters.
+#[derive(Debug)]
+pub struct Limiter {
+    config: LimitConfig,
+    started: Instant,
+    in_flight: AtomicUsize,
+    anonymous: Arc<KeyState>,
+    unrecognized: Arc<KeyState>,
+    admin: Arc<KeyState>,
+    /// Organizer credentials by id: bounded by the credentials issued.
+    credentials: RwLock<HashMap<String, Arc<KeyState>>>,
+}
+
+impl Limiter {
+    /// Counters for `config`, every bucket full.
+    pub fn new(config: LimitConfig) -> Arc<Limiter> {
+        let now = Instant::now();
+        Arc::new(Limiter {
+            config,
+            started: now,
+            in_flight: AtomicUsize::new(0),
+            anonymous: Arc::new(KeyState::new("anonymous", &config, now)),
+            unrecognized: Arc::new(KeyState::new("unrecognized", &config, now)),
+            admin: Arc::new(KeyState::new("admin", &config, now)),
+            credentials: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// The numbers.
+    pub fn config(&self) -> &LimitConfig {
+        &self.config
+    }
+
+    fn state(&self, key: &Key, now: Instant) -> Arc<KeyState> {
+        match key {
+            Key::Anonymous => Arc::clone(&self.anonymous),
+            Key::Unrecognized => Arc::clone(&self.unrecognized),
+            Key::Admin => Arc::clone(&self.admin),
+            Key::Credential(id) => {
+                if let Some(state) = self
+                    .credentials
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(id)
+                {
+                    return Arc::clone(state);
+                }
+                Arc::clone(
+                    self.credentials
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entry(id.clone())
+                        .or_insert_with(|| Arc::new(KeyState::new(id, &self.config, now))),
+                )
+            }
+        }
+    }
+
+    /// Admits a call by `key` at `now`, or refuses it. A call that creates
+    /// a match (`creates`) also passes the live-match cap, asking
+    /// `live_matches` for the count, and the key's creations per minute.
+    pub fn admit(
+        self: &Arc<Self>,
+        key: &Key,
+        creates: bool,
+        live_matches: impl FnOnce() -> usize,
+        now: Instant,
+    ) -> Result<Permit, Refusal> {
+        let config = &self.config;
+        let state = self.state(key, now);
+        let in_flight = self.in_flight.fetch_add(1, Ordering::Relaxed);
+        let mut permit = Permit {
+            limiter: Arc::clone(self),
+            key: None,
+        };
+        if config.server_calls > 0 && in_flight >= config.server_calls {
+            return Err(self.refusal(
+                &state,
+                LimitKind::ServerCalls,
+                config.server_calls,
+                BUSY_RETRY,
+                now,
+            ));
+        }
+        let key_in_flight = state.in_flight.fetch_add(1, Ordering::Relaxed);
+        permit.key = Some(Arc::clone(&state));
+        if config.credential_calls > 0 && key_in_flight >= config.credential_calls {
+            return Err(self.refusal(
+                &state,
+                LimitKind::CredentialCalls,
+                config.credential_calls,
+                BUSY_RETRY,
+                now,
+            ));
+        }
+        if config.credential_rate > 0 {
+            let taken = state.rate.lock().unwrap_or_else(|e| e.into_inner()).take(
+                config.credential_rate,
+                Duration::from_secs(1),
+                now,
+            );
+            if let Err(wait) = taken {
+                return Err(self.refusal(
+                    &state,
+                    LimitKind::CredentialRate,
+                    config.credential_rate,
+                    wait,
+                    now,
+                ));
+            }
+        }
+        if creates {
+            if config.live_matches > 0 && live_matches() >= config.live_matches {
+                return Err(self.refusal(
+                    &state,
+                    LimitKind::LiveMatches,
+                    config.live_matches,
+                    LIVE_MATCHES_RETRY,
+                    now,
+                ));
+            }
+            if config.creates_per_minute > 0 {
+                let taken = state
+                    .creates
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take(config.creates_per_minute, Duration::from_secs(60), now);
+                if let Err(wait) = taken {
+                    return Err(self.refusal(
+                        &state,
+                        LimitKind::CreatesPerMinute,
+                        config.creates_per_minute,
+                        wait,
+                        now,
+                    ));
+                }
+            }
+        }
+        Ok(permit)
+    }
+
+    fn refusal(
+        &self,
+        state: &KeyState,
+        kind: LimitKind,
+        limit: impl TryInto<u64>,
+        retry_after: Duration,
+        now: Instant,
+    ) -> Refusal {
+        Refusal {
+            kind,
+            key: state.name.clone(),
+            limit: limit.try_into().unwrap_or(u64::MAX),
+            // Whole milliseconds, rounded up and at least one: a client
+            // that reads the metadata's `retry_after_ms` must not retry
+            // early, nor at once.
+            retry_after: Duration::from_millis(
+                u64::try_from(retry_after.as_nanos().div_ceil(1_000_000))
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+            ),
+            log: state.logs[kind as usize].due(now.saturating_duration_since(self.started)),
+        }
+    }
+
+    /// Calls in flight now.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> LimitConfig {
+        LimitConfig {
+            server_calls: 0,
+            credential_calls: 0,
+            credential_rate: 0,
+            creates_per_minute: 0,
+            live_matches: 0,
+        }
+    }
+
+    fn org(id: &str) -> Key {
+        Key::Credential(id.to_string())
+    }
+
+    #[test]
+    fn with_every_limit_off_every_call_is_admitted() {
+        let limiter = Limiter::new(config());
+        let now = Instant::now();
+        let permits: Vec<Permit> = (0..1000)
+            .map(|_| {
+                limiter
+                    .admit(&Key::Anonymous, true, || 1 << 30, now)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(limiter.in_flight(), 1000);
+        drop(permits);
+        assert_eq!(limiter.in_flight(), 0);
+    }
+
+    #[test]
+    fn the_server_sheds_calls_beyond_its_limit_until_one_finishes() {
+        let limiter = Limiter::new(LimitConfig {
+            server_calls: 2,
+            ..config()
+        });
+        let now = Instant::now();
+        let first = limiter.admit(&org("a"), false, || 0, now).unwrap();
+        let _second = limiter.admit(&org("b"), false, || 0, now).unwrap();
+        let refused = limiter
+            .admit(&Key::Anonymous, false, || 0, now)
+            .unwrap_err();
+        assert_eq!(refused.kind, LimitKind::ServerCalls);
+        assert_eq!(refused.retry_after, BUSY_RETRY);
+        assert_eq!(refused.limit, 2);
+        assert_eq!(limiter.in_flight(), 2, "a refused call is not in flight");
+        drop(first);
+        assert!(limiter.admit(&Key::Anonymous, false, || 0, now).is_ok());
+    }
+
+    #[test]
+    fn one_key_at_its_calls_in_flight_leaves_the_others_alone() {
+        let limiter = Limiter::new(LimitConfig {
+            credential_calls: 1,
+            ..config()
+        });
+        let now = Instant::now();
+        let held = limiter.admit(&org("flood"), false, || 0, now).unwrap();
+        let refused = limiter.admit(&org("flood"), false, || 0, now).unwrap_err();
+        assert_eq!(refused.kind, LimitKind::CredentialCalls);
+        assert_eq!(refused.key, "flood");
+        assert!(limiter.admit(&org("calm"), false, || 0, now).is_ok());
+        assert!(limiter.admit(&Key::Admin, false, || 0, now).is_ok());
+        drop(held);
+        assert!(limiter.admit(&org("flood"), false, || 0, now).is_ok());
+    }
+
+    #[test]
+    fn a_key_over_its_rate_waits_for_the_next_token() {
+        let limiter = Limiter::new(LimitConfig {
+            credential_rate: 10,
+            ..config()
+        });
+        let start = Instant::now();
+        for _ in 0..10 {
+            drop(limiter.admit(&Key::Anonymous, false, || 0, start).unwrap());
+        }
+        let refused = limiter
+            .admit(&Key::Anonymous, false, || 0, start)
+            .unwrap_err();
+        assert_eq!(refused.kind, LimitKind::CredentialRate);
+        assert_eq!(refused.retry_after, Duration::from_millis(100));
+        assert!(
+            limiter
+                .admit(&Key::Unrecognized, false, || 0, start)
+                .is_ok(),
+            "unknown credentials are counted apart from anonymous callers"
+        );
+        let later = start + Duration::from_millis(100);
+        assert!(limiter.admit(&Key::Anonymous, false, || 0, later).is_ok());
+        assert!(limiter.admit(&Key::Anonymous, false, || 0, later).is_err());
+    }
+
+    #[test]
+    fn creations_per_minute_count_only_calls_that_create() {
+        let limiter = Limiter::new(LimitConfig {
+            creates_per_minute: 2,
+            ..config()
+        });
+        let start = Instant::now();
+        for _ in 0..2 {
+            drop(limiter.admit(&org("p"), true, || 0, start).unwrap());
+        }
+        drop(limiter.admit(&org("p"), false, || 0, start).unwrap());
+        let refused = limiter.admit(&org("p"), true, || 0, start).unwrap_err();
+        assert_eq!(refused.kind, LimitKind::CreatesPerMinute);
+        assert_eq!(refused.retry_after, Duration::from_secs(30));
+        assert!(limiter.admit(&org("q"), true, || 0, start).is_ok());
+        let later = start + Duration::from_secs(30);
+        assert!(limiter.admit(&org("p"), true, || 0, later).is_ok());
+    }
+
+    #[test]
+    fn the_live_match_cap_refuses_creations_only() {
+        let limiter = Limiter::new(LimitConfig {
+            live_matches: 5,
+            creates_per_minute: 1,
+            ..config()
+        });
+        let now = Instant::now();
+        let refused = limiter.admit(&Key::Admin, true, || 5, now).unwrap_err();
+        assert_eq!(refused.kind, LimitKind::LiveMatches);
+        assert_eq!(refused.retry_after, LIVE_MATCHES_RETRY);
+        assert!(limiter.admit(&Key::Admin, false, || 5, now).is_ok());
+        assert!(
+            limiter.admit(&Key::Admin, true, || 4, now).is_ok(),
+            "a creation refused for the cap did not use the quota"
+        );
+    }
+
+    #[test]
+    fn refusals_are_logged_at_most_once_a_second_per_key_and_limit() {
+        let limiter = Limiter::new(LimitConfig {
+            credential_rate: 1,
+            ..config()
+        });
+        let start = Instant::now();
+        drop(limiter.admit(&Key::Anonymous, false, || 0, start).unwrap());
+        let logs: Vec<Option<u64>> = (0..5)
+            .map(|_| {
+                limiter
+                    .admit(&Key::Anonymous, false, || 0, start)
+                    .unwrap_err()
+                    .log
+            })
+            .collect();
+        assert_eq!(logs, vec![Some(1), None, None, None, None]);
+        let later = start + Duration::from_millis(1_500);
+        drop(limiter.admit(&Key::Anonymous, false, || 0, later).unwrap());
+        let next = limiter
+            .admit(&Key::Anonymous, false, || 0, later)
+            .unwrap_err();
+        assert_eq!(next.log, Some(5), "the four not logged and this one");
+    }
+}
