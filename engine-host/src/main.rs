@@ -332,7 +332,9 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error + Send + Sy
     engine.clear_vet_scratch();
     let plugin_dir = config.plugin_dir();
     let loaded = engine.load_plugin_dir(&plugin_dir);
-    let recovered = engine.recover().map_err(|e| e.to_string())?;
+    // Recovery ends the matches whose clocks ran out while the host was down
+    // and waits for those writes: blocking work, kept off the async workers.
+    let recovered = tokio::task::block_in_place(|| engine.recover()).map_err(|e| e.to_string())?;
     tracing::info!(
         restored = recovered.restored,
         unavailable = recovered.unavailable.len(),

@@ -322,7 +322,7 @@ async fn the_cli_issues_credentials_names_players_and_reissues_tokens() {
     assert_eq!(joined["seat"], 1);
     let shown = succeeded(cli_as(&host, &[], &["show", &match_id]).await);
     assert!(
-        shown.contains("players: seat 0 Ada (cup-17), seat 1 Grace (cup-23)"),
+        shown.contains("players: seat 0 (P1) Ada (cup-17), seat 1 (P2) Grace (cup-23)"),
         "{shown}"
     );
 

@@ -6,6 +6,7 @@ mod access;
 mod backup;
 mod c_plugin;
 mod cli;
+mod consistent;
 // The damage is done to ELF files.
 #[cfg(target_os = "linux")]
 mod damaged;

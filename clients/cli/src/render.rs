@@ -43,8 +43,8 @@ pub fn view_text(view: &pb::MatchView) -> String {
         .filter(|s| !s.display_name.is_empty() || !s.external_id.is_empty())
         .map(|s| {
             format!(
-                "seat {} {}",
-                s.seat,
+                "{} {}",
+                seat_label(s),
                 player_name(&s.display_name, &s.external_id)
             )
         })
@@ -84,34 +84,47 @@ pub fn view_text(view: &pb::MatchView) -> String {
             .filter(|s| s.to_move)
             .map(|s| {
                 if s.has_acted {
-                    format!("{} (acted)", s.seat)
+                    format!("{}, acted", seat_label(s))
                 } else {
-                    s.seat.to_string()
+                    seat_label(s)
                 }
             })
             .collect();
-        out.push_str(&format!("to move: seat {}\n", seats.join(", ")));
+        out.push_str(&format!("to move: {}\n", seats.join("; ")));
     }
     if let Some(pending) = &view.pending_action {
         out.push_str(&format!("your pending action: {pending}\n"));
     }
     for s in view.seats.iter().filter(|s| s.out) {
         out.push_str(&format!(
-            "seat {}: out ({})\n",
-            s.seat,
+            "{}: out ({})\n",
+            seat_label(s),
             out_reason_name(s.out_reason)
         ));
     }
     for r in &view.results {
+        let label = match view.seats.get(r.seat as usize) {
+            Some(s) => seat_label(s),
+            None => format!("seat {}", r.seat),
+        };
         out.push_str(&format!(
-            "seat {}: rank {} (score {}){}\n",
-            r.seat,
+            "{label}: rank {} (score {}){}\n",
             r.rank,
             r.score,
             if r.resigned { ", resigned" } else { "" }
         ));
     }
     out
+}
+
+/// `seat 1 (B)`: the API's number and the game's name of the seat, as
+/// every message names a seat.
+pub fn seat_label(seat: &pb::SeatStatus) -> String {
+    if seat.name.is_empty() {
+        format!("seat {}", seat.seat)
+    } else {
+        format!("seat {} ({})", seat.seat, seat.name)
+    }
 }
 
 /// A player as `Name (external id)`, whichever of the two is known.
@@ -168,7 +181,7 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
             .unwrap_or(serde_json::Value::String(view.view_json.clone())),
         "text": view.text,
         "seats": view.seats.iter().map(|s| serde_json::json!({
-            "seat": s.seat, "filled": s.filled, "to_move": s.to_move,
+            "seat": s.seat, "name": s.name, "filled": s.filled, "to_move": s.to_move,
             "has_acted": s.has_acted, "resigned": s.resigned, "out": s.out,
             "display_name": s.display_name, "external_id": s.external_id,
             "out_reason": s.out.then(|| out_reason_name(s.out_reason)),
@@ -182,6 +195,7 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
         "paused": view.paused,
         "abort_reason": view.abort_reason,
         "adjudicated": view.adjudicated,
+        "position": (!view.position.is_empty()).then_some(&view.position),
         "open_seat_deadline_ms": view.open_seat_deadline_ms,
         "spectator_delay": view.spectator_delay.as_ref().map(|d| serde_json::json!({
             "moves": d.moves, "ms": d.ms,

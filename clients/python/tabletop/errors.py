@@ -91,11 +91,19 @@ class AlreadyActed(TabletopError):
 
 
 class IllegalAction(TabletopError):
-    """``ILLEGAL_ACTION``: the action is not legal now for this seat."""
+    """The action is not legal now for this seat.
+
+    ``reason`` is the game's own code when it says why (``RED_LINE``,
+    ``CARD_REPEATED``: see the game's README), else ``ILLEGAL_ACTION``.
+    """
 
 
 class InvalidNotation(TabletopError):
-    """``INVALID_NOTATION``: the action's notation does not parse."""
+    """The action's notation does not parse.
+
+    ``reason`` is the game's own code when it says why, else
+    ``INVALID_NOTATION``.
+    """
 
 
 class MatchOver(TabletopError):
@@ -237,5 +245,7 @@ def from_rpc_error(error: grpc.RpcError) -> TabletopError:
     info = error_info(error)
     if info is None:
         return TabletopError(code, message)
-    cls = _BY_REASON.get(info.reason, TabletopError)
+    # A game's own refusal code says why; `refusal` says which kind it is.
+    kind = info.metadata.get("refusal", info.reason)
+    cls = _BY_REASON.get(kind, TabletopError)
     return cls(code, message, info.reason, dict(info.metadata))

@@ -148,7 +148,10 @@ def test_bad_requests_raise_typed_errors_with_status_reason_and_message(organize
     assert not_a_move.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
     assert not_a_move.value.details(), "the server says why"  # type: ignore[attr-defined]
     assert isinstance(not_a_move.value, tabletop.TabletopError)
-    assert not_a_move.value.reason in ("INVALID_NOTATION", "ILLEGAL_ACTION"), not_a_move.value.reason
+    # The game says why, with its own code; the type says which kind.
+    assert isinstance(not_a_move.value, tabletop.InvalidNotation), type(not_a_move.value)
+    assert not_a_move.value.metadata["refusal"] == "INVALID_NOTATION"
+    assert not_a_move.value.reason not in ("INVALID_NOTATION", "ILLEGAL_ACTION", "")
 
     with pytest.raises(tabletop.BadToken) as wrong_token:
         organizer.act(match.match_id, "not-a-token", 0)

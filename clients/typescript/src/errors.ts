@@ -143,10 +143,17 @@ export class NotYourTurn extends TabletopError {
 /** `ALREADY_ACTED`: the seat already acted in this simultaneous turn. */
 export class AlreadyActed extends TabletopError {}
 
-/** `ILLEGAL_ACTION`: the action is not legal now for this seat. */
+/**
+ * The action is not legal now for this seat: `reason` is the game's own code
+ * when it says why (`RED_LINE`, `CARD_REPEATED`: see the game's README), else
+ * `ILLEGAL_ACTION`.
+ */
 export class IllegalAction extends TabletopError {}
 
-/** `INVALID_NOTATION`: the action's notation does not parse. */
+/**
+ * The action's notation does not parse: `reason` is the game's own code when
+ * it says why, else `INVALID_NOTATION`.
+ */
 export class InvalidNotation extends TabletopError {}
 
 /** `MATCH_OVER`: the match has ended. */
@@ -265,7 +272,9 @@ export function toTabletopError(error: unknown): TabletopError {
   const connect = ConnectError.from(error, Code.Unknown);
   const info = errorInfo(connect);
   if (info === undefined) return new TabletopError(connect);
-  const Typed = BY_REASON[info.reason] ?? TabletopError;
+  // A game's own refusal code says why; `refusal` says which kind it is.
+  const kind = info.metadata["refusal"] ?? info.reason;
+  const Typed = BY_REASON[kind] ?? TabletopError;
   return new Typed(connect, info.reason, info.metadata);
 }
 

@@ -19,6 +19,7 @@ import {
   CredentialRole,
   ConnectError,
   ControlRefused,
+  InvalidNotation,
   InvalidPageToken,
   MatchOver,
   MatchPaused,
@@ -237,7 +238,10 @@ test("bad requests reject with typed errors carrying the code, reason and messag
   assert.ok(notAMove instanceof TabletopError, String(notAMove));
   assert.equal(notAMove.code, Code.InvalidArgument);
   assert.ok(notAMove.rawMessage.length > 0, "the server says why");
-  assert.ok(["INVALID_NOTATION", "ILLEGAL_ACTION"].includes(notAMove.reason), notAMove.reason);
+  // The game says why, with its own code; the class says which kind.
+  assert.ok(notAMove instanceof InvalidNotation, String(notAMove));
+  assert.equal(notAMove.metadata["refusal"], "INVALID_NOTATION");
+  assert.ok(!["INVALID_NOTATION", "ILLEGAL_ACTION", ""].includes(notAMove.reason), notAMove.reason);
   assert.ok(!(notAMove instanceof StaleVersion), "instanceof goes by class");
 
   await assert.rejects(client.act(match.matchId, "not-a-token", 0), (err: unknown) => {

@@ -112,7 +112,8 @@ impl Match {
         // log written before the rule-out was noted still replays.
         if self.rule_outs.iter().any(|r| r.seat == seat) {
             return Err(refused(format!(
-                "seat {seat} is out of the game by its rules"
+                "{} is out of the game by its rules",
+                self.seat_label(seat)
             )));
         }
         self.control(LogKind::AddTime { seat, ms }, at_ms)
@@ -287,8 +288,9 @@ impl Match {
         if seat >= players {
             return Err(HostError::UnknownSeat { seat, players });
         }
+        let label = self.seat_label(seat);
         if self.seats[seat as usize].out.is_some() {
-            return Err(refused(format!("seat {seat} is out of the game")));
+            return Err(refused(format!("{label} is out of the game")));
         }
         let Some(clocks) = &mut self.clocks else {
             return Err(refused("the match has no clock"));
@@ -305,7 +307,7 @@ impl Match {
                 Ok(())
             }
             None => Err(refused(format!(
-                "the match has time per move only, and seat {seat} is not to move"
+                "the match has time per move only, and {label} is not to move"
             ))),
         }
     }

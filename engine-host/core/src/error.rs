@@ -7,7 +7,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use tabletop_sdk::{ErrorKind, GameError, Player};
+use tabletop_sdk::{ErrorKind, GameError, Player, Refusal, seat_label};
 
 /// Which credential a call needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,11 @@ pub enum HostError {
     InvalidNotation(String),
     /// The action is not legal now for this seat.
     IllegalAction(String),
+    /// The game refused a seat's action or notation and said why: a
+    /// specific reason code and a sentence citing the rule (games offering
+    /// the explain-refusal extension; others refuse with
+    /// [`HostError::IllegalAction`] or [`HostError::InvalidNotation`]).
+    Refused(Refusal),
     /// A match record does not parse, does not replay, or was altered.
     InvalidRecord(String),
 
@@ -142,6 +147,8 @@ pub enum HostError {
     NotYourTurn {
         /// The seat.
         seat: Player,
+        /// The game's name of the seat, if it names its seats.
+        name: Option<String>,
     },
     /// The game says the seat is not to move (its own words), or a step of
     /// a shorthand finds it no longer to move.
@@ -150,11 +157,15 @@ pub enum HostError {
     AlreadyActed {
         /// The seat.
         seat: Player,
+        /// The game's name of the seat, if it names its seats.
+        name: Option<String>,
     },
     /// The seat asked for already has a player.
     SeatTaken {
         /// The seat.
         seat: Player,
+        /// The game's name of the seat, if it names its seats.
+        name: Option<String>,
     },
     /// The match has no open seat to join.
     NoOpenSeat,
@@ -302,11 +313,18 @@ impl fmt::Display for HostError {
                     "stale version: expected {expected}, the match is at {current}"
                 )
             }
-            HostError::NotYourTurn { seat } => write!(f, "it is not seat {seat}'s turn"),
-            HostError::AlreadyActed { seat } => {
-                write!(f, "seat {seat} has already acted this turn")
+            HostError::Refused(refusal) => f.write_str(&refusal.message),
+            HostError::NotYourTurn { seat, name } => {
+                write!(f, "it is not {}'s turn", seat_label(*seat, name.as_deref()))
             }
-            HostError::SeatTaken { seat } => write!(f, "seat {seat} is taken"),
+            HostError::AlreadyActed { seat, name } => write!(
+                f,
+                "{} has already acted this turn",
+                seat_label(*seat, name.as_deref())
+            ),
+            HostError::SeatTaken { seat, name } => {
+                write!(f, "{} is taken", seat_label(*seat, name.as_deref()))
+            }
             HostError::NoOpenSeat => f.write_str("the match has no open seat"),
             HostError::StepRefused {
                 text,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 use tabletop_sdk::{
-    ActionId, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, chance,
+    ActionId, Attempt, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, chance,
 };
 
 use crate::clock::Clocks;
@@ -218,7 +218,9 @@ impl Match {
     /// Reads an action given as notation.
     pub fn parse_action(&self, seat: Player, notation: &str) -> HostResult<ActionId> {
         self.check_may_act(seat, None)?;
-        Ok(self.state.parse_action(seat, notation)?)
+        self.state.parse_action(seat, notation).map_err(|e| {
+            crate::refusal::explained(self.state.as_ref(), seat, Attempt::Text(notation), e)
+        })
     }
 
     pub(crate) fn check_may_act(
@@ -249,10 +251,16 @@ impl Match {
             });
         }
         if !self.movers()?.contains(seat) {
-            return Err(HostError::NotYourTurn { seat });
+            return Err(HostError::NotYourTurn {
+                seat,
+                name: self.seat_name(seat),
+            });
         }
         if self.has_held(seat) {
-            return Err(HostError::AlreadyActed { seat });
+            return Err(HostError::AlreadyActed {
+                seat,
+                name: self.seat_name(seat),
+            });
         }
         Ok(())
     }
@@ -304,7 +312,18 @@ impl Match {
             })
             .collect::<HostResult<LoggedMoves>>()?;
         let before = self.snapshot_if_watched()?;
-        self.state.apply(&moves)?;
+        self.state
+            .apply(&moves)
+            .map_err(|e| match moves.as_slice() {
+                // One mover: the refusal is that seat's, and the game can say why.
+                [only] => crate::refusal::explained(
+                    self.state.as_ref(),
+                    only.player,
+                    Attempt::Id(only.action),
+                    e,
+                ),
+                _ => e.into(),
+            })?;
         self.pending.clear();
         for (m, at, _) in &timed {
             self.charge(m.player, *at);

@@ -54,6 +54,7 @@ pub mod legal;
 pub mod log;
 pub mod out;
 pub mod record;
+mod refusal;
 mod resign;
 pub mod seat;
 mod sequence;

@@ -47,7 +47,8 @@ impl Match {
         let out = self.out_reasons()?;
         if out[seat as usize].is_some() {
             return Err(HostError::NotToMove(format!(
-                "seat {seat} is out of the game already: it cannot resign"
+                "{} is out of the game already: it cannot resign",
+                self.seat_label(seat)
             )));
         }
         let others_in = out.iter().filter(|reason| reason.is_none()).count() - 1;

@@ -47,6 +47,8 @@ pub struct SeatInfo {
     pub clock_remaining_ms: Option<i64>,
     /// Who holds it.
     pub player: crate::SeatPlayer,
+    /// The game's name of the seat (`B`), if it names its seats.
+    pub name: Option<String>,
 }
 
 /// A seat.
@@ -99,13 +101,16 @@ impl Match {
             .seats
             .get_mut(seat as usize)
             .ok_or(HostError::UnknownSeat { seat, players })?;
-        let Some(previous) = slot.token_hash.replace(token_hash) else {
-            slot.token_hash = None;
-            return Err(HostError::InvalidRequest(format!(
-                "seat {seat} is open: it has no token to re-issue"
-            )));
-        };
-        Ok(previous)
+        match slot.token_hash.replace(token_hash) {
+            Some(previous) => Ok(previous),
+            None => {
+                slot.token_hash = None;
+                Err(HostError::InvalidRequest(format!(
+                    "{} is open: it has no token to re-issue",
+                    self.seat_label(seat)
+                )))
+            }
+        }
     }
 
     /// Takes an open seat (`seat`, or the lowest open one) for `player`
@@ -128,7 +133,10 @@ impl Match {
                     });
                 };
                 if slot.token_hash.is_some() {
-                    return Err(HostError::SeatTaken { seat: s });
+                    return Err(HostError::SeatTaken {
+                        seat: s,
+                        name: self.seat_name(s),
+                    });
                 }
                 s
             }

@@ -2,7 +2,7 @@
 //! same seat (War's whole setup layout), checked whole on a copy of the
 //! state, then applied step by step, all or nothing.
 
-use tabletop_sdk::{ActionId, Move, Player, PlayerSet, Status, chance};
+use tabletop_sdk::{ActionId, Attempt, Move, Player, PlayerSet, Status, chance};
 
 use crate::Match;
 use crate::error::{HostError, HostResult};
@@ -76,7 +76,8 @@ impl Match {
                 Status::ToMove(set) if set == PlayerSet::single(seat) => {}
                 Status::ToMove(_) => {
                     return Err(refuse(HostError::NotToMove(format!(
-                        "seat {seat} is not the one to move then"
+                        "{} is not the one to move then",
+                        self.seat_label(seat)
                     ))));
                 }
                 _ => {
@@ -85,15 +86,27 @@ impl Match {
                     )));
                 }
             }
-            let id = state
-                .parse_action(seat, step)
-                .map_err(|e| refuse(e.into()))?;
+            let id = state.parse_action(seat, step).map_err(|e| {
+                refuse(crate::refusal::explained(
+                    state.as_ref(),
+                    seat,
+                    Attempt::Text(step),
+                    e,
+                ))
+            })?;
             state
                 .apply(&[Move {
                     player: seat,
                     action: id,
                 }])
-                .map_err(|e| refuse(e.into()))?;
+                .map_err(|e| {
+                    refuse(crate::refusal::explained(
+                        state.as_ref(),
+                        seat,
+                        Attempt::Id(id),
+                        e,
+                    ))
+                })?;
             ids.push(id);
             while state.status()? == Status::Chance {
                 let node = state.chance()?;

@@ -4,10 +4,10 @@
 //! acted, then applied as one joint action (see [`Match::submit`]).
 
 use serde::{Deserialize, Serialize};
-use tabletop_sdk::{ActionId, Move, Player, PlayerSet};
+use tabletop_sdk::{ActionId, Attempt, GameError, Move, Player, PlayerSet};
 
 use crate::Match;
-use crate::error::{HostError, HostResult};
+use crate::error::HostResult;
 use crate::game_match::Submitted;
 
 /// One seat's action held for the current simultaneous turn.
@@ -105,9 +105,16 @@ impl Match {
         self.scratch = legal;
         checked?;
         if !is_legal {
-            return Err(HostError::IllegalAction(format!(
-                "action {action} is not legal for seat {seat}"
-            )));
+            let refusal = GameError::illegal(format!(
+                "action {action} is not legal for {}",
+                self.seat_label(seat)
+            ));
+            return Err(crate::refusal::explained(
+                self.state.as_ref(),
+                seat,
+                Attempt::Id(action),
+                refusal,
+            ));
         }
         if self.pending.len() + 1 < movers.len() {
             self.push_held(HeldAction {

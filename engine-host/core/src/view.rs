@@ -49,6 +49,9 @@ pub struct MatchView {
     /// Whether this is a spectator's view of the match behind, under its
     /// spectator delay (set on views of the match now, not on past views).
     pub delayed: bool,
+    /// The position in the game's notation, for a game without hidden
+    /// information or a finished match ([`ViewDetail::Full`] only).
+    pub position: Option<String>,
 }
 
 /// How much of a match a view carries.
@@ -64,6 +67,13 @@ pub enum ViewDetail {
 }
 
 impl Match {
+    /// Whether the position text may be shown to anyone: it holds
+    /// everything, so only when the game hides nothing or the match is
+    /// over (when every game reveals all).
+    fn position_is_public(&self) -> bool {
+        !self.game.manifest().hidden_information || self.lifecycle == Lifecycle::Finished
+    }
+
     /// The match as `viewer` sees it.
     pub fn view(&self, viewer: Viewer) -> HostResult<MatchView> {
         self.view_with(viewer, ViewDetail::Full)
@@ -94,6 +104,7 @@ impl Match {
     ) -> HostResult<MatchView> {
         let movers = self.movers()?;
         let out = self.out_reasons()?;
+        let mut names = self.game.seat_names(self.setup.players)?.into_iter();
         let seats = (0..self.setup.players)
             .map(|p| SeatInfo {
                 seat: p,
@@ -104,6 +115,7 @@ impl Match {
                 out: out[p as usize],
                 clock_remaining_ms: self.clock_remaining(p, now),
                 player: self.player(p),
+                name: names.next(),
             })
             .collect();
         let pending_action = match viewer {
@@ -146,6 +158,10 @@ impl Match {
                 .map(|d| d.at_ms),
             spectator_delay: self.setup.spectator_delay,
             delayed: false,
+            position: match detail {
+                ViewDetail::Full if self.position_is_public() => Some(self.state.position()?),
+                _ => None,
+            },
         })
     }
 }

@@ -67,6 +67,9 @@ pub struct Plugin {
     file: PathBuf,
     sha256: String,
     loaded_at: SystemTime,
+    /// The game's seat names for each player count from the manifest's
+    /// fewest, read once at load: every view names its seats.
+    seat_names: Vec<Vec<String>>,
 }
 
 /// Where private copies of plugin files go when no other place is given.
@@ -137,12 +140,14 @@ impl Plugin {
         }
         validate_manifest(&manifest)?;
         raw.set_logger(log_from_plugin);
+        let seat_names = read_seat_names(&raw, &manifest)?;
         Ok(Arc::new(Plugin {
             raw,
             manifest,
             file: path.to_path_buf(),
             sha256,
             loaded_at: SystemTime::now(),
+            seat_names,
         }))
     }
 
@@ -256,10 +261,11 @@ impl DynGame for Plugin {
     }
 
     fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
-        match self.raw.seat_names_json(players)? {
-            None => Ok(Vec::new()),
-            Some(json) => parse_json("seat names", &json),
-        }
+        let index = players.checked_sub(self.manifest.min_players);
+        Ok(index
+            .and_then(|i| self.seat_names.get(i as usize))
+            .cloned()
+            .unwrap_or_default())
     }
 }
 
@@ -277,6 +283,31 @@ fn raw_state(state: &dyn DynState) -> Option<&RawState> {
 
 fn boxed_state(raw: RawState) -> Box<dyn DynState> {
     Box::new(PluginState(raw))
+}
+
+/// The seat names of every player count the manifest allows (empty lists
+/// for a plugin that names no seats). A plugin that names them wrongly (not
+/// one distinct, non-empty name per seat) is refused: every message would
+/// name its seats wrongly.
+fn read_seat_names(raw: &RawPlugin, manifest: &Manifest) -> Result<Vec<Vec<String>>, LoadError> {
+    let mut all = Vec::new();
+    for players in manifest.min_players..=manifest.max_players {
+        let bad =
+            |why: String| LoadError::BadManifest(format!("seat names of {players} seats: {why}"));
+        let names: Vec<String> = match raw.seat_names_json(players).map_err(|e| bad(e.message))? {
+            None => Vec::new(),
+            Some(json) => parse_json("seat names", &json).map_err(|e| bad(e.message))?,
+        };
+        let distinct = names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| !n.is_empty() && !names[..i].contains(n));
+        if !names.is_empty() && (names.len() != players as usize || !distinct) {
+            return Err(bad(format!("{names:?} is not one distinct name per seat")));
+        }
+        all.push(names);
+    }
+    Ok(all)
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, GameError> {

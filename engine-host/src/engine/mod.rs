@@ -52,6 +52,9 @@ pub struct GameEntry {
     pub manifest: Manifest,
     /// Every loaded version, oldest first.
     pub versions: Vec<String>,
+    /// The game's seat names for each player count (ascending); empty for a
+    /// game that names none.
+    pub seat_names: Vec<(u32, Vec<String>)>,
 }
 
 /// The legal actions of a seat: (match version, seat, (id, notation) pairs).

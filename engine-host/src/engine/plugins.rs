@@ -288,6 +288,7 @@ impl Engine {
             .into_iter()
             .map(|p| GameEntry {
                 versions: self.registry.versions(&p.manifest().name),
+                seat_names: seat_names(p.as_ref()),
                 manifest: p.manifest().clone(),
             })
             .collect()
@@ -299,6 +300,7 @@ impl Engine {
         Ok(GameEntry {
             manifest: plugin.manifest().clone(),
             versions: self.registry.versions(name),
+            seat_names: seat_names(plugin.as_ref()),
         })
     }
 
@@ -321,4 +323,17 @@ impl Engine {
                 },
             })
     }
+}
+
+/// The game's seat names for each player count it allows; empty when it
+/// names none (or its plugin fails to say, which the catalog does not
+/// report as an error: the names are a courtesy).
+fn seat_names(game: &dyn DynGame) -> Vec<(u32, Vec<String>)> {
+    let manifest = game.manifest();
+    (manifest.min_players..=manifest.max_players)
+        .filter_map(|players| {
+            let names = game.seat_names(players).ok()?;
+            (!names.is_empty()).then_some((players, names))
+        })
+        .collect()
 }

@@ -126,6 +126,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
                     as i32,
                 display_name: s.player.display_name,
                 external_id: s.player.external_id,
+                name: s.name.unwrap_or_default(),
             })
             .collect(),
         results: v.results.iter().map(|r| result(r, &players)).collect(),
@@ -138,6 +139,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
         open_seat_deadline_ms: v.open_seat_deadline_ms,
         spectator_delay: v.spectator_delay.map(spectator_delay_message),
         delayed: v.delayed,
+        position: v.position.unwrap_or_default(),
     }
 }
 
@@ -209,6 +211,14 @@ pub fn game(g: &GameEntry) -> pb::GameInfo {
         hidden_information: m.hidden_information,
         chance: m.chance,
         removable_players: m.removable_players,
+        seat_names: g
+            .seat_names
+            .iter()
+            .map(|(players, names)| pb::SeatNames {
+                players: *players,
+                names: names.clone(),
+            })
+            .collect(),
     }
 }
 

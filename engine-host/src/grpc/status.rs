@@ -4,6 +4,7 @@
 //! instead of parsing the message). The table of reasons for clients is in
 //! `proto/tabletop/v1/matches.proto`; keep the two in step.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use tonic::{Code, Status};
@@ -19,8 +20,9 @@ pub const DOMAIN: &str = "tabletop";
 pub struct Described {
     /// The status code.
     pub code: Code,
-    /// The `ErrorInfo` reason.
-    pub reason: &'static str,
+    /// The `ErrorInfo` reason: the host's, or a game's own code for a
+    /// refusal it explained (`RED_LINE`).
+    pub reason: Cow<'static, str>,
     /// The `ErrorInfo` metadata.
     pub metadata: HashMap<String, String>,
 }
@@ -28,7 +30,7 @@ pub struct Described {
 fn described(code: Code, reason: &'static str, metadata: &[(&str, String)]) -> Described {
     Described {
         code,
-        reason,
+        reason: Cow::Borrowed(reason),
         metadata: metadata
             .iter()
             .map(|(key, value)| ((*key).to_string(), value.clone()))
@@ -49,6 +51,19 @@ pub fn describe(error: &HostError) -> Described {
         HostError::InvalidPosition(_) => described(InvalidArgument, "INVALID_POSITION", &[]),
         HostError::InvalidNotation(_) => described(InvalidArgument, "INVALID_NOTATION", &[]),
         HostError::IllegalAction(_) => described(InvalidArgument, "ILLEGAL_ACTION", &[]),
+        HostError::Refused(refusal) => {
+            // The game's own code is the reason; `refusal` keeps the host's
+            // kind, so a client can tell a notation problem from an illegal
+            // action without knowing the game's codes.
+            let kind = if refusal.notation {
+                "INVALID_NOTATION"
+            } else {
+                "ILLEGAL_ACTION"
+            };
+            let mut d = described(InvalidArgument, "", &[("refusal", kind.into())]);
+            d.reason = Cow::Owned(refusal.reason.clone());
+            d
+        }
         HostError::InvalidRecord(_) => described(InvalidArgument, "INVALID_RECORD", &[]),
         HostError::UnknownGame { game } => {
             described(NotFound, "UNKNOWN_GAME", &[("game", game.clone())])
@@ -120,21 +135,30 @@ pub fn describe(error: &HostError) -> Described {
                 ("current_version", current.to_string()),
             ],
         ),
-        HostError::NotYourTurn { seat } => described(
+        HostError::NotYourTurn { seat, name } => described(
             FailedPrecondition,
             "NOT_YOUR_TURN",
-            &[("seat", seat.to_string())],
+            &[
+                ("seat", seat.to_string()),
+                ("seat_name", name.clone().unwrap_or_default()),
+            ],
         ),
         HostError::NotToMove(_) => described(FailedPrecondition, "NOT_YOUR_TURN", &[]),
-        HostError::AlreadyActed { seat } => described(
+        HostError::AlreadyActed { seat, name } => described(
             FailedPrecondition,
             "ALREADY_ACTED",
-            &[("seat", seat.to_string())],
+            &[
+                ("seat", seat.to_string()),
+                ("seat_name", name.clone().unwrap_or_default()),
+            ],
         ),
-        HostError::SeatTaken { seat } => described(
+        HostError::SeatTaken { seat, name } => described(
             FailedPrecondition,
             "SEAT_TAKEN",
-            &[("seat", seat.to_string())],
+            &[
+                ("seat", seat.to_string()),
+                ("seat_name", name.clone().unwrap_or_default()),
+            ],
         ),
         HostError::NoOpenSeat => described(FailedPrecondition, "NO_OPEN_SEAT", &[]),
         HostError::Unsupported(_) => described(FailedPrecondition, "UNSUPPORTED", &[]),
@@ -209,7 +233,7 @@ pub fn to_status(error: HostError) -> Status {
         metadata,
     } = describe(&error);
     if code == Code::Internal {
-        tracing::error!(error = %error, reason, "internal error");
+        tracing::error!(error = %error, reason = %reason, "internal error");
     }
     Status::with_error_details(
         code,
@@ -278,6 +302,21 @@ mod tests {
                 InvalidArgument,
                 "ILLEGAL_ACTION",
                 vec![],
+            ),
+            (
+                HostError::Refused(tabletop_sdk::Refusal::illegal(
+                    "RED_LINE",
+                    "c6-d6 crosses a red line (W4)",
+                )),
+                InvalidArgument,
+                "RED_LINE",
+                vec![("refusal", "ILLEGAL_ACTION")],
+            ),
+            (
+                HostError::Refused(tabletop_sdk::Refusal::notation("NO_SUCH_SQUARE", "no z9")),
+                InvalidArgument,
+                "NO_SUCH_SQUARE",
+                vec![("refusal", "INVALID_NOTATION")],
             ),
             (
                 HostError::InvalidRecord(text("a")),
@@ -386,10 +425,13 @@ mod tests {
                 vec![("expected_version", "3"), ("current_version", "5")],
             ),
             (
-                HostError::NotYourTurn { seat: 1 },
+                HostError::NotYourTurn {
+                    seat: 1,
+                    name: Some(text("B")),
+                },
                 FailedPrecondition,
                 "NOT_YOUR_TURN",
-                vec![("seat", "1")],
+                vec![("seat", "1"), ("seat_name", "B")],
             ),
             (
                 HostError::NotToMove(text("a")),
@@ -398,16 +440,22 @@ mod tests {
                 vec![],
             ),
             (
-                HostError::AlreadyActed { seat: 2 },
+                HostError::AlreadyActed {
+                    seat: 2,
+                    name: None,
+                },
                 FailedPrecondition,
                 "ALREADY_ACTED",
-                vec![("seat", "2")],
+                vec![("seat", "2"), ("seat_name", "")],
             ),
             (
-                HostError::SeatTaken { seat: 0 },
+                HostError::SeatTaken {
+                    seat: 0,
+                    name: Some(text("A")),
+                },
                 FailedPrecondition,
                 "SEAT_TAKEN",
-                vec![("seat", "0")],
+                vec![("seat", "0"), ("seat_name", "A")],
             ),
             (
                 HostError::NoOpenSeat,
@@ -566,7 +614,17 @@ mod tests {
                 "stale version: expected 3, the match is at 5",
             ),
             (
-                HostError::NotYourTurn { seat: 1 },
+                HostError::NotYourTurn {
+                    seat: 1,
+                    name: Some(text("B")),
+                },
+                "it is not seat 1 (B)'s turn",
+            ),
+            (
+                HostError::NotYourTurn {
+                    seat: 1,
+                    name: None,
+                },
                 "it is not seat 1's turn",
             ),
             (

@@ -2,17 +2,20 @@
 
 use tabletop_sdk::serde_json;
 use tabletop_sdk::{
-    ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
-    PlayerResult, PlayerSet, SeatOut, Setup, Status, Transition, Viewer, check_single_move,
-    results_by_key,
+    ActionId, Attempt, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
+    PlayerResult, PlayerSet, Refusal, SeatOut, Setup, Status, Transition, Viewer,
+    check_single_move, results_by_key,
 };
 
 use crate::events;
+use crate::illegal::IllegalMove;
 use crate::moves::{Move, swap_code, swap_squares};
 use crate::notation::{read_position, write_position};
 use crate::position::Position;
+use crate::refusal;
 use crate::render;
 use crate::rules::Rules;
+use crate::seats;
 use crate::setup::Side;
 use crate::tower::Colour;
 
@@ -60,7 +63,12 @@ fn seat(player: Player) -> Option<Colour> {
 impl Game for Focus {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::SeatsOut];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::RemovePlayer,
+        Extension::SeatsOut,
+        Extension::SeatNames,
+        Extension::ExplainRefusal,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -150,28 +158,27 @@ impl Game for Focus {
         }
     }
 
+    /// One move: read and checked as `explain_refusal` explains it (the
+    /// seat, the turn, the move), so the refusal and its explanation say
+    /// the same. Any other shape of joint action is refused as the SDK
+    /// refuses it.
     fn apply(&self, state: &mut Position, moves: &[Joint]) -> Result<(), GameError> {
-        let Some(mover) = state.to_move() else {
-            return Err(GameError::not_your_turn(if state.side() == Side::Over {
-                "the game is over"
-            } else {
-                "chance acts next (the opening swap, ruling F9)"
-            }));
-        };
-        let joint = check_single_move(Player::from(mover), moves)?;
-        let mv = Move::from_id(joint.action).ok_or_else(|| {
-            GameError::illegal(format!("{} is not a focus action id", joint.action))
-        })?;
-        state.play(mover, mv)?;
-        Ok(())
+        if let [only] = moves {
+            let mv = Move::decode(only.action)?;
+            state.play(refusal::seat(state, only.player)?, mv)?;
+            return Ok(());
+        }
+        match state.to_move() {
+            Some(mover) => check_single_move(Player::from(mover), moves).map(|_| ()),
+            None => Err(IllegalMove::GameOver(state.outcome().map(|o| o.reason)).into()),
+        }
     }
 
     /// The host's clock `out`: the seat is out as by ruling F7 (skipped from
     /// then on) and ranks as an F7 player out would (see [`Game::results`]
     /// above and the README).
     fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
-        let seat =
-            seat(player).ok_or_else(|| GameError::illegal(format!("there is no seat {player}")))?;
+        let seat = refusal::seat(state, player).map_err(|e| GameError::illegal(e.to_string()))?;
         state.remove(seat).map_err(GameError::illegal)
     }
 
@@ -206,24 +213,42 @@ impl Game for Focus {
         _player: Player,
         action: ActionId,
     ) -> Result<String, GameError> {
-        Move::from_id(action)
-            .filter(|m| !matches!(m, Move::Shift { .. }) || m.destination().is_some())
-            .map(Move::notation)
-            .ok_or_else(|| GameError::illegal(format!("{action} is not a focus action id")))
+        let mv = Move::decode(action)?;
+        if let Move::Shift { from, direction, k } = mv
+            && mv.destination().is_none()
+        {
+            return Err(IllegalMove::OffBoard { from, direction, k }.into());
+        }
+        Ok(mv.notation())
     }
 
+    /// Reads the text as `explain_refusal` explains it: the same reason
+    /// and sentence, the kind saying whether the text did not read.
     fn parse_action(
         &self,
         state: &Position,
         player: Player,
         text: &str,
     ) -> Result<ActionId, GameError> {
-        let mv = Move::parse(text)?;
-        let p = seat(player)
-            .filter(|&p| usize::from(p) < state.players())
-            .ok_or_else(|| GameError::not_your_turn(format!("there is no seat {player}")))?;
-        state.check(p, mv)?;
-        Ok(mv.id())
+        Ok(refusal::read_action(state, player, text)?)
+    }
+
+    fn explain_refusal(
+        &self,
+        state: &Position,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        refusal::explain(state, player, attempt)
+    }
+
+    fn action_space(&self, state: &Position) -> u64 {
+        refusal::action_space(state)
+    }
+
+    /// `P1` to `P4`: the rule text's player 1 to 4, as positions write them.
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        seats::names(players)
     }
 
     fn view<'a>(&'a self, state: &'a Position, _viewer: Viewer) -> render::View<'a> {

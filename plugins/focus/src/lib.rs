@@ -31,24 +31,33 @@ mod board;
 mod error;
 mod events;
 mod game;
+mod illegal;
+mod move_text;
 mod moves;
 mod notation;
 mod perft;
 mod position;
+mod refusal;
 mod render;
 mod rules;
+mod seats;
 mod setup;
 mod tower;
 
 pub use board::{Direction, Square};
-pub use error::{IllegalMove, NotationError, OptionError, PositionError};
+pub use error::{OptionError, PositionError};
 pub use game::Focus;
-pub use moves::{DROP_BASE, Move, SWAP_BASE, swap_code, swap_squares};
+pub use illegal::IllegalMove;
+pub use move_text::{NotationError, Written, read as read_move};
+pub use moves::{
+    DROP_BASE, Move, SHIFTS_AND_DROPS, SWAP_BASE, WITH_SWAPS, swap_code, swap_squares,
+};
 pub use notation::{read_position, write_position};
 pub use perft::perft;
 pub use position::{EndReason, Outcome, Position};
 pub use render::{LETTERS, View, text as render_text, view as render_view};
 pub use rules::{OpeningSwap, Rules, names as option_names};
+pub use seats::{label as seat_label, names as seat_names};
 pub use setup::{Mirror, RawPosition, Side, pieces_per_player};
 pub use tower::{Colour, MAX_HEIGHT, Stack, Tower};
 

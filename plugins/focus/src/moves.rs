@@ -8,7 +8,8 @@
 use std::fmt;
 
 use crate::board::{Direction, Square};
-use crate::error::NotationError;
+use crate::illegal::IllegalMove;
+use crate::move_text::{self, NotationError, Written};
 
 /// One action of a player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,6 +40,12 @@ pub enum Move {
 pub const DROP_BASE: u64 = 1280;
 /// First swap id.
 pub const SWAP_BASE: u64 = 2048;
+/// The action space of a match without the chosen opening swap: every
+/// shift and drop id is below it (the last square, f8, has index 61).
+pub const SHIFTS_AND_DROPS: u64 = DROP_BASE + 62;
+/// The action space of a match with the chosen opening swap (F9): every
+/// id is below it, the last being the swap f8<>f8.
+pub const WITH_SWAPS: u64 = SWAP_BASE + 61 * 64 + 62;
 
 impl Move {
     /// The move's action id.
@@ -68,6 +75,42 @@ impl Move {
         }
     }
 
+    /// The move with action id `id`, or why the id is none: not a Focus
+    /// action id at all, or naming a corner square the board lacks (F1).
+    /// An id of a shift off the board decodes; [`crate::Position::check`]
+    /// refuses it.
+    pub fn decode(id: u64) -> Result<Move, IllegalMove> {
+        let missing = |index: u64| IllegalMove::MissingSquare {
+            action: id,
+            square: format!(
+                "{}{}",
+                char::from(b'a' + (index % 8) as u8),
+                char::from(b'1' + (index / 8 % 8) as u8)
+            ),
+        };
+        let on_board = |index: u64| Square::from_index(index as u8).ok_or_else(|| missing(index));
+        if id < DROP_BASE {
+            let from = on_board(id / 20)?;
+            let direction = Direction::from_index(((id % 20) / 5) as usize)
+                .ok_or(IllegalMove::UnknownAction(id))?;
+            Ok(Move::Shift {
+                from,
+                direction,
+                k: (id % 5) as usize + 1,
+            })
+        } else if id < DROP_BASE + 64 {
+            Ok(Move::Drop(on_board(id - DROP_BASE)?))
+        } else if (SWAP_BASE..SWAP_BASE + 64 * 64).contains(&id) {
+            let code = id - SWAP_BASE;
+            Ok(Move::Swap {
+                r: on_board(code / 64)?,
+                g: on_board(code % 64)?,
+            })
+        } else {
+            Err(IllegalMove::UnknownAction(id))
+        }
+    }
+
     /// The destination of a shift (if it is on the board).
     pub fn destination(self) -> Option<Square> {
         match self {
@@ -77,33 +120,14 @@ impl Move {
         }
     }
 
-    /// Reads `c3-e3`, `*d4` or `c3<>d5` (ruling F11). Only the form is
+    /// Reads `c3-e3`, `*d4` or `c3<>d5` (ruling F11), in either case and
+    /// with blanks around the text and its separators. Only the form is
     /// checked here; a shift must be along a file or rank, 1 to 5 squares.
     pub fn parse(text: &str) -> Result<Move, NotationError> {
-        let text = text.trim();
-        let square = |s: &str| {
-            s.parse::<Square>()
-                .map_err(|()| NotationError(format!("`{s}` is not a square of the focus board")))
-        };
-        if let Some(rest) = text.strip_prefix('*') {
-            return Ok(Move::Drop(square(rest)?));
+        match move_text::read(text)? {
+            Written::Move(m) => Ok(m),
+            Written::Beyond { from, distance, .. } => Err(NotationError::TooFar { from, distance }),
         }
-        if let Some((a, b)) = text.split_once("<>") {
-            return Ok(Move::Swap {
-                r: square(a.trim())?,
-                g: square(b.trim())?,
-            });
-        }
-        if let Some((a, b)) = text.split_once('-') {
-            let (from, to) = (square(a.trim())?, square(b.trim())?);
-            let (direction, k) = from.line_to(to).ok_or_else(|| {
-                NotationError(format!(
-                    "`{text}`: a tower moves 1 to 5 squares along a file or rank"
-                ))
-            })?;
-            return Ok(Move::Shift { from, direction, k });
-        }
-        Err(NotationError(format!("`{text}` is not a focus move")))
     }
 }
 

@@ -20,6 +20,8 @@
 
 use std::fmt::Write as _;
 
+use tabletop_sdk::text::quote;
+
 use crate::board::Square;
 use crate::error::PositionError;
 use crate::setup::{Mirror, RawPosition, Side};
@@ -85,8 +87,10 @@ pub fn write_position(raw: &RawPosition) -> String {
 }
 
 /// Reads the F11 text form for a `players`-player game. Checks the form
-/// only; [`crate::Position::from_raw`] checks the rules.
+/// only; [`crate::Position::from_raw`] checks the rules. A text written for
+/// another player count is refused as that first, before any detail.
 pub fn read_position(text: &str, players: usize) -> Result<RawPosition, PositionError> {
+    check_player_count(text, players)?;
     let mut tokens = text.split_whitespace();
     let board = tokens.next().ok_or_else(|| err("the text is empty"))?;
     let side = tokens
@@ -103,9 +107,9 @@ pub fn read_position(text: &str, players: usize) -> Result<RawPosition, Position
     for token in tokens {
         let (key, value) = token
             .split_once('=')
-            .ok_or_else(|| err(format!("`{token}` is not a `key=value` field")))?;
+            .ok_or_else(|| err(format!("`{}` is not a `key=value` field", quote(token))))?;
         if seen.contains(&key) {
-            return Err(err(format!("field `{key}` is given twice")));
+            return Err(err(format!("field `{}` is given twice", quote(key))));
         }
         seen.push(key);
         match key {
@@ -136,17 +140,22 @@ pub fn read_position(text: &str, players: usize) -> Result<RawPosition, Position
             "moves" => {
                 raw.moves = value
                     .parse()
-                    .map_err(|_| err(format!("`moves={value}` is not a count")))?;
+                    .map_err(|_| err(format!("`moves={}` is not a count", quote(value))))?;
             }
             "mirror" => {
                 raw.mirror = match value {
                     "-" => Mirror::Untested,
                     "yes" => Mirror::Holding,
                     "no" => Mirror::Broken,
-                    _ => return Err(err(format!("`mirror` is -, yes or no, not `{value}`"))),
+                    _ => {
+                        return Err(err(format!(
+                            "`mirror` is -, yes or no, not `{}`",
+                            quote(value)
+                        )));
+                    }
                 }
             }
-            _ => return Err(err(format!("unknown field `{key}`"))),
+            _ => return Err(err(format!("unknown field `{}`", quote(key)))),
         }
     }
     Ok(raw)
@@ -156,7 +165,8 @@ fn read_player(text: &str, players: usize) -> Result<Colour, PositionError> {
     match text.parse::<u8>() {
         Ok(p) if (1..=players as u8).contains(&p) => Ok(p - 1),
         _ => Err(PositionError::new(format!(
-            "`{text}` is not a player number 1 to {players}"
+            "`{}` is not a player: a position writes P1 to P{players} as 1 to {players}",
+            quote(text)
         ))),
     }
 }
@@ -165,14 +175,15 @@ fn read_counts(key: &str, value: &str, players: usize) -> Result<[u32; 4], Posit
     let parts: Vec<&str> = value.split(',').collect();
     if parts.len() != players {
         return Err(PositionError::new(format!(
-            "`{key}` needs {players} numbers separated by `,`, got `{value}`"
+            "`{key}` needs {players} numbers separated by `,`, got `{}`",
+            quote(value)
         )));
     }
     let mut counts = [0; 4];
     for (slot, part) in counts.iter_mut().zip(parts) {
-        *slot = part
-            .parse()
-            .map_err(|_| PositionError::new(format!("`{part}` in `{key}` is not a count")))?;
+        *slot = part.parse().map_err(|_| {
+            PositionError::new(format!("`{}` in `{key}` is not a count", quote(part)))
+        })?;
     }
     Ok(counts)
 }
@@ -207,7 +218,8 @@ fn read_board(board: &str, raw: &mut RawPosition) -> Result<(), PositionError> {
                     Some(d) if (1..=raw.players as u32).contains(&d) => pieces.push(d as u8 - 1),
                     _ => {
                         return Err(err(format!(
-                            "tower `{cell}` on {square}: pieces are player numbers 1 to {}",
+                            "tower `{}` on {square}: pieces are player numbers 1 to {}",
+                            quote(cell),
                             raw.players
                         )));
                     }
@@ -215,10 +227,74 @@ fn read_board(board: &str, raw: &mut RawPosition) -> Result<(), PositionError> {
             }
             raw.towers[square.index()] = Tower::from_pieces(&pieces).ok_or_else(|| {
                 err(format!(
-                    "tower `{cell}` on {square} is higher than 5 (ruling F6)"
+                    "tower `{}` on {square} is higher than 5 (ruling F6)",
+                    quote(cell)
                 ))
             })?;
         }
+    }
+    Ok(())
+}
+
+/// The player count a position text is written for, when it says: the
+/// length of its `reserves`, `removed` and `captures` lists when they
+/// agree, else, with none of them given (so every piece is on the board),
+/// the board's pieces: the highest player number, and the total, 36 (F2),
+/// 39 (F4) or 52 (F3).
+fn players_written(text: &str) -> Option<usize> {
+    let mut tokens = text.split_whitespace();
+    let board = tokens.next()?;
+    let mut lengths = Vec::new();
+    for token in tokens.skip(1) {
+        match token.split_once('=') {
+            Some(("reserves" | "removed", value)) => lengths.push(value.split(',').count()),
+            Some(("captures", value)) => {
+                lengths.push(value.split('/').count());
+                lengths.extend(value.split('/').map(|row| row.split(',').count()));
+            }
+            _ => {}
+        }
+    }
+    if let Some(&first) = lengths.first() {
+        let agreed = lengths.iter().all(|&n| n == first) && (2..=4).contains(&first);
+        return agreed.then_some(first);
+    }
+    let pieces: Vec<u32> = board
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .filter(|&d| d > 0)
+        .collect();
+    let highest = pieces.iter().copied().max()?;
+    match (pieces.len(), highest) {
+        (36, 1..=2) => Some(2),
+        (39, 1..=3) => Some(3),
+        (52, 1..=4) => Some(4),
+        _ => None,
+    }
+}
+
+/// Refuses a text written for another player count than `players`, or
+/// with pieces of a player the match lacks.
+fn check_player_count(text: &str, players: usize) -> Result<(), PositionError> {
+    if let Some(written) = players_written(text)
+        && written != players
+    {
+        return Err(err(format!(
+            "this position is for {written} players; the match has {players}"
+        )));
+    }
+    let board = text.split_whitespace().next().unwrap_or("");
+    let highest = board
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .filter(|&d| d <= 4)
+        .max()
+        .unwrap_or(0) as usize;
+    if highest > players {
+        return Err(err(format!(
+            "this position has pieces of P{highest}, so it is for at least {highest} players; \
+             the match has {players}"
+        )));
     }
     Ok(())
 }

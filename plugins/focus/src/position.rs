@@ -2,9 +2,11 @@
 //! elimination and the end (F7, F8, F10) and the symmetry countermeasures (F9).
 
 use crate::board::{Direction, Square};
-use crate::error::{IllegalMove, PositionError};
+use crate::error::PositionError;
+use crate::illegal::IllegalMove;
 use crate::moves::{DROP_BASE, Move, SWAP_BASE, swap_code};
 use crate::rules::{OpeningSwap, Rules};
+use crate::seats::label_of;
 use crate::setup::{Mirror, RawPosition, Side, pieces_per_player};
 use crate::tower::{Colour, Stack, Tower};
 
@@ -91,7 +93,7 @@ impl Position {
         let n = rules.players();
         if raw.players != n {
             return Err(err(format!(
-                "the position is for {} players, the match for {n}",
+                "this position is for {} players; the match has {n}",
                 raw.players
             )));
         }
@@ -102,7 +104,9 @@ impl Position {
                 )));
             }
             if t.pieces().any(|c| usize::from(c) >= n) {
-                return Err(err(format!("a tower holds a colour beyond player {n}")));
+                return Err(err(format!(
+                    "a tower holds a piece of no seat of this {n}-player match"
+                )));
             }
         }
         for p in n..4 {
@@ -110,15 +114,17 @@ impl Position {
                 || raw.removed[p] != 0
                 || raw.captures[p].iter().any(|&c| c != 0)
             {
-                return Err(err(format!("player {} does not exist", p + 1)));
+                return Err(err(format!(
+                    "a {n}-player match has no seat {p}, but the position gives it pieces"
+                )));
             }
         }
         let total = pieces_per_player(n);
         for c in 0..n {
             if raw.captures[c][c] != 0 {
                 return Err(err(format!(
-                    "player {} captured own pieces; own overflow goes to the reserve (F6)",
-                    c + 1
+                    "{} captured own pieces; own overflow goes to the reserve (F6)",
+                    label_of(c as Colour)
                 )));
             }
             let on_board: u32 = raw.towers.iter().map(|t| t.count(c as Colour) as u32).sum();
@@ -126,17 +132,17 @@ impl Position {
             let counted = u64::from(on_board) + u64::from(raw.reserves[c]) + u64::from(captured);
             if counted != u64::from(total) {
                 return Err(err(format!(
-                    "player {} has {on_board} on the board, {} in reserve and {captured} \
-                     captured: {counted}, not {total}",
-                    c + 1,
+                    "{} has {on_board} on the board, {} in reserve and {captured} captured: \
+                     {counted}, not {total} (F2–F4)",
+                    label_of(c as Colour),
                     raw.reserves[c]
                 )));
             }
             let own_captures: u64 = raw.captures[c].iter().map(|&x| u64::from(x)).sum();
             if u64::from(raw.removed[c]) < own_captures {
                 return Err(err(format!(
-                    "player {} removed fewer pieces ({}) than they captured ({own_captures})",
-                    c + 1,
+                    "{} removed fewer pieces ({}) than they captured ({own_captures}) (F8)",
+                    label_of(c as Colour),
                     raw.removed[c]
                 )));
             }
@@ -188,12 +194,12 @@ impl Position {
             }
             Side::ToMove(p) => {
                 if usize::from(p) >= n || pos.is_out(p) {
-                    return Err(err(format!("player {} cannot be to move", p + 1)));
+                    return Err(err(format!("{} cannot be to move", label_of(p))));
                 }
                 if !pos.can_move(p) {
                     return Err(err(format!(
-                        "player {} is to move but has no tower and no reserve (F7)",
-                        p + 1
+                        "{} is to move but has no tower and no reserve (F7)",
+                        label_of(p)
                     )));
                 }
             }
@@ -445,52 +451,91 @@ impl Position {
         }
     }
 
-    /// Whether `mv` is legal for `seat` now, and why not.
+    /// Whether `mv` is legal for `seat` now, and why not. The reasons are
+    /// looked at in a fixed order: a seat the match lacks, a move off the
+    /// board (never legal), the end of the game, a seat out, whose turn it
+    /// is, and then what the move itself asks of the board.
     pub fn check(&self, seat: Colour, mv: Move) -> Result<(), IllegalMove> {
+        if usize::from(seat) >= self.players() {
+            return Err(IllegalMove::NoSuchSeat {
+                seat: u32::from(seat),
+                players: self.players(),
+            });
+        }
+        if let Move::Shift { from, direction, k } = mv
+            && from.offset(direction, k).is_none()
+        {
+            return Err(IllegalMove::OffBoard { from, direction, k });
+        }
+        if self.side == Side::Over {
+            return Err(IllegalMove::GameOver(self.outcome().map(|o| o.reason)));
+        }
+        if self.is_out(seat) {
+            return Err(IllegalMove::PlayerOut(seat));
+        }
         match (self.side, mv) {
-            (Side::Over, _) => Err(IllegalMove::GameOver),
-            (Side::Swap, Move::Swap { r, g }) => {
-                if seat != 0 || self.rules.opening_swap() != OpeningSwap::Chosen {
-                    return Err(IllegalMove::NotYourTurn);
-                }
-                self.check_swap(r, g)
+            (Side::Over, _) => Err(IllegalMove::GameOver(None)),
+            (Side::Swap, _) if self.rules.opening_swap() != OpeningSwap::Chosen => {
+                Err(IllegalMove::NotYourTurn {
+                    seat,
+                    to_move: None,
+                    ruling: "F9",
+                })
             }
-            (Side::Swap, _) => {
-                if self.to_move() == Some(seat) {
-                    Err(IllegalMove::SwapPending)
-                } else {
-                    Err(IllegalMove::NotYourTurn)
-                }
-            }
-            (Side::ToMove(p), _) if p != seat => Err(IllegalMove::NotYourTurn),
-            (Side::ToMove(_), Move::Swap { .. }) => Err(IllegalMove::NoSwapNow),
+            (Side::Swap, _) if seat != 0 => Err(IllegalMove::NotYourTurn {
+                seat,
+                to_move: Some(0),
+                ruling: "F9: P1 chooses the opening swap",
+            }),
+            (Side::Swap, Move::Swap { r, g }) => self.check_swap(r, g),
+            (Side::Swap, _) => Err(IllegalMove::SwapFirst),
+            (Side::ToMove(p), _) if p != seat => Err(IllegalMove::NotYourTurn {
+                seat,
+                to_move: Some(p),
+                ruling: match self.players() {
+                    2 => "F2: the players alternate, P1 first",
+                    3 => "F4: turn order P1, P2, P3",
+                    _ => "F3: turn order P1, P3, P2, P4",
+                },
+            }),
+            (Side::ToMove(_), Move::Swap { .. }) => Err(IllegalMove::NoSwapNow {
+                in_match: self.rules.opening_swap() != OpeningSwap::None,
+            }),
             (Side::ToMove(p), Move::Drop(_)) => {
                 if self.reserves[usize::from(p)] == 0 {
-                    Err(IllegalMove::EmptyReserve)
+                    Err(IllegalMove::NoReserve(p))
                 } else {
                     Ok(())
                 }
             }
-            (Side::ToMove(p), Move::Shift { from, direction, k }) => {
-                let t = self.towers[from.index()];
-                if t.top() != Some(p) {
-                    return Err(IllegalMove::NotYourTower(from.to_string()));
-                }
-                if k > t.height() {
-                    return Err(IllegalMove::TooFew {
-                        from: from.to_string(),
-                        k,
-                        height: t.height(),
-                    });
-                }
-                if from.offset(direction, k).is_none() {
-                    return Err(IllegalMove::OffBoard {
-                        from: from.to_string(),
-                        k,
-                    });
-                }
+            (Side::ToMove(p), Move::Shift { from, k, .. }) => {
+                self.check_tower(p, from, k)?;
                 Ok(())
             }
+        }
+    }
+
+    /// Ruling F5: `seat` owns the tower on `from`, which is at least `k`
+    /// pieces high (`k` may come from a text naming more than 5 squares).
+    pub(crate) fn check_tower(
+        &self,
+        seat: Colour,
+        from: Square,
+        k: usize,
+    ) -> Result<(), IllegalMove> {
+        let t = self.towers[from.index()];
+        match t.top() {
+            None => Err(IllegalMove::EmptySquare(from)),
+            Some(owner) if owner != seat => Err(IllegalMove::NotYourTower {
+                square: from,
+                owner,
+            }),
+            Some(_) if k > t.height() => Err(IllegalMove::TooFar {
+                from,
+                k,
+                height: t.height(),
+            }),
+            Some(_) => Ok(()),
         }
     }
 
@@ -501,14 +546,10 @@ impl Position {
             t.height() == 1 && t.top() == Some(c)
         };
         if !single(r, 0) || !single(g, 1) {
-            return Err(IllegalMove::BadSwap(format!(
-                "{r} must hold a single R piece and {g} a single G piece"
-            )));
+            return Err(IllegalMove::SwapWrongPieces { r, g });
         }
         if g == r.rotate_half() {
-            return Err(IllegalMove::BadSwap(format!(
-                "{r} and {g} are each other's half-turn images; exchanging them keeps the symmetry"
-            )));
+            return Err(IllegalMove::SwapKeepsSymmetry { r, g });
         }
         Ok(())
     }
@@ -524,7 +565,9 @@ impl Position {
     /// `r * 64 + g` if it names an allowed pair.
     pub fn apply_swap_outcome(&mut self, r: Square, g: Square) -> Result<(), IllegalMove> {
         if !self.is_chance() {
-            return Err(IllegalMove::NoSwapNow);
+            return Err(IllegalMove::NoSwapNow {
+                in_match: self.rules.opening_swap() != OpeningSwap::None,
+            });
         }
         self.check_swap(r, g)?;
         self.play_unchecked(Move::Swap { r, g });
@@ -613,17 +656,17 @@ impl Position {
     /// a game that is over.
     pub fn remove(&mut self, seat: Colour) -> Result<(), String> {
         if usize::from(seat) >= self.players() {
-            return Err(format!(
-                "there is no player {} in a {}-player game",
-                u32::from(seat) + 1,
-                self.players()
-            ));
+            return Err(IllegalMove::NoSuchSeat {
+                seat: u32::from(seat),
+                players: self.players(),
+            }
+            .to_string());
         }
         if self.side == Side::Over {
-            return Err("the game is over".to_string());
+            return Err(IllegalMove::GameOver(self.outcome().map(|o| o.reason)).to_string());
         }
         if self.is_out(seat) {
-            return Err(format!("player {} is already out", seat + 1));
+            return Err(format!("{} is already out (F7)", label_of(seat)));
         }
         self.out[usize::from(self.out_len)] = seat;
         self.out_len += 1;

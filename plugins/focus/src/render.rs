@@ -9,10 +9,11 @@ use serde::ser::{SerializeMap, Serializer};
 
 use crate::board::Square;
 use crate::position::{EndReason, Position};
+use crate::seats::label_of;
 use crate::setup::{Mirror, Side};
 use crate::tower::{Colour, Tower};
 
-/// Colour letters for text: player 1 R, 2 G (the rule text's names), 3 B, 4 Y.
+/// Colour letters for text: P1 R, P2 G (the rule text's names), P3 B, P4 Y.
 pub const LETTERS: [char; 4] = ['R', 'G', 'B', 'Y'];
 
 /// The end reason's name in views and events.
@@ -198,7 +199,7 @@ fn write_cell(out: &mut String, pos: &Position, s: Square, width: usize) {
 }
 
 fn write_name(out: &mut String, c: Colour) {
-    let _ = write!(out, "{} (player {})", LETTERS[usize::from(c)], c + 1);
+    out.push_str(&label_of(c));
 }
 
 /// Bytes a rendering of up to four players takes, so it is written into
@@ -206,7 +207,8 @@ fn write_name(out: &mut String, c: Colour) {
 const TEXT_CAPACITY: usize = 1024;
 
 /// The text rendering: a board of 8-column cells (at most 67 columns wide)
-/// and a few status lines.
+/// and a few status lines, which name seats as `seat 0 (P1)` and give each
+/// seat's colour letter.
 pub fn text(pos: &Position) -> String {
     let n = pos.players() as Colour;
     let mut out = String::with_capacity(TEXT_CAPACITY);
@@ -263,6 +265,13 @@ pub fn text(pos: &Position) -> String {
         out.truncate(trimmed);
         out.push('\n');
     }
+    out.push_str("Colours: ");
+    write_joined(&mut out, 0..n, ", ", |out, c| {
+        out.push(LETTERS[usize::from(c)]);
+        out.push(' ');
+        write_name(out, c);
+    });
+    out.push('\n');
     out.push_str("Reserves: ");
     write_joined(&mut out, 0..n, "  ", |out, c| {
         let _ = write!(out, "{} {}", LETTERS[usize::from(c)], pos.reserve(c));
@@ -304,8 +313,17 @@ mod tests {
         for players in 2..=4 {
             let pos = Position::start(Rules::standard(players).unwrap());
             let text = text(&pos);
-            assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+            assert!(text.lines().all(|l| l.chars().count() <= 67), "{text}");
             assert!(text.contains("1:R"), "{text}");
+            assert!(
+                text.contains("move 0 of 1000: seat 0 (P1) to move"),
+                "{text}"
+            );
         }
+        let four = text(&Position::start(Rules::standard(4).unwrap()));
+        assert!(
+            four.contains("Colours: R seat 0 (P1), G seat 1 (P2), B seat 2 (P3), Y seat 3 (P4)\n"),
+            "{four}"
+        );
     }
 }

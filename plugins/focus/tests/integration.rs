@@ -2,7 +2,10 @@
 
 mod events;
 mod kit;
+mod notation_policy;
 mod perft;
+mod positions;
+mod refusals;
 mod rulings;
 mod simple;
 mod support;

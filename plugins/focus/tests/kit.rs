@@ -37,6 +37,8 @@ fn config(game: &dyn DynGame, players: u32) -> Config {
 fn check(config: &Config, summary: &Summary) {
     // Focus declares removable_players: the kit also took seats out.
     assert!(summary.removals > 0, "{summary:?}");
+    // Focus explains its refusals: the kit asked, and every one was specific.
+    assert!(summary.explained_refusals > 0, "{summary:?}");
     if config.player_counts == [2] {
         assert!(
             summary.chance_nodes >= 3,

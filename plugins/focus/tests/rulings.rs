@@ -82,7 +82,7 @@ fn f5_k_larger_than_the_tower_is_refused() {
     assert!(
         matches!(
             e,
-            IllegalMove::TooFew {
+            IllegalMove::TooFar {
                 k: 2,
                 height: 1,
                 ..
@@ -100,12 +100,19 @@ fn f5_only_own_towers_move_and_only_on_ones_turn() {
     let mut pos = start(2);
     assert!(matches!(
         pos.play(0, mv("d2-d3")),
-        Err(IllegalMove::NotYourTower(_))
+        Err(IllegalMove::NotYourTower { .. })
     ));
-    assert_eq!(pos.play(1, mv("d2-d3")), Err(IllegalMove::NotYourTurn));
+    assert!(matches!(
+        pos.play(1, mv("d2-d3")),
+        Err(IllegalMove::NotYourTurn {
+            seat: 1,
+            to_move: Some(0),
+            ..
+        })
+    ));
     assert!(matches!(
         pos.play(0, mv("b3-b4")),
-        Err(IllegalMove::NotYourTower(_))
+        Err(IllegalMove::NotYourTower { .. })
     ));
 }
 
@@ -128,7 +135,7 @@ fn f5_towers_move_exactly_k_squares_jumping_what_lies_between() {
 #[test]
 fn f5_dropping_with_an_empty_reserve_is_refused() {
     let mut pos = start(2);
-    assert_eq!(pos.play(0, mv("*d4")), Err(IllegalMove::EmptyReserve));
+    assert_eq!(pos.play(0, mv("*d4")), Err(IllegalMove::NoReserve(0)));
     let e = Focus.parse_action(&pos, 0, "*d4").unwrap_err();
     assert!(e.message.contains("reserve"), "{}", e.message);
     // With three players everyone starts with one (F4) and may drop anywhere.
@@ -375,7 +382,7 @@ fn f7_a_team_plays_on_while_one_member_is_in() {
 
 // ---------------------------------------------------------------- F8
 
-fn three_player_near_win() -> Position {
+pub fn three_player_near_win() -> Position {
     // Player 3 has captured 2 of player 1 and 6 of player 2; b5-d5 overflows
     // d5 (four of player 1) by one player-1 piece: the third.
     position(
@@ -546,14 +553,14 @@ fn f9_chosen_opening_swap_is_player_1s_opening_action() {
     assert_eq!(legal.len(), 306);
     pos.legal_actions(1, &mut legal);
     assert!(legal.is_empty());
-    assert_eq!(pos.play(0, mv("b2-c2")), Err(IllegalMove::SwapPending));
+    assert_eq!(pos.play(0, mv("b2-c2")), Err(IllegalMove::SwapFirst));
     assert!(matches!(
         pos.play(0, mv("b2<>g7")),
-        Err(IllegalMove::BadSwap(_))
+        Err(IllegalMove::SwapKeepsSymmetry { .. })
     ));
     assert!(matches!(
         pos.play(0, mv("d2<>b2")),
-        Err(IllegalMove::BadSwap(_))
+        Err(IllegalMove::SwapWrongPieces { .. })
     ));
     let id = Focus.parse_action(&pos, 0, "b2<>d2").unwrap();
     Focus
@@ -571,7 +578,10 @@ fn f9_chosen_opening_swap_is_player_1s_opening_action() {
         "player 1 then makes the first move"
     );
     assert_eq!(pos.moves(), 0);
-    assert_eq!(pos.play(0, mv("c2<>d3")), Err(IllegalMove::NoSwapNow));
+    assert_eq!(
+        pos.play(0, mv("c2<>d3")),
+        Err(IllegalMove::NoSwapNow { in_match: true })
+    );
     // R's edge piece b2 (2 moves) became d2 (4 moves: d1 exists): 68 - 2 + 4.
     assert_eq!(perft(&pos, 1), 70);
 }
@@ -592,7 +602,10 @@ fn f10_turn_limit_draws_and_shares_first_place() {
     let mut legal = Vec::new();
     pos.legal_actions(0, &mut legal);
     assert!(legal.is_empty());
-    assert_eq!(pos.play(0, mv("b2-c2")), Err(IllegalMove::GameOver));
+    assert_eq!(
+        pos.play(0, mv("b2-c2")),
+        Err(IllegalMove::GameOver(Some(EndReason::TurnLimit)))
+    );
 }
 
 #[test]
@@ -733,5 +746,5 @@ fn view_lists_towers_reserves_captures_out_and_side() {
     let text = Focus.render_text(&pos, tabletop_sdk::Viewer::Seat(0));
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     assert!(text.contains("4:rrbB"), "{text}");
-    assert!(text.contains("Out: G (player 2)"), "{text}");
+    assert!(text.contains("Out: seat 1 (P2)\n"), "{text}");
 }

@@ -319,15 +319,22 @@ impl Board {
         self.start.contains(&field)
     }
 
+    /// The first and last field's names, `a1` and `e3` on the 19-field board,
+    /// for messages that say which fields there are.
+    pub fn name_range(&self) -> (&str, &str) {
+        (&self.names[0], &self.names[self.names.len() - 1])
+    }
+
     /// The field's notation, `a1` … (column letter, place from the north).
     pub fn name(&self, field: Field) -> &str {
         &self.names[field.index()]
     }
 
-    /// Reads a field's notation back (`c3`); `None` if it names no field of this board.
+    /// Reads a field's notation back (`c3`, or `C3`: the column letter in
+    /// either case); `None` if it names no field of this board.
     pub fn parse_field(&self, text: &str) -> Option<Field> {
         let mut chars = text.chars();
-        let letter = chars.next()?;
+        let letter = chars.next()?.to_ascii_lowercase();
         if !letter.is_ascii_lowercase() {
             return None;
         }
@@ -445,9 +452,12 @@ mod tests {
             for field in board.fields() {
                 assert_eq!(board.parse_field(board.name(field)), Some(field));
             }
-            for bad in ["", "a", "a0", "a01", "z1", "A1", "a99", "1a", "a-1", "a+1"] {
+            for bad in [
+                "", "a", "a0", "a01", "z1", "Z1", "a99", "1a", "a-1", "a+1", "a 1",
+            ] {
                 assert_eq!(board.parse_field(bad), None, "{bad}");
             }
+            assert_eq!(board.parse_field("C2"), board.parse_field("c2"));
         }
     }
 }

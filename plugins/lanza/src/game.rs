@@ -4,13 +4,15 @@
 //! re-entering piece on field `f` is `216 + f.index()` (ruling L10).
 
 use tabletop_sdk::{
-    ActionId, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult,
-    PlayerSet, Setup, Status, Transition, Viewer, check_joint_action, serde_json,
+    ActionId, Attempt, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
+    PlayerResult, PlayerSet, Refusal, Setup, Status, Transition, Viewer, check_joint_action,
+    serde_json,
 };
 
 use crate::orders::{ORDER_IDS, Orders};
+use crate::piece::{seat_label, seat_names};
 use crate::position::{Phase, Position};
-use crate::{events, notation, view};
+use crate::{events, notation, refusal, view};
 
 /// The Lanza game, for the SDK.
 #[derive(Debug, Default, Clone, Copy)]
@@ -39,18 +41,19 @@ impl Lanza {
         let mut orders: Vec<Option<Orders>> = vec![None; state.players() as usize];
         for m in moves {
             let slot = orders.get_mut(m.player as usize).ok_or_else(|| {
-                GameError::not_your_turn(format!("seat {} is not playing", m.player))
+                GameError::not_your_turn(format!("{} is not playing", seat_label(m.player)))
             })?;
             if slot.is_some() {
                 return Err(GameError::illegal(format!(
-                    "seat {} ordered twice",
-                    m.player
+                    "{} ordered twice",
+                    seat_label(m.player)
                 )));
             }
-            *slot = Some(
-                Orders::from_id(m.action)
-                    .map_err(|e| GameError::illegal(format!("seat {}: {e}", m.player)))?,
-            );
+            *slot = Some(Orders::from_id(m.action).map_err(|e| {
+                let refusal =
+                    refusal::explain_id(state, m.player, m.action).unwrap_or_else(|| e.refusal());
+                GameError::illegal(format!("{}: {}", seat_label(m.player), refusal.message))
+            })?);
         }
         orders
             .into_iter()
@@ -64,7 +67,8 @@ impl Lanza {
                 }
                 o.ok_or_else(|| {
                     GameError::illegal(format!(
-                        "seat {p} has not ordered: every player orders at once (ruling L5)"
+                        "{} has not ordered: every player orders at once (L5)",
+                        seat_label(p as u32)
                     ))
                 })
             })
@@ -75,7 +79,11 @@ impl Lanza {
 impl Game for Lanza {
     type State = Position;
     type View<'a> = view::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::RemovePlayer,
+        Extension::SeatNames,
+        Extension::ExplainRefusal,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -180,13 +188,16 @@ impl Game for Lanza {
                     .map_err(|e| GameError::internal(e.to_string()))
             }
             Phase::Place(_) => {
-                let action = moves[0].action;
+                let Move { player, action } = moves[0];
+                if let Some(refusal) = refusal::explain_id(state, player, action) {
+                    return Err(refusal.into());
+                }
                 let field = action
                     .checked_sub(ORDER_IDS)
                     .and_then(|i| usize::try_from(i).ok())
                     .and_then(|i| state.board().field(i))
                     .ok_or_else(|| {
-                        GameError::illegal(format!("action {action} places no piece"))
+                        GameError::internal(format!("legal action {action} places no piece"))
                     })?;
                 state.place(field).map_err(GameError::illegal)
             }
@@ -232,7 +243,8 @@ impl Game for Lanza {
                     })?;
                 if owner != player {
                     return Err(GameError::not_your_turn(format!(
-                        "{piece} is not seat {player}'s piece"
+                        "{piece} is not a piece of {}",
+                        seat_label(player)
                     )));
                 }
                 Ok(format!(
@@ -253,52 +265,30 @@ impl Game for Lanza {
         player: Player,
         text: &str,
     ) -> Result<ActionId, GameError> {
-        let mut legal = Vec::new();
-        self.legal_actions(state, player, &mut legal);
-        if legal.is_empty() {
-            return Err(GameError::not_your_turn(format!(
-                "seat {player} has nothing to do now"
-            )));
+        if let Some(refusal) = refusal::turn_refusal(state, player) {
+            return Err(GameError::not_your_turn(refusal.message));
         }
-        let id = match state.phase() {
-            Phase::Orders => Orders::parse(text)
-                .map_err(|e| GameError::invalid_notation(e.to_string()))?
-                .id(),
-            Phase::Place(_) => {
-                let (piece, _) = state
-                    .placer()
-                    .ok_or_else(|| GameError::illegal("no piece is waiting to re-enter"))?;
-                let name = match text.split_once('@') {
-                    Some((rank, name))
-                        if rank.len() == 1 && rank.starts_with(piece.rank().letter()) =>
-                    {
-                        name
-                    }
-                    Some(_) => {
-                        return Err(GameError::invalid_notation(format!(
-                            "`{text}`: the piece to place is your {}",
-                            piece.rank().letter()
-                        )));
-                    }
-                    None => text,
-                };
-                let field = state.board().parse_field(name).ok_or_else(|| {
-                    GameError::invalid_notation(format!(
-                        "`{text}` is not a field like `{}@a1`",
-                        piece.rank().letter()
-                    ))
-                })?;
-                place_id(field)
-            }
-            _ => return Err(GameError::not_your_turn("no player is to move now")),
-        };
-        if legal.binary_search(&id).is_ok() {
-            Ok(id)
-        } else {
-            Err(GameError::illegal(format!(
-                "`{text}` is not legal now: re-enter on an empty edge field (ruling L10)"
-            )))
+        refusal::read_text(state, player, text).map_err(GameError::from)
+    }
+
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        seat_names(players)
+    }
+
+    fn explain_refusal(
+        &self,
+        state: &Position,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        match attempt {
+            Attempt::Id(id) => refusal::explain_id(state, player, id),
+            Attempt::Text(text) => refusal::explain_text(state, player, text),
         }
+    }
+
+    fn action_space(&self, state: &Position) -> u64 {
+        refusal::action_space(state)
     }
 
     fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> view::View<'a> {

@@ -9,6 +9,7 @@
 //! - [`adjudicate`]: the adjudicator (L7–L9), a pure function of the orders;
 //! - [`position`]: a validated state and the turn's transitions (L4, L10–L12);
 //! - [`notation`]: the position text (L13);
+//! - [`refusal`]: why an action id or text is refused, with its reason code;
 //! - [`game`]: the SDK [`Game`](tabletop_sdk::Game) implementation;
 //! - [`view`]: JSON views and the terminal picture;
 //! - [`events`]: what every viewer is told happened in a transition.
@@ -40,6 +41,7 @@ pub mod notation;
 pub mod orders;
 pub mod piece;
 pub mod position;
+pub mod refusal;
 pub mod view;
 
 pub use game::Lanza;

@@ -7,6 +7,9 @@
 
 use std::fmt;
 
+use tabletop_sdk::Refusal;
+use tabletop_sdk::text::quote;
+
 use crate::board::Dir;
 use crate::piece::Rank;
 
@@ -19,52 +22,174 @@ pub struct Orders {
     cards: [Dir; 3],
 }
 
-/// Why a text or id is not a valid set of orders.
+/// Why a text or id is not a valid set of orders: each variant is one reason
+/// code of [`OrdersError::refusal`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OrdersError {
-    /// The text is not three `<rank><card>` tokens.
-    Syntax(String),
+    /// The text holds no word at all.
+    Empty,
+    /// A word does not start with a rank letter K, Q or J (the word).
+    UnknownPiece(String),
+    /// A word's card is not one of 1–6: `K7`, `Kx`, `K22` (the word).
+    UnknownCard(String),
+    /// A word goes on after its card: `K2Q5`, `J1.` (the word).
+    MissingSeparator(String),
+    /// A piece got no card: `K2 Q5`, or a bare `K`.
+    CardMissing(Rank),
+    /// A piece got two cards or more: `K2 K3 J1`.
+    TooManyCards(Rank),
     /// Two pieces got the same card (ruling L5).
-    RepeatedCard(u8),
-    /// A piece got no card or two cards.
-    PieceNotOnce(char),
+    RepeatedCard {
+        /// The card given twice.
+        card: u8,
+        /// The first piece given it, in K Q J order.
+        first: Rank,
+        /// The second.
+        second: Rank,
+    },
     /// The id is not an order id.
     BadId(u64),
+}
+
+impl OrdersError {
+    /// The reason code (see the README's table of reason codes).
+    pub fn code(&self) -> &'static str {
+        match self {
+            OrdersError::Empty => "NO_ORDERS",
+            OrdersError::UnknownPiece(_) => "UNKNOWN_PIECE",
+            OrdersError::UnknownCard(_) => "UNKNOWN_CARD",
+            OrdersError::MissingSeparator(_) => "MISSING_SEPARATOR",
+            OrdersError::CardMissing(_) => "CARD_MISSING",
+            OrdersError::TooManyCards(_) => "TOO_MANY_CARDS",
+            OrdersError::RepeatedCard { .. } => "CARD_REPEATED",
+            OrdersError::BadId(_) => "NOT_AN_ORDER",
+        }
+    }
+
+    /// Whether the text does not read as orders at all (the notation), as
+    /// opposed to orders that read but break ruling L5 (or an id).
+    pub fn is_notation(&self) -> bool {
+        !matches!(
+            self,
+            OrdersError::RepeatedCard { .. } | OrdersError::BadId(_)
+        )
+    }
+
+    /// The refusal a player gets: the code and one sentence citing the rule.
+    pub fn refusal(&self) -> Refusal {
+        if self.is_notation() {
+            Refusal::notation(self.code(), self.to_string())
+        } else {
+            Refusal::illegal(self.code(), self.to_string())
+        }
+    }
 }
 
 impl fmt::Display for OrdersError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OrdersError::Syntax(t) => write!(
-                f,
-                "`{t}` is not an order: write a card 1-6 for each piece, like `K2 Q5 J1`"
+            OrdersError::Empty => f.write_str(
+                "no orders were given: give your King, Queen and Jack a card each, like \
+                 `K2 Q5 J1` (L5)",
             ),
-            OrdersError::RepeatedCard(c) => {
-                write!(
-                    f,
-                    "card {c} is given twice: each piece needs a different card (ruling L5)"
-                )
-            }
-            OrdersError::PieceNotOnce(r) => write!(f, "piece {r} needs exactly one card"),
-            OrdersError::BadId(id) => write!(f, "action {id} is not an order"),
+            OrdersError::UnknownPiece(word) => write!(
+                f,
+                "`{}` names no piece: each order starts with K, Q or J for your King, Queen or \
+                 Jack, like `K2 Q5 J1` (L13)",
+                quote(word)
+            ),
+            OrdersError::UnknownCard(word) => write!(
+                f,
+                "`{}` has no card 1 to 6: the direction cards are 1=N 2=NE 3=SE 4=S 5=SW 6=NW \
+                 (L1)",
+                quote(word)
+            ),
+            OrdersError::MissingSeparator(word) => write!(
+                f,
+                "`{}` runs on after its card: write one piece and its card per word, separated \
+                 by blanks or commas, like `K2 Q5 J1` (L13)",
+                quote(word)
+            ),
+            OrdersError::CardMissing(rank) => write!(
+                f,
+                "your {} has no card: every piece on the board gets a card each turn (L5)",
+                rank.name()
+            ),
+            OrdersError::TooManyCards(rank) => write!(
+                f,
+                "your {} is given more than one card: every piece gets exactly one card each \
+                 turn (L5)",
+                rank.name()
+            ),
+            OrdersError::RepeatedCard {
+                card,
+                first,
+                second,
+            } => write!(
+                f,
+                "card {card} is given to both your {} and your {}: your pieces get different \
+                 cards (L5)",
+                first.name(),
+                second.name()
+            ),
+            OrdersError::BadId(id) => write!(
+                f,
+                "action {id} is not an order: orders are the ids 0 to {} (L13)",
+                ORDER_IDS - 1
+            ),
         }
     }
 }
 
 impl std::error::Error for OrdersError {}
 
+/// The words of an orders text: blanks and commas separate them, and
+/// repeated separators count as one.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+}
+
+/// One word of an orders text, `K2` (either case): its rank and card.
+fn parse_word(word: &str) -> Result<(Rank, Dir), OrdersError> {
+    let mut chars = word.chars();
+    let rank = chars
+        .next()
+        .and_then(Rank::from_letter)
+        .ok_or_else(|| OrdersError::UnknownPiece(word.to_string()))?;
+    let rest = chars.as_str();
+    let mut digits = rest.chars();
+    let card = match (digits.next(), digits.next()) {
+        (None, _) => return Err(OrdersError::CardMissing(rank)),
+        (Some(digit), next) => {
+            let card = digit.to_digit(10).and_then(|d| Dir::new(d as u8));
+            match (card, next) {
+                (Some(card), None) => card,
+                // `K2Q5`, `J1.`: a card, then something that is no digit.
+                (Some(_), Some(c)) if !c.is_ascii_digit() => {
+                    return Err(OrdersError::MissingSeparator(word.to_string()));
+                }
+                _ => return Err(OrdersError::UnknownCard(word.to_string())),
+            }
+        }
+    };
+    Ok((rank, card))
+}
+
 impl Orders {
     /// Orders giving `cards` to King, Queen and Jack; refused if two cards repeat.
     pub fn new(king: Dir, queen: Dir, jack: Dir) -> Result<Orders, OrdersError> {
-        if king == queen || king == jack {
-            return Err(OrdersError::RepeatedCard(king.card()));
+        let cards = [king, queen, jack];
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            if cards[i] == cards[j] {
+                return Err(OrdersError::RepeatedCard {
+                    card: cards[i].card(),
+                    first: Rank::ALL[i],
+                    second: Rank::ALL[j],
+                });
+            }
         }
-        if queen == jack {
-            return Err(OrdersError::RepeatedCard(queen.card()));
-        }
-        Ok(Orders {
-            cards: [king, queen, jack],
-        })
+        Ok(Orders { cards })
     }
 
     /// The card of the piece of rank `rank`.
@@ -97,35 +222,49 @@ impl Orders {
         })
     }
 
-    /// Reads `K2 Q5 J1`: three tokens in any order, each a rank letter and a card.
+    /// Reads `K2 Q5 J1`: one word per piece, a rank letter and a card, in
+    /// any order and either case, separated by blanks or commas. The first
+    /// problem found is the error: a bad word (left to right), then a piece
+    /// given two cards, a piece given none, and last a card given twice.
     pub fn parse(text: &str) -> Result<Orders, OrdersError> {
         let mut cards: [Option<Dir>; 3] = [None; 3];
-        let tokens: Vec<&str> = text.split_whitespace().collect();
-        if tokens.len() != 3 {
-            return Err(OrdersError::Syntax(text.to_string()));
-        }
-        for token in tokens {
-            let mut chars = token.chars();
-            let (Some(letter), Some(digit), None) = (chars.next(), chars.next(), chars.next())
-            else {
-                return Err(OrdersError::Syntax(text.to_string()));
-            };
-            let rank =
-                Rank::from_letter(letter).ok_or_else(|| OrdersError::Syntax(text.to_string()))?;
-            let card = digit
-                .to_digit(10)
-                .and_then(|d| Dir::new(d as u8))
-                .ok_or_else(|| OrdersError::Syntax(text.to_string()))?;
+        let mut any = false;
+        for word in words(text) {
+            any = true;
+            let (rank, card) = parse_word(word)?;
             let slot = &mut cards[rank as usize];
             if slot.is_some() {
-                return Err(OrdersError::PieceNotOnce(letter));
+                return Err(OrdersError::TooManyCards(rank));
             }
             *slot = Some(card);
         }
+        if !any {
+            return Err(OrdersError::Empty);
+        }
         match cards {
             [Some(k), Some(q), Some(j)] => Orders::new(k, q, j),
-            _ => Err(OrdersError::Syntax(text.to_string())),
+            _ => {
+                let missing = Rank::ALL
+                    .into_iter()
+                    .find(|&r| cards[r as usize].is_none())
+                    .unwrap_or(Rank::King);
+                Err(OrdersError::CardMissing(missing))
+            }
         }
+    }
+
+    /// Whether `text` reads as orders, whatever its cards: every word a
+    /// piece and a card. A placement phase uses it to tell orders sent at
+    /// the wrong time from a text that is nothing at all.
+    pub fn looks_like_orders(text: &str) -> bool {
+        let mut any = false;
+        for word in words(text) {
+            any = true;
+            if parse_word(word).is_err() {
+                return false;
+            }
+        }
+        any
     }
 }
 
@@ -183,24 +322,75 @@ mod tests {
     }
 
     #[test]
-    fn refuses_bad_orders() {
-        assert_eq!(Orders::parse("K2 Q2 J1"), Err(OrdersError::RepeatedCard(2)));
-        assert_eq!(
-            Orders::parse("K2 K3 J1"),
-            Err(OrdersError::PieceNotOnce('K'))
-        );
-        for bad in [
-            "",
-            "K2 Q5",
-            "K7 Q5 J1",
-            "K0 Q5 J1",
-            "X2 Q5 J1",
-            "K2 Q5 J1 K3",
-            "K22 Q5 J1",
+    fn blanks_commas_and_case_do_not_matter() {
+        let a = Orders::parse("K2 Q5 J1").unwrap();
+        for same in [
+            "k2 q5 j1",
+            "  K2   Q5\tJ1  ",
+            "K2,Q5,J1",
+            "K2, Q5, J1",
+            "j1,k2 , Q5",
+            ",K2 Q5 J1,",
         ] {
-            assert!(Orders::parse(bad).is_err(), "{bad}");
+            assert_eq!(Orders::parse(same), Ok(a), "{same}");
         }
-        assert!(Orders::from_id(0).is_err(), "K1 Q1 J1 repeats a card");
-        assert!(Orders::from_id(ORDER_IDS).is_err());
+    }
+
+    /// The code each malformed or illegal orders text is refused with.
+    fn code(text: &str) -> &'static str {
+        Orders::parse(text).unwrap_err().code()
+    }
+
+    #[test]
+    fn each_bad_orders_text_gets_its_own_reason() {
+        assert_eq!(code(""), "NO_ORDERS");
+        assert_eq!(code(" , "), "NO_ORDERS");
+        assert_eq!(code("X2 Q5 J1"), "UNKNOWN_PIECE");
+        assert_eq!(code("2 Q5 J1"), "UNKNOWN_PIECE");
+        for bad_card in ["K7 Q5 J1", "K0 Q5 J1", "Kx Q5 J1", "K22 Q5 J1", "K-2 Q5 J1"] {
+            assert_eq!(code(bad_card), "UNKNOWN_CARD", "{bad_card}");
+        }
+        assert_eq!(code("K2Q5J1"), "MISSING_SEPARATOR");
+        assert_eq!(code("K2;Q5;J1"), "MISSING_SEPARATOR");
+        assert_eq!(code("K2 Q5 J1."), "MISSING_SEPARATOR");
+        assert_eq!(code("K2 Q5"), "CARD_MISSING");
+        assert_eq!(code("K Q5 J1"), "CARD_MISSING");
+        assert_eq!(code("K2 K3 J1"), "TOO_MANY_CARDS");
+        assert_eq!(code("K2 Q5 J1 K3"), "TOO_MANY_CARDS");
+        assert_eq!(code("K2 Q2 J1"), "CARD_REPEATED");
+        assert_eq!(
+            Orders::parse("K2 Q5 J5"),
+            Err(OrdersError::RepeatedCard {
+                card: 5,
+                first: Rank::Queen,
+                second: Rank::Jack
+            })
+        );
+        assert!(!Orders::parse("K2 Q2 J1").unwrap_err().refusal().notation);
+        assert!(Orders::parse("K2 Q5").unwrap_err().refusal().notation);
+        assert_eq!(
+            Orders::parse("K2 Q5").unwrap_err().to_string(),
+            "your Jack has no card: every piece on the board gets a card each turn (L5)"
+        );
+        assert_eq!(Orders::from_id(0).unwrap_err().code(), "CARD_REPEATED");
+        assert_eq!(
+            Orders::from_id(ORDER_IDS).unwrap_err().code(),
+            "NOT_AN_ORDER"
+        );
+    }
+
+    #[test]
+    fn a_long_word_is_quoted_in_part() {
+        let long = "x".repeat(5_000);
+        let message = Orders::parse(&long).unwrap_err().to_string();
+        assert!(message.len() < 400, "{message}");
+    }
+
+    #[test]
+    fn orders_are_recognised_whatever_their_cards() {
+        assert!(Orders::looks_like_orders("K2 Q2"));
+        assert!(Orders::looks_like_orders("k1"));
+        assert!(!Orders::looks_like_orders("e1"));
+        assert!(!Orders::looks_like_orders(""));
     }
 }

@@ -34,9 +34,19 @@ impl Rank {
         }
     }
 
-    /// The rank of letter `K`, `Q` or `J`.
+    /// `King`, `Queen` or `Jack`, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rank::King => "King",
+            Rank::Queen => "Queen",
+            Rank::Jack => "Jack",
+        }
+    }
+
+    /// The rank of letter `K`, `Q` or `J`, in either case (the notation is
+    /// case-insensitive, and no other letter of it is K, Q or J).
     pub fn from_letter(letter: char) -> Option<Rank> {
-        match letter {
+        match letter.to_ascii_uppercase() {
             'K' => Some(Rank::King),
             'Q' => Some(Rank::Queen),
             'J' => Some(Rank::Jack),
@@ -100,10 +110,10 @@ impl PieceId {
         Rank::ALL[usize::from(self.0 % 3)]
     }
 
-    /// Reads `AK`, `BQ`, `DJ` … (owner letter, rank letter).
+    /// Reads `AK`, `BQ`, `DJ` … (owner letter, rank letter), in either case.
     pub fn parse(text: &str) -> Option<PieceId> {
         let mut chars = text.chars();
-        let owner = chars.next()?;
+        let owner = chars.next()?.to_ascii_uppercase();
         let rank = Rank::from_letter(chars.next()?)?;
         if chars.next().is_some() || !('A'..='D').contains(&owner) {
             return None;
@@ -115,6 +125,31 @@ impl PieceId {
 /// The letter of seat `player`: `A` for seat 0, `B`, `C`, `D`.
 pub fn player_letter(player: u32) -> char {
     char::from(b'A' + (player.min(25) as u8))
+}
+
+/// The seat of letter `letter` (`A` is seat 0), in either case.
+pub fn seat_of_letter(letter: char) -> Option<u32> {
+    let upper = letter.to_ascii_uppercase();
+    upper
+        .is_ascii_uppercase()
+        .then(|| u32::from(upper) - u32::from('A'))
+}
+
+/// How every message names seat `player`: the API's number and the game's
+/// letter, `seat 1 (B)`; a seat past the fourth has no letter (`seat 7`).
+pub fn seat_label(player: u32) -> String {
+    let letter = (player < MAX_PLAYERS as u32).then(|| player_letter(player).to_string());
+    tabletop_sdk::seat_label(player, letter.as_deref())
+}
+
+/// The seat names of a match of `players` seats: `A`, `B`, … (empty outside
+/// 2–4 players, which no match has).
+pub fn seat_names(players: u32) -> Vec<String> {
+    if (2..=MAX_PLAYERS as u32).contains(&players) {
+        (0..players).map(|p| player_letter(p).to_string()).collect()
+    } else {
+        Vec::new()
+    }
 }
 
 impl fmt::Display for PieceId {
@@ -151,8 +186,19 @@ mod tests {
             let piece = PieceId::from_index(i).unwrap();
             assert_eq!(PieceId::parse(&piece.to_string()), Some(piece));
         }
-        for bad in ["", "A", "AX", "EK", "AKK", "ak"] {
+        for bad in ["", "A", "AX", "EK", "AKK", "a", "A1"] {
             assert_eq!(PieceId::parse(bad), None, "{bad}");
         }
+        assert_eq!(PieceId::parse("bq"), PieceId::parse("BQ"));
+    }
+
+    #[test]
+    fn seats_are_labelled_by_number_and_letter() {
+        assert_eq!(seat_label(1), "seat 1 (B)");
+        assert_eq!(seat_label(9), "seat 9");
+        assert_eq!(seat_names(3), ["A", "B", "C"]);
+        assert!(seat_names(5).is_empty());
+        assert_eq!(seat_of_letter('c'), Some(2));
+        assert_eq!(seat_of_letter('-'), None);
     }
 }

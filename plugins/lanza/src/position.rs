@@ -9,7 +9,7 @@ use tabletop_sdk::{Better, competition_ranks};
 use crate::adjudicate::{Adjudication, AdjudicationError, PieceOrder, adjudicate};
 use crate::board::{Board, BoardKind, Field};
 use crate::orders::Orders;
-use crate::piece::{MAX_PIECES, MAX_PLAYERS, PieceId};
+use crate::piece::{MAX_PIECES, MAX_PLAYERS, PieceId, seat_label};
 
 /// Where a seat stands for the ranking, worst first: the order
 /// [`Position::ranks`] ranks by.
@@ -177,8 +177,8 @@ impl Position {
         for i in 0..pieces {
             if setup.out[i / 3] != 0 && setup.fields[i].is_some() {
                 return Err(PositionError::Out(format!(
-                    "seat {} is out, but a piece of it is on the board",
-                    i / 3
+                    "{} is out, but a piece of it is on the board",
+                    seat_label((i / 3) as u32)
                 )));
             }
         }
@@ -389,7 +389,7 @@ impl Position {
             return Err("the game is over".to_string());
         }
         if self.is_out(player) {
-            return Err(format!("seat {player} is already out"));
+            return Err(format!("{} is already out", seat_label(player)));
         }
         let order = 1 + self.out.iter().filter(|&&k| k > 0).count() as u8;
         self.out[player as usize] = order;

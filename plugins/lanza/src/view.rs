@@ -12,7 +12,7 @@ use tabletop_sdk::{Game, Status};
 
 use crate::board::{Board, Column, Field};
 use crate::game::Lanza;
-use crate::piece::{PieceId, player_letter};
+use crate::piece::{PieceId, seat_label};
 use crate::position::{Phase, Position};
 
 /// The phase's name in views and events.
@@ -215,16 +215,21 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
     );
     write_board_picture(&mut out, state);
     out.push_str(
-        "(AK = seat A's King, BQ = seat B's Queen, ...; empty fields show their names)\n\n",
+        "(AK = the King of seat 0 (A), BQ = the Queen of seat 1 (B), ...;\n \
+         empty fields show their names)\n\n",
     );
     for p in 0..state.players() {
         let chips = state.chips(p);
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "Seat {}: {chips} chip{}",
-            player_letter(p),
+            "{}: {chips} chip{}",
+            seat_label(p),
             if chips == 1 { "" } else { "s" }
         );
+        if state.is_out(p) {
+            out.push_str(", taken out of the game");
+        }
+        out.push('\n');
     }
     match (state.phase(), game.status(state)) {
         (Phase::Setup, _) => out.push_str("Next: the pieces are shuffled onto the start fields."),
@@ -232,10 +237,10 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
             out.push_str("Next: orders from ");
             for (i, p) in movers.iter().enumerate() {
                 let separator = if i == 0 { "" } else { ", " };
-                let _ = write!(out, "{separator}{}", player_letter(p));
+                let _ = write!(out, "{separator}{}", seat_label(p));
             }
             out.push_str(
-                ", a different card per piece, like `K2 Q5 J1`.\n\
+                ",\na different card per piece, like `K2 Q5 J1`.\n\
                  Cards: 1=N 2=NE 3=SE 4=S 5=SW 6=NW; a step off the board bounces back.",
             );
         }
@@ -245,24 +250,27 @@ pub fn text(game: &Lanza, state: &Position, viewer: tabletop_sdk::Viewer) -> Str
             out.push_str(" is drawn.");
         }
         (Phase::Place(queue), _) => {
-            let _ = write!(
-                out,
-                "Next: seat {} places ",
-                queue.first().map_or('?', |p| player_letter(p.player()))
-            );
             if let Some(first) = queue.first() {
-                let _ = write!(out, "{first}");
+                let _ = write!(
+                    out,
+                    "Next: {} places {first} on an empty edge field, like `{}@{}`.\nThen: ",
+                    seat_label(first.player()),
+                    first.rank().letter(),
+                    state
+                        .empty_edge_fields()
+                        .next()
+                        .map_or("a1", |f| state.board().name(f))
+                );
             }
-            out.push_str(" on an empty edge field (then: ");
             match queue.get(1..) {
                 Some(rest) if !rest.is_empty() => write_names(&mut out, rest),
                 _ => out.push_str("orders"),
             }
-            out.push_str(").");
+            out.push('.');
         }
         (Phase::Over, _) => match state.sole_leader() {
             Some(p) => {
-                let _ = write!(out, "Game over: seat {} wins.", player_letter(p));
+                let _ = write!(out, "Game over: {} wins.", seat_label(p));
             }
             None => out.push_str("Game over: the leaders share first place."),
         },

@@ -27,6 +27,8 @@ fn check(_: &Config, summary: &Summary) {
     assert!(summary.chance_nodes > summary.matches, "{summary:?}");
     // Lanza declares removable_players, so the kit also takes seats out.
     assert!(summary.removals > 0, "{summary:?}");
+    // Lanza explains every refusal, so the kit asked about refused ids and texts.
+    assert!(summary.explained_refusals > 0, "{summary:?}");
 }
 
 tabletop_sdk::kit_tests! {

@@ -226,7 +226,7 @@ fn three_chips_strictly_ahead_wins_before_reentry() {
     assert!(
         Lanza
             .render_text(&state, Viewer::Spectator)
-            .contains("seat A wins")
+            .contains("seat 0 (A) wins")
     );
 }
 

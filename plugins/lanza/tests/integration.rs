@@ -3,5 +3,6 @@
 mod adjudication;
 mod conformance;
 mod game_flow;
+mod notation_policy;
 mod properties;
 mod views;

@@ -5,6 +5,7 @@ use tabletop_sdk::{ActionId, Player};
 use crate::fit::Place;
 use crate::position::Position;
 use crate::position::{Phase, Source, Stage};
+use crate::rules::{MAX_PLAYERS, Rules};
 
 /// One action of the player on turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -21,11 +22,22 @@ const FLIP: ActionId = 0;
 const PLAY_OPEN: ActionId = 1;
 const PLACE_NEW: ActionId = 2;
 const PLACE_PILE: ActionId = 3;
-const PLACE_MIDDLE: ActionId = 16;
+/// The first id after the piles of the most players; ids from here up to
+/// [`PLACE_MIDDLE`] name no action.
+const PLACE_PILE_END: ActionId = PLACE_PILE + MAX_PLAYERS as ActionId;
+/// The id of `place m1`.
+pub(crate) const PLACE_MIDDLE: ActionId = 16;
+
+/// How many action ids a match under `rules` can use: every id it can ever
+/// make legal is below this. Middle stacks start with a 1, so there are at
+/// most `copies` of them.
+pub fn action_space(rules: &Rules) -> ActionId {
+    PLACE_MIDDLE + ActionId::from(rules.copies)
+}
 
 impl Action {
     /// The stable id: `flip` 0, `play-open` 1, `place new` 2, `place p<k>`
-    /// 2 + k, `place m<k>` 15 + k (k counted from 1).
+    /// 2 + k (k from 1 to 6), `place m<k>` 15 + k (k counted from 1).
     pub fn id(self) -> ActionId {
         match self {
             Action::Flip => FLIP,
@@ -42,9 +54,10 @@ impl Action {
             FLIP => Some(Action::Flip),
             PLAY_OPEN => Some(Action::PlayOpen),
             PLACE_NEW => Some(Action::Place(Place::NewMiddle)),
-            PLACE_PILE..PLACE_MIDDLE => {
+            PLACE_PILE..PLACE_PILE_END => {
                 Some(Action::Place(Place::Pile((id - PLACE_PILE) as Player)))
             }
+            PLACE_PILE_END..PLACE_MIDDLE => None,
             _ => usize::try_from(id - PLACE_MIDDLE)
                 .ok()
                 .filter(|&i| i < 256)
@@ -129,5 +142,8 @@ mod tests {
         let ids: Vec<_> = actions.iter().map(|a| a.id()).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(Action::from_id(u64::MAX), None);
+        // Ids between the sixth player's pile and the first middle stack are unused.
+        assert_eq!(Action::from_id(8), Some(Action::Place(Place::Pile(5))));
+        assert!((9..16).all(|id| Action::from_id(id).is_none()));
     }
 }

@@ -14,7 +14,7 @@ use tabletop_sdk::{Player, Transition};
 
 use crate::actions::Action;
 use crate::fit::Place;
-use crate::notation::{action_to_text, place_to_text};
+use crate::notation::action_to_text;
 use crate::position::{Phase, Position};
 use crate::turn::Step;
 use crate::view::source_name;
@@ -41,7 +41,7 @@ pub fn event(before: &Position, transition: &Transition, after: &Position) -> Va
                 Ok(steps) => json!({
                     "type": "move",
                     "player": m.player,
-                    "action": Action::from_id(m.action).map(action_to_text),
+                    "action": Action::from_id(m.action).map(|a| action_to_text(a, m.player)),
                     "steps": steps_json(before, &steps),
                 }),
                 // No move the game applied lands here: the others are refused.
@@ -98,7 +98,8 @@ fn steps_json(before: &Position, steps: &[Step]) -> Vec<Value> {
                     "player": player,
                     "tile": tile,
                     "to": to,
-                    "notation": place_to_text(place),
+                    // The action that makes this placement, which reads back.
+                    "notation": action_to_text(Action::Place(place), player),
                     "correct": correct,
                 })
             }

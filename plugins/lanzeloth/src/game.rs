@@ -2,15 +2,16 @@
 
 use serde_json::Value;
 use tabletop_sdk::{
-    ActionId, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet,
-    Setup, Status, Transition, Viewer, check_single_move,
+    ActionId, Attempt, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult,
+    PlayerSet, Refusal, Setup, Status, Transition, Viewer, check_single_move,
 };
 
-use crate::actions::Action;
+use crate::actions::{Action, action_space};
 use crate::events;
-use crate::notation::{action_from_text, action_to_text};
+use crate::notation::{action_to_text, read_action};
 use crate::position::{Phase, Position};
 use crate::rules::{MAX_PLAYERS, MIN_PLAYERS, Rules};
+use crate::seats;
 use crate::turn::PlayError;
 use crate::view::View;
 
@@ -26,7 +27,7 @@ pile takes a tile one higher or lower. Priority: new middle stack, oldest middle
 stack, then the nearest player to your left. A tile that fits goes there and you \
 continue: `play-open` (your open pile's top, if it fits) or `flip`. A tile that fits \
 nowhere goes on your open pile and the turn passes left. With esel=penalty you \
-choose the place (`place new|m<k>|p<k>`); a wrong choice makes you the donkey: you \
+choose the place (`place new|own|m<k>|p<k>`); a wrong choice makes you the donkey: you \
 take the donkey tile and one tile from each other player. An empty face-down stack \
 is refilled by turning your open pile over. The first player without tiles wins; \
 the others rank by tiles (or points) left, the donkey counting 5.";
@@ -41,7 +42,12 @@ fn play_error(error: PlayError) -> GameError {
 impl Game for Lanzeloth {
     type State = Position;
     type View<'a> = View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::Resample];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::RemovePlayer,
+        Extension::Resample,
+        Extension::SeatNames,
+        Extension::ExplainRefusal,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -95,7 +101,12 @@ impl Game for Lanzeloth {
 
     fn apply(&self, state: &mut Position, moves: &[Move]) -> Result<(), GameError> {
         let Phase::Play { turn, .. } = state.phase() else {
-            return Err(GameError::not_your_turn("no player is to move now"));
+            // Says why: chance comes first, or the game is over.
+            let why = moves
+                .first()
+                .and_then(|m| state.refusal(m.player, Action::Flip))
+                .map_or_else(|| "no player is to move now".to_string(), |r| r.message);
+            return Err(GameError::not_your_turn(why));
         };
         let only = check_single_move(turn, moves)?;
         state.play(only.player, only.action).map_err(play_error)
@@ -116,38 +127,47 @@ impl Game for Lanzeloth {
     fn action_to_string(
         &self,
         _state: &Position,
-        _player: Player,
+        player: Player,
         action: ActionId,
     ) -> Result<String, GameError> {
         Action::from_id(action)
-            .map(action_to_text)
+            .map(|a| action_to_text(a, player))
             .ok_or_else(|| GameError::illegal(format!("{action} is not a lanzeloth action id")))
     }
 
+    /// Reads the text and checks it with the same [`Refusal`] that
+    /// [`Game::explain_refusal`] gives, so the two never disagree.
     fn parse_action(
         &self,
         state: &Position,
         player: Player,
         text: &str,
     ) -> Result<ActionId, GameError> {
-        let action = action_from_text(text).ok_or_else(|| {
-            GameError::invalid_notation(format!(
-                "`{}` is not an action: flip, play-open, place new, place m<k>, place p<k>",
-                text.escape_debug()
-            ))
-        })?;
-        let id = action.id();
-        let mut legal = Vec::new();
-        state.legal_actions(player, &mut legal);
-        if legal.contains(&id) {
-            Ok(id)
-        } else {
-            Err(GameError::illegal(format!(
-                "`{}` is not legal for P{} now",
-                action_to_text(action),
-                u64::from(player) + 1
-            )))
+        let action = read_action(text, player)?;
+        match state.refusal(player, action) {
+            Some(refusal) => Err(refusal.into()),
+            None => Ok(action.id()),
         }
+    }
+
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        seats::seat_names(players)
+    }
+
+    fn explain_refusal(
+        &self,
+        state: &Position,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        match attempt {
+            Attempt::Id(id) => state.refusal_of_id(player, id),
+            Attempt::Text(text) => state.refusal_of_text(player, text),
+        }
+    }
+
+    fn action_space(&self, state: &Position) -> u64 {
+        action_space(state.rules())
     }
 
     fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> View<'a> {

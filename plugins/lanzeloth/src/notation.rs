@@ -4,8 +4,10 @@
 //! … oldest first.
 //!
 //! **Actions**: `flip`, `play-open`, `place new` (a 1 starts a middle stack),
-//! `place m2` (onto middle stack 2), `place p3` (onto P3's open pile; the own
-//! seat means the own open pile).
+//! `place m2` (onto middle stack 2), `place p3` (onto P3's open pile) and
+//! `place own` (onto the player's own open pile, which `place p<k>` with the
+//! own seat also names). Reading ignores case and blanks around and between
+//! the words; every text the game prints reads back to the same action.
 //!
 //! **Positions**: a header, one section per player, the middle, the removed
 //! tiles, separated by ` | `. Piles list tiles bottom first, comma-separated,
@@ -18,59 +20,156 @@
 //! the host's clock `out`), in the order they left; it is absent when none is.
 //! `phase` is `deal`, `first`, `play` or `over`; `stage` is `start`,
 //! `continue`, `hand-d<n>` (tile n revealed from the face-down stack) or
-//! `hand-o<n>` (taken from the open pile), `-` outside play.
+//! `hand-o<n>` (taken from the open pile), `-` outside play. Positions are
+//! read regardless of case, too.
 
 use std::fmt::Write as _;
 
-use tabletop_sdk::Player;
+use tabletop_sdk::text::quote;
+use tabletop_sdk::{Player, Refusal};
 
 use crate::actions::Action;
 use crate::fit::Place;
 use crate::position::{Phase, Position, PositionError, RawPosition, Source, Stage};
-use crate::rules::Rules;
+use crate::refusal::reason;
+use crate::rules::{MAX_PLAYERS, MIN_PLAYERS, Rules};
+use crate::seats::seat;
 use crate::tile::{FaceDownTile, Number};
 
-/// The text of `action` (`flip`, `play-open`, `place new`, `place m2`, `place p3`).
-pub fn action_to_text(action: Action) -> String {
+/// The text of `player`'s `action` (`flip`, `play-open`, `place new`,
+/// `place m2`, `place p3`, `place own`).
+pub fn action_to_text(action: Action, player: Player) -> String {
     match action {
         Action::Flip => "flip".to_string(),
         Action::PlayOpen => "play-open".to_string(),
-        Action::Place(place) => format!("place {}", place_to_text(place)),
+        Action::Place(place) => format!("place {}", place_to_text(place, player)),
     }
 }
 
-/// The text of a place: `new`, `m<k>`, `p<k>`.
-pub fn place_to_text(place: Place) -> String {
+/// The text of a place for `player`: `new`, `m<k>`, `p<k>`, and `own` for
+/// `player`'s own pile.
+pub fn place_to_text(place: Place, player: Player) -> String {
     match place {
         Place::NewMiddle => "new".to_string(),
         Place::Middle(i) => format!("m{}", i + 1),
+        Place::Pile(q) if q == player => "own".to_string(),
         Place::Pile(q) => format!("p{}", u64::from(q) + 1),
     }
 }
 
-/// Reads an action's text (whitespace-tolerant); `None` if it is not one.
-pub fn action_from_text(text: &str) -> Option<Action> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    match words.as_slice() {
-        ["flip"] => Some(Action::Flip),
-        ["play-open"] => Some(Action::PlayOpen),
-        ["place", "new"] => Some(Action::Place(Place::NewMiddle)),
-        ["place", target] => {
-            let (kind, number) = target.split_at_checked(1)?;
-            let k = index_from_text(number)?;
-            match kind {
-                "m" => Some(Action::Place(Place::Middle(k))),
-                "p" => Some(Action::Place(Place::Pile(Player::try_from(k).ok()?))),
-                _ => None,
-            }
-        }
-        _ => None,
+/// The forms an action takes, for messages.
+const ACTION_FORMS: &str = "flip, play-open, place new, place own, place m<k> or place p<k>";
+
+/// Reads `player`'s action text, ignoring case and blanks around and
+/// between words; `None` if it is not one (see [`read_action`] for why).
+pub fn action_from_text(text: &str, player: Player) -> Option<Action> {
+    read_action(text, player).ok()
+}
+
+/// Reads `player`'s action text (case and blanks ignored), or says why it
+/// is no action: a notation [`Refusal`] citing ruling Z12. Whether the
+/// action is legal now is a separate question
+/// ([`Position::refusal`](crate::Position::refusal)).
+pub fn read_action(text: &str, player: Player) -> Result<Action, Refusal> {
+    let mut words = text.split_whitespace();
+    let Some(verb) = words.next() else {
+        return Err(Refusal::notation(
+            reason::EMPTY_ACTION,
+            format!("an empty text is no action: write {ACTION_FORMS} (Z12)"),
+        ));
+    };
+    let object = words.next();
+    let extra = |word: &str, after: &str| {
+        Refusal::notation(
+            reason::EXTRA_WORDS,
+            format!(
+                "`{after}` takes nothing after it, but `{}` follows (Z12)",
+                quote(word)
+            ),
+        )
+    };
+    let simple = |action: Action| match object {
+        None => Ok(action),
+        Some(word) => Err(extra(word, &verb.to_ascii_lowercase())),
+    };
+    if verb.eq_ignore_ascii_case("flip") {
+        return simple(Action::Flip);
     }
+    if verb.eq_ignore_ascii_case("play-open") {
+        return simple(Action::PlayOpen);
+    }
+    if !verb.eq_ignore_ascii_case("place") {
+        return Err(Refusal::notation(
+            reason::UNKNOWN_ACTION,
+            format!(
+                "`{}` is not an action: write {ACTION_FORMS} (Z12)",
+                quote(verb)
+            ),
+        ));
+    }
+    let Some(target) = object else {
+        return Err(Refusal::notation(
+            reason::PLACE_WITHOUT_TARGET,
+            "`place` needs where: new, own, m<k> (middle stack k) or p<k> (player k's pile) (Z12)",
+        ));
+    };
+    if let Some(word) = words.next() {
+        let place = format!("place {}", target.to_ascii_lowercase());
+        return Err(extra(word, &quote(&place)));
+    }
+    place_from_text(target, player).map(Action::Place)
+}
+
+/// Reads the target of `place` for `player`.
+fn place_from_text(target: &str, player: Player) -> Result<Place, Refusal> {
+    if target.eq_ignore_ascii_case("new") {
+        return Ok(Place::NewMiddle);
+    }
+    if target.eq_ignore_ascii_case("own") {
+        return Ok(Place::Pile(player));
+    }
+    let unknown = || {
+        Refusal::notation(
+            reason::UNKNOWN_PLACE,
+            format!(
+                "`{}` is not a place: write new, own, m<k> (middle stack k, from m1) or p<k> \
+                 (player k's pile) (Z12)",
+                quote(target)
+            ),
+        )
+    };
+    let (kind, number) = target.split_at_checked(1).ok_or_else(unknown)?;
+    if kind.eq_ignore_ascii_case("m") {
+        return index_from_text(number)
+            .map(Place::Middle)
+            .ok_or_else(unknown);
+    }
+    if !kind.eq_ignore_ascii_case("p") || !is_decimal(number) {
+        return Err(unknown());
+    }
+    index_from_text(number)
+        .and_then(|k| Player::try_from(k).ok())
+        .filter(|&q| q < MAX_PLAYERS)
+        .map(Place::Pile)
+        .ok_or_else(|| {
+            Refusal::notation(
+                reason::UNKNOWN_PLAYER,
+                format!(
+                    "`{}` is no player: players are p1 to p{MAX_PLAYERS} (Z12)",
+                    quote(target)
+                ),
+            )
+        })
+}
+
+/// Whether `text` is a decimal number (digits only).
+fn is_decimal(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A 1-based decimal index to 0-based (`"3"` → 2).
 fn index_from_text(text: &str) -> Option<usize> {
-    if text.is_empty() || text.len() > 4 || !text.bytes().all(|b| b.is_ascii_digit()) {
+    if !is_decimal(text) || text.len() > 4 {
         return None;
     }
     text.parse::<usize>().ok()?.checked_sub(1)
@@ -88,7 +187,12 @@ fn seat_from_text(text: &str) -> Result<Option<Player>, PositionError> {
         .and_then(index_from_text)
         .and_then(|i| Player::try_from(i).ok())
         .map(Some)
-        .ok_or_else(|| PositionError(format!("`{text}` is not a player (p1, p2, …) or -")))
+        .ok_or_else(|| {
+            PositionError(format!(
+                "`{}` is not a player (p1, p2, …) or -",
+                quote(text)
+            ))
+        })
 }
 
 fn list_to_text<T>(items: &[T], mut write: impl FnMut(&mut String, &T)) -> String {
@@ -107,10 +211,13 @@ fn list_to_text<T>(items: &[T], mut write: impl FnMut(&mut String, &T)) -> Strin
 
 fn number_from_text(text: &str) -> Result<Number, PositionError> {
     if text.is_empty() || text.len() > 3 || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(PositionError(format!("`{text}` is not a tile number")));
+        return Err(PositionError(format!(
+            "`{}` is not a tile number",
+            quote(text)
+        )));
     }
     text.parse()
-        .map_err(|_| PositionError(format!("`{text}` is not a tile number")))
+        .map_err(|_| PositionError(format!("`{}` is not a tile number", quote(text))))
 }
 
 fn list_from_text<T>(
@@ -197,7 +304,18 @@ impl RawPosition {
 }
 
 fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionError> {
+    // Every word of the notation is lower case: read it regardless of case.
+    let text = text.to_ascii_lowercase();
     let sections: Vec<&str> = text.split('|').map(str::trim).collect();
+    // The player count comes first: a position for another count fails on
+    // everything else too, and this says why.
+    let written_for = sections.len().saturating_sub(3);
+    let counts = MIN_PLAYERS as usize..=MAX_PLAYERS as usize;
+    if written_for != players && counts.contains(&written_for) {
+        return Err(PositionError(format!(
+            "this position is for {written_for} players; the match has {players}"
+        )));
+    }
     if sections.len() != players + 3 {
         return Err(PositionError(format!(
             "a {players}-player position has {} sections separated by `|`, this one has {}",
@@ -211,7 +329,10 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
     if let Some(list) = header.last().and_then(|t| t.strip_prefix("out=")) {
         for seat in list.split(',') {
             out.push(seat_from_text(seat)?.ok_or_else(|| {
-                PositionError(format!("`out=` lists players (p1, p2, …), found `{seat}`"))
+                PositionError(format!(
+                    "`out=` lists players (p1, p2, …), found `{}`",
+                    quote(seat)
+                ))
             })?);
         }
         header.pop();
@@ -228,7 +349,9 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
         values[i] = token
             .strip_prefix(key)
             .and_then(|rest| rest.strip_prefix('='))
-            .ok_or_else(|| PositionError(format!("expected `{key}=…`, found `{token}`")))?;
+            .ok_or_else(|| {
+                PositionError(format!("expected `{key}=…`, found `{}`", quote(token)))
+            })?;
     }
     let [phase, turn, stage, donkey, reveals, winner] = values;
     let turn = seat_from_text(turn)?;
@@ -239,7 +362,7 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
     } else {
         None
     }
-    .ok_or_else(|| PositionError(format!("`{reveals}` is not a count of reveals")))?;
+    .ok_or_else(|| PositionError(format!("`{}` is not a count of reveals", quote(reveals))))?;
     let outside_play = |what: &str| {
         if turn.is_some() || stage != "-" {
             Err(PositionError(format!(
@@ -276,7 +399,8 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
                 _ => {
                     let hand = stage.strip_prefix("hand-").ok_or_else(|| {
                         PositionError(format!(
-                            "`{stage}` is not a stage (start, continue, hand-d<n>, hand-o<n>)"
+                            "`{}` is not a stage (start, continue, hand-d<n>, hand-o<n>)",
+                            quote(stage)
                         ))
                     })?;
                     let (from, tile) = match hand.split_at_checked(1) {
@@ -284,7 +408,8 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
                         Some(("o", tile)) => (Source::Open, tile),
                         _ => {
                             return Err(PositionError(format!(
-                                "`{stage}` is not hand-d<n> or hand-o<n>"
+                                "`{}` is not hand-d<n> or hand-o<n>",
+                                quote(stage)
                             )));
                         }
                     };
@@ -298,7 +423,8 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
         }
         other => {
             return Err(PositionError(format!(
-                "`{other}` is not a phase (deal, first, play, over)"
+                "`{}` is not a phase (deal, first, play, over)",
+                quote(other)
             )));
         }
     };
@@ -307,8 +433,9 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
     for (p, section) in sections[1..=players].iter().enumerate() {
         let (down, up) = section.split_once('/').ok_or_else(|| {
             PositionError(format!(
-                "player p{} needs `face-down / open`, found `{section}`",
-                p + 1
+                "{} needs `face-down / open`, found `{}`",
+                seat(p as Player),
+                quote(section)
             ))
         })?;
         face_down.push(list_from_text(down, face_down_from_text)?);
@@ -318,7 +445,9 @@ fn raw_from_text(players: usize, text: &str) -> Result<RawPosition, PositionErro
         let rest = section
             .strip_prefix(label)
             .filter(|rest| rest.starts_with(' '))
-            .ok_or_else(|| PositionError(format!("expected `{label} …`, found `{section}`")))?;
+            .ok_or_else(|| {
+                PositionError(format!("expected `{label} …`, found `{}`", quote(section)))
+            })?;
         list_from_text(rest, number_from_text)
     };
     let middle = labelled(sections[players + 1], "middle")?;
@@ -350,26 +479,83 @@ mod tests {
             Action::Place(Place::Pile(0)),
             Action::Place(Place::Pile(5)),
         ] {
-            let text = action_to_text(action);
-            assert_eq!(action_from_text(&text), Some(action), "{text}");
+            for player in [0, 2, 5] {
+                let text = action_to_text(action, player);
+                assert_eq!(action_from_text(&text, player), Some(action), "{text}");
+            }
         }
-        assert_eq!(action_to_text(Action::Place(Place::Pile(2))), "place p3");
-        assert_eq!(action_to_text(Action::Place(Place::Middle(1))), "place m2");
+        assert_eq!(action_to_text(Action::Place(Place::Pile(2)), 0), "place p3");
+        assert_eq!(
+            action_to_text(Action::Place(Place::Pile(2)), 2),
+            "place own"
+        );
+        assert_eq!(
+            action_to_text(Action::Place(Place::Middle(1)), 0),
+            "place m2"
+        );
     }
 
     #[test]
-    fn bad_action_texts_are_refused() {
-        for text in [
-            "",
-            "flip flip",
-            "place",
-            "place p0",
-            "place m",
-            "place q1",
-            "place p-1",
-            "place p+1",
+    fn case_and_blanks_do_not_matter() {
+        for (text, action) in [
+            ("Flip", Action::Flip),
+            ("  FLIP\t", Action::Flip),
+            ("Play-Open", Action::PlayOpen),
+            ("PLACE   NEW", Action::Place(Place::NewMiddle)),
+            (" place M2 ", Action::Place(Place::Middle(1))),
+            ("Place P3", Action::Place(Place::Pile(2))),
+            ("place Own", Action::Place(Place::Pile(1))),
+            ("place p2", Action::Place(Place::Pile(1))),
         ] {
-            assert_eq!(action_from_text(text), None, "{text:?}");
+            assert_eq!(action_from_text(text, 1), Some(action), "{text:?}");
         }
+    }
+
+    #[test]
+    fn each_kind_of_bad_text_has_its_reason() {
+        for (text, code) in [
+            ("", reason::EMPTY_ACTION),
+            ("   ", reason::EMPTY_ACTION),
+            ("jump", reason::UNKNOWN_ACTION),
+            ("play open", reason::UNKNOWN_ACTION),
+            ("flip flip", reason::EXTRA_WORDS),
+            ("place m1 now", reason::EXTRA_WORDS),
+            ("place", reason::PLACE_WITHOUT_TARGET),
+            ("place m", reason::UNKNOWN_PLACE),
+            ("place m0", reason::UNKNOWN_PLACE),
+            ("place q1", reason::UNKNOWN_PLACE),
+            ("place p-1", reason::UNKNOWN_PLACE),
+            ("place p+1", reason::UNKNOWN_PLACE),
+            ("place é1", reason::UNKNOWN_PLACE),
+            ("place p0", reason::UNKNOWN_PLAYER),
+            ("place p7", reason::UNKNOWN_PLAYER),
+            ("place p14", reason::UNKNOWN_PLAYER),
+        ] {
+            let refusal = read_action(text, 0).expect_err(text);
+            assert!(refusal.notation, "{text:?}");
+            assert_eq!(refusal.reason, code, "{text:?}: {}", refusal.message);
+            assert!(refusal.message.contains("(Z12)"), "{}", refusal.message);
+        }
+        // A long input is quoted only in part.
+        let long = format!("place {}", "x".repeat(5_000));
+        assert!(read_action(&long, 0).unwrap_err().message.len() < 400);
+    }
+
+    #[test]
+    fn a_position_for_another_player_count_says_so_first() {
+        let two = "phase=deal turn=- stage=- donkey=- reveals=0 winner=- | - / - | - / - | middle - | removed -";
+        let error = RawPosition::from_text(4, two).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "this position is for 2 players; the match has 4"
+        );
+        let broken = RawPosition::from_text(3, "phase=deal | x").unwrap_err();
+        assert!(broken.to_string().contains("6 sections"), "{broken}");
+    }
+
+    #[test]
+    fn positions_are_read_regardless_of_case() {
+        let text = "PHASE=Deal turn=- stage=- donkey=- reveals=0 winner=- | - / - | - / - | Middle - | REMOVED -";
+        assert_eq!(RawPosition::from_text(2, text).unwrap().phase, Phase::Deal);
     }
 }

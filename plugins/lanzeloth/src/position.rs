@@ -9,6 +9,7 @@ use std::fmt;
 use tabletop_sdk::Player;
 
 use crate::rules::{EselMode, Rules};
+use crate::seats::seat;
 use crate::tile::{FaceDownTile, Number};
 
 /// Where a tile in hand came from (it matters for ruling Z7: a tile taken from
@@ -139,10 +140,23 @@ impl Position {
         let n = rules.players as usize;
         if raw.face_down.len() != n || raw.open.len() != n {
             return Err(invalid(format!(
-                "the position has {} face-down stacks and {} open piles for {n} players",
-                raw.face_down.len(),
-                raw.open.len()
+                "this position is for {} players; the match has {n}",
+                raw.face_down.len().max(raw.open.len())
             )));
+        }
+        // Seats before tiles: every seat the position names must exist.
+        for seat in [raw.donkey, phase_seat(&raw.phase)]
+            .into_iter()
+            .flatten()
+            .chain(raw.out.iter().copied())
+        {
+            if seat >= rules.players {
+                return Err(invalid(format!(
+                    "p{} names no seat: this match has P1 to P{}",
+                    u64::from(seat) + 1,
+                    rules.players
+                )));
+            }
         }
         let max = rules.max_number;
         let in_range = |t: Number| (1..=max).contains(&t);
@@ -166,11 +180,9 @@ impl Position {
                 rules.copies
             )));
         }
-        for (i, &seat) in raw.out.iter().enumerate() {
-            if seat >= rules.players || raw.out[..i].contains(&seat) {
-                return Err(invalid(
-                    "the out list names a player twice or a player who does not exist",
-                ));
+        for (i, &out) in raw.out.iter().enumerate() {
+            if raw.out[..i].contains(&out) {
+                return Err(invalid(format!("the out list names {} twice", seat(out))));
             }
         }
         if !raw.out.is_empty() {
@@ -180,16 +192,11 @@ impl Position {
             if matches!(raw.phase, Phase::Deal | Phase::FirstPlayer) {
                 return Err(invalid("players are taken out only during play"));
             }
-            if let Some(seat) = phase_seat(&raw.phase).filter(|s| raw.out.contains(s)) {
+            if let Some(out) = phase_seat(&raw.phase).filter(|s| raw.out.contains(s)) {
                 return Err(invalid(format!(
-                    "P{} is out, so it is neither on turn nor the winner",
-                    seat + 1
+                    "{} is out, so it is neither on turn nor the winner",
+                    seat(out)
                 )));
-            }
-        }
-        for seat in [raw.donkey, phase_seat(&raw.phase)].into_iter().flatten() {
-            if seat >= rules.players {
-                return Err(invalid(format!("there is no player P{}", seat + 1)));
             }
         }
         let hand = match raw.phase {
@@ -284,8 +291,8 @@ impl Position {
                     .find(|&p| Some(p) != holder && !self.is_out(p) && self.tiles_held(p) == 0)
                 {
                     return Err(invalid(format!(
-                        "P{} has no tiles left, so the game would be over",
-                        p + 1
+                        "{} has no tiles left, so the game would be over (Z9)",
+                        seat(p)
                     )));
                 }
                 let Phase::Play { turn, stage } = self.phase else {
@@ -323,8 +330,8 @@ impl Position {
                 // The last player in wins when the others were taken out.
                 Some(w) if self.tiles_held(w) != 0 && self.players_in().count() > 1 => {
                     Err(invalid(format!(
-                        "P{} is named the winner but still holds tiles",
-                        w + 1
+                        "{} is named the winner but still holds tiles (Z9)",
+                        seat(w)
                     )))
                 }
                 None if self.reveals < self.rules.max_turns => Err(invalid(

@@ -9,6 +9,7 @@ use crate::actions::Action;
 use crate::fit::Place;
 use crate::position::{Phase, Position, Source, Stage};
 use crate::rules::EselMode;
+use crate::seats::seat;
 use crate::tile::{FaceDownTile, Number};
 
 /// One thing that happened during an action, in order. Every step holds only
@@ -141,18 +142,24 @@ impl Position {
             return Err(PlayError::NotYourTurn("no player is to move now".into()));
         };
         if player != turn {
-            return Err(PlayError::NotYourTurn(format!(
-                "it is P{}'s turn, not P{}'s",
-                turn + 1,
-                u64::from(player) + 1
-            )));
+            // Says whose turn it is, or that `player` was taken out.
+            let why = self.refusal(player, Action::Flip).map(|r| r.message);
+            return Err(PlayError::NotYourTurn(
+                why.unwrap_or_else(|| format!("it is {}'s turn (Z6)", seat(turn))),
+            ));
         }
         // Checked before any change: a refused action leaves the state as it was.
-        let action = Action::from_id(id)
-            .filter(|&a| self.is_legal(turn, stage, a))
-            .ok_or_else(|| {
-                PlayError::Illegal(format!("action {id} is not legal for P{} now", turn + 1))
-            })?;
+        let action =
+            Action::from_id(id)
+                .filter(|&a| self.is_legal(turn, stage, a))
+                .ok_or_else(|| {
+                    // The explanation is the message, so it says why (and agrees
+                    // with the explain-refusal extension).
+                    let why = self.refusal_of_id(player, id).map(|r| r.message);
+                    PlayError::Illegal(why.unwrap_or_else(|| {
+                        format!("action {id} is not legal for {} now", seat(turn))
+                    }))
+                })?;
         let p = turn as usize;
         match action {
             Action::Flip => {
@@ -326,8 +333,7 @@ impl Position {
     pub fn remove(&mut self, player: Player) -> Result<(), PlayError> {
         if player >= self.rules.players {
             return Err(PlayError::Illegal(format!(
-                "there is no player P{} in a {}-player game",
-                u64::from(player) + 1,
+                "there is no seat {player} in a {}-player game",
                 self.rules.players
             )));
         }
@@ -338,8 +344,8 @@ impl Position {
         };
         if self.is_out(player) {
             return Err(PlayError::Illegal(format!(
-                "P{} is already out",
-                player + 1
+                "{} is already out",
+                seat(player)
             )));
         }
         self.out.push(player);

@@ -10,8 +10,14 @@ use tabletop_sdk::text::write_joined;
 use serde::Serialize;
 use tabletop_sdk::{Player, Viewer};
 
+use crate::actions::Action;
+use crate::notation::action_to_text;
 use crate::position::{Phase, Position, Source, Stage};
+use crate::seats::seat;
 use crate::tile::Number;
+
+/// The width `render_text` keeps to.
+const COLUMNS: usize = 80;
 
 /// The name of a tile's source in views and events.
 pub(crate) fn source_name(source: Source) -> &'static str {
@@ -194,29 +200,27 @@ impl Position {
             Phase::Deal => out.push_str("Waiting for the deal.\n"),
             Phase::FirstPlayer => out.push_str("Waiting for the draw of the starting player.\n"),
             Phase::Play { turn, stage } => {
-                let _ = write!(out, "P{} to move: ", turn + 1);
-                match stage {
-                    Stage::Start => out.push_str("flip"),
-                    Stage::Continue => out.push_str("flip or play-open"),
-                    Stage::Hand { tile, from } => {
-                        let _ = write!(
-                            out,
-                            "place tile {tile} (from the {} {})",
-                            source_name(from),
-                            if from == Source::FaceDown {
-                                "stack"
-                            } else {
-                                "pile"
-                            }
-                        );
-                    }
+                let _ = write!(out, "{} to move", seat(turn));
+                if let Stage::Hand { tile, from } = stage {
+                    let _ = write!(
+                        out,
+                        ", holding the {tile} from the {} {}",
+                        source_name(from),
+                        if from == Source::FaceDown {
+                            "stack"
+                        } else {
+                            "pile"
+                        }
+                    );
                 }
+                out.push(':');
+                self.write_legal(&mut out, turn);
                 out.push('\n');
             }
             Phase::Over { winner } => {
                 match winner {
                     Some(w) => {
-                        let _ = writeln!(out, "Game over: P{} wins.", w + 1);
+                        let _ = writeln!(out, "Game over: {} wins.", seat(w));
                     }
                     None => out.push_str("Game over: the turn limit was reached.\n"),
                 }
@@ -228,5 +232,32 @@ impl Position {
             }
         }
         out
+    }
+
+    /// Appends `turn`'s legal actions in their notation, comma-separated,
+    /// wrapping lines at [`COLUMNS`]: what a player can type, verbatim.
+    fn write_legal(&self, out: &mut String, turn: Player) {
+        let mut legal = Vec::new();
+        self.legal_actions(turn, &mut legal);
+        let mut column = out.len() - out.rfind('\n').map_or(0, |i| i + 1);
+        for (i, &id) in legal.iter().enumerate() {
+            let Some(action) = Action::from_id(id) else {
+                continue;
+            };
+            let text = action_to_text(action, turn);
+            let width = text.len() + usize::from(i + 1 < legal.len());
+            if column + 1 + width > COLUMNS {
+                out.push_str("\n ");
+                column = 1;
+            } else {
+                out.push(' ');
+                column += 1;
+            }
+            out.push_str(&text);
+            if i + 1 < legal.len() {
+                out.push(',');
+            }
+            column += width;
+        }
     }
 }

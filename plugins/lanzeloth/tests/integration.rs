@@ -4,6 +4,7 @@ mod events;
 mod hidden;
 mod kit;
 mod matches;
+mod notation;
 mod scenarios;
 mod support;
 mod views;

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use tabletop_sdk::conformance::{self, Claims, Config};
 use tabletop_sdk::{
-    Chance, DynGame, ErrorKind, Extension, Game, GameError, InProcess, Manifest, Move,
-    PlayerResult, Setup, Status, Viewer, serde_json,
+    Attempt, Chance, DynGame, ErrorKind, Extension, Game, GameError, InProcess, Manifest, Move,
+    PlayerResult, Refusal, Setup, Status, Viewer, serde_json,
 };
 
 fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -31,6 +31,7 @@ fn example_game_passes_the_conformance_kit() {
     assert!(summary.chance_nodes > summary.matches, "{summary:?}");
     assert!(summary.simultaneous_turns > 0, "{summary:?}");
     assert!(summary.matches_with_dropout > 0, "{summary:?}");
+    assert!(summary.explained_refusals > 0, "{summary:?}");
 }
 
 #[test]
@@ -309,6 +310,15 @@ impl<G: Game, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool> 
     fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
         self.0.resample(s, v, r)
     }
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        self.0.seat_names(players)
+    }
+    fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
+        self.0.explain_refusal(s, p, a)
+    }
+    fn action_space(&self, s: &Self::State) -> u64 {
+        self.0.action_space(s)
+    }
 }
 
 /// The kit's failure for `game` with its default config.
@@ -484,6 +494,15 @@ fn agreement_fails_where_one_side_shows_something_else() {
         fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
             self.0.resample(s, v, r)
         }
+        fn seat_names(&self, players: u32) -> Vec<String> {
+            self.0.seat_names(players)
+        }
+        fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
+            self.0.explain_refusal(s, p, a)
+        }
+        fn action_space(&self, s: &Self::State) -> u64 {
+            self.0.action_space(s)
+        }
     }
     let (plain, loud) = (
         InProcess::new(example::Guess),
@@ -495,5 +514,145 @@ fn agreement_fails_where_one_side_shows_something_else() {
             .message
             .contains("the plugin and the game in-process differ on the view for Seat(0)"),
         "{failure}"
+    );
+}
+
+/// How [`Misexplaining`] gets its explanations wrong.
+const CATCH_ALL: u8 = 0;
+const LEGAL_REFUSED: u8 = 1;
+
+/// The example game with explanations broken as `HOW` says: every refusal
+/// explained with the catch-all `ILLEGAL_ACTION` (`CATCH_ALL`), or the
+/// legal bid 0 explained as refused (`LEGAL_REFUSED`).
+#[derive(Default)]
+struct Misexplaining<const HOW: u8>(example::Guess);
+
+impl<const HOW: u8> Game for Misexplaining<HOW> {
+    type State = example::State;
+    type View<'a> = serde_json::Value;
+    const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
+    fn manifest(&self) -> Manifest {
+        self.0.manifest()
+    }
+    fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
+        self.0.new_state(s)
+    }
+    fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
+        self.0.parse_position(s, t)
+    }
+    fn position_to_string(&self, s: &Self::State) -> String {
+        self.0.position_to_string(s)
+    }
+    fn status(&self, s: &Self::State) -> Status {
+        self.0.status(s)
+    }
+    fn chance(&self, s: &Self::State) -> Chance {
+        self.0.chance(s)
+    }
+    fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
+        self.0.results(s)
+    }
+    fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
+        self.0.legal_actions(s, p, out)
+    }
+    fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
+        self.0.apply(s, m)
+    }
+    fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
+        self.0.apply_chance(s, o)
+    }
+    fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
+        self.0.action_to_string(s, p, a)
+    }
+    fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
+        self.0.parse_action(s, p, t)
+    }
+    fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
+        self.0.view(s, v)
+    }
+    fn render_text(&self, s: &Self::State, v: Viewer) -> String {
+        self.0.render_text(s, v)
+    }
+    fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
+        self.0.resample(s, v, r)
+    }
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        self.0.seat_names(players)
+    }
+    fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
+        let honest = self.0.explain_refusal(s, p, a);
+        match HOW {
+            CATCH_ALL => honest.map(|refusal| Refusal {
+                reason: "ILLEGAL_ACTION".into(),
+                ..refusal
+            }),
+            _ if a == Attempt::Id(0) => Some(Refusal::illegal("BID_ZERO", "bid 0 is never legal")),
+            _ => honest,
+        }
+    }
+    fn action_space(&self, s: &Self::State) -> u64 {
+        self.0.action_space(s)
+    }
+}
+
+#[test]
+fn the_kit_catches_a_game_that_explains_a_refusal_with_a_catch_all_code() {
+    let failure = kit_failure(&InProcess::new(Misexplaining::<CATCH_ALL>::default()));
+    assert!(
+        failure
+            .contains("is explained with the catch-all or malformed reason code `ILLEGAL_ACTION`"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_kit_catches_a_game_that_explains_a_legal_action_as_refused() {
+    let failure = kit_failure(&InProcess::new(Misexplaining::<LEGAL_REFUSED>::default()));
+    assert!(
+        failure.contains("legal action 0 of player 0 is explained as refused"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_example_names_its_seats_and_explains_each_refusal() {
+    let game = example::Guess;
+    assert_eq!(game.seat_names(3), ["A", "B", "C"]);
+    assert!(game.seat_names(5).is_empty());
+    let setup = Setup::validate(&game.manifest(), 2, &BTreeMap::new()).unwrap();
+    let mut state = game.new_state(&setup).unwrap();
+    let why = |state: &example::State, player, attempt| {
+        game.explain_refusal(state, player, attempt)
+            .map(|refusal| refusal.reason)
+    };
+    assert_eq!(
+        why(&state, 0, Attempt::Id(1)).as_deref(),
+        Some("NOT_BIDDING")
+    );
+    assert_eq!(
+        why(&state, 7, Attempt::Id(1)).as_deref(),
+        Some("NO_SUCH_SEAT")
+    );
+    assert_eq!(
+        why(&state, 0, Attempt::Text("raise")).as_deref(),
+        Some("NOT_A_BID")
+    );
+    state.phase = example::Phase::Bid;
+    state.active[1] = false;
+    assert_eq!(why(&state, 0, Attempt::Text(" bid3 ")), None);
+    assert_eq!(
+        why(&state, 0, Attempt::Id(4)).as_deref(),
+        Some("BID_TOO_HIGH")
+    );
+    let busted = game.explain_refusal(&state, 1, Attempt::Id(0)).unwrap();
+    assert_eq!(busted.reason, "BUSTED");
+    assert_eq!(
+        busted.message,
+        "seat 1 (B) busted and is out of the game (G4)"
+    );
+    let refused = game.parse_action(&state, 1, "bid0").unwrap_err();
+    assert_eq!(
+        refused.message, busted.message,
+        "parse_action says the same"
     );
 }

@@ -25,7 +25,7 @@ class GetGameRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "version", "versions", "min_players", "max_players", "options", "rules_summary", "simultaneous", "hidden_information", "chance", "removable_players")
+    __slots__ = ("name", "version", "versions", "min_players", "max_players", "options", "rules_summary", "simultaneous", "hidden_information", "chance", "removable_players", "seat_names")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
@@ -37,6 +37,7 @@ class GameInfo(_message.Message):
     HIDDEN_INFORMATION_FIELD_NUMBER: _ClassVar[int]
     CHANCE_FIELD_NUMBER: _ClassVar[int]
     REMOVABLE_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     versions: _containers.RepeatedScalarFieldContainer[str]
@@ -48,7 +49,16 @@ class GameInfo(_message.Message):
     hidden_information: bool
     chance: bool
     removable_players: bool
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., versions: _Optional[_Iterable[str]] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., options: _Optional[_Iterable[_Union[OptionInfo, _Mapping]]] = ..., rules_summary: _Optional[str] = ..., simultaneous: _Optional[bool] = ..., hidden_information: _Optional[bool] = ..., chance: _Optional[bool] = ..., removable_players: _Optional[bool] = ...) -> None: ...
+    seat_names: _containers.RepeatedCompositeFieldContainer[SeatNames]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., versions: _Optional[_Iterable[str]] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., options: _Optional[_Iterable[_Union[OptionInfo, _Mapping]]] = ..., rules_summary: _Optional[str] = ..., simultaneous: _Optional[bool] = ..., hidden_information: _Optional[bool] = ..., chance: _Optional[bool] = ..., removable_players: _Optional[bool] = ..., seat_names: _Optional[_Iterable[_Union[SeatNames, _Mapping]]] = ...) -> None: ...
+
+class SeatNames(_message.Message):
+    __slots__ = ("players", "names")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, players: _Optional[int] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class OptionInfo(_message.Message):
     __slots__ = ("name", "type", "default_value", "description", "choices", "min", "max")

@@ -54,5 +54,5 @@ fn z4_a_new_middle_stack_is_told_with_the_index_it_gets() {
         event["steps"][1]["to"],
         json!({ "kind": "new-middle", "index": 1 })
     );
-    assert_eq!(event["steps"][1]["notation"], "new");
+    assert_eq!(event["steps"][1]["notation"], "place new");
 }

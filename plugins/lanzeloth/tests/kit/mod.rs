@@ -3,7 +3,7 @@
 //! the same matches alike (`tabletop_sdk::kit_tests!`).
 
 use lanzeloth::Lanzeloth;
-use tabletop_sdk::conformance::{Config, Summary};
+use tabletop_sdk::conformance::{Config, Summary, check_readme_positions};
 use tabletop_sdk::{DynGame, InProcess};
 
 use crate::support::options;
@@ -39,6 +39,8 @@ fn check(_: &Config, summary: &Summary) {
     assert!(summary.chance_nodes >= summary.matches, "{summary:?}");
     // Lanzeloth declares removable_players, so the kit also takes seats out.
     assert!(summary.removals > 0, "{summary:?}");
+    // Lanzeloth explains its refusals, so the kit asked about some.
+    assert!(summary.explained_refusals > 0, "{summary:?}");
 }
 
 tabletop_sdk::kit_tests! {
@@ -64,4 +66,12 @@ fn manifest_declares_every_option() {
     }
     assert!(m.hidden_information && m.chance && !m.simultaneous);
     assert_eq!((m.min_players, m.max_players), (2, 6));
+}
+
+#[test]
+fn every_example_position_in_the_readme_parses() {
+    let game = InProcess::new(Lanzeloth);
+    let count = check_readme_positions(&game, include_str!("../../README.md"))
+        .unwrap_or_else(|failure| panic!("{}", failure.message));
+    assert!(count >= 3, "the README shows {count} example positions");
 }

@@ -84,9 +84,9 @@ fn assert_penalised(before: &Position, after: &Position, steps: &[Step]) {
 fn putting_a_fitting_tile_on_the_own_pile_makes_you_the_donkey() {
     let mut p = esel_table("8,4 / -", "5", "3", "-");
     play(&mut p, "flip");
-    assert_eq!(legal_texts(&p), ["place p1", "place p2", "place p3"]);
+    assert_eq!(legal_texts(&p), ["place own", "place p2", "place p3"]);
     let before = p.clone();
-    let steps = play(&mut p, "place p1");
+    let steps = play(&mut p, "place own");
     assert_eq!(p.open(0), &[4], "the misplaced tile stays where it was put");
     assert_penalised(&before, &p, &steps);
 }
@@ -105,7 +105,7 @@ fn putting_a_tile_on_a_farther_player_makes_you_the_donkey() {
 fn putting_a_tile_on_a_player_when_the_middle_fits_makes_you_the_donkey() {
     let mut p = esel_table("8,4 / -", "5", "9", "3");
     play(&mut p, "flip");
-    assert_eq!(legal_texts(&p), ["place p1", "place p2", "place m1"]);
+    assert_eq!(legal_texts(&p), ["place own", "place p2", "place m1"]);
     let before = p.clone();
     let steps = play(&mut p, "place p2");
     assert_eq!(p.open(1), &[5, 4]);

@@ -3,6 +3,7 @@
 mod ending;
 mod esel;
 mod fitting;
+mod refusals;
 mod setup;
 mod turn;
 

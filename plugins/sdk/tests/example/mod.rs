@@ -1,18 +1,23 @@
 //! `guess`, a small example game that exercises every part of the contract:
 //! a sampled chance node (the deal of secret numbers), an explicit chance node
-//! (a die), simultaneous secret bids, hidden information with a resampler, and
-//! players dropping out. It lives in the SDK's tests only; it is not shipped.
+//! (a die), simultaneous secret bids, hidden information with a resampler,
+//! players dropping out, seat names and refusals that say why. It lives in
+//! the SDK's tests only; it is not shipped.
 //!
-//! Rules: each player is dealt a secret number 0–9 (only they see it). Each
-//! round a die shows 1, 2 or 3; then every player still in bids 0–3 at once. A
-//! bid at most the bidder's secret mod 4 scores bid × die; a higher bid busts:
-//! the player is out and their secret is shown. After five rounds, or when at
-//! most one player is left, the highest score wins.
+//! Rules, numbered as refusals cite them: (G1) each player is dealt a
+//! secret number 0–9 (only they see it). (G2) Each round a die shows 1, 2
+//! or 3; (G3) then every player still in bids 0–3 at once, written `bid0`
+//! to `bid3`. (G4) A bid at most the bidder's secret mod 4 scores bid × die;
+//! a higher bid busts: the player is out and their secret is shown. (G5)
+//! After five rounds, or when at most one player is left, the highest score
+//! wins. The seats are named A to D.
 
 use serde::{Deserialize, Serialize};
+use tabletop_sdk::text::quote;
 use tabletop_sdk::{
-    ActionId, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
-    PlayerResult, Setup, Status, Viewer, check_joint_action, results_by_key, serde_json,
+    ActionId, Attempt, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec,
+    Player, PlayerResult, Refusal, Setup, Status, Viewer, check_joint_action, results_by_key,
+    seat_label, serde_json,
 };
 
 #[derive(Debug, Default)]
@@ -45,6 +50,63 @@ impl State {
     }
 }
 
+/// The seat names (G-rules' players A to D).
+const SEAT_NAMES: [&str; 4] = ["A", "B", "C", "D"];
+
+/// The bids, `0..BIDS`: the action space (G3).
+const BIDS: u64 = 4;
+
+/// `seat 1 (B)`.
+fn label(seat: Player) -> String {
+    seat_label(seat, SEAT_NAMES.get(seat as usize).copied())
+}
+
+/// The bid a text names (`bid2`), or why it names none.
+fn read_bid(text: &str) -> Result<u64, Refusal> {
+    text.trim()
+        .strip_prefix("bid")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| {
+            Refusal::notation(
+                "NOT_A_BID",
+                format!(
+                    "`{}` is not a bid: write `bid0` to `bid3` (G3)",
+                    quote(text)
+                ),
+            )
+        })
+}
+
+/// Why `bid` is not legal for `player` in `state`, or `None` when it is.
+/// Nothing here depends on a secret.
+fn why_not(state: &State, player: Player, bid: u64) -> Option<Refusal> {
+    let players = state.players();
+    if player >= players {
+        return Some(Refusal::illegal(
+            "NO_SUCH_SEAT",
+            format!("there is no seat {player} in a {players}-player match"),
+        ));
+    }
+    if bid >= BIDS {
+        return Some(Refusal::illegal(
+            "BID_TOO_HIGH",
+            format!("{} bids {bid}, but a bid is 0 to 3 (G3)", label(player)),
+        ));
+    }
+    match state.phase {
+        Phase::Deal | Phase::Roll => Some(Refusal::illegal(
+            "NOT_BIDDING",
+            "nobody bids now: chance deals or rolls the die first (G1, G2)",
+        )),
+        Phase::Over => Some(Refusal::illegal("GAME_OVER", "the game is over (G5)")),
+        Phase::Bid if !state.active[player as usize] => Some(Refusal::illegal(
+            "BUSTED",
+            format!("{} busted and is out of the game (G4)", label(player)),
+        )),
+        Phase::Bid => None,
+    }
+}
+
 fn decode_secrets(random: u64, players: usize) -> Vec<u8> {
     (0..players)
         .map(|i| ((random >> (8 * i)) % 10) as u8)
@@ -54,7 +116,11 @@ fn decode_secrets(random: u64, players: usize) -> Vec<u8> {
 impl Game for Guess {
     type State = State;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = &[Extension::Resample];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::Resample,
+        Extension::SeatNames,
+        Extension::ExplainRefusal,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -214,17 +280,37 @@ impl Game for Guess {
         player: Player,
         text: &str,
     ) -> Result<ActionId, GameError> {
-        let bid: u64 = text
-            .strip_prefix("bid")
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| GameError::invalid_notation(format!("`{text}` is not `bid0`–`bid3`")))?;
-        let mut legal = Vec::new();
-        self.legal_actions(state, player, &mut legal);
-        if legal.contains(&bid) {
-            Ok(bid)
-        } else {
-            Err(GameError::illegal(format!("`{text}` is not legal now")))
+        let bid = read_bid(text)?;
+        match why_not(state, player, bid) {
+            Some(refusal) => Err(refusal.into()),
+            None => Ok(bid),
         }
+    }
+
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        match SEAT_NAMES.get(..players as usize) {
+            Some(names) => names.iter().map(|name| name.to_string()).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn explain_refusal(
+        &self,
+        state: &State,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        match attempt {
+            Attempt::Id(bid) => why_not(state, player, bid),
+            Attempt::Text(text) => match read_bid(text) {
+                Ok(bid) => why_not(state, player, bid),
+                Err(refusal) => Some(refusal),
+            },
+        }
+    }
+
+    fn action_space(&self, _state: &State) -> u64 {
+        BIDS
     }
 
     fn view(&self, state: &State, viewer: Viewer) -> serde_json::Value {

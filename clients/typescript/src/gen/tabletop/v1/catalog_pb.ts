@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/catalog.proto.
  */
 export const file_tabletop_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9jYXRhbG9nLnByb3RvEgt0YWJsZXRvcC52MSISChBMaXN0R2FtZXNSZXF1ZXN0IjkKEUxpc3RHYW1lc1Jlc3BvbnNlEiQKBWdhbWVzGAEgAygLMhUudGFibGV0b3AudjEuR2FtZUluZm8iQAoOR2V0R2FtZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRIUCgd2ZXJzaW9uGAIgASgJSACIAQFCCgoIX3ZlcnNpb24igwIKCEdhbWVJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCgh2ZXJzaW9ucxgDIAMoCRITCgttaW5fcGxheWVycxgEIAEoDRITCgttYXhfcGxheWVycxgFIAEoDRIoCgdvcHRpb25zGAYgAygLMhcudGFibGV0b3AudjEuT3B0aW9uSW5mbxIVCg1ydWxlc19zdW1tYXJ5GAcgASgJEhQKDHNpbXVsdGFuZW91cxgIIAEoCBIaChJoaWRkZW5faW5mb3JtYXRpb24YCSABKAgSDgoGY2hhbmNlGAogASgIEhkKEXJlbW92YWJsZV9wbGF5ZXJzGAsgASgIIpkBCgpPcHRpb25JbmZvEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEg8KB2Nob2ljZXMYBSADKAkSEAoDbWluGAYgASgDSACIAQESEAoDbWF4GAcgASgDSAGIAQFCBgoEX21pbkIGCgRfbWF4MpQBCgdDYXRhbG9nEkoKCUxpc3RHYW1lcxIdLnRhYmxldG9wLnYxLkxpc3RHYW1lc1JlcXVlc3QaHi50YWJsZXRvcC52MS5MaXN0R2FtZXNSZXNwb25zZRI9CgdHZXRHYW1lEhsudGFibGV0b3AudjEuR2V0R2FtZVJlcXVlc3QaFS50YWJsZXRvcC52MS5HYW1lSW5mb2IGcHJvdG8z");
+  fileDesc("Chl0YWJsZXRvcC92MS9jYXRhbG9nLnByb3RvEgt0YWJsZXRvcC52MSISChBMaXN0R2FtZXNSZXF1ZXN0IjkKEUxpc3RHYW1lc1Jlc3BvbnNlEiQKBWdhbWVzGAEgAygLMhUudGFibGV0b3AudjEuR2FtZUluZm8iQAoOR2V0R2FtZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRIUCgd2ZXJzaW9uGAIgASgJSACIAQFCCgoIX3ZlcnNpb24irwIKCEdhbWVJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCgh2ZXJzaW9ucxgDIAMoCRITCgttaW5fcGxheWVycxgEIAEoDRITCgttYXhfcGxheWVycxgFIAEoDRIoCgdvcHRpb25zGAYgAygLMhcudGFibGV0b3AudjEuT3B0aW9uSW5mbxIVCg1ydWxlc19zdW1tYXJ5GAcgASgJEhQKDHNpbXVsdGFuZW91cxgIIAEoCBIaChJoaWRkZW5faW5mb3JtYXRpb24YCSABKAgSDgoGY2hhbmNlGAogASgIEhkKEXJlbW92YWJsZV9wbGF5ZXJzGAsgASgIEioKCnNlYXRfbmFtZXMYDCADKAsyFi50YWJsZXRvcC52MS5TZWF0TmFtZXMiKwoJU2VhdE5hbWVzEg8KB3BsYXllcnMYASABKA0SDQoFbmFtZXMYAiADKAkimQEKCk9wdGlvbkluZm8SDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSDwoHY2hvaWNlcxgFIAMoCRIQCgNtaW4YBiABKANIAIgBARIQCgNtYXgYByABKANIAYgBAUIGCgRfbWluQgYKBF9tYXgylAEKB0NhdGFsb2cSSgoJTGlzdEdhbWVzEh0udGFibGV0b3AudjEuTGlzdEdhbWVzUmVxdWVzdBoeLnRhYmxldG9wLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEj0KB0dldEdhbWUSGy50YWJsZXRvcC52MS5HZXRHYW1lUmVxdWVzdBoVLnRhYmxldG9wLnYxLkdhbWVJbmZvYgZwcm90bzM");
 
 /**
  * No filters yet.
@@ -161,6 +161,15 @@ export type GameInfo = Message<"tabletop.v1.GameInfo"> & {
    * @generated from field: bool removable_players = 11;
    */
   removablePlayers: boolean;
+
+  /**
+   * The game's names of its seats, for each player count it allows
+   * (ascending); empty for a game that names none. Messages name a seat as
+   * `seat 1 (B)`: the API's number and this name.
+   *
+   * @generated from field: repeated tabletop.v1.SeatNames seat_names = 12;
+   */
+  seatNames: SeatNames[];
 };
 
 /**
@@ -169,6 +178,34 @@ export type GameInfo = Message<"tabletop.v1.GameInfo"> & {
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_catalog, 3);
+
+/**
+ * The names of the seats of a match of one size.
+ *
+ * @generated from message tabletop.v1.SeatNames
+ */
+export type SeatNames = Message<"tabletop.v1.SeatNames"> & {
+  /**
+   * The player count.
+   *
+   * @generated from field: uint32 players = 1;
+   */
+  players: number;
+
+  /**
+   * One name per seat, in seat order (`A`, `B`, …).
+   *
+   * @generated from field: repeated string names = 2;
+   */
+  names: string[];
+};
+
+/**
+ * Describes the message tabletop.v1.SeatNames.
+ * Use `create(SeatNamesSchema)` to create a new message.
+ */
+export const SeatNamesSchema: GenMessage<SeatNames> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_catalog, 4);
 
 /**
  * One option of a game.
@@ -231,7 +268,7 @@ export type OptionInfo = Message<"tabletop.v1.OptionInfo"> & {
  * Use `create(OptionInfoSchema)` to create a new message.
  */
 export const OptionInfoSchema: GenMessage<OptionInfo> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_catalog, 4);
+  messageDesc(file_tabletop_v1_catalog, 5);
 
 /**
  * Lists the games of the loaded plugins.

@@ -16,6 +16,7 @@
 // | INVALID_POSITION | INVALID_ARGUMENT | | `start_position` does not parse or is impossible |
 // | INVALID_NOTATION | INVALID_ARGUMENT | | an action's notation does not parse, or stands for no action |
 // | ILLEGAL_ACTION | INVALID_ARGUMENT | | the action is not legal now for this seat |
+// | *the game's code* (`RED_LINE`, `CARD_REPEATED`, …) | INVALID_ARGUMENT | refusal (INVALID_NOTATION or ILLEGAL_ACTION) | a game that explains its refusals says why: its own reason code (each game's README lists them) and a message citing the rule, in place of the two reasons above |
 // | INVALID_RECORD | INVALID_ARGUMENT | | ImportRecord: the record does not parse, does not replay, or was altered |
 // | PLUGIN_REFUSED | INVALID_ARGUMENT | path | LoadPlugin: the file is not a usable plugin |
 // | UNKNOWN_GAME | NOT_FOUND | game | no game of this name is loaded |
@@ -26,11 +27,11 @@
 // | UNKNOWN_SEAT | NOT_FOUND | seat, players | JoinMatch: the match has no such seat |
 // | PLUGIN_FILE_UNREADABLE | NOT_FOUND | path | LoadPlugin: the file cannot be read |
 // | STALE_VERSION | FAILED_PRECONDITION | expected_version, current_version | the match is not at `expected_version` |
-// | NOT_YOUR_TURN | FAILED_PRECONDITION | seat (when the server names it) | the seat is not to move now (or, within a shorthand, no longer) |
-// | ALREADY_ACTED | FAILED_PRECONDITION | seat | the seat already acted in this simultaneous turn |
+// | NOT_YOUR_TURN | FAILED_PRECONDITION | seat, seat_name (when the server names it) | the seat is not to move now (or, within a shorthand, no longer) |
+// | ALREADY_ACTED | FAILED_PRECONDITION | seat, seat_name | the seat already acted in this simultaneous turn |
 // | MATCH_OVER | FAILED_PRECONDITION | clock_ran_out ("true" when a clock ended it just now) | the match has ended |
 // | NOT_STARTED | FAILED_PRECONDITION | | the match waits for players to join its open seats |
-// | SEAT_TAKEN | FAILED_PRECONDITION | seat | JoinMatch: the seat has a player |
+// | SEAT_TAKEN | FAILED_PRECONDITION | seat, seat_name | JoinMatch: the seat has a player |
 // | NO_OPEN_SEAT | FAILED_PRECONDITION | | JoinMatch: the match has no open seat |
 // | UNSUPPORTED | FAILED_PRECONDITION | | the game does not offer this, or a shorthand in a simultaneous turn |
 // | GAME_NOT_LOADED | FAILED_PRECONDITION | game, version | ImportRecord: the record's plugin version is not loaded |
@@ -46,6 +47,10 @@
 // | PLUGIN_TIMEOUT | INTERNAL | deadline_ms | the game's plugin did not answer in time |
 // | PLUGIN_FAULT | INTERNAL | | the game's plugin failed (a bug in the plugin) |
 // | INTERNAL | INTERNAL | | a fault of the server |
+//
+// Messages name a seat as `seat 1 (B)`: the API's seat number (0-based) and
+// the game's name for it (GameInfo.seat_names); `seat_name` metadata is
+// empty for a game that names none.
 //
 // A shorthand (SubmitAction `notation` standing for several actions) refused
 // at one step has that step's code and reason, with `step` (counting from 1)
