@@ -20,6 +20,8 @@
 
 use std::fmt;
 
+use tabletop_sdk::text::quote;
+
 use crate::point_set::PointSet;
 use crate::side::Side;
 
@@ -313,8 +315,9 @@ impl Board {
                         return Err(BoardError::at(
                             line,
                             format!(
-                                "point id `{id}` must start with a lowercase letter and hold only \
-                                 lowercase letters, digits and `_`"
+                                "point id `{}` must start with a lowercase letter and hold only \
+                                 lowercase letters, digits and `_`",
+                                quote(id)
                             ),
                         ));
                     }
@@ -325,7 +328,12 @@ impl Board {
                             .ok_or_else(|| {
                                 BoardError::at(
                                     line,
-                                    format!("coordinate `{t}` of point `{id}` is not an integer in -1000..1000"),
+                                    format!(
+                                        "coordinate `{}` of point `{}` is not an integer in \
+                                         -1000..1000",
+                                        quote(t),
+                                        quote(id)
+                                    ),
                                 )
                             })
                     };
@@ -333,13 +341,17 @@ impl Board {
                     if points.iter().any(|p| p.id == id) {
                         return Err(BoardError::at(
                             line,
-                            format!("point `{id}` is defined twice"),
+                            format!("point `{}` is defined twice", quote(id)),
                         ));
                     }
                     if let Some(p) = points.iter().find(|p| p.x == x && p.y == y) {
                         return Err(BoardError::at(
                             line,
-                            format!("point `{id}` has the same coordinates as point `{}`", p.id),
+                            format!(
+                                "point `{}` has the same coordinates as point `{}`",
+                                quote(id),
+                                quote(&p.id)
+                            ),
                         ));
                     }
                     if points.len() == MAX_POINTS {
@@ -364,7 +376,10 @@ impl Board {
                     let kind = SegmentKind::parse(kind).ok_or_else(|| {
                         BoardError::at(
                             line,
-                            format!("unknown segment kind `{kind}` (black, red or rail)"),
+                            format!(
+                                "unknown segment kind `{}` (black, red or rail)",
+                                quote(kind)
+                            ),
                         )
                     })?;
                     raw_segments.push((line, a.to_string(), b.to_string(), kind));
@@ -373,20 +388,23 @@ impl Board {
                     let [directive, number, id] = words[..] else {
                         return Err(BoardError::at(
                             line,
-                            format!("`{}` takes a number and a point id", words[0]),
+                            format!("`{}` takes a number and a point id", quote(words[0])),
                         ));
                     };
                     let Some((side, n)) = parse_start_number(number) else {
                         return Err(BoardError::at(
                             line,
-                            format!("`{number}` is not a start number (1-24 or I-XXIV)"),
+                            format!("`{}` is not a start number (1-24 or I-XXIV)", quote(number)),
                         ));
                     };
                     if directive == "fortress" {
                         if n > 3 {
                             return Err(BoardError::at(
                                 line,
-                                format!("`{number}` is not a fortress number (1-3 or I-III)"),
+                                format!(
+                                    "`{}` is not a fortress number (1-3 or I-III)",
+                                    quote(number)
+                                ),
                             ));
                         }
                         raw_fortress.push((line, side, n, id.to_string()));
@@ -398,7 +416,8 @@ impl Board {
                     return Err(BoardError::at(
                         line,
                         format!(
-                            "unknown directive `{other}` (name, point, segment, start, fortress)"
+                            "unknown directive `{}` (name, point, segment, start, fortress)",
+                            quote(other)
                         ),
                     ));
                 }
@@ -412,7 +431,7 @@ impl Board {
                 .iter()
                 .position(|p| p.id == id)
                 .map(|i| i as u8)
-                .ok_or_else(|| BoardError::at(line, format!("unknown point `{id}`")))
+                .ok_or_else(|| BoardError::at(line, format!("unknown point `{}`", quote(id))))
         };
 
         let mut links: Vec<[Option<(u8, u16)>; 8]> = vec![[None; 8]; points.len()];
@@ -424,14 +443,16 @@ impl Board {
                 return Err(BoardError::at(
                     *line,
                     format!(
-                        "segment {a}-{b} does not join two adjacent points (one king step apart)"
+                        "segment {}-{} does not join two adjacent points (one king step apart)",
+                        quote(a),
+                        quote(b)
                     ),
                 ));
             };
             if links[pa as usize][dir.index()].is_some() {
                 return Err(BoardError::at(
                     *line,
-                    format!("segment {a}-{b} is listed twice"),
+                    format!("segment {}-{} is listed twice", quote(a), quote(b)),
                 ));
             }
             if segments.len() >= u16::MAX as usize {
@@ -518,8 +539,8 @@ impl Board {
             let f = fortress_done[side.index()];
             if f[0] == f[1] || f[1] == f[2] || f[0] == f[2] {
                 return Err(BoardError::whole(format!(
-                    "the {} fortress points are not three distinct points",
-                    side.name()
+                    "the fortress points of {} are not three distinct points",
+                    side.label()
                 )));
             }
         }

@@ -209,6 +209,11 @@ fn broken_board_files_are_refused_each_with_its_own_message() {
             Some("D4"),
         ),
         ("# nothing\n".to_string(), "the board has no points", None),
+        (
+            d.replace("fortress 3 e1", "fortress 3 d1"),
+            "the fortress points of seat 0 (South) are not three distinct points",
+            None,
+        ),
     ];
     let mut messages = BTreeSet::new();
     for (doc, expected, line) in &cases {
@@ -229,6 +234,19 @@ fn broken_board_files_are_refused_each_with_its_own_message() {
         cases.len(),
         "every broken file has its own message"
     );
+}
+
+#[test]
+fn a_hostile_board_line_is_quoted_in_part() {
+    let long = "q".repeat(5000);
+    for doc in [
+        DEFAULT_BOARD.replace("point d4 3 4", &format!("{long} d4 3 4")),
+        DEFAULT_BOARD.replace("segment d4 d5 black", &format!("segment d4 d5 {long}")),
+        DEFAULT_BOARD.replace("point d4 3 4", &format!("point d4 3 {long}")),
+    ] {
+        let e = refused(&doc);
+        assert!(e.message.len() < 300, "{}", e.message);
+    }
 }
 
 #[test]
