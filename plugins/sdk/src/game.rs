@@ -232,12 +232,15 @@ pub trait Game: Default + Send + Sync + 'static {
     /// (certain win) (extension [`Extension::Evaluate`]). Search bots score
     /// the positions where they cut off a playout with it, so it should be
     /// cheap (material, pieces controlled, score so far) and order positions
-    /// sensibly rather than be exact. It sees the whole state: a bot calls it
-    /// on worlds it has resampled for its own seat, never on the real one.
-    /// It is asked only of states that are not terminal; every value is
-    /// finite and in 0..=1 (the kit checks it). The default estimates
-    /// nothing: a game without the extension has its cut-off playouts
-    /// counted as draws.
+    /// sensibly rather than be exact; [`standings_from_strengths`](crate::standings_from_strengths)
+    /// turns a strength per seat into such values.
+    ///
+    /// It may read the whole state, hidden parts included: a search bot
+    /// evaluates worlds it resampled for its own seat, so what it reads there
+    /// is the bot's own guess. It is asked only of states that are not
+    /// terminal; every value is finite and in 0..=1 (the kit checks it). The
+    /// default estimates nothing: a game without the extension has its
+    /// cut-off playouts counted as draws.
     fn evaluate(&self, state: &Self::State) -> Vec<f64> {
         let _ = state;
         Vec::new()
