@@ -60,7 +60,11 @@ fn seat(player: Player) -> Option<Colour> {
 impl Game for Focus {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::SeatsOut];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::RemovePlayer,
+        Extension::SeatsOut,
+        Extension::Evaluate,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -179,6 +183,10 @@ impl Game for Focus {
     /// out (they could not move on their turn) or the host removed them
     /// (which the position does not tell apart: both are "out and skipped
     /// from then on").
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
+    }
+
     fn seats_out(&self, state: &Position) -> Vec<SeatOut> {
         let mut out: Vec<SeatOut> = state
             .out_order()
