@@ -75,7 +75,7 @@ impl Lanza {
 impl Game for Lanza {
     type State = Position;
     type View<'a> = view::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer];
+    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::Evaluate];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -199,6 +199,10 @@ impl Game for Lanza {
     /// the README).
     fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
         state.remove(player).map_err(GameError::illegal)
+    }
+
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {

@@ -34,6 +34,7 @@
 
 pub mod adjudicate;
 pub mod board;
+mod evaluate;
 pub mod events;
 pub mod game;
 pub mod notation;
