@@ -41,7 +41,11 @@ fn play_error(error: PlayError) -> GameError {
 impl Game for Lanzeloth {
     type State = Position;
     type View<'a> = View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer, Extension::Resample];
+    const EXTENSIONS: &'static [Extension] = &[
+        Extension::RemovePlayer,
+        Extension::Resample,
+        Extension::Evaluate,
+    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -87,6 +91,10 @@ impl Game for Lanzeloth {
 
     fn results(&self, state: &Position) -> Vec<PlayerResult> {
         state.results()
+    }
+
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
     }
 
     fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {
