@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+mod evaluate;
 mod events;
 pub mod layout;
 mod lines;
@@ -98,7 +99,7 @@ fn mover(state: &Position, moves: &[Move]) -> Result<Action, GameError> {
 impl Game for War {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[Extension::ExpandNotation];
+    const EXTENSIONS: &'static [Extension] = &[Extension::ExpandNotation, Extension::Evaluate];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -133,6 +134,10 @@ impl Game for War {
             chance: false,
             removable_players: false,
         }
+    }
+
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        evaluate::evaluate(state)
     }
 
     fn new_state(&self, setup: &Setup) -> Result<Position, GameError> {
