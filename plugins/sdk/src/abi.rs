@@ -567,7 +567,9 @@ pub struct ExpandNotationExt {
 pub struct ResampleExt {
     /// Writes into `*state_out` (owned by the caller) a new state consistent
     /// with everything `viewer` knows of `state`, drawn with `random`: the
-    /// same for the same `random`. Only reads `state`.
+    /// same for the same `random`, and the same for two states `viewer`
+    /// cannot tell apart (it reads nothing hidden from `viewer`). Only reads
+    /// `state`.
     pub resample: unsafe extern "C" fn(
         state: *const StateHandle,
         viewer: u32,

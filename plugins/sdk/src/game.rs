@@ -247,7 +247,10 @@ pub trait Game: Default + Send + Sync + 'static {
     }
 
     /// Another state consistent with everything `viewer` knows, drawn using
-    /// `random` (extension [`Extension::Resample`]). Games without hidden
+    /// `random` (extension [`Extension::Resample`]). It reads only what
+    /// `viewer` knows: two states `viewer` cannot tell apart resample to the
+    /// same state with the same `random` (the kit checks it), so a search
+    /// bot that plays from resamples plays the same in both. Games without hidden
     /// information return a clone (the default) and need not list it.
     fn resample(&self, state: &Self::State, viewer: Viewer, random: u64) -> Self::State {
         let _ = (viewer, random);

@@ -14,7 +14,9 @@
 //!   with identical views;
 //! - **nothing leaks**: for every viewer, states resampled for that viewer give
 //!   identical views, text, legal actions and error messages, and identical
-//!   events for transitions that reveal nothing new to the viewer;
+//!   events for transitions that reveal nothing new to the viewer, and
+//!   resample to the same state with the same random (resampling reads
+//!   nothing hidden from the viewer);
 //! - **refusals say why** (a game offering the explain-refusal extension):
 //!   every id of the action space that is not legal for a player to move
 //!   (all of a small space, a sample of a large one) is explained with a
