@@ -16,18 +16,25 @@ use tabletop_sdk::{Chance, DynGame, DynState, Move, Status};
 
 const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
 
-/// Plays `plies` transitions, taking the first legal action and the first
-/// listed chance outcome (or 7 for a sampled node), then on until a seat is
-/// to move.
-fn advance(state: &mut dyn DynState, plies: u32) {
+/// Plays `plies` transitions, taking varied legal actions and the first
+/// listed chance outcome (or 7 for a sampled node), then on until the first
+/// seat to move has a choice; returns that seat.
+fn advance(state: &mut dyn DynState, plies: u32) -> Option<u32> {
     let mut played = 0;
+    let mut legal = Vec::new();
     loop {
         let status = state.status().expect("status");
-        if played >= plies && matches!(status, Status::ToMove(_)) {
-            return;
+        if played >= plies
+            && let Status::ToMove(movers) = status
+        {
+            let seat = movers.first().expect("a mover");
+            state.legal_actions(seat, &mut legal).expect("legal");
+            if legal.len() >= 2 {
+                return Some(seat);
+            }
         }
         match status {
-            Status::Terminal => return,
+            Status::Terminal => return None,
             Status::Chance => {
                 let outcome = match state.chance().expect("chance") {
                     Chance::Explicit(outcomes) => outcomes[0].0,
@@ -36,7 +43,6 @@ fn advance(state: &mut dyn DynState, plies: u32) {
                 state.apply_chance(outcome).expect("outcome");
             }
             Status::ToMove(movers) => {
-                let mut legal = Vec::new();
                 let moves: Vec<Move> = movers
                     .iter()
                     .map(|player| {
@@ -75,11 +81,9 @@ fn main() {
             let mut state = game
                 .new_state(players, &BTreeMap::new(), None)
                 .expect("a new match");
-            advance(state.as_mut(), 12);
-            let Status::ToMove(movers) = state.status().expect("status") else {
+            let Some(seat) = advance(state.as_mut(), 12) else {
                 continue;
             };
-            let seat = movers.first().expect("a mover");
             let choice = bot
                 .think(state.as_ref(), players, seat, 1)
                 .expect("a choice");

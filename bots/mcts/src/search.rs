@@ -9,7 +9,10 @@
 //!    nothing more), untried actions first; at a chance node the outcome is
 //!    drawn from the game's distribution (a sampled node keeps at most
 //!    [`SAMPLED_BRANCHES`] outcomes and then draws among them);
-//! 3. adds the first node it reaches that the tree lacks;
+//! 3. adds the first node it reaches that the tree lacks. A node is a
+//!    sequence of transitions; when the game hides something from the bot's
+//!    seat, also of what the seat saw after each (its view), so a revealed
+//!    tile or a turn that passed leads to its own node;
 //! 4. plays on at random for at most the playout depth, and scores the end
 //!    ([`crate::score`]): the ranks of a finished game, else the game's
 //!    evaluation, else a draw;
@@ -57,6 +60,9 @@ struct Pick {
 struct Search<'a> {
     config: &'a MctsConfig,
     me: Player,
+    /// Whether the game hides something from the bot's seat here: then a
+    /// child is keyed by what the seat sees after the transition too.
+    observe: bool,
     rng: Rng,
     tree: Tree,
     scores: Vec<f64>,
@@ -86,10 +92,13 @@ pub(crate) fn search(
             elapsed: start.elapsed(),
         });
     }
+    let mut rng = Rng::new(seed);
+    let observe = hides_something(root, me, &mut rng)?;
     let mut search = Search {
         config,
         me,
-        rng: Rng::new(seed),
+        observe,
+        rng,
         tree: Tree::new(config.max_nodes),
         scores: vec![0.5; players as usize],
         legal: Vec::new(),
@@ -193,6 +202,10 @@ impl Search<'_> {
                     }
                     world.apply(&self.moves)?;
                 }
+            }
+            if self.observe {
+                self.key
+                    .push(fingerprint(&world.view(Viewer::Seat(self.me))?));
             }
             match self.tree.child(node, &self.key) {
                 Some((child, false)) => node = child,
@@ -312,6 +325,27 @@ fn best(visits: &[(ActionId, u32, f64)]) -> ActionId {
         }
     }
     best.0
+}
+
+/// Whether two resamples of `root` for seat `me` differ (three tries):
+/// whether the game hides anything from the seat. It reads only what the
+/// seat sees, as resampling does.
+fn hides_something(root: &dyn DynState, me: Player, rng: &mut Rng) -> Result<bool, GameError> {
+    let viewer = Viewer::Seat(me);
+    let first = root.resample(viewer, rng.next_u64())?.position()?;
+    for _ in 0..3 {
+        if root.resample(viewer, rng.next_u64())?.position()? != first {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// A 64-bit FNV-1a hash of `text`: stable on every machine and run.
+fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// One mover's pick among `legal` at a node whose arms are `arms`: an
