@@ -184,13 +184,18 @@ fn elo(score: f64) -> f64 {
     }
 }
 
-/// The mean of `scores` and its 95% interval (normal approximation).
+/// The mean of `scores` and its 95% interval: Wilson's score interval,
+/// which stays meaningful when every match was won (a normal approximation
+/// would then shrink to a point). With draws it is a little wider than it
+/// needs to be.
 fn interval(scores: &[f64]) -> (f64, f64, f64) {
+    const Z: f64 = 1.96;
     let n = scores.len() as f64;
     let mean = scores.iter().sum::<f64>() / n;
-    let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    let half = 1.96 * (variance / n).sqrt();
-    (mean, (mean - half).max(0.0), (mean + half).min(1.0))
+    let shrink = 1.0 + Z * Z / n;
+    let centre = (mean + Z * Z / (2.0 * n)) / shrink;
+    let half = Z * (mean * (1.0 - mean) / n + Z * Z / (4.0 * n * n)).sqrt() / shrink;
+    (mean, (centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 fn main() {
