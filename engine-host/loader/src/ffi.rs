@@ -20,12 +20,13 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
-    ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EXT_EXPAND_NOTATION,
-    EXT_EXPLAIN_REFUSAL, EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEAT_NAMES, EXT_SEATS_OUT, EntryFn,
-    ExpandNotationExt, ExplainRefusalExt, LEND_FIRST_MOVER, LEND_NOTHING, LogFn, PLY_FAILED,
-    PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly, RawStatus, RawTransition,
-    RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatNamesExt,
-    SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
+    ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EXT_EVALUATE,
+    EXT_EXPAND_NOTATION, EXT_EXPLAIN_REFUSAL, EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEAT_NAMES,
+    EXT_SEATS_OUT, EntryFn, EvaluateExt, ExpandNotationExt, ExplainRefusalExt, LEND_FIRST_MOVER,
+    LEND_NOTHING, LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly,
+    RawStatus, RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
+    STATUS_TO_MOVE, SeatNamesExt, SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE,
+    TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -53,6 +54,7 @@ pub(crate) struct RawPlugin {
     seats_out: Option<&'static SeatsOutExt>,
     seat_names: Option<&'static SeatNamesExt>,
     explain_refusal: Option<&'static ExplainRefusalExt>,
+    evaluate: Option<&'static EvaluateExt>,
 }
 
 impl RawPlugin {
@@ -145,6 +147,7 @@ impl RawPlugin {
                     EXT_EXPLAIN_REFUSAL,
                     &["explain_action", "explain_notation", "action_space"],
                 )?,
+                evaluate: extension(api, EXT_EVALUATE, &["evaluate"])?,
             })
         }
     }
@@ -163,6 +166,7 @@ impl RawPlugin {
             (self.seats_out.is_some(), EXT_SEATS_OUT),
             (self.seat_names.is_some(), EXT_SEAT_NAMES),
             (self.explain_refusal.is_some(), EXT_EXPLAIN_REFUSAL),
+            (self.evaluate.is_some(), EXT_EVALUATE),
         ]
         .into_iter()
         .filter_map(|(offered, id)| offered.then_some(id))
@@ -890,6 +894,7 @@ pub(crate) unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(text.ptr, text.len) }
 }
 
+mod evaluate;
 mod explain;
 mod seats_out;
 #[cfg(test)]

@@ -465,6 +465,10 @@ impl DynState for PluginState {
     fn action_space(&self) -> Result<u64, GameError> {
         self.0.action_space()
     }
+
+    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
+        self.0.evaluate(values)
+    }
 }
 
 #[cfg(test)]

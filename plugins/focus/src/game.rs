@@ -68,6 +68,7 @@ impl Game for Focus {
         Extension::SeatsOut,
         Extension::SeatNames,
         Extension::ExplainRefusal,
+        Extension::Evaluate,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -186,6 +187,10 @@ impl Game for Focus {
     /// out (they could not move on their turn) or the host removed them
     /// (which the position does not tell apart: both are "out and skipped
     /// from then on").
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
+    }
+
     fn seats_out(&self, state: &Position) -> Vec<SeatOut> {
         let mut out: Vec<SeatOut> = state
             .out_order()

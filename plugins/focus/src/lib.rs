@@ -29,6 +29,7 @@
 
 mod board;
 mod error;
+mod evaluate;
 mod events;
 mod game;
 mod illegal;

@@ -83,6 +83,7 @@ impl Game for Lanza {
         Extension::RemovePlayer,
         Extension::SeatNames,
         Extension::ExplainRefusal,
+        Extension::Evaluate,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -210,6 +211,10 @@ impl Game for Lanza {
     /// the README).
     fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
         state.remove(player).map_err(GameError::illegal)
+    }
+
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {

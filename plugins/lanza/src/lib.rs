@@ -35,6 +35,7 @@
 
 pub mod adjudicate;
 pub mod board;
+mod evaluate;
 pub mod events;
 pub mod game;
 pub mod notation;

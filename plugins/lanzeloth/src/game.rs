@@ -47,6 +47,7 @@ impl Game for Lanzeloth {
         Extension::Resample,
         Extension::SeatNames,
         Extension::ExplainRefusal,
+        Extension::Evaluate,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -93,6 +94,10 @@ impl Game for Lanzeloth {
 
     fn results(&self, state: &Position) -> Vec<PlayerResult> {
         state.results()
+    }
+
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
     }
 
     fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {

@@ -28,6 +28,9 @@ impl Position {
             .map(|t| t.number)
             .chain(self.removed.iter().copied())
             .collect();
+        // In a canonical order first: the result must not depend on where
+        // the unseen tiles lie now, which no viewer knows.
+        unseen.sort_unstable();
         shuffle(&mut unseen, random);
         let mut refill = unseen.into_iter();
         for slot in other.face_down.iter_mut().flatten().filter(|t| !t.known) {

@@ -33,6 +33,7 @@
 mod actions;
 mod deal;
 mod end;
+mod evaluate;
 mod events;
 mod fit;
 mod game;

@@ -519,7 +519,7 @@ pub const EXT_SVG_BOARD: &str = "tabletop.svg-board/1";
 /// Reserved: extension [`ActionTargetsExt`], the board elements an action
 /// involves.
 pub const EXT_ACTION_TARGETS: &str = "tabletop.action-targets/1";
-/// Reserved: extension [`EvaluateExt`], a position's value for each seat.
+/// Extension [`EvaluateExt`]: a position's value for each seat.
 pub const EXT_EVALUATE: &str = "tabletop.evaluate/1";
 
 /// [`EXT_REMOVE_PLAYER`]: a plugin offers it exactly when its manifest says
@@ -567,7 +567,9 @@ pub struct ExpandNotationExt {
 pub struct ResampleExt {
     /// Writes into `*state_out` (owned by the caller) a new state consistent
     /// with everything `viewer` knows of `state`, drawn with `random`: the
-    /// same for the same `random`. Only reads `state`.
+    /// same for the same `random`, and the same for two states `viewer`
+    /// cannot tell apart (it reads nothing hidden from `viewer`). Only reads
+    /// `state`.
     pub resample: unsafe extern "C" fn(
         state: *const StateHandle,
         viewer: u32,
@@ -672,14 +674,18 @@ pub struct ActionTargetsExt {
     ) -> i32,
 }
 
-/// [`EXT_EVALUATE`] (reserved: defined, not yet asked for by the host).
+/// [`EXT_EVALUATE`]: a game offers it to have search bots score the
+/// positions where they cut off a playout; without it a cut-off playout
+/// counts as a draw.
 #[repr(C)]
 #[derive(Debug)]
 pub struct EvaluateExt {
     /// Writes into `values_out` (caller-owned, `count` entries, one per seat)
     /// the game's estimate of each seat's final standing from `state`, from 0
-    /// (certain last place) to 1 (certain win); for cutting off a search's
-    /// playouts. Only reads `state`.
+    /// (certain last place) to 1 (certain win), each finite; for cutting off
+    /// a search's playouts. A `count` other than the state's number of seats
+    /// is refused with [`ErrorKind::Internal`](crate::ErrorKind::Internal)
+    /// and a message, `values_out` then unspecified. Only reads `state`.
     pub evaluate: unsafe extern "C" fn(
         state: *const StateHandle,
         values_out: *mut f64,

@@ -144,6 +144,13 @@ pub trait DynState: Send {
     /// See [`Game::action_space`]: 0 for a game that does not offer the
     /// extension.
     fn action_space(&self) -> Result<u64, GameError>;
+    /// See [`Game::evaluate`]: writes one value per seat into `values`
+    /// (its length is the state's number of seats) and returns `true`, or
+    /// returns `false` and leaves `values` alone for a game that does not
+    /// offer the extension. A length other than the number of seats is
+    /// refused. The values are the game's; a caller that must not trust a
+    /// plugin checks them.
+    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError>;
 }
 
 /// A [`Game`] linked into this process, behind [`DynGame`].
@@ -350,5 +357,21 @@ impl<G: Game> DynState for InProcessState<G> {
             return Ok(0);
         }
         Ok(self.game.action_space(&self.state))
+    }
+
+    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::Evaluate) {
+            return Ok(false);
+        }
+        let estimate = self.game.evaluate(&self.state);
+        if estimate.len() != values.len() {
+            return Err(GameError::internal(format!(
+                "evaluate gives {} values; {} were asked for, one per seat",
+                estimate.len(),
+                values.len()
+            )));
+        }
+        values.copy_from_slice(&estimate);
+        Ok(true)
     }
 }

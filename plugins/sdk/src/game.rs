@@ -227,8 +227,30 @@ pub trait Game: Default + Send + Sync + 'static {
         0
     }
 
+    /// The game's estimate of each seat's final standing in `state`, one
+    /// value per seat in seat order, from 0 (certain last place) to 1
+    /// (certain win) (extension [`Extension::Evaluate`]). Search bots score
+    /// the positions where they cut off a playout with it, so it should be
+    /// cheap (material, pieces controlled, score so far) and order positions
+    /// sensibly rather than be exact; [`standings_from_strengths`](crate::standings_from_strengths)
+    /// turns a strength per seat into such values.
+    ///
+    /// It may read the whole state, hidden parts included: a search bot
+    /// evaluates worlds it resampled for its own seat, so what it reads there
+    /// is the bot's own guess. It is asked only of states that are not
+    /// terminal; every value is finite and in 0..=1 (the kit checks it). The
+    /// default estimates nothing: a game without the extension has its
+    /// cut-off playouts counted as draws.
+    fn evaluate(&self, state: &Self::State) -> Vec<f64> {
+        let _ = state;
+        Vec::new()
+    }
+
     /// Another state consistent with everything `viewer` knows, drawn using
-    /// `random` (extension [`Extension::Resample`]). Games without hidden
+    /// `random` (extension [`Extension::Resample`]). It reads only what
+    /// `viewer` knows: two states `viewer` cannot tell apart resample to the
+    /// same state with the same `random` (the kit checks it), so a search
+    /// bot that plays from resamples plays the same in both. Games without hidden
     /// information return a clone (the default) and need not list it.
     fn resample(&self, state: &Self::State, viewer: Viewer, random: u64) -> Self::State {
         let _ = (viewer, random);
@@ -257,17 +279,20 @@ pub enum Extension {
     /// [`Game::explain_refusal`] and [`Game::action_space`]
     /// ([`crate::abi::EXT_EXPLAIN_REFUSAL`]).
     ExplainRefusal,
+    /// [`Game::evaluate`] ([`crate::abi::EXT_EVALUATE`]).
+    Evaluate,
 }
 
 impl Extension {
     /// Every extension the SDK implements.
-    pub const ALL: [Extension; 6] = [
+    pub const ALL: [Extension; 7] = [
         Extension::RemovePlayer,
         Extension::ExpandNotation,
         Extension::Resample,
         Extension::SeatsOut,
         Extension::SeatNames,
         Extension::ExplainRefusal,
+        Extension::Evaluate,
     ];
 
     /// The versioned id the ABI looks it up by.
@@ -279,6 +304,7 @@ impl Extension {
             Extension::SeatsOut => crate::abi::EXT_SEATS_OUT,
             Extension::SeatNames => crate::abi::EXT_SEAT_NAMES,
             Extension::ExplainRefusal => crate::abi::EXT_EXPLAIN_REFUSAL,
+            Extension::Evaluate => crate::abi::EXT_EVALUATE,
         }
     }
 }

@@ -86,6 +86,7 @@ pub mod chance;
 pub mod conformance;
 mod dynamic;
 mod error;
+mod estimate;
 #[doc(hidden)]
 pub mod export;
 mod game;
@@ -100,6 +101,7 @@ mod types;
 
 pub use dynamic::{DynGame, DynState, InProcess};
 pub use error::{ErrorKind, GameError};
+pub use estimate::standings_from_strengths;
 pub use game::{Extension, Game};
 pub use joint::{check_joint_action, check_single_move};
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};

@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+mod evaluate;
 mod events;
 pub mod explain;
 pub mod layout;
@@ -112,6 +113,7 @@ impl Game for War {
         Extension::ExpandNotation,
         Extension::SeatNames,
         Extension::ExplainRefusal,
+        Extension::Evaluate,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -147,6 +149,10 @@ impl Game for War {
             chance: false,
             removable_players: false,
         }
+    }
+
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        evaluate::evaluate(state)
     }
 
     fn new_state(&self, setup: &Setup) -> Result<Position, GameError> {

@@ -115,6 +115,12 @@ fn a_plugin_without_extensions_is_refused_their_calls_without_a_crossing() {
     let refused = state.remove_player(1).unwrap_err();
     assert_eq!(refused.kind, ErrorKind::Unsupported);
     assert_eq!(state.expand_notation(0, "tick").unwrap(), None);
+    let mut values = [0.25; 2];
+    assert!(!state.evaluate(&mut values).unwrap());
+    assert_eq!(
+        values, [0.25; 2],
+        "no values are written without the extension"
+    );
     // A plugin that hides nothing resamples by copying.
     let copy = state.resample(Viewer::Seat(0), 7).unwrap();
     assert_eq!(copy.position().unwrap(), state.position().unwrap());

@@ -403,6 +403,9 @@ impl DynState for DefectiveState {
     fn action_space(&self) -> Result<u64, GameError> {
         self.inner.action_space()
     }
+    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
+        self.inner.evaluate(values)
+    }
 }
 
 fn misbehaviour(defect: Defect) -> String {

@@ -23,14 +23,14 @@ use crate::types::{ActionId, Attempt, Move, Player, Status, Transition};
 /// status, every seat's legal actions and the notation of each mover's, the
 /// position, the view and text for every viewer, the refusal (kind and
 /// message) of an illegal id and of an empty joint action, the explanation
-/// of an illegal id and of a text and the action space, the seat names, the
-/// chance node,
-/// what a joint action leaves (status and the first mover's legal actions,
-/// as the host's one-call ply returns them), every viewer's event for each
-/// transition, and at the end the results. Chance outcomes are drawn with
-/// [`chance::draw`] as the host draws them, all movers of a simultaneous
-/// turn move together, and in a game whose manifest says
-/// `removable_players` a random seat is now and then taken out on both.
+/// of an illegal id and of a text and the action space, the evaluation, the
+/// seat names, the chance node, what a joint action leaves (status and the
+/// first mover's legal actions, as the host's one-call ply returns them),
+/// every viewer's event for each transition, and at the end the results.
+/// Chance outcomes are drawn with [`chance::draw`] as the host draws them,
+/// all movers of a simultaneous turn move together, and in a game whose
+/// manifest says `removable_players` a random seat is now and then taken out
+/// on both.
 ///
 /// Returns what the matches covered (matches, transitions, chance nodes,
 /// simultaneous turns, removals).
@@ -257,6 +257,12 @@ fn agree_on_one_match(
                     })?;
                     let (p, bad) = (illegal[0].player, illegal[0].action);
                     sides.ask(ctx, "the action space", |s| s.action_space())?;
+                    let players = ctx.players as usize;
+                    sides.ask(ctx, "the evaluation", |s| {
+                        let mut values = vec![0.0; players];
+                        let offered = s.evaluate(&mut values)?;
+                        Ok((offered, values))
+                    })?;
                     sides.ask(ctx, &format!("the explanation of action {bad}"), |s| {
                         s.explain_refusal(p, Attempt::Id(bad))
                     })?;

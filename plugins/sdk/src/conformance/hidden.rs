@@ -1,7 +1,8 @@
 //! Checks that nothing hidden leaks: a viewer cannot tell a state from the
 //! states resampled for them, by views, text, legal actions, error messages
-//! or events. Resamples that differ from the original are what the
-//! `hidden_information` claim is judged by.
+//! or events, and resampling reads only what the viewer knows. Resamples
+//! that differ from the original are what the `hidden_information` claim is
+//! judged by.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -45,7 +46,33 @@ pub(super) fn check_hidden_information(
                 check_error_messages_agree(ctx, state, other.as_ref(), p, &original.legal)?;
                 check_explanations_agree(ctx, state, other.as_ref(), p, &original.legal, rng)?;
             }
+            check_resampling_blind(ctx, state, other.as_ref(), viewer, rng.random())?;
         }
+    }
+    Ok(())
+}
+
+/// Resampling reads only what `viewer` knows: `state` and `other`, which
+/// `viewer` cannot tell apart, resample to the same position with the same
+/// `random`. A search bot that starts every iteration from a resample then
+/// plays the same in every world it cannot tell from the real one.
+fn check_resampling_blind(
+    ctx: &Ctx<'_>,
+    state: &dyn DynState,
+    other: &dyn DynState,
+    viewer: Viewer,
+    random: u64,
+) -> Result<(), Failure> {
+    let here = ctx.ok("resample", state.resample(viewer, random))?;
+    let there = ctx.ok("resample", other.resample(viewer, random))?;
+    let (here, there) = (
+        ctx.ok("position", here.position())?,
+        ctx.ok("position", there.position())?,
+    );
+    if here != there {
+        return Err(ctx.fail(format!(
+            "two states {viewer:?} cannot tell apart resample differently with the same random              {random}: the resample reads hidden information (a bot would play differently in              worlds it cannot tell apart)\n  from the original: {here}\n  from a resample: {there}"
+        )));
     }
     Ok(())
 }

@@ -14,7 +14,9 @@
 //!   with identical views;
 //! - **nothing leaks**: for every viewer, states resampled for that viewer give
 //!   identical views, text, legal actions and error messages, and identical
-//!   events for transitions that reveal nothing new to the viewer;
+//!   events for transitions that reveal nothing new to the viewer, and
+//!   resample to the same state with the same random (resampling reads
+//!   nothing hidden from the viewer);
 //! - **refusals say why** (a game offering the explain-refusal extension):
 //!   every id of the action space that is not legal for a player to move
 //!   (all of a small space, a sample of a large one) is explained with a
@@ -24,6 +26,9 @@
 //!   player;
 //! - a game that names its seats names each seat of every player count once,
 //!   briefly and distinctly;
+//! - a game that evaluates positions gives every seat one finite value in
+//!   0..=1, the same when asked again (the values may read hidden
+//!   information: bots evaluate worlds they resampled themselves);
 //! - explicit chance nodes refuse outcomes they do not list;
 //! - every match ends within `max_steps` transitions and a terminal state has a
 //!   result for every player, with someone in first place;
@@ -59,6 +64,7 @@ mod agree;
 mod claims;
 mod consistency;
 mod context;
+mod evaluated;
 mod explained;
 mod hidden;
 mod notation;
@@ -153,6 +159,9 @@ pub struct Summary {
     /// Refused attempts (ids and texts) the game explained with a specific
     /// reason (games offering the explain-refusal extension).
     pub explained_refusals: u64,
+    /// States the game evaluated, each with well-formed values (games
+    /// offering the evaluate extension).
+    pub evaluations: u64,
 }
 
 /// A failed check: where (game, players, options, seed, step) and what.

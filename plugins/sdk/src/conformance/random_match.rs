@@ -9,6 +9,7 @@ use super::consistency::{
     check_apply_and_lend, check_clone, check_position_round_trip, check_results,
 };
 use super::context::{Ctx, apply, fingerprint};
+use super::evaluated::check_evaluation;
 use super::explained::check_refusals_explained;
 use super::hidden::{check_events, check_hidden_information};
 use super::notation::check_notation;
@@ -73,6 +74,9 @@ pub(super) fn play_one(
                 Transition::Chance(outcome)
             }
             Status::ToMove(movers) => {
+                if check {
+                    check_evaluation(ctx, state.as_ref(), summary)?;
+                }
                 if movers.is_empty() {
                     return Err(ctx.fail("status says players are to move, but names none"));
                 }

@@ -468,3 +468,33 @@ pub(super) unsafe extern "C" fn action_space<G: Instance>(
         Ok(None)
     })
 }
+
+/// The evaluate extension's function: [`Game::evaluate`](crate::Game::evaluate)
+/// written into the caller's `count` values, one per seat.
+pub(super) unsafe extern "C" fn evaluate<G: Instance>(
+    state: *const StateHandle,
+    values_out: *mut f64,
+    count: usize,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        let values = G::instance().evaluate(state);
+        if values.len() != count {
+            return Err(GameError::internal(format!(
+                "evaluate gives {} values; {count} were asked for, one per seat",
+                values.len()
+            )));
+        }
+        if count > 0 {
+            if values_out.is_null() {
+                return Err(GameError::internal("a null array for the values"));
+            }
+            // SAFETY: the caller passes room for `count` f64s at `values_out`,
+            // not overlapping `values`, which this call owns.
+            unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), values_out, count) };
+        }
+        Ok(None)
+    })
+}

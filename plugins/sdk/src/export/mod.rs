@@ -12,8 +12,8 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
-    ABI_MAJOR, ABI_MINOR, CODE_OK, ExpandNotationExt, ExplainRefusalExt, PluginApi, PluginBuf,
-    RawOutcome, RawStatus, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
+    ABI_MAJOR, ABI_MINOR, CODE_OK, EvaluateExt, ExpandNotationExt, ExplainRefusalExt, PluginApi,
+    PluginBuf, RawOutcome, RawStatus, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
     STATUS_TO_MOVE, SeatNamesExt, SeatsOutExt, StateHandle, StrRef,
 };
 use crate::error::{ErrorKind, GameError};
@@ -95,6 +95,9 @@ impl<G: Instance> Tables<G> {
         explain_notation: calls::explain_notation::<G>,
         action_space: calls::action_space::<G>,
     };
+    const EVALUATE: EvaluateExt = EvaluateExt {
+        evaluate: calls::evaluate::<G>,
+    };
 }
 
 /// The table [`export_game!`](crate::export_game)'s entry returns for `G`.
@@ -140,6 +143,10 @@ unsafe extern "C" fn get_extension<G: Instance>(id: StrRef) -> *const c_void {
         Extension::ExplainRefusal => {
             let table: &'static ExplainRefusalExt = &Tables::<G>::EXPLAIN_REFUSAL;
             (table as *const ExplainRefusalExt).cast()
+        }
+        Extension::Evaluate => {
+            let table: &'static EvaluateExt = &Tables::<G>::EVALUATE;
+            (table as *const EvaluateExt).cast()
         }
     }
 }

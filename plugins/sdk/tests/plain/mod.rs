@@ -16,10 +16,10 @@ pub struct Nim;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct State {
-    players: u32,
-    pile: u32,
-    to_move: Player,
-    winner: Option<Player>,
+    pub players: u32,
+    pub pile: u32,
+    pub to_move: Player,
+    pub winner: Option<Player>,
 }
 
 impl Game for Nim {

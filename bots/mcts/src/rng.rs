@@ -1,0 +1,49 @@
+//! The search's own random numbers: SplitMix64, seeded by the caller, so a
+//! search with an iteration budget is reproducible on every machine.
+
+/// A SplitMix64 generator.
+#[derive(Debug, Clone)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform index below `n` (which is not 0).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    /// A uniform number in `[0, 1)`.
+    pub(crate) fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_seed_gives_the_same_numbers_and_indices_stay_in_range() {
+        let (mut a, mut b) = (Rng::new(5), Rng::new(5));
+        for _ in 0..1000 {
+            assert_eq!(a.next_u64(), b.next_u64());
+            assert!(a.below(7) < 7);
+            let u = a.unit();
+            assert!((0.0..1.0).contains(&u));
+            b.below(7);
+            b.unit();
+        }
+        assert_ne!(Rng::new(5).next_u64(), Rng::new(6).next_u64());
+    }
+}
