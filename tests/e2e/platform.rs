@@ -48,7 +48,13 @@ async fn every_page(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_matches_pages_through_ten_thousand_matches_by_every_filter() {
     const MATCHES: usize = 10_000;
-    let host = Host::start().await;
+    // Ten thousand creations in well under a minute: beyond the default
+    // per-credential quota, which this test is not about.
+    let host = Host::start_with(HostOptions {
+        args: vec!["--creates-per-minute".into(), "0".into()],
+        ..Default::default()
+    })
+    .await;
     let channel = host.channel().await;
     // Created 16 at a time: every tenth is round 1 of the tournament, every
     // fifth is a Lanza match left waiting for a player.
