@@ -73,7 +73,7 @@ pub fn resolve_board(value: &str) -> Result<Arc<Board>, GameError> {
         let names: Vec<&str> = board::SHIPPED_BOARDS.iter().map(|(n, _)| *n).collect();
         return Err(GameError::invalid_option(format!(
             "option `board`: no shipped board `{}` (shipped: {}); or give a whole board document",
-            value.trim(),
+            tabletop_sdk::text::quote(value.trim()),
             names.join(", ")
         )));
     }
