@@ -108,6 +108,7 @@ async fn play_until_failure(
                 match_id: match_id.clone(),
                 seat_token: String::new(),
                 at_version: None,
+                svg: false,
             })
             .await
         else {
@@ -171,6 +172,7 @@ async fn play_on(
                 match_id: match_id.to_string(),
                 seat_token: String::new(),
                 at_version: None,
+                svg: false,
             })
             .await
             .expect("view")
