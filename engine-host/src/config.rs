@@ -123,6 +123,13 @@ pub struct Config {
     #[arg(long, env = "TABLETOP_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
 
+    /// Serve the web page on `http://ADDR/` (its assets are in the binary),
+    /// with the whole API over gRPC-web on the same address for it: HTTP/1.1
+    /// and HTTP/2, TLS when the gRPC listener has it, and the same limits.
+    /// Off unless given (`scripts/serve` gives 127.0.0.1:8080).
+    #[arg(long, env = "TABLETOP_WEB_LISTEN")]
+    pub web_listen: Option<SocketAddr>,
+
     /// The listener's TLS certificate chain (PEM); with `--tls-key`, the
     /// gRPC listener speaks TLS only. Without both it is plaintext.
     #[arg(long, env = "TABLETOP_TLS_CERT", requires = "tls_key")]

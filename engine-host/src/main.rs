@@ -438,9 +438,32 @@ async fn run(
         println!("metrics on {bound}");
         tokio::spawn(engine_host::metrics::http::serve(metrics_listener));
     }
+    let web_listener = match config.web_listen {
+        Some(address) => {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| format!("cannot listen for the web page on {address}: {e}"))?;
+            let bound = listener.local_addr()?;
+            if tls.is_none() && !address.ip().is_loopback() {
+                tracing::warn!(
+                    address = %address,
+                    "serving the web page and gRPC-web in plaintext on a non-loopback address: \
+                     seat tokens and credentials cross the network readable; give --tls-cert \
+                     and --tls-key"
+                );
+            }
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            tracing::info!(address = %bound, "the web page: {scheme}://{bound}/");
+            // After the gRPC (and metrics) address, for the same readers.
+            println!("web on {bound}");
+            Some(listener)
+        }
+        None => None,
+    };
     engine_host::grpc::serve(
         engine,
         listener,
+        web_listener,
         engine_host::grpc::ServeOptions {
             deadline: Duration::from_millis(config.call_deadline_ms),
             limiter: engine_host::grpc::limits::Limiter::new(config.limits()),
