@@ -14,8 +14,9 @@ typedef struct TabletopStateHandle TabletopStateHandle;
 #define TABLETOP_ABI_MAJOR 3
 
 // The minor ABI version: extension ids defined since 3.0
-// ([`EXT_EXPLAIN_REFUSAL`]).
-#define TABLETOP_ABI_MINOR 1
+// ([`EXT_EXPLAIN_REFUSAL`], then [`EXT_SVG_BOARD`] and
+// [`EXT_ACTION_TARGETS`] given their meaning).
+#define TABLETOP_ABI_MINOR 2
 
 // The status code of success.
 #define TABLETOP_CODE_OK 0
@@ -65,6 +66,10 @@ typedef struct TabletopStateHandle TabletopStateHandle;
 // [`PluginApi::chance_outcomes`]' kind: too many outcomes to list; the host
 // draws a uniformly random `u64` (no outcomes are lent).
 #define TABLETOP_CHANCE_SAMPLED 1
+
+// The most bytes an SVG board may have: a host refuses a larger one (and
+// the conformance kit fails a game that writes one).
+#define TABLETOP_MAX_SVG_BYTES (256 * 1024)
 
 // Bytes allocated by the plugin and handed to the caller, who releases them
 // with [`PluginApi::free_buf`]. Never freed by the caller's allocator.

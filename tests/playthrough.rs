@@ -414,6 +414,7 @@ async fn view(
             match_id: match_id.to_string(),
             seat_token: token.to_string(),
             at_version: None,
+            svg: false,
         })
         .await
         .map(tonic::Response::into_inner)

@@ -103,7 +103,7 @@ impl Player<'_> {
             }
         };
         let token = &self.tokens[seat as usize];
-        let (version, _, legal) = self
+        let (version, _, legal, _) = self
             .engine
             .legal_actions(&self.match_id, token, LegalDetail::Full)
             .expect("legal actions");
@@ -220,7 +220,13 @@ fn bench(c: &mut Criterion) {
         }
         let (match_id, token) = (player.match_id.clone(), player.tokens[0].clone());
         group.bench_function("Engine::view (json + text)", |b| {
-            b.iter(|| black_box(engine.view(&match_id, &token).expect("view")))
+            b.iter(|| {
+                black_box(
+                    engine
+                        .view(&match_id, &token, ViewDetail::Full)
+                        .expect("view"),
+                )
+            })
         });
         group.finish();
     }

@@ -241,6 +241,7 @@ async fn send(fz: &mut Fuzzer, c: &mut Clients, rpc: Rpc, table: &mut Table) -> 
                 match_id: fz.match_id(table),
                 seat_token: fz.seat_token(table),
                 at_version: fz.chance(50).then(|| fz.u64()),
+                svg: fz.chance(50),
             };
             let r = fz.request(message);
             done(c.matches.get_view(r).await)

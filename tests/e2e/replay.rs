@@ -410,6 +410,7 @@ async fn an_unloaded_finished_match_answers_every_read_as_before() {
                             match_id: id.clone(),
                             seat_token: token.clone(),
                             at_version,
+                            svg: false,
                         })
                         .await
                         .expect("view")

@@ -72,6 +72,7 @@ pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> 
             match_id: match_id.to_string(),
             seat_token: String::new(),
             at_version: None,
+            svg: false,
         })
         .await
         .expect("spectator view")
@@ -91,6 +92,7 @@ pub async fn view_of(
             match_id: match_id.to_string(),
             seat_token: token.to_string(),
             at_version,
+            svg: false,
         })
         .await
         .map(tonic::Response::into_inner)
@@ -133,6 +135,7 @@ pub async fn play_to_end(
                 match_id: match_id.to_string(),
                 seat_token: String::new(),
                 at_version: None,
+                svg: false,
             })
             .await
             .expect("spectator view")

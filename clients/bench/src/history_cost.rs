@@ -270,6 +270,7 @@ async fn get_view(client: &mut MatchesClient<Channel>, id: &str) -> Result<(), S
             match_id: id.to_string(),
             seat_token: String::new(),
             at_version: None,
+            svg: false,
         })
         .await
         .map(drop)

@@ -345,6 +345,7 @@ impl Player {
                     match_id: match_id.clone(),
                     seat_token: String::new(),
                     at_version: None,
+                    svg: false,
                 });
                 match self.client.get_view(request).await {
                     Ok(r) => view = r.into_inner(),

@@ -178,7 +178,7 @@ fn a_bot_load_asks_for_summaries_and_ids_and_gets_smaller_answers() {
     assert_eq!(bot["errors"], serde_json::json!({}), "no RPC failed: {bot}");
     let size =
         |engine: &serde_json::Value, call: &str| engine["sizes"][call].as_u64().expect("size");
-    // War's full view carries its SVG board; a summary does not.
+    // War's full view carries its points and segments; a summary does not.
     assert!(
         size(&bot, "submit_response") * 10 < size(&full, "submit_response"),
         "{bot} vs {full}"

@@ -218,6 +218,7 @@ pub async fn run(cli: Cli) -> CliResult {
                     match_id,
                     seat_token: token,
                     at_version: at,
+                    svg: false,
                 })
                 .await?
                 .into_inner();
@@ -534,6 +535,7 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
                 match_id: match_id.clone(),
                 seat_token: token.clone(),
                 at_version: None,
+                svg: false,
             })
             .await?
             .into_inner();

@@ -144,8 +144,13 @@ impl Match {
     /// plugin, so the answer is the same whenever it is asked for: what a
     /// replay scrubber shows. A spectator of a match under a spectator
     /// delay may ask only for the versions the delay shows now
-    /// ([`Match::spectator_horizon`]).
-    pub fn view_at_version(&self, viewer: Viewer, version: u64) -> HostResult<MatchView> {
+    /// ([`Match::spectator_horizon`]). `detail` says how much it carries.
+    pub fn view_at_version(
+        &self,
+        viewer: Viewer,
+        version: u64,
+        detail: ViewDetail,
+    ) -> HostResult<MatchView> {
         // First, so that a spectator's refusal does not tell the live version.
         if viewer == Viewer::Spectator {
             self.spectator_horizon(crate::now_ms())
@@ -157,7 +162,7 @@ impl Match {
                 "version {version} is beyond the match's current version {current}"
             )));
         }
-        self.replayed_view(viewer, version, ViewDetail::Full)
+        self.replayed_view(viewer, version, detail)
     }
 
     /// The match as `viewer` saw it right after `version`, replayed (see

@@ -35,11 +35,14 @@ pub enum LegalDetail {
     IdsOnly,
 }
 
-/// Every notation of a seat's list, packed in one string cut at `ends`.
+/// Every notation of a seat's list, packed in one string cut at `ends`, and
+/// the board elements each action involves (empty for a game that does not
+/// name them).
 #[derive(Debug)]
 struct Notation {
     text: Box<str>,
     ends: Box<[u32]>,
+    targets: Box<[Vec<String>]>,
 }
 
 /// One seat's legal actions: the ids, and their notation once asked for.
@@ -82,9 +85,13 @@ impl SeatList {
         // One crossing for the whole list through a plugin. A notation
         // longer than 4 GiB in total is refused, not wrapped.
         state.actions_to_strings(self.seat, &self.ids, &mut text, &mut ends)?;
+        let targets = state
+            .action_targets(self.seat, &self.ids)?
+            .unwrap_or_default();
         self.notation = Some(Notation {
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),
+            targets: targets.into_boxed_slice(),
         });
         Ok(())
     }
@@ -126,6 +133,18 @@ impl LegalLists {
             Some(list) if list.notation.is_none() => list.write_notation(state),
             _ => Ok(()),
         }
+    }
+
+    /// The board elements each action of `seat`'s list involves, in the
+    /// list's order, once its notation is written; empty otherwise and for
+    /// a game that does not name them.
+    pub fn targets_for_seat(&self, seat: Player) -> Vec<Vec<String>> {
+        self.seats
+            .iter()
+            .find(|s| s.seat == seat)
+            .and_then(|list| list.notation.as_ref())
+            .map(|notation| notation.targets.to_vec())
+            .unwrap_or_default()
     }
 
     /// The match version these lists belong to.
@@ -237,6 +256,19 @@ impl Match {
         Ok(self.kept_legal_actions(seat, detail).unwrap_or_default())
     }
 
+    /// The board elements each of `seat`'s legal actions involves, in the
+    /// order of [`Match::kept_legal_actions`]'s list with notation: empty
+    /// unless that list is kept with its notation (and for a game that does
+    /// not name them).
+    pub fn kept_legal_targets(&self, seat: Player) -> Vec<Vec<String>> {
+        match self.legal.as_ref() {
+            Some(kept) if kept.version() == self.version() && !self.has_held(seat) => {
+                kept.targets_for_seat(seat)
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether the match keeps legal-action lists (of any version).
     pub fn keeps_legal_actions(&self) -> bool {
         self.legal.is_some()
@@ -306,6 +338,7 @@ mod tests {
         list.notation = Some(Notation {
             text: "a1b2c33".into(),
             ends: vec![2, 4, 7].into(),
+            targets: Box::new([]),
         });
         assert_eq!(
             list.unpack(LegalDetail::Full),

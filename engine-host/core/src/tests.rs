@@ -685,7 +685,9 @@ fn spectators_see_a_delayed_match_behind_and_seats_see_it_live() {
     assert!(spectator.delayed);
     assert_eq!(
         spectator.view_json,
-        m.view_at_version(Viewer::Spectator, 3).unwrap().view_json
+        m.view_at_version(Viewer::Spectator, 3, ViewDetail::Full)
+            .unwrap()
+            .view_json
     );
     let seat = m.view(Viewer::Seat(1)).unwrap();
     assert_eq!((seat.version, seat.delayed), (5, false));
@@ -695,14 +697,19 @@ fn spectators_see_a_delayed_match_behind_and_seats_see_it_live() {
     );
     // A past view beyond the delay is refused, without the live version.
     let refused = m
-        .view_at_version(Viewer::Spectator, 4)
+        .view_at_version(Viewer::Spectator, 4, ViewDetail::Full)
         .unwrap_err()
         .to_string();
     assert!(
         refused.contains("version 3") && !refused.contains('5'),
         "{refused}"
     );
-    assert_eq!(m.view_at_version(Viewer::Seat(0), 5).unwrap().version, 5);
+    assert_eq!(
+        m.view_at_version(Viewer::Seat(0), 5, ViewDetail::Full)
+            .unwrap()
+            .version,
+        5
+    );
     // The director's answer is the match as it is.
     let undelayed = m
         .undelayed_view(Viewer::Spectator, ViewDetail::Full)

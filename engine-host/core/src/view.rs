@@ -50,8 +50,12 @@ pub struct MatchView {
     /// spectator delay (set on views of the match now, not on past views).
     pub delayed: bool,
     /// The position in the game's notation, for a game without hidden
-    /// information or a finished match ([`ViewDetail::Full`] only).
+    /// information or a finished match ([`ViewDetail::Full`] and
+    /// [`ViewDetail::Board`] only).
     pub position: Option<String>,
+    /// The game's SVG board for this viewer ([`ViewDetail::Board`], for a
+    /// game that draws).
+    pub svg: Option<String>,
 }
 
 /// How much of a match a view carries.
@@ -62,8 +66,18 @@ pub enum ViewDetail {
     Full,
     /// Version, life stage, seats and results, without the game's view and
     /// text: building those is the costly part of a response (a plugin call
-    /// each, and War's JSON carries an SVG board).
+    /// each).
     Summary,
+    /// Everything [`ViewDetail::Full`] carries, and the game's SVG board for
+    /// the viewer, drawn from the same state.
+    Board,
+}
+
+impl ViewDetail {
+    /// Whether it carries the game's view, text and position.
+    fn has_game_view(self) -> bool {
+        self != ViewDetail::Summary
+    }
 }
 
 impl Match {
@@ -80,7 +94,8 @@ impl Match {
     }
 
     /// The match as `viewer` may see it now, with the game's view and text
-    /// only for [`ViewDetail::Full`]: a spectator of a running match with a
+    /// unless [`ViewDetail::Summary`] (and its board for
+    /// [`ViewDetail::Board`]): a spectator of a running match with a
     /// spectator delay sees it behind ([`Match::spectator_view`]).
     pub fn view_with(&self, viewer: Viewer, detail: ViewDetail) -> HostResult<MatchView> {
         match viewer {
@@ -135,13 +150,15 @@ impl Match {
                 Viewer::Seat(p) => Some(p),
                 Viewer::Spectator => None,
             },
-            view_json: match detail {
-                ViewDetail::Full => self.state.view(viewer)?,
-                ViewDetail::Summary => String::new(),
+            view_json: if detail.has_game_view() {
+                self.state.view(viewer)?
+            } else {
+                String::new()
             },
-            text: match detail {
-                ViewDetail::Full => self.state.render_text(viewer)?,
-                ViewDetail::Summary => String::new(),
+            text: if detail.has_game_view() {
+                self.state.render_text(viewer)?
+            } else {
+                String::new()
             },
             to_move: movers.iter().collect(),
             seats,
@@ -158,8 +175,13 @@ impl Match {
                 .map(|d| d.at_ms),
             spectator_delay: self.setup.spectator_delay,
             delayed: false,
-            position: match detail {
-                ViewDetail::Full if self.position_is_public() => Some(self.state.position()?),
+            position: if detail.has_game_view() && self.position_is_public() {
+                Some(self.state.position()?)
+            } else {
+                None
+            },
+            svg: match detail {
+                ViewDetail::Board => self.state.render_svg(viewer)?,
                 _ => None,
             },
         })

@@ -20,13 +20,13 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use tabletop_sdk::abi::{
-    ABI_MAJOR, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL, EXT_EVALUATE,
-    EXT_EXPAND_NOTATION, EXT_EXPLAIN_REFUSAL, EXT_REMOVE_PLAYER, EXT_RESAMPLE, EXT_SEAT_NAMES,
-    EXT_SEATS_OUT, EntryFn, EvaluateExt, ExpandNotationExt, ExplainRefusalExt, LEND_FIRST_MOVER,
-    LEND_NOTHING, LogFn, PLY_FAILED, PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly,
-    RawStatus, RawTransition, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
-    STATUS_TO_MOVE, SeatNamesExt, SeatsOutExt, StateHandle, StrRef, TRANSITION_CHANCE,
-    TRANSITION_MOVES,
+    ABI_MAJOR, ActionTargetsExt, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL,
+    EXT_ACTION_TARGETS, EXT_EVALUATE, EXT_EXPAND_NOTATION, EXT_EXPLAIN_REFUSAL, EXT_REMOVE_PLAYER,
+    EXT_RESAMPLE, EXT_SEAT_NAMES, EXT_SEATS_OUT, EXT_SVG_BOARD, EntryFn, EvaluateExt,
+    ExpandNotationExt, ExplainRefusalExt, LEND_FIRST_MOVER, LEND_NOTHING, LogFn, PLY_FAILED,
+    PluginApi, PluginBuf, RawMove, RawOption, RawOutcome, RawPly, RawStatus, RawTransition,
+    RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatNamesExt,
+    SeatsOutExt, StateHandle, StrRef, SvgBoardExt, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
@@ -55,6 +55,8 @@ pub(crate) struct RawPlugin {
     seat_names: Option<&'static SeatNamesExt>,
     explain_refusal: Option<&'static ExplainRefusalExt>,
     evaluate: Option<&'static EvaluateExt>,
+    svg_board: Option<&'static SvgBoardExt>,
+    action_targets: Option<&'static ActionTargetsExt>,
 }
 
 impl RawPlugin {
@@ -148,6 +150,8 @@ impl RawPlugin {
                     &["explain_action", "explain_notation", "action_space"],
                 )?,
                 evaluate: extension(api, EXT_EVALUATE, &["evaluate"])?,
+                svg_board: extension(api, EXT_SVG_BOARD, &["render_svg"])?,
+                action_targets: extension(api, EXT_ACTION_TARGETS, &["action_targets"])?,
             })
         }
     }
@@ -167,6 +171,8 @@ impl RawPlugin {
             (self.seat_names.is_some(), EXT_SEAT_NAMES),
             (self.explain_refusal.is_some(), EXT_EXPLAIN_REFUSAL),
             (self.evaluate.is_some(), EXT_EVALUATE),
+            (self.svg_board.is_some(), EXT_SVG_BOARD),
+            (self.action_targets.is_some(), EXT_ACTION_TARGETS),
         ]
         .into_iter()
         .filter_map(|(offered, id)| offered.then_some(id))
@@ -894,6 +900,7 @@ pub(crate) unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(text.ptr, text.len) }
 }
 
+mod board;
 mod evaluate;
 mod explain;
 mod seats_out;

@@ -469,6 +469,29 @@ impl DynState for PluginState {
     fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
         self.0.evaluate(values)
     }
+
+    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
+        self.0.render_svg(viewer)
+    }
+
+    fn action_targets(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+    ) -> Result<Option<Vec<Vec<String>>>, GameError> {
+        let Some(json) = self.0.action_targets_json(player, ids)? else {
+            return Ok(None);
+        };
+        let targets: Vec<Vec<String>> = parse_json("action targets", &json)?;
+        if targets.len() != ids.len() {
+            return Err(GameError::internal(format!(
+                "the plugin wrote targets for {} actions; {} were asked for",
+                targets.len(),
+                ids.len()
+            )));
+        }
+        Ok(Some(targets))
+    }
 }
 
 #[cfg(test)]

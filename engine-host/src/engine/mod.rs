@@ -57,10 +57,17 @@ pub struct GameEntry {
     /// The game's seat names for each player count (ascending); empty for a
     /// game that names none.
     pub seat_names: Vec<(u32, Vec<String>)>,
+    /// Whether the game draws its board as SVG (the svg-board extension).
+    pub svg_board: bool,
+    /// Whether its actions name the board elements they involve (the
+    /// action-targets extension).
+    pub action_targets: bool,
 }
 
-/// The legal actions of a seat: (match version, seat, (id, notation) pairs).
-pub type LegalActions = (u64, u32, Vec<(ActionId, String)>);
+/// The legal actions of a seat: (match version, seat, (id, notation) pairs,
+/// and the board elements each involves in the same order, or no lists at
+/// all for ids only and a game that does not name them).
+pub type LegalActions = (u64, u32, Vec<(ActionId, String)>, Vec<Vec<String>>);
 
 /// A request to create a match.
 #[derive(Debug, Clone, Default)]

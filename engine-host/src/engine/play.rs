@@ -55,29 +55,31 @@ impl Engine {
         answer
     }
 
-    /// The view for a token (empty: spectator).
-    pub fn view(&self, match_id: &str, token: &str) -> HostResult<MatchView> {
+    /// The view for a token (empty: spectator), carrying what `detail`
+    /// says.
+    pub fn view(&self, match_id: &str, token: &str, detail: ViewDetail) -> HostResult<MatchView> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let _timed = metrics().plugin_call(&m.setup().game, PluginCall::View);
         self.timed_on_pool(&mut m, |m| {
             let viewer = m.viewer_of(token)?;
-            m.view(viewer)
+            m.view_with(viewer, detail)
         })
     }
 
     /// The match as the token's holder (or a spectator) saw it right after
-    /// `version`, replayed from its log.
+    /// `version`, replayed from its log, carrying what `detail` says.
     pub fn view_at_version(
         &self,
         match_id: &str,
         token: &str,
         version: u64,
+        detail: ViewDetail,
     ) -> HostResult<MatchView> {
         let slot = self.slot(match_id)?;
         let m = lock(&slot);
         let viewer = m.viewer_of(token)?;
-        m.view_at_version(viewer, version)
+        m.view_at_version(viewer, version, detail)
     }
 
     /// The legal actions of the token's seat. The match then keeps every
@@ -119,14 +121,19 @@ impl Engine {
         if !was_kept && m.keeps_legal_actions() {
             self.admit_kept_legal(m);
         }
-        Ok((m.version(), seat, actions))
+        Ok((m.version(), seat, actions, targets(m, seat, detail)))
     }
 
     /// The view for a token without waiting: `None` when the match is busy,
     /// its plugin may not run on this thread, or the view is a spectator's
     /// under a spectator delay, which replays the log (then call
     /// [`Engine::view`] off the async workers).
-    pub fn try_view(&self, match_id: &str, token: &str) -> Option<HostResult<MatchView>> {
+    pub fn try_view(
+        &self,
+        match_id: &str,
+        token: &str,
+        detail: ViewDetail,
+    ) -> Option<HostResult<MatchView>> {
         let answer = self.try_inline(match_id, |m| {
             let _timed = metrics().plugin_call(&m.setup().game, PluginCall::View);
             let viewer = m.viewer_of(token)?;
@@ -135,7 +142,7 @@ impl Engine {
             if viewer == Viewer::Spectator && m.spectator_delay_applies() {
                 return Ok(None);
             }
-            m.view(viewer).map(Some)
+            m.view_with(viewer, detail).map(Some)
         })?;
         answer.transpose()
     }
@@ -179,7 +186,7 @@ impl Engine {
             Err(e) => return Some(Err(e)),
         };
         let actions = m.kept_legal_actions(seat, detail)?;
-        Some(Ok((m.version(), seat, actions)))
+        Some(Ok((m.version(), seat, actions, targets(&m, seat, detail))))
     }
 
     /// Admits `m`, which has just started keeping lists, and makes the
@@ -334,5 +341,13 @@ impl Engine {
         drop(m);
         commit.wait()?;
         view
+    }
+}
+
+/// The targets that go with a list of legal actions: only with notation.
+fn targets(m: &LiveMatch, seat: u32, detail: LegalDetail) -> Vec<Vec<String>> {
+    match detail {
+        LegalDetail::Full => m.kept_legal_targets(seat),
+        LegalDetail::IdsOnly => Vec::new(),
     }
 }

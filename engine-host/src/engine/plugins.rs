@@ -16,6 +16,7 @@ use tabletop_core::{HostError, HostResult};
 use tabletop_loader::file::{check_plugin_file, plugin_files};
 use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Report};
 use tabletop_sdk::DynGame;
+use tabletop_sdk::abi::{EXT_ACTION_TARGETS, EXT_SVG_BOARD};
 
 use super::access::{Caller, Need};
 use super::{Engine, GameEntry, PluginEntry, Unavailable, lock};
@@ -292,6 +293,8 @@ impl Engine {
                 versions: self.registry.versions(&p.manifest().name),
                 seat_names: seat_names(p.as_ref()),
                 manifest: p.manifest().clone(),
+                svg_board: offers(&p, EXT_SVG_BOARD),
+                action_targets: offers(&p, EXT_ACTION_TARGETS),
             })
             .collect()
     }
@@ -303,6 +306,8 @@ impl Engine {
             manifest: plugin.manifest().clone(),
             versions: self.registry.versions(name),
             seat_names: seat_names(plugin.as_ref()),
+            svg_board: offers(&plugin, EXT_SVG_BOARD),
+            action_targets: offers(&plugin, EXT_ACTION_TARGETS),
         })
     }
 
@@ -338,4 +343,9 @@ fn seat_names(game: &dyn DynGame) -> Vec<(u32, Vec<String>)> {
             (!names.is_empty()).then_some((players, names))
         })
         .collect()
+}
+
+/// Whether `plugin` offers the extension `id`.
+fn offers(plugin: &Plugin, id: &str) -> bool {
+    plugin.extensions().contains(&id)
 }

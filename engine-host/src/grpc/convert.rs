@@ -95,8 +95,8 @@ fn seat_out_reason(reason: OutReason) -> pb::SeatOutReason {
     }
 }
 
-/// A view moved into its message: the game's JSON and text (War's is 57 KB)
-/// are handed over, not copied.
+/// A view moved into its message: the game's JSON, text and board are
+/// handed over, not copied.
 pub fn view(v: MatchView) -> pb::MatchView {
     let players: Vec<SeatPlayer> = v.seats.iter().map(|s| s.player.clone()).collect();
     pb::MatchView {
@@ -140,6 +140,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
         spectator_delay: v.spectator_delay.map(spectator_delay_message),
         delayed: v.delayed,
         position: v.position.unwrap_or_default(),
+        svg: v.svg,
     }
 }
 
@@ -219,6 +220,8 @@ pub fn game(g: &GameEntry) -> pb::GameInfo {
                 names: names.clone(),
             })
             .collect(),
+        svg_board: g.svg_board,
+        action_targets: g.action_targets,
     }
 }
 

@@ -300,19 +300,27 @@ impl Matches for Api {
     ) -> Result<Response<pb::MatchView>, Status> {
         let r = request.into_inner();
         super::in_match(&r.match_id);
+        let detail = if r.svg {
+            ViewDetail::Board
+        } else {
+            ViewDetail::Full
+        };
         if let Some(version) = r.at_version {
             // A past view replays the log: never on an async worker.
             let view = self
-                .call(move |e| e.view_at_version(&r.match_id, &r.seat_token, version))
+                .call(move |e| e.view_at_version(&r.match_id, &r.seat_token, version, detail))
                 .await?;
             return Ok(Response::new(convert::view(view)));
         }
-        let tried = self.engine.try_view(&r.match_id, &r.seat_token).into();
+        let tried = self
+            .engine
+            .try_view(&r.match_id, &r.seat_token, detail)
+            .into();
         let view = self
             .inline_or_pool(
                 tried,
                 |_| {},
-                move |e, ()| e.view(&r.match_id, &r.seat_token),
+                move |e, ()| e.view(&r.match_id, &r.seat_token, detail),
             )
             .await?;
         Ok(Response::new(convert::view(view)))
@@ -338,7 +346,7 @@ impl Matches for Api {
                 self.engine
                     .try_legal_actions(&r.match_id, &r.seat_token, detail)
             });
-        let (version, seat, actions) = self
+        let (version, seat, actions, targets) = self
             .inline_or_pool(
                 answered.into(),
                 |_| {},
@@ -347,10 +355,17 @@ impl Matches for Api {
             .await?;
         let (actions, action_ids) = match detail {
             LegalDetail::Full => (
-                actions
-                    .into_iter()
-                    .map(|(id, notation)| pb::LegalAction { id, notation })
-                    .collect(),
+                {
+                    let mut targets = targets.into_iter();
+                    actions
+                        .into_iter()
+                        .map(|(id, notation)| pb::LegalAction {
+                            id,
+                            notation,
+                            targets: targets.next().unwrap_or_default(),
+                        })
+                        .collect()
+                },
                 Vec::new(),
             ),
             LegalDetail::IdsOnly => (Vec::new(), actions.into_iter().map(|(id, _)| id).collect()),

@@ -17,6 +17,7 @@ use crate::render;
 use crate::rules::Rules;
 use crate::seats;
 use crate::setup::Side;
+use crate::svg;
 use crate::tower::Colour;
 
 /// Sackson's Focus for 2 to 4 players, as a Tabletop game.
@@ -69,6 +70,8 @@ impl Game for Focus {
         Extension::SeatNames,
         Extension::ExplainRefusal,
         Extension::Evaluate,
+        Extension::SvgBoard,
+        Extension::ActionTargets,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -262,6 +265,17 @@ impl Game for Focus {
 
     fn render_text(&self, state: &Position, _viewer: Viewer) -> String {
         render::text(state)
+    }
+
+    /// The board, the same for every viewer (module `svg`).
+    fn render_svg(&self, state: &Position, _viewer: Viewer) -> String {
+        svg::svg(state)
+    }
+
+    /// Squares `sq-c3` and reserves `reserve-p1`, from then to (module
+    /// `svg`).
+    fn action_targets(&self, _state: &Position, player: Player, action: ActionId) -> Vec<String> {
+        seat(player).map_or_else(Vec::new, |seat| svg::action_targets(seat, action))
     }
 
     /// What the move did (the pieces moved, the overflow, captures, players

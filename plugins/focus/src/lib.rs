@@ -43,6 +43,7 @@ mod render;
 mod rules;
 mod seats;
 mod setup;
+mod svg;
 mod tower;
 
 pub use board::{Direction, Square};

@@ -1,5 +1,6 @@
 //! The focus plugin's one integration test binary.
 
+mod board;
 mod events;
 mod kit;
 mod notation_policy;

@@ -39,6 +39,9 @@ fn check(config: &Config, summary: &Summary) {
     assert!(summary.removals > 0, "{summary:?}");
     // Focus explains its refusals: the kit asked, and every one was specific.
     assert!(summary.explained_refusals > 0, "{summary:?}");
+    // Boards were drawn and every target found on them.
+    assert!(summary.boards_drawn > 0, "{summary:?}");
+    assert!(summary.targets_checked > 0, "{summary:?}");
     if config.player_counts == [2] {
         assert!(
             summary.chance_nodes >= 3,

@@ -1,4 +1,4 @@
-//! The C ABI between engine-host and a game plugin: ABI 3.1.
+//! The C ABI between engine-host and a game plugin: ABI 3.2.
 //!
 //! A plugin exports one symbol, [`ENTRY_SYMBOL`], an [`EntryFn`] returning a
 //! static [`PluginApi`]. The table starts with the ABI version and its own
@@ -56,8 +56,9 @@ use std::ffi::c_void;
 /// The major ABI version: a plugin with another major version is refused.
 pub const ABI_MAJOR: u32 = 3;
 /// The minor ABI version: extension ids defined since 3.0
-/// ([`EXT_EXPLAIN_REFUSAL`]).
-pub const ABI_MINOR: u32 = 1;
+/// ([`EXT_EXPLAIN_REFUSAL`], then [`EXT_SVG_BOARD`] and
+/// [`EXT_ACTION_TARGETS`] given their meaning).
+pub const ABI_MINOR: u32 = 2;
 /// The name of the one exported entry function.
 pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
@@ -514,10 +515,9 @@ pub const EXT_SEAT_NAMES: &str = "tabletop.seat-names/1";
 pub const EXT_SEATS_OUT: &str = "tabletop.seats-out/1";
 /// Extension [`ExplainRefusalExt`]: why an action is not legal now.
 pub const EXT_EXPLAIN_REFUSAL: &str = "tabletop.explain-refusal/2";
-/// Reserved: extension [`SvgBoardExt`], the board as SVG for a viewer.
+/// Extension [`SvgBoardExt`]: the board as SVG for a viewer.
 pub const EXT_SVG_BOARD: &str = "tabletop.svg-board/1";
-/// Reserved: extension [`ActionTargetsExt`], the board elements an action
-/// involves.
+/// Extension [`ActionTargetsExt`]: the board elements an action involves.
 pub const EXT_ACTION_TARGETS: &str = "tabletop.action-targets/1";
 /// Extension [`EvaluateExt`]: a position's value for each seat.
 pub const EXT_EVALUATE: &str = "tabletop.evaluate/1";
@@ -646,25 +646,36 @@ pub struct ExplainRefusalExt {
     ) -> i32,
 }
 
-/// [`EXT_SVG_BOARD`] (reserved: defined, not yet asked for by the host).
+/// The most bytes an SVG board may have: a host refuses a larger one (and
+/// the conformance kit fails a game that writes one).
+pub const MAX_SVG_BYTES: usize = 256 * 1024;
+
+/// [`EXT_SVG_BOARD`]: a game that draws its board offers it; a client then
+/// shows the board instead of the view's JSON.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SvgBoardExt {
-    /// Writes into `out` an SVG document of the board as `viewer` may see it.
-    /// Elements an action can involve carry the `id`s that
-    /// [`ActionTargetsExt`] names. Only reads `state`.
+    /// Writes into `out` a UTF-8 SVG document (root element `<svg>`, at most
+    /// [`MAX_SVG_BYTES`]) of the board as `viewer` may see it: it draws only
+    /// what that viewer's view holds (the same for two states the viewer
+    /// cannot tell apart). The elements an action can involve carry the
+    /// `id`s that [`ActionTargetsExt`] names, stable from state to state.
+    /// Only reads `state`.
     pub render_svg:
         unsafe extern "C" fn(state: *const StateHandle, viewer: u32, out: *mut PluginBuf) -> i32,
 }
 
-/// [`EXT_ACTION_TARGETS`] (reserved: defined, not yet asked for by the host).
+/// [`EXT_ACTION_TARGETS`]: a game offering it with [`EXT_SVG_BOARD`] can be
+/// played by clicks on its board.
 #[repr(C)]
 #[derive(Debug)]
 pub struct ActionTargetsExt {
     /// Writes into `out` a JSON array with one entry per id of `ids` (`count`,
-    /// caller-owned): the array of board element ids that action of `player`
-    /// involves, in the order a person would click them (from, then to).
-    /// Only reads `state`.
+    /// caller-owned; legal actions of `player`): the array of board element
+    /// ids that action involves, in the order a person would click them
+    /// (from, then to), each an `id` of `player`'s SVG board; the entry of
+    /// an id that is not a legal action is unspecified (often empty). Only
+    /// reads `state`.
     pub action_targets: unsafe extern "C" fn(
         state: *const StateHandle,
         player: u32,

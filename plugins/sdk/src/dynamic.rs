@@ -151,6 +151,17 @@ pub trait DynState: Send {
     /// refused. The values are the game's; a caller that must not trust a
     /// plugin checks them.
     fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError>;
+    /// See [`Game::render_svg`]: `None` for a game that does not offer the
+    /// extension.
+    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError>;
+    /// See [`Game::action_targets`]: one list of element ids per id of
+    /// `ids` (actions of `player`), in order; `None` for a game that does
+    /// not offer the extension.
+    fn action_targets(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+    ) -> Result<Option<Vec<Vec<String>>>, GameError>;
 }
 
 /// A [`Game`] linked into this process, behind [`DynGame`].
@@ -373,5 +384,27 @@ impl<G: Game> DynState for InProcessState<G> {
         }
         values.copy_from_slice(&estimate);
         Ok(true)
+    }
+
+    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::SvgBoard) {
+            return Ok(None);
+        }
+        Ok(Some(self.game.render_svg(&self.state, viewer)))
+    }
+
+    fn action_targets(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+    ) -> Result<Option<Vec<Vec<String>>>, GameError> {
+        if !G::EXTENSIONS.contains(&Extension::ActionTargets) {
+            return Ok(None);
+        }
+        Ok(Some(
+            ids.iter()
+                .map(|&id| self.game.action_targets(&self.state, player, id))
+                .collect(),
+        ))
     }
 }

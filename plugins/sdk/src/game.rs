@@ -246,6 +246,31 @@ pub trait Game: Default + Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The board as `viewer` may see it, as an SVG document (extension
+    /// [`Extension::SvgBoard`]): root element `<svg>`, well-formed XML, at
+    /// most [`MAX_SVG_BYTES`](crate::abi::MAX_SVG_BYTES). It draws only
+    /// what `viewer`'s view holds (hidden pieces as their backs; the kit
+    /// compares it across resampled states), whose turn it is and the
+    /// scores. The elements an action involves carry the `id`s that
+    /// [`Game::action_targets`] names (`sq-c4`, `piece-3`), stable from
+    /// state to state, so a page can mark and click them. The default draws
+    /// nothing; a game that draws lists the extension.
+    fn render_svg(&self, state: &Self::State, viewer: Viewer) -> String {
+        let _ = (state, viewer);
+        String::new()
+    }
+
+    /// The board elements legal action `action` of `player` involves, as
+    /// `id`s of `player`'s [`Game::render_svg`] board, in the order a person
+    /// would click them: the piece or square it moves from, then where it
+    /// goes (extension [`Extension::ActionTargets`]). Deterministic, and
+    /// empty for an action the board cannot show. Asked only about legal
+    /// actions; the default names none.
+    fn action_targets(&self, state: &Self::State, player: Player, action: ActionId) -> Vec<String> {
+        let _ = (state, player, action);
+        Vec::new()
+    }
+
     /// Another state consistent with everything `viewer` knows, drawn using
     /// `random` (extension [`Extension::Resample`]). It reads only what
     /// `viewer` knows: two states `viewer` cannot tell apart resample to the
@@ -281,11 +306,15 @@ pub enum Extension {
     ExplainRefusal,
     /// [`Game::evaluate`] ([`crate::abi::EXT_EVALUATE`]).
     Evaluate,
+    /// [`Game::render_svg`] ([`crate::abi::EXT_SVG_BOARD`]).
+    SvgBoard,
+    /// [`Game::action_targets`] ([`crate::abi::EXT_ACTION_TARGETS`]).
+    ActionTargets,
 }
 
 impl Extension {
     /// Every extension the SDK implements.
-    pub const ALL: [Extension; 7] = [
+    pub const ALL: [Extension; 9] = [
         Extension::RemovePlayer,
         Extension::ExpandNotation,
         Extension::Resample,
@@ -293,6 +322,8 @@ impl Extension {
         Extension::SeatNames,
         Extension::ExplainRefusal,
         Extension::Evaluate,
+        Extension::SvgBoard,
+        Extension::ActionTargets,
     ];
 
     /// The versioned id the ABI looks it up by.
@@ -305,6 +336,8 @@ impl Extension {
             Extension::SeatNames => crate::abi::EXT_SEAT_NAMES,
             Extension::ExplainRefusal => crate::abi::EXT_EXPLAIN_REFUSAL,
             Extension::Evaluate => crate::abi::EXT_EVALUATE,
+            Extension::SvgBoard => crate::abi::EXT_SVG_BOARD,
+            Extension::ActionTargets => crate::abi::EXT_ACTION_TARGETS,
         }
     }
 }

@@ -37,6 +37,7 @@ pub mod reasons;
 pub mod render;
 mod rules;
 pub mod side;
+pub mod svg;
 
 use std::sync::{Arc, OnceLock};
 
@@ -114,6 +115,8 @@ impl Game for War {
         Extension::SeatNames,
         Extension::ExplainRefusal,
         Extension::Evaluate,
+        Extension::SvgBoard,
+        Extension::ActionTargets,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -291,6 +294,17 @@ impl Game for War {
 
     fn render_text(&self, state: &Position, _: Viewer) -> String {
         render::text(state)
+    }
+
+    /// The board, the same for every viewer (see [`svg`]).
+    fn render_svg(&self, state: &Position, _: Viewer) -> String {
+        svg::svg(state)
+    }
+
+    /// From, then to: points `pt-d4`, segments `seg-d5-d6`, tiles in hand
+    /// and units to place (see [`svg`]).
+    fn action_targets(&self, state: &Position, _: Player, action: ActionId) -> Vec<String> {
+        svg::action_targets(state, action)
     }
 
     /// What the move did: the unit and its points, captures, seized and

@@ -1,5 +1,6 @@
-//! What players see: the JSON view, a terminal rendering and an SVG drawing.
-//! War has no hidden information, so every viewer sees the same.
+//! What players see: the JSON view and a terminal rendering (the SVG board
+//! is in [`crate::svg`]). War has no hidden information, so every viewer
+//! sees the same.
 
 use serde::Serialize;
 
@@ -21,7 +22,6 @@ pub struct View<'a> {
     segments: Vec<SegmentView<'a>>,
     seized: Vec<&'a str>,
     status: StatusView,
-    svg: String,
     tiles: Vec<TileView>,
     to_move: &'static str,
     units: Vec<UnitView<'a>>,
@@ -200,7 +200,6 @@ pub fn view(pos: &Position) -> View<'_> {
         segments,
         seized: pos.seized().iter().map(|&p| board.label(p)).collect(),
         status: status(pos),
-        svg: svg(pos),
         tiles,
         to_move: pos.to_move().name(),
         units,
@@ -391,194 +390,4 @@ pub fn text(pos: &Position) -> String {
         ));
     }
     out
-}
-
-/// An SVG drawing: black lines solid, red lines red and dashed, railways
-/// brown and thick with sleepers, gaps absent; entrenchments as a bar across
-/// the segment and railway tiles as a marker, both in the owner's colour;
-/// South units light discs, North dark, with the unit letter; seized cannons
-/// ringed in red.
-pub fn svg(pos: &Position) -> String {
-    let mut out = String::new();
-    write_svg(pos, &mut out);
-    out
-}
-
-/// Appends [`svg`] to `out`. Attributes are in single quotes and nothing
-/// but this function's literals, numbers and fixed names goes in, so the
-/// drawing holds no character JSON would escape.
-fn write_svg(pos: &Position, out: &mut String) {
-    use Piece::{N, S};
-    let board = pos.board();
-    let s = 40;
-    let (minx, maxx) = board
-        .points()
-        .iter()
-        .fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
-    let (miny, maxy) = board
-        .points()
-        .iter()
-        .fold((i32::MAX, i32::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
-    let px = |x: i32| (x - minx) * s + s;
-    let py = |y: i32| (maxy - y) * s + s;
-    let (w, h) = ((maxx - minx) * s + 2 * s, (maxy - miny) * s + 2 * s);
-    // About 150 bytes per segment and point: one allocation for the drawing.
-    out.reserve(150 * (board.segments().len() + board.len()) + 256);
-    push(
-        out,
-        &[
-            S("<svg xmlns='http://www.w3.org/2000/svg' width='"),
-            N(w),
-            S("' height='"),
-            N(h),
-            S("' viewBox='0 0 "),
-            N(w),
-            S(" "),
-            N(h),
-            S("'><rect width='"),
-            N(w),
-            S("' height='"),
-            N(h),
-            S("' fill='#f4ecd8'/>"),
-        ],
-    );
-    let owner_colour = |side: Side| {
-        if side == Side::South {
-            "#1f5fbf"
-        } else {
-            "#bf7f1f"
-        }
-    };
-    for (i, seg) in board.segments().iter().enumerate() {
-        let (p, q) = (
-            &board.points()[seg.a as usize],
-            &board.points()[seg.b as usize],
-        );
-        let (x1, y1, x2, y2) = (px(p.x), py(p.y), px(q.x), py(q.y));
-        let style = match pos.effective_kind(i as u16) {
-            Some(SegmentKind::Black) => "stroke='#222' stroke-width='2'",
-            Some(SegmentKind::Red) => "stroke='#c62828' stroke-width='2' stroke-dasharray='6 3'",
-            Some(SegmentKind::Rail) => "stroke='#6d4c41' stroke-width='5' stroke-dasharray='2 2'",
-            None => "stroke='none'",
-        };
-        push(
-            out,
-            &[
-                S("<line class='segment' x1='"),
-                N(x1),
-                S("' y1='"),
-                N(y1),
-                S("' x2='"),
-                N(x2),
-                S("' y2='"),
-                N(y2),
-                S("' "),
-                S(style),
-                S("/>"),
-            ],
-        );
-        if let Some(t) = pos.tile(i as u16) {
-            let (mx, my) = ((x1 + x2) / 2, (y1 + y2) / 2);
-            let c = owner_colour(t.owner);
-            match t.kind {
-                TileKind::Entrenchment => push(
-                    out,
-                    &[
-                        S("<rect class='tile entrenchment' x='"),
-                        N(mx - 5),
-                        S("' y='"),
-                        N(my - 5),
-                        S("' width='10' height='10' fill='"),
-                        S(c),
-                        S("' stroke='#000'/>"),
-                    ],
-                ),
-                TileKind::Railway => push(
-                    out,
-                    &[
-                        S("<circle class='tile railway' cx='"),
-                        N(mx),
-                        S("' cy='"),
-                        N(my),
-                        S("' r='4' fill='"),
-                        S(c),
-                        S("' stroke='#000'/>"),
-                    ],
-                ),
-            }
-        }
-    }
-    for (i, p) in board.points().iter().enumerate() {
-        let (cx, cy) = (px(p.x), py(p.y));
-        match pos.unit(i as u8) {
-            None => push(
-                out,
-                &[
-                    S("<circle class='point' cx='"),
-                    N(cx),
-                    S("' cy='"),
-                    N(cy),
-                    S("' r='3' fill='#222'/>"),
-                ],
-            ),
-            Some(u) => {
-                let (fill, ink) = if u.side == Side::South {
-                    ("#fafafa", "#000")
-                } else {
-                    ("#333", "#fff")
-                };
-                let ring = if pos.seized().contains(&(i as u8)) {
-                    "#e53935"
-                } else {
-                    "#000"
-                };
-                let mut letter = [0; 4];
-                push(
-                    out,
-                    &[
-                        S("<circle class='unit "),
-                        S(u.side.name()),
-                        S(" "),
-                        S(u.kind.name()),
-                        S("' cx='"),
-                        N(cx),
-                        S("' cy='"),
-                        N(cy),
-                        S("' r='13' fill='"),
-                        S(fill),
-                        S("' stroke='"),
-                        S(ring),
-                        S("' stroke-width='2'/><text x='"),
-                        N(cx),
-                        S("' y='"),
-                        N(cy + 5),
-                        S("' text-anchor='middle' font-family='sans-serif' font-size='14' fill='"),
-                        S(ink),
-                        S("'>"),
-                        S(u.kind.letter().encode_utf8(&mut letter)),
-                        S("</text>"),
-                    ],
-                );
-            }
-        }
-    }
-    out.push_str("</svg>");
-}
-
-/// A piece of the drawing: text as it is, or a number in decimal.
-enum Piece<'a> {
-    S(&'a str),
-    N(i32),
-}
-
-/// Appends `pieces` to `out`. A drawing has thousands of numbers, and
-/// `write!` through `core::fmt` would be a third of the drawing's time.
-fn push(out: &mut String, pieces: &[Piece<'_>]) {
-    let mut digits = itoa::Buffer::new();
-    for piece in pieces {
-        out.push_str(match piece {
-            Piece::S(text) => text,
-            Piece::N(n) => digits.format(*n),
-        });
-    }
 }

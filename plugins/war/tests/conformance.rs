@@ -29,6 +29,9 @@ fn check(_: &Config, summary: &Summary) {
     assert!(summary.transitions > summary.matches * 48, "{summary:?}");
     // Refused ids and texts were asked about and explained (explain-refusal).
     assert!(summary.explained_refusals > 0, "{summary:?}");
+    // Boards were drawn and every target found on them.
+    assert!(summary.boards_drawn > 0, "{summary:?}");
+    assert!(summary.targets_checked > 0, "{summary:?}");
 }
 
 tabletop_sdk::kit_tests! {

@@ -637,7 +637,7 @@ fn w12_positions_are_validated() {
 }
 
 #[test]
-fn views_show_lines_units_tiles_and_an_svg() {
+fn views_show_lines_units_and_tiles_and_the_board_draws_them() {
     let state = position_with(
         "south",
         &format!("I@d4 a@d6 {FILLERS}"),
@@ -647,7 +647,8 @@ fn views_show_lines_units_tiles_and_an_svg() {
     assert_eq!(v["points"].as_array().unwrap().len(), 76);
     assert_eq!(v["segments"].as_array().unwrap().len(), 251);
     assert_eq!(v["to_move"], "south");
-    let svg = v["svg"].as_str().unwrap();
+    assert!(v.get("svg").is_none(), "the board is drawn by render_svg");
+    let svg = state.render_svg(Viewer::Spectator).unwrap().unwrap();
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
     assert!(
         svg.contains("#c62828") && svg.contains("#6d4c41"),
@@ -655,6 +656,12 @@ fn views_show_lines_units_tiles_and_an_svg() {
     );
     assert_eq!(svg.matches("class='unit ").count(), 8);
     assert!(svg.contains("tile entrenchment") && svg.contains("tile railway"));
+    assert!(svg.contains("<g id='pt-d4' class='point'>"), "{svg}");
+    assert!(
+        svg.contains("<g id='seg-d4-d5' class='segment gap'>"),
+        "{svg}"
+    );
+    assert!(svg.contains("id='hand-north-railway'"), "{svg}");
     let text = state.render_text(Viewer::Spectator).unwrap();
     assert!(
         text.contains('~') && text.contains('=') && text.contains('#'),
@@ -765,4 +772,51 @@ fn kept_legal_ids_always_equal_a_fresh_generation() {
     }
     assert!(plies > 24, "setup and play were both played: {plies}");
     assert!(state.legal_ids().is_empty(), "a finished game has no moves");
+}
+
+/// Each action names the board elements a player clicks, from then to, and
+/// each is an element of the board: placements the unit type in reserve
+/// then the start point, moves and jumps their points, tiles the hand and
+/// the segment.
+#[test]
+fn actions_target_the_board_elements_they_involve() {
+    let start = game().new_state(2, &BTreeMap::new(), None).unwrap();
+    let targets = start.action_targets(0, &[0, 2]).unwrap().unwrap();
+    assert_eq!(
+        targets,
+        [
+            vec!["reserve-south-infantry".to_owned(), "pt-c1".to_owned()],
+            vec!["reserve-south-cannon".to_owned(), "pt-c1".to_owned()],
+        ]
+    );
+    let state = position_with(
+        "south",
+        &format!("I@d4 a@d6 {FILLERS}"),
+        "tiles #d4-d5:south =c5-d5:north\nhand south 0 3 north 1 2",
+    );
+    let svg = state.render_svg(Viewer::Seat(0)).unwrap().unwrap();
+    let mut legal = Vec::new();
+    state.legal_actions(0, &mut legal).unwrap();
+    let targets = state.action_targets(0, &legal).unwrap().unwrap();
+    let by_notation: BTreeMap<String, Vec<String>> = legal
+        .iter()
+        .zip(targets)
+        .map(|(&id, t)| (state.action_to_string(0, id).unwrap(), t))
+        .collect();
+    for (notation, targets) in &by_notation {
+        assert_eq!(targets.len(), 2, "{notation}: {targets:?}");
+        for id in targets {
+            assert!(svg.contains(&format!("id='{id}'")), "{notation}: {id}");
+        }
+    }
+    assert_eq!(
+        by_notation["-d4-d5"],
+        ["seg-d4-d5", "hand-south-entrenchment"]
+    );
+    let step = by_notation
+        .iter()
+        .find(|(n, _)| n.starts_with("d4-"))
+        .expect("the infantry on d4 moves");
+    assert_eq!(step.1[0], "pt-d4");
+    assert_eq!(step.1[1], format!("pt-{}", &step.0[3..]));
 }

@@ -25,7 +25,7 @@ class GetGameRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "version", "versions", "min_players", "max_players", "options", "rules_summary", "simultaneous", "hidden_information", "chance", "removable_players", "seat_names")
+    __slots__ = ("name", "version", "versions", "min_players", "max_players", "options", "rules_summary", "simultaneous", "hidden_information", "chance", "removable_players", "seat_names", "svg_board", "action_targets")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
@@ -38,6 +38,8 @@ class GameInfo(_message.Message):
     CHANCE_FIELD_NUMBER: _ClassVar[int]
     REMOVABLE_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    SVG_BOARD_FIELD_NUMBER: _ClassVar[int]
+    ACTION_TARGETS_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     versions: _containers.RepeatedScalarFieldContainer[str]
@@ -50,7 +52,9 @@ class GameInfo(_message.Message):
     chance: bool
     removable_players: bool
     seat_names: _containers.RepeatedCompositeFieldContainer[SeatNames]
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., versions: _Optional[_Iterable[str]] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., options: _Optional[_Iterable[_Union[OptionInfo, _Mapping]]] = ..., rules_summary: _Optional[str] = ..., simultaneous: _Optional[bool] = ..., hidden_information: _Optional[bool] = ..., chance: _Optional[bool] = ..., removable_players: _Optional[bool] = ..., seat_names: _Optional[_Iterable[_Union[SeatNames, _Mapping]]] = ...) -> None: ...
+    svg_board: bool
+    action_targets: bool
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., versions: _Optional[_Iterable[str]] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., options: _Optional[_Iterable[_Union[OptionInfo, _Mapping]]] = ..., rules_summary: _Optional[str] = ..., simultaneous: _Optional[bool] = ..., hidden_information: _Optional[bool] = ..., chance: _Optional[bool] = ..., removable_players: _Optional[bool] = ..., seat_names: _Optional[_Iterable[_Union[SeatNames, _Mapping]]] = ..., svg_board: _Optional[bool] = ..., action_targets: _Optional[bool] = ...) -> None: ...
 
 class SeatNames(_message.Message):
     __slots__ = ("players", "names")

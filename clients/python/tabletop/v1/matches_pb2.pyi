@@ -156,14 +156,16 @@ class JoinMatchResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., token: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
-    __slots__ = ("match_id", "seat_token", "at_version")
+    __slots__ = ("match_id", "seat_token", "at_version", "svg")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     AT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SVG_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat_token: str
     at_version: int
-    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., at_version: _Optional[int] = ...) -> None: ...
+    svg: bool
+    def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., at_version: _Optional[int] = ..., svg: _Optional[bool] = ...) -> None: ...
 
 class ListLegalActionsRequest(_message.Message):
     __slots__ = ("match_id", "seat_token", "ids_only")
@@ -176,12 +178,14 @@ class ListLegalActionsRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., ids_only: _Optional[bool] = ...) -> None: ...
 
 class LegalAction(_message.Message):
-    __slots__ = ("id", "notation")
+    __slots__ = ("id", "notation", "targets")
     ID_FIELD_NUMBER: _ClassVar[int]
     NOTATION_FIELD_NUMBER: _ClassVar[int]
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
     id: int
     notation: str
-    def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
+    targets: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ..., targets: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListLegalActionsResponse(_message.Message):
     __slots__ = ("version", "seat", "actions", "action_ids")

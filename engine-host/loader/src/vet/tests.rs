@@ -406,6 +406,16 @@ impl DynState for DefectiveState {
     fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
         self.inner.evaluate(values)
     }
+    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
+        self.inner.render_svg(viewer)
+    }
+    fn action_targets(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+    ) -> Result<Option<Vec<Vec<String>>>, GameError> {
+        self.inner.action_targets(player, ids)
+    }
 }
 
 fn misbehaviour(defect: Defect) -> String {

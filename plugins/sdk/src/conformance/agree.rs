@@ -21,7 +21,8 @@ use crate::types::{ActionId, Attempt, Move, Player, Status, Transition};
 ///
 /// Both must have the same manifest. At every step they must agree on the
 /// status, every seat's legal actions and the notation of each mover's, the
-/// position, the view and text for every viewer, the refusal (kind and
+/// position, the view, text and board for every viewer, the targets of
+/// every seat's legal actions, the refusal (kind and
 /// message) of an illegal id and of an empty joint action, the explanation
 /// of an illegal id and of a text and the action space, the evaluation, the
 /// seat names, the chance node, what a joint action leaves (status and the
@@ -167,14 +168,19 @@ impl Sides {
             self.ask(ctx, &format!("the text for {viewer:?}"), |s| {
                 s.render_text(viewer)
             })?;
+            self.ask(ctx, &format!("the board for {viewer:?}"), |s| {
+                s.render_svg(viewer)
+            })?;
         }
         (0..ctx.players)
             .map(|p| {
-                self.ask(ctx, &format!("the legal actions of seat {p}"), |s| {
+                let (legal, _) = self.ask(ctx, &format!("the legal actions of seat {p}"), |s| {
                     let mut legal = Vec::new();
                     s.legal_actions(p, &mut legal)?;
-                    Ok(legal)
-                })
+                    let targets = s.action_targets(p, &legal)?;
+                    Ok((legal, targets))
+                })?;
+                Ok(legal)
             })
             .collect()
     }

@@ -60,6 +60,8 @@ pub(super) struct Observation {
     pub(super) text: String,
     pub(super) legal: Vec<ActionId>,
     pub(super) parse_error: Option<String>,
+    pub(super) svg: Option<String>,
+    pub(super) targets: Option<Vec<Vec<String>>>,
 }
 
 pub(super) fn observe(
@@ -69,7 +71,8 @@ pub(super) fn observe(
 ) -> Result<Observation, Failure> {
     let view = ctx.ok("view", state.view(viewer))?;
     let text = ctx.ok("render_text", state.render_text(viewer))?;
-    let (legal, parse_error) = match viewer {
+    let svg = ctx.ok("render_svg", state.render_svg(viewer))?;
+    let (legal, parse_error, targets) = match viewer {
         Viewer::Seat(p) => {
             let mut legal = Vec::new();
             ctx.ok("legal_actions", state.legal_actions(p, &mut legal))?;
@@ -77,15 +80,18 @@ pub(super) fn observe(
                 .parse_action(p, "?? not an action ??")
                 .err()
                 .map(|e| e.message);
-            (legal, parse_error)
+            let targets = ctx.ok("action_targets", state.action_targets(p, &legal))?;
+            (legal, parse_error, targets)
         }
-        Viewer::Spectator => (Vec::new(), None),
+        Viewer::Spectator => (Vec::new(), None, None),
     };
     Ok(Observation {
         view,
         text,
         legal,
         parse_error,
+        svg,
+        targets,
     })
 }
 

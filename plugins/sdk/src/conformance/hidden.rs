@@ -37,8 +37,8 @@ pub(super) fn check_hidden_information(
             let seen = observe(ctx, other.as_ref(), viewer)?;
             if seen != original {
                 return Err(ctx.fail(format!(
-                    "{viewer:?} can tell a resampled state apart (views, text, legal actions or \
-                     error messages differ): hidden information leaks\n  original: {original:?}\n  \
+                    "{viewer:?} can tell a resampled state apart (views, text, legal actions, \
+                     error messages, board or targets differ): hidden information leaks\n  original: {original:?}\n  \
                      resampled: {seen:?}"
                 )));
             }

@@ -29,6 +29,13 @@
 //! - a game that evaluates positions gives every seat one finite value in
 //!   0..=1, the same when asked again (the values may read hidden
 //!   information: bots evaluate worlds they resampled themselves);
+//! - **boards** (a game offering the svg-board extension): every viewer's
+//!   SVG is a well-formed document rooted at `<svg>`, at most
+//!   [`MAX_SVG_BYTES`](crate::abi::MAX_SVG_BYTES), the same when drawn
+//!   again and across the viewer's resampled states (it shows nothing
+//!   hidden); with the action-targets extension every target of a mover's
+//!   legal action is an element `id` of that mover's board, and the targets
+//!   are the same when asked again and across resamples;
 //! - explicit chance nodes refuse outcomes they do not list;
 //! - every match ends within `max_steps` transitions and a terminal state has a
 //!   result for every player, with someone in first place;
@@ -61,6 +68,7 @@
 //! action never exists in any state a viewer can see.
 
 mod agree;
+mod boards;
 mod claims;
 mod consistency;
 mod context;
@@ -74,6 +82,7 @@ mod readme;
 mod refusals;
 mod removals;
 mod seat_names;
+mod svg;
 
 use std::collections::BTreeMap;
 
@@ -162,6 +171,12 @@ pub struct Summary {
     /// States the game evaluated, each with well-formed values (games
     /// offering the evaluate extension).
     pub evaluations: u64,
+    /// SVG boards drawn and checked (games offering the svg-board
+    /// extension), one per viewer and checked state.
+    pub boards_drawn: u64,
+    /// Legal actions whose targets were found on the mover's board (games
+    /// offering the action-targets extension).
+    pub targets_checked: u64,
 }
 
 /// A failed check: where (game, players, options, seed, step) and what.

@@ -4,6 +4,7 @@ use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
+use super::boards::check_board;
 use super::claims;
 use super::consistency::{
     check_apply_and_lend, check_clone, check_position_round_trip, check_results,
@@ -55,6 +56,7 @@ pub(super) fn play_one(
             check_position_round_trip(ctx, state.as_ref())?;
             check_clone(ctx, state.as_ref())?;
             check_hidden_information(ctx, config, state.as_ref(), &mut rng, summary)?;
+            check_board(ctx, state.as_ref(), summary)?;
         }
         let status = ctx.ok("status", state.status())?;
         let transition = match status {

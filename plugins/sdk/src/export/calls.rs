@@ -498,3 +498,45 @@ pub(super) unsafe extern "C" fn evaluate<G: Instance>(
         Ok(None)
     })
 }
+
+/// The svg-board extension's function: [`Game::render_svg`](crate::Game::render_svg)
+/// for a viewer, in `out`.
+pub(super) unsafe extern "C" fn render_svg<G: Instance>(
+    state: *const StateHandle,
+    viewer: u32,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        let svg = G::instance().render_svg(state, Viewer::from_code(viewer));
+        Ok((!svg.is_empty()).then_some(svg))
+    })
+}
+
+/// The action-targets extension's function: [`Game::action_targets`](crate::Game::action_targets)
+/// of each of the caller's `count` ids, as a JSON array of arrays in `out`.
+pub(super) unsafe extern "C" fn action_targets<G: Instance>(
+    state: *const StateHandle,
+    player: u32,
+    ids: *const u64,
+    count: usize,
+    out: *mut PluginBuf,
+) -> i32 {
+    guard(out, || {
+        // SAFETY: a handle of this plugin, one call at a time.
+        let state = &unsafe { slot::<G>(state) }?.state;
+        let ids: &[u64] = if count == 0 || ids.is_null() {
+            &[]
+        } else {
+            // SAFETY: the caller lends `count` ids at `ids` for the call.
+            unsafe { std::slice::from_raw_parts(ids, count) }
+        };
+        let game = G::instance();
+        let targets: Vec<Vec<String>> = ids
+            .iter()
+            .map(|&id| game.action_targets(state, player, id))
+            .collect();
+        json(&targets)
+    })
+}

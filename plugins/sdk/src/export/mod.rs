@@ -12,9 +12,10 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::abi::{
-    ABI_MAJOR, ABI_MINOR, CODE_OK, EvaluateExt, ExpandNotationExt, ExplainRefusalExt, PluginApi,
-    PluginBuf, RawOutcome, RawStatus, RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL,
-    STATUS_TO_MOVE, SeatNamesExt, SeatsOutExt, StateHandle, StrRef,
+    ABI_MAJOR, ABI_MINOR, ActionTargetsExt, CODE_OK, EvaluateExt, ExpandNotationExt,
+    ExplainRefusalExt, PluginApi, PluginBuf, RawOutcome, RawStatus, RemovePlayerExt, ResampleExt,
+    STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatNamesExt, SeatsOutExt, StateHandle, StrRef,
+    SvgBoardExt,
 };
 use crate::error::{ErrorKind, GameError};
 use crate::game::{Extension, Game};
@@ -98,6 +99,12 @@ impl<G: Instance> Tables<G> {
     const EVALUATE: EvaluateExt = EvaluateExt {
         evaluate: calls::evaluate::<G>,
     };
+    const SVG_BOARD: SvgBoardExt = SvgBoardExt {
+        render_svg: calls::render_svg::<G>,
+    };
+    const ACTION_TARGETS: ActionTargetsExt = ActionTargetsExt {
+        action_targets: calls::action_targets::<G>,
+    };
 }
 
 /// The table [`export_game!`](crate::export_game)'s entry returns for `G`.
@@ -147,6 +154,14 @@ unsafe extern "C" fn get_extension<G: Instance>(id: StrRef) -> *const c_void {
         Extension::Evaluate => {
             let table: &'static EvaluateExt = &Tables::<G>::EVALUATE;
             (table as *const EvaluateExt).cast()
+        }
+        Extension::SvgBoard => {
+            let table: &'static SvgBoardExt = &Tables::<G>::SVG_BOARD;
+            (table as *const SvgBoardExt).cast()
+        }
+        Extension::ActionTargets => {
+            let table: &'static ActionTargetsExt = &Tables::<G>::ACTION_TARGETS;
+            (table as *const ActionTargetsExt).cast()
         }
     }
 }

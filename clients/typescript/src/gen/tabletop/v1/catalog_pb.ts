@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/catalog.proto.
  */
 export const file_tabletop_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9jYXRhbG9nLnByb3RvEgt0YWJsZXRvcC52MSISChBMaXN0R2FtZXNSZXF1ZXN0IjkKEUxpc3RHYW1lc1Jlc3BvbnNlEiQKBWdhbWVzGAEgAygLMhUudGFibGV0b3AudjEuR2FtZUluZm8iQAoOR2V0R2FtZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRIUCgd2ZXJzaW9uGAIgASgJSACIAQFCCgoIX3ZlcnNpb24irwIKCEdhbWVJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCgh2ZXJzaW9ucxgDIAMoCRITCgttaW5fcGxheWVycxgEIAEoDRITCgttYXhfcGxheWVycxgFIAEoDRIoCgdvcHRpb25zGAYgAygLMhcudGFibGV0b3AudjEuT3B0aW9uSW5mbxIVCg1ydWxlc19zdW1tYXJ5GAcgASgJEhQKDHNpbXVsdGFuZW91cxgIIAEoCBIaChJoaWRkZW5faW5mb3JtYXRpb24YCSABKAgSDgoGY2hhbmNlGAogASgIEhkKEXJlbW92YWJsZV9wbGF5ZXJzGAsgASgIEioKCnNlYXRfbmFtZXMYDCADKAsyFi50YWJsZXRvcC52MS5TZWF0TmFtZXMiKwoJU2VhdE5hbWVzEg8KB3BsYXllcnMYASABKA0SDQoFbmFtZXMYAiADKAkimQEKCk9wdGlvbkluZm8SDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSDwoHY2hvaWNlcxgFIAMoCRIQCgNtaW4YBiABKANIAIgBARIQCgNtYXgYByABKANIAYgBAUIGCgRfbWluQgYKBF9tYXgylAEKB0NhdGFsb2cSSgoJTGlzdEdhbWVzEh0udGFibGV0b3AudjEuTGlzdEdhbWVzUmVxdWVzdBoeLnRhYmxldG9wLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEj0KB0dldEdhbWUSGy50YWJsZXRvcC52MS5HZXRHYW1lUmVxdWVzdBoVLnRhYmxldG9wLnYxLkdhbWVJbmZvYgZwcm90bzM");
+  fileDesc("Chl0YWJsZXRvcC92MS9jYXRhbG9nLnByb3RvEgt0YWJsZXRvcC52MSISChBMaXN0R2FtZXNSZXF1ZXN0IjkKEUxpc3RHYW1lc1Jlc3BvbnNlEiQKBWdhbWVzGAEgAygLMhUudGFibGV0b3AudjEuR2FtZUluZm8iQAoOR2V0R2FtZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRIUCgd2ZXJzaW9uGAIgASgJSACIAQFCCgoIX3ZlcnNpb24i2gIKCEdhbWVJbmZvEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCgh2ZXJzaW9ucxgDIAMoCRITCgttaW5fcGxheWVycxgEIAEoDRITCgttYXhfcGxheWVycxgFIAEoDRIoCgdvcHRpb25zGAYgAygLMhcudGFibGV0b3AudjEuT3B0aW9uSW5mbxIVCg1ydWxlc19zdW1tYXJ5GAcgASgJEhQKDHNpbXVsdGFuZW91cxgIIAEoCBIaChJoaWRkZW5faW5mb3JtYXRpb24YCSABKAgSDgoGY2hhbmNlGAogASgIEhkKEXJlbW92YWJsZV9wbGF5ZXJzGAsgASgIEioKCnNlYXRfbmFtZXMYDCADKAsyFi50YWJsZXRvcC52MS5TZWF0TmFtZXMSEQoJc3ZnX2JvYXJkGA0gASgIEhYKDmFjdGlvbl90YXJnZXRzGA4gASgIIisKCVNlYXROYW1lcxIPCgdwbGF5ZXJzGAEgASgNEg0KBW5hbWVzGAIgAygJIpkBCgpPcHRpb25JbmZvEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEg8KB2Nob2ljZXMYBSADKAkSEAoDbWluGAYgASgDSACIAQESEAoDbWF4GAcgASgDSAGIAQFCBgoEX21pbkIGCgRfbWF4MpQBCgdDYXRhbG9nEkoKCUxpc3RHYW1lcxIdLnRhYmxldG9wLnYxLkxpc3RHYW1lc1JlcXVlc3QaHi50YWJsZXRvcC52MS5MaXN0R2FtZXNSZXNwb25zZRI9CgdHZXRHYW1lEhsudGFibGV0b3AudjEuR2V0R2FtZVJlcXVlc3QaFS50YWJsZXRvcC52MS5HYW1lSW5mb2IGcHJvdG8z");
 
 /**
  * No filters yet.
@@ -170,6 +170,21 @@ export type GameInfo = Message<"tabletop.v1.GameInfo"> & {
    * @generated from field: repeated tabletop.v1.SeatNames seat_names = 12;
    */
   seatNames: SeatNames[];
+
+  /**
+   * Whether the game draws its board as SVG (`GetViewRequest.svg`).
+   *
+   * @generated from field: bool svg_board = 13;
+   */
+  svgBoard: boolean;
+
+  /**
+   * Whether its legal actions name the board elements they involve
+   * (`LegalAction.targets`): with `svg_board`, a page can play it by clicks.
+   *
+   * @generated from field: bool action_targets = 14;
+   */
+  actionTargets: boolean;
 };
 
 /**
