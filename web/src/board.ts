@@ -13,13 +13,12 @@ import { h, replace } from "./dom.js";
 
 /** The board as SVG for this viewer, if the server drew one. */
 export function boardSvg(view: MatchView): string | undefined {
-  const svg = (view as { svg?: string }).svg;
-  return svg ? svg : undefined;
+  return view.svg ? view.svg : undefined;
 }
 
 /** The board elements an action involves, in click order (none: list only). */
 export function actionTargets(action: LegalAction): readonly string[] {
-  return (action as { targets?: string[] }).targets ?? [];
+  return action.targets;
 }
 
 /**
@@ -45,17 +44,17 @@ function parseSvg(markup: string): SVGSVGElement | undefined {
 
 /** The board of `view`: its SVG, or its text and JSON. */
 export function renderBoard(view: MatchView): HTMLElement {
-  const board = h("div", { class: "board", "data-version": String(view.version) });
+  const board = h("div", { class: "tt-board", "data-version": String(view.version) });
   const markup = boardSvg(view);
   const svg = markup ? parseSvg(markup) : undefined;
   if (svg) {
-    board.classList.add("board-svg");
+    board.classList.add("tt-board-svg");
     board.append(svg);
-    return board;
+  } else {
+    board.classList.add("tt-board-generic");
+    if (markup) board.append(h("p", { class: "error" }, "The game's SVG did not parse; its text follows."));
+    board.append(h("pre", { class: "view-text" }, view.text || "(no text rendering)"));
   }
-  board.classList.add("board-generic");
-  if (markup) board.append(h("p", { class: "error" }, "The game's SVG did not parse; its text follows."));
-  board.append(h("pre", { class: "view-text" }, view.text || "(no text rendering)"));
   let pretty = view.viewJson;
   try {
     pretty = JSON.stringify(JSON.parse(view.viewJson), null, 2);
@@ -68,7 +67,7 @@ export function renderBoard(view: MatchView): HTMLElement {
 
 /** Whether the board and the actions allow playing by clicks. */
 export function clickable(board: HTMLElement, actions: readonly LegalAction[]): boolean {
-  return board.classList.contains("board-svg") && actions.some((a) => actionTargets(a).length > 0);
+  return board.classList.contains("tt-board-svg") && actions.some((a) => actionTargets(a).length > 0);
 }
 
 /**

@@ -68,15 +68,11 @@ export function tickClocks(root: HTMLElement): void {
   }
 }
 
-/** Asks for a view with the board drawn as SVG (the field is ignored by a server without it). */
-export function withSvg<T extends object>(request: T): T {
-  return { ...request, svg: true };
-}
 
 /** Shows the match page in `root` until `signal` aborts. */
 export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, signal: AbortSignal): void {
   let token = viewer.token ?? (viewer.seat !== undefined ? seatTokens(matchId).get(viewer.seat) : undefined) ?? "";
-  const status = h("p", { class: "status" }, "loading…");
+  const status = h("p", { class: "tt-status" }, "loading…");
   const seats = h("div", { class: "seats-box" });
   const boardBox = h("div", { class: "board-box" });
   const play = h("div", { class: "play" });
@@ -190,7 +186,7 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
     try {
       do {
         again = false;
-        const current = await matches.getView(withSvg({ matchId, seatToken: token }), { signal });
+        const current = await matches.getView({ matchId, seatToken: token, svg: true }, { signal });
         let actions: LegalAction[] = [];
         if (current.viewerSeat !== undefined && current.toMove.includes(current.viewerSeat) && !current.pendingAction) {
           const legal = await matches.listLegalActions({ matchId, seatToken: token }, { signal });

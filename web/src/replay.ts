@@ -11,7 +11,7 @@ import { describeError, matches, wasCancelled, watch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { eventItem, reportLines, turnLine } from "./describe.js";
 import { h, replace } from "./dom.js";
-import { seatsTable, withSvg } from "./match.js";
+import { seatsTable } from "./match.js";
 
 /** Every event of the match as a spectator was told it, oldest first. */
 async function allEvents(matchId: string, signal: AbortSignal): Promise<WatchEvent[]> {
@@ -28,7 +28,7 @@ async function allEvents(matchId: string, signal: AbortSignal): Promise<WatchEve
 
 /** Shows the replay of `matchId` at `start` (the last version if absent) until `signal` aborts. */
 export function replayPage(root: HTMLElement, matchId: string, start: bigint | undefined, signal: AbortSignal): void {
-  const status = h("p", { class: "status" }, "loading…");
+  const status = h("p", { class: "tt-status" }, "loading…");
   const scrubber = h("input", { type: "range", class: "scrubber", min: "0", max: "0", value: "0" });
   const position = h("span", { class: "position" });
   const button = (label: string, title: string, to: () => bigint) =>
@@ -78,7 +78,7 @@ export function replayPage(root: HTMLElement, matchId: string, start: bigint | u
     position.textContent = `version ${version} of ${last}`;
     history.replaceState(null, "", `#/replay/${encodeURIComponent(matchId)}/${version}`);
     try {
-      const view = await matches.getView(withSvg({ matchId, atVersion: version }), { signal });
+      const view = await matches.getView({ matchId, atVersion: version, svg: true }, { signal });
       if (wanted !== version) return;
       replace(boardBox, renderBoard(view));
       replace(seats, seatsTable(view, Date.now()));
