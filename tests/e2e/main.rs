@@ -29,3 +29,4 @@ mod shorthand;
 mod store_damage;
 mod support;
 mod tls;
+mod web;
