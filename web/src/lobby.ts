@@ -349,6 +349,15 @@ export function lobbyPage(root: HTMLElement, signal: AbortSignal): void {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   };
+  // A hidden tab lets its feed go (each live stream holds one of the six
+  // connections a browser keeps to a server over HTTP/1.1) and lists
+  // afresh when shown again.
+  const visibility = () => {
+    if (document.hidden) listing?.abort();
+    else restartList();
+  };
+  document.addEventListener("visibilitychange", visibility);
+  signal.addEventListener("abort", () => document.removeEventListener("visibilitychange", visibility));
   filterGame.addEventListener("change", restartList);
   filterLabel.addEventListener("change", restartList);
 

@@ -69,6 +69,21 @@ export function tickClocks(root: HTMLElement): void {
 }
 
 
+/** Resolves once the page is shown (or `signal` aborts). */
+export function visible(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      if (document.hidden && !signal.aborted) return;
+      document.removeEventListener("visibilitychange", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    document.addEventListener("visibilitychange", done);
+    signal.addEventListener("abort", done);
+    done();
+  });
+}
+
 /** Shows the match page in `root` until `signal` aborts. */
 export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, signal: AbortSignal): void {
   let token = viewer.token ?? (viewer.seat !== undefined ? seatTokens(matchId).get(viewer.seat) : undefined) ?? "";
@@ -213,11 +228,23 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
     }
   };
 
+  // Over HTTP/1.1 a browser keeps at most six connections to a server and
+  // each live stream holds one, so a hidden tab lets its stream go and,
+  // shown again, resumes after the last event it has (no gap, none twice).
   const follow = async () => {
     while (!signal.aborted) {
+      if (document.hidden) await visible(signal);
+      if (signal.aborted) return;
+      const stream = new AbortController();
+      const stop = () => stream.abort();
+      signal.addEventListener("abort", stop);
+      const hide = () => {
+        if (document.hidden) stream.abort();
+      };
+      document.addEventListener("visibilitychange", hide);
       try {
         const request = lastSeq > 0n ? { matchId, seatToken: token, afterSeq: lastSeq, omitViews: true } : { matchId, seatToken: token, fromVersion: 0n, omitViews: true };
-        for await (const event of watch.watchMatch(request, { signal })) {
+        for await (const event of watch.watchMatch(request, { signal: stream.signal })) {
           if (event.seq > lastSeq) lastSeq = event.seq;
           addEvent(event);
           void refresh();
@@ -226,9 +253,14 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
         void refresh();
         return;
       } catch (error) {
-        if (wasCancelled(error) || signal.aborted) return;
-        message.textContent = `${describeError(error)} (watching again in a second)`;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (signal.aborted) return;
+        if (!stream.signal.aborted) {
+          message.textContent = `${describeError(error)} (watching again in a second)`;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      } finally {
+        signal.removeEventListener("abort", stop);
+        document.removeEventListener("visibilitychange", hide);
       }
     }
   };

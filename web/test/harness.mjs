@@ -159,5 +159,9 @@ export async function playByClicking(page) {
 /** Submits the first move of the page's move list. */
 export async function playFromList(page) {
   await page.locator("select.moves option").first().waitFor({ state: "attached" });
+  // With click to play the list is folded away under "all N moves".
+  await page.evaluate(() => {
+    for (const folded of document.querySelectorAll("details.moves-box")) folded.open = true;
+  });
   await page.click("button.submit");
 }
