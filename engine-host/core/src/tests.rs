@@ -683,11 +683,10 @@ fn spectators_see_a_delayed_match_behind_and_seats_see_it_live() {
     let spectator = m.view(Viewer::Spectator).unwrap();
     assert_eq!(spectator.version, 3);
     assert!(spectator.delayed);
+    let past = |viewer, version| m.view_at_version(viewer, version, ViewDetail::Full);
     assert_eq!(
         spectator.view_json,
-        m.view_at_version(Viewer::Spectator, 3, ViewDetail::Full)
-            .unwrap()
-            .view_json
+        past(Viewer::Spectator, 3).unwrap().view_json
     );
     let seat = m.view(Viewer::Seat(1)).unwrap();
     assert_eq!((seat.version, seat.delayed), (5, false));
@@ -696,20 +695,12 @@ fn spectators_see_a_delayed_match_behind_and_seats_see_it_live() {
         Some(SpectatorDelay { moves: 2, ms: 0 })
     );
     // A past view beyond the delay is refused, without the live version.
-    let refused = m
-        .view_at_version(Viewer::Spectator, 4, ViewDetail::Full)
-        .unwrap_err()
-        .to_string();
+    let refused = past(Viewer::Spectator, 4).unwrap_err().to_string();
     assert!(
         refused.contains("version 3") && !refused.contains('5'),
         "{refused}"
     );
-    assert_eq!(
-        m.view_at_version(Viewer::Seat(0), 5, ViewDetail::Full)
-            .unwrap()
-            .version,
-        5
-    );
+    assert_eq!(past(Viewer::Seat(0), 5).unwrap().version, 5);
     // The director's answer is the match as it is.
     let undelayed = m
         .undelayed_view(Viewer::Spectator, ViewDetail::Full)

@@ -12,7 +12,7 @@ use tabletop_sdk::{
 use crate::orders::{ORDER_IDS, Orders};
 use crate::piece::{seat_label, seat_names};
 use crate::position::{Phase, Position};
-use crate::{events, notation, refusal, view};
+use crate::{events, notation, refusal, svg, view};
 
 /// The Lanza game, for the SDK.
 #[derive(Debug, Default, Clone, Copy)]
@@ -84,6 +84,8 @@ impl Game for Lanza {
         Extension::SeatNames,
         Extension::ExplainRefusal,
         Extension::Evaluate,
+        Extension::SvgBoard,
+        Extension::ActionTargets,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -302,6 +304,18 @@ impl Game for Lanza {
 
     fn render_text(&self, state: &Position, viewer: Viewer) -> String {
         view::text(self, state, viewer)
+    }
+
+    /// The board, the same for every viewer: a state holds no secret
+    /// (module `svg`).
+    fn render_svg(&self, state: &Position, _viewer: Viewer) -> String {
+        svg::svg(state)
+    }
+
+    /// Orders name each piece and the field its card sends it to, a
+    /// re-entry the piece and its field (module `svg`).
+    fn action_targets(&self, state: &Position, player: Player, action: ActionId) -> Vec<String> {
+        svg::action_targets(state, player, action)
     }
 
     fn event(

@@ -43,6 +43,7 @@ pub mod orders;
 pub mod piece;
 pub mod position;
 pub mod refusal;
+pub mod svg;
 pub mod view;
 
 pub use game::Lanza;

@@ -29,6 +29,9 @@ fn check(_: &Config, summary: &Summary) {
     assert!(summary.removals > 0, "{summary:?}");
     // Lanza explains every refusal, so the kit asked about refused ids and texts.
     assert!(summary.explained_refusals > 0, "{summary:?}");
+    // Boards were drawn and every target found on them.
+    assert!(summary.boards_drawn > 0, "{summary:?}");
+    assert!(summary.targets_checked > 0, "{summary:?}");
 }
 
 tabletop_sdk::kit_tests! {

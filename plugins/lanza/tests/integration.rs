@@ -1,6 +1,7 @@
 //! The lanza crate's one integration test binary.
 
 mod adjudication;
+mod board;
 mod conformance;
 mod game_flow;
 mod notation_policy;

@@ -12,6 +12,7 @@ use crate::notation::{action_to_text, read_action};
 use crate::position::{Phase, Position};
 use crate::rules::{MAX_PLAYERS, MIN_PLAYERS, Rules};
 use crate::seats;
+use crate::svg;
 use crate::turn::PlayError;
 use crate::view::View;
 
@@ -48,6 +49,8 @@ impl Game for Lanzeloth {
         Extension::SeatNames,
         Extension::ExplainRefusal,
         Extension::Evaluate,
+        Extension::SvgBoard,
+        Extension::ActionTargets,
     ];
 
     fn manifest(&self) -> Manifest {
@@ -181,6 +184,18 @@ impl Game for Lanzeloth {
 
     fn render_text(&self, state: &Position, viewer: Viewer) -> String {
         state.render(viewer)
+    }
+
+    /// The table for `viewer`, face-down stacks as backs for everyone
+    /// (Z11; module `svg`).
+    fn render_svg(&self, state: &Position, viewer: Viewer) -> String {
+        svg::svg(state, viewer)
+    }
+
+    /// Stacks `stack-p1`, piles `open-p2`, middle stacks `middle-m1`, the
+    /// new-stack place `middle-new` and the tile in `hand` (module `svg`).
+    fn action_targets(&self, _state: &Position, player: Player, action: ActionId) -> Vec<String> {
+        svg::action_targets(player, action)
     }
 
     /// Describes the transition as the public steps it caused (see the

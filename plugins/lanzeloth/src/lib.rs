@@ -44,6 +44,7 @@ mod refusal;
 mod rng;
 mod rules;
 mod seats;
+mod svg;
 mod tile;
 mod turn;
 mod view;

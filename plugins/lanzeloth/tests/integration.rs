@@ -1,5 +1,6 @@
 //! The one integration test binary of the lanzeloth plugin.
 
+mod board;
 mod events;
 mod hidden;
 mod kit;

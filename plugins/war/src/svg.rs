@@ -22,7 +22,7 @@ const STEP: i32 = 40;
 /// The height of the status line above the board.
 const HEADER: i32 = 36;
 /// The width of the panel right of the board (hands and reserves).
-const PANEL: i32 = 200;
+const PANEL: i32 = 210;
 
 /// The board elements `action` of the side to move involves, in click
 /// order: from, then to (see the module docs for the ids).
@@ -288,7 +288,7 @@ fn write_side_panel(pos: &Position, side: Side, x: i32, y: i32, out: &mut String
             out,
             &format!("hand-{}-{}", side.name(), kind.name()),
             &format!("hand {}", kind.name()),
-            &format!("{} {}", kind.symbol(), pos.in_hand(side, kind)),
+            &format!("{} in hand: {}", tile_name(kind), pos.in_hand(side, kind)),
             (x, row),
             side_colour(side),
         );
@@ -302,7 +302,7 @@ fn write_side_panel(pos: &Position, side: Side, x: i32, y: i32, out: &mut String
                 out,
                 &format!("reserve-{}-{}", side.name(), kind.name()),
                 &format!("reserve {}", kind.name()),
-                &format!("{} × {left}", kind.letter()),
+                &format!("{} to place: {left}", kind.plural()),
                 (x, row),
                 fill,
             );
@@ -328,7 +328,7 @@ fn write_chip(out: &mut String, id: &str, class: &str, label: &str, at: (i32, i3
             N(x),
             S("' y='"),
             N(y),
-            S("' width='150' height='24' rx='4' fill='"),
+            S("' width='185' height='24' rx='4' fill='"),
             S(fill),
             S("' stroke='#000'/><text x='"),
             N(x + 8),
@@ -362,6 +362,14 @@ fn status_line(pos: &Position) -> String {
             Some(w) => format!("{} wins ({})", w.seat_name(), o.reason.name()),
             None => format!("Draw ({})", o.reason.name()),
         },
+    }
+}
+
+/// A tile kind as the panel names it.
+fn tile_name(kind: TileKind) -> &'static str {
+    match kind {
+        TileKind::Entrenchment => "entrenchments",
+        TileKind::Railway => "railway tiles",
     }
 }
 

@@ -33,7 +33,7 @@ impl RawPlugin {
         let len = buf.len;
         let text = if len > max {
             Err(GameError::internal(format!(
-                "the plugin's {what} has {len} bytes, more than the {max} it may have"
+                "the plugin's {what}: {len} bytes, more than the {max} allowed"
             )))
         } else {
             // SAFETY: a non-null PluginBuf from this plugin points to `len`
@@ -41,7 +41,7 @@ impl RawPlugin {
             // `free_buf` below.
             let bytes = unsafe { std::slice::from_raw_parts(buf.ptr, len) };
             std::str::from_utf8(bytes).map(str::to_owned).map_err(|e| {
-                GameError::internal(format!("the plugin's {what} is not valid UTF-8: {e}"))
+                GameError::internal(format!("the plugin's {what}: not valid UTF-8 ({e})"))
             })
         };
         // SAFETY: the buffer came from this plugin and is released once; what

@@ -124,6 +124,9 @@ fn a_plugin_without_extensions_is_refused_their_calls_without_a_crossing() {
     // A plugin that hides nothing resamples by copying.
     let copy = state.resample(Viewer::Seat(0), 7).unwrap();
     assert_eq!(copy.position().unwrap(), state.position().unwrap());
+    // A plugin that does not draw has no board and names no targets.
+    assert_eq!(state.render_svg(Viewer::Spectator).unwrap(), None);
+    assert_eq!(state.action_targets_json(0, &[0, 1]).unwrap(), None);
 }
 
 /// Plays a fixture match with rolls, `ply` lending the first mover's list
@@ -280,4 +283,137 @@ fn a_failed_ply_is_read_as_an_error_and_never_trusted() {
         ..RawPly::failed(ErrorKind::Internal as i32, "abc")
     };
     assert_eq!(ply_error(lossy).message, "a\u{fffd}b");
+}
+
+/// Hands `bytes` to the caller as a plugin buffer, allocated as the SDK's
+/// `free_buf` expects (a `Vec<u8>` of this process's allocator).
+fn hand_over(out: *mut PluginBuf, bytes: Vec<u8>) {
+    let mut bytes = std::mem::ManuallyDrop::new(bytes);
+    // SAFETY: the caller passes a writable, empty buffer (ABI conventions).
+    unsafe {
+        out.write(PluginBuf {
+            ptr: bytes.as_mut_ptr(),
+            len: bytes.len(),
+            cap: bytes.capacity(),
+        })
+    };
+}
+
+/// A board with a byte that is not UTF-8 in its markup.
+unsafe extern "C" fn svg_not_utf8(_: *const StateHandle, _: u32, out: *mut PluginBuf) -> i32 {
+    hand_over(out, b"<svg><text>\xff</text></svg>".to_vec());
+    CODE_OK
+}
+
+/// A board one byte over the bound.
+unsafe extern "C" fn svg_too_large(_: *const StateHandle, _: u32, out: *mut PluginBuf) -> i32 {
+    let mut svg = b"<svg>".to_vec();
+    svg.resize(tabletop_sdk::abi::MAX_SVG_BYTES + 1, b' ');
+    hand_over(out, svg);
+    CODE_OK
+}
+
+/// Targets far longer than a few element ids per action.
+unsafe extern "C" fn targets_too_large(
+    _: *const StateHandle,
+    _: u32,
+    _: *const u64,
+    count: usize,
+    out: *mut PluginBuf,
+) -> i32 {
+    let id = "x".repeat(board::MAX_TARGET_BYTES_PER_ACTION);
+    let one = format!("[\"{id}\"]");
+    hand_over(
+        out,
+        format!("[{}]", vec![one; count].join(",")).into_bytes(),
+    );
+    CODE_OK
+}
+
+static NOT_UTF8: SvgBoardExt = SvgBoardExt {
+    render_svg: svg_not_utf8,
+};
+static TOO_LARGE: SvgBoardExt = SvgBoardExt {
+    render_svg: svg_too_large,
+};
+static LONG_TARGETS: ActionTargetsExt = ActionTargetsExt {
+    action_targets: targets_too_large,
+};
+
+/// A broken plugin's extension lookup: the board not UTF-8.
+unsafe extern "C" fn broken_utf8(id: StrRef) -> *const c_void {
+    // SAFETY: the caller lends `id` for the call.
+    let id = unsafe { borrowed_bytes(id) };
+    if id == EXT_SVG_BOARD.as_bytes() {
+        (&raw const NOT_UTF8).cast()
+    } else {
+        std::ptr::null()
+    }
+}
+
+/// A broken plugin's extension lookup: the board and targets too large.
+unsafe extern "C" fn broken_size(id: StrRef) -> *const c_void {
+    // SAFETY: the caller lends `id` for the call.
+    let id = unsafe { borrowed_bytes(id) };
+    if id == EXT_SVG_BOARD.as_bytes() {
+        (&raw const TOO_LARGE).cast()
+    } else if id == EXT_ACTION_TARGETS.as_bytes() {
+        (&raw const LONG_TARGETS).cast()
+    } else {
+        std::ptr::null()
+    }
+}
+
+/// The fixture's table with `get_extension` replaced: a plugin whose
+/// extensions are `lookup`'s.
+fn fixture_with_extensions(lookup: unsafe extern "C" fn(StrRef) -> *const c_void) -> RawPlugin {
+    let api = tabletop_sdk::export::api::<versioned_fixture::Counter>();
+    // SAFETY: reading the fixture's static table by value is a plain copy of
+    // its fields (all `Copy`: numbers and function pointers).
+    let mut copy: PluginApi = unsafe { std::ptr::read(api) };
+    copy.get_extension = lookup;
+    let table: &'static PluginApi = Box::leak(Box::new(copy));
+    // SAFETY: a static table of this ABI whose functions are the fixture's,
+    // its lookup answering each id with a static table of that id's type.
+    unsafe { RawPlugin::adopt(NonNull::from(table)) }.unwrap()
+}
+
+#[test]
+fn a_board_that_is_not_utf8_is_refused_with_a_clear_error() {
+    let plugin = fixture_with_extensions(broken_utf8);
+    assert_eq!(plugin.extension_ids(), [EXT_SVG_BOARD]);
+    let state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+    let refused = state.render_svg(Viewer::Seat(0)).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Internal);
+    assert!(
+        refused
+            .message
+            .starts_with("the plugin's SVG board: not valid UTF-8"),
+        "{refused}"
+    );
+    // The state is as good as before.
+    assert_eq!(state.status(), Status::ToMove(PlayerSet::single(0)));
+}
+
+#[test]
+fn a_board_or_targets_over_their_bound_are_refused_with_a_clear_error() {
+    let plugin = fixture_with_extensions(broken_size);
+    let state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
+    let refused = state.render_svg(Viewer::Spectator).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Internal);
+    assert_eq!(
+        refused.message,
+        format!(
+            "the plugin's SVG board: {} bytes, more than the {} allowed",
+            tabletop_sdk::abi::MAX_SVG_BYTES + 1,
+            tabletop_sdk::abi::MAX_SVG_BYTES
+        )
+    );
+    let refused = state.action_targets_json(0, &[0, 1]).unwrap_err();
+    assert!(
+        refused
+            .message
+            .starts_with("the plugin's action targets: 8"),
+        "{refused}"
+    );
 }
