@@ -143,17 +143,27 @@ export async function playByClicking(page) {
     await page.locator(".tt-board .tt-target").first().click();
     const selected = await page.evaluate(() => document.querySelector(".tt-board")?.getAttribute("data-selected") ?? "");
     if (selected === "") {
-      await waitForVersion(page, before + 1);
+      await submitted(page, before);
       return;
     }
     const choice = page.locator(".chooser button");
     if ((await choice.count()) > 0) {
       await choice.first().click();
-      await waitForVersion(page, before + 1);
+      await submitted(page, before);
       return;
     }
   }
   throw new Error("ten clicks completed no action");
+}
+
+/** Waits until the page shows its move played (or held for a simultaneous turn). */
+async function submitted(page, before) {
+  await page.waitForFunction(
+    (v) =>
+      Number(document.querySelector(".tt-board")?.getAttribute("data-version") ?? -1) > v ||
+      /held/.test(document.querySelector(".message")?.textContent ?? ""),
+    before,
+  );
 }
 
 /** Submits the first move of the page's move list. */
