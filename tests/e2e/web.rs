@@ -60,8 +60,14 @@ async fn the_web_listener_serves_the_page_and_its_files_with_their_types() {
     let address = host.web_address.clone().expect("a web address");
     let page = get(&address, "/").await;
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
-    assert!(page.contains("content-type: text/html; charset=utf-8"), "{page}");
-    assert!(page.contains("content-security-policy: default-src 'self'"), "{page}");
+    assert!(
+        page.contains("content-type: text/html; charset=utf-8"),
+        "{page}"
+    );
+    assert!(
+        page.contains("content-security-policy: default-src 'self'"),
+        "{page}"
+    );
     assert!(page.contains("src=\"app.js\""), "{page}");
     let script = get(&address, "/app.js").await;
     assert!(script.starts_with("HTTP/1.1 200"));
@@ -94,7 +100,10 @@ async fn grpc_web_calls_pass_the_same_limits_and_metrics_as_grpc_calls() {
         "{first}"
     );
     assert_eq!(grpc_status(&first), Some(0), "{first}");
-    assert!(first.contains("focus"), "the catalog lists the games: {first}");
+    assert!(
+        first.contains("focus"),
+        "the catalog lists the games: {first}"
+    );
     // Two tokens, refilled at two a second: the anonymous key runs out
     // long before twenty calls in a row are done.
     let mut refused = None;
@@ -106,8 +115,16 @@ async fn grpc_web_calls_pass_the_same_limits_and_metrics_as_grpc_calls() {
         }
     }
     let refused = refused.expect("a gRPC-web call past the rate");
-    assert_eq!(grpc_status(&refused), Some(8), "RESOURCE_EXHAUSTED: {refused}");
-    let metrics = get(host.metrics_address.as_deref().expect("metrics"), "/metrics").await;
+    assert_eq!(
+        grpc_status(&refused),
+        Some(8),
+        "RESOURCE_EXHAUSTED: {refused}"
+    );
+    let metrics = get(
+        host.metrics_address.as_deref().expect("metrics"),
+        "/metrics",
+    )
+    .await;
     let sample = |name: &str| -> f64 {
         metrics
             .lines()
