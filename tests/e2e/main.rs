@@ -4,6 +4,7 @@
 
 mod access;
 mod backup;
+mod bots;
 mod c_plugin;
 mod cli;
 mod consistent;

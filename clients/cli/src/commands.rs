@@ -104,6 +104,7 @@ pub async fn run(cli: Cli) -> CliResult {
             open_seats,
             public_open_seats,
             players_named,
+            bots,
             per_move_ms,
             bank_ms,
             increment_ms,
@@ -158,6 +159,7 @@ pub async fn run(cli: Cli) -> CliResult {
                     } as i32,
                 }),
                 spectator_delay,
+                bots: seat_bots(&bots)?,
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)
@@ -178,6 +180,18 @@ pub async fn run(cli: Cli) -> CliResult {
                 for seat in &created.seats {
                     outln!("seat {} token {}", seat.seat, seat.token);
                 }
+                if let Some(view) = &created.view {
+                    for seat in view.seats.iter().filter(|s| !s.bot.is_empty()) {
+                        outln!("seat {} bot {}", seat.seat, seat.bot);
+                    }
+                }
+                if let Some(seat) = created.seats.first() {
+                    outln!(
+                        "play with: tabletop play {} --token {}",
+                        created.match_id,
+                        seat.token
+                    );
+                }
                 for code in &created.join_codes {
                     outln!("seat {} join code {}", code.seat, code.code);
                 }
@@ -190,6 +204,7 @@ pub async fn run(cli: Cli) -> CliResult {
             code,
             name,
             external_id,
+            bot,
         } => {
             let joined = MatchesClient::new(channel)
                 .join_match(pb::JoinMatchRequest {
@@ -198,11 +213,14 @@ pub async fn run(cli: Cli) -> CliResult {
                     join_code: code,
                     display_name: name,
                     external_id,
+                    bot: bot.clone(),
                 })
                 .await?
                 .into_inner();
             if json {
                 print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
+            } else if !bot.is_empty() {
+                outln!("seat {} bot {bot}", joined.seat);
             } else {
                 outln!("seat {} token {}", joined.seat, joined.token);
             }
@@ -600,4 +618,22 @@ mod tests {
         assert_eq!(parse_action("#").unwrap(), Action::Notation("#".into()));
         assert!(parse_action("#99999999999999999999999").is_err());
     }
+}
+
+/// The `--bot SEAT=SPEC` arguments of `new`, as a request's seat bots.
+fn seat_bots(args: &[String]) -> Result<Vec<pb::SeatBot>, CliError> {
+    args.iter()
+        .map(|arg| {
+            let (seat, spec) = arg.split_once('=').ok_or_else(|| {
+                CliError::Usage(format!("--bot `{arg}`: give SEAT=SPEC, e.g. 1=mcts:500ms"))
+            })?;
+            let seat = seat.trim().parse().map_err(|_| {
+                CliError::Usage(format!("--bot `{arg}`: `{seat}` is not a seat number"))
+            })?;
+            Ok(pb::SeatBot {
+                seat,
+                spec: spec.trim().to_string(),
+            })
+        })
+        .collect()
 }

@@ -136,6 +136,11 @@ pub enum Command {
         /// (repeatable); shown in views, records, results and the feed.
         #[arg(long = "player", value_name = "SEAT=NAME[:ID]")]
         players_named: Vec<String>,
+        /// Seat the server's bot, `SEAT=SPEC` (repeatable): `1=random`,
+        /// `1=mcts:500ms` (time a move), `1=mcts:2000` (iterations a move).
+        /// No token is issued for a bot's seat.
+        #[arg(long = "bot", value_name = "SEAT=SPEC")]
+        bots: Vec<String>,
         /// Clock: time for each move, in milliseconds (0 = no per-move limit).
         #[arg(long, value_name = "MS")]
         per_move_ms: Option<i64>,
@@ -189,6 +194,10 @@ pub enum Command {
         /// The platform's id for the player.
         #[arg(long, default_value = "")]
         external_id: String,
+        /// Seat the server's bot instead (`mcts:500ms`, `random`); no token
+        /// is issued.
+        #[arg(long, value_name = "SPEC", default_value = "")]
+        bot: String,
     },
     /// Give a taken seat a new token (organizer or admin); the old one
     /// stops working.
