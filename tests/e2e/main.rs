@@ -3,6 +3,7 @@
 //! One test binary (ripgrep style); modules by capability.
 
 mod access;
+mod arena;
 mod backup;
 mod bots;
 mod c_plugin;

@@ -53,6 +53,10 @@ impl From<std::io::Error> for CliError {
 
 pub(crate) type CliResult = Result<(), CliError>;
 
+/// The server the commands talk to unless `--server` or TABLETOP_SERVER
+/// says otherwise.
+const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+
 pub(crate) fn print_json(value: &serde_json::Value) {
     outln!(
         "{}",
@@ -90,7 +94,11 @@ pub async fn run(cli: Cli) -> CliResult {
         ca_file: cli.ca_file.clone(),
         client_cert: cli.client_cert.clone().zip(cli.client_key.clone()),
     };
-    let channel = crate::connection::connect(&cli.server, &credential, &tls).await?;
+    if let Command::Arena(args) = cli.command {
+        return crate::arena::run(args, cli.server.as_deref(), &credential, &tls).await;
+    }
+    let server = cli.server.as_deref().unwrap_or(DEFAULT_SERVER);
+    let channel = crate::connection::connect(server, &credential, &tls).await?;
     let json = cli.json;
     match cli.command {
         Command::Games { game } => games(channel, game, json).await,
@@ -430,6 +438,10 @@ pub async fn run(cli: Cli) -> CliResult {
             "replay of {} is local and was handled before connecting",
             file.display()
         ))),
+        Command::Arena(args) => Err(CliError::Usage(format!(
+            "the arena of {} was handled before connecting",
+            args.game
+        ))),
     }
 }
 
@@ -546,6 +558,7 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
     let mut matches = MatchesClient::new(channel);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
+    let mut shown = None;
     loop {
         let view = matches
             .get_view(pb::GetViewRequest {
@@ -555,7 +568,10 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             })
             .await?
             .into_inner();
-        out!("{}", render::view_text(&view));
+        if shown != Some(view.version) {
+            out!("{}", render::view_text(&view));
+            shown = Some(view.version);
+        }
         if view.state == pb::MatchState::Finished as i32 {
             return Ok(());
         }
@@ -568,6 +584,17 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             .await?
             .into_inner();
         if legal.actions.is_empty() {
+            // The server's bots answer by themselves: wait for them without
+            // asking for Enter.
+            let waiting: Vec<&pb::SeatStatus> = view
+                .seats
+                .iter()
+                .filter(|s| s.to_move && !s.has_acted)
+                .collect();
+            if !waiting.is_empty() && waiting.iter().all(|s| !s.bot.is_empty()) {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                continue;
+            }
             outln!("waiting for the other seats… (press Enter to refresh, q to quit)");
         } else {
             let shown: Vec<&str> = legal.actions.iter().map(|a| a.notation.as_str()).collect();
@@ -584,6 +611,7 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             return Ok(());
         }
         if line.is_empty() || legal.actions.is_empty() {
+            shown = None;
             continue;
         }
         let result = matches
@@ -598,25 +626,11 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
         match result {
             Ok(r) if r.get_ref().pending => outln!("(recorded; waiting for the other seats)"),
             Ok(_) => {}
-            Err(status) => outln!("refused: {}", status.message()),
+            Err(status) => {
+                outln!("refused: {}", status.message());
+                shown = None;
+            }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pb::submit_action_request::Action;
-
-    #[test]
-    fn hash_notation_is_not_mistaken_for_an_id() {
-        assert_eq!(parse_action("#17").unwrap(), Action::ActionId(17));
-        assert_eq!(
-            parse_action("#d5-d6").unwrap(),
-            Action::Notation("#d5-d6".into())
-        );
-        assert_eq!(parse_action("#").unwrap(), Action::Notation("#".into()));
-        assert!(parse_action("#99999999999999999999999").is_err());
     }
 }
 
@@ -636,4 +650,21 @@ fn seat_bots(args: &[String]) -> Result<Vec<pb::SeatBot>, CliError> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::submit_action_request::Action;
+
+    #[test]
+    fn hash_notation_is_not_mistaken_for_an_id() {
+        assert_eq!(parse_action("#17").unwrap(), Action::ActionId(17));
+        assert_eq!(
+            parse_action("#d5-d6").unwrap(),
+            Action::Notation("#d5-d6".into())
+        );
+        assert_eq!(parse_action("#").unwrap(), Action::Notation("#".into()));
+        assert!(parse_action("#99999999999999999999999").is_err());
+    }
 }

@@ -7,6 +7,7 @@
 //! tabletop new focus --players 2
 //! tabletop play MATCH --token TOKEN
 //! tabletop replay record.json
+//! tabletop arena --game focus --bots random,mcts:200ms --matches 20
 //! ```
 
 /// Writes to stdout; a closed pipe (`tabletop legal … | head`) ends the program
@@ -35,6 +36,7 @@ macro_rules! outln {
 }
 
 mod access;
+mod arena;
 mod commands;
 mod connection;
 mod director;
@@ -50,13 +52,10 @@ use clap::{Parser, Subcommand};
 #[command(name = "tabletop", version, about)]
 pub struct Cli {
     /// The server's address.
-    #[arg(
-        long,
-        global = true,
-        env = "TABLETOP_SERVER",
-        default_value = "http://127.0.0.1:50051"
-    )]
-    pub server: String,
+    /// Default: http://127.0.0.1:50051; `arena` without it starts a host
+    /// of its own.
+    #[arg(long, global = true, env = "TABLETOP_SERVER")]
+    pub server: Option<String>,
     /// Print machine-readable JSON instead of text (read commands).
     #[arg(long, global = true)]
     pub json: bool,
@@ -339,6 +338,11 @@ pub enum Command {
         #[arg(long, default_value = "")]
         admin_token: String,
     },
+    /// Play bots against each other in a round robin (seats rotated, seeds
+    /// recorded) and print each pairing's games, wins/draws/losses, score
+    /// with its 95% interval and Elo difference; against `--server`, or a
+    /// host it starts (the `engine-host` next to this program).
+    Arena(arena::ArenaArgs),
     /// Step through a match record (a file from `export`), forward and back,
     /// rendering each position. Replays locally with the record's plugin
     /// version; no server needed.
