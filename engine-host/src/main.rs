@@ -363,7 +363,8 @@ async fn run(
             .with_inline_limit(inline_limit)
             .with_vetter(vetter)
             .with_request_key(request_key(&config)?)
-            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow),
+            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
+            .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms)),
     );
     // Read now, so a damaged credentials table stops the start, not a call.
     let credentials = engine.load_credentials().map_err(|e| e.to_string())?;
@@ -383,6 +384,9 @@ async fn run(
         unavailable = recovered.unavailable.len(),
         "matches recovered"
     );
+    // Recovery queued the restored matches whose bots must move.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    engine.spawn_bot_threads(config.bot_threads(cores));
     spawn_clock(
         Arc::clone(&engine),
         Duration::from_secs(config.finished_retention),
@@ -460,7 +464,8 @@ async fn run(
         }
         None => None,
     };
-    engine_host::grpc::serve(
+    let bots = Arc::clone(engine.bot_queue());
+    let served = engine_host::grpc::serve(
         engine,
         listener,
         web_listener,
@@ -473,5 +478,8 @@ async fn run(
         },
         stop,
     )
-    .await
+    .await;
+    // No bot starts another move once the server has stopped.
+    bots.stop();
+    served
 }
