@@ -34,7 +34,7 @@ export function seatsTable(view: MatchView, receivedAt: number): HTMLTableElemen
         clockCell.dataset.since = String(receivedAt);
       }
     }
-    const bot = (status as { bot?: string }).bot;
+    const bot = status.bot;
     const notes = [
       status.toMove ? (status.hasActed ? "has acted" : "to move") : "",
       status.filled ? "" : "open",

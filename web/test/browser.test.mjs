@@ -73,51 +73,71 @@ async function assertFocusBoardShowsView(page) {
   }
 }
 
-test("the lobby lists matches live and creates a Focus match that two browsers play to its end by clicks", async () => {
+/** Every Lanza piece on a field in the view is drawn on that field's hexagon. */
+async function assertLanzaBoardShowsView(page) {
+  const view = await shownView(page);
+  const placed = view.pieces.filter((p) => p.field);
+  assert.ok(placed.length > 0, "pieces on the board");
+  const misplaced = await page.evaluate((pieces) => {
+    const wrong = [];
+    for (const { piece, field } of pieces) {
+      const disc = document.querySelector(`.tt-board svg [id="piece-${piece}"] circle`);
+      const hex = document.querySelector(`.tt-board svg [id="field-${field}"] polygon`);
+      if (!disc || !hex) {
+        wrong.push(`${piece} on ${field}: ${disc ? "" : "no disc"} ${hex ? "" : "no field"}`);
+        continue;
+      }
+      const box = hex.getBBox();
+      const x = disc.cx.baseVal.value;
+      const y = disc.cy.baseVal.value;
+      if (x < box.x || x > box.x + box.width || y < box.y || y > box.y + box.height) wrong.push(`${piece} not on ${field}`);
+    }
+    return wrong;
+  }, placed);
+  assert.deepEqual(misplaced, []);
+}
+
+test("the lobby lists matches live and creates a Focus match that a browser plays to its end by clicks against a bot", async () => {
   const organizer = await browser.newContext();
   const lobby = await lobbyWithCredential(organizer);
-  const focus = await createFromLobby(lobby, "focus", 2, { max_turns: "6" }, "event=web-test");
+  const focus = await createFromLobby(lobby, "focus", 2, { max_turns: "6" }, "event=web-test", { 1: "random" });
+  assert.equal(focus.seats[1], undefined, "a bot's seat has no token");
   // The feed brings the new match into the list.
   await lobby.locator(`tr.match-row[data-match="${focus.matchId}"]`).waitFor();
   assert.match(await lobby.locator(`tr.match-row[data-match="${focus.matchId}"]`).textContent(), /event=web-test/);
 
-  // Seat 0 in this browser (token from localStorage), seat 1 in another
-  // (token from the link's fragment).
-  const first = await openPage(organizer, new URL(focus.seats[0].play, host.url).href);
-  const other = await browser.newContext();
-  const second = await openPage(other, new URL(focus.seats[1].share, host.url).href);
-  const players = [first, second];
-  for (const page of players) await waitForVersion(page, 0);
-  assert.match(await first.locator(".tt-status").textContent(), /playing seat 0/);
-  assert.match(await second.locator(".tt-status").textContent(), /playing seat 1/);
+  // The player opens seat 0's link in a browser of their own: the token
+  // comes in the URL fragment.
+  const own = await browser.newContext();
+  const player = await openPage(own, new URL(focus.seats[0].share, host.url).href);
+  await waitForVersion(player, 0);
+  assert.match(await player.locator(".tt-status").textContent(), /playing seat 0/);
+  assert.match(await player.locator('tr.seat[data-seat="1"]').textContent(), /bot random/);
 
   let moves = 0;
-  for (;;) {
-    const states = await Promise.all(players.map((p) => p.locator(".tt-status").getAttribute("data-state")));
-    if (states.every((s) => s === "finished")) break;
-    const mover = await Promise.race(
-      players.map((page) => page.locator(".tt-board .tt-target").first().waitFor().then(() => page)),
-    ).catch(() => undefined);
-    if (!mover) continue;
-    await playByClicking(mover);
+  while ((await player.locator(".tt-status").getAttribute("data-state")) !== "finished") {
+    const next = await Promise.race([
+      player.locator(".tt-board .tt-target").first().waitFor().then(() => "move"),
+      player.locator(".tt-status[data-state='finished']").waitFor().then(() => "over"),
+    ]);
+    if (next === "over") break;
+    await playByClicking(player);
     moves += 1;
-    await assertFocusBoardShowsView(mover);
-    assert.ok(moves <= 6, "max_turns 6 ends the match after six moves");
-    if (moves === 6) {
-      for (const page of players) await page.locator(".tt-status[data-state='finished']").waitFor();
-    }
+    await assertFocusBoardShowsView(player);
+    assert.ok(moves <= 3, "max_turns 6 ends the match after three moves of each seat");
   }
-  assert.equal(moves, 6);
-  for (const page of players) {
-    await page.locator(".result table.results").waitFor();
-    assert.equal(await page.locator(".events li.event").count() >= 6, true, "every move is in the event list");
-  }
+  assert.equal(moves, 3);
+  await player.locator(".result table.results").waitFor();
+  // Every move, the bot's too, is in the event list.
+  await player.locator('.events li.event[data-version="6"]').waitFor();
+  assert.equal(await player.locator(".events li.event").count(), 6);
+  await assertFocusBoardShowsView(player);
   await lobby.locator(`tr.match-row.finished[data-match="${focus.matchId}"]`).waitFor();
   finishedFocus = focus.matchId;
-  await first.screenshot({ path: join(RESULTS_DIR, "focus-finished.png") });
-  for (const page of [lobby, ...players]) page.assertNoErrors();
+  await player.screenshot({ path: join(RESULTS_DIR, "focus-finished.png") });
+  for (const page of [lobby, player]) page.assertNoErrors();
   await organizer.close();
-  await other.close();
+  await own.close();
 });
 
 test("a spectator sees a Lanza turn: who has ordered, then the resolved turn", async () => {
@@ -143,12 +163,14 @@ test("a spectator sees a Lanza turn: who has ordered, then the resolved turn", a
   await spectator.locator(".events li", { hasText: "has acted" }).first().waitFor();
   assert.match(await spectator.locator('tr.seat[data-seat="0"]').textContent(), /has acted/);
   assert.equal(await boardVersion(spectator), start, "the board waits for every order");
+  await assertLanzaBoardShowsView(spectator);
   // Seat B orders: the turn resolves and the spectator sees its report.
   await playFromList(b);
   await waitForVersion(spectator, start + 1);
   const report = spectator.locator(".events li", { hasText: "turn:" }).first();
   await report.waitFor();
   assert.match(await report.textContent(), /orders/);
+  await assertLanzaBoardShowsView(spectator);
   for (const page of [lobby, spectator, ...seats]) page.assertNoErrors();
   await context.close();
 });

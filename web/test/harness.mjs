@@ -112,18 +112,23 @@ export async function shownView(page) {
  * its id and, per seat, the page's links: `play` (this browser, token in
  * localStorage) and `share` (the token in the URL fragment).
  */
-export async function createFromLobby(page, game, players, options = {}, labels = "") {
+export async function createFromLobby(page, game, players, options = {}, labels = "", bots = {}) {
   await page.locator("select.game option").first().waitFor({ state: "attached" });
   await page.selectOption("select.game", game);
   await page.fill("input.players", String(players));
   await page.dispatchEvent("input.players", "change");
   for (const [name, value] of Object.entries(options)) await page.fill(`.options [name="${name}"]`, value);
   if (labels) await page.fill("input.labels", labels);
+  for (const [seat, spec] of Object.entries(bots)) await page.fill(`.seat-row[data-seat="${seat}"] .bot-spec`, spec);
   await page.click("button.create-button");
   await page.locator("a.watch-link").waitFor();
   const matchId = await page.locator("a.watch-link").textContent();
   const seats = [];
   for (let seat = 0; seat < players; seat++) {
+    if (seat in bots) {
+      seats.push(undefined);
+      continue;
+    }
     seats.push({
       play: await page.locator(`a.play-link[data-seat="${seat}"]`).getAttribute("href"),
       share: await page.locator(`a.share-link[data-seat="${seat}"]`).getAttribute("href"),
