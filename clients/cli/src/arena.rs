@@ -307,6 +307,7 @@ async fn play_match(
                 match_id: match_id.clone(),
                 seat_token: String::new(),
                 at_version: None,
+                svg: false,
             })
             .await?
             .into_inner();
