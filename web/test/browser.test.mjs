@@ -116,10 +116,12 @@ test("the lobby lists matches live and creates a Focus match that a browser play
 
   let moves = 0;
   while ((await player.locator(".tt-status").getAttribute("data-state")) !== "finished") {
+    // The waits that lose the race end with the page; they answer "gone" then.
     const next = await Promise.race([
-      player.locator(".tt-board .tt-target").first().waitFor().then(() => "move"),
-      player.locator(".tt-status[data-state='finished']").waitFor().then(() => "over"),
+      player.locator(".tt-board .tt-target").first().waitFor().then(() => "move", () => "gone"),
+      player.locator(".tt-status[data-state='finished']").waitFor().then(() => "over", () => "gone"),
     ]);
+    assert.notEqual(next, "gone", "the page shows a move to make or the end");
     if (next === "over") break;
     await playByClicking(player);
     moves += 1;
