@@ -114,6 +114,8 @@ pub struct Host {
     pub data_dir: PathBuf,
     /// `ADDR` of its metrics endpoint, when started with `--metrics-listen`.
     pub metrics_address: Option<String>,
+    /// `ADDR` of its web page and gRPC-web, when started with `--web-listen`.
+    pub web_address: Option<String>,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -190,21 +192,28 @@ impl Host {
             .expect("engine-host starts");
         let stdout = child.stdout.take().expect("stdout");
         let with_metrics = options.args.iter().any(|a| a == "--metrics-listen");
-        let (address, metrics_line) = tokio::task::spawn_blocking(move || {
+        let with_web = options.args.iter().any(|a| a == "--web-listen");
+        let (address, metrics_line, web_line) = tokio::task::spawn_blocking(move || {
             let mut lines = BufReader::new(stdout).lines();
             let line = lines.next().and_then(Result::ok).unwrap_or_default();
-            // The metrics address follows the gRPC one.
+            // The metrics address follows the gRPC one, and the web one both.
             let metrics =
                 with_metrics.then(|| lines.next().and_then(Result::ok).unwrap_or_default());
+            let web = with_web.then(|| lines.next().and_then(Result::ok).unwrap_or_default());
             // Keep draining so the host never blocks on a full pipe.
             std::thread::spawn(move || for _ in lines {});
-            (line, metrics)
+            (line, metrics, web)
         })
         .await
         .expect("read address");
         let metrics_address = metrics_line.map(|line| {
             line.strip_prefix("metrics on ")
                 .unwrap_or_else(|| panic!("no metrics address: second line `{line}`"))
+                .to_string()
+        });
+        let web_address = web_line.map(|line| {
+            line.strip_prefix("web on ")
+                .unwrap_or_else(|| panic!("no web address: `{line}`"))
                 .to_string()
         });
         let address = address
@@ -217,6 +226,7 @@ impl Host {
             plugin_dir,
             data_dir,
             metrics_address,
+            web_address,
             _temp: Some(temp),
         }
     }

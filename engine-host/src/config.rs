@@ -101,6 +101,29 @@ pub struct Config {
     )]
     pub blocking_threads: Option<u32>,
 
+    /// Threads that run the server-side bots' searches, which is also the
+    /// most searches that run at once; the matches whose bots must move
+    /// beyond that wait in line (no RPC waits for a bot). The threads run
+    /// at a lower CPU priority than the server's. Default: one less than
+    /// the cores, at least 1.
+    #[arg(
+        long,
+        env = "TABLETOP_BOT_THREADS",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub bot_threads: Option<u32>,
+
+    /// The longest a server-side bot thinks about one move, in ms, whatever
+    /// its spec asks for (a bot with a clock also keeps within three
+    /// quarters of the time its seat has left).
+    #[arg(
+        long,
+        env = "TABLETOP_BOT_MAX_THINK_MS",
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub bot_max_think_ms: u64,
+
     /// Whether a caller without a credential may create matches (never
     /// with a seed or a hidden-information start position: those need an
     /// organizer credential or the admin token). `deny` leaves creating to
@@ -122,6 +145,13 @@ pub struct Config {
     /// it on a private address). Off unless given.
     #[arg(long, env = "TABLETOP_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+
+    /// Serve the web page on `http://ADDR/` (its assets are in the binary),
+    /// with the whole API over gRPC-web on the same address for it: HTTP/1.1
+    /// and HTTP/2, TLS when the gRPC listener has it, and the same limits.
+    /// Off unless given (`scripts/serve` gives 127.0.0.1:8080).
+    #[arg(long, env = "TABLETOP_WEB_LISTEN")]
+    pub web_listen: Option<SocketAddr>,
 
     /// The listener's TLS certificate chain (PEM); with `--tls-key`, the
     /// gRPC listener speaks TLS only. Without both it is plaintext.
@@ -303,6 +333,15 @@ impl Config {
         })
     }
 
+    /// The bot pool's size: `--bot-threads`, or one less than `cores`
+    /// (at least 1).
+    pub fn bot_threads(&self, cores: usize) -> usize {
+        match self.bot_threads {
+            Some(n) => n as usize,
+            None => cores.saturating_sub(1).max(1),
+        }
+    }
+
     /// The blocking pool's size: `--blocking-threads`, or
     /// [`BLOCKING_THREADS_PER_CORE`] per core (at least
     /// [`MIN_BLOCKING_THREADS`], at most [`MAX_DEFAULT_BLOCKING_THREADS`]).
@@ -328,6 +367,17 @@ mod tests {
         let config = Config::parse_from(["engine-host", "--blocking-threads", "3"]);
         assert_eq!(config.blocking_threads(8), 3);
         assert!(Config::try_parse_from(["engine-host", "--blocking-threads", "0"]).is_err());
+    }
+
+    #[test]
+    fn the_bot_pool_leaves_a_core_to_the_server_unless_told() {
+        let config = Config::parse_from(["engine-host"]);
+        assert_eq!(config.bot_threads(1), 1);
+        assert_eq!(config.bot_threads(2), 1);
+        assert_eq!(config.bot_threads(8), 7);
+        let config = Config::parse_from(["engine-host", "--bot-threads", "3"]);
+        assert_eq!(config.bot_threads(2), 3);
+        assert!(Config::try_parse_from(["engine-host", "--bot-threads", "0"]).is_err());
     }
 
     #[test]

@@ -363,7 +363,8 @@ async fn run(
             .with_inline_limit(inline_limit)
             .with_vetter(vetter)
             .with_request_key(request_key(&config)?)
-            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow),
+            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
+            .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms)),
     );
     // Read now, so a damaged credentials table stops the start, not a call.
     let credentials = engine.load_credentials().map_err(|e| e.to_string())?;
@@ -383,6 +384,9 @@ async fn run(
         unavailable = recovered.unavailable.len(),
         "matches recovered"
     );
+    // Recovery queued the restored matches whose bots must move.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    engine.spawn_bot_threads(config.bot_threads(cores));
     spawn_clock(
         Arc::clone(&engine),
         Duration::from_secs(config.finished_retention),
@@ -438,9 +442,33 @@ async fn run(
         println!("metrics on {bound}");
         tokio::spawn(engine_host::metrics::http::serve(metrics_listener));
     }
-    engine_host::grpc::serve(
+    let web_listener = match config.web_listen {
+        Some(address) => {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| format!("cannot listen for the web page on {address}: {e}"))?;
+            let bound = listener.local_addr()?;
+            if tls.is_none() && !address.ip().is_loopback() {
+                tracing::warn!(
+                    address = %address,
+                    "serving the web page and gRPC-web in plaintext on a non-loopback address: \
+                     seat tokens and credentials cross the network readable; give --tls-cert \
+                     and --tls-key"
+                );
+            }
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            tracing::info!(address = %bound, "the web page: {scheme}://{bound}/");
+            // After the gRPC (and metrics) address, for the same readers.
+            println!("web on {bound}");
+            Some(listener)
+        }
+        None => None,
+    };
+    let bots = Arc::clone(engine.bot_queue());
+    let served = engine_host::grpc::serve(
         engine,
         listener,
+        web_listener,
         engine_host::grpc::ServeOptions {
             deadline: Duration::from_millis(config.call_deadline_ms),
             limiter: engine_host::grpc::limits::Limiter::new(config.limits()),
@@ -450,5 +478,8 @@ async fn run(
         },
         stop,
     )
-    .await
+    .await;
+    // No bot starts another move once the server has stopped.
+    bots.stop();
+    served
 }

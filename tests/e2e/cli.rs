@@ -400,3 +400,71 @@ async fn the_cli_creates_a_delayed_match_and_says_a_spectator_watches_behind() {
     assert!(seat.contains("version 1"), "{seat}");
     assert!(seat.contains("spectators watch 1 move behind"), "{seat}");
 }
+
+#[tokio::test]
+async fn the_cli_seats_a_bot_and_plays_against_it() {
+    let host = Host::start().await;
+    let created = cli(
+        &host,
+        &[
+            "new",
+            "focus",
+            "--players",
+            "2",
+            "--bot",
+            "1=mcts:10",
+            "-o",
+            "max_turns=60",
+        ],
+    )
+    .await;
+    assert!(created.contains("seat 1 bot mcts:10"), "{created}");
+    assert!(
+        !created.contains("seat 1 token"),
+        "no token for a bot: {created}"
+    );
+    let match_id = created
+        .lines()
+        .find_map(|l| l.strip_prefix("match "))
+        .expect("a match id")
+        .to_string();
+    let token = created
+        .lines()
+        .find_map(|l| l.strip_prefix("seat 0 token "))
+        .expect("seat 0's token")
+        .to_string();
+    let legal = json(&cli(&host, &["--json", "legal", &match_id, "--token", &token]).await);
+    let first = legal["actions"][0]["notation"]
+        .as_str()
+        .expect("a legal action")
+        .to_string();
+    // One move, then quit once it is our turn again: the bot answered
+    // without anyone pressing Enter.
+    let mut play = tokio::process::Command::new(cli_binary())
+        .args(["--server", &host.url, "play", &match_id, "--token", &token])
+        .env_remove("TABLETOP_ADMIN_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run tabletop play");
+    let mut stdin = play.stdin.take().expect("stdin");
+    use tokio::io::AsyncWriteExt;
+    stdin
+        .write_all(format!("{first}\nq\n").as_bytes())
+        .await
+        .expect("type the moves");
+    drop(stdin);
+    let output = tokio::time::timeout(Duration::from_secs(120), play.wait_with_output())
+        .await
+        .expect("play ends")
+        .expect("play runs");
+    assert!(output.status.success());
+    let shown = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(
+        shown.matches("your move").count(),
+        2,
+        "asked for a move, then again after the bot's: {shown}"
+    );
+    let view = json(&cli(&host, &["--json", "show", &match_id]).await);
+    assert_eq!(view["version"], 2, "our move and the bot's: {view}");
+}

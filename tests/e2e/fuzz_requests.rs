@@ -228,6 +228,7 @@ async fn send(fz: &mut Fuzzer, c: &mut Clients, rpc: Rpc, table: &mut Table) -> 
                 },
                 display_name: fz.text(),
                 external_id: fz.text(),
+                bot: String::new(),
             };
             let r = fz.request(message);
             let joined = c.matches.join_match(r).await?.into_inner();

@@ -3,8 +3,10 @@
 //! One test binary (ripgrep style); modules by capability.
 
 mod access;
+mod arena;
 mod backup;
 mod boards;
+mod bots;
 mod c_plugin;
 mod cli;
 mod consistent;
@@ -30,3 +32,4 @@ mod shorthand;
 mod store_damage;
 mod support;
 mod tls;
+mod web;

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tabletop_mcts::Bot;
+use tabletop_mcts::stats::{elo, interval, seat_score};
 use tabletop_sdk::conformance::built_plugin_path;
 use tabletop_sdk::serde_json::{Value, json};
 use tabletop_sdk::{DynGame, Move, Status, chance};
@@ -152,50 +153,17 @@ fn play(
         .map(|r| r.rank)
         .collect();
     let mine = ranks[a_seat as usize];
-    let beaten: f64 = (0..ranks.len())
-        .filter(|&s| s != a_seat as usize)
-        .map(|s| match ranks[s].cmp(&mine) {
-            std::cmp::Ordering::Greater => 1.0,
-            std::cmp::Ordering::Equal => 0.5,
-            std::cmp::Ordering::Less => 0.0,
-        })
-        .sum();
     let seats: Vec<String> = (0..args.players)
         .map(|s| if s == a_seat { a.spec() } else { b.spec() })
         .collect();
     Ok(Played {
-        score: beaten / (ranks.len() as f64 - 1.0).max(1.0),
+        score: seat_score(&ranks, a_seat as usize),
         first: mine == 1,
         record: json!({
             "game": args.game, "players": args.players, "options": args.options,
             "seats": seats, "seed": seed, "transitions": log, "ranks": ranks,
         }),
     })
-}
-
-/// The Elo difference a score implies, capped at ±999 (a score of 0 or 1).
-fn elo(score: f64) -> f64 {
-    if score <= 0.0 {
-        -999.0
-    } else if score >= 1.0 {
-        999.0
-    } else {
-        (-400.0 * (1.0 / score - 1.0).log10()).clamp(-999.0, 999.0)
-    }
-}
-
-/// The mean of `scores` and its 95% interval: Wilson's score interval,
-/// which stays meaningful when every match was won (a normal approximation
-/// would then shrink to a point). With draws it is a little wider than it
-/// needs to be.
-fn interval(scores: &[f64]) -> (f64, f64, f64) {
-    const Z: f64 = 1.96;
-    let n = scores.len() as f64;
-    let mean = scores.iter().sum::<f64>() / n;
-    let shrink = 1.0 + Z * Z / n;
-    let centre = (mean + Z * Z / (2.0 * n)) / shrink;
-    let half = Z * (mean * (1.0 - mean) / n + Z * Z / (4.0 * n * n)).sqrt() / shrink;
-    (mean, (centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 fn main() {
@@ -239,7 +207,7 @@ fn main() {
                 total.iterations += spent.iterations;
                 total.elapsed += spent.elapsed;
             }
-            let (mean, low, high) = interval(&scores);
+            let tabletop_mcts::stats::Interval { mean, low, high } = interval(&scores);
             let count = |keep: fn(f64) -> bool| scores.iter().filter(|&&s| keep(s)).count();
             println!(
                 "{:<32} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>5.1}–{:>5.1}% {:>+5.0} {:>+5.0}–{:>+5.0} {:>5.1}%",

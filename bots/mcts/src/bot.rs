@@ -63,6 +63,21 @@ impl Bot {
         seat: Player,
         seed: u64,
     ) -> Result<Choice, GameError> {
+        self.think_within(state, players, seat, seed, None)
+    }
+
+    /// [`Bot::think`], stopping the search after `limit` at the latest
+    /// (a seat's clock, a host's cap on thinking), whatever its budget: at
+    /// least one iteration runs. With a limit an iteration budget may run
+    /// fewer iterations, and the choice then depends on the machine's speed.
+    pub fn think_within(
+        &self,
+        state: &dyn DynState,
+        players: u32,
+        seat: Player,
+        seed: u64,
+        limit: Option<std::time::Duration>,
+    ) -> Result<Choice, GameError> {
         if players == 0 || players > PlayerSet::MAX_PLAYERS || seat >= players {
             return Err(GameError::not_your_turn(format!(
                 "seat {seat} is not a seat of a {players}-seat match"
@@ -91,7 +106,7 @@ impl Bot {
                 visits: Vec::new(),
                 elapsed: std::time::Duration::ZERO,
             }),
-            Bot::Mcts(config) => search(state, players, seat, &legal, seed, config),
+            Bot::Mcts(config) => search(state, players, seat, &legal, seed, config, limit),
         }
     }
 }

@@ -60,6 +60,7 @@ mod rng;
 mod score;
 mod search;
 mod spec;
+pub mod stats;
 mod tree;
 
 pub use bot::Bot;

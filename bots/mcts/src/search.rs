@@ -73,7 +73,8 @@ struct Search<'a> {
 }
 
 /// Searches from `root` for seat `me` of a `players`-seat match, which the
-/// caller has checked is to move with `legal` (ascending, not empty).
+/// caller has checked is to move with `legal` (ascending, not empty). The
+/// search stops at its budget or after `limit`, whichever comes first.
 pub(crate) fn search(
     root: &dyn DynState,
     players: u32,
@@ -81,6 +82,7 @@ pub(crate) fn search(
     legal: &[ActionId],
     seed: u64,
     config: &MctsConfig,
+    limit: Option<Duration>,
 ) -> Result<Choice, GameError> {
     let start = Instant::now();
     if let [only] = legal {
@@ -108,9 +110,10 @@ pub(crate) fn search(
     };
     let mut iterations = 0u64;
     loop {
+        let time_up = |limit: Duration| iterations > 0 && start.elapsed() >= limit;
         let done = match config.budget {
-            Budget::Iterations(n) => iterations >= n,
-            Budget::Time(limit) => iterations > 0 && start.elapsed() >= limit,
+            Budget::Iterations(n) => iterations >= n || limit.is_some_and(time_up),
+            Budget::Time(budget) => time_up(limit.map_or(budget, |l| l.min(budget))),
         };
         if done {
             break;

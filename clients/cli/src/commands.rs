@@ -53,6 +53,10 @@ impl From<std::io::Error> for CliError {
 
 pub(crate) type CliResult = Result<(), CliError>;
 
+/// The server the commands talk to unless `--server` or TABLETOP_SERVER
+/// says otherwise.
+const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+
 pub(crate) fn print_json(value: &serde_json::Value) {
     outln!(
         "{}",
@@ -90,7 +94,11 @@ pub async fn run(cli: Cli) -> CliResult {
         ca_file: cli.ca_file.clone(),
         client_cert: cli.client_cert.clone().zip(cli.client_key.clone()),
     };
-    let channel = crate::connection::connect(&cli.server, &credential, &tls).await?;
+    if let Command::Arena(args) = cli.command {
+        return crate::arena::run(args, cli.server.as_deref(), &credential, &tls).await;
+    }
+    let server = cli.server.as_deref().unwrap_or(DEFAULT_SERVER);
+    let channel = crate::connection::connect(server, &credential, &tls).await?;
     let json = cli.json;
     match cli.command {
         Command::Games { game } => games(channel, game, json).await,
@@ -104,6 +112,7 @@ pub async fn run(cli: Cli) -> CliResult {
             open_seats,
             public_open_seats,
             players_named,
+            bots,
             per_move_ms,
             bank_ms,
             increment_ms,
@@ -158,6 +167,7 @@ pub async fn run(cli: Cli) -> CliResult {
                     } as i32,
                 }),
                 spectator_delay,
+                bots: seat_bots(&bots)?,
             };
             let created = MatchesClient::new(channel)
                 .create_match(request)
@@ -178,6 +188,18 @@ pub async fn run(cli: Cli) -> CliResult {
                 for seat in &created.seats {
                     outln!("seat {} token {}", seat.seat, seat.token);
                 }
+                if let Some(view) = &created.view {
+                    for seat in view.seats.iter().filter(|s| !s.bot.is_empty()) {
+                        outln!("seat {} bot {}", seat.seat, seat.bot);
+                    }
+                }
+                if let Some(seat) = created.seats.first() {
+                    outln!(
+                        "play with: tabletop play {} --token {}",
+                        created.match_id,
+                        seat.token
+                    );
+                }
                 for code in &created.join_codes {
                     outln!("seat {} join code {}", code.seat, code.code);
                 }
@@ -190,6 +212,7 @@ pub async fn run(cli: Cli) -> CliResult {
             code,
             name,
             external_id,
+            bot,
         } => {
             let joined = MatchesClient::new(channel)
                 .join_match(pb::JoinMatchRequest {
@@ -198,11 +221,14 @@ pub async fn run(cli: Cli) -> CliResult {
                     join_code: code,
                     display_name: name,
                     external_id,
+                    bot: bot.clone(),
                 })
                 .await?
                 .into_inner();
             if json {
                 print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
+            } else if !bot.is_empty() {
+                outln!("seat {} bot {bot}", joined.seat);
             } else {
                 outln!("seat {} token {}", joined.seat, joined.token);
             }
@@ -413,6 +439,10 @@ pub async fn run(cli: Cli) -> CliResult {
             "replay of {} is local and was handled before connecting",
             file.display()
         ))),
+        Command::Arena(args) => Err(CliError::Usage(format!(
+            "the arena of {} was handled before connecting",
+            args.game
+        ))),
     }
 }
 
@@ -529,6 +559,7 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
     let mut matches = MatchesClient::new(channel);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
+    let mut shown = None;
     loop {
         let view = matches
             .get_view(pb::GetViewRequest {
@@ -539,7 +570,10 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             })
             .await?
             .into_inner();
-        out!("{}", render::view_text(&view));
+        if shown != Some(view.version) {
+            out!("{}", render::view_text(&view));
+            shown = Some(view.version);
+        }
         if view.state == pb::MatchState::Finished as i32 {
             return Ok(());
         }
@@ -552,6 +586,17 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             .await?
             .into_inner();
         if legal.actions.is_empty() {
+            // The server's bots answer by themselves: wait for them without
+            // asking for Enter.
+            let waiting: Vec<&pb::SeatStatus> = view
+                .seats
+                .iter()
+                .filter(|s| s.to_move && !s.has_acted)
+                .collect();
+            if !waiting.is_empty() && waiting.iter().all(|s| !s.bot.is_empty()) {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                continue;
+            }
             outln!("waiting for the other seats… (press Enter to refresh, q to quit)");
         } else {
             let shown: Vec<&str> = legal.actions.iter().map(|a| a.notation.as_str()).collect();
@@ -568,6 +613,7 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             return Ok(());
         }
         if line.is_empty() || legal.actions.is_empty() {
+            shown = None;
             continue;
         }
         let result = matches
@@ -582,9 +628,30 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
         match result {
             Ok(r) if r.get_ref().pending => outln!("(recorded; waiting for the other seats)"),
             Ok(_) => {}
-            Err(status) => outln!("refused: {}", status.message()),
+            Err(status) => {
+                outln!("refused: {}", status.message());
+                shown = None;
+            }
         }
     }
+}
+
+/// The `--bot SEAT=SPEC` arguments of `new`, as a request's seat bots.
+fn seat_bots(args: &[String]) -> Result<Vec<pb::SeatBot>, CliError> {
+    args.iter()
+        .map(|arg| {
+            let (seat, spec) = arg.split_once('=').ok_or_else(|| {
+                CliError::Usage(format!("--bot `{arg}`: give SEAT=SPEC, e.g. 1=mcts:500ms"))
+            })?;
+            let seat = seat.trim().parse().map_err(|_| {
+                CliError::Usage(format!("--bot `{arg}`: `{seat}` is not a seat number"))
+            })?;
+            Ok(pb::SeatBot {
+                seat,
+                spec: spec.trim().to_string(),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

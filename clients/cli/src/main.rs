@@ -7,6 +7,7 @@
 //! tabletop new focus --players 2
 //! tabletop play MATCH --token TOKEN
 //! tabletop replay record.json
+//! tabletop arena --game focus --bots random,mcts:200ms --matches 20
 //! ```
 
 /// Writes to stdout; a closed pipe (`tabletop legal … | head`) ends the program
@@ -35,6 +36,7 @@ macro_rules! outln {
 }
 
 mod access;
+mod arena;
 mod commands;
 mod connection;
 mod director;
@@ -50,13 +52,10 @@ use clap::{Parser, Subcommand};
 #[command(name = "tabletop", version, about)]
 pub struct Cli {
     /// The server's address.
-    #[arg(
-        long,
-        global = true,
-        env = "TABLETOP_SERVER",
-        default_value = "http://127.0.0.1:50051"
-    )]
-    pub server: String,
+    /// Default: http://127.0.0.1:50051; `arena` without it starts a host
+    /// of its own.
+    #[arg(long, global = true, env = "TABLETOP_SERVER")]
+    pub server: Option<String>,
     /// Print machine-readable JSON instead of text (read commands).
     #[arg(long, global = true)]
     pub json: bool,
@@ -136,6 +135,11 @@ pub enum Command {
         /// (repeatable); shown in views, records, results and the feed.
         #[arg(long = "player", value_name = "SEAT=NAME[:ID]")]
         players_named: Vec<String>,
+        /// Seat the server's bot, `SEAT=SPEC` (repeatable): `1=random`,
+        /// `1=mcts:500ms` (time a move), `1=mcts:2000` (iterations a move).
+        /// No token is issued for a bot's seat.
+        #[arg(long = "bot", value_name = "SEAT=SPEC")]
+        bots: Vec<String>,
         /// Clock: time for each move, in milliseconds (0 = no per-move limit).
         #[arg(long, value_name = "MS")]
         per_move_ms: Option<i64>,
@@ -189,6 +193,10 @@ pub enum Command {
         /// The platform's id for the player.
         #[arg(long, default_value = "")]
         external_id: String,
+        /// Seat the server's bot instead (`mcts:500ms`, `random`); no token
+        /// is issued.
+        #[arg(long, value_name = "SPEC", default_value = "")]
+        bot: String,
     },
     /// Give a taken seat a new token (organizer or admin); the old one
     /// stops working.
@@ -330,6 +338,11 @@ pub enum Command {
         #[arg(long, default_value = "")]
         admin_token: String,
     },
+    /// Play bots against each other in a round robin (seats rotated, seeds
+    /// recorded) and print each pairing's games, wins/draws/losses, score
+    /// with its 95% interval and Elo difference; against `--server`, or a
+    /// host it starts (the `engine-host` next to this program).
+    Arena(arena::ArenaArgs),
     /// Step through a match record (a file from `export`), forward and back,
     /// rendering each position. Replays locally with the record's plugin
     /// version; no server needed.

@@ -45,6 +45,9 @@ pub struct SeatJoin {
     /// The platform's id the joining player gave.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub external_id: String,
+    /// The spec of the host's bot that took the seat; empty for a client.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bot: String,
 }
 
 /// What a walk through the history reached, as it leaves the match right

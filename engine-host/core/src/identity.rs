@@ -22,17 +22,28 @@ pub struct SeatPlayer {
     /// The platform's id for the player.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub external_id: String,
+    /// The spec of the host's bot playing the seat (`mcts:500ms`); empty
+    /// for a seat a client plays. The host reads it; the core only keeps it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bot: String,
 }
 
 impl SeatPlayer {
-    /// Checks the sizes and characters of the name and the id.
+    /// Checks the sizes and characters of the name, the id and the bot
+    /// spec.
     pub fn check(&self) -> Result<(), String> {
-        check_identity(&self.display_name, &self.external_id)
+        check_identity(&self.display_name, &self.external_id)?;
+        check_bot_spec(&self.bot)
     }
 
     /// Whether it says nothing about the player.
     pub fn is_anonymous(&self) -> bool {
-        self.display_name.is_empty() && self.external_id.is_empty()
+        self.display_name.is_empty() && self.external_id.is_empty() && self.bot.is_empty()
+    }
+
+    /// Whether the host's bot plays the seat.
+    pub fn is_bot(&self) -> bool {
+        !self.bot.is_empty()
     }
 }
 
@@ -51,6 +62,20 @@ pub fn check_identity(display_name: &str, external_id: &str) -> Result<(), Strin
     if external_id.len() > MAX_EXTERNAL_ID_BYTES || external_id.chars().any(char::is_control) {
         return Err(format!(
             "an external id is at most {MAX_EXTERNAL_ID_BYTES} bytes with no control characters"
+        ));
+    }
+    Ok(())
+}
+
+/// Longest bot spec, in bytes.
+pub const MAX_BOT_SPEC_BYTES: usize = 64;
+
+/// Checks a bot spec's size and characters (what it means is the host's to
+/// read).
+pub fn check_bot_spec(spec: &str) -> Result<(), String> {
+    if spec.len() > MAX_BOT_SPEC_BYTES || spec.chars().any(char::is_control) {
+        return Err(format!(
+            "a bot spec is at most {MAX_BOT_SPEC_BYTES} bytes with no control characters"
         ));
     }
     Ok(())
@@ -89,6 +114,7 @@ impl Match {
                 seat,
                 display_name: join.display_name.clone(),
                 external_id: join.external_id.clone(),
+                bot: join.bot.clone(),
             };
         }
         self.setup
@@ -112,6 +138,7 @@ mod tests {
             seat,
             display_name: name.into(),
             external_id: format!("ext-{seat}"),
+            bot: String::new(),
         }
     }
 

@@ -42,6 +42,7 @@
 //! println!("seat {seat} ordered {notation}; {}", m.view(Viewer::Spectator).unwrap().text);
 //! ```
 
+pub mod bot_seat;
 pub mod clock;
 pub mod delay;
 pub mod director;
@@ -67,6 +68,7 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
+pub use bot_seat::BotTurn;
 pub use clock::{OnTimeout, TimeControl};
 pub use delay::{SpectatorDelay, SpectatorHorizon};
 pub use director::{OnDeadline, OpenSeatDeadline};

@@ -29,7 +29,8 @@
 //! calls `remove_player` again at that point (the plugin must accept it as it
 //! did live), so the entries after it replay as they were played.
 //! `seat_players` (`[{"seat": 0, "display_name": "Ana", "external_id": "p-17"}]`)
-//! names who played each seat, as the creator or the joining player said;
+//! names who played each seat, as the creator or the joining player said
+//! (a seat the host's bot played carries its spec: `"bot": "mcts:500ms"`);
 //! it is absent when nobody said.
 //! `on_timeout` is written only when it is `out`; a record without it means
 //! `lose`, so records of earlier versions read as they did. `final_position`

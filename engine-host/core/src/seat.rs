@@ -153,6 +153,7 @@ impl Match {
             at_ms: now_ms(),
             display_name: player.display_name.clone(),
             external_id: player.external_id.clone(),
+            bot: player.bot.clone(),
         };
         self.take_seat(join, token_hash)?;
         Ok(seat)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use tabletop_core::director::MAX_OPEN_SEAT_WAIT_MS;
 use tabletop_core::error::Credential;
-use tabletop_core::identity::check_seat_players;
+use tabletop_core::identity::{check_bot_spec, check_seat_players};
 use tabletop_core::setup::check_labels;
 use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
 use tabletop_core::{
@@ -16,10 +16,10 @@ use tabletop_loader::Plugin;
 use tabletop_sdk::{DynGame, Viewer};
 
 use super::access::{Caller, Need};
-use super::lifecycle;
 use super::{
     Created, Engine, LiveMatch, NewMatch, SeatHashes, TryCreate, caught, lock, new_match_id,
 };
+use super::{bots, lifecycle};
 use crate::metrics::{PluginCall, metrics};
 use crate::store::{Commit, NewMatch as StoreNewMatch, StoredMatch, StoredRequest};
 
@@ -81,7 +81,52 @@ fn request_hash(request: &NewMatch) -> [u8; 32] {
     if let Some(delay) = request.spectator_delay {
         canonical["spectator_delay"] = serde_json::json!(delay);
     }
+    if !request.bots.is_empty() {
+        canonical["bots"] = serde_json::json!(request.bots);
+    }
     Sha256::digest(canonical.to_string().as_bytes()).into()
+}
+
+/// Checks the bots a creation seats (an existing seat that is not open, at
+/// most one bot a seat, a spec that reads) and names each bot's seat in the
+/// match's players: its display name is the spec unless the request gave
+/// one.
+fn seat_bots(request: &mut NewMatch) -> HostResult<()> {
+    for (index, (seat, spec)) in request.bots.iter().enumerate() {
+        if *seat >= request.players {
+            return Err(HostError::InvalidSetup(format!(
+                "a bot for seat {seat} of a match of {} seats",
+                request.players
+            )));
+        }
+        if request.open_seats.contains(seat) {
+            return Err(HostError::InvalidSetup(format!(
+                "seat {seat} is open: it cannot also be a bot's"
+            )));
+        }
+        if request.bots[..index].iter().any(|(s, _)| s == seat) {
+            return Err(HostError::InvalidSetup(format!("seat {seat} has two bots")));
+        }
+        check_bot_spec(spec).map_err(HostError::InvalidSetup)?;
+        let bot = bots::parse_spec(*seat, spec)?;
+        let spec = bot.spec();
+        match request.seat_players.iter_mut().find(|p| p.seat == *seat) {
+            Some(player) => {
+                if player.display_name.is_empty() {
+                    player.display_name = spec.clone();
+                }
+                player.bot = spec;
+            }
+            None => request.seat_players.push(SeatPlayer {
+                seat: *seat,
+                display_name: spec.clone(),
+                external_id: String::new(),
+                bot: spec,
+            }),
+        }
+    }
+    request.seat_players.sort_by_key(|p| p.seat);
+    Ok(())
 }
 
 /// Refuses a number of players the game is not played by.
@@ -138,12 +183,14 @@ fn secret_choice(manifest: &tabletop_sdk::Manifest, request: &NewMatch) -> Optio
     }
 }
 
-/// A token for every seat taken at creation and, unless the open seats are
-/// public, a join code for every open one; `secret(seat, purpose)` makes
-/// each (`b""` for a token, `b"join"` for a code).
+/// A token for every seat taken at creation by a client (a bot's seat has
+/// none) and, unless the open seats are public, a join code for every open
+/// one; `secret(seat, purpose)` makes each (`b""` for a token, `b"join"`
+/// for a code).
 fn seat_secrets(request: &NewMatch, mut secret: impl FnMut(u32, &[u8]) -> String) -> SeatSecrets {
     let tokens = (0..request.players)
         .filter(|seat| !request.open_seats.contains(seat))
+        .filter(|seat| !request.bots.iter().any(|(s, _)| s == seat))
         .map(|seat| (seat, secret(seat, b"")))
         .collect();
     let codes = if request.public_open_seats {
@@ -382,6 +429,8 @@ impl Engine {
         }
         check_seat_players(&request.seat_players, request.players, &request.open_seats)
             .map_err(HostError::InvalidSetup)?;
+        let mut request = request;
+        seat_bots(&mut request)?;
         if request.public_open_seats && request.open_seats.is_empty() {
             return Err(HostError::InvalidSetup(
                 "public open seats need open seats".into(),
@@ -400,8 +449,17 @@ impl Engine {
                 .find(|(s, _)| *s == seat)
                 .map(|(_, secret)| hash_token(secret))
         };
+        // A bot's seat is taken by a token nobody is given.
         let hashes: SeatHashes = (0..request.players)
-            .map(|seat| hash_of_seat(&tokens, seat))
+            .map(|seat| {
+                hash_of_seat(&tokens, seat).or_else(|| {
+                    request
+                        .bots
+                        .iter()
+                        .any(|(s, _)| *s == seat)
+                        .then(|| hash_token(&new_token()))
+                })
+            })
             .collect();
         let code_hashes: SeatHashes = if join_codes.is_empty() {
             Vec::new()
@@ -512,9 +570,19 @@ impl Engine {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let seat = self.admitted_seat(caller, &m, seat, join_code)?;
+        let mut player = player.clone();
+        if player.is_bot() {
+            check_bot_spec(&player.bot).map_err(HostError::InvalidSetup)?;
+            let bot = tabletop_mcts::Bot::from_spec(&player.bot)
+                .map_err(|e| HostError::InvalidSetup(format!("bot: {e}")))?;
+            player.bot = bot.spec();
+            if player.display_name.is_empty() {
+                player.display_name = player.bot.clone();
+            }
+        }
         let token = new_token();
         let hash = hash_token(&token);
-        let seat = m.join(seat, hash, player)?;
+        let seat = m.join(seat, hash, &player)?;
         let join = m.joins().last().cloned().ok_or_else(|| {
             HostError::Internal("a seat was taken but the match did not record it".into())
         })?;
@@ -523,8 +591,14 @@ impl Engine {
         if let Some(code) = m.join_codes.get_mut(seat as usize) {
             *code = None;
         }
-        let view = m.view(Viewer::Seat(seat))?;
-        Ok((seat, token, view))
+        m.has_bots = m.has_bots();
+        self.poke_bots(&m);
+        if player.is_bot() {
+            // A bot's seat is held by a token nobody is given, and whoever
+            // seated the bot sees what a spectator sees.
+            return Ok((seat, String::new(), m.view(Viewer::Spectator)?));
+        }
+        Ok((seat, token, m.view(Viewer::Seat(seat))?))
     }
 
     /// The seat a join may take (`None`: the lowest open one anyone may

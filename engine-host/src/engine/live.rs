@@ -27,6 +27,9 @@ pub struct LiveMatch {
     /// is open; None for a seat anyone may take (or already taken). Empty:
     /// no seat needs one.
     pub(super) join_codes: Vec<Option<[u8; 32]>>,
+    /// Whether a seat is played by the host's bot: only such a match is
+    /// looked at for bot moves after a change.
+    pub(super) has_bots: bool,
 }
 
 impl LiveMatch {
@@ -40,7 +43,9 @@ impl LiveMatch {
         join_codes: Vec<Option<[u8; 32]>>,
     ) -> LiveMatch {
         let finished_at = (game_match.lifecycle() == Lifecycle::Finished).then(Instant::now);
+        let has_bots = game_match.has_bots();
         LiveMatch {
+            has_bots,
             game_match,
             trust,
             store_holds_pending,

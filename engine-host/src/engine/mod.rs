@@ -11,6 +11,7 @@
 
 mod access;
 mod backup;
+pub mod bots;
 mod create;
 mod director;
 pub mod inline;
@@ -104,6 +105,9 @@ pub struct NewMatch {
     pub seat_players: Vec<tabletop_core::SeatPlayer>,
     /// Whether anyone may take the open seats without a join code.
     pub public_open_seats: bool,
+    /// (seat, spec) of the seats the host's bots play: no token is issued
+    /// for them.
+    pub bots: Vec<(u32, String)>,
 }
 
 /// A created match.
@@ -266,6 +270,10 @@ pub struct Engine {
     credentials: RwLock<Option<access::CredentialIndex>>,
     /// Whether a caller without a credential may create matches.
     anonymous_create: bool,
+    /// The matches that may need a bot move (see [`bots`]).
+    bots: Arc<bots::BotQueue>,
+    /// The longest a bot thinks about one move.
+    bot_max_think: Duration,
 }
 
 /// What [`Engine::try_create_match`] did.
@@ -358,7 +366,15 @@ impl Engine {
             request_key: rand::random(),
             credentials: RwLock::new(None),
             anonymous_create: true,
+            bots: Arc::new(bots::BotQueue::default()),
+            bot_max_think: bots::DEFAULT_MAX_THINK,
         }
+    }
+
+    /// The longest any bot thinks about one move, whatever its spec says.
+    pub fn with_bot_max_think(mut self, limit: Duration) -> Engine {
+        self.bot_max_think = limit;
+        self
     }
 
     /// Whether callers without a credential may create matches (without a
@@ -419,6 +435,8 @@ impl Engine {
         // Two calls may read one stored match back at once: the first to
         // install it wins, and both use that one.
         let unfinished = m.lifecycle() != Lifecycle::Finished;
+        // A bot to move (a new bot match, one recovered at a restart).
+        let bot_to_act = m.has_bots() && m.bot_seats_to_act().is_ok_and(|s| !s.is_empty());
         let live = Arc::new(Mutex::new(LiveMatch::new(
             m,
             trust,
@@ -431,6 +449,9 @@ impl Engine {
             std::collections::hash_map::Entry::Vacant(free) => {
                 if unfinished {
                     self.unfinished.fetch_add(1, Ordering::Relaxed);
+                }
+                if bot_to_act {
+                    self.bots.poke(free.key());
                 }
                 Arc::clone(free.insert(live))
             }

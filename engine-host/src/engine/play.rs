@@ -40,6 +40,7 @@ impl Engine {
             self.count_finished();
             metrics().match_finished(&m.setup().game);
         }
+        self.poke_bots(m);
         Ok(commit)
     }
 

@@ -82,6 +82,7 @@ pub fn seat_player_from(p: pb::SeatPlayer) -> SeatPlayer {
         seat: p.seat,
         display_name: p.display_name,
         external_id: p.external_id,
+        bot: String::new(),
     }
 }
 
@@ -127,6 +128,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
                 display_name: s.player.display_name,
                 external_id: s.player.external_id,
                 name: s.name.unwrap_or_default(),
+                bot: s.player.bot,
             })
             .collect(),
         results: v.results.iter().map(|r| result(r, &players)).collect(),

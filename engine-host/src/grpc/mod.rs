@@ -2,7 +2,9 @@
 //! checking and server reflection (v1 and v1alpha, since grpcurl 1.8 speaks
 //! only v1alpha); in front of them the tower layer with the limits, the
 //! request spans and the metrics ([`layer`]), and TLS when configured
-//! ([`tls`]).
+//! ([`tls`]). With a web listener the same services, behind the same
+//! layer, are served to browsers over gRPC-web beside the page's files
+//! ([`web`]).
 
 pub mod auth;
 mod convert;
@@ -13,6 +15,7 @@ pub mod services;
 pub mod status;
 pub mod tls;
 pub mod watch;
+pub mod web;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -26,6 +29,7 @@ use tabletop_proto::v1::{
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::Routes;
 
 use crate::engine::Engine;
 use layer::{Guards, OpsLayer};
@@ -44,7 +48,7 @@ pub struct ServeOptions {
     /// The largest reply a service sends; a larger one fails with
     /// RESOURCE_EXHAUSTED (reason REPLY_TOO_LARGE).
     pub max_reply_bytes: usize,
-    /// TLS for the listener; `None`: plaintext.
+    /// TLS for the listeners; `None`: plaintext.
     pub tls: Option<tonic::transport::ServerTlsConfig>,
 }
 
@@ -59,7 +63,8 @@ pub(crate) fn in_match(match_id: &str) {
 /// its last message, holds the shutdown no longer than this.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// Serves the API on `listener` until `shutdown` resolves, then shuts down
+/// Serves the API on `listener` (and, with `web`, the web page and the API
+/// over gRPC-web on that one) until `shutdown` resolves, then shuts down
 /// gracefully: no new connections, every open Watch stream ends at once with
 /// UNAVAILABLE (ErrorInfo reason SHUTTING_DOWN), unary calls in flight finish,
 /// and the server stops as soon as they have, after [`SHUTDOWN_GRACE`] at
@@ -67,6 +72,7 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 pub async fn serve(
     engine: Arc<Engine>,
     listener: TcpListener,
+    web: Option<TcpListener>,
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -82,7 +88,7 @@ pub async fn serve(
             tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
         ],
     );
-    let api = Api::new(engine, options.deadline, draining_rx);
+    let api = Api::new(engine, options.deadline, draining_rx.clone());
     let max_reply = options.max_reply_bytes;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CatalogServer<Api>>().await;
@@ -98,32 +104,62 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tabletop_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
-    let local: Option<SocketAddr> = listener.local_addr().ok();
-    tracing::info!(address = ?local, "serving");
-    let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
-    let shutdown = async move {
-        shutdown.await;
-        // Watch streams never end by themselves: end them now, so that the
-        // drain waits only for unary calls.
-        let _ = draining_tx.send(true);
-        let _ = signalled_tx.send(());
-    };
-    let incoming = incoming_nodelay(listener);
-    let mut builder = tonic::transport::Server::builder();
-    if let Some(tls) = options.tls {
-        builder = builder.tls_config(tls)?;
-    }
-    let server = builder
-        .layer(ops)
-        .add_service(health_service)
+    let routes = Routes::new(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(CatalogServer::new(api.clone()).max_encoding_message_size(max_reply))
         .add_service(MatchesServer::new(api.clone()).max_encoding_message_size(max_reply))
         .add_service(WatchServer::new(api.clone()).max_encoding_message_size(max_reply))
         .add_service(DirectorServer::new(api.clone()).max_encoding_message_size(max_reply))
-        .add_service(AdminServer::new(api).max_encoding_message_size(max_reply))
-        .serve_with_incoming_shutdown(incoming, shutdown);
+        .add_service(AdminServer::new(api).max_encoding_message_size(max_reply));
+    let local: Option<SocketAddr> = listener.local_addr().ok();
+    tracing::info!(address = ?local, "serving");
+    let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        shutdown.await;
+        // Watch streams never end by themselves: end them now, so that the
+        // drain waits only for unary calls.
+        let _ = draining_tx.send(true);
+        let _ = signalled_tx.send(());
+    });
+    let stopping = move |mut draining: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = draining.wait_for(|draining| *draining).await;
+    };
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = &options.tls {
+        builder = builder.tls_config(tls.clone())?;
+    }
+    let grpc = builder
+        .layer(ops.clone())
+        .add_routes(routes.clone())
+        .serve_with_incoming_shutdown(incoming_nodelay(listener), stopping(draining_rx.clone()));
+    let web = match web {
+        Some(listener) => {
+            // The page's files first, then gRPC-web turned into gRPC, so the
+            // ops layer sees every browser call as the gRPC call it is.
+            let mut builder = tonic::transport::Server::builder().accept_http1(true);
+            if let Some(tls) = options.tls {
+                builder = builder.tls_config(tls)?;
+            }
+            let served = builder
+                .layer(web::WebPageLayer)
+                .layer(tonic_web::GrpcWebLayer::new())
+                .layer(ops)
+                .add_routes(routes)
+                .serve_with_incoming_shutdown(incoming_nodelay(listener), stopping(draining_rx));
+            Some(served)
+        }
+        None => None,
+    };
+    let served = async move {
+        let web = async move {
+            match web {
+                Some(web) => web.await,
+                None => Ok(()),
+            }
+        };
+        tokio::try_join!(grpc, web).map(|_| ())
+    };
     let deadline = async move {
         if signalled_rx.await.is_ok() {
             tokio::time::sleep(SHUTDOWN_GRACE).await;
@@ -132,7 +168,7 @@ pub async fn serve(
         }
     };
     tokio::select! {
-        served = server => served?,
+        served = served => served?,
         () = deadline => {
             tracing::warn!(grace = ?SHUTDOWN_GRACE, "connections still open after the grace period; closing them");
         }

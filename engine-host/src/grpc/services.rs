@@ -245,6 +245,7 @@ impl Matches for Api {
                 .map(convert::seat_player_from)
                 .collect(),
             public_open_seats: r.public_open_seats,
+            bots: r.bots.into_iter().map(|b| (b.seat, b.spec)).collect(),
         };
         let tried = match self.engine.try_create_match(&caller, new) {
             TryCreate::Ran(answer, commit) => Tried::Ran(answer, commit),
@@ -283,6 +284,7 @@ impl Matches for Api {
             seat: 0,
             display_name: r.display_name,
             external_id: r.external_id,
+            bot: r.bot,
         };
         let (seat, token, view) = self
             .call(move |e| e.join(&caller, &r.match_id, r.seat, &r.join_code, &player))

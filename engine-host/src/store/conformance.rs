@@ -93,6 +93,12 @@ fn join(seat: u32, at_ms: i64) -> SeatJoin {
         at_ms,
         display_name: format!("player {seat}"),
         external_id: format!("ext-{seat}"),
+        // Odd seats are taken by the host's bot, so the spec round-trips.
+        bot: if seat % 2 == 1 {
+            "mcts:20".into()
+        } else {
+            String::new()
+        },
     }
 }
 
@@ -493,6 +499,7 @@ pub fn join_codes_are_kept_until_the_seat_is_taken(store: &dyn Store) {
         seat: 0,
         display_name: "Ana".into(),
         external_id: "p-1".into(),
+        bot: "random".into(),
     }];
     create(store, &m);
     assert_eq!(store.load("a").unwrap(), Some(m));

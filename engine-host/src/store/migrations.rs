@@ -143,6 +143,13 @@ CREATE TABLE credentials (
 );
 ",
     },
+    Migration {
+        version: 6,
+        name: "the bot that took a seat by joining",
+        sql: "
+ALTER TABLE seats ADD COLUMN bot TEXT;
+",
+    },
 ];
 
 /// The schema version this host writes: the last migration's.

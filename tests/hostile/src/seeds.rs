@@ -186,6 +186,7 @@ pub fn record_seeds(game: Arc<dyn DynGame>) -> Vec<Seed> {
                         seat: 0,
                         display_name: "Ana".into(),
                         external_id: "p-17".into(),
+                        bot: String::new(),
                     }]
                 } else {
                     Vec::new()

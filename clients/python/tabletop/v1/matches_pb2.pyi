@@ -36,7 +36,7 @@ VIEW_DETAIL_FULL: ViewDetail
 VIEW_DETAIL_SUMMARY: ViewDetail
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline", "seat_players", "public_open_seats", "spectator_delay")
+    __slots__ = ("game", "version", "players", "options", "seed", "start_position", "open_seats", "time_control", "view_detail", "labels", "request_id", "open_seat_deadline", "seat_players", "public_open_seats", "spectator_delay", "bots")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -66,6 +66,7 @@ class CreateMatchRequest(_message.Message):
     SEAT_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
     SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     players: int
@@ -81,7 +82,16 @@ class CreateMatchRequest(_message.Message):
     seat_players: _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatPlayer]
     public_open_seats: bool
     spectator_delay: _types_pb2.SpectatorDelay
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ..., seat_players: _Optional[_Iterable[_Union[_types_pb2.SeatPlayer, _Mapping]]] = ..., public_open_seats: _Optional[bool] = ..., spectator_delay: _Optional[_Union[_types_pb2.SpectatorDelay, _Mapping]] = ...) -> None: ...
+    bots: _containers.RepeatedCompositeFieldContainer[SeatBot]
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., start_position: _Optional[str] = ..., open_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., view_detail: _Optional[_Union[ViewDetail, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., open_seat_deadline: _Optional[_Union[OpenSeatDeadline, _Mapping]] = ..., seat_players: _Optional[_Iterable[_Union[_types_pb2.SeatPlayer, _Mapping]]] = ..., public_open_seats: _Optional[bool] = ..., spectator_delay: _Optional[_Union[_types_pb2.SpectatorDelay, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[SeatBot, _Mapping]]] = ...) -> None: ...
+
+class SeatBot(_message.Message):
+    __slots__ = ("seat", "spec")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    spec: str
+    def __init__(self, seat: _Optional[int] = ..., spec: _Optional[str] = ...) -> None: ...
 
 class SeatJoinCode(_message.Message):
     __slots__ = ("seat", "code")
@@ -132,18 +142,20 @@ class CreateMatchResponse(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.MatchView, _Mapping]] = ..., join_codes: _Optional[_Iterable[_Union[SeatJoinCode, _Mapping]]] = ...) -> None: ...
 
 class JoinMatchRequest(_message.Message):
-    __slots__ = ("match_id", "seat", "join_code", "display_name", "external_id")
+    __slots__ = ("match_id", "seat", "join_code", "display_name", "external_id", "bot")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     JOIN_CODE_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     join_code: str
     display_name: str
     external_id: str
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., join_code: _Optional[str] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
+    bot: str
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., join_code: _Optional[str] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class JoinMatchResponse(_message.Message):
     __slots__ = ("seat", "token", "view")

@@ -238,7 +238,7 @@ fn assemble(
     let seat_rows = conn
         .prepare_cached(
             "SELECT seat, token_hash, joined_at_ms, join_order, join_code_hash, display_name, \
-             external_id FROM seats WHERE match_id = ?1 ORDER BY seat",
+             external_id, bot FROM seats WHERE match_id = ?1 ORDER BY seat",
         )
         .and_then(|mut s| {
             s.query_map(params![id], |row| {
@@ -250,6 +250,7 @@ fn assemble(
                     row.get::<_, Option<Vec<u8>>>(4)?,
                     row.get::<_, Option<String>>(5)?,
                     row.get::<_, Option<String>>(6)?,
+                    row.get::<_, Option<String>>(7)?,
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()
@@ -266,7 +267,7 @@ fn assemble(
             })
             .transpose()
     };
-    for (seat, hash, joined_at_ms, join_order, code, display_name, external_id) in seat_rows {
+    for (seat, hash, joined_at_ms, join_order, code, display_name, external_id, bot) in seat_rows {
         if let (Some(at_ms), Some(order)) = (joined_at_ms, join_order) {
             joins.push((
                 order,
@@ -275,6 +276,7 @@ fn assemble(
                     at_ms,
                     display_name: display_name.unwrap_or_default(),
                     external_id: external_id.unwrap_or_default(),
+                    bot: bot.unwrap_or_default(),
                 },
             ));
         }

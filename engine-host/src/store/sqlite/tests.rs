@@ -67,6 +67,7 @@ fn round_trip_concurrent_writers(inline_fsync_below: Duration) {
         at_ms: 4,
         display_name: "Ada".into(),
         external_id: "p-17".into(),
+        bot: String::new(),
     };
     store.join_seat("a", join.clone(), [9; 32], &[]).unwrap();
     let held = [HeldAction {

@@ -156,7 +156,7 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
                 conn,
                 "UPDATE seats SET token_hash = ?3, joined_at_ms = ?4, join_order = \
                  (SELECT COUNT(*) FROM seats WHERE match_id = ?1 AND join_order IS NOT NULL), \
-                 join_code_hash = NULL, display_name = ?5, external_id = ?6 \
+                 join_code_hash = NULL, display_name = ?5, external_id = ?6, bot = ?7 \
                  WHERE match_id = ?1 AND seat = ?2",
                 params![
                     match_id,
@@ -164,7 +164,8 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
                     token_hash.to_vec(),
                     join.at_ms,
                     Some(&join.display_name).filter(|s| !s.is_empty()),
-                    Some(&join.external_id).filter(|s| !s.is_empty())
+                    Some(&join.external_id).filter(|s| !s.is_empty()),
+                    Some(&join.bot).filter(|s| !s.is_empty())
                 ],
             )?;
             if changed != 1 {
@@ -269,8 +270,8 @@ fn create(
         cached(
             conn,
             "INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order, \
-             join_code_hash, display_name, external_id) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+             join_code_hash, display_name, external_id, bot) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 setup.match_id,
                 seat as i64,
@@ -279,7 +280,8 @@ fn create(
                 joined.map(|(_, order)| order),
                 code.map(|h| h.to_vec()),
                 named(|j| &j.display_name),
-                named(|j| &j.external_id)
+                named(|j| &j.external_id),
+                named(|j| &j.bot)
             ],
         )?;
     }

@@ -70,7 +70,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/matches.proto.
  */
 export const file_tabletop_v1_matches: GenFile = /*@__PURE__*/
-  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSLTBQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRI5ChJvcGVuX3NlYXRfZGVhZGxpbmUYDCABKAsyHS50YWJsZXRvcC52MS5PcGVuU2VhdERlYWRsaW5lEi0KDHNlYXRfcGxheWVycxgNIAMoCzIXLnRhYmxldG9wLnYxLlNlYXRQbGF5ZXISGQoRcHVibGljX29wZW5fc2VhdHMYDiABKAgSNAoPc3BlY3RhdG9yX2RlbGF5GA8gASgLMhsudGFibGV0b3AudjEuU3BlY3RhdG9yRGVsYXkaLgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfdmVyc2lvbkIHCgVfc2VlZEIRCg9fc3RhcnRfcG9zaXRpb25CDwoNX3RpbWVfY29udHJvbCIqCgxTZWF0Sm9pbkNvZGUSDAoEc2VhdBgBIAEoDRIMCgRjb2RlGAIgASgJIlMKEE9wZW5TZWF0RGVhZGxpbmUSEQoJd2l0aGluX21zGAEgASgDEiwKC29uX2RlYWRsaW5lGAIgASgOMhcudGFibGV0b3AudjEuT25EZWFkbGluZSJ1CgtUaW1lQ29udHJvbBITCgtwZXJfbW92ZV9tcxgBIAEoAxIPCgdiYW5rX21zGAIgASgDEhQKDGluY3JlbWVudF9tcxgDIAEoAxIqCgpvbl90aW1lb3V0GAQgASgOMhYudGFibGV0b3AudjEuT25UaW1lb3V0IigKCVNlYXRUb2tlbhIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJIqMBChNDcmVhdGVNYXRjaFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEiUKBXNlYXRzGAIgAygLMhYudGFibGV0b3AudjEuU2VhdFRva2VuEiQKBHZpZXcYAyABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSLQoKam9pbl9jb2RlcxgEIAMoCzIZLnRhYmxldG9wLnYxLlNlYXRKb2luQ29kZSJ+ChBKb2luTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBARIRCglqb2luX2NvZGUYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEhMKC2V4dGVybmFsX2lkGAUgASgJQgcKBV9zZWF0IlYKEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SDQoFdG9rZW4YAiABKAkSJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldyJrCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhcKCmF0X3ZlcnNpb24YAyABKARIAIgBARILCgNzdmcYBCABKAhCDQoLX2F0X3ZlcnNpb24iUQoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIQCghpZHNfb25seRgDIAEoCCI8CgtMZWdhbEFjdGlvbhIKCgJpZBgBIAEoBBIQCghub3RhdGlvbhgCIAEoCRIPCgd0YXJnZXRzGAMgAygJIngKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SKQoHYWN0aW9ucxgDIAMoCzIYLnRhYmxldG9wLnYxLkxlZ2FsQWN0aW9uEhIKCmFjdGlvbl9pZHMYBCADKAQi0AEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRITCglhY3Rpb25faWQYAyABKARIABISCghub3RhdGlvbhgEIAEoCUgAEh0KEGV4cGVjdGVkX3ZlcnNpb24YBSABKARIAYgBARIsCgt2aWV3X2RldGFpbBgGIAEoDjIXLnRhYmxldG9wLnYxLlZpZXdEZXRhaWxCCAoGYWN0aW9uQhMKEV9leHBlY3RlZF92ZXJzaW9uIk0KFFN1Ym1pdEFjdGlvblJlc3BvbnNlEiQKBHZpZXcYASABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSDwoHcGVuZGluZxgCIAEoCCI1Cg1SZXNpZ25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkixQIKEkxpc3RNYXRjaGVzUmVxdWVzdBIMCgRnYW1lGAEgASgJEiYKBXN0YXRlGAIgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCRI7CgZsYWJlbHMYBSADKAsyKy50YWJsZXRvcC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QuTGFiZWxzRW50cnkSHAoPY3JlYXRlZF9mcm9tX21zGAYgASgDSACIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYByABKANIAYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhIKEF9jcmVhdGVkX2Zyb21fbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zIr0CCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIWCg5wbHVnaW5fdmVyc2lvbhgDIAEoCRIPCgdwbGF5ZXJzGAQgASgNEiYKBXN0YXRlGAUgASgOMhcudGFibGV0b3AudjEuTWF0Y2hTdGF0ZRIPCgd2ZXJzaW9uGAYgASgEEhIKCm9wZW5fc2VhdHMYByADKA0SFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSNQoGbGFiZWxzGAogAygLMiUudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgoTTGlzdE1hdGNoZXNSZXNwb25zZRIqCgdtYXRjaGVzGAEgAygLMhkudGFibGV0b3AudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI8ChNFeHBvcnRSZWNvcmRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFEV4cG9ydFJlY29yZFJlc3BvbnNlEhMKC3JlY29yZF9qc29uGAEgASgJIj8KE0ltcG9ydFJlY29yZFJlcXVlc3QSEwoLcmVjb3JkX2pzb24YASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkidQoUSW1wb3J0UmVjb3JkUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJQoFc2VhdHMYAiADKAsyFi50YWJsZXRvcC52MS5TZWF0VG9rZW4SJAoEdmlldxgDIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldypfCgpPbkRlYWRsaW5lEhsKF09OX0RFQURMSU5FX1VOU1BFQ0lGSUVEEAASFQoRT05fREVBRExJTkVfQUJPUlQQARIdChlPTl9ERUFETElORV9TVEFSVF9XSVRIT1VUEAIqUAoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABITCg9PTl9USU1FT1VUX0xPU0UQARISCg5PTl9USU1FT1VUX09VVBACKlgKClZpZXdEZXRhaWwSGwoXVklFV19ERVRBSUxfVU5TUEVDSUZJRUQQABIUChBWSUVXX0RFVEFJTF9GVUxMEAESFwoTVklFV19ERVRBSUxfU1VNTUFSWRACMtcFCgdNYXRjaGVzElAKC0NyZWF0ZU1hdGNoEh8udGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0GiAudGFibGV0b3AudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJKCglKb2luTWF0Y2gSHS50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh4udGFibGV0b3AudjEuSm9pbk1hdGNoUmVzcG9uc2USPgoHR2V0VmlldxIbLnRhYmxldG9wLnYxLkdldFZpZXdSZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3El8KEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USPAoGUmVzaWduEhoudGFibGV0b3AudjEuUmVzaWduUmVxdWVzdBoWLnRhYmxldG9wLnYxLk1hdGNoVmlldxJQCgtMaXN0TWF0Y2hlcxIfLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBogLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USUwoMRXhwb3J0UmVjb3JkEiAudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkV4cG9ydFJlY29yZFJlc3BvbnNlElMKDEltcG9ydFJlY29yZBIgLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlcXVlc3QaIS50YWJsZXRvcC52MS5JbXBvcnRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_tabletop_v1_types]);
+  fileDesc("Chl0YWJsZXRvcC92MS9tYXRjaGVzLnByb3RvEgt0YWJsZXRvcC52MSL3BQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSFAoHdmVyc2lvbhgCIAEoCUgAiAEBEg8KB3BsYXllcnMYAyABKA0SPQoHb3B0aW9ucxgEIAMoCzIsLnRhYmxldG9wLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdC5PcHRpb25zRW50cnkSEQoEc2VlZBgFIAEoBEgBiAEBEhsKDnN0YXJ0X3Bvc2l0aW9uGAYgASgJSAKIAQESEgoKb3Blbl9zZWF0cxgHIAMoDRIzCgx0aW1lX2NvbnRyb2wYCCABKAsyGC50YWJsZXRvcC52MS5UaW1lQ29udHJvbEgDiAEBEiwKC3ZpZXdfZGV0YWlsGAkgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbBI7CgZsYWJlbHMYCiADKAsyKy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QuTGFiZWxzRW50cnkSEgoKcmVxdWVzdF9pZBgLIAEoCRI5ChJvcGVuX3NlYXRfZGVhZGxpbmUYDCABKAsyHS50YWJsZXRvcC52MS5PcGVuU2VhdERlYWRsaW5lEi0KDHNlYXRfcGxheWVycxgNIAMoCzIXLnRhYmxldG9wLnYxLlNlYXRQbGF5ZXISGQoRcHVibGljX29wZW5fc2VhdHMYDiABKAgSNAoPc3BlY3RhdG9yX2RlbGF5GA8gASgLMhsudGFibGV0b3AudjEuU3BlY3RhdG9yRGVsYXkSIgoEYm90cxgQIAMoCzIULnRhYmxldG9wLnYxLlNlYXRCb3QaLgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfdmVyc2lvbkIHCgVfc2VlZEIRCg9fc3RhcnRfcG9zaXRpb25CDwoNX3RpbWVfY29udHJvbCIlCgdTZWF0Qm90EgwKBHNlYXQYASABKA0SDAoEc3BlYxgCIAEoCSIqCgxTZWF0Sm9pbkNvZGUSDAoEc2VhdBgBIAEoDRIMCgRjb2RlGAIgASgJIlMKEE9wZW5TZWF0RGVhZGxpbmUSEQoJd2l0aGluX21zGAEgASgDEiwKC29uX2RlYWRsaW5lGAIgASgOMhcudGFibGV0b3AudjEuT25EZWFkbGluZSJ1CgtUaW1lQ29udHJvbBITCgtwZXJfbW92ZV9tcxgBIAEoAxIPCgdiYW5rX21zGAIgASgDEhQKDGluY3JlbWVudF9tcxgDIAEoAxIqCgpvbl90aW1lb3V0GAQgASgOMhYudGFibGV0b3AudjEuT25UaW1lb3V0IigKCVNlYXRUb2tlbhIMCgRzZWF0GAEgASgNEg0KBXRva2VuGAIgASgJIqMBChNDcmVhdGVNYXRjaFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEiUKBXNlYXRzGAIgAygLMhYudGFibGV0b3AudjEuU2VhdFRva2VuEiQKBHZpZXcYAyABKAsyFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSLQoKam9pbl9jb2RlcxgEIAMoCzIZLnRhYmxldG9wLnYxLlNlYXRKb2luQ29kZSKLAQoQSm9pbk1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEQoJam9pbl9jb2RlGAMgASgJEhQKDGRpc3BsYXlfbmFtZRgEIAEoCRITCgtleHRlcm5hbF9pZBgFIAEoCRILCgNib3QYBiABKAlCBwoFX3NlYXQiVgoRSm9pbk1hdGNoUmVzcG9uc2USDAoEc2VhdBgBIAEoDRINCgV0b2tlbhgCIAEoCRIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3ImsKDkdldFZpZXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSFwoKYXRfdmVyc2lvbhgDIAEoBEgAiAEBEgsKA3N2ZxgEIAEoCEINCgtfYXRfdmVyc2lvbiJRChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhAKCGlkc19vbmx5GAMgASgIIjwKC0xlZ2FsQWN0aW9uEgoKAmlkGAEgASgEEhAKCG5vdGF0aW9uGAIgASgJEg8KB3RhcmdldHMYAyADKAkieAoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSDAoEc2VhdBgCIAEoDRIpCgdhY3Rpb25zGAMgAygLMhgudGFibGV0b3AudjEuTGVnYWxBY3Rpb24SEgoKYWN0aW9uX2lkcxgEIAMoBCLQAQoTU3VibWl0QWN0aW9uUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEhMKCWFjdGlvbl9pZBgDIAEoBEgAEhIKCG5vdGF0aW9uGAQgASgJSAASHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoBEgBiAEBEiwKC3ZpZXdfZGV0YWlsGAYgASgOMhcudGFibGV0b3AudjEuVmlld0RldGFpbEIICgZhY3Rpb25CEwoRX2V4cGVjdGVkX3ZlcnNpb24iTQoUU3VibWl0QWN0aW9uUmVzcG9uc2USJAoEdmlldxgBIAEoCzIWLnRhYmxldG9wLnYxLk1hdGNoVmlldxIPCgdwZW5kaW5nGAIgASgIIjUKDVJlc2lnblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCSLFAgoSTGlzdE1hdGNoZXNSZXF1ZXN0EgwKBGdhbWUYASABKAkSJgoFc3RhdGUYAiABKA4yFy50YWJsZXRvcC52MS5NYXRjaFN0YXRlEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJEjsKBmxhYmVscxgFIAMoCzIrLnRhYmxldG9wLnYxLkxpc3RNYXRjaGVzUmVxdWVzdC5MYWJlbHNFbnRyeRIcCg9jcmVhdGVkX2Zyb21fbXMYBiABKANIAIgBARIeChFjcmVhdGVkX2JlZm9yZV9tcxgHIAEoA0gBiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCEgoQX2NyZWF0ZWRfZnJvbV9tc0IUChJfY3JlYXRlZF9iZWZvcmVfbXMivQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhYKDnBsdWdpbl92ZXJzaW9uGAMgASgJEg8KB3BsYXllcnMYBCABKA0SJgoFc3RhdGUYBSABKA4yFy50YWJsZXRvcC52MS5NYXRjaFN0YXRlEg8KB3ZlcnNpb24YBiABKAQSEgoKb3Blbl9zZWF0cxgHIAMoDRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhoKEnVuYXZhaWxhYmxlX3JlYXNvbhgJIAEoCRI1CgZsYWJlbHMYCiADKAsyJS50YWJsZXRvcC52MS5NYXRjaFN1bW1hcnkuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJaChNMaXN0TWF0Y2hlc1Jlc3BvbnNlEioKB21hdGNoZXMYASADKAsyGS50YWJsZXRvcC52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIjwKE0V4cG9ydFJlY29yZFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEwoLYWRtaW5fdG9rZW4YAiABKAkiKwoURXhwb3J0UmVjb3JkUmVzcG9uc2USEwoLcmVjb3JkX2pzb24YASABKAkiPwoTSW1wb3J0UmVjb3JkUmVxdWVzdBITCgtyZWNvcmRfanNvbhgBIAEoCRITCgthZG1pbl90b2tlbhgCIAEoCSJ1ChRJbXBvcnRSZWNvcmRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLnRhYmxldG9wLnYxLlNlYXRUb2tlbhIkCgR2aWV3GAMgASgLMhYudGFibGV0b3AudjEuTWF0Y2hWaWV3Kl8KCk9uRGVhZGxpbmUSGwoXT05fREVBRExJTkVfVU5TUEVDSUZJRUQQABIVChFPTl9ERUFETElORV9BQk9SVBABEh0KGU9OX0RFQURMSU5FX1NUQVJUX1dJVEhPVVQQAipQCglPblRpbWVvdXQSGgoWT05fVElNRU9VVF9VTlNQRUNJRklFRBAAEhMKD09OX1RJTUVPVVRfTE9TRRABEhIKDk9OX1RJTUVPVVRfT1VUEAIqWAoKVmlld0RldGFpbBIbChdWSUVXX0RFVEFJTF9VTlNQRUNJRklFRBAAEhQKEFZJRVdfREVUQUlMX0ZVTEwQARIXChNWSUVXX0RFVEFJTF9TVU1NQVJZEAIy1wUKB01hdGNoZXMSUAoLQ3JlYXRlTWF0Y2gSHy50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaIC50YWJsZXRvcC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEkoKCUpvaW5NYXRjaBIdLnRhYmxldG9wLnYxLkpvaW5NYXRjaFJlcXVlc3QaHi50YWJsZXRvcC52MS5Kb2luTWF0Y2hSZXNwb25zZRI+CgdHZXRWaWV3EhsudGFibGV0b3AudjEuR2V0Vmlld1JlcXVlc3QaFi50YWJsZXRvcC52MS5NYXRjaFZpZXcSXwoQTGlzdExlZ2FsQWN0aW9ucxIkLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiUudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElMKDFN1Ym1pdEFjdGlvbhIgLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIS50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRI8CgZSZXNpZ24SGi50YWJsZXRvcC52MS5SZXNpZ25SZXF1ZXN0GhYudGFibGV0b3AudjEuTWF0Y2hWaWV3ElAKC0xpc3RNYXRjaGVzEh8udGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXF1ZXN0GiAudGFibGV0b3AudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJTCgxFeHBvcnRSZWNvcmQSIC50YWJsZXRvcC52MS5FeHBvcnRSZWNvcmRSZXF1ZXN0GiEudGFibGV0b3AudjEuRXhwb3J0UmVjb3JkUmVzcG9uc2USUwoMSW1wb3J0UmVjb3JkEiAudGFibGV0b3AudjEuSW1wb3J0UmVjb3JkUmVxdWVzdBohLnRhYmxldG9wLnYxLkltcG9ydFJlY29yZFJlc3BvbnNlYgZwcm90bzM", [file_tabletop_v1_types]);
 
 /**
  * Creates a match.
@@ -207,6 +207,19 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
    * @generated from field: tabletop.v1.SpectatorDelay spectator_delay = 15;
    */
   spectatorDelay?: SpectatorDelay | undefined;
+
+  /**
+   * Seats played by the server's own bots, each named by a spec: `random`,
+   * `mcts` (1000 iterations a move), `mcts:2000` (iterations), `mcts:500ms`
+   * (time a move, clipped to the seat's clock), with optional settings
+   * `:depth=N` (playout cut-off) and `:c=X` (exploration). No token is
+   * issued for a bot seat; its display name defaults to the spec. A seat
+   * listed twice, open, or a spec that does not read: INVALID_ARGUMENT
+   * (reason INVALID_SETUP).
+   *
+   * @generated from field: repeated tabletop.v1.SeatBot bots = 16;
+   */
+  bots: SeatBot[];
 };
 
 /**
@@ -215,6 +228,34 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_matches, 0);
+
+/**
+ * A seat played by a server-side bot.
+ *
+ * @generated from message tabletop.v1.SeatBot
+ */
+export type SeatBot = Message<"tabletop.v1.SeatBot"> & {
+  /**
+   * The seat, 0-based.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot and its settings (see CreateMatchRequest.bots).
+   *
+   * @generated from field: string spec = 2;
+   */
+  spec: string;
+};
+
+/**
+ * Describes the message tabletop.v1.SeatBot.
+ * Use `create(SeatBotSchema)` to create a new message.
+ */
+export const SeatBotSchema: GenMessage<SeatBot> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_matches, 1);
 
 /**
  * The code that lets a player take one open seat.
@@ -242,7 +283,7 @@ export type SeatJoinCode = Message<"tabletop.v1.SeatJoinCode"> & {
  * Use `create(SeatJoinCodeSchema)` to create a new message.
  */
 export const SeatJoinCodeSchema: GenMessage<SeatJoinCode> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 1);
+  messageDesc(file_tabletop_v1_matches, 2);
 
 /**
  * When a match's open seats must be taken by.
@@ -270,7 +311,7 @@ export type OpenSeatDeadline = Message<"tabletop.v1.OpenSeatDeadline"> & {
  * Use `create(OpenSeatDeadlineSchema)` to create a new message.
  */
 export const OpenSeatDeadlineSchema: GenMessage<OpenSeatDeadline> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 2);
+  messageDesc(file_tabletop_v1_matches, 3);
 
 /**
  * A clock: time per move and/or a bank with an increment.
@@ -314,7 +355,7 @@ export type TimeControl = Message<"tabletop.v1.TimeControl"> & {
  * Use `create(TimeControlSchema)` to create a new message.
  */
 export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 3);
+  messageDesc(file_tabletop_v1_matches, 4);
 
 /**
  * A seat and its secret token.
@@ -342,7 +383,7 @@ export type SeatToken = Message<"tabletop.v1.SeatToken"> & {
  * Use `create(SeatTokenSchema)` to create a new message.
  */
 export const SeatTokenSchema: GenMessage<SeatToken> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 4);
+  messageDesc(file_tabletop_v1_matches, 5);
 
 /**
  * The new match.
@@ -385,7 +426,7 @@ export type CreateMatchResponse = Message<"tabletop.v1.CreateMatchResponse"> & {
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 5);
+  messageDesc(file_tabletop_v1_matches, 6);
 
 /**
  * Joins an open seat.
@@ -429,6 +470,14 @@ export type JoinMatchRequest = Message<"tabletop.v1.JoinMatchRequest"> & {
    * @generated from field: string external_id = 5;
    */
   externalId: string;
+
+  /**
+   * Seat a server-side bot instead (a spec, see CreateMatchRequest.bots):
+   * no token is returned, the display name defaults to the spec.
+   *
+   * @generated from field: string bot = 6;
+   */
+  bot: string;
 };
 
 /**
@@ -436,7 +485,7 @@ export type JoinMatchRequest = Message<"tabletop.v1.JoinMatchRequest"> & {
  * Use `create(JoinMatchRequestSchema)` to create a new message.
  */
 export const JoinMatchRequestSchema: GenMessage<JoinMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 6);
+  messageDesc(file_tabletop_v1_matches, 7);
 
 /**
  * The joined seat.
@@ -452,7 +501,7 @@ export type JoinMatchResponse = Message<"tabletop.v1.JoinMatchResponse"> & {
   seat: number;
 
   /**
-   * Its secret token.
+   * Its secret token; empty when a bot took the seat.
    *
    * @generated from field: string token = 2;
    */
@@ -471,7 +520,7 @@ export type JoinMatchResponse = Message<"tabletop.v1.JoinMatchResponse"> & {
  * Use `create(JoinMatchResponseSchema)` to create a new message.
  */
 export const JoinMatchResponseSchema: GenMessage<JoinMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 7);
+  messageDesc(file_tabletop_v1_matches, 8);
 
 /**
  * Asks for a view.
@@ -516,7 +565,7 @@ export type GetViewRequest = Message<"tabletop.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 8);
+  messageDesc(file_tabletop_v1_matches, 9);
 
 /**
  * Asks for legal actions.
@@ -554,7 +603,7 @@ export type ListLegalActionsRequest = Message<"tabletop.v1.ListLegalActionsReque
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 9);
+  messageDesc(file_tabletop_v1_matches, 10);
 
 /**
  * One legal action.
@@ -592,7 +641,7 @@ export type LegalAction = Message<"tabletop.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 10);
+  messageDesc(file_tabletop_v1_matches, 11);
 
 /**
  * The legal actions.
@@ -635,7 +684,7 @@ export type ListLegalActionsResponse = Message<"tabletop.v1.ListLegalActionsResp
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 11);
+  messageDesc(file_tabletop_v1_matches, 12);
 
 /**
  * Submits an action.
@@ -706,7 +755,7 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 12);
+  messageDesc(file_tabletop_v1_matches, 13);
 
 /**
  * The result of an action.
@@ -735,7 +784,7 @@ export type SubmitActionResponse = Message<"tabletop.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 13);
+  messageDesc(file_tabletop_v1_matches, 14);
 
 /**
  * Resigns a seat.
@@ -763,7 +812,7 @@ export type ResignRequest = Message<"tabletop.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 14);
+  messageDesc(file_tabletop_v1_matches, 15);
 
 /**
  * Filters and a page for ListMatches.
@@ -827,7 +876,7 @@ export type ListMatchesRequest = Message<"tabletop.v1.ListMatchesRequest"> & {
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 15);
+  messageDesc(file_tabletop_v1_matches, 16);
 
 /**
  * One match in a listing.
@@ -911,7 +960,7 @@ export type MatchSummary = Message<"tabletop.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 16);
+  messageDesc(file_tabletop_v1_matches, 17);
 
 /**
  * A page of the listing.
@@ -940,7 +989,7 @@ export type ListMatchesResponse = Message<"tabletop.v1.ListMatchesResponse"> & {
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 17);
+  messageDesc(file_tabletop_v1_matches, 18);
 
 /**
  * Asks for a record.
@@ -968,7 +1017,7 @@ export type ExportRecordRequest = Message<"tabletop.v1.ExportRecordRequest"> & {
  * Use `create(ExportRecordRequestSchema)` to create a new message.
  */
 export const ExportRecordRequestSchema: GenMessage<ExportRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 18);
+  messageDesc(file_tabletop_v1_matches, 19);
 
 /**
  * The record.
@@ -989,7 +1038,7 @@ export type ExportRecordResponse = Message<"tabletop.v1.ExportRecordResponse"> &
  * Use `create(ExportRecordResponseSchema)` to create a new message.
  */
 export const ExportRecordResponseSchema: GenMessage<ExportRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 19);
+  messageDesc(file_tabletop_v1_matches, 20);
 
 /**
  * Imports a record.
@@ -1017,7 +1066,7 @@ export type ImportRecordRequest = Message<"tabletop.v1.ImportRecordRequest"> & {
  * Use `create(ImportRecordRequestSchema)` to create a new message.
  */
 export const ImportRecordRequestSchema: GenMessage<ImportRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 20);
+  messageDesc(file_tabletop_v1_matches, 21);
 
 /**
  * The imported match.
@@ -1052,7 +1101,7 @@ export type ImportRecordResponse = Message<"tabletop.v1.ImportRecordResponse"> &
  * Use `create(ImportRecordResponseSchema)` to create a new message.
  */
 export const ImportRecordResponseSchema: GenMessage<ImportRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_matches, 21);
+  messageDesc(file_tabletop_v1_matches, 22);
 
 /**
  * What an open-seat deadline does.

@@ -1,0 +1,391 @@
+//! Server-side bots as seats: matches of bots that finish by themselves for
+//! every game, a bot that answers a client's moves, refused specs, no token
+//! for a bot's seat, bots named in views, records and the feed, and bots
+//! that play on after a restart.
+
+use std::time::Duration;
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::matches_client::MatchesClient;
+use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, as_admin};
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::support::{E2E_MAX_TURNS, legal, spectator, submit};
+
+/// A guard against a hang, not a timing assertion: bot matches with tiny
+/// budgets finish in a fraction of it.
+const PATIENCE: Duration = Duration::from_secs(240);
+
+/// A host keeping matches in memory, with two bot threads.
+async fn bot_host() -> Host {
+    Host::start_with(HostOptions {
+        args: vec![
+            "--store".into(),
+            "memory".into(),
+            "--bot-threads".into(),
+            "2".into(),
+        ],
+        ..HostOptions::default()
+    })
+    .await
+}
+
+/// The catalog's games with their smallest and largest player counts, and
+/// whether each has a `max_turns` option.
+async fn games(host: &Host) -> Vec<(String, u32, u32, bool)> {
+    host.catalog()
+        .await
+        .list_games(pb::ListGamesRequest {})
+        .await
+        .expect("list games")
+        .into_inner()
+        .games
+        .into_iter()
+        .map(|g| {
+            let limited = g.options.iter().any(|o| o.name == "max_turns");
+            (g.name, g.min_players, g.max_players, limited)
+        })
+        .collect()
+}
+
+/// A creation of `game` for `players` with `bots` seated, a short turn
+/// limit where the game has one.
+fn bot_match(
+    game: &str,
+    players: u32,
+    limited: bool,
+    bots: &[(u32, &str)],
+) -> pb::CreateMatchRequest {
+    pb::CreateMatchRequest {
+        game: game.into(),
+        players,
+        options: if limited {
+            [("max_turns".to_string(), E2E_MAX_TURNS.to_string())].into()
+        } else {
+            Default::default()
+        },
+        bots: bots
+            .iter()
+            .map(|&(seat, spec)| pb::SeatBot {
+                seat,
+                spec: spec.into(),
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// Waits until the match is finished; its final spectator view.
+async fn finished(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb::MatchView {
+    let waited = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let view = spectator(matches, match_id).await;
+            if view.state == pb::MatchState::Finished as i32 {
+                return view;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    waited.unwrap_or_else(|_| panic!("match {match_id} did not finish by itself"))
+}
+
+#[tokio::test]
+async fn bot_matches_finish_by_themselves_for_every_game_at_its_smallest_and_largest_count() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    let mut started = Vec::new();
+    let games = games(&host).await;
+    assert!(games.len() >= 4, "every built game is served: {games:?}");
+    for (game, min, max, limited) in games {
+        for players in [min, max] {
+            // One tiny search among random players: the search runs in the
+            // host for every game, and the matches stay quick.
+            let specs: Vec<(u32, &str)> = (0..players)
+                .map(|seat| (seat, if seat == 0 { "mcts:8" } else { "random" }))
+                .collect();
+            let created = matches
+                .create_match(bot_match(&game, players, limited, &specs))
+                .await
+                .unwrap_or_else(|e| panic!("create {game} for {players}: {e}"))
+                .into_inner();
+            assert!(
+                created.seats.is_empty(),
+                "no token for a bot's seat: {created:?}"
+            );
+            started.push((game.clone(), players, created.match_id));
+        }
+    }
+    for (game, players, match_id) in started {
+        let view = finished(&mut matches, &match_id).await;
+        assert_eq!(view.results.len(), players as usize, "{game} for {players}");
+        assert!(view.version > 1, "{game} for {players}: the bots played");
+        for seat in &view.seats {
+            let spec = if seat.seat == 0 { "mcts:8" } else { "random" };
+            assert_eq!(seat.bot, spec, "{game}: seat {}", seat.seat);
+            assert_eq!(
+                seat.display_name, spec,
+                "the display name defaults to the spec"
+            );
+        }
+        let record = matches
+            .export_record(pb::ExportRecordRequest {
+                match_id: match_id.clone(),
+                admin_token: ADMIN_TOKEN.into(),
+            })
+            .await
+            .expect("export")
+            .into_inner()
+            .record_json;
+        let record: serde_json::Value = serde_json::from_str(&record).expect("a record is JSON");
+        assert_eq!(
+            record["seat_players"][0]["bot"], "mcts:8",
+            "{game}: {record}"
+        );
+    }
+}
+
+/// Plays the client's seat at random until the match ends, leaving the
+/// other seats to the bot; returns how many actions the client played.
+async fn play_against_bot(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    token: &str,
+) -> usize {
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut played = 0;
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            let view = spectator(matches, match_id).await;
+            if view.state == pb::MatchState::Finished as i32 {
+                return;
+            }
+            let mine = &view.seats[0];
+            if !mine.to_move || mine.has_acted {
+                // The bot's turn: it answers without any call of ours.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+            let legal = legal(matches, match_id, token)
+                .await
+                .expect("legal actions");
+            let action = legal.actions.choose(&mut rng).expect("a legal action");
+            match submit(matches, match_id, token, action.id, Some(legal.version)).await {
+                Ok(_) => played += 1,
+                // The bot moved between the two calls.
+                Err(status) if status.code() == Code::FailedPrecondition => {}
+                Err(status) => panic!("submit: {status}"),
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("match {match_id} did not finish"));
+    played
+}
+
+#[tokio::test]
+async fn a_bot_answers_a_clients_moves_in_turn_and_simultaneous_games() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    // Focus moves one seat at a time; Lanza's orders are simultaneous.
+    for game in ["focus", "lanza"] {
+        let created = matches
+            .create_match(bot_match(game, 2, true, &[(1, "mcts:20")]))
+            .await
+            .expect("create")
+            .into_inner();
+        assert_eq!(created.seats.len(), 1, "a token for the client's seat only");
+        assert_eq!(created.seats[0].seat, 0);
+        let token = created.seats[0].token.clone();
+        let played = play_against_bot(&mut matches, &created.match_id, &token).await;
+        assert!(played > 0, "{game}: the client played");
+        let view = spectator(&mut matches, &created.match_id).await;
+        assert_eq!(view.seats[1].bot, "mcts:20");
+        assert!(view.seats[0].bot.is_empty());
+        // The log holds the bot's own moves.
+        let record = matches
+            .export_record(pb::ExportRecordRequest {
+                match_id: created.match_id.clone(),
+                admin_token: ADMIN_TOKEN.into(),
+            })
+            .await
+            .expect("export")
+            .into_inner()
+            .record_json;
+        let record: serde_json::Value = serde_json::from_str(&record).expect("JSON");
+        let bot_moved = record["actions"]
+            .as_array()
+            .expect("actions")
+            .iter()
+            .filter(|e| e["type"] == "moves")
+            .flat_map(|e| e["moves"].as_array().cloned().unwrap_or_default())
+            .any(|m| m["seat"] == 1);
+        assert!(bot_moved, "{game}: the bot played");
+    }
+}
+
+#[tokio::test]
+async fn bad_bot_specs_are_refused_saying_why_and_create_nothing() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    let cases = [
+        (
+            bot_match("focus", 2, false, &[(1, "mcts:fast")]),
+            "a bot is `random`",
+        ),
+        (
+            bot_match("focus", 2, false, &[(1, "genius")]),
+            "unknown bot `genius`",
+        ),
+        (bot_match("focus", 2, false, &[(2, "random")]), "seat 2"),
+        (
+            bot_match("focus", 2, false, &[(1, "random"), (1, "mcts")]),
+            "two bots",
+        ),
+        (
+            pb::CreateMatchRequest {
+                open_seats: vec![1],
+                ..bot_match("focus", 2, false, &[(1, "random")])
+            },
+            "open",
+        ),
+    ];
+    for (request, says) in cases {
+        let refused = matches
+            .create_match(request.clone())
+            .await
+            .expect_err("a bad bot is refused");
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+        assert!(
+            refused.message().contains(says),
+            "{says}: {}",
+            refused.message()
+        );
+        assert!(
+            refused.message().len() < 300,
+            "short: {}",
+            refused.message()
+        );
+    }
+    let listed = matches
+        .list_matches(as_admin(pb::ListMatchesRequest::default()))
+        .await
+        .expect("list")
+        .into_inner();
+    assert!(listed.matches.is_empty(), "nothing was created: {listed:?}");
+
+    // Joining as a bad bot takes no seat.
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            open_seats: vec![1],
+            public_open_seats: true,
+            ..bot_match("focus", 2, false, &[])
+        })
+        .await
+        .expect("create")
+        .into_inner();
+    let refused = matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: created.match_id.clone(),
+            bot: "mcts:0".into(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("a bad bot does not join");
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    let view = spectator(&mut matches, &created.match_id).await;
+    assert!(!view.seats[1].filled, "the seat is still open");
+}
+
+#[tokio::test]
+async fn a_joining_bot_gets_no_token_and_plays_from_then_on() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            open_seats: vec![1],
+            public_open_seats: true,
+            ..bot_match("lanza", 2, true, &[(0, "random")])
+        })
+        .await
+        .expect("create")
+        .into_inner();
+    assert!(created.seats.is_empty(), "seat 0 is a bot's, seat 1 open");
+    let joined = matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: created.match_id.clone(),
+            seat: Some(1),
+            bot: "mcts:5".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("a bot joins")
+        .into_inner();
+    assert_eq!(joined.seat, 1);
+    assert!(joined.token.is_empty(), "no token for a bot");
+    let view = joined.view.expect("view");
+    assert_eq!(
+        view.viewer_seat, None,
+        "whoever seats a bot sees a spectator's view"
+    );
+    assert_eq!(view.seats[1].bot, "mcts:5");
+    let view = finished(&mut matches, &created.match_id).await;
+    assert_eq!(view.seats[1].display_name, "mcts:5");
+}
+
+#[tokio::test]
+async fn bots_play_on_after_a_restart() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let options = HostOptions {
+        data_dir: Some(root.path().join("data")),
+        plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
+        args: vec!["--bot-threads".into(), "1".into()],
+        ..HostOptions::default()
+    };
+    let mut host = Host::start_with(options.clone()).await;
+    let mut matches = host.matches().await;
+    // Slow enough bots (a time budget each move) that the match is still
+    // running when the host is killed; one seated at creation, one by
+    // joining, so both kinds of seat must come back.
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            open_seats: vec![1],
+            public_open_seats: true,
+            ..bot_match("focus", 2, true, &[(0, "mcts:40ms")])
+        })
+        .await
+        .expect("create")
+        .into_inner();
+    let match_id = created.match_id;
+    matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: match_id.clone(),
+            bot: "mcts:40ms".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("a bot joins");
+    let before = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let view = spectator(&mut matches, &match_id).await;
+            if view.version >= 3 {
+                return view;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the bots play");
+    assert_eq!(before.state, pb::MatchState::Running as i32, "{before:?}");
+    host.kill();
+    let host = Host::start_with(options).await;
+    let mut matches = host.matches().await;
+    let view = finished(&mut matches, &match_id).await;
+    assert!(view.version > before.version, "the bots played on");
+    assert_eq!(view.seats[0].bot, "mcts:40ms");
+    assert_eq!(view.seats[1].bot, "mcts:40ms", "the joined bot came back");
+}
