@@ -389,3 +389,29 @@ async fn bots_play_on_after_a_restart() {
     assert_eq!(view.seats[0].bot, "mcts:40ms");
     assert_eq!(view.seats[1].bot, "mcts:40ms", "the joined bot came back");
 }
+
+#[tokio::test]
+async fn a_retried_creation_with_bots_answers_the_same_match() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    let request = pb::CreateMatchRequest {
+        request_id: "table-7".into(),
+        ..bot_match("focus", 2, true, &[(1, "mcts:5")])
+    };
+    let first = matches
+        .create_match(as_admin(request.clone()))
+        .await
+        .expect("create")
+        .into_inner();
+    let retried = matches
+        .create_match(as_admin(request))
+        .await
+        .expect("the retry is the same request")
+        .into_inner();
+    assert_eq!(retried.match_id, first.match_id);
+    assert_eq!(
+        retried.seats, first.seats,
+        "the same token, for seat 0 only"
+    );
+    assert_eq!(first.seats.len(), 1);
+}

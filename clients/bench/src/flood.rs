@@ -235,6 +235,7 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
             summary_views: true,
             ids_only: true,
             credential: Some(calm.clone()),
+            pace: None,
         };
         let started = Instant::now();
         load::run(&args.game, seats, &drive, Arc::clone(&alone)).await;

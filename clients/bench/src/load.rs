@@ -36,6 +36,11 @@ pub struct Drive {
     pub ids_only: bool,
     /// A bearer credential every player calls with (`None`: anonymous).
     pub credential: Option<String>,
+    /// Each player's time between actions (`None`: the next as soon as the
+    /// last was answered). With it the offered load is fixed:
+    /// `players / pace` actions a second, whatever the latency; a player
+    /// behind its schedule sends at once until it has caught up.
+    pub pace: Option<Duration>,
 }
 
 /// Byte counters for the payload sizes, summed over a worker's calls.
@@ -114,6 +119,7 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
             drive.summary_views,
             drive.ids_only,
         );
+        player.pace = drive.pace;
         if let Some(secret) = &drive.credential {
             match player.with_credential(secret) {
                 Ok(with) => player = with,
@@ -161,6 +167,10 @@ pub struct Player {
     ids_only: bool,
     /// `Bearer SECRET`, sent with every call; `None`: anonymous.
     bearer: Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
+    /// Time between actions, as in [`Drive`].
+    pace: Option<Duration>,
+    /// When the next paced action is due.
+    next_due: Option<Instant>,
 }
 
 /// A match a [`Player`] created and holds every seat of.
@@ -188,7 +198,19 @@ impl Player {
             },
             ids_only,
             bearer: None,
+            pace: None,
+            next_due: None,
         }
+    }
+
+    /// Waits until the next paced action is due (at once without a pace).
+    async fn wait_for_turn(&mut self) {
+        let Some(pace) = self.pace else {
+            return;
+        };
+        let due = self.next_due.unwrap_or_else(Instant::now);
+        tokio::time::sleep_until(due.into()).await;
+        self.next_due = Some(due + pace);
     }
 
     /// The same player, calling with the bearer credential `secret`.
@@ -273,6 +295,7 @@ impl Player {
                 let Some(token) = tokens.get(seat as usize) else {
                     return false;
                 };
+                self.wait_for_turn().await;
                 let request = pb::ListLegalActionsRequest {
                     match_id: match_id.clone(),
                     seat_token: token.clone(),

@@ -14,9 +14,12 @@
 //!   filters (paging.rs).
 //! - `flood`: one credential floods CreateMatch while another plays; the
 //!   player's SubmitAction p99 alone and under the flood (flood.rs).
+//! - `bots`: paced players at half the host's maximum; their SubmitAction
+//!   p99 alone and while server-side bots search (bots.rs).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
+mod bots;
 mod echo;
 mod flood;
 mod history;
@@ -83,6 +86,9 @@ enum Command {
     /// One credential floods CreateMatch while another plays: the
     /// player's SubmitAction latency alone and under the flood.
     Flood(flood::FloodArgs),
+    /// Paced players at half the host's maximum, alone and while
+    /// server-side bots search: their SubmitAction latency in each.
+    Bots(bots::BotsArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -217,6 +223,7 @@ fn main() -> std::process::ExitCode {
             Command::HistoryCost(args) => history_cost::history_cost(args).await,
             Command::Paging(args) => paging::paging(args).await,
             Command::Flood(args) => flood::flood_command(args).await,
+            Command::Bots(args) => bots::bots_command(args).await,
         }
     });
     match result {
@@ -354,6 +361,7 @@ async fn run(args: RunArgs) -> Result<(), String> {
                 summary_views: args.summary_views,
                 ids_only: args.ids_only,
                 credential: None,
+                pace: None,
             };
             let seen = engine
                 .round(|live| {

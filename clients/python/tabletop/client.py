@@ -264,6 +264,7 @@ class Client:
         seat_players: Optional[Mapping[int, PlayerLike]] = None,
         public_open_seats: bool = False,
         spectator_delay: Optional[types_pb2.SpectatorDelay] = None,
+        bots: Optional[Mapping[int, str]] = None,
     ) -> "Match":
         """Creates a match; the result holds one token per filled seat and a
         join code per open seat.
@@ -288,7 +289,9 @@ class Client:
         by then. ``spectator_delay`` (``SpectatorDelay(moves=…, ms=…)``) has
         spectators see the running match that many versions and/or
         milliseconds behind, for broadcasts; seats see it live, and views
-        say ``delayed``.
+        say ``delayed``. ``bots`` seats the server's bots, by seat:
+        ``{1: "mcts:500ms"}`` (specs: ``random``, ``mcts:2000`` iterations,
+        ``mcts:500ms`` time a move); no token is issued for a bot's seat.
         """
         response = self.matches.CreateMatch(
             matches_pb2.CreateMatchRequest(
@@ -306,6 +309,7 @@ class Client:
                 seat_players=[_seat_player(seat, player) for seat, player in sorted((seat_players or {}).items())],
                 public_open_seats=public_open_seats,
                 spectator_delay=spectator_delay,
+                bots=[matches_pb2.SeatBot(seat=seat, spec=spec) for seat, spec in sorted((bots or {}).items())],
             )
         )
         tokens = {s.seat: s.token for s in response.seats}

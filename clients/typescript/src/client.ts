@@ -107,6 +107,12 @@ export interface CreateMatchOptions {
    * it.
    */
   publicOpenSeats?: boolean;
+  /**
+   * Seats the server's bots play, by seat: `{ 1: "mcts:500ms" }` (specs:
+   * `random`, `mcts:2000` iterations, `mcts:500ms` time a move). No token is
+   * issued for a bot's seat.
+   */
+  bots?: Record<number, string>;
 }
 
 /** Options of `join`. */
@@ -333,6 +339,7 @@ export class Client {
         },
         seatPlayers: opts.seatPlayers ?? [],
         publicOpenSeats: opts.publicOpenSeats ?? false,
+        bots: Object.entries(opts.bots ?? {}).map(([seat, spec]) => ({ seat: Number(seat), spec })),
       }),
     );
     const tokens = new Map(created.seats.map((s) => [s.seat, s.token] as const));

@@ -15,8 +15,8 @@
 //!
 //! No RPC waits for a bot: calls only poke. The pool has `--bot-threads`
 //! threads, which is also the most searches that run at once; the rest wait
-//! in the queue. The threads run at a lower CPU priority than the server's
-//! own, so a busy pool slows bots before it slows clients.
+//! in the queue. The threads run at the lowest CPU priority (nice 19), so a
+//! busy machine slows bots before it slows clients.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
@@ -286,8 +286,13 @@ impl Engine {
     }
 }
 
-/// Runs the calling thread at a lower CPU priority (nice 10), so searches
-/// take the cores the server's own threads leave idle.
+/// The bot threads' nice value: the lowest priority short of idle-only
+/// scheduling, so a search yields the core to the server's threads whenever
+/// they have work, and still runs on a busy machine.
+const BOT_NICE: libc::c_int = 19;
+
+/// Runs the calling thread at the lowest CPU priority ([`BOT_NICE`]), so
+/// searches take the cores the server's own threads leave idle.
 #[cfg(target_os = "linux")]
 fn lower_thread_priority() {
     // SAFETY: gettid has no preconditions; setpriority with PRIO_PROCESS and
@@ -295,7 +300,7 @@ fn lower_thread_priority() {
     // no pointers.
     let changed = unsafe {
         let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10)
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BOT_NICE)
     };
     if changed != 0 {
         tracing::debug!("could not lower a bot thread's priority");

@@ -429,6 +429,9 @@ impl Engine {
         }
         check_seat_players(&request.seat_players, request.players, &request.open_seats)
             .map_err(HostError::InvalidSetup)?;
+        // The request as the caller sent it is what a retry is compared
+        // with, before the bots are named among the seat players.
+        let sent_hash = request_hash(&request);
         let mut request = request;
         seat_bots(&mut request)?;
         if request.public_open_seats && request.open_seats.is_empty() {
@@ -470,7 +473,7 @@ impl Engine {
         };
         let stored_request = request.request_id.as_ref().map(|request_id| StoredRequest {
             request_id: request_id.clone(),
-            request_hash: request_hash(&request),
+            request_hash: sent_hash,
             match_id: String::new(),
             response: Vec::new(),
         });
