@@ -175,6 +175,7 @@ async fn bot_progress(channel: Channel, ids: &[String]) -> Result<u64, String> {
                 match_id: id.clone(),
                 seat_token: String::new(),
                 at_version: None,
+                svg: false,
             })
             .await
             .map_err(|e| format!("cannot view bot match {id}: {e}"))?
