@@ -168,3 +168,60 @@ async fn counters_move_by_what_a_known_workload_did() {
         assert!((1.0..=8.0).contains(&count), "{histogram}: {count}");
     }
 }
+
+#[tokio::test]
+async fn bot_searches_are_counted_with_their_iterations() {
+    let host = Host::start_with(HostOptions {
+        args: vec!["--metrics-listen".into(), "127.0.0.1:0".into()],
+        ..Default::default()
+    })
+    .await;
+    let address = host.metrics_address.clone().expect("a metrics address");
+    let before = scrape(&address).await;
+    let mut matches = host.matches().await;
+    // Two search bots of 16 iterations play a short Focus match by themselves.
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            game: "focus".into(),
+            players: 2,
+            options: [("max_turns".to_string(), "6".to_string())].into(),
+            bots: (0..2)
+                .map(|seat| pb::SeatBot {
+                    seat,
+                    spec: "mcts:16".into(),
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .await
+        .expect("create a bot match")
+        .into_inner();
+    let view = tokio::time::timeout(std::time::Duration::from_secs(120), async {
+        loop {
+            let view = crate::support::spectator(&mut matches, &created.match_id).await;
+            if view.state == pb::MatchState::Finished as i32 {
+                return view;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the bots finish the match");
+    let after = scrape(&address).await;
+    let moved = |name: &str| {
+        after.get(name).copied().unwrap_or(0.0) - before.get(name).copied().unwrap_or(0.0)
+    };
+    // Every move of the match was a bot's, and each came from a search (a
+    // search whose version went stale is searched again, so there may be more).
+    let searches = moved("tabletop_bot_search_seconds_count");
+    assert!(view.version >= 1, "the bots moved");
+    assert!(
+        searches >= view.version as f64,
+        "{searches} searches for {} moves",
+        view.version
+    );
+    assert!(
+        moved("tabletop_bot_search_iterations_total") >= searches,
+        "every search ran iterations"
+    );
+}

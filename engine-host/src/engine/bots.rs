@@ -250,6 +250,7 @@ impl Engine {
                 Some(limit),
             )
             .map_err(HostError::from)?;
+        metrics().bot_search(choice.elapsed, choice.iterations);
         tracing::debug!(
             match_id,
             seat = turn.seat,

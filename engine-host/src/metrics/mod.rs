@@ -237,6 +237,8 @@ pub struct Metrics {
     store_fsync: Histogram,
     demotions: AtomicU64,
     pool_calls: AtomicU64,
+    bot_searches: Histogram,
+    bot_iterations: AtomicU64,
     match_counter: OnceLock<MatchCounter>,
 }
 
@@ -344,6 +346,12 @@ impl Metrics {
         self.demotions.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A bot searched for `took` and ran `iterations` playouts.
+    pub fn bot_search(&self, took: Duration, iterations: u64) {
+        self.bot_searches.observe(took);
+        self.bot_iterations.fetch_add(iterations, Ordering::Relaxed);
+    }
+
     /// A core call run on the blocking pool.
     pub fn pool_call(&self) {
         self.pool_calls.fetch_add(1, Ordering::Relaxed);
@@ -417,6 +425,26 @@ impl Metrics {
             "tabletop_blocking_pool_calls_total",
             "",
             &self.pool_calls,
+        );
+        header(
+            &mut out,
+            "tabletop_bot_search_seconds",
+            "histogram",
+            "Time of one server-side bot's search for a move.",
+        );
+        self.bot_searches
+            .render(&mut out, "tabletop_bot_search_seconds", "");
+        header(
+            &mut out,
+            "tabletop_bot_search_iterations_total",
+            "counter",
+            "Search iterations (playouts) run by server-side bots.",
+        );
+        counter_line(
+            &mut out,
+            "tabletop_bot_search_iterations_total",
+            "",
+            &self.bot_iterations,
         );
         out
     }
