@@ -79,9 +79,10 @@ pub fn svg(pos: &Position) -> String {
     let px = |x: i32| (x - minx) * STEP + STEP;
     let py = |y: i32| (maxy - y) * STEP + STEP + HEADER;
     let board_w = (maxx - minx) * STEP + 2 * STEP;
+    let panel_h = side_panel_height(pos);
     let (w, h) = (
         board_w + PANEL,
-        ((maxy - miny) * STEP + 2 * STEP + HEADER).max(HEADER + 330),
+        ((maxy - miny) * STEP + 2 * STEP + HEADER).max(HEADER + 20 + 2 * panel_h),
     );
     let mut out = String::new();
     // About 250 bytes per segment and point: one allocation for the drawing.
@@ -247,10 +248,28 @@ pub fn svg(pos: &Position) -> String {
         out.push_str("</g>");
     }
     for (row, side) in Side::BOTH.into_iter().enumerate() {
-        write_side_panel(pos, side, board_w, HEADER + 20 + row as i32 * 160, &mut out);
+        write_side_panel(
+            pos,
+            side,
+            board_w,
+            HEADER + 20 + row as i32 * panel_h,
+            &mut out,
+        );
     }
     out.push_str("</svg>");
     out
+}
+
+/// The height of one side's part of the panel: its two lines of text, a
+/// row per tile kind in hand and, during the setup, a row per unit kind still
+/// to place, and a gap before the next side.
+fn side_panel_height(pos: &Position) -> i32 {
+    let unit_rows = if pos.phase() == Phase::Setup {
+        UnitKind::ALL.len() as i32
+    } else {
+        0
+    };
+    28 + (2 + unit_rows) * 30 + 22
 }
 
 /// One side's part of the panel: its name and units, its tiles in hand
