@@ -708,3 +708,25 @@ def test_a_reissued_seat_token_replaces_the_old_one(client: tabletop.Client, org
     assert old.value.credential == "seat"
     response = found.act(found.legal_actions()[0])
     assert response.view.version == match.created_view.version + 1
+
+
+def test_the_random_bot_plays_in_the_cli_arena_as_an_external_bot(tmp_path: Path) -> None:
+    from conftest import RANDOM_BOT, engine_host_binary
+
+    cli = engine_host_binary().with_name("tabletop")
+    records = tmp_path / "records.jsonl"
+    arena = subprocess.run(
+        [str(cli), "arena", "--game", "war", "--players", "2", "--bots", "random",
+         "--external", f"py={sys.executable} {RANDOM_BOT}", "--matches", "2",
+         "-o", "max_turns=20", "--out", str(records)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert arena.returncode == 0, arena.stderr
+    assert re.search(r"random vs py\s+2\s", arena.stdout), arena.stdout
+    played = [json.loads(line) for line in records.read_text().splitlines()]
+    # Seats rotate: the Python bot sits in seat 1, then seat 0; each match finished.
+    assert [m["seats"] for m in played] == [["random", "py"], ["py", "random"]]
+    for match in played:
+        assert match["record"]["state"] == "finished", match["record"]["state"]
+        assert any(a["moves"][0]["seat"] == match["seats"].index("py")
+                   for a in match["record"]["actions"] if a.get("moves")), "the Python bot moved"
