@@ -8,6 +8,9 @@
 //! with `FIXTURE_VERSION` = 1.0.0 and 2.0.0 (`cargo rustc --crate-type
 //! cdylib` into a target directory of their own), so a real second version of
 //! a real plugin exists without a second crate.
+//!
+//! One file on purpose: its tests share the fixture builds and the kill-and-restart
+//! helpers, which would otherwise be duplicated or exported for this file alone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,7 @@
 //! Every `unsafe` operation of the host lives here: opening a library, looking
-//! up its entry symbol, and crossing the C ABI of `tabletop_sdk::abi` (3.0).
+//! up its entry symbol, and crossing the C ABI of `tabletop_sdk::abi`.
+//! Its length is on purpose: the core table's crossings stay in one file to be
+//! reviewed together (each extension's crossings have a file of their own).
 //! The rest of the host sees only the safe [`RawPlugin`] and [`RawState`].
 //!
 //! Every call into a plugin is an `unsafe` block whose `// SAFETY:` comment

@@ -1,6 +1,7 @@
 //! One positive and one negative scenario (at least) per ruling, on the
 //! default board of W2. Positions are written in the position notation; the
 //! fillers of `support::FILLERS` sit in both fortresses, out of the way.
+//! One file on purpose: the rulings in order, W1 to the last, read as the rules do.
 
 use std::collections::BTreeMap;
 
