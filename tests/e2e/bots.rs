@@ -14,7 +14,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, as_admin};
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::support::{E2E_MAX_TURNS, legal, spectator, submit};
+use crate::support::{E2E_MAX_TURNS, finished_by_itself, legal, spectator, submit};
 
 /// A guard against a hang, not a timing assertion: bot matches with tiny
 /// budgets finish in a fraction of it.
@@ -79,21 +79,6 @@ fn bot_match(
     }
 }
 
-/// Waits until the match is finished; its final spectator view.
-async fn finished(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb::MatchView {
-    let waited = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let view = spectator(matches, match_id).await;
-            if view.state == pb::MatchState::Finished as i32 {
-                return view;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await;
-    waited.unwrap_or_else(|_| panic!("match {match_id} did not finish by itself"))
-}
-
 #[tokio::test]
 async fn bot_matches_finish_by_themselves_for_every_game_at_its_smallest_and_largest_count() {
     let host = bot_host().await;
@@ -121,7 +106,7 @@ async fn bot_matches_finish_by_themselves_for_every_game_at_its_smallest_and_lar
         }
     }
     for (game, players, match_id) in started {
-        let view = finished(&mut matches, &match_id).await;
+        let view = finished_by_itself(&mut matches, &match_id, PATIENCE).await;
         assert_eq!(view.results.len(), players as usize, "{game} for {players}");
         assert!(view.version > 1, "{game} for {players}: the bots played");
         for seat in &view.seats {
@@ -333,7 +318,7 @@ async fn a_joining_bot_gets_no_token_and_plays_from_then_on() {
         "whoever seats a bot sees a spectator's view"
     );
     assert_eq!(view.seats[1].bot, "mcts:5");
-    let view = finished(&mut matches, &created.match_id).await;
+    let view = finished_by_itself(&mut matches, &created.match_id, PATIENCE).await;
     assert_eq!(view.seats[1].display_name, "mcts:5");
 }
 
@@ -384,7 +369,7 @@ async fn bots_play_on_after_a_restart() {
     host.kill();
     let host = Host::start_with(options).await;
     let mut matches = host.matches().await;
-    let view = finished(&mut matches, &match_id).await;
+    let view = finished_by_itself(&mut matches, &match_id, PATIENCE).await;
     assert!(view.version > before.version, "the bots played on");
     assert_eq!(view.seats[0].bot, "mcts:40ms");
     assert_eq!(view.seats[1].bot, "mcts:40ms", "the joined bot came back");

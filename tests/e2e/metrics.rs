@@ -196,17 +196,12 @@ async fn bot_searches_are_counted_with_their_iterations() {
         .await
         .expect("create a bot match")
         .into_inner();
-    let view = tokio::time::timeout(std::time::Duration::from_secs(120), async {
-        loop {
-            let view = crate::support::spectator(&mut matches, &created.match_id).await;
-            if view.state == pb::MatchState::Finished as i32 {
-                return view;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the bots finish the match");
+    let view = crate::support::finished_by_itself(
+        &mut matches,
+        &created.match_id,
+        std::time::Duration::from_secs(120),
+    )
+    .await;
     let after = scrape(&address).await;
     let moved = |name: &str| {
         after.get(name).copied().unwrap_or(0.0) - before.get(name).copied().unwrap_or(0.0)

@@ -187,3 +187,23 @@ pub async fn issue_organizer(host: &tabletop_tests::Host, name: &str) -> (String
     assert!(info.revoked_at_ms.is_none());
     (info.credential_id, issued.secret)
 }
+
+/// Waits up to `patience` until the match is finished; its final spectator
+/// view.
+pub async fn finished_by_itself(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    patience: std::time::Duration,
+) -> pb::MatchView {
+    let waited = tokio::time::timeout(patience, async {
+        loop {
+            let view = spectator(matches, match_id).await;
+            if view.state == pb::MatchState::Finished as i32 {
+                return view;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    waited.unwrap_or_else(|_| panic!("match {match_id} did not finish by itself"))
+}
