@@ -6,26 +6,17 @@ use tabletop_proto::v1 as pb;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions};
 use tonic::Code;
 
-use crate::support::{create, legal, spectator, submit};
+use crate::support::{create, play_first_legal, spectator};
 
 /// Plays the first legal action of the seat to move; returns the new version.
 async fn play_one(host: &Host, match_id: &str, tokens: &[String]) -> u64 {
     let mut matches = host.matches().await;
-    let view = spectator(&mut matches, match_id).await;
-    let seat = view.to_move[0] as usize;
-    let list = legal(&mut matches, match_id, &tokens[seat])
+    play_first_legal(&mut matches, match_id, tokens)
         .await
-        .expect("legal actions");
-    submit(
-        &mut matches,
-        match_id,
-        &tokens[seat],
-        list.actions[0].id,
-        Some(list.version),
-    )
-    .await
-    .expect("the action is taken");
-    spectator(&mut matches, match_id).await.version
+        .expect("the action is taken")
+        .view
+        .expect("the answer carries the view")
+        .version
 }
 
 fn backup_request(path: &std::path::Path) -> pb::BackupRequest {

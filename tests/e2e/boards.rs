@@ -14,7 +14,7 @@ use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::{Host, HostOptions};
 use tonic::transport::Channel;
 
-use crate::support::{create, legal, submit, view_of};
+use crate::support::{create, legal, play_first_legal, submit, view_of};
 
 /// The match as the seat holding `token` (a spectator with an empty token)
 /// sees it, right after `at_version` if given, with its board.
@@ -157,20 +157,9 @@ async fn the_board_shows_the_state_of_the_view_it_comes_with() {
         tokens[seat.seat as usize] = seat.token;
     }
     for _ in 0..4 {
-        let live = view_of(&mut matches, &match_id, &tokens[0], None)
+        play_first_legal(&mut matches, &match_id, &tokens)
             .await
             .unwrap();
-        let token = &tokens[live.to_move[0] as usize];
-        let list = legal(&mut matches, &match_id, token).await.unwrap();
-        submit(
-            &mut matches,
-            &match_id,
-            token,
-            list.actions[0].id,
-            Some(list.version),
-        )
-        .await
-        .unwrap();
     }
     let live = board(&mut matches, &match_id, &tokens[0], None).await;
     assert_eq!(live.version, 4);

@@ -12,7 +12,7 @@ use tabletop_tests::{Host, as_admin};
 use tonic::transport::Channel;
 use tonic::{Code, Streaming};
 
-use crate::support::{legal, spectator, submit, view_of};
+use crate::support::{play_first_legal, spectator, view_of};
 
 /// Creates a 2-seat Focus match (no chance: one version per move) whose
 /// spectators see it `delay` behind; returns its id and seat tokens.
@@ -38,19 +38,12 @@ async fn create_delayed(
 
 /// The seat to move plays its first legal action; returns the new version.
 async fn play_one(matches: &mut MatchesClient<Channel>, match_id: &str, tokens: &[String]) -> u64 {
-    let live = view_of(matches, match_id, &tokens[0], None).await.unwrap();
-    let token = &tokens[live.to_move[0] as usize];
-    let list = legal(matches, match_id, token).await.unwrap();
-    let answer = submit(
-        matches,
-        match_id,
-        token,
-        list.actions[0].id,
-        Some(list.version),
-    )
-    .await
-    .unwrap();
-    answer.view.unwrap().version
+    play_first_legal(matches, match_id, tokens)
+        .await
+        .unwrap()
+        .view
+        .unwrap()
+        .version
 }
 
 async fn watch_as_spectator(

@@ -28,7 +28,7 @@ use tabletop_tests::{
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, legal, play_to_end, spectator, submit};
+use crate::support::{create, legal, play_first_legal, play_to_end, spectator, submit};
 
 /// The catalog's games with their smallest player count.
 async fn game_names(host: &Host) -> Vec<(String, u32)> {
@@ -970,19 +970,9 @@ async fn a_second_host_on_the_same_data_dir_is_refused() {
         !data_dir.join("admin-token").exists(),
         "the refused host wrote nothing (the first was given its token)"
     );
-    let seat = spectator(&mut matches, &match_id).await.to_move[0] as usize;
-    let list = legal(&mut matches, &match_id, &tokens[seat])
+    play_first_legal(&mut matches, &match_id, &tokens)
         .await
-        .expect("the first host still answers");
-    submit(
-        &mut matches,
-        &match_id,
-        &tokens[seat],
-        list.actions[0].id,
-        Some(list.version),
-    )
-    .await
-    .expect("and still stores actions");
+        .expect("the first host still answers and stores actions");
 }
 
 /// A data directory written by a host that speaks plugin ABI 2.x

@@ -12,7 +12,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, engine_host_binary};
 use tonic::Code;
 use tonic_types::StatusExt;
 
-use crate::support::{legal, reason, submit, view_of};
+use crate::support::{play_first_legal, reason, view_of};
 
 /// A host on `data_dir` (kept across restarts) whose log goes to `log`.
 async fn host_on(data_dir: &Path, log: Option<&Path>, rust_log: &str) -> Host {
@@ -43,20 +43,9 @@ async fn focus_with_a_move(host: &Host) -> (String, Vec<String>) {
         tokens[seat.seat as usize] = seat.token;
     }
     let id = created.match_id;
-    let view = view_of(&mut matches, &id, "", None).await.expect("view");
-    let seat = view.to_move[0] as usize;
-    let list = legal(&mut matches, &id, &tokens[seat])
+    play_first_legal(&mut matches, &id, &tokens)
         .await
-        .expect("legal");
-    submit(
-        &mut matches,
-        &id,
-        &tokens[seat],
-        list.actions[0].id,
-        Some(view.version),
-    )
-    .await
-    .expect("a move");
+        .expect("a move");
     (id, tokens)
 }
 
@@ -125,20 +114,9 @@ async fn a_malformed_match_row_makes_only_that_match_unavailable_and_the_host_st
         assert_eq!(info.metadata.get("match_id"), Some(id));
     }
     assert_eq!(listed(&all, &good).state, pb::MatchState::Running as i32);
-    let view = view_of(&mut matches, &good, "", None).await.expect("view");
-    let seat = view.to_move[0] as usize;
-    let list = legal(&mut matches, &good, &good_tokens[seat])
+    play_first_legal(&mut matches, &good, &good_tokens)
         .await
-        .expect("legal");
-    submit(
-        &mut matches,
-        &good,
-        &good_tokens[seat],
-        list.actions[0].id,
-        Some(view.version),
-    )
-    .await
-    .expect("the healthy match plays on");
+        .expect("the healthy match plays on");
 }
 
 /// A match store that is not a database stops the start at once, with a

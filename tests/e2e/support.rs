@@ -119,6 +119,36 @@ pub async fn submit(
         .map(tonic::Response::into_inner)
 }
 
+/// The first seat to move plays its first legal action, chosen at the
+/// version its list was read at; the answer (with the full view) or the
+/// refusal of the listing or of the action. Who is to move is read from
+/// seat 0's view, which no spectator delay holds back.
+pub async fn play_first_legal(
+    matches: &mut MatchesClient<Channel>,
+    match_id: &str,
+    tokens: &[String],
+) -> Result<pb::SubmitActionResponse, tonic::Status> {
+    let view = view_of(matches, match_id, &tokens[0], None).await?;
+    let seat = *view
+        .to_move
+        .first()
+        .unwrap_or_else(|| panic!("no seat is to move in {match_id}: {view:?}"))
+        as usize;
+    let list = legal(matches, match_id, &tokens[seat]).await?;
+    let first = list
+        .actions
+        .first()
+        .unwrap_or_else(|| panic!("seat {seat} is to move but has no legal action"));
+    submit(
+        matches,
+        match_id,
+        &tokens[seat],
+        first.id,
+        Some(list.version),
+    )
+    .await
+}
+
 /// Plays random legal actions until the match ends; returns the number of
 /// actions submitted and the final spectator view.
 pub async fn play_to_end(
