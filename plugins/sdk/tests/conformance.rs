@@ -3,15 +3,18 @@
 //! agreement of two paths, and the option validation every plugin shares.
 
 mod example;
+mod pass_through;
 mod plain;
 
 use std::collections::BTreeMap;
 
 use tabletop_sdk::conformance::{self, Claims, Config};
 use tabletop_sdk::{
-    Attempt, Chance, DynGame, ErrorKind, Extension, Game, GameError, InProcess, Manifest, Move,
-    PlayerResult, Refusal, Setup, Status, Viewer, serde_json,
+    Attempt, DynGame, ErrorKind, Extension, Game, InProcess, Manifest, Refusal, Setup, Viewer,
+    serde_json,
 };
+
+use pass_through::pass_through;
 
 fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -43,75 +46,28 @@ fn the_kit_catches_a_leaking_view() {
         type State = example::State;
         type View<'a> = serde_json::Value;
         const EXTENSIONS: &'static [tabletop_sdk::Extension] = &[tabletop_sdk::Extension::Resample];
-        fn manifest(&self) -> tabletop_sdk::Manifest {
-            self.0.manifest()
-        }
-        fn new_state(
-            &self,
-            s: &tabletop_sdk::Setup,
-        ) -> Result<Self::State, tabletop_sdk::GameError> {
-            self.0.new_state(s)
-        }
-        fn parse_position(
-            &self,
-            s: &tabletop_sdk::Setup,
-            t: &str,
-        ) -> Result<Self::State, tabletop_sdk::GameError> {
-            self.0.parse_position(s, t)
-        }
-        fn position_to_string(&self, s: &Self::State) -> String {
-            self.0.position_to_string(s)
-        }
-        fn status(&self, s: &Self::State) -> tabletop_sdk::Status {
-            self.0.status(s)
-        }
-        fn chance(&self, s: &Self::State) -> tabletop_sdk::Chance {
-            self.0.chance(s)
-        }
-        fn results(&self, s: &Self::State) -> Vec<tabletop_sdk::PlayerResult> {
-            self.0.results(s)
-        }
-        fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
-            self.0.legal_actions(s, p, out)
-        }
-        fn apply(
-            &self,
-            s: &mut Self::State,
-            m: &[tabletop_sdk::Move],
-        ) -> Result<(), tabletop_sdk::GameError> {
-            self.0.apply(s, m)
-        }
-        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), tabletop_sdk::GameError> {
-            self.0.apply_chance(s, o)
-        }
-        fn action_to_string(
-            &self,
-            s: &Self::State,
-            p: u32,
-            a: u64,
-        ) -> Result<String, tabletop_sdk::GameError> {
-            self.0.action_to_string(s, p, a)
-        }
-        fn parse_action(
-            &self,
-            s: &Self::State,
-            p: u32,
-            t: &str,
-        ) -> Result<u64, tabletop_sdk::GameError> {
-            self.0.parse_action(s, p, t)
-        }
+        pass_through!(
+            manifest,
+            new_state,
+            parse_position,
+            position_to_string,
+            status,
+            chance,
+            results,
+            legal_actions,
+            apply,
+            apply_chance,
+            action_to_string,
+            parse_action,
+            render_text,
+            resample,
+        );
         fn view(
             &self,
             s: &Self::State,
             _: tabletop_sdk::Viewer,
         ) -> tabletop_sdk::serde_json::Value {
             tabletop_sdk::serde_json::json!({ "secrets": s.secrets })
-        }
-        fn render_text(&self, s: &Self::State, v: tabletop_sdk::Viewer) -> String {
-            self.0.render_text(s, v)
-        }
-        fn resample(&self, s: &Self::State, v: tabletop_sdk::Viewer, r: u64) -> Self::State {
-            self.0.resample(s, v, r)
         }
     }
     let game = InProcess::new(Leaky::default());
@@ -171,76 +127,23 @@ fn the_kit_catches_a_game_that_claims_removable_players_but_cannot() {
             tabletop_sdk::Extension::RemovePlayer,
             tabletop_sdk::Extension::Resample,
         ];
-        fn manifest(&self) -> tabletop_sdk::Manifest {
-            self.0.manifest()
-        }
-        fn new_state(
-            &self,
-            s: &tabletop_sdk::Setup,
-        ) -> Result<Self::State, tabletop_sdk::GameError> {
-            self.0.new_state(s)
-        }
-        fn parse_position(
-            &self,
-            s: &tabletop_sdk::Setup,
-            t: &str,
-        ) -> Result<Self::State, tabletop_sdk::GameError> {
-            self.0.parse_position(s, t)
-        }
-        fn position_to_string(&self, s: &Self::State) -> String {
-            self.0.position_to_string(s)
-        }
-        fn status(&self, s: &Self::State) -> tabletop_sdk::Status {
-            self.0.status(s)
-        }
-        fn chance(&self, s: &Self::State) -> tabletop_sdk::Chance {
-            self.0.chance(s)
-        }
-        fn results(&self, s: &Self::State) -> Vec<tabletop_sdk::PlayerResult> {
-            self.0.results(s)
-        }
-        fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
-            self.0.legal_actions(s, p, out)
-        }
-        fn apply(
-            &self,
-            s: &mut Self::State,
-            m: &[tabletop_sdk::Move],
-        ) -> Result<(), tabletop_sdk::GameError> {
-            self.0.apply(s, m)
-        }
-        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), tabletop_sdk::GameError> {
-            self.0.apply_chance(s, o)
-        }
-        fn action_to_string(
-            &self,
-            s: &Self::State,
-            p: u32,
-            a: u64,
-        ) -> Result<String, tabletop_sdk::GameError> {
-            self.0.action_to_string(s, p, a)
-        }
-        fn parse_action(
-            &self,
-            s: &Self::State,
-            p: u32,
-            t: &str,
-        ) -> Result<u64, tabletop_sdk::GameError> {
-            self.0.parse_action(s, p, t)
-        }
-        fn view(
-            &self,
-            s: &Self::State,
-            v: tabletop_sdk::Viewer,
-        ) -> tabletop_sdk::serde_json::Value {
-            self.0.view(s, v)
-        }
-        fn render_text(&self, s: &Self::State, v: tabletop_sdk::Viewer) -> String {
-            self.0.render_text(s, v)
-        }
-        fn resample(&self, s: &Self::State, v: tabletop_sdk::Viewer, r: u64) -> Self::State {
-            self.0.resample(s, v, r)
-        }
+        pass_through!(
+            manifest,
+            new_state,
+            parse_position,
+            position_to_string,
+            status,
+            chance,
+            results,
+            legal_actions,
+            apply,
+            apply_chance,
+            action_to_string,
+            parse_action,
+            view,
+            render_text,
+            resample,
+        );
     }
     let game = InProcess::new(Claims::default());
     let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
@@ -268,57 +171,25 @@ impl<G: Game, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool> 
             ..self.0.manifest()
         }
     }
-    fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
-        self.0.new_state(s)
-    }
-    fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
-        self.0.parse_position(s, t)
-    }
-    fn position_to_string(&self, s: &Self::State) -> String {
-        self.0.position_to_string(s)
-    }
-    fn status(&self, s: &Self::State) -> Status {
-        self.0.status(s)
-    }
-    fn chance(&self, s: &Self::State) -> Chance {
-        self.0.chance(s)
-    }
-    fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
-        self.0.results(s)
-    }
-    fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
-        self.0.legal_actions(s, p, out)
-    }
-    fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
-        self.0.apply(s, m)
-    }
-    fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
-        self.0.apply_chance(s, o)
-    }
-    fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
-        self.0.action_to_string(s, p, a)
-    }
-    fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
-        self.0.parse_action(s, p, t)
-    }
-    fn view<'a>(&'a self, s: &'a Self::State, v: Viewer) -> Self::View<'a> {
-        self.0.view(s, v)
-    }
-    fn render_text(&self, s: &Self::State, v: Viewer) -> String {
-        self.0.render_text(s, v)
-    }
-    fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
-        self.0.resample(s, v, r)
-    }
-    fn seat_names(&self, players: u32) -> Vec<String> {
-        self.0.seat_names(players)
-    }
-    fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
-        self.0.explain_refusal(s, p, a)
-    }
-    fn action_space(&self, s: &Self::State) -> u64 {
-        self.0.action_space(s)
-    }
+    pass_through!(
+        new_state,
+        parse_position,
+        position_to_string,
+        status,
+        chance,
+        results,
+        legal_actions,
+        apply,
+        apply_chance,
+        action_to_string,
+        parse_action,
+        view,
+        render_text,
+        resample,
+        seat_names,
+        explain_refusal,
+        action_space,
+    );
 }
 
 /// The kit's failure for `game` with its default config.
@@ -449,59 +320,27 @@ fn agreement_fails_where_one_side_shows_something_else() {
         type State = example::State;
         type View<'a> = serde_json::Value;
         const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
-        fn manifest(&self) -> Manifest {
-            self.0.manifest()
-        }
-        fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
-            self.0.new_state(s)
-        }
-        fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
-            self.0.parse_position(s, t)
-        }
-        fn position_to_string(&self, s: &Self::State) -> String {
-            self.0.position_to_string(s)
-        }
-        fn status(&self, s: &Self::State) -> Status {
-            self.0.status(s)
-        }
-        fn chance(&self, s: &Self::State) -> Chance {
-            self.0.chance(s)
-        }
-        fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
-            self.0.results(s)
-        }
-        fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
-            self.0.legal_actions(s, p, out)
-        }
-        fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
-            self.0.apply(s, m)
-        }
-        fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
-            self.0.apply_chance(s, o)
-        }
-        fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
-            self.0.action_to_string(s, p, a)
-        }
-        fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
-            self.0.parse_action(s, p, t)
-        }
+        pass_through!(
+            manifest,
+            new_state,
+            parse_position,
+            position_to_string,
+            status,
+            chance,
+            results,
+            legal_actions,
+            apply,
+            apply_chance,
+            action_to_string,
+            parse_action,
+            render_text,
+            resample,
+            seat_names,
+            explain_refusal,
+            action_space,
+        );
         fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
             serde_json::json!({ "loud": true, "view": self.0.view(s, v) })
-        }
-        fn render_text(&self, s: &Self::State, v: Viewer) -> String {
-            self.0.render_text(s, v)
-        }
-        fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
-            self.0.resample(s, v, r)
-        }
-        fn seat_names(&self, players: u32) -> Vec<String> {
-            self.0.seat_names(players)
-        }
-        fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
-            self.0.explain_refusal(s, p, a)
-        }
-        fn action_space(&self, s: &Self::State) -> u64 {
-            self.0.action_space(s)
         }
     }
     let (plain, loud) = (
@@ -531,54 +370,25 @@ impl<const HOW: u8> Game for Misexplaining<HOW> {
     type State = example::State;
     type View<'a> = serde_json::Value;
     const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
-    fn manifest(&self) -> Manifest {
-        self.0.manifest()
-    }
-    fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
-        self.0.new_state(s)
-    }
-    fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
-        self.0.parse_position(s, t)
-    }
-    fn position_to_string(&self, s: &Self::State) -> String {
-        self.0.position_to_string(s)
-    }
-    fn status(&self, s: &Self::State) -> Status {
-        self.0.status(s)
-    }
-    fn chance(&self, s: &Self::State) -> Chance {
-        self.0.chance(s)
-    }
-    fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
-        self.0.results(s)
-    }
-    fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
-        self.0.legal_actions(s, p, out)
-    }
-    fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
-        self.0.apply(s, m)
-    }
-    fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
-        self.0.apply_chance(s, o)
-    }
-    fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
-        self.0.action_to_string(s, p, a)
-    }
-    fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
-        self.0.parse_action(s, p, t)
-    }
-    fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
-        self.0.view(s, v)
-    }
-    fn render_text(&self, s: &Self::State, v: Viewer) -> String {
-        self.0.render_text(s, v)
-    }
-    fn resample(&self, s: &Self::State, v: Viewer, r: u64) -> Self::State {
-        self.0.resample(s, v, r)
-    }
-    fn seat_names(&self, players: u32) -> Vec<String> {
-        self.0.seat_names(players)
-    }
+    pass_through!(
+        manifest,
+        new_state,
+        parse_position,
+        position_to_string,
+        status,
+        chance,
+        results,
+        legal_actions,
+        apply,
+        apply_chance,
+        action_to_string,
+        parse_action,
+        view,
+        render_text,
+        resample,
+        seat_names,
+        action_space,
+    );
     fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
         let honest = self.0.explain_refusal(s, p, a);
         match HOW {
@@ -589,9 +399,6 @@ impl<const HOW: u8> Game for Misexplaining<HOW> {
             _ if a == Attempt::Id(0) => Some(Refusal::illegal("BID_ZERO", "bid 0 is never legal")),
             _ => honest,
         }
-    }
-    fn action_space(&self, s: &Self::State) -> u64 {
-        self.0.action_space(s)
     }
 }
 

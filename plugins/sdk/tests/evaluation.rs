@@ -2,15 +2,15 @@
 //! caller seat by seat, a game without it evaluates nothing, and the kit
 //! catches values that are not one finite 0..=1 per seat.
 
+mod pass_through;
 mod plain;
 
 use std::collections::BTreeMap;
 
 use tabletop_sdk::conformance::{self, Config};
-use tabletop_sdk::{
-    Chance, DynGame, ErrorKind, Extension, Game, GameError, InProcess, Manifest, Move,
-    PlayerResult, Setup, Status, Viewer, serde_json,
-};
+use tabletop_sdk::{DynGame, ErrorKind, Extension, Game, InProcess, Manifest, Move, serde_json};
+
+use pass_through::pass_through;
 
 /// Nim with an evaluation: in two-player Nim the seat to move wins exactly
 /// when the pile is not a multiple of 3. `OVERSHOOT` adds that much to the
@@ -44,45 +44,21 @@ impl<const OVERSHOOT: u32> Game for Judged<OVERSHOOT> {
             ..self.0.manifest()
         }
     }
-    fn new_state(&self, s: &Setup) -> Result<Self::State, GameError> {
-        self.0.new_state(s)
-    }
-    fn parse_position(&self, s: &Setup, t: &str) -> Result<Self::State, GameError> {
-        self.0.parse_position(s, t)
-    }
-    fn position_to_string(&self, s: &Self::State) -> String {
-        self.0.position_to_string(s)
-    }
-    fn status(&self, s: &Self::State) -> Status {
-        self.0.status(s)
-    }
-    fn chance(&self, s: &Self::State) -> Chance {
-        self.0.chance(s)
-    }
-    fn results(&self, s: &Self::State) -> Vec<PlayerResult> {
-        self.0.results(s)
-    }
-    fn legal_actions(&self, s: &Self::State, p: u32, out: &mut Vec<u64>) {
-        self.0.legal_actions(s, p, out)
-    }
-    fn apply(&self, s: &mut Self::State, m: &[Move]) -> Result<(), GameError> {
-        self.0.apply(s, m)
-    }
-    fn apply_chance(&self, s: &mut Self::State, o: u64) -> Result<(), GameError> {
-        self.0.apply_chance(s, o)
-    }
-    fn action_to_string(&self, s: &Self::State, p: u32, a: u64) -> Result<String, GameError> {
-        self.0.action_to_string(s, p, a)
-    }
-    fn parse_action(&self, s: &Self::State, p: u32, t: &str) -> Result<u64, GameError> {
-        self.0.parse_action(s, p, t)
-    }
-    fn view<'a>(&'a self, s: &'a Self::State, v: Viewer) -> Self::View<'a> {
-        self.0.view(s, v)
-    }
-    fn render_text(&self, s: &Self::State, v: Viewer) -> String {
-        self.0.render_text(s, v)
-    }
+    pass_through!(
+        new_state,
+        parse_position,
+        position_to_string,
+        status,
+        chance,
+        results,
+        legal_actions,
+        apply,
+        apply_chance,
+        action_to_string,
+        parse_action,
+        view,
+        render_text,
+    );
 }
 
 fn seven_stones() -> BTreeMap<String, String> {
