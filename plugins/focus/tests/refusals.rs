@@ -50,6 +50,34 @@ fn id(text: &str) -> u64 {
     Move::parse(text).unwrap().id()
 }
 
+/// What a seat tried: a text, or an action id.
+#[derive(Debug, Clone, Copy)]
+enum Tried<'a> {
+    Text(&'a str),
+    Id(u64),
+}
+use Tried::{Id, Text};
+
+/// Each case, `(seat, tried, code, words)`, is refused on `pos` with the
+/// code and a sentence that says `words` (checked as [`text_refused`] and
+/// [`id_refused`] check).
+fn refuses(pos: &Position, cases: &[(Player, Tried<'_>, &str, &str)]) {
+    for &(seat, tried, code, words) in cases {
+        let refusal = match tried {
+            Text(text) => text_refused(pos, seat, text),
+            Id(action) => id_refused(pos, seat, action),
+        };
+        assert_eq!(
+            refusal.reason, code,
+            "{tried:?} for seat {seat}: {refusal:?}"
+        );
+        assert!(
+            refusal.message.contains(words),
+            "{tried:?} for seat {seat}: {refusal:?}"
+        );
+    }
+}
+
 /// Asserts the code and that the sentence says `words`.
 fn says(refusal: &Refusal, code: &str, words: &str) {
     assert_eq!(refusal.reason, code, "{refusal:?}");
@@ -78,125 +106,163 @@ fn a_text_that_does_not_read_says_which_part_is_wrong() {
 
 #[test]
 fn ids_that_name_no_move_say_so() {
-    let pos = start(2);
-    says(
-        &id_refused(&pos, 0, 1400),
-        "NO_SUCH_ACTION",
-        "action 1400 is no Focus action",
-    );
-    says(&id_refused(&pos, 0, u64::MAX), "NO_SUCH_ACTION", "(F11)");
-    // Id 0 moves from a1, which the board lacks (F1).
-    says(&id_refused(&pos, 0, 0), "NO_SUCH_SQUARE", "names a1");
     // c1 one square west: b1 does not exist.
     let c1_west = Move::Shift {
         from: "c1".parse().unwrap(),
         direction: focus::Direction::West,
         k: 1,
     };
-    says(
-        &id_refused(&pos, 0, c1_west.id()),
-        "OFF_BOARD",
-        "moving 1 square west from c1 leaves the board (F1, F5)",
+    refuses(
+        &start(2),
+        &[
+            (
+                0,
+                Id(1400),
+                "NO_SUCH_ACTION",
+                "action 1400 is no Focus action",
+            ),
+            (0, Id(u64::MAX), "NO_SUCH_ACTION", "(F11)"),
+            // Id 0 moves from a1, which the board lacks (F1).
+            (0, Id(0), "NO_SUCH_SQUARE", "names a1"),
+            (
+                0,
+                Id(c1_west.id()),
+                "OFF_BOARD",
+                "moving 1 square west from c1 leaves the board (F1, F5)",
+            ),
+        ],
     );
 }
 
 #[test]
 fn the_seat_the_turn_and_the_end_come_before_the_move() {
-    let pos = start(2);
-    says(
-        &text_refused(&pos, 5, "b2-b3"),
-        "NO_SUCH_SEAT",
-        "there is no seat 5",
-    );
-    says(
-        &text_refused(&pos, 1, "b3-b4"),
-        "NOT_YOUR_TURN",
-        "it is seat 0 (P1)'s turn, not seat 1 (P2)'s (F2",
-    );
-    says(
-        &id_refused(&pos, 1, id("b3-b4")),
-        "NOT_YOUR_TURN",
-        "seat 0 (P1)",
+    refuses(
+        &start(2),
+        &[
+            (5, Text("b2-b3"), "NO_SUCH_SEAT", "there is no seat 5"),
+            (
+                1,
+                Text("b3-b4"),
+                "NOT_YOUR_TURN",
+                "it is seat 0 (P1)'s turn, not seat 1 (P2)'s (F2",
+            ),
+            (1, Id(id("b3-b4")), "NOT_YOUR_TURN", "seat 0 (P1)"),
+        ],
     );
     // Player 3 has won by captures (F8); player 2 is out (F7).
     let mut near = crate::rulings::three_player_near_win();
-    says(
-        &text_refused(&near, 1, "b5-c5"),
-        "PLAYER_OUT",
-        "seat 1 (P2) is out of the game",
-    );
-    says(
-        &text_refused(&near, 0, "d5-d4"),
-        "NOT_YOUR_TURN",
-        "it is seat 2 (P3)'s turn, not seat 0 (P1)'s (F4",
+    refuses(
+        &near,
+        &[
+            (
+                1,
+                Text("b5-c5"),
+                "PLAYER_OUT",
+                "seat 1 (P2) is out of the game",
+            ),
+            (
+                0,
+                Text("d5-d4"),
+                "NOT_YOUR_TURN",
+                "it is seat 2 (P3)'s turn, not seat 0 (P1)'s (F4",
+            ),
+        ],
     );
     near.play(2, Move::parse("b5-d5").unwrap()).unwrap();
-    says(
-        &text_refused(&near, 0, "d5-d4"),
-        "GAME_OVER",
-        "a player won by captures or removals (F8)",
+    refuses(
+        &near,
+        &[
+            (
+                0,
+                Text("d5-d4"),
+                "GAME_OVER",
+                "a player won by captures or removals (F8)",
+            ),
+            (2, Id(id("d5-d4")), "GAME_OVER", "(F8)"),
+        ],
     );
-    says(&id_refused(&near, 2, id("d5-d4")), "GAME_OVER", "(F8)");
 }
 
 #[test]
 fn a_move_the_board_does_not_allow_names_the_tower() {
     let pos = start(2);
-    says(
-        &text_refused(&pos, 0, "c1-c2"),
-        "EMPTY_SQUARE",
-        "there is no tower on c1 to move (F5)",
+    refuses(
+        &pos,
+        &[
+            (
+                0,
+                Text("c1-c2"),
+                "EMPTY_SQUARE",
+                "there is no tower on c1 to move (F5)",
+            ),
+            (
+                0,
+                Text("d2-d3"),
+                "NOT_YOUR_TOWER",
+                "the tower on d2 belongs to seat 1 (P2)",
+            ),
+            (
+                0,
+                Text("b2-b4"),
+                "TOO_FAR",
+                "the tower on b2 has 1 piece; it cannot move 2 (F5",
+            ),
+            (
+                0,
+                Text("*d4"),
+                "NO_RESERVE",
+                "seat 0 (P1) has no piece in reserve to drop (F5)",
+            ),
+            (0, Id(id("*d4")), "NO_RESERVE", "seat 0 (P1)"),
+        ],
     );
-    says(
-        &text_refused(&pos, 0, "d2-d3"),
-        "NOT_YOUR_TOWER",
-        "the tower on d2 belongs to seat 1 (P2)",
-    );
-    says(
-        &text_refused(&pos, 0, "b2-b4"),
-        "TOO_FAR",
-        "the tower on b2 has 1 piece; it cannot move 2 (F5",
-    );
-    // Six squares read, but no tower can move them.
+    // Six squares read, but no tower can move them: a refusal of the move,
+    // not of its notation.
     let refusal = text_refused(&pos, 0, "c2-c8");
     assert!(!refusal.notation, "{refusal:?}");
     says(&refusal, "TOO_FAR", "cannot move 6");
-    says(
-        &text_refused(&pos, 0, "*d4"),
-        "NO_RESERVE",
-        "seat 0 (P1) has no piece in reserve to drop (F5)",
-    );
-    says(&id_refused(&pos, 0, id("*d4")), "NO_RESERVE", "seat 0 (P1)");
 }
 
 #[test]
 fn the_opening_swap_is_explained_when_it_is_missing_wrong_or_late() {
-    let pos = start(2);
-    says(
-        &text_refused(&pos, 0, "b2<>d2"),
-        "NO_SWAP_NOW",
-        "option `opening_swap` is none (F9)",
+    refuses(
+        &start(2),
+        &[(
+            0,
+            Text("b2<>d2"),
+            "NO_SWAP_NOW",
+            "option `opening_swap` is none (F9)",
+        )],
     );
     let mut chosen = swap_start(OpeningSwap::Chosen);
-    says(
-        &text_refused(&chosen, 0, "b2-b3"),
-        "SWAP_FIRST",
-        "the opening swap comes first",
-    );
-    says(
-        &text_refused(&chosen, 1, "b3-b4"),
-        "NOT_YOUR_TURN",
-        "P1 chooses the opening swap",
-    );
-    says(
-        &text_refused(&chosen, 0, "d2<>b2"),
-        "SWAP_WRONG_PIECES",
-        "a single R piece (the first square)",
-    );
-    says(
-        &text_refused(&chosen, 0, "b2<>g7"),
-        "SWAP_KEEPS_SYMMETRY",
-        "each other's half-turn images",
+    refuses(
+        &chosen,
+        &[
+            (
+                0,
+                Text("b2-b3"),
+                "SWAP_FIRST",
+                "the opening swap comes first",
+            ),
+            (
+                1,
+                Text("b3-b4"),
+                "NOT_YOUR_TURN",
+                "P1 chooses the opening swap",
+            ),
+            (
+                0,
+                Text("d2<>b2"),
+                "SWAP_WRONG_PIECES",
+                "a single R piece (the first square)",
+            ),
+            (
+                0,
+                Text("b2<>g7"),
+                "SWAP_KEEPS_SYMMETRY",
+                "each other's half-turn images",
+            ),
+        ],
     );
     let swap = Focus.parse_action(&chosen, 0, "b2<>d2").unwrap();
     Focus
@@ -208,16 +274,23 @@ fn the_opening_swap_is_explained_when_it_is_missing_wrong_or_late() {
             }],
         )
         .unwrap();
-    says(
-        &text_refused(&chosen, 0, "c2<>d3"),
-        "NO_SWAP_NOW",
-        "once, before the first move (F9)",
+    refuses(
+        &chosen,
+        &[(
+            0,
+            Text("c2<>d3"),
+            "NO_SWAP_NOW",
+            "once, before the first move (F9)",
+        )],
     );
-    let random = swap_start(OpeningSwap::Random);
-    says(
-        &text_refused(&random, 0, "b2-b3"),
-        "NOT_YOUR_TURN",
-        "chance makes the opening swap",
+    refuses(
+        &swap_start(OpeningSwap::Random),
+        &[(
+            0,
+            Text("b2-b3"),
+            "NOT_YOUR_TURN",
+            "chance makes the opening swap",
+        )],
     );
 }
 
