@@ -552,6 +552,7 @@ async fn identities_appear_in_views_results_records_and_the_feed() {
                     seat: 0,
                     display_name: "Ada".into(),
                     external_id: "ladder:17".into(),
+                    ..Default::default()
                 }],
                 ..Default::default()
             },

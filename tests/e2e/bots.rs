@@ -9,8 +9,11 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::director_client::DirectorClient;
+use tabletop_proto::v1::lifecycle_event::Kind;
 use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, as_admin};
+use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
@@ -399,4 +402,101 @@ async fn a_retried_creation_with_bots_answers_the_same_match() {
         "the same token, for seat 0 only"
     );
     assert_eq!(first.seats.len(), 1);
+}
+
+#[tokio::test]
+async fn the_feed_names_each_bot_and_its_settings_whatever_its_display_name() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(pb::CreateMatchRequest {
+            open_seats: vec![1],
+            public_open_seats: true,
+            seat_players: vec![pb::SeatPlayer {
+                seat: 0,
+                display_name: "House player".into(),
+                ..Default::default()
+            }],
+            labels: [("feed".to_string(), "bots".to_string())].into(),
+            ..bot_match("lanza", 2, true, &[(0, "mcts:5")])
+        })
+        .await
+        .expect("create")
+        .into_inner();
+    matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: created.match_id.clone(),
+            seat: Some(1),
+            bot: "random".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("a bot joins");
+    finished_by_itself(&mut matches, &created.match_id, PATIENCE).await;
+
+    let mut director = DirectorClient::new(host.channel().await);
+    let mut feed = director
+        .follow_lifecycle(pb::FollowLifecycleRequest {
+            admin_token: ADMIN_TOKEN.into(),
+            labels: [("feed".to_string(), "bots".to_string())].into(),
+            ..Default::default()
+        })
+        .await
+        .expect("follow the feed")
+        .into_inner();
+    let mut created_players = None;
+    let mut joined = None;
+    while created_players.is_none() || joined.is_none() {
+        let event = tokio::time::timeout(PATIENCE, feed.next())
+            .await
+            .expect("the feed replays the match's events")
+            .expect("the feed stays open")
+            .expect("an event");
+        match event.kind {
+            Some(Kind::Created(c)) => created_players = Some(c.seat_players),
+            Some(Kind::SeatFilled(f)) if f.seat == 1 => joined = f.player,
+            _ => {}
+        }
+    }
+    let created_players = created_players.unwrap();
+    assert_eq!(created_players.len(), 1, "{created_players:?}");
+    assert_eq!(created_players[0].display_name, "House player");
+    assert_eq!(
+        created_players[0].bot, "mcts:5",
+        "the settings, not only a name"
+    );
+    let joined = joined.expect("the joining bot is named");
+    assert_eq!(
+        (joined.display_name.as_str(), joined.bot.as_str()),
+        ("random", "random")
+    );
+}
+
+#[tokio::test]
+async fn a_seat_player_that_names_a_bot_is_refused_and_creates_nothing() {
+    let host = bot_host().await;
+    let mut matches = host.matches().await;
+    let refused = matches
+        .create_match(pb::CreateMatchRequest {
+            seat_players: vec![pb::SeatPlayer {
+                seat: 0,
+                display_name: "Ada".into(),
+                bot: "mcts:5".into(),
+                ..Default::default()
+            }],
+            ..bot_match("lanza", 2, true, &[])
+        })
+        .await
+        .expect_err("the server names bots");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(
+        refused.message().contains("seat a bot with `bots`"),
+        "{refused:?}"
+    );
+    let listed = matches
+        .list_matches(pb::ListMatchesRequest::default())
+        .await
+        .expect("list")
+        .into_inner();
+    assert!(listed.matches.is_empty(), "{listed:?}");
 }

@@ -22,6 +22,7 @@ pub fn seat_players(given: &[String]) -> Result<Vec<pb::SeatPlayer>, CliError> {
                 seat,
                 display_name: display_name.to_string(),
                 external_id: external_id.to_string(),
+                ..Default::default()
             })
         })
         .collect()

@@ -139,6 +139,15 @@ fn describe(kind: Option<&Kind>) -> String {
     match kind {
         Some(Kind::Created(c)) => format!("created ({} seats)", c.players),
         Some(Kind::SeatFilled(s)) => match &s.player {
+            Some(p) if p.bot == p.display_name && !p.bot.is_empty() => {
+                format!("seat {} filled by the bot {}", s.seat, p.bot)
+            }
+            Some(p) if !p.bot.is_empty() => format!(
+                "seat {} filled by {}, the bot {}",
+                s.seat,
+                render::player_name(&p.display_name, &p.external_id),
+                p.bot
+            ),
             Some(p) if !p.display_name.is_empty() || !p.external_id.is_empty() => format!(
                 "seat {} filled by {}",
                 s.seat,
@@ -183,6 +192,9 @@ fn player_json(player: &pb::SeatPlayer) -> serde_json::Value {
     }
     if !player.external_id.is_empty() {
         named["external_id"] = player.external_id.clone().into();
+    }
+    if !player.bot.is_empty() {
+        named["bot"] = player.bot.clone().into();
     }
     named
 }

@@ -73,17 +73,25 @@ pub fn seat_player(p: &SeatPlayer) -> pb::SeatPlayer {
         seat: p.seat,
         display_name: p.display_name.clone(),
         external_id: p.external_id.clone(),
+        bot: p.bot.clone(),
     }
 }
 
-/// A request's seat player.
-pub fn seat_player_from(p: pb::SeatPlayer) -> SeatPlayer {
-    SeatPlayer {
+/// A request's seat player; one that names a bot is refused, since only
+/// `bots` (or JoinMatch's `bot`) seats one and the server names it.
+pub fn seat_player_from(p: pb::SeatPlayer) -> Result<SeatPlayer, HostError> {
+    if !p.bot.is_empty() {
+        return Err(HostError::InvalidRequest(format!(
+            "seat_players: seat {} names a bot, which the server sets; seat a bot with `bots`",
+            p.seat
+        )));
+    }
+    Ok(SeatPlayer {
         seat: p.seat,
         display_name: p.display_name,
         external_id: p.external_id,
         bot: String::new(),
-    }
+    })
 }
 
 /// Why a seat is out, as a view says it.

@@ -243,7 +243,8 @@ impl Matches for Api {
                 .seat_players
                 .into_iter()
                 .map(convert::seat_player_from)
-                .collect(),
+                .collect::<Result<_, _>>()
+                .map_err(to_status)?,
             public_open_seats: r.public_open_seats,
             bots: r.bots.into_iter().map(|b| (b.seat, b.spec)).collect(),
         };

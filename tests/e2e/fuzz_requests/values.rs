@@ -303,6 +303,11 @@ pub fn create_request(fz: &mut Fuzzer) -> pb::CreateMatchRequest {
                         seat: fz.u32() % 4,
                         display_name: fz.text(),
                         external_id: fz.text(),
+                        bot: if fz.rng.random_bool(0.1) {
+                            fz.text()
+                        } else {
+                            String::new()
+                        },
                     })
                     .collect()
             }

@@ -143,11 +143,13 @@ class SpectatorDelay(_message.Message):
     def __init__(self, moves: _Optional[int] = ..., ms: _Optional[int] = ...) -> None: ...
 
 class SeatPlayer(_message.Message):
-    __slots__ = ("seat", "display_name", "external_id")
+    __slots__ = ("seat", "display_name", "external_id", "bot")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     external_id: str
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ...) -> None: ...
+    bot: str
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
