@@ -8,13 +8,18 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// One HTTP/1.1 exchange on a new connection: the whole answer as text
 /// (the connection is closed after it).
 async fn exchange(address: &str, request: &[u8]) -> String {
+    String::from_utf8_lossy(&exchange_bytes(address, request).await).into_owned()
+}
+
+/// [`exchange`], the answer as bytes (a gzipped body is no text).
+async fn exchange_bytes(address: &str, request: &[u8]) -> Vec<u8> {
     let mut stream = tokio::net::TcpStream::connect(address)
         .await
         .expect("connect to the web listener");
     stream.write_all(request).await.expect("send");
     let mut answer = Vec::new();
     stream.read_to_end(&mut answer).await.expect("read");
-    String::from_utf8_lossy(&answer).into_owned()
+    answer
 }
 
 async fn get(address: &str, path: &str) -> String {
@@ -76,6 +81,32 @@ async fn the_web_listener_serves_the_page_and_its_files_with_their_types() {
     assert!(style.contains("content-type: text/css; charset=utf-8"));
     let missing = get(&address, "/secrets.txt").await;
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
+    // A browser that accepts gzip gets the script gzipped, in fewer bytes.
+    let zipped = exchange_bytes(
+        &address,
+        b"GET /app.js HTTP/1.1\r\nHost: test\r\nAccept-Encoding: gzip, deflate, br\r\n\
+          Connection: close\r\n\r\n",
+    )
+    .await;
+    let head_end = zipped
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("an answer with a head");
+    let head = String::from_utf8_lossy(&zipped[..head_end]);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert!(head.contains("vary: accept-encoding"), "{head}");
+    assert!(
+        zipped[head_end + 4..].starts_with(&[0x1f, 0x8b]),
+        "a gzip body"
+    );
+    assert!(!script.contains("content-encoding"));
+    assert!(
+        zipped.len() * 2 < script.len(),
+        "{} of {}",
+        zipped.len(),
+        script.len()
+    );
 }
 
 #[tokio::test]
