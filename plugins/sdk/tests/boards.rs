@@ -70,23 +70,7 @@ impl<const FLAW: u8> Game for Drawn<FLAW> {
         vec![format!("bid-{bid}")]
     }
 
-    pass_through!(
-        manifest,
-        new_state,
-        parse_position,
-        position_to_string,
-        status,
-        chance,
-        results,
-        legal_actions,
-        apply,
-        apply_chance,
-        action_to_string,
-        parse_action,
-        view,
-        render_text,
-        resample,
-    );
+    pass_through!(manifest, playing, view, render_text, resample,);
 }
 
 fn kit_failure(game: &dyn DynGame) -> String {

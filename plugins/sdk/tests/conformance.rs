@@ -46,22 +46,7 @@ fn the_kit_catches_a_leaking_view() {
         type State = example::State;
         type View<'a> = serde_json::Value;
         const EXTENSIONS: &'static [tabletop_sdk::Extension] = &[tabletop_sdk::Extension::Resample];
-        pass_through!(
-            manifest,
-            new_state,
-            parse_position,
-            position_to_string,
-            status,
-            chance,
-            results,
-            legal_actions,
-            apply,
-            apply_chance,
-            action_to_string,
-            parse_action,
-            render_text,
-            resample,
-        );
+        pass_through!(manifest, playing, render_text, resample,);
         fn view(
             &self,
             s: &Self::State,
@@ -127,23 +112,7 @@ fn the_kit_catches_a_game_that_claims_removable_players_but_cannot() {
             tabletop_sdk::Extension::RemovePlayer,
             tabletop_sdk::Extension::Resample,
         ];
-        pass_through!(
-            manifest,
-            new_state,
-            parse_position,
-            position_to_string,
-            status,
-            chance,
-            results,
-            legal_actions,
-            apply,
-            apply_chance,
-            action_to_string,
-            parse_action,
-            view,
-            render_text,
-            resample,
-        );
+        pass_through!(manifest, playing, view, render_text, resample,);
     }
     let game = InProcess::new(Claims::default());
     let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
@@ -172,17 +141,7 @@ impl<G: Game, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool> 
         }
     }
     pass_through!(
-        new_state,
-        parse_position,
-        position_to_string,
-        status,
-        chance,
-        results,
-        legal_actions,
-        apply,
-        apply_chance,
-        action_to_string,
-        parse_action,
+        playing,
         view,
         render_text,
         resample,
@@ -322,17 +281,7 @@ fn agreement_fails_where_one_side_shows_something_else() {
         const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
         pass_through!(
             manifest,
-            new_state,
-            parse_position,
-            position_to_string,
-            status,
-            chance,
-            results,
-            legal_actions,
-            apply,
-            apply_chance,
-            action_to_string,
-            parse_action,
+            playing,
             render_text,
             resample,
             seat_names,
@@ -372,17 +321,7 @@ impl<const HOW: u8> Game for Misexplaining<HOW> {
     const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
     pass_through!(
         manifest,
-        new_state,
-        parse_position,
-        position_to_string,
-        status,
-        chance,
-        results,
-        legal_actions,
-        apply,
-        apply_chance,
-        action_to_string,
-        parse_action,
+        playing,
         view,
         render_text,
         resample,

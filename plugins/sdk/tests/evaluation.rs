@@ -44,21 +44,7 @@ impl<const OVERSHOOT: u32> Game for Judged<OVERSHOOT> {
             ..self.0.manifest()
         }
     }
-    pass_through!(
-        new_state,
-        parse_position,
-        position_to_string,
-        status,
-        chance,
-        results,
-        legal_actions,
-        apply,
-        apply_chance,
-        action_to_string,
-        parse_action,
-        view,
-        render_text,
-    );
+    pass_through!(playing, view, render_text,);
 }
 
 fn seven_stones() -> BTreeMap<String, String> {

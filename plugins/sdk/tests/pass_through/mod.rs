@@ -3,9 +3,26 @@
 
 /// Writes the named `Game` methods, each calling the same method of
 /// `self.0`, inside an `impl Game` block: a wrapper names the methods it
-/// passes through and writes the ones it changes.
+/// passes through and writes the ones it changes. `playing` names the
+/// methods that set up, play and write the game (`new_state` to
+/// `parse_action`), which every wrapper here passes through.
 macro_rules! pass_through {
     ($($method:ident),* $(,)?) => { $( pass_through!(@ $method); )* };
+    (@ playing) => {
+        pass_through!(
+            new_state,
+            parse_position,
+            position_to_string,
+            status,
+            chance,
+            results,
+            legal_actions,
+            apply,
+            apply_chance,
+            action_to_string,
+            parse_action,
+        );
+    };
     (@ manifest) => {
         fn manifest(&self) -> tabletop_sdk::Manifest {
             self.0.manifest()
