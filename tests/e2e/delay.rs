@@ -7,12 +7,11 @@ use std::time::{Duration, Instant};
 
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
-use tabletop_proto::v1::watch_client::WatchClient;
 use tabletop_tests::{Host, as_admin};
 use tonic::transport::Channel;
 use tonic::{Code, Streaming};
 
-use crate::support::{play_first_legal, spectator, view_of};
+use crate::support::{play_first_legal, spectator, view_of, watch_as_spectator};
 
 /// Creates a 2-seat Focus match (no chance: one version per move) whose
 /// spectators see it `delay` behind; returns its id and seat tokens.
@@ -44,20 +43,6 @@ async fn play_one(matches: &mut MatchesClient<Channel>, match_id: &str, tokens: 
         .view
         .unwrap()
         .version
-}
-
-async fn watch_as_spectator(
-    watch: &mut WatchClient<Channel>,
-    match_id: &str,
-) -> Streaming<pb::WatchEvent> {
-    watch
-        .watch_match(pb::WatchMatchRequest {
-            match_id: match_id.to_string(),
-            ..Default::default()
-        })
-        .await
-        .expect("watch")
-        .into_inner()
 }
 
 /// The next message of a stream within `wait`; `None` if none came.

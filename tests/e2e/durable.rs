@@ -28,7 +28,9 @@ use tabletop_tests::{
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, legal, play_first_legal, play_to_end, spectator, submit};
+use crate::support::{
+    create, legal, play_first_legal, play_to_end, spectator, submit, watch_as_spectator,
+};
 
 /// The catalog's games with their smallest player count.
 async fn game_names(host: &Host) -> Vec<(String, u32)> {
@@ -568,17 +570,7 @@ async fn a_watcher_that_reads_nothing_holds_no_one_back_and_catches_up() {
         .connect()
         .await
         .expect("connect");
-    let mut stream = pb::watch_client::WatchClient::new(slow)
-        .watch_match(pb::WatchMatchRequest {
-            match_id: id.clone(),
-            seat_token: String::new(),
-            from_version: None,
-            after_seq: None,
-            omit_views: false,
-        })
-        .await
-        .expect("watch")
-        .into_inner();
+    let mut stream = watch_as_spectator(&mut pb::watch_client::WatchClient::new(slow), &id).await;
     let first = stream.next().await.expect("first message").expect("ok");
     assert!(matches!(
         first.kind,

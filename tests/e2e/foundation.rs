@@ -9,7 +9,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, workspace_game_crates};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, play_to_end, spectator};
+use crate::support::{create, play_to_end, spectator, watch_as_spectator};
 
 async fn games(host: &Host) -> Vec<pb::GameInfo> {
     host.catalog()
@@ -103,19 +103,7 @@ async fn a_watcher_on_another_connection_sees_every_state_change() {
     let game = games(&host).await.remove(0);
     let mut matches = host.matches().await;
     let (id, tokens) = create(&mut matches, &game.name, game.min_players, 11).await;
-    let mut stream = host
-        .watch()
-        .await
-        .watch_match(pb::WatchMatchRequest {
-            match_id: id.clone(),
-            seat_token: String::new(),
-            from_version: None,
-            after_seq: None,
-            omit_views: false,
-        })
-        .await
-        .expect("watch")
-        .into_inner();
+    let mut stream = watch_as_spectator(&mut host.watch().await, &id).await;
     let first = stream.next().await.expect("first message").expect("ok");
     let Some(pb::watch_event::Kind::Snapshot(snapshot)) = first.kind else {
         panic!("the first message is a snapshot: {first:?}");

@@ -7,7 +7,7 @@ use tabletop_tests::{ADMIN_TOKEN, Host, target_dir};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::support::{create, spectator};
+use crate::support::{create, spectator, watch_as_spectator};
 
 /// South's whole army by rank on the default board (3 + 7 + 7 + 7 start
 /// points): 16 infantry, 6 cavalry, 2 cannons (W3).
@@ -49,19 +49,7 @@ async fn whole_layout_in_one_request() {
     let host = Host::start().await;
     let mut matches = host.matches().await;
     let (id, tokens) = create(&mut matches, "war", 2, 6).await;
-    let mut stream = host
-        .watch()
-        .await
-        .watch_match(pb::WatchMatchRequest {
-            match_id: id.clone(),
-            seat_token: String::new(),
-            from_version: None,
-            after_seq: None,
-            omit_views: false,
-        })
-        .await
-        .expect("watch")
-        .into_inner();
+    let mut stream = watch_as_spectator(&mut host.watch().await, &id).await;
     let first = stream.next().await.expect("snapshot").expect("ok");
     assert_eq!(first.version, 0);
 

@@ -3,6 +3,8 @@
 use rand::seq::IndexedRandom;
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
+use tabletop_proto::v1::watch_client::WatchClient;
+use tonic::Streaming;
 use tonic::transport::Channel;
 
 pub use tabletop_tests::legal;
@@ -76,6 +78,22 @@ pub async fn spectator(matches: &mut MatchesClient<Channel>, match_id: &str) -> 
         })
         .await
         .expect("spectator view")
+        .into_inner()
+}
+
+/// Watches the match as a spectator from now on: the stream's first
+/// message is a snapshot of the current view.
+pub async fn watch_as_spectator(
+    watch: &mut WatchClient<Channel>,
+    match_id: &str,
+) -> Streaming<pb::WatchEvent> {
+    watch
+        .watch_match(pb::WatchMatchRequest {
+            match_id: match_id.to_string(),
+            ..Default::default()
+        })
+        .await
+        .expect("watch")
         .into_inner()
 }
 
