@@ -24,6 +24,17 @@ fn built(file: &str) -> PathBuf {
     path
 }
 
+/// The built engine-host, checking that the War plugin the runs play is
+/// built beside it.
+fn host_with_war() -> PathBuf {
+    built(&format!(
+        "{}war{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    built("engine-host")
+}
+
 fn bench(args: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_tabletop-bench"))
         .args(args)
@@ -40,12 +51,7 @@ fn bench(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn load_tool_plays_war_against_a_real_host_and_the_echo_baseline() {
-    let host = built("engine-host");
-    built(&format!(
-        "{}war{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
+    let host = host_with_war();
     let report = bench(&[
         "run",
         "--spawn-server",
@@ -191,12 +197,7 @@ fn a_bot_load_asks_for_summaries_and_ids_and_gets_smaller_answers() {
 
 #[test]
 fn history_reads_the_rss_every_tenth_under_watchers_that_replay() {
-    let host = built("engine-host");
-    built(&format!(
-        "{}war{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
+    let host = host_with_war();
     let report = bench(&[
         "history",
         "--spawn-server",
@@ -237,12 +238,7 @@ fn history_reads_the_rss_every_tenth_under_watchers_that_replay() {
 
 #[test]
 fn history_cost_loads_and_replays_each_game_asked() {
-    let host = built("engine-host");
-    built(&format!(
-        "{}war{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
+    let host = host_with_war();
     let report = bench(&[
         "history-cost",
         "--spawn-server",
