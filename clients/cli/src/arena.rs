@@ -8,13 +8,17 @@
 //! bot is seated by its spec (`CreateMatchRequest.bots`); an external bot
 //! is a program the arena starts for its seat (see [`spawn_external`]).
 //! Without `--server` the arena starts its own host: the `engine-host`
-//! next to this program, with its plugins, its matches kept in memory.
+//! next to this program, with its plugins, its matches kept in memory, and
+//! a bot thread per match played at once (`--parallel`). A time budget is
+//! wall-clock time: matches played at once on fewer cores than searches
+//! give each search less of a core.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use tabletop_mcts::stats::{Interval, elo, interval, seat_score};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
@@ -52,6 +56,10 @@ pub struct ArenaArgs {
     /// The first match's seed; match m of a pairing has `seed + m`.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Matches of a pairing played at once (1–64); records are written as
+    /// matches finish.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub parallel: u32,
     /// Write every match's record as one JSON line to this file.
     #[arg(long, value_name = "FILE.jsonl")]
     pub out: Option<PathBuf>,
@@ -91,7 +99,7 @@ impl Drop for SpawnedHost {
 
 /// Starts the `engine-host` next to this program on a free port; returns it
 /// with its address and admin token.
-fn spawn_host() -> Result<(SpawnedHost, String, String), CliError> {
+fn spawn_host(bot_threads: u32) -> Result<(SpawnedHost, String, String), CliError> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let binary = dir.join(format!("engine-host{}", std::env::consts::EXE_SUFFIX));
@@ -114,6 +122,8 @@ fn spawn_host() -> Result<(SpawnedHost, String, String), CliError> {
         .arg(&admin_token)
         .arg("--data-dir")
         .arg(&data_dir)
+        .arg("--bot-threads")
+        .arg(bot_threads.to_string())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -203,12 +213,12 @@ pub async fn run(args: ArenaArgs, server: Option<&str>, credential: &str, tls: &
     let (_spawned, server, credential) = match server {
         Some(server) => (None, server.to_string(), credential.to_string()),
         None => {
-            let (host, url, token) = spawn_host()?;
+            let (host, url, token) = spawn_host(args.parallel)?;
             (Some(host), url, token)
         }
     };
     let channel = connect(&server, &credential, tls).await?;
-    let mut matches = MatchesClient::new(channel);
+    let matches = MatchesClient::new(channel);
     let mut out = match &args.out {
         Some(path) => Some(std::fs::File::create(path)?),
         None => None,
@@ -227,14 +237,24 @@ pub async fn run(args: ArenaArgs, server: Option<&str>, credential: &str, tls: &
         for j in i + 1..entrants.len() {
             let (a, b) = (&entrants[i], &entrants[j]);
             let mut tally = Tally::default();
-            for m in 0..args.matches {
-                let seed = args.seed.wrapping_add(m);
-                let a_seat = (m % u64::from(args.players)) as u32;
-                let seats: Vec<&Entrant> = (0..args.players)
-                    .map(|s| if s == a_seat { a } else { b })
-                    .collect();
-                let (record, ranks) =
-                    play_match(&mut matches, &server, &args, &options, &seats, seed).await?;
+            let mut played = futures_util::stream::iter(0..args.matches)
+                .map(|m| {
+                    let mut matches = matches.clone();
+                    let (server, args, options) = (&server, &args, &options);
+                    async move {
+                        let seed = args.seed.wrapping_add(m);
+                        let a_seat = (m % u64::from(args.players)) as u32;
+                        let seats: Vec<&Entrant> = (0..args.players)
+                            .map(|s| if s == a_seat { a } else { b })
+                            .collect();
+                        play_match(&mut matches, server, args, options, &seats, seed)
+                            .await
+                            .map(|played| (a_seat, played))
+                    }
+                })
+                .buffer_unordered(args.parallel as usize);
+            while let Some(played) = played.next().await {
+                let (a_seat, (record, ranks)) = played?;
                 tally.scores.push(seat_score(&ranks, a_seat as usize));
                 if let Some(file) = out.as_mut() {
                     writeln!(file, "{record}")?;
@@ -420,6 +440,7 @@ mod tests {
             options: Vec::new(),
             seed: 1,
             out: None,
+            parallel: 1,
         }
     }
 
