@@ -82,6 +82,16 @@ fn bot_match(
     }
 }
 
+/// A two-seat Lanza match (short) with the bot `spec` in seat 0 and seat
+/// 1 open to anyone.
+fn bot_beside_an_open_seat(spec: &str) -> pb::CreateMatchRequest {
+    pb::CreateMatchRequest {
+        open_seats: vec![1],
+        public_open_seats: true,
+        ..bot_match("lanza", 2, true, &[(0, spec)])
+    }
+}
+
 #[tokio::test]
 async fn bot_matches_finish_by_themselves_for_every_game_at_its_smallest_and_largest_count() {
     let host = bot_host().await;
@@ -294,11 +304,7 @@ async fn a_joining_bot_gets_no_token_and_plays_from_then_on() {
     let host = bot_host().await;
     let mut matches = host.matches().await;
     let created = matches
-        .create_match(pb::CreateMatchRequest {
-            open_seats: vec![1],
-            public_open_seats: true,
-            ..bot_match("lanza", 2, true, &[(0, "random")])
-        })
+        .create_match(bot_beside_an_open_seat("random"))
         .await
         .expect("create")
         .into_inner();
@@ -410,15 +416,13 @@ async fn the_feed_names_each_bot_and_its_settings_whatever_its_display_name() {
     let mut matches = host.matches().await;
     let created = matches
         .create_match(pb::CreateMatchRequest {
-            open_seats: vec![1],
-            public_open_seats: true,
             seat_players: vec![pb::SeatPlayer {
                 seat: 0,
                 display_name: "House player".into(),
                 ..Default::default()
             }],
             labels: [("feed".to_string(), "bots".to_string())].into(),
-            ..bot_match("lanza", 2, true, &[(0, "mcts:5")])
+            ..bot_beside_an_open_seat("mcts:5")
         })
         .await
         .expect("create")
