@@ -43,8 +43,9 @@ fn rpcs(method: &str, code: &str) -> String {
     )
 }
 
-#[tokio::test]
-async fn counters_move_by_what_a_known_workload_did() {
+/// A host with a metrics listener, that listener's address, and the
+/// metrics as they stand before a test's workload.
+async fn metrics_host() -> (Host, String, HashMap<String, f64>) {
     let host = Host::start_with(HostOptions {
         args: vec!["--metrics-listen".into(), "127.0.0.1:0".into()],
         ..Default::default()
@@ -52,6 +53,12 @@ async fn counters_move_by_what_a_known_workload_did() {
     .await;
     let address = host.metrics_address.clone().expect("a metrics address");
     let before = scrape(&address).await;
+    (host, address, before)
+}
+
+#[tokio::test]
+async fn counters_move_by_what_a_known_workload_did() {
+    let (host, address, before) = metrics_host().await;
     let moved = |after: &HashMap<String, f64>, name: &str| {
         after.get(name).copied().unwrap_or(0.0) - before.get(name).copied().unwrap_or(0.0)
     };
@@ -171,13 +178,7 @@ async fn counters_move_by_what_a_known_workload_did() {
 
 #[tokio::test]
 async fn bot_searches_are_counted_with_their_iterations() {
-    let host = Host::start_with(HostOptions {
-        args: vec!["--metrics-listen".into(), "127.0.0.1:0".into()],
-        ..Default::default()
-    })
-    .await;
-    let address = host.metrics_address.clone().expect("a metrics address");
-    let before = scrape(&address).await;
+    let (host, address, before) = metrics_host().await;
     let mut matches = host.matches().await;
     // Two search bots of 16 iterations play a short Focus match by themselves.
     let created = matches

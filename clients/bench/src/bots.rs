@@ -272,14 +272,7 @@ pub async fn bots_command(args: BotsArgs) -> Result<(), String> {
         with_bots,
         p99_ratio,
     };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        print_report(&report);
-    }
+    crate::emit(&report, args.json, print_report)?;
     drop(server);
     Ok(())
 }

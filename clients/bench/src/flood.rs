@@ -294,14 +294,7 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
         },
         p99_ratio,
     };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        print_report(&report);
-    }
+    crate::emit(&report, args.json, print_report)?;
     drop(server);
     Ok(())
 }

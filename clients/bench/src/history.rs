@@ -400,14 +400,7 @@ pub async fn history(args: HistoryArgs) -> Result<(), String> {
         server_peak_rss_bytes,
     };
     drop(server);
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        print_report(&report);
-    }
+    crate::emit(&report, args.json, print_report)?;
     Ok(())
 }
 

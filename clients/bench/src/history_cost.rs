@@ -206,48 +206,46 @@ pub async fn history_cost(args: HistoryCostArgs) -> Result<(), String> {
         });
     }
     drop(server);
-    if args.json {
+    crate::emit(&report, args.json, print_table)?;
+    Ok(())
+}
+
+/// The report as a table, with what its columns mean.
+fn print_table(report: &CostReport) {
+    println!(
+        "{:<10} {:>7} {:>8} {:>7} {:>7} {:>7} {:>8} {:>10} {:>10} {:>8} {:>10}",
+        "game",
+        "matches",
+        "ev/match",
+        "1st ms",
+        "2nd ms",
+        "load ms",
+        "watch ms",
+        "views µs/ev",
+        "bare µs/ev",
+        "list ms",
+        "list µs/ev",
+    );
+    for g in &report.games {
         println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        println!(
-            "{:<10} {:>7} {:>8} {:>7} {:>7} {:>7} {:>8} {:>10} {:>10} {:>8} {:>10}",
-            "game",
-            "matches",
-            "ev/match",
-            "1st ms",
-            "2nd ms",
-            "load ms",
-            "watch ms",
-            "views µs/ev",
-            "bare µs/ev",
-            "list ms",
-            "list µs/ev",
-        );
-        for g in &report.games {
-            println!(
-                "{:<10} {:>7} {:>8.0} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>11.2} {:>10.2} {:>8.2} {:>10.2}",
-                g.game,
-                g.matches,
-                g.events_per_match,
-                g.first_read_ms,
-                g.loaded_read_ms,
-                g.load_ms,
-                g.watch_fixed_ms,
-                g.watch_views_us_per_event,
-                g.watch_bare_us_per_event,
-                g.list_fixed_ms,
-                g.list_us_per_event,
-            );
-        }
-        println!(
-            "1st/2nd: a spectator's GetView of an unloaded match and again in memory; load = their difference (medians). \
-             watch/list ms: a call with no event to send; µs/ev: from version 0, beyond that fixed cost."
+            "{:<10} {:>7} {:>8.0} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>11.2} {:>10.2} {:>8.2} {:>10.2}",
+            g.game,
+            g.matches,
+            g.events_per_match,
+            g.first_read_ms,
+            g.loaded_read_ms,
+            g.load_ms,
+            g.watch_fixed_ms,
+            g.watch_views_us_per_event,
+            g.watch_bare_us_per_event,
+            g.list_fixed_ms,
+            g.list_us_per_event,
         );
     }
-    Ok(())
+    println!(
+        "1st/2nd: a spectator's GetView of an unloaded match and again in memory; load = their difference (medians). \
+         watch/list ms: a call with no event to send; µs/ev: from version 0, beyond that fixed cost."
+    );
 }
 
 /// Runs `f`, returning its wall time in seconds with its value.

@@ -413,16 +413,21 @@ async fn run(args: RunArgs) -> Result<(), String> {
             total_cpu_ratio,
         });
     }
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        print_table(&report);
-    }
+    crate::emit(&report, args.json, print_table)?;
     drop(echo_server);
     drop(spawned);
+    Ok(())
+}
+
+/// Prints a mode's report: pretty JSON with `--json`, else laid out by
+/// `text` for a person.
+fn emit<R: Serialize>(report: &R, json: bool, text: fn(&R)) -> Result<(), String> {
+    if json {
+        let pretty = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        println!("{pretty}");
+    } else {
+        text(report);
+    }
     Ok(())
 }
 

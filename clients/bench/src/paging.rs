@@ -219,14 +219,7 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         listings,
         server_rss_bytes: proc::status_bytes(server.pid, "VmRSS"),
     };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        print_table(&report);
-    }
+    crate::emit(&report, args.json, print_table)?;
     if report.largest_reply_fraction_of_limit > 0.5 {
         return Err(format!(
             "a ListMatches reply took {largest} bytes, over half the message limit"
