@@ -15,8 +15,8 @@
 //!
 //! No RPC waits for a bot: calls only poke. The pool has `--bot-threads`
 //! threads, which is also the most searches that run at once; the rest wait
-//! in the queue. The threads run at the lowest CPU priority (nice 19), so a
-//! busy machine slows bots before it slows clients.
+//! in the queue. The threads run under `SCHED_IDLE` (nice 19 where that is
+//! refused), so a busy machine slows bots before it slows clients.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
@@ -50,6 +50,15 @@ struct Queued {
     stopped: bool,
 }
 
+impl Queued {
+    /// Takes the first queued match, which may then be poked again.
+    fn pop(&mut self) -> Option<String> {
+        let id = self.order.pop_front()?;
+        self.members.remove(&id);
+        Some(id)
+    }
+}
+
 impl BotQueue {
     /// Queues `match_id` unless it is queued already.
     pub fn poke(&self, match_id: &str) {
@@ -67,8 +76,7 @@ impl BotQueue {
             if q.stopped {
                 return None;
             }
-            if let Some(id) = q.order.pop_front() {
-                q.members.remove(&id);
+            if let Some(id) = q.pop() {
                 return Some(id);
             }
             q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
@@ -77,10 +85,7 @@ impl BotQueue {
 
     /// The next match if one is queued, without waiting.
     fn try_next(&self) -> Option<String> {
-        let mut q = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let id = q.order.pop_front()?;
-        q.members.remove(&id);
-        Some(id)
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).pop()
     }
 
     /// Matches waiting for a bot thread.
@@ -287,15 +292,25 @@ impl Engine {
     }
 }
 
-/// The bot threads' nice value: the lowest priority short of idle-only
-/// scheduling, so a search yields the core to the server's threads whenever
-/// they have work, and still runs on a busy machine.
+/// The nice value a bot thread falls back to where idle-only scheduling is
+/// refused (a seccomp filter, say).
 const BOT_NICE: libc::c_int = 19;
 
-/// Runs the calling thread at the lowest CPU priority ([`BOT_NICE`]), so
-/// searches take the cores the server's own threads leave idle.
+/// Runs the calling thread under `SCHED_IDLE`, so a search takes only the
+/// cores the server's own threads leave idle: a woken server thread
+/// preempts it at once, where a nice-19 search still holds the core for
+/// part of its slice and shows in the players' tail latency. On a machine
+/// that is busy with other work a search still runs, slowly; its clock is
+/// wall time, so it plays weaker rather than later. Where `SCHED_IDLE` is
+/// refused the thread runs at [`BOT_NICE`].
 #[cfg(target_os = "linux")]
 fn lower_thread_priority() {
+    let idle = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pid 0 names the calling thread; `idle` is a valid
+    // sched_param that outlives the call, which only reads it.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &idle) } == 0 {
+        return;
+    }
     // SAFETY: gettid has no preconditions; setpriority with PRIO_PROCESS and
     // a thread id changes only that thread's nice value on Linux, and takes
     // no pointers.
