@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import {
   BadToken,
@@ -24,42 +24,17 @@ import {
   TokenRequired,
   UnknownGame,
   UnknownMatch,
-  connect,
   eventView,
   finalResults,
-  type Client,
   type GameInfo,
   type WatchEvent,
 } from "../src/index.js";
 import { seededRandom } from "../examples/random-bot.js";
-import { ADMIN_TOKEN, PACKAGE_DIR, RANDOM_BOT, startHost, type Host } from "./harness.js";
+import { PACKAGE_DIR, RANDOM_BOT, testHost } from "./harness.js";
 
 const BOT_DEADLINE_MS = 150_000;
 
-let host: Host;
-/** An anonymous client, as a player's. */
-let client: Client;
-/** A client that holds the admin token. */
-let director: Client;
-/**
- * A client with an organizer credential the admin issued, as a tournament
- * platform's: it may choose seeds and direct matches, not administer.
- */
-let organizer: Client;
-
-before(async () => {
-  host = await startHost();
-  client = connect(host.address);
-  director = connect(host.address, { adminToken: ADMIN_TOKEN });
-  organizer = connect(host.address, { credential: (await director.issueCredential("test organizer")).secret });
-});
-
-after(async () => {
-  client?.close();
-  director?.close();
-  organizer?.close();
-  await host?.stop();
-});
+const host = testHost();
 
 function playersFor(game: GameInfo): number {
   return Math.max(2, game.minPlayers);
@@ -104,13 +79,13 @@ function run(command: string, args: string[]): Promise<Run> {
 }
 
 test("the catalog lists games with their options", async () => {
-  const games = await client.games();
+  const games = await host.client.games();
   assert.ok(games.length > 0, "the host loaded no game: are the plugins built next to engine-host?");
   const names = games.map((g) => g.name);
   assert.deepEqual(names, [...names].sort(), "ListGames is by name");
   for (const game of games) {
     assert.ok(1 <= game.minPlayers && game.minPlayers <= game.maxPlayers, game.name);
-    assert.equal((await client.game(game.name)).name, game.name);
+    assert.equal((await host.client.game(game.name)).name, game.name);
   }
 });
 
@@ -119,12 +94,12 @@ test("the random bot plays a complete match of every game", async () => {
   // left open and their bots join them with the seats' join codes, so both
   // ways in are exercised. All matches run at once; each bot is its own
   // process, as a user would run it.
-  const games = await client.games();
+  const games = await host.client.games();
   await Promise.all(
     games.map(async (game, i) => {
       const players = playersFor(game);
       const openSeats = Array.from({ length: players - 1 }, (_, k) => k + 1);
-      const match = await organizer.createMatch(game.name, {
+      const match = await host.organizer.createMatch(game.name, {
         players,
         options: short(game, 80),
         seed: 800 + i,
@@ -153,9 +128,9 @@ test("the random bot plays a complete match of every game", async () => {
 });
 
 test("a watcher receives every event until the end", async () => {
-  const games = await client.games();
+  const games = await host.client.games();
   for (const [i, game] of games.entries()) {
-    const match = await organizer.createMatch(game.name, {
+    const match = await host.organizer.createMatch(game.name, {
       players: playersFor(game),
       options: short(game, 40),
       seed: 900 + i,
@@ -179,10 +154,10 @@ test("a watcher receives every event until the end", async () => {
       const mover = lastView.toMove.find((s) => !acted.has(s));
       if (mover === undefined) continue;
       const token = match.tokens.get(mover)!;
-      const legal = await client.legalActions(match.matchId, token);
+      const legal = await host.client.legalActions(match.matchId, token);
       if (legal.actions.length > 0) {
         const action = legal.actions[Math.floor(random() * legal.actions.length)]!;
-        await client.act(match.matchId, token, action, legal.version);
+        await host.client.act(match.matchId, token, action, legal.version);
       }
     }
 
@@ -211,9 +186,9 @@ test("a watcher receives every event until the end", async () => {
 });
 
 test("bad requests reject with typed errors carrying the code, reason and message", async () => {
-  const [game] = await client.games();
+  const [game] = await host.client.games();
   assert.ok(game);
-  const match = await organizer.createMatch(game.name, { players: playersFor(game), seed: 1 });
+  const match = await host.organizer.createMatch(game.name, { players: playersFor(game), seed: 1 });
   const mover = match.createdView.toMove[0]!;
   const seat = match.seat(mover);
 
@@ -232,14 +207,14 @@ test("bad requests reject with typed errors carrying the code, reason and messag
   assert.ok(!["INVALID_NOTATION", "ILLEGAL_ACTION", ""].includes(notAMove.reason), notAMove.reason);
   assert.ok(!(notAMove instanceof StaleVersion), "instanceof goes by class");
 
-  await assert.rejects(client.act(match.matchId, "not-a-token", 0), (err: unknown) => {
+  await assert.rejects(host.client.act(match.matchId, "not-a-token", 0), (err: unknown) => {
     assert.ok(err instanceof BadToken, String(err));
     assert.equal(err.code, Code.PermissionDenied);
     assert.equal(err.credential, "seat");
     return true;
   });
 
-  await assert.rejects(client.legalActions(match.matchId, ""), (err: unknown) => {
+  await assert.rejects(host.client.legalActions(match.matchId, ""), (err: unknown) => {
     assert.ok(err instanceof TokenRequired, String(err));
     assert.equal(err.code, Code.Unauthenticated);
     assert.equal(err.credential, "seat");
@@ -256,14 +231,14 @@ test("bad requests reject with typed errors carrying the code, reason and messag
     });
   }
 
-  await assert.rejects(client.view("no-such-match"), (err: unknown) => {
+  await assert.rejects(host.client.view("no-such-match"), (err: unknown) => {
     assert.ok(err instanceof UnknownMatch, String(err));
     assert.equal(err.code, Code.NotFound);
     assert.equal(err.matchId, "no-such-match");
     return true;
   });
 
-  await assert.rejects(client.game("no-such-game"), (err: unknown) => {
+  await assert.rejects(host.client.game("no-such-game"), (err: unknown) => {
     assert.ok(err instanceof UnknownGame, String(err));
     assert.equal(err.code, Code.NotFound);
     assert.equal(err.reason, "UNKNOWN_GAME");
@@ -276,9 +251,9 @@ test("bad requests reject with typed errors carrying the code, reason and messag
 });
 
 test("a stale version tells the current version", async () => {
-  const [game] = await client.games();
+  const [game] = await host.client.games();
   assert.ok(game);
-  const match = await organizer.createMatch(game.name, { players: playersFor(game), seed: 2 });
+  const match = await host.organizer.createMatch(game.name, { players: playersFor(game), seed: 2 });
   const version = match.createdView.version;
   const seat = match.seat(match.createdView.toMove[0]!);
   const [action] = await seat.legalActions();
@@ -301,7 +276,7 @@ test("a stale version tells the current version", async () => {
 });
 
 test("a past view is the view at that version", async () => {
-  const match = await organizer.createMatch("focus", { players: 2, seed: 4 });
+  const match = await host.organizer.createMatch("focus", { players: 2, seed: 4 });
   const created = await match.view();
   const seat = match.seat(created.toMove[0]!);
   const [action] = await seat.legalActions();
@@ -322,7 +297,7 @@ test("a past view is the view at that version", async () => {
 });
 
 test("a spectator delay keeps spectators behind and seats live", async () => {
-  const match = await client.createMatch("focus", {
+  const match = await host.client.createMatch("focus", {
     players: 2,
     spectatorDelay: { moves: 2 },
   });
@@ -344,7 +319,7 @@ test("a spectator delay keeps spectators behind and seats live", async () => {
     return true;
   });
   await assert.rejects(
-    client.createMatch("focus", { spectatorDelay: { ms: 3_600_001 } }),
+    host.client.createMatch("focus", { spectatorDelay: { ms: 3_600_001 } }),
     (err: unknown) => {
       assert.ok(err instanceof TabletopError, String(err));
       assert.equal(err.reason, "INVALID_SETUP");
@@ -354,7 +329,7 @@ test("a spectator delay keeps spectators behind and seats live", async () => {
 });
 
 test("a late watcher and listEvents tell every event of a finished match", async () => {
-  const match = await organizer.createMatch("lanza", {
+  const match = await host.organizer.createMatch("lanza", {
     players: 2,
     seed: 6,
     options: { max_turns: "3" },
@@ -370,7 +345,7 @@ test("a late watcher and listEvents tell every event of a finished match", async
   }
   const token = seats[0]!.token;
   const replayed: WatchEvent[] = [];
-  for await (const event of client.watch(match.matchId, token, { fromVersion: 0n })) {
+  for await (const event of host.client.watch(match.matchId, token, { fromVersion: 0n })) {
     replayed.push(event);
   }
   assert.deepEqual(
@@ -382,18 +357,18 @@ test("a late watcher and listEvents tell every event of a finished match", async
   assert.equal(eventView(replayed.at(-1)!)?.state, MatchState.FINISHED);
 
   const listed: WatchEvent[] = [];
-  for await (const event of client.events(match.matchId, token, { includeViews: true })) {
+  for await (const event of host.client.events(match.matchId, token, { includeViews: true })) {
     listed.push(event);
   }
   assert.deepEqual(listed, replayed);
-  const page = await client.listEvents(match.matchId, token, { afterSeq: 2n, pageSize: 3 });
+  const page = await host.client.listEvents(match.matchId, token, { afterSeq: 2n, pageSize: 3 });
   assert.deepEqual(
     page.events.map((e) => e.seq),
     [3n, 4n, 5n],
   );
   assert.equal(page.lastSeq, replayed.at(-1)!.seq);
   const resumed: WatchEvent[] = [];
-  for await (const event of client.watch(match.matchId, token, {
+  for await (const event of host.client.watch(match.matchId, token, {
     afterSeq: BigInt(replayed.length - 2),
   })) {
     resumed.push(event);
@@ -402,9 +377,9 @@ test("a late watcher and listEvents tell every event of a finished match", async
 });
 
 test("a finished match refuses with MatchOver", async () => {
-  const [game] = await client.games();
+  const [game] = await host.client.games();
   assert.ok(game);
-  const match = await organizer.createMatch(game.name, { players: playersFor(game), seed: 3 });
+  const match = await host.organizer.createMatch(game.name, { players: playersFor(game), seed: 3 });
   const seat = match.seat([...match.tokens.keys()][0]!);
   await seat.resign();
   await assert.rejects(seat.resign(), (err: unknown) => {

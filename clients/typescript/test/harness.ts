@@ -11,6 +11,9 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
+
+import { connect, type Client } from "../src/index.js";
 
 /** clients/typescript (this file is compiled to dist/test/harness.js). */
 export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -89,4 +92,44 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A host started for one test file, with the clients its tests share. */
+export interface TestHost {
+  /** The host's address, `127.0.0.1:PORT`. */
+  address: string;
+  /** An anonymous client, as a player's. */
+  client: Client;
+  /** A client that holds the admin token. */
+  director: Client;
+  /**
+   * A client with an organizer credential the admin issued, as a tournament
+   * platform's: it may choose seeds and direct matches, not administer.
+   */
+  organizer: Client;
+}
+
+/**
+ * Starts a host before the calling file's tests and stops it after them
+ * (`before` and `after` hooks); the returned object is filled in once the
+ * host listens, so tests read it, never the module's top level.
+ */
+export function testHost(): TestHost {
+  const testHost = {} as TestHost;
+  let host: Host | undefined;
+  before(async () => {
+    host = await startHost();
+    testHost.address = host.address;
+    testHost.client = connect(host.address);
+    testHost.director = connect(host.address, { adminToken: ADMIN_TOKEN });
+    const organizer = await testHost.director.issueCredential("test organizer");
+    testHost.organizer = connect(host.address, { credential: organizer.secret });
+  });
+  after(async () => {
+    testHost.client?.close();
+    testHost.director?.close();
+    testHost.organizer?.close();
+    await host?.stop();
+  });
+  return testHost;
 }

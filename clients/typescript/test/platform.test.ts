@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import {
   BadToken,
@@ -23,36 +23,12 @@ import {
   TabletopError,
   TokenRequired,
   connect,
-  type Client,
   type LifecycleEvent,
   type MatchSummary,
 } from "../src/index.js";
-import { ADMIN_TOKEN, startHost, type Host } from "./harness.js";
+import { ADMIN_TOKEN, testHost } from "./harness.js";
 
-let host: Host;
-/** An anonymous client, as a player's. */
-let client: Client;
-/** A client that holds the admin token. */
-let director: Client;
-/**
- * A client with an organizer credential the admin issued, as a tournament
- * platform's: it may choose seeds and direct matches, not administer.
- */
-let organizer: Client;
-
-before(async () => {
-  host = await startHost();
-  client = connect(host.address);
-  director = connect(host.address, { adminToken: ADMIN_TOKEN });
-  organizer = connect(host.address, { credential: (await director.issueCredential("test organizer")).secret });
-});
-
-after(async () => {
-  client?.close();
-  director?.close();
-  organizer?.close();
-  await host?.stop();
-});
+const host = testHost();
 
 /** A label value no other test (or earlier run on the same host) uses. */
 function unique(prefix: string): string {
@@ -92,36 +68,36 @@ function kinds(events: LifecycleEvent[], matchId: string): (string | undefined)[
 test("labels are shown in views and listings, and filter them", async () => {
   const tournament = unique("labels");
   const firstLabels = { tournament, round: "1", table: "3" };
-  const first = await organizer.createMatch("focus", { seed: 10, labels: firstLabels });
-  const second = await organizer.createMatch("focus", { seed: 11, labels: { tournament, round: "2" } });
+  const first = await host.organizer.createMatch("focus", { seed: 10, labels: firstLabels });
+  const second = await host.organizer.createMatch("focus", { seed: 11, labels: { tournament, round: "2" } });
 
   assert.deepEqual(first.createdView.labels, firstLabels);
-  assert.deepEqual((await client.view(first.matchId)).labels, firstLabels);
-  const listed = (await client.listMatches({ labels: { tournament } })).matches;
+  assert.deepEqual((await host.client.view(first.matchId)).labels, firstLabels);
+  const listed = (await host.client.listMatches({ labels: { tournament } })).matches;
   assert.deepEqual(
     listed.map((m) => m.matchId),
     [first.matchId, second.matchId],
   );
   assert.deepEqual(listed[0]!.labels, firstLabels);
-  const onlyRound1 = (await client.listMatches({ labels: { tournament, round: "1" } })).matches;
+  const onlyRound1 = (await host.client.listMatches({ labels: { tournament, round: "1" } })).matches;
   assert.deepEqual(
     onlyRound1.map((m) => m.matchId),
     [first.matchId],
     "every label given must match",
   );
-  assert.equal((await client.listMatches({ labels: { tournament, round: "3" } })).matches.length, 0);
+  assert.equal((await host.client.listMatches({ labels: { tournament, round: "3" } })).matches.length, 0);
 });
 
 test("paging lists every match exactly once", async () => {
   const batch = { batch: unique("paging") };
   const created = [];
-  for (let i = 0; i < 150; i++) created.push(await organizer.createMatch("focus", { seed: i, labels: batch }));
+  for (let i = 0; i < 150; i++) created.push(await host.organizer.createMatch("focus", { seed: i, labels: batch }));
   const ids = new Set(created.map((m) => m.matchId));
 
   const pages: MatchSummary[][] = [];
   let pageToken = "";
   for (;;) {
-    const page = await client.listMatches({ labels: batch, pageSize: 7, pageToken });
+    const page = await host.client.listMatches({ labels: batch, pageSize: 7, pageToken });
     pages.push(page.matches);
     if (!page.nextPageToken) break;
     pageToken = page.nextPageToken;
@@ -139,24 +115,24 @@ test("paging lists every match exactly once", async () => {
   assert.deepEqual(order, sorted, "oldest first, then by id");
 
   assert.deepEqual(
-    (await all(client.iterMatches({ labels: batch, pageSize: 7 }))).map((m) => m.matchId),
+    (await all(host.client.iterMatches({ labels: batch, pageSize: 7 }))).map((m) => m.matchId),
     listed.map((m) => m.matchId),
   );
 
   // Creation-time and state filters narrow the same listing.
   const oldest = listed[0]!.createdAtMs;
   const newest = listed.at(-1)!.createdAtMs;
-  assert.equal((await all(client.iterMatches({ labels: batch, createdBeforeMs: oldest }))).length, 0);
-  const fromNewest = await all(client.iterMatches({ labels: batch, createdFromMs: newest }));
+  assert.equal((await all(host.client.iterMatches({ labels: batch, createdBeforeMs: oldest }))).length, 0);
+  const fromNewest = await all(host.client.iterMatches({ labels: batch, createdFromMs: newest }));
   assert.ok(fromNewest.length > 0 && fromNewest.every((m) => m.createdAtMs === newest));
   for (const match of created.slice(0, 5)) await match.seat(0).resign();
-  const finished = await all(client.iterMatches({ labels: batch, state: MatchState.FINISHED, pageSize: 2 }));
+  const finished = await all(host.client.iterMatches({ labels: batch, state: MatchState.FINISHED, pageSize: 2 }));
   assert.deepEqual(
     finished.map((m) => m.matchId).sort(),
     created.slice(0, 5).map((m) => m.matchId).sort(),
   );
 
-  await assert.rejects(client.listMatches({ labels: batch, pageToken: "not-a-token-the-server-issued" }), (err: unknown) => {
+  await assert.rejects(host.client.listMatches({ labels: batch, pageToken: "not-a-token-the-server-issued" }), (err: unknown) => {
     assert.ok(err instanceof InvalidPageToken, String(err));
     assert.equal(err.code, Code.InvalidArgument);
     return true;
@@ -166,13 +142,13 @@ test("paging lists every match exactly once", async () => {
 test("a retried createMatch returns the same match and tokens", async () => {
   const labels = { table: unique("retry") };
   const requestId = unique("request");
-  const first = await organizer.createMatch("focus", { seed: 21, labels, requestId });
-  const retried = await organizer.createMatch("focus", { seed: 21, labels, requestId });
+  const first = await host.organizer.createMatch("focus", { seed: 21, labels, requestId });
+  const retried = await host.organizer.createMatch("focus", { seed: 21, labels, requestId });
   assert.equal(retried.matchId, first.matchId);
   assert.deepEqual([...retried.tokens], [...first.tokens]);
   assert.equal(first.tokens.size, 2);
 
-  await assert.rejects(organizer.createMatch("focus", { seed: 22, labels, requestId }), (err: unknown) => {
+  await assert.rejects(host.organizer.createMatch("focus", { seed: 22, labels, requestId }), (err: unknown) => {
     assert.ok(err instanceof RequestIdReused, String(err));
     assert.equal(err.code, Code.AlreadyExists);
     assert.equal(err.requestId, requestId);
@@ -180,7 +156,7 @@ test("a retried createMatch returns the same match and tokens", async () => {
     return true;
   });
   assert.deepEqual(
-    (await all(client.iterMatches({ labels }))).map((m) => m.matchId),
+    (await all(host.client.iterMatches({ labels }))).map((m) => m.matchId),
     [first.matchId],
     "no second match",
   );
@@ -189,25 +165,25 @@ test("a retried createMatch returns the same match and tokens", async () => {
 test("the lifecycle feed tells each match's life and resumes after a cursor", async () => {
   const labels = { tournament: unique("feed") };
   // Followed live, while the matches below are played.
-  const following = take((signal) => director.followLifecycle({ labels, signal }), 9);
+  const following = take((signal) => host.director.followLifecycle({ labels, signal }), 9);
 
-  const played = await director.createMatch("focus", { seed: 31, labels });
+  const played = await host.director.createMatch("focus", { seed: 31, labels });
   const mover = played.createdView.toMove[0]!;
   const [action] = await played.seat(mover).legalActions();
   await played.seat(mover).act(action!);
   await played.seat(mover).resign();
 
-  const aborted = await director.createMatch("focus", { labels, openSeats: [1] });
-  await director.abortMatch(aborted.matchId, "table 2 withdrew");
+  const aborted = await host.director.createMatch("focus", { labels, openSeats: [1] });
+  await host.director.abortMatch(aborted.matchId, "table 2 withdrew");
 
-  const adjudicated = await director.createMatch("focus", { seed: 33, labels });
-  const view = await director.adjudicateMatch(adjudicated.matchId, { 0: 2, 1: 1 }, { scores: { 1: 3.5 } });
+  const adjudicated = await host.director.createMatch("focus", { seed: 33, labels });
+  const view = await host.director.adjudicateMatch(adjudicated.matchId, { 0: 2, 1: 1 }, { scores: { 1: 3.5 } });
   assert.equal(view.state, MatchState.FINISHED);
   assert.ok(view.adjudicated);
 
   // Not in the filtered feed: another tournament's match.
-  const other = await director.createMatch("focus", { labels: { tournament: unique("other") } });
-  await director.abortMatch(other.matchId);
+  const other = await host.director.createMatch("focus", { labels: { tournament: unique("other") } });
+  await host.director.abortMatch(other.matchId);
 
   const events = await following;
   assert.equal(events.length, 9, JSON.stringify(events.map((e) => [e.matchId, e.kind.case])));
@@ -249,35 +225,35 @@ test("the lifecycle feed tells each match's life and resumes after a cursor", as
 
   // A follower that resumes after a cursor gets exactly the later events,
   // and nothing more comes after the last.
-  const resumed = await take((signal) => director.followLifecycle({ labels, afterCursor: events[3]!.cursor, signal }), 5);
+  const resumed = await take((signal) => host.director.followLifecycle({ labels, afterCursor: events[3]!.cursor, signal }), 5);
   assert.deepEqual(resumed, events.slice(4));
-  const after = await take((signal) => director.followLifecycle({ labels, afterCursor: events.at(-1)!.cursor, signal }), 1, 1_000);
+  const after = await take((signal) => host.director.followLifecycle({ labels, afterCursor: events.at(-1)!.cursor, signal }), 1, 1_000);
   assert.deepEqual(after, []);
 });
 
 test("a paused match refuses actions until it resumes", async () => {
   const labels = { table: unique("pause") };
-  const match = await director.createMatch("focus", { seed: 41, labels });
+  const match = await host.director.createMatch("focus", { seed: 41, labels });
   const seat = match.seat(match.createdView.toMove[0]!);
   const [action] = await seat.legalActions();
   assert.ok(action);
 
-  const paused = await director.pauseMatch(match.matchId);
+  const paused = await host.director.pauseMatch(match.matchId);
   assert.ok(paused.paused);
   await assert.rejects(seat.act(action), (err: unknown) => {
     assert.ok(err instanceof MatchPaused, String(err));
     assert.equal(err.code, Code.FailedPrecondition);
     return true;
   });
-  await assert.rejects(director.pauseMatch(match.matchId), ControlRefused, "already paused");
+  await assert.rejects(host.director.pauseMatch(match.matchId), ControlRefused, "already paused");
   assert.equal((await match.view()).version, paused.version, "the refused action changed nothing");
 
-  const resumed = await director.resumeMatch(match.matchId);
+  const resumed = await host.director.resumeMatch(match.matchId);
   assert.equal(resumed.paused, false);
   assert.equal((await seat.act(action)).view?.version, resumed.version + 1n);
-  await assert.rejects(director.resumeMatch(match.matchId), ControlRefused, "not paused");
+  await assert.rejects(host.director.resumeMatch(match.matchId), ControlRefused, "not paused");
 
-  const events = await take((signal) => director.followLifecycle({ labels, signal }), 4);
+  const events = await take((signal) => host.director.followLifecycle({ labels, signal }), 4);
   assert.deepEqual(
     events.map((e) => e.kind.case),
     ["created", "started", "paused", "resumed"],
@@ -285,34 +261,34 @@ test("a paused match refuses actions until it resumes", async () => {
 });
 
 test("addTime adds to the seat's clock", async () => {
-  const match = await director.createMatch("focus", { seed: 51, timeControl: { bankMs: 600_000n } });
+  const match = await host.director.createMatch("focus", { seed: 51, timeControl: { bankMs: 600_000n } });
   // The seat not to move: its clock stands still, so the sum is exact.
   const waiting = 1 - match.createdView.toMove[0]!;
   const before = (await match.view()).seats[waiting]!.clockRemainingMs!;
-  const after = (await director.addTime(match.matchId, waiting, 5_000)).seats[waiting]!.clockRemainingMs;
+  const after = (await host.director.addTime(match.matchId, waiting, 5_000)).seats[waiting]!.clockRemainingMs;
   assert.equal(after, before + 5_000n);
   assert.equal((await match.view()).seats[waiting]!.clockRemainingMs, after);
 
-  const unclocked = await director.createMatch("focus", { seed: 52 });
-  await assert.rejects(director.addTime(unclocked.matchId, 0, 5_000), ControlRefused);
+  const unclocked = await host.director.createMatch("focus", { seed: 52 });
+  await assert.rejects(host.director.addTime(unclocked.matchId, 0, 5_000), ControlRefused);
 });
 
 test("director calls need a credential", async () => {
-  const match = await director.createMatch("focus", { seed: 61 });
-  await assert.rejects(client.pauseMatch(match.matchId), (err: unknown) => {
+  const match = await host.director.createMatch("focus", { seed: 61 });
+  await assert.rejects(host.client.pauseMatch(match.matchId), (err: unknown) => {
     assert.ok(err instanceof TokenRequired, String(err));
     assert.equal(err.code, Code.Unauthenticated);
     assert.equal(err.credential, "organizer", "an organizer credential is the least that will do");
     return true;
   });
-  await assert.rejects(client.abortMatch(match.matchId, "", { adminToken: "not-the-token" }), (err: unknown) => {
+  await assert.rejects(host.client.abortMatch(match.matchId, "", { adminToken: "not-the-token" }), (err: unknown) => {
     assert.ok(err instanceof BadToken, String(err));
     assert.equal(err.credential, "bearer");
     return true;
   });
-  await assert.rejects(take((signal) => client.followLifecycle({ adminToken: "not-the-token", signal }), 1), BadToken);
+  await assert.rejects(take((signal) => host.client.followLifecycle({ adminToken: "not-the-token", signal }), 1), BadToken);
   // A call's own token overrides the client's.
-  assert.ok((await client.pauseMatch(match.matchId, { adminToken: ADMIN_TOKEN })).paused);
+  assert.ok((await host.client.pauseMatch(match.matchId, { adminToken: ADMIN_TOKEN })).paused);
   assert.ok((await match.view()).paused);
 });
 
@@ -329,16 +305,16 @@ async function refusal(call: Promise<unknown>): Promise<TabletopError> {
 }
 
 test("an organizer credential chooses seeds and directs but does not administer", async () => {
-  const issued = await director.issueCredential("spring platform");
+  const issued = await host.director.issueCredential("spring platform");
   assert.ok(issued.secret && issued.credential?.credentialId);
   assert.equal(issued.credential.name, "spring platform");
   assert.equal(issued.credential.role, CredentialRole.ORGANIZER);
-  const listed = (await director.listCredentials()).find((c) => c.credentialId === issued.credential!.credentialId);
+  const listed = (await host.director.listCredentials()).find((c) => c.credentialId === issued.credential!.credentialId);
   assert.ok(listed, "listed");
   assert.equal(listed.revokedAtMs, undefined);
 
   // Anonymous: no seed of one's own (it would let a player replay the chance).
-  const anonymousSeed = await refusal(client.createMatch("focus", { seed: 71 }));
+  const anonymousSeed = await refusal(host.client.createMatch("focus", { seed: 71 }));
   assert.ok(anonymousSeed instanceof NotPermitted, String(anonymousSeed));
   assert.equal(anonymousSeed.code, Code.PermissionDenied);
   assert.equal(anonymousSeed.credential, "organizer");
@@ -360,21 +336,21 @@ test("an organizer credential chooses seeds and directs but does not administer"
   } finally {
     platform.close();
   }
-  assert.ok((await director.listPlugins()).length > 0, "the admin token may list the plugins");
-  const anonymousAdmin = await refusal(client.listPlugins());
+  assert.ok((await host.director.listPlugins()).length > 0, "the admin token may list the plugins");
+  const anonymousAdmin = await refusal(host.client.listPlugins());
   assert.ok(anonymousAdmin instanceof TokenRequired, String(anonymousAdmin));
   assert.equal(anonymousAdmin.credential, "admin");
 });
 
 test("a revoked credential is refused", async () => {
-  const issued = await director.issueCredential("revoked platform");
+  const issued = await host.director.issueCredential("revoked platform");
   const platform = connect(host.address, { credential: issued.secret });
   try {
     const match = await platform.createMatch("focus", { seed: 81 });
-    const revoked = await director.revokeCredential(issued.credential!.credentialId);
+    const revoked = await host.director.revokeCredential(issued.credential!.credentialId);
     assert.equal(revoked.credentialId, issued.credential!.credentialId);
     assert.ok(revoked.revokedAtMs !== undefined, "revoked now");
-    const listed = (await director.listCredentials()).find((c) => c.credentialId === revoked.credentialId);
+    const listed = (await host.director.listCredentials()).find((c) => c.credentialId === revoked.credentialId);
     assert.equal(listed?.revokedAtMs, revoked.revokedAtMs);
 
     const refused = await refusal(platform.pauseMatch(match.matchId));
@@ -383,7 +359,7 @@ test("a revoked credential is refused", async () => {
     assert.equal(refused.credential, "bearer");
     // Refused, not taken for anonymous: even a call anyone may make.
     assert.ok((await refusal(platform.createMatch("focus"))) instanceof BadToken);
-    assert.equal((await director.view(match.matchId)).paused, false);
+    assert.equal((await host.director.view(match.matchId)).paused, false);
   } finally {
     platform.close();
   }
@@ -401,44 +377,44 @@ test("credential and adminToken are one setting", async () => {
 });
 
 test("an invite-only seat needs its code, once", async () => {
-  const match = await organizer.createMatch("focus", { openSeats: [1] });
+  const match = await host.organizer.createMatch("focus", { openSeats: [1] });
   assert.deepEqual([...match.tokens.keys()], [0]);
   assert.deepEqual([...match.joinCodes.keys()], [1]);
   const code = match.joinCodes.get(1)!;
 
-  const noCode = await refusal(client.join(match.matchId));
+  const noCode = await refusal(host.client.join(match.matchId));
   assert.ok(noCode instanceof TokenRequired, String(noCode));
   assert.equal(noCode.code, Code.Unauthenticated);
   assert.equal(noCode.credential, "join_code");
-  assert.ok((await refusal(client.join(match.matchId, 1))) instanceof TokenRequired);
-  const wrong = await refusal(client.join(match.matchId, undefined, { code: "not-the-code" }));
+  assert.ok((await refusal(host.client.join(match.matchId, 1))) instanceof TokenRequired);
+  const wrong = await refusal(host.client.join(match.matchId, undefined, { code: "not-the-code" }));
   assert.ok(wrong instanceof BadToken, String(wrong));
   assert.equal(wrong.credential, "join_code");
-  assert.equal((await client.view(match.matchId)).state, MatchState.WAITING);
+  assert.equal((await host.client.view(match.matchId)).state, MatchState.WAITING);
 
-  const joined = await client.join(match.matchId, undefined, { code });
+  const joined = await host.client.join(match.matchId, undefined, { code });
   assert.equal(joined.seat, 1);
   assert.equal((await joined.view()).state, MatchState.RUNNING);
   // A code admits once.
-  assert.ok((await refusal(client.join(match.matchId, undefined, { code }))) instanceof BadToken);
+  assert.ok((await refusal(host.client.join(match.matchId, undefined, { code }))) instanceof BadToken);
 
-  const open = await organizer.createMatch("focus", { openSeats: [1], publicOpenSeats: true });
+  const open = await host.organizer.createMatch("focus", { openSeats: [1], publicOpenSeats: true });
   assert.equal(open.joinCodes.size, 0);
-  assert.equal((await client.join(open.matchId)).seat, 1, "a public seat needs no code");
+  assert.equal((await host.client.join(open.matchId)).seat, 1, "a public seat needs no code");
 
   // An organizer seats a player without the code.
-  const seated = await organizer.createMatch("focus", { openSeats: [0] });
-  assert.equal((await organizer.join(seated.matchId, 0)).seat, 0);
+  const seated = await host.organizer.createMatch("focus", { openSeats: [0] });
+  assert.equal((await host.organizer.join(seated.matchId, 0)).seat, 0);
 });
 
 test("seat identities show in views, the feed, results and the record", async () => {
   const labels = { table: unique("names") };
-  const match = await organizer.createMatch("focus", {
+  const match = await host.organizer.createMatch("focus", {
     openSeats: [1],
     labels,
     seatPlayers: [{ seat: 0, displayName: "Ada", externalId: "p-17" }],
   });
-  const joined = await client.join(match.matchId, undefined, {
+  const joined = await host.client.join(match.matchId, undefined, {
     code: match.joinCodes.get(1)!,
     displayName: "Bo",
     externalId: "p-42",
@@ -450,7 +426,7 @@ test("seat identities show in views, the feed, results and the record", async ()
   const seatsOf = (view: { seats: { seat: number; displayName: string; externalId: string }[] }) =>
     view.seats.map((s) => [s.seat, s.displayName, s.externalId]);
   assert.deepEqual(seatsOf(await joined.view()), expected);
-  assert.deepEqual(seatsOf(await client.view(match.matchId)), expected);
+  assert.deepEqual(seatsOf(await host.client.view(match.matchId)), expected);
 
   await joined.resign();
   const final = await match.view();
@@ -463,7 +439,7 @@ test("seat identities show in views, the feed, results and the record", async ()
     ],
   );
 
-  const events = await take((signal) => organizer.followLifecycle({ labels, signal }), 5);
+  const events = await take((signal) => host.organizer.followLifecycle({ labels, signal }), 5);
   assert.deepEqual(
     events.map((e) => e.kind.case),
     ["created", "seatFilled", "started", "seatOut", "finished"],
@@ -477,18 +453,18 @@ test("seat identities show in views, the feed, results and the record", async ()
   assert.equal(filled.kind.value.seat, 1);
   assert.deepEqual([filled.kind.value.player?.displayName, filled.kind.value.player?.externalId], ["Bo", "p-42"]);
 
-  const record = await organizer.exportRecord(match.matchId);
+  const record = await host.organizer.exportRecord(match.matchId);
   assert.ok(record.includes("Ada") && record.includes("p-42"), "the record keeps who played");
 });
 
 test("a reissued seat token replaces the old one", async () => {
-  const match = await organizer.createMatch("focus", { seed: 91 });
+  const match = await host.organizer.createMatch("focus", { seed: 91 });
   const lost = match.seat(match.createdView.toMove[0]!);
-  const anonymous = await refusal(client.reissueSeatToken(match.matchId, lost.seat));
+  const anonymous = await refusal(host.client.reissueSeatToken(match.matchId, lost.seat));
   assert.ok(anonymous instanceof TokenRequired, String(anonymous));
   assert.equal(anonymous.credential, "organizer");
 
-  const found = await organizer.reissueSeatToken(match.matchId, lost.seat);
+  const found = await host.organizer.reissueSeatToken(match.matchId, lost.seat);
   assert.equal(found.seat, lost.seat);
   assert.ok(found.token && found.token !== lost.token);
   const old = await refusal(lost.legalActions());
