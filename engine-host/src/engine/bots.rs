@@ -15,10 +15,15 @@
 //!
 //! No RPC waits for a bot: calls only poke. The pool has `--bot-threads`
 //! threads, which is also the most searches that run at once; the rest wait
-//! in the queue. The threads run under `SCHED_IDLE` (nice 19 where that is
-//! refused), so a busy machine slows bots before it slows clients.
+//! in the queue. Each bot thread hands its searches to a search thread of
+//! its own that runs under `SCHED_IDLE` (nice 19 where that is refused), so
+//! a busy machine slows bots before it slows clients; taking the turn and
+//! submitting stay on the bot thread, at normal priority, because they take
+//! locks the server's threads take too (see [`SearchThread`]).
 
 use std::collections::{HashSet, VecDeque};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -171,9 +176,16 @@ impl Engine {
             let spawned = std::thread::Builder::new()
                 .name(format!("bot-{index}"))
                 .spawn(move || {
-                    lower_thread_priority();
+                    let searcher = match SearchThread::spawn(format!("bot-search-{index}")) {
+                        Ok(thread) => Searcher::Thread(thread),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "cannot start a search thread: searching on the bot thread");
+                            lower_thread_priority();
+                            Searcher::Inline
+                        }
+                    };
                     while let Some(match_id) = engine.bots.next() {
-                        engine.bot_move_logged(&match_id);
+                        engine.bot_move_logged(&match_id, &searcher);
                     }
                 });
             if let Err(e) = spawned {
@@ -188,15 +200,15 @@ impl Engine {
     pub fn play_queued_bot_moves(&self) -> usize {
         let mut played = 0;
         while let Some(match_id) = self.bots.try_next() {
-            if self.bot_move_logged(&match_id) == BotMove::Played {
+            if self.bot_move_logged(&match_id, &Searcher::Inline) == BotMove::Played {
                 played += 1;
             }
         }
         played
     }
 
-    fn bot_move_logged(&self, match_id: &str) -> BotMove {
-        match self.bot_move(match_id) {
+    fn bot_move_logged(&self, match_id: &str, searcher: &Searcher) -> BotMove {
+        match self.bot_move(match_id, searcher) {
             Ok(done) => done,
             Err(e) => {
                 tracing::warn!(match_id, error = %e, "a bot could not move");
@@ -205,8 +217,9 @@ impl Engine {
         }
     }
 
-    /// One bot move in `match_id`, if a bot must act there.
-    pub fn bot_move(&self, match_id: &str) -> HostResult<BotMove> {
+    /// One bot move in `match_id`, if a bot must act there, its search run
+    /// by `searcher`.
+    fn bot_move(&self, match_id: &str, searcher: &Searcher) -> HostResult<BotMove> {
         let slot = self.slot(match_id)?;
         let turn = {
             let m = lock(&slot);
@@ -218,7 +231,7 @@ impl Engine {
         let Some(turn) = turn else {
             return Ok(BotMove::Idle);
         };
-        let action = self.think(match_id, &turn)?;
+        let (turn, action) = self.think(match_id, turn, searcher)?;
         let mut commit = Commit::done();
         let submitted = {
             let mut m = lock(&slot);
@@ -241,20 +254,28 @@ impl Engine {
         }
     }
 
-    /// The bot's action for `turn`, searched off the match's lock.
-    fn think(&self, match_id: &str, turn: &BotTurn) -> HostResult<ActionId> {
+    /// The bot's action for `turn`, searched off the match's lock by
+    /// `searcher`; the turn comes back with it for the submit.
+    fn think(
+        &self,
+        match_id: &str,
+        turn: BotTurn,
+        searcher: &Searcher,
+    ) -> HostResult<(BotTurn, ActionId)> {
         let bot = parse_spec(turn.seat, &turn.spec)?;
         let limit = think_limit(turn.clock_remaining_ms, self.bot_max_think);
         let seed = search_seed(match_id, turn.version, turn.seat) ^ 0x5EA5_C4ED;
-        let choice = bot
-            .think_within(
+        let (turn, choice) = searcher.run(move || {
+            let choice = bot.think_within(
                 turn.state.as_ref(),
                 turn.players,
                 turn.seat,
                 seed,
                 Some(limit),
-            )
-            .map_err(HostError::from)?;
+            );
+            (turn, choice)
+        })?;
+        let choice = choice.map_err(HostError::from)?;
         metrics().bot_search(choice.elapsed, choice.iterations);
         tracing::debug!(
             match_id,
@@ -264,7 +285,7 @@ impl Engine {
             elapsed_ms = choice.elapsed.as_millis() as u64,
             "bot chose"
         );
-        Ok(choice.action)
+        Ok((turn, choice.action))
     }
 
     /// Submits the bot's `action` for `turn` as a client's action is
@@ -292,6 +313,72 @@ impl Engine {
     }
 }
 
+/// Where a bot thread's searches run.
+enum Searcher {
+    /// On the calling thread, at its priority: [`Engine::play_queued_bot_moves`],
+    /// and a bot thread whose search thread could not start.
+    Inline,
+    /// On the bot thread's search thread.
+    Thread(SearchThread),
+}
+
+impl Searcher {
+    /// Runs `search` and waits for its result. A panic in it is an error
+    /// of this one move: the thread that ran it goes on to the next.
+    fn run<T: Send + 'static>(&self, search: impl FnOnce() -> T + Send + 'static) -> HostResult<T> {
+        let searched = match self {
+            Searcher::Inline => catch_unwind(AssertUnwindSafe(search)).ok(),
+            Searcher::Thread(thread) => thread.run(search),
+        };
+        searched.ok_or_else(|| HostError::Internal("a bot's search panicked".into()))
+    }
+}
+
+/// A search to run, with where its result goes.
+type SearchJob = Box<dyn FnOnce() + Send>;
+
+/// A thread that runs one bot thread's searches under `SCHED_IDLE` while the
+/// bot thread waits for each.
+///
+/// The split is about locks, not CPU. Taking a turn and submitting lock the
+/// match, the map of matches and (in memory) the store, which the server's
+/// threads lock too. A thread under `SCHED_IDLE` is preempted the moment a
+/// server thread wakes on its core; preempted while it holds one of those
+/// locks, it leaves a server thread waiting until a core goes idle, on a busy
+/// host for milliseconds. So those short steps stay on the bot thread at
+/// normal priority, and only the search, which takes none of them, runs
+/// idle.
+struct SearchThread {
+    jobs: mpsc::Sender<SearchJob>,
+}
+
+impl SearchThread {
+    /// Starts the thread; it ends when this is dropped.
+    fn spawn(name: String) -> std::io::Result<SearchThread> {
+        let (jobs, queued) = mpsc::channel::<SearchJob>();
+        std::thread::Builder::new().name(name).spawn(move || {
+            lower_thread_priority();
+            for job in queued {
+                job();
+            }
+        })?;
+        Ok(SearchThread { jobs })
+    }
+
+    /// Runs `search` on the thread and waits for it; `None` if it panicked.
+    fn run<T: Send + 'static>(&self, search: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (reply, result) = mpsc::sync_channel(1);
+        let job: SearchJob = Box::new(move || {
+            if let Ok(found) = catch_unwind(AssertUnwindSafe(search)) {
+                // The bot thread waits on `result` until this sends or drops.
+                let _ = reply.send(found);
+            }
+        });
+        self.jobs.send(job).ok()?;
+        result.recv().ok()
+    }
+}
+
 /// The nice value a bot thread falls back to where idle-only scheduling is
 /// refused (a seccomp filter, say).
 const BOT_NICE: libc::c_int = 19;
@@ -302,7 +389,9 @@ const BOT_NICE: libc::c_int = 19;
 /// part of its slice and shows in the players' tail latency. On a machine
 /// that is busy with other work a search still runs, slowly; its clock is
 /// wall time, so it plays weaker rather than later. Where `SCHED_IDLE` is
-/// refused the thread runs at [`BOT_NICE`].
+/// refused the thread runs at [`BOT_NICE`]. A thread cannot raise its
+/// priority again without privilege, hence a thread of its own for the
+/// searches ([`SearchThread`]).
 #[cfg(target_os = "linux")]
 fn lower_thread_priority() {
     let idle = libc::sched_param { sched_priority: 0 };
@@ -339,6 +428,36 @@ mod tests {
         assert_eq!(think_limit(Some(1_000), cap), Duration::from_millis(700));
         assert_eq!(think_limit(Some(40), cap), Duration::from_millis(1));
         assert_eq!(think_limit(Some(-5), cap), Duration::from_millis(1));
+    }
+
+    #[test]
+    fn a_search_thread_runs_idle_and_outlives_a_panicking_search() {
+        let thread = SearchThread::spawn("test-search".into()).expect("a thread");
+        assert_eq!(thread.run(|| 2 + 2), Some(4));
+        assert_eq!(thread.run(|| -> u32 { panic!("a bug in a search") }), None);
+        let name = thread.run(|| std::thread::current().name().map(String::from));
+        assert_eq!(name, Some(Some("test-search".to_string())));
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: sched_getscheduler(0) and getpriority on the calling
+            // thread's id only read its scheduling settings.
+            let (policy, nice) = thread
+                .run(|| unsafe {
+                    let tid = libc::gettid() as libc::id_t;
+                    (
+                        libc::sched_getscheduler(0),
+                        libc::getpriority(libc::PRIO_PROCESS, tid),
+                    )
+                })
+                .expect("the thread searches on");
+            assert!(
+                policy == libc::SCHED_IDLE || nice == BOT_NICE,
+                "policy {policy}, nice {nice}"
+            );
+        }
+        // SAFETY: as above, for this (test) thread, which keeps its priority.
+        #[cfg(target_os = "linux")]
+        assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_OTHER);
     }
 
     #[test]
