@@ -19,7 +19,7 @@
 //! its own that runs under `SCHED_IDLE` (nice 19 where that is refused), so
 //! a busy machine slows bots before it slows clients; taking the turn and
 //! submitting stay on the bot thread, at normal priority, because they take
-//! locks the server's threads take too (see [`SearchThread`]).
+//! locks the server's threads take too (see `SearchThread`).
 
 use std::collections::{HashSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
