@@ -168,26 +168,21 @@ impl Engine {
         }
     }
 
-    /// Starts `threads` bot threads, each making the queued matches' bot
-    /// moves until [`BotQueue::stop`].
+    /// Starts `threads` bot threads, each with its search thread, making the
+    /// queued matches' bot moves until [`BotQueue::stop`].
     pub fn spawn_bot_threads(self: &Arc<Self>, threads: usize) {
         for index in 0..threads {
             let engine = Arc::clone(self);
-            let spawned = std::thread::Builder::new()
-                .name(format!("bot-{index}"))
-                .spawn(move || {
-                    let searcher = match SearchThread::spawn(format!("bot-search-{index}")) {
-                        Ok(thread) => Searcher::Thread(thread),
-                        Err(e) => {
-                            tracing::warn!(error = %e, "cannot start a search thread: searching on the bot thread");
-                            lower_thread_priority();
-                            Searcher::Inline
+            let spawned = SearchThread::spawn(format!("bot-search-{index}")).and_then(|search| {
+                let searcher = Searcher::Thread(search);
+                std::thread::Builder::new()
+                    .name(format!("bot-{index}"))
+                    .spawn(move || {
+                        while let Some(match_id) = engine.bots.next() {
+                            engine.bot_move_logged(&match_id, &searcher);
                         }
-                    };
-                    while let Some(match_id) = engine.bots.next() {
-                        engine.bot_move_logged(&match_id, &searcher);
-                    }
-                });
+                    })
+            });
             if let Err(e) = spawned {
                 tracing::error!(error = %e, "cannot start a bot thread");
             }
@@ -315,8 +310,7 @@ impl Engine {
 
 /// Where a bot thread's searches run.
 enum Searcher {
-    /// On the calling thread, at its priority: [`Engine::play_queued_bot_moves`],
-    /// and a bot thread whose search thread could not start.
+    /// On the calling thread, at its priority: [`Engine::play_queued_bot_moves`].
     Inline,
     /// On the bot thread's search thread.
     Thread(SearchThread),
@@ -379,7 +373,7 @@ impl SearchThread {
     }
 }
 
-/// The nice value a bot thread falls back to where idle-only scheduling is
+/// The nice value a search thread falls back to where idle-only scheduling is
 /// refused (a seccomp filter, say).
 const BOT_NICE: libc::c_int = 19;
 
