@@ -18,9 +18,9 @@
 //! what makes "the straight continuation" of rulings W5 and W7 well defined on
 //! any board. Two coordinate-adjacent points without a segment form a gap.
 
-use std::fmt;
+mod document;
 
-use tabletop_sdk::text::quote;
+use std::fmt;
 
 use crate::point_set::PointSet;
 use crate::side::Side;
@@ -256,12 +256,6 @@ pub fn start_number_name(side: Side, n: usize) -> String {
     }
 }
 
-fn valid_id(id: &str) -> bool {
-    let mut bytes = id.bytes();
-    matches!(bytes.next(), Some(b'a'..=b'z'))
-        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
-
 impl Board {
     /// A shipped board by name.
     pub fn shipped(name: &str) -> Option<Board> {
@@ -278,279 +272,14 @@ impl Board {
 
     /// Parses and validates a board document (ruling W1).
     pub fn parse(text: &str) -> Result<Board, BoardError> {
-        let mut name: Option<String> = None;
-        let mut points: Vec<Point> = Vec::new();
-        // Segments are read by id first and checked once all points are known,
-        // so a document may list them in any order.
-        let mut raw_segments: Vec<(usize, String, String, SegmentKind)> = Vec::new();
-        let mut start: [Vec<Option<u8>>; 2] = [vec![None; 24], vec![None; 24]];
-        let mut raw_start: Vec<(usize, Side, usize, String)> = Vec::new();
-        let mut raw_fortress: Vec<(usize, Side, usize, String)> = Vec::new();
-
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let content = raw.split('#').next().unwrap_or("").trim();
-            if content.is_empty() {
-                continue;
-            }
-            let words: Vec<&str> = content.split_whitespace().collect();
-            match words[0] {
-                "name" => {
-                    if words.len() != 2 {
-                        return Err(BoardError::at(line, "`name` takes one word"));
-                    }
-                    if name.is_some() {
-                        return Err(BoardError::at(line, "the board is named twice"));
-                    }
-                    name = Some(words[1].to_string());
-                }
-                "point" => {
-                    let [_, id, x, y] = words[..] else {
-                        return Err(BoardError::at(
-                            line,
-                            "`point` takes an id and two coordinates",
-                        ));
-                    };
-                    if !valid_id(id) {
-                        return Err(BoardError::at(
-                            line,
-                            format!(
-                                "point id `{}` must start with a lowercase letter and hold only \
-                                 lowercase letters, digits and `_`",
-                                quote(id)
-                            ),
-                        ));
-                    }
-                    let coord = |t: &str| -> Result<i32, BoardError> {
-                        t.parse::<i32>()
-                            .ok()
-                            .filter(|v| (-1000..=1000).contains(v))
-                            .ok_or_else(|| {
-                                BoardError::at(
-                                    line,
-                                    format!(
-                                        "coordinate `{}` of point `{}` is not an integer in \
-                                         -1000..1000",
-                                        quote(t),
-                                        quote(id)
-                                    ),
-                                )
-                            })
-                    };
-                    let (x, y) = (coord(x)?, coord(y)?);
-                    if points.iter().any(|p| p.id == id) {
-                        return Err(BoardError::at(
-                            line,
-                            format!("point `{}` is defined twice", quote(id)),
-                        ));
-                    }
-                    if let Some(p) = points.iter().find(|p| p.x == x && p.y == y) {
-                        return Err(BoardError::at(
-                            line,
-                            format!(
-                                "point `{}` has the same coordinates as point `{}`",
-                                quote(id),
-                                quote(&p.id)
-                            ),
-                        ));
-                    }
-                    if points.len() == MAX_POINTS {
-                        return Err(BoardError::at(
-                            line,
-                            format!("a board has at most {MAX_POINTS} points"),
-                        ));
-                    }
-                    points.push(Point {
-                        id: id.to_string(),
-                        x,
-                        y,
-                    });
-                }
-                "segment" => {
-                    let [_, a, b, kind] = words[..] else {
-                        return Err(BoardError::at(
-                            line,
-                            "`segment` takes two point ids and a kind",
-                        ));
-                    };
-                    let kind = SegmentKind::parse(kind).ok_or_else(|| {
-                        BoardError::at(
-                            line,
-                            format!(
-                                "unknown segment kind `{}` (black, red or rail)",
-                                quote(kind)
-                            ),
-                        )
-                    })?;
-                    raw_segments.push((line, a.to_string(), b.to_string(), kind));
-                }
-                "start" | "fortress" => {
-                    let [directive, number, id] = words[..] else {
-                        return Err(BoardError::at(
-                            line,
-                            format!("`{}` takes a number and a point id", quote(words[0])),
-                        ));
-                    };
-                    let Some((side, n)) = parse_start_number(number) else {
-                        return Err(BoardError::at(
-                            line,
-                            format!("`{}` is not a start number (1-24 or I-XXIV)", quote(number)),
-                        ));
-                    };
-                    if directive == "fortress" {
-                        if n > 3 {
-                            return Err(BoardError::at(
-                                line,
-                                format!(
-                                    "`{}` is not a fortress number (1-3 or I-III)",
-                                    quote(number)
-                                ),
-                            ));
-                        }
-                        raw_fortress.push((line, side, n, id.to_string()));
-                    } else {
-                        raw_start.push((line, side, n, id.to_string()));
-                    }
-                }
-                other => {
-                    return Err(BoardError::at(
-                        line,
-                        format!(
-                            "unknown directive `{}` (name, point, segment, start, fortress)",
-                            quote(other)
-                        ),
-                    ));
-                }
-            }
-        }
-        if points.is_empty() {
-            return Err(BoardError::whole("the board has no points"));
-        }
-        let find = |line: usize, id: &str| -> Result<u8, BoardError> {
-            points
-                .iter()
-                .position(|p| p.id == id)
-                .map(|i| i as u8)
-                .ok_or_else(|| BoardError::at(line, format!("unknown point `{}`", quote(id))))
-        };
-
-        let mut links: Vec<[Option<(u8, u16)>; 8]> = vec![[None; 8]; points.len()];
-        let mut segments: Vec<Segment> = Vec::new();
-        for (line, a, b, kind) in &raw_segments {
-            let (pa, pb) = (find(*line, a)?, find(*line, b)?);
-            let (p, q) = (&points[pa as usize], &points[pb as usize]);
-            let Some(dir) = Direction::from_delta(q.x - p.x, q.y - p.y) else {
-                return Err(BoardError::at(
-                    *line,
-                    format!(
-                        "segment {}-{} does not join two adjacent points (one king step apart)",
-                        quote(a),
-                        quote(b)
-                    ),
-                ));
-            };
-            if links[pa as usize][dir.index()].is_some() {
-                return Err(BoardError::at(
-                    *line,
-                    format!("segment {}-{} is listed twice", quote(a), quote(b)),
-                ));
-            }
-            if segments.len() >= u16::MAX as usize {
-                return Err(BoardError::at(*line, "too many segments"));
-            }
-            // Canonical order: by rank (y), then file (x).
-            let (lo, hi) = if (p.y, p.x) <= (q.y, q.x) {
-                (pa, pb)
-            } else {
-                (pb, pa)
-            };
-            let index = segments.len() as u16;
-            segments.push(Segment {
-                a: lo,
-                b: hi,
-                kind: *kind,
-            });
-            let back = DIRECTIONS[(dir.index() + 4) % 8];
-            links[pa as usize][dir.index()] = Some((pb, index));
-            links[pb as usize][back.index()] = Some((pa, index));
-        }
-
-        for (line, side, n, id) in &raw_start {
-            let p = find(*line, id)?;
-            let slot = &mut start[side.index()][n - 1];
-            if slot.is_some() {
-                return Err(BoardError::at(
-                    *line,
-                    format!(
-                        "start point {} is given twice",
-                        start_number_name(*side, *n)
-                    ),
-                ));
-            }
-            *slot = Some(p);
-        }
-        let mut owner: Vec<Option<String>> = vec![None; points.len()];
-        let mut start_done: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-        for side in Side::BOTH {
-            for n in 1..=24 {
-                let Some(p) = start[side.index()][n - 1] else {
-                    return Err(BoardError::whole(format!(
-                        "start point {} is missing",
-                        start_number_name(side, n)
-                    )));
-                };
-                if let Some(other) = &owner[p as usize] {
-                    return Err(BoardError::whole(format!(
-                        "point `{}` is both start point {other} and {}",
-                        points[p as usize].id,
-                        start_number_name(side, n)
-                    )));
-                }
-                owner[p as usize] = Some(start_number_name(side, n));
-                start_done[side.index()].push(p);
-            }
-        }
-        let mut fortress: [[Option<u8>; 3]; 2] = [[None; 3]; 2];
-        for (line, side, n, id) in &raw_fortress {
-            let p = find(*line, id)?;
-            let slot = &mut fortress[side.index()][n - 1];
-            if slot.is_some() {
-                return Err(BoardError::at(
-                    *line,
-                    format!(
-                        "fortress point {} is given twice",
-                        start_number_name(*side, *n)
-                    ),
-                ));
-            }
-            *slot = Some(p);
-        }
-        let mut fortress_done = [[0u8; 3]; 2];
-        for side in Side::BOTH {
-            for n in 1..=3 {
-                let Some(p) = fortress[side.index()][n - 1] else {
-                    return Err(BoardError::whole(format!(
-                        "fortress point {} is missing",
-                        start_number_name(side, n)
-                    )));
-                };
-                fortress_done[side.index()][n - 1] = p;
-            }
-            let f = fortress_done[side.index()];
-            if f[0] == f[1] || f[1] == f[2] || f[0] == f[2] {
-                return Err(BoardError::whole(format!(
-                    "the fortress points of {} are not three distinct points",
-                    side.label()
-                )));
-            }
-        }
-        if fortress_done[0]
-            .iter()
-            .any(|p| fortress_done[1].contains(p))
-        {
-            return Err(BoardError::whole("a point belongs to both fortresses"));
-        }
-
+        let document::Parts {
+            name,
+            points,
+            segments,
+            links,
+            start,
+            fortress,
+        } = document::read(text)?;
         let neighbours: Vec<[u8; 8]> = links
             .iter()
             .map(|dirs| dirs.map(|link| link.map_or(0, |(to, _)| to)))
@@ -563,8 +292,8 @@ impl Board {
             name: name.unwrap_or_else(|| "custom".to_string()),
             points,
             segments,
-            start: start_done,
-            fortress: fortress_done,
+            start,
+            fortress,
             links,
             neighbours,
             adjacent,
