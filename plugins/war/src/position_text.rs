@@ -104,171 +104,227 @@ pub fn parse(
     rail_tiles: u8,
     max_turns: u32,
 ) -> Result<Position, PositionError> {
-    let mut body = text;
-    let mut board_doc = None;
-    // `board` on a line of its own starts the board document.
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim() == "board" {
-            body = &text[..offset];
-            board_doc = Some(&text[offset + line.len()..]);
-            break;
-        }
-        offset += line.len();
-    }
+    let (body, board_doc) = split_board(text);
     let board = match board_doc {
         Some(doc) => Arc::new(Board::parse(doc).map_err(|e| PositionError(e.to_string()))?),
         None => Arc::clone(default_board),
     };
+    let given = Directives::read(body, &board, max_turns)?;
+    let Some(units) = given.units else {
+        return err("the position has no `units` line");
+    };
+    let mut pos = Position::new(Arc::clone(&board), rail_tiles, given.max_turns);
+    pos.set_units(units);
+    pos.set_tiles(given.tiles);
+    pos.to_move = given.to_move;
+    pos.moves = given.moves;
+    check_armies(&pos)?;
+    pos.hand = match given.hand {
+        Some(hand) => hand,
+        None => default_hand(&pos, rail_tiles)?,
+    };
+    check_tile_totals(&pos, rail_tiles)?;
+    let phase = given.phase.unwrap_or_else(|| vec!["play".to_string()]);
+    match phase.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["setup"] => enter_setup(&mut pos, &given.seized, given.history)?,
+        ["play"] => enter_play(&mut pos, given.seized, given.history)?,
+        ["over", winner, reason] => {
+            enter_over(&mut pos, winner, reason, given.seized, given.history)?;
+        }
+        _ => return err("`phase` is setup, play, or over <south|north|draw> <reason>"),
+    }
+    Ok(pos)
+}
 
-    let mut phase_word: Option<Vec<String>> = None;
-    let mut to_move = Side::South;
-    let mut moves = 0u32;
-    let mut limit = max_turns;
-    let mut units: Option<Vec<Option<Unit>>> = None;
-    let mut tiles: Vec<Option<Tile>> = vec![None; board.segments().len()];
-    let mut hand: Option<[[u8; 2]; 2]> = None;
-    let mut seized: Vec<u8> = Vec::new();
-    let mut history: Option<Vec<u64>> = None;
+/// The position's lines and the board document after a `board` line of its
+/// own, if there is one.
+fn split_board(text: &str) -> (&str, Option<&str>) {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim() == "board" {
+            return (&text[..offset], Some(&text[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    (text, None)
+}
 
-    for (i, raw) in body.lines().enumerate() {
-        let line = i + 1;
-        let words: Vec<&str> = raw.split_whitespace().collect();
-        let Some(&first) = words.first() else {
-            continue;
+/// What a position's lines give, each line read and checked on its own
+/// (against the board); defaults where a line is left out.
+struct Directives {
+    /// The words after `phase`.
+    phase: Option<Vec<String>>,
+    to_move: Side,
+    moves: u32,
+    max_turns: u32,
+    units: Option<Vec<Option<Unit>>>,
+    tiles: Vec<Option<Tile>>,
+    hand: Option<[[u8; 2]; 2]>,
+    seized: Vec<u8>,
+    history: Option<Vec<u64>>,
+}
+
+impl Directives {
+    /// Reads every line of `body`; the first line in error ends the reading.
+    fn read(body: &str, board: &Board, max_turns: u32) -> Result<Directives, PositionError> {
+        let mut given = Directives {
+            phase: None,
+            to_move: Side::South,
+            moves: 0,
+            max_turns,
+            units: None,
+            tiles: vec![None; board.segments().len()],
+            hand: None,
+            seized: Vec::new(),
+            history: None,
         };
-        let args = &words[1..];
-        let at = |m: String| PositionError(format!("position line {line}: {m}"));
+        for (i, raw) in body.lines().enumerate() {
+            let words: Vec<&str> = raw.split_whitespace().collect();
+            let Some((&first, args)) = words.split_first() else {
+                continue;
+            };
+            given
+                .read_line(board, first, args)
+                .map_err(|m| PositionError(format!("position line {}: {m}", i + 1)))?;
+        }
+        Ok(given)
+    }
+
+    /// Reads one directive: `first` is its name, `args` the words after it.
+    fn read_line(&mut self, board: &Board, first: &str, args: &[&str]) -> Result<(), String> {
         match first {
             "war-position" => {}
-            "phase" => phase_word = Some(args.iter().map(|s| s.to_string()).collect()),
+            "phase" => self.phase = Some(args.iter().map(|s| s.to_string()).collect()),
             "to-move" => {
-                to_move = args
+                self.to_move = args
                     .first()
                     .and_then(|s| Side::parse(s))
                     .filter(|_| args.len() == 1)
-                    .ok_or_else(|| at("`to-move` takes south or north".into()))?;
+                    .ok_or("`to-move` takes south or north")?;
             }
-            "moves" | "max-turns" => {
-                let n = args
-                    .first()
-                    .filter(|_| args.len() == 1)
-                    .and_then(|s| s.parse::<u32>().ok())
-                    .ok_or_else(|| at(format!("`{first}` takes a number")))?;
-                if first == "moves" {
-                    moves = n;
-                } else {
-                    if n == 0 {
-                        return Err(at("`max-turns` must be at least 1".into()));
-                    }
-                    limit = n;
+            "moves" => self.moves = read_number(first, args)?,
+            "max-turns" => {
+                let n = read_number(first, args)?;
+                if n == 0 {
+                    return Err("`max-turns` must be at least 1".into());
                 }
+                self.max_turns = n;
             }
-            "units" => {
-                let mut us = vec![None; board.len()];
-                for item in args {
-                    let (letter, point) = item
-                        .split_once('@')
-                        .ok_or_else(|| at(format!("unit `{}` is not like `I@c1`", quote(item))))?;
-                    let mut cs = letter.chars();
-                    let unit = match (cs.next().and_then(Unit::from_letter), cs.next()) {
-                        (Some(u), None) => u,
-                        _ => {
-                            return Err(at(format!(
-                                "`{}` is not a unit letter (I C A, i c a)",
-                                quote(letter)
-                            )));
-                        }
-                    };
-                    let p = parse_point(&board, point)
-                        .ok_or_else(|| at(format!("unknown point `{}`", quote(point))))?;
-                    if us[p as usize].is_some() {
-                        return Err(at(format!("two units on {}", board.label(p))));
-                    }
-                    us[p as usize] = Some(unit);
-                }
-                units = Some(us);
-            }
+            "units" => self.units = Some(read_units(board, args)?),
             "tiles" => {
                 for item in args {
-                    let bad = || at(format!("tile `{}` is not like `#d5-d6:south`", quote(item)));
-                    let (seg, owner) = item.split_once(':').ok_or_else(bad)?;
-                    let owner = Side::parse(owner).ok_or_else(bad)?;
-                    let kind = match seg.chars().next() {
-                        Some('#') => TileKind::Entrenchment,
-                        Some('=') => TileKind::Railway,
-                        _ => return Err(bad()),
-                    };
-                    let (a, b) = seg[1..].split_once('-').ok_or_else(bad)?;
-                    let (pa, pb) = (
-                        parse_point(&board, a)
-                            .ok_or_else(|| at(format!("unknown point `{}`", quote(a))))?,
-                        parse_point(&board, b)
-                            .ok_or_else(|| at(format!("unknown point `{}`", quote(b))))?,
-                    );
-                    let s = board.segment_between(pa, pb).ok_or_else(|| {
-                        at(format!(
-                            "there is no segment {}-{}",
-                            board.label(pa),
-                            board.label(pb)
-                        ))
-                    })?;
-                    let (a, b) = (board.label(pa), board.label(pb));
-                    if board.segments()[s as usize].kind == crate::board::SegmentKind::Rail {
-                        return Err(at(format!(
-                            "a tile cannot lie on the printed railway {a}-{b} (W10)"
-                        )));
-                    }
-                    if tiles[s as usize].is_some() {
-                        return Err(at(format!("two tiles on {a}-{b}")));
-                    }
-                    tiles[s as usize] = Some(Tile { kind, owner });
+                    let (segment, tile) = read_tile(board, &self.tiles, item)?;
+                    self.tiles[segment as usize] = Some(tile);
                 }
             }
-            "hand" => {
-                let bad = || at("`hand` is like `hand south 1 3 north 1 3`".into());
-                let [s1, a, b, s2, c, d] = args else {
-                    return Err(bad());
-                };
-                if *s1 != "south" || *s2 != "north" {
-                    return Err(bad());
-                }
-                let n = |t: &str| t.parse::<u8>().ok().filter(|v| *v <= 20).ok_or_else(bad);
-                hand = Some([[n(a)?, n(b)?], [n(c)?, n(d)?]]);
-            }
+            "hand" => self.hand = Some(read_hand(args)?),
             "seized" => {
                 for item in args {
-                    let p = parse_point(&board, item)
-                        .ok_or_else(|| at(format!("unknown point `{}`", quote(item))))?;
-                    seized.push(p);
+                    self.seized.push(read_point(board, item)?);
                 }
             }
-            "history" => {
-                let mut keys = Vec::new();
-                for k in args
-                    .iter()
-                    .flat_map(|a| a.split(','))
-                    .filter(|k| !k.is_empty())
-                {
-                    keys.push(
-                        u64::from_str_radix(k, 16)
-                            .map_err(|_| at(format!("`{}` is not a hex key", quote(k))))?,
-                    );
-                }
-                history = Some(keys);
-            }
-            other => return Err(at(format!("unknown directive `{}`", quote(other)))),
+            "history" => self.history = Some(read_history(args)?),
+            other => return Err(format!("unknown directive `{}`", quote(other))),
         }
+        Ok(())
     }
+}
 
-    let Some(units) = units else {
-        return err("the position has no `units` line");
+/// The one number after `moves` or `max-turns` (`first`).
+fn read_number(first: &str, args: &[&str]) -> Result<u32, String> {
+    args.first()
+        .filter(|_| args.len() == 1)
+        .and_then(|s| s.parse::<u32>().ok())
+        .ok_or_else(|| format!("`{first}` takes a number"))
+}
+
+/// A point of the board by its label.
+fn read_point(board: &Board, label: &str) -> Result<u8, String> {
+    parse_point(board, label).ok_or_else(|| format!("unknown point `{}`", quote(label)))
+}
+
+/// `units I@c1 C@d1 …`: every point at most once.
+fn read_units(board: &Board, args: &[&str]) -> Result<Vec<Option<Unit>>, String> {
+    let mut units = vec![None; board.len()];
+    for item in args {
+        let (letter, point) = item
+            .split_once('@')
+            .ok_or_else(|| format!("unit `{}` is not like `I@c1`", quote(item)))?;
+        let mut cs = letter.chars();
+        let unit = match (cs.next().and_then(Unit::from_letter), cs.next()) {
+            (Some(u), None) => u,
+            _ => {
+                return Err(format!(
+                    "`{}` is not a unit letter (I C A, i c a)",
+                    quote(letter)
+                ));
+            }
+        };
+        let p = read_point(board, point)?;
+        if units[p as usize].is_some() {
+            return Err(format!("two units on {}", board.label(p)));
+        }
+        units[p as usize] = Some(unit);
+    }
+    Ok(units)
+}
+
+/// One item of `tiles`, `#d5-d6:south`: the segment (not a printed railway
+/// nor one of `tiles` already) and the tile on it.
+fn read_tile(board: &Board, tiles: &[Option<Tile>], item: &str) -> Result<(u16, Tile), String> {
+    let bad = || format!("tile `{}` is not like `#d5-d6:south`", quote(item));
+    let (seg, owner) = item.split_once(':').ok_or_else(bad)?;
+    let owner = Side::parse(owner).ok_or_else(bad)?;
+    let kind = match seg.chars().next() {
+        Some('#') => TileKind::Entrenchment,
+        Some('=') => TileKind::Railway,
+        _ => return Err(bad()),
     };
-    let mut pos = Position::new(Arc::clone(&board), rail_tiles, limit);
-    pos.set_units(units);
-    pos.set_tiles(tiles);
-    pos.to_move = to_move;
-    pos.moves = moves;
+    let (a, b) = seg[1..].split_once('-').ok_or_else(bad)?;
+    let (pa, pb) = (read_point(board, a)?, read_point(board, b)?);
+    let s = board.segment_between(pa, pb).ok_or_else(|| {
+        format!(
+            "there is no segment {}-{}",
+            board.label(pa),
+            board.label(pb)
+        )
+    })?;
+    let (a, b) = (board.label(pa), board.label(pb));
+    if board.segments()[s as usize].kind == crate::board::SegmentKind::Rail {
+        return Err(format!(
+            "a tile cannot lie on the printed railway {a}-{b} (W10)"
+        ));
+    }
+    if tiles[s as usize].is_some() {
+        return Err(format!("two tiles on {a}-{b}"));
+    }
+    Ok((s, Tile { kind, owner }))
+}
+
+/// `hand south 1 3 north 1 3`: entrenchment and railway tiles, at most 20.
+fn read_hand(args: &[&str]) -> Result<[[u8; 2]; 2], String> {
+    let bad = || "`hand` is like `hand south 1 3 north 1 3`".to_string();
+    let [s1, a, b, s2, c, d] = args else {
+        return Err(bad());
+    };
+    if *s1 != "south" || *s2 != "north" {
+        return Err(bad());
+    }
+    let n = |t: &str| t.parse::<u8>().ok().filter(|v| *v <= 20).ok_or_else(bad);
+    Ok([[n(a)?, n(b)?], [n(c)?, n(d)?]])
+}
+
+/// `history KEY,KEY,…`: hex keys, split by commas or spaces.
+fn read_history(args: &[&str]) -> Result<Vec<u64>, String> {
+    args.iter()
+        .flat_map(|a| a.split(','))
+        .filter(|k| !k.is_empty())
+        .map(|k| u64::from_str_radix(k, 16).map_err(|_| format!("`{}` is not a hex key", quote(k))))
+        .collect()
+}
+
+/// No side has more units of a kind than its army (W3).
+fn check_armies(pos: &Position) -> Result<(), PositionError> {
     for side in Side::BOTH {
         for kind in UnitKind::ALL {
             if pos.count_of(side, kind) > kind.army_count() {
@@ -281,23 +337,28 @@ pub fn parse(
             }
         }
     }
-    // Default hands: the opening hands less the tiles each side has on the board.
-    let hand = match hand {
-        Some(h) => h,
-        None => {
-            let mut h = [[1, rail_tiles], [1, rail_tiles]];
-            for t in pos.tiles.iter().flatten() {
-                let slot = &mut h[t.owner.index()][t.kind.index()];
-                *slot = slot.checked_sub(1).ok_or_else(|| {
-                    PositionError(
-                        "more tiles on the board than a side owns: give a `hand` line".into(),
-                    )
-                })?;
-            }
-            h
-        }
-    };
-    pos.hand = hand;
+    Ok(())
+}
+
+/// The hands when no `hand` line gives them: the opening hands less the
+/// tiles each side has on the board.
+fn default_hand(pos: &Position, rail_tiles: u8) -> Result<[[u8; 2]; 2], PositionError> {
+    let mut hand = [[1, rail_tiles], [1, rail_tiles]];
+    for t in pos.tiles.iter().flatten() {
+        let slot = &mut hand[t.owner.index()][t.kind.index()];
+        *slot = slot.checked_sub(1).ok_or_else(|| {
+            PositionError("more tiles on the board than a side owns: give a `hand` line".into())
+        })?;
+    }
+    Ok(hand)
+}
+
+/// The tiles in hand and on the board are the game's: one entrenchment a
+/// side, and `rail_tiles` railway tiles a side (W3). The match's option
+/// decides the railway tiles, so the position agrees with the option it is
+/// played under.
+fn check_tile_totals(pos: &Position, rail_tiles: u8) -> Result<(), PositionError> {
+    let hand = pos.hand;
     let on_board = |k: TileKind| pos.tiles.iter().flatten().filter(|t| t.kind == k).count() as u32;
     let total =
         |k: TileKind| u32::from(hand[0][k.index()]) + u32::from(hand[1][k.index()]) + on_board(k);
@@ -308,8 +369,6 @@ pub fn parse(
             total(TileKind::Entrenchment)
         ));
     }
-    // The match's option decides the railway tiles, so the position agrees
-    // with the option it is played under.
     let rail_total = 2 * u32::from(rail_tiles);
     if total(TileKind::Railway) != rail_total {
         return err(format!(
@@ -318,75 +377,96 @@ pub fn parse(
             total(TileKind::Railway)
         ));
     }
+    Ok(())
+}
 
-    let phase = phase_word.unwrap_or_else(|| vec!["play".to_string()]);
-    match phase.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["setup"] => {
-            pos.phase = Phase::Setup;
-            validate_setup(&pos, &seized, moves)?;
-            if history.is_some_and(|h| !h.is_empty()) {
-                return err("a setup position has no history");
-            }
-        }
-        ["play"] => {
-            pos.phase = Phase::Play;
-            validate_seized(&mut pos, seized)?;
-            pos.history = history.unwrap_or_default();
-            let key = pos.key();
-            if pos.history.is_empty() {
-                pos.history.push(key);
-            } else if pos.history.last() != Some(&key) {
-                return err("the history does not end with this position's key");
-            }
-            let mover = to_move.opponent();
-            let won = |side: Side| {
-                pos.board
-                    .fortress(side.opponent())
-                    .iter()
-                    .all(|&p| pos.units[p as usize].is_some_and(|u| u.side == side))
-                    || pos.unit_count(side.opponent()) <= 2
-            };
-            if won(to_move) {
-                return err(format!(
-                    "{} has already won before its move: not a position in play (W11)",
-                    to_move.label()
-                ));
-            }
-            if won(mover) {
-                let reason = if pos.unit_count(to_move) <= 2 {
-                    Reason::Destroyed
-                } else {
-                    Reason::Fortress
-                };
-                pos.phase = Phase::Over(Outcome {
-                    winner: Some(mover),
-                    reason,
-                });
-            } else {
-                pos.check_start_of_turn(mover, Vec::new());
-            }
-        }
-        ["over", winner, reason] => {
-            let winner = match winner {
-                "draw" => None,
-                w => Some(Side::parse(w).ok_or_else(|| {
-                    PositionError(format!("`{}` is not south, north or draw", quote(w)))
-                })?),
-            };
-            let reason = Reason::parse(reason)
-                .ok_or_else(|| PositionError(format!("unknown end reason `{}`", quote(reason))))?;
-            if winner.is_none() != matches!(reason, Reason::Repetition | Reason::TurnLimit) {
-                return err(
-                    "repetition and turn-limit end in a draw, the other reasons with a winner",
-                );
-            }
-            validate_seized(&mut pos, seized)?;
-            pos.history = history.unwrap_or_default();
-            pos.phase = Phase::Over(Outcome { winner, reason });
-        }
-        _ => return err("`phase` is setup, play, or over <south|north|draw> <reason>"),
+/// `phase setup`: a setup in progress, with no history.
+fn enter_setup(
+    pos: &mut Position,
+    seized: &[u8],
+    history: Option<Vec<u64>>,
+) -> Result<(), PositionError> {
+    pos.phase = Phase::Setup;
+    validate_setup(pos, seized, pos.moves)?;
+    if history.is_some_and(|h| !h.is_empty()) {
+        return err("a setup position has no history");
     }
-    Ok(pos)
+    Ok(())
+}
+
+/// `phase play`: the side to move is about to move, so a position where the
+/// other side has just won (W11) is over, and one where the side to move
+/// has already won is refused.
+fn enter_play(
+    pos: &mut Position,
+    seized: Vec<u8>,
+    history: Option<Vec<u64>>,
+) -> Result<(), PositionError> {
+    pos.phase = Phase::Play;
+    validate_seized(pos, seized)?;
+    pos.history = history.unwrap_or_default();
+    let key = pos.key();
+    if pos.history.is_empty() {
+        pos.history.push(key);
+    } else if pos.history.last() != Some(&key) {
+        return err("the history does not end with this position's key");
+    }
+    let to_move = pos.to_move;
+    let mover = to_move.opponent();
+    let won = |side: Side| {
+        pos.board
+            .fortress(side.opponent())
+            .iter()
+            .all(|&p| pos.units[p as usize].is_some_and(|u| u.side == side))
+            || pos.unit_count(side.opponent()) <= 2
+    };
+    if won(to_move) {
+        return err(format!(
+            "{} has already won before its move: not a position in play (W11)",
+            to_move.label()
+        ));
+    }
+    if won(mover) {
+        let reason = if pos.unit_count(to_move) <= 2 {
+            Reason::Destroyed
+        } else {
+            Reason::Fortress
+        };
+        pos.phase = Phase::Over(Outcome {
+            winner: Some(mover),
+            reason,
+        });
+    } else {
+        pos.check_start_of_turn(mover, Vec::new());
+    }
+    Ok(())
+}
+
+/// `phase over WINNER REASON`: a draw exactly for repetition and the turn
+/// limit.
+fn enter_over(
+    pos: &mut Position,
+    winner: &str,
+    reason: &str,
+    seized: Vec<u8>,
+    history: Option<Vec<u64>>,
+) -> Result<(), PositionError> {
+    let winner =
+        match winner {
+            "draw" => None,
+            w => Some(Side::parse(w).ok_or_else(|| {
+                PositionError(format!("`{}` is not south, north or draw", quote(w)))
+            })?),
+        };
+    let reason = Reason::parse(reason)
+        .ok_or_else(|| PositionError(format!("unknown end reason `{}`", quote(reason))))?;
+    if winner.is_none() != matches!(reason, Reason::Repetition | Reason::TurnLimit) {
+        return err("repetition and turn-limit end in a draw, the other reasons with a winner");
+    }
+    validate_seized(pos, seized)?;
+    pos.history = history.unwrap_or_default();
+    pos.phase = Phase::Over(Outcome { winner, reason });
+    Ok(())
 }
 
 fn validate_seized(pos: &mut Position, mut seized: Vec<u8>) -> Result<(), PositionError> {
