@@ -297,22 +297,7 @@ async fn play_match(
         labels: [("arena".to_string(), "1".to_string())].into(),
         ..Default::default()
     };
-    let created = match matches.create_match(request.clone()).await {
-        Ok(created) => created.into_inner(),
-        // Choosing a seed needs an organizer credential: without one the
-        // match gets a random seed, which its record still shows.
-        Err(status)
-            if status.code() == tonic::Code::PermissionDenied
-                || status.code() == tonic::Code::Unauthenticated =>
-        {
-            let request = pb::CreateMatchRequest {
-                seed: None,
-                ..request
-            };
-            matches.create_match(request).await?.into_inner()
-        }
-        Err(status) => return Err(status.into()),
-    };
+    let created = create_seeded(matches, request).await?;
     let match_id = created.match_id.clone();
     let mut children = Vec::new();
     for token in &created.seats {
@@ -320,37 +305,8 @@ async fn play_match(
             children.push(spawn_external(command, server, &match_id, &token.token)?);
         }
     }
-    let started = Instant::now();
-    let view = loop {
-        let view = matches
-            .get_view(pb::GetViewRequest {
-                match_id: match_id.clone(),
-                seat_token: String::new(),
-                at_version: None,
-                svg: false,
-            })
-            .await?
-            .into_inner();
-        if view.state == pb::MatchState::Finished as i32 {
-            break view;
-        }
-        if started.elapsed() > MATCH_PATIENCE {
-            return Err(CliError::Usage(format!(
-                "match {match_id} did not finish within {} s",
-                MATCH_PATIENCE.as_secs()
-            )));
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    for mut child in children {
-        // An external bot ends with its match; one that does not is stopped.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while child.try_wait()?.is_none() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
+    let view = wait_until_finished(matches, &match_id).await?;
+    stop_external_bots(children).await?;
     let mut ranks = vec![0; args.players as usize];
     for result in &view.results {
         if let Some(rank) = ranks.get_mut(result.seat as usize) {
@@ -378,6 +334,72 @@ async fn play_match(
         "record": record,
     });
     Ok((line, ranks))
+}
+
+/// Creates the match with its seed; without an organizer credential, which
+/// choosing a seed needs, with a random seed, which its record still shows.
+async fn create_seeded(
+    matches: &mut MatchesClient<Conn>,
+    request: pb::CreateMatchRequest,
+) -> Result<pb::CreateMatchResponse, CliError> {
+    match matches.create_match(request.clone()).await {
+        Ok(created) => Ok(created.into_inner()),
+        Err(status)
+            if status.code() == tonic::Code::PermissionDenied
+                || status.code() == tonic::Code::Unauthenticated =>
+        {
+            let request = pb::CreateMatchRequest {
+                seed: None,
+                ..request
+            };
+            Ok(matches.create_match(request).await?.into_inner())
+        }
+        Err(status) => Err(status.into()),
+    }
+}
+
+/// Polls the match's view (as a spectator) until it is finished, for at
+/// most [`MATCH_PATIENCE`].
+async fn wait_until_finished(
+    matches: &mut MatchesClient<Conn>,
+    match_id: &str,
+) -> Result<pb::MatchView, CliError> {
+    let started = Instant::now();
+    loop {
+        let view = matches
+            .get_view(pb::GetViewRequest {
+                match_id: match_id.to_string(),
+                seat_token: String::new(),
+                at_version: None,
+                svg: false,
+            })
+            .await?
+            .into_inner();
+        if view.state == pb::MatchState::Finished as i32 {
+            return Ok(view);
+        }
+        if started.elapsed() > MATCH_PATIENCE {
+            return Err(CliError::Usage(format!(
+                "match {match_id} did not finish within {} s",
+                MATCH_PATIENCE.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits for each external bot to end with its match, and stops one that
+/// has not within 10 s.
+async fn stop_external_bots(children: Vec<std::process::Child>) -> Result<(), CliError> {
+    for mut child in children {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait()?.is_none() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    Ok(())
 }
 
 /// Prints one row per pairing: games, wins/draws/losses, score with its 95%

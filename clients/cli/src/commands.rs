@@ -75,16 +75,6 @@ fn print_view(view: &pb::MatchView, json: bool) {
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> CliResult {
-    if let Command::Replay {
-        file,
-        plugin_dir,
-        step,
-        all,
-    } = cli.command
-    {
-        // Local: no connection.
-        return crate::replay::run(&file, plugin_dir, step, all);
-    }
     let credential = if cli.credential.is_empty() {
         std::env::var("TABLETOP_ADMIN_TOKEN").unwrap_or_default()
     } else {
@@ -94,118 +84,31 @@ pub async fn run(cli: Cli) -> CliResult {
         ca_file: cli.ca_file.clone(),
         client_cert: cli.client_cert.clone().zip(cli.client_key.clone()),
     };
-    if let Command::Arena(args) = cli.command {
-        return crate::arena::run(args, cli.server.as_deref(), &credential, &tls).await;
-    }
-    let server = cli.server.as_deref().unwrap_or(DEFAULT_SERVER);
-    let channel = crate::connection::connect(server, &credential, &tls).await?;
-    let json = cli.json;
     match cli.command {
-        Command::Games { game } => games(channel, game, json).await,
-        Command::New {
-            game,
-            players,
-            options,
-            seed,
-            version,
-            position,
-            open_seats,
-            public_open_seats,
-            players_named,
-            bots,
-            per_move_ms,
-            bank_ms,
-            increment_ms,
-            on_timeout,
-            labels,
-            request_id,
-            open_seat_deadline_ms,
-            on_deadline,
-            spectator_delay_moves,
-            spectator_delay_ms,
-        } => {
-            let delayed = spectator_delay_moves.is_some() || spectator_delay_ms.is_some();
-            let spectator_delay = delayed.then(|| pb::SpectatorDelay {
-                moves: spectator_delay_moves.unwrap_or(0),
-                ms: spectator_delay_ms.unwrap_or(0),
-            });
-            // Any clock flag asks for a clock; the server checks the values.
-            let clocked = per_move_ms.is_some()
-                || bank_ms.is_some()
-                || increment_ms.is_some()
-                || on_timeout.is_some();
-            let time_control = clocked.then(|| pb::TimeControl {
-                per_move_ms: per_move_ms.unwrap_or(0),
-                bank_ms: bank_ms.unwrap_or(0),
-                increment_ms: increment_ms.unwrap_or(0),
-                on_timeout: match on_timeout {
-                    None => pb::OnTimeout::Unspecified,
-                    Some(crate::OnTimeoutArg::Lose) => pb::OnTimeout::Lose,
-                    Some(crate::OnTimeoutArg::Out) => pb::OnTimeout::Out,
-                } as i32,
-            });
-            let parsed = crate::listing::pairs("option", &options)?;
-            let request = pb::CreateMatchRequest {
-                game,
-                version,
-                players,
-                options: parsed,
-                seed,
-                start_position: position,
-                open_seats,
-                public_open_seats,
-                seat_players: crate::access::seat_players(&players_named)?,
-                time_control,
-                view_detail: pb::ViewDetail::Full as i32,
-                labels: crate::listing::pairs("label", &labels)?,
-                request_id: request_id.unwrap_or_default(),
-                open_seat_deadline: open_seat_deadline_ms.map(|within_ms| pb::OpenSeatDeadline {
-                    within_ms,
-                    on_deadline: match on_deadline {
-                        None | Some(crate::OnDeadlineArg::Abort) => pb::OnDeadline::Abort,
-                        Some(crate::OnDeadlineArg::StartWithout) => pb::OnDeadline::StartWithout,
-                    } as i32,
-                }),
-                spectator_delay,
-                bots: seat_bots(&bots)?,
-            };
-            let created = MatchesClient::new(channel)
-                .create_match(request)
-                .await?
-                .into_inner();
-            if json {
-                print_json(&serde_json::json!({
-                    "match_id": created.match_id,
-                    "seats": created.seats.iter().map(|s| serde_json::json!({
-                        "seat": s.seat, "token": s.token,
-                    })).collect::<Vec<_>>(),
-                    "join_codes": created.join_codes.iter().map(|c| serde_json::json!({
-                        "seat": c.seat, "code": c.code,
-                    })).collect::<Vec<_>>(),
-                }));
-            } else {
-                outln!("match {}", created.match_id);
-                for seat in &created.seats {
-                    outln!("seat {} token {}", seat.seat, seat.token);
-                }
-                if let Some(view) = &created.view {
-                    for seat in view.seats.iter().filter(|s| !s.bot.is_empty()) {
-                        outln!("seat {} bot {}", seat.seat, seat.bot);
-                    }
-                }
-                if let Some(seat) = created.seats.first() {
-                    outln!(
-                        "play with: tabletop play {} --token {}",
-                        created.match_id,
-                        seat.token
-                    );
-                }
-                for code in &created.join_codes {
-                    outln!("seat {} join code {}", code.seat, code.code);
-                }
-            }
-            Ok(())
+        // Local: no connection.
+        Command::Replay {
+            file,
+            plugin_dir,
+            step,
+            all,
+        } => crate::replay::run(&file, plugin_dir, step, all),
+        // Connects to `--server`, or starts a host of its own without it.
+        Command::Arena(args) => {
+            crate::arena::run(args, cli.server.as_deref(), &credential, &tls).await
         }
+        command => {
+            let server = cli.server.as_deref().unwrap_or(DEFAULT_SERVER);
+            let channel = crate::connection::connect(server, &credential, &tls).await?;
+            on_server(channel, command, cli.json).await
+        }
+    }
+}
+
+/// Runs a command that talks to the server over `channel`.
+async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
+    match command {
+        Command::Games { game } => games(channel, game, json).await,
+        Command::New(args) => crate::create::run(channel, args, json).await,
         Command::Join {
             match_id,
             seat,
@@ -214,108 +117,29 @@ pub async fn run(cli: Cli) -> CliResult {
             external_id,
             bot,
         } => {
-            let joined = MatchesClient::new(channel)
-                .join_match(pb::JoinMatchRequest {
-                    match_id,
-                    seat,
-                    join_code: code,
-                    display_name: name,
-                    external_id,
-                    bot: bot.clone(),
-                })
-                .await?
-                .into_inner();
-            if json {
-                print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
-            } else if !bot.is_empty() {
-                outln!("seat {} bot {bot}", joined.seat);
-            } else {
-                outln!("seat {} token {}", joined.seat, joined.token);
-            }
-            Ok(())
+            let request = pb::JoinMatchRequest {
+                match_id,
+                seat,
+                join_code: code,
+                display_name: name,
+                external_id,
+                bot,
+            };
+            join(channel, request, json).await
         }
         Command::Show {
             match_id,
             token,
             at,
-        } => {
-            let view = MatchesClient::new(channel)
-                .get_view(pb::GetViewRequest {
-                    match_id,
-                    seat_token: token,
-                    at_version: at,
-                    svg: false,
-                })
-                .await?
-                .into_inner();
-            print_view(&view, json);
-            Ok(())
-        }
-        Command::Legal { match_id, token } => {
-            let legal = MatchesClient::new(channel)
-                .list_legal_actions(pb::ListLegalActionsRequest {
-                    match_id,
-                    seat_token: token,
-                    ids_only: false,
-                })
-                .await?
-                .into_inner();
-            if json {
-                print_json(&serde_json::json!({
-                    "version": legal.version,
-                    "seat": legal.seat,
-                    "actions": legal.actions.iter().map(|a| serde_json::json!({
-                        "id": a.id, "notation": a.notation,
-                    })).collect::<Vec<_>>(),
-                }));
-            } else {
-                for a in &legal.actions {
-                    outln!("{:>8}  {}", format!("#{}", a.id), a.notation);
-                }
-            }
-            Ok(())
-        }
+        } => show(channel, match_id, token, at, json).await,
+        Command::Legal { match_id, token } => legal(channel, match_id, token, json).await,
         Command::Move {
             match_id,
             action,
             token,
             expect_version,
-        } => {
-            let response = MatchesClient::new(channel)
-                .submit_action(pb::SubmitActionRequest {
-                    match_id,
-                    seat_token: token,
-                    action: Some(parse_action(&action.join(" "))?),
-                    expected_version: expect_version,
-                    ..Default::default()
-                })
-                .await?
-                .into_inner();
-            let view = response.view.unwrap_or_default();
-            if json {
-                print_json(&serde_json::json!({
-                    "pending": response.pending,
-                    "view": render::view_json(&view),
-                }));
-            } else {
-                out!("{}", render::view_text(&view));
-                if response.pending {
-                    outln!("(action recorded; waiting for the other seats)");
-                }
-            }
-            Ok(())
-        }
-        Command::Resign { match_id, token } => {
-            let view = MatchesClient::new(channel)
-                .resign(pb::ResignRequest {
-                    match_id,
-                    seat_token: token,
-                })
-                .await?
-                .into_inner();
-            print_view(&view, json);
-            Ok(())
-        }
+        } => submit(channel, match_id, token, &action, expect_version, json).await,
+        Command::Resign { match_id, token } => resign(channel, match_id, token, json).await,
         Command::Matches {
             game,
             state,
@@ -347,51 +171,8 @@ pub async fn run(cli: Cli) -> CliResult {
             match_id,
             admin_token,
             output,
-        } => {
-            let record = MatchesClient::new(channel)
-                .export_record(pb::ExportRecordRequest {
-                    match_id,
-                    admin_token,
-                })
-                .await?
-                .into_inner()
-                .record_json;
-            match output {
-                Some(path) => std::fs::write(path, record)?,
-                None => outln!("{record}"),
-            }
-            Ok(())
-        }
-        Command::Plugins { admin_token } => {
-            let plugins = AdminClient::new(channel)
-                .list_plugins(pb::ListPluginsRequest { admin_token })
-                .await?
-                .into_inner()
-                .plugins;
-            if json {
-                print_json(&serde_json::json!(
-                    plugins
-                        .iter()
-                        .map(|p| serde_json::json!({
-                            "game": p.game, "version": p.version, "file": p.file,
-                            "sha256": p.sha256, "loaded_at_ms": p.loaded_at_ms,
-                            "match_ids": p.match_ids,
-                        }))
-                        .collect::<Vec<_>>()
-                ));
-            } else {
-                for p in &plugins {
-                    outln!(
-                        "{} {}  {}  {} matches",
-                        p.game,
-                        p.version,
-                        p.file,
-                        p.match_ids.len()
-                    );
-                }
-            }
-            Ok(())
-        }
+        } => export(channel, match_id, admin_token, output).await,
+        Command::Plugins { admin_token } => plugins(channel, admin_token, json).await,
         command @ (Command::Feed { .. }
         | Command::Abort { .. }
         | Command::Adjudicate { .. }
@@ -401,40 +182,8 @@ pub async fn run(cli: Cli) -> CliResult {
         command @ (Command::ReissueToken { .. } | Command::Credential { .. }) => {
             crate::access::run(channel, command, json).await
         }
-        Command::Backup { file, admin_token } => {
-            let written = AdminClient::new(channel)
-                .backup(pb::BackupRequest {
-                    admin_token,
-                    path: file,
-                })
-                .await?
-                .into_inner();
-            outln!(
-                "backed up {} matches ({} bytes) to {}",
-                written.matches,
-                written.bytes,
-                written.path
-            );
-            Ok(())
-        }
-        Command::LoadPlugin { path, admin_token } => {
-            let loaded = AdminClient::new(channel)
-                .load_plugin(pb::LoadPluginRequest { admin_token, path })
-                .await?
-                .into_inner();
-            let plugin = loaded.plugin.unwrap_or_default();
-            outln!(
-                "{} {} {}",
-                plugin.game,
-                plugin.version,
-                if loaded.already_loaded {
-                    "(already loaded)"
-                } else {
-                    "loaded"
-                }
-            );
-            Ok(())
-        }
+        Command::Backup { file, admin_token } => backup(channel, file, admin_token).await,
+        Command::LoadPlugin { path, admin_token } => load_plugin(channel, path, admin_token).await,
         Command::Replay { file, .. } => Err(CliError::Usage(format!(
             "replay of {} is local and was handled before connecting",
             file.display()
@@ -444,6 +193,211 @@ pub async fn run(cli: Cli) -> CliResult {
             args.game
         ))),
     }
+}
+
+/// `join`: prints the seat's token, or its bot.
+async fn join(channel: Conn, request: pb::JoinMatchRequest, json: bool) -> CliResult {
+    let bot = request.bot.clone();
+    let joined = MatchesClient::new(channel)
+        .join_match(request)
+        .await?
+        .into_inner();
+    if json {
+        print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
+    } else if !bot.is_empty() {
+        outln!("seat {} bot {bot}", joined.seat);
+    } else {
+        outln!("seat {} token {}", joined.seat, joined.token);
+    }
+    Ok(())
+}
+
+/// `show`: the match as the token's seat (or a spectator) sees it, now or
+/// after version `at`.
+async fn show(
+    channel: Conn,
+    match_id: String,
+    token: String,
+    at: Option<u64>,
+    json: bool,
+) -> CliResult {
+    let view = MatchesClient::new(channel)
+        .get_view(pb::GetViewRequest {
+            match_id,
+            seat_token: token,
+            at_version: at,
+            svg: false,
+        })
+        .await?
+        .into_inner();
+    print_view(&view, json);
+    Ok(())
+}
+
+/// `legal`: the seat's legal actions with their ids.
+async fn legal(channel: Conn, match_id: String, token: String, json: bool) -> CliResult {
+    let legal = MatchesClient::new(channel)
+        .list_legal_actions(pb::ListLegalActionsRequest {
+            match_id,
+            seat_token: token,
+            ids_only: false,
+        })
+        .await?
+        .into_inner();
+    if json {
+        print_json(&serde_json::json!({
+            "version": legal.version,
+            "seat": legal.seat,
+            "actions": legal.actions.iter().map(|a| serde_json::json!({
+                "id": a.id, "notation": a.notation,
+            })).collect::<Vec<_>>(),
+        }));
+    } else {
+        for a in &legal.actions {
+            outln!("{:>8}  {}", format!("#{}", a.id), a.notation);
+        }
+    }
+    Ok(())
+}
+
+/// `move`: submits the action (its words joined by spaces) and prints the
+/// view after it.
+async fn submit(
+    channel: Conn,
+    match_id: String,
+    token: String,
+    action: &[String],
+    expect_version: Option<u64>,
+    json: bool,
+) -> CliResult {
+    let response = MatchesClient::new(channel)
+        .submit_action(pb::SubmitActionRequest {
+            match_id,
+            seat_token: token,
+            action: Some(parse_action(&action.join(" "))?),
+            expected_version: expect_version,
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    let view = response.view.unwrap_or_default();
+    if json {
+        print_json(&serde_json::json!({
+            "pending": response.pending,
+            "view": render::view_json(&view),
+        }));
+    } else {
+        out!("{}", render::view_text(&view));
+        if response.pending {
+            outln!("(action recorded; waiting for the other seats)");
+        }
+    }
+    Ok(())
+}
+
+/// `resign`: prints the view after it.
+async fn resign(channel: Conn, match_id: String, token: String, json: bool) -> CliResult {
+    let view = MatchesClient::new(channel)
+        .resign(pb::ResignRequest {
+            match_id,
+            seat_token: token,
+        })
+        .await?
+        .into_inner();
+    print_view(&view, json);
+    Ok(())
+}
+
+/// `export`: the record's JSON, to `output` or stdout.
+async fn export(
+    channel: Conn,
+    match_id: String,
+    admin_token: String,
+    output: Option<std::path::PathBuf>,
+) -> CliResult {
+    let record = MatchesClient::new(channel)
+        .export_record(pb::ExportRecordRequest {
+            match_id,
+            admin_token,
+        })
+        .await?
+        .into_inner()
+        .record_json;
+    match output {
+        Some(path) => std::fs::write(path, record)?,
+        None => outln!("{record}"),
+    }
+    Ok(())
+}
+
+/// `plugins`: every loaded plugin with its matches.
+async fn plugins(channel: Conn, admin_token: String, json: bool) -> CliResult {
+    let plugins = AdminClient::new(channel)
+        .list_plugins(pb::ListPluginsRequest { admin_token })
+        .await?
+        .into_inner()
+        .plugins;
+    if json {
+        print_json(&serde_json::json!(
+            plugins
+                .iter()
+                .map(|p| serde_json::json!({
+                    "game": p.game, "version": p.version, "file": p.file,
+                    "sha256": p.sha256, "loaded_at_ms": p.loaded_at_ms,
+                    "match_ids": p.match_ids,
+                }))
+                .collect::<Vec<_>>()
+        ));
+    } else {
+        for p in &plugins {
+            outln!(
+                "{} {}  {}  {} matches",
+                p.game,
+                p.version,
+                p.file,
+                p.match_ids.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `backup`: the server writes a copy of its store to `file`.
+async fn backup(channel: Conn, file: String, admin_token: String) -> CliResult {
+    let written = AdminClient::new(channel)
+        .backup(pb::BackupRequest {
+            admin_token,
+            path: file,
+        })
+        .await?
+        .into_inner();
+    outln!(
+        "backed up {} matches ({} bytes) to {}",
+        written.matches,
+        written.bytes,
+        written.path
+    );
+    Ok(())
+}
+
+/// `load-plugin`: the server loads the file at `path` on its machine.
+async fn load_plugin(channel: Conn, path: String, admin_token: String) -> CliResult {
+    let loaded = AdminClient::new(channel)
+        .load_plugin(pb::LoadPluginRequest { admin_token, path })
+        .await?
+        .into_inner();
+    let plugin = loaded.plugin.unwrap_or_default();
+    outln!(
+        "{} {} {}",
+        plugin.game,
+        plugin.version,
+        if loaded.already_loaded {
+            "(already loaded)"
+        } else {
+            "loaded"
+        }
+    );
+    Ok(())
 }
 
 /// `#17` is action id 17; anything else is notation.
@@ -634,24 +588,6 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             }
         }
     }
-}
-
-/// The `--bot SEAT=SPEC` arguments of `new`, as a request's seat bots.
-fn seat_bots(args: &[String]) -> Result<Vec<pb::SeatBot>, CliError> {
-    args.iter()
-        .map(|arg| {
-            let (seat, spec) = arg.split_once('=').ok_or_else(|| {
-                CliError::Usage(format!("--bot `{arg}`: give SEAT=SPEC, e.g. 1=mcts:500ms"))
-            })?;
-            let seat = seat.trim().parse().map_err(|_| {
-                CliError::Usage(format!("--bot `{arg}`: `{seat}` is not a seat number"))
-            })?;
-            Ok(pb::SeatBot {
-                seat,
-                spec: spec.trim().to_string(),
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]

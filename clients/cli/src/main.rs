@@ -39,6 +39,7 @@ mod access;
 mod arena;
 mod commands;
 mod connection;
+mod create;
 mod director;
 mod events;
 mod listing;
@@ -106,77 +107,7 @@ pub enum Command {
     },
     /// Create a match; prints its id, the seat tokens and the open seats'
     /// join codes.
-    New {
-        /// The game.
-        game: String,
-        /// Number of seats.
-        #[arg(long, short = 'p', default_value_t = 2)]
-        players: u32,
-        /// A game option, `name=value` (repeatable).
-        #[arg(long = "option", short = 'o', value_name = "NAME=VALUE")]
-        options: Vec<String>,
-        /// Seed of the match's random source.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Plugin version (default: newest).
-        #[arg(long)]
-        version: Option<String>,
-        /// Start position in the game's notation.
-        #[arg(long)]
-        position: Option<String>,
-        /// Leave these seats open for `join` (repeatable). Each gets a join
-        /// code, printed here, for the player invited to it.
-        #[arg(long = "open-seat")]
-        open_seats: Vec<u32>,
-        /// Let anyone join the open seats, without a join code.
-        #[arg(long, requires = "open_seats")]
-        public_open_seats: bool,
-        /// Who holds a seat taken now, `SEAT=NAME` or `SEAT=NAME:EXTERNAL_ID`
-        /// (repeatable); shown in views, records, results and the feed.
-        #[arg(long = "player", value_name = "SEAT=NAME[:ID]")]
-        players_named: Vec<String>,
-        /// Seat the server's bot, `SEAT=SPEC` (repeatable): `1=random`,
-        /// `1=mcts:500ms` (time a move), `1=mcts:2000` (iterations a move).
-        /// No token is issued for a bot's seat.
-        #[arg(long = "bot", value_name = "SEAT=SPEC")]
-        bots: Vec<String>,
-        /// Clock: time for each move, in milliseconds (0 = no per-move limit).
-        #[arg(long, value_name = "MS")]
-        per_move_ms: Option<i64>,
-        /// Clock: each seat's bank, in milliseconds (0 = no bank).
-        #[arg(long, value_name = "MS")]
-        bank_ms: Option<i64>,
-        /// Clock: added to a seat's bank after each of its moves, in milliseconds.
-        #[arg(long, value_name = "MS")]
-        increment_ms: Option<i64>,
-        /// Clock: what running out does. `lose` ends the match with the seat
-        /// last; `out` takes the seat out while the others play on (3 or more
-        /// players, games that can remove a player).
-        #[arg(long, value_enum, value_name = "WHAT")]
-        on_timeout: Option<OnTimeoutArg>,
-        /// Tag the match, `key=value` (repeatable): tournament, round, table …
-        #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
-        labels: Vec<String>,
-        /// Make the call safe to retry: the same id with the same request
-        /// returns the same match and tokens.
-        #[arg(long, value_name = "ID")]
-        request_id: Option<String>,
-        /// A deadline for the open seats, in milliseconds after creation.
-        #[arg(long, value_name = "MS", requires = "open_seats")]
-        open_seat_deadline_ms: Option<i64>,
-        /// What the deadline does to seats still open: abort the match, or
-        /// start it without them.
-        #[arg(long, value_enum, requires = "open_seat_deadline_ms")]
-        on_deadline: Option<OnDeadlineArg>,
-        /// Spectators see the running match this many versions behind
-        /// (at most 1000); seats see it live.
-        #[arg(long, value_name = "N")]
-        spectator_delay_moves: Option<u32>,
-        /// Spectators see the running match this many milliseconds behind
-        /// (at most an hour); seats see it live.
-        #[arg(long, value_name = "MS")]
-        spectator_delay_ms: Option<i64>,
-    },
+    New(create::NewArgs),
     /// Join an open seat of a waiting match; prints the token.
     Join {
         /// The match.
@@ -487,24 +418,6 @@ pub enum StateArg {
     Finished,
     /// Its plugin version is not loaded.
     Unavailable,
-}
-
-/// `tabletop new --on-deadline`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnDeadlineArg {
-    /// The match ends without a result.
-    Abort,
-    /// The match starts with the absent seats out.
-    StartWithout,
-}
-
-/// `tabletop new --on-timeout`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnTimeoutArg {
-    /// The match ends with the seat last.
-    Lose,
-    /// The seat is out; the others play on.
-    Out,
 }
 
 #[tokio::main]

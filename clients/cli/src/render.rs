@@ -20,6 +20,15 @@ pub fn view_text(view: &pb::MatchView) -> String {
     if !out.ends_with('\n') {
         out.push('\n');
     }
+    push_identity(&mut out, view);
+    push_director_state(&mut out, view);
+    push_turn(&mut out, view);
+    push_results(&mut out, view);
+    out
+}
+
+/// The match, its game and version, its labels and its named players.
+fn push_identity(out: &mut String, view: &pb::MatchView) {
     out.push_str(&format!(
         "match {} · {} {} · version {} · {}\n",
         view.match_id,
@@ -52,6 +61,11 @@ pub fn view_text(view: &pb::MatchView) -> String {
     if !players.is_empty() {
         out.push_str(&format!("players: {}\n", players.join(", ")));
     }
+}
+
+/// What directors and the creator decided: a pause, an abort, an
+/// adjudication, the open seats' deadline, the spectators' delay.
+fn push_director_state(out: &mut String, view: &pb::MatchView) {
     if view.paused {
         out.push_str("paused by a director: clocks stopped, actions refused\n");
     }
@@ -77,6 +91,10 @@ pub fn view_text(view: &pb::MatchView) -> String {
             out.push_str(&format!("spectators watch {behind} behind\n"));
         }
     }
+}
+
+/// Who is to move, the viewer's pending action, and the seats out.
+fn push_turn(out: &mut String, view: &pb::MatchView) {
     if !view.to_move.is_empty() {
         let seats: Vec<String> = view
             .seats
@@ -102,6 +120,10 @@ pub fn view_text(view: &pb::MatchView) -> String {
             out_reason_name(s.out_reason)
         ));
     }
+}
+
+/// Each seat's rank and score, once there are results.
+fn push_results(out: &mut String, view: &pb::MatchView) {
     for r in &view.results {
         let label = match view.seats.get(r.seat as usize) {
             Some(s) => seat_label(s),
@@ -114,7 +136,6 @@ pub fn view_text(view: &pb::MatchView) -> String {
             if r.resigned { ", resigned" } else { "" }
         ));
     }
-    out
 }
 
 /// `seat 1 (B)`: the API's number and the game's name of the seat, as
