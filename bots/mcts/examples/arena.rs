@@ -25,63 +25,64 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use tabletop_mcts::Bot;
 use tabletop_mcts::stats::{elo, interval, seat_score};
 use tabletop_sdk::conformance::built_plugin_path;
 use tabletop_sdk::serde_json::{Value, json};
 use tabletop_sdk::{DynGame, Move, Status, chance};
 
+/// Plays bots against each other through a built plugin.
+#[derive(Debug, Parser)]
+#[command(name = "arena")]
 struct Args {
+    /// The game, whose plugin is built.
+    #[arg(long)]
     game: String,
+    /// The bots, two or more: `random`, `mcts:200ms`, `mcts:2000` …
+    #[arg(long, value_name = "SPEC,SPEC[,…]", value_delimiter = ',', value_parser = Bot::from_spec)]
     bots: Vec<Bot>,
+    /// Matches per pairing.
+    #[arg(long, value_name = "N", default_value_t = 20)]
     matches: u64,
+    /// Seats per match.
+    #[arg(long, value_name = "P", default_value_t = 2)]
     players: u32,
+    /// A game option (repeatable).
+    #[arg(short = 'o', value_name = "NAME=VALUE", value_parser = option)]
+    option: Vec<(String, String)>,
+    /// The `-o` options by name, a later one winning.
+    #[arg(skip)]
     options: BTreeMap<String, String>,
+    /// The first match's seed; match `m` has seed `S + m`.
+    #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
+    /// Write one JSON line per match to this file.
+    #[arg(long, value_name = "FILE")]
     records: Option<PathBuf>,
 }
 
-const USAGE: &str = "arena --game NAME --bots SPEC,SPEC[,…] --matches N --players P \
-                     [-o NAME=VALUE]… [--seed S] [--records FILE]";
+/// `-o NAME=VALUE`.
+fn option(pair: &str) -> Result<(String, String), String> {
+    let (name, value) = pair.split_once('=').ok_or("-o NAME=VALUE")?;
+    Ok((name.to_string(), value.to_string()))
+}
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        game: String::new(),
-        bots: Vec::new(),
-        matches: 20,
-        players: 2,
-        options: BTreeMap::new(),
-        seed: 1,
-        records: None,
-    };
-    let mut words = std::env::args().skip(1);
-    while let Some(flag) = words.next() {
-        let mut value = || words.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--game" => args.game = value()?,
-            "--bots" => {
-                args.bots = value()?
-                    .split(',')
-                    .map(Bot::from_spec)
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| e.to_string())?;
-            }
-            "--matches" => args.matches = value()?.parse().map_err(|_| "--matches N")?,
-            "--players" => args.players = value()?.parse().map_err(|_| "--players P")?,
-            "--seed" => args.seed = value()?.parse().map_err(|_| "--seed S")?,
-            "--records" => args.records = Some(value()?.into()),
-            "-o" => {
-                let pair = value()?;
-                let (name, v) = pair.split_once('=').ok_or("-o NAME=VALUE")?;
-                args.options.insert(name.to_string(), v.to_string());
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
+/// The arguments, checked: a game, two bots or more, one match or more, one
+/// player or more.
+fn parse_args() -> Args {
+    let mut args = Args::parse();
     if args.game.is_empty() || args.bots.len() < 2 || args.matches == 0 || args.players == 0 {
-        return Err("give a game, two bots or more, one match or more, one player or more".into());
+        Args::command()
+            .error(
+                ErrorKind::ValueValidation,
+                "give a game, two bots or more, one match or more, one player or more",
+            )
+            .exit();
     }
-    Ok(args)
+    args.options = args.option.iter().cloned().collect();
+    args
 }
 
 /// One match's outcome for bot A.
@@ -167,10 +168,7 @@ fn play(
 }
 
 fn main() {
-    let args = parse_args().unwrap_or_else(|e| {
-        eprintln!("arena: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
+    let args = parse_args();
     let game = tabletop_loader::Plugin::load(&built_plugin_path(&args.game))
         .unwrap_or_else(|e| panic!("the built plugin of {} does not load: {e}", args.game));
     let mut records = args.records.as_ref().map(|path| {

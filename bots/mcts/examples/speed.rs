@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use clap::Parser;
 use tabletop_mcts::Bot;
 use tabletop_sdk::conformance::built_plugin_path;
 use tabletop_sdk::{Chance, DynGame, DynState, Move, Status};
@@ -60,11 +61,17 @@ fn advance(state: &mut dyn DynState, plies: u32) -> Option<u32> {
     }
 }
 
+/// Iterations per second of the search in every game.
+#[derive(Debug, Parser)]
+#[command(name = "speed")]
+struct Args {
+    /// How long each search runs.
+    #[arg(value_name = "MILLISECONDS", default_value_t = 1000)]
+    millis: u64,
+}
+
 fn main() {
-    let millis: u64 = std::env::args()
-        .nth(1)
-        .map(|a| a.parse().expect("MILLISECONDS is a number"))
-        .unwrap_or(1000);
+    let millis = Args::parse().millis;
     let bot = Bot::from_spec(&format!("mcts:{millis}ms")).expect("a spec");
     println!("{bot}, playouts cut off after 20 transitions, one position per row");
     println!(
