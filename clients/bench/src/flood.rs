@@ -184,6 +184,9 @@ async fn flood(
 
 /// Runs the flood comparison.
 pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
+    // One piece: the measurement in the order its figures are taken (start
+    // the server, warm up, then alternate calm and flooded rounds, then the
+    // report); the server lives in this scope until the report is out.
     if args.players == 0 || args.rounds == 0 || args.duration.is_nan() || args.duration <= 0.0 {
         return Err("--players, --rounds and --duration must be positive".into());
     }

@@ -215,15 +215,7 @@ pub async fn history(args: HistoryArgs) -> Result<(), String> {
     let server = proc::spawn(&args.spawn_server, &server_args, true).await?;
     let channels = load::connect(&server.url, args.connections).await?;
     let watch_channels = load::connect(&server.url, args.connections).await?;
-    let offered = load::games(channels[0].clone()).await?;
-    let mut seats = Vec::new();
-    for name in &args.game {
-        let game = offered
-            .iter()
-            .find(|g| &g.name == name)
-            .ok_or_else(|| format!("the server has no game named `{name}`"))?;
-        seats.push(game.min_players.max(1));
-    }
+    let seats = seats_per_game(&args.game, &load::games(channels[0].clone()).await?)?;
 
     let live = Arc::new(Live::default());
     let stop = Arc::new(AtomicBool::new(false));
@@ -236,105 +228,22 @@ pub async fn history(args: HistoryArgs) -> Result<(), String> {
     let deadline = start + Duration::from_secs(args.max_seconds);
     let server_cpu0 = proc::cpu_seconds(server.pid);
 
-    let mut players = tokio::task::JoinSet::new();
-    for i in 0..args.players {
-        let game = args.game[i % args.game.len()].clone();
-        let seats = seats[i % seats.len()];
-        let mut player = Player::new(
-            channels[i % channels.len()].clone(),
-            args.seed.wrapping_add(i as u64),
-            true,
-            true,
-        );
-        let (live, stop, board) = (live.clone(), stop.clone(), board.clone());
-        players.spawn(async move {
-            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
-                let Some(created) = player.create(&game, seats, &live).await else {
-                    continue;
-                };
-                let id = created.match_id.clone();
-                *board.running[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
-                let finished = player.play(created, &live, deadline).await;
-                *board.running[i].lock().unwrap_or_else(|e| e.into_inner()) = None;
-                if finished {
-                    board
-                        .finished
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(id);
-                    live.matches.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            live.merge(player.histogram());
-        });
-    }
+    let mut players = start_players(
+        &args,
+        &channels,
+        &seats,
+        Shared {
+            live: live.clone(),
+            stop: stop.clone(),
+            board: board.clone(),
+        },
+        deadline,
+    );
 
-    let late_watchers = if args.late_every == 0 {
-        0
-    } else {
-        args.watchers.div_ceil(args.late_every)
-    };
-    let mut watchers = tokio::task::JoinSet::new();
-    for w in 0..args.watchers {
-        let late = args.late_every != 0 && w % args.late_every == 0;
-        let channel = watch_channels[w % watch_channels.len()].clone();
-        let (stop, board, counters) = (stop.clone(), board.clone(), counters.clone());
-        let seed = args.seed.wrapping_add(1_000_000 + w as u64);
-        let omit_views = args.omit_views;
-        watchers.spawn(async move {
-            watch_loop(channel, board, counters, stop, late, omit_views, seed).await;
-        });
-    }
+    let mut watchers = start_watchers(&args, &watch_channels, &stop, &board, &counters);
 
     let every = args.matches / 10;
-    let mut samples: Vec<Sample> = Vec::new();
-    let mut next_mark = every;
-    let mut last_progress = Instant::now();
-    loop {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let matches = live.matches.load(Ordering::Relaxed);
-        let actions = live.actions.load(Ordering::Relaxed);
-        if matches >= next_mark {
-            let rss_bytes = proc::status_bytes(server.pid, "VmRSS")
-                .ok_or("cannot read the server's VmRSS from /proc")?;
-            let sample = Sample {
-                mark: next_mark,
-                matches,
-                actions,
-                seconds: start.elapsed().as_secs_f64(),
-                rss_bytes,
-                watch_streams_open: counters.open.load(Ordering::Relaxed),
-            };
-            if !args.quiet {
-                eprintln!(
-                    "[history] {:>6.0}s  matches {:>7}  actions {:>9}  RSS {:>7.1} MB  streams open {}",
-                    sample.seconds,
-                    matches,
-                    actions,
-                    mb(rss_bytes),
-                    sample.watch_streams_open
-                );
-            }
-            samples.push(sample);
-            next_mark += every;
-        }
-        if matches >= args.matches && actions >= args.min_actions {
-            break;
-        }
-        if Instant::now() >= deadline {
-            break;
-        }
-        if !args.quiet && last_progress.elapsed() >= Duration::from_secs(10) {
-            last_progress = Instant::now();
-            eprintln!(
-                "[history] {:>6.0}s  matches {matches:>7}  actions {actions:>9}  errors {}  streams open {}  watch events {}",
-                start.elapsed().as_secs_f64(),
-                live.errors.load(Ordering::Relaxed),
-                counters.open.load(Ordering::Relaxed),
-                counters.events.load(Ordering::Relaxed),
-            );
-        }
-    }
+    let samples = sample_until_done(&args, server.pid, &live, &counters, start, deadline).await?;
     let seconds = start.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
     // Players finish the match in hand; the watchers' streams end with them.
@@ -343,7 +252,7 @@ pub async fn history(args: HistoryArgs) -> Result<(), String> {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
-    let server_peak_rss_bytes = proc::status_bytes(server.pid, "VmHWM");
+    let server_peak_rss_bytes = proc::peak_rss_bytes(server.pid);
     let _ = tokio::time::timeout(Duration::from_secs(30), async {
         while watchers.join_next().await.is_some() {}
     })
@@ -361,20 +270,7 @@ pub async fn history(args: HistoryArgs) -> Result<(), String> {
         _ => None,
     };
     let completed = matches >= args.matches && actions >= args.min_actions;
-    let open: Vec<u64> = samples.iter().map(|s| s.watch_streams_open).collect();
-    let watch = WatchReport {
-        watchers: args.watchers,
-        late_watchers,
-        views: !args.omit_views,
-        streams: counters.streams.load(Ordering::Relaxed),
-        late_streams: counters.late_streams.load(Ordering::Relaxed),
-        finished_replays: counters.finished_replays.load(Ordering::Relaxed),
-        events: counters.events.load(Ordering::Relaxed),
-        events_from_zero: counters.events_from_zero.load(Ordering::Relaxed),
-        open_min: open.iter().copied().min().unwrap_or(0),
-        open_mean: open.iter().sum::<u64>() as f64 / open.len().max(1) as f64,
-        errors: counters.errors.summary("watch", Duration::ZERO).errors,
-    };
+    let watch = watch_report(&args, &counters, &samples);
     let report = HistoryReport {
         machine: machine(),
         games: args.game.clone(),
@@ -402,6 +298,179 @@ pub async fn history(args: HistoryArgs) -> Result<(), String> {
     drop(server);
     crate::emit(&report, args.json, print_report)?;
     Ok(())
+}
+
+/// The seats of a match of each game: the game's fewest.
+fn seats_per_game(games: &[String], offered: &[pb::GameInfo]) -> Result<Vec<u32>, String> {
+    games
+        .iter()
+        .map(|name| {
+            let game = offered
+                .iter()
+                .find(|g| &g.name == name)
+                .ok_or_else(|| format!("the server has no game named `{name}`"))?;
+            Ok(game.min_players.max(1))
+        })
+        .collect()
+}
+
+/// What the players share: the counters, the stop flag and the matches in
+/// play and finished.
+#[derive(Clone)]
+struct Shared {
+    live: Arc<Live>,
+    stop: Arc<AtomicBool>,
+    board: Arc<Board>,
+}
+
+/// Starts the players, each creating and playing matches of its game until
+/// stopped or `deadline`.
+fn start_players(
+    args: &HistoryArgs,
+    channels: &[Channel],
+    seats: &[u32],
+    shared: Shared,
+    deadline: Instant,
+) -> tokio::task::JoinSet<()> {
+    let mut players = tokio::task::JoinSet::new();
+    for i in 0..args.players {
+        let game = args.game[i % args.game.len()].clone();
+        let seats = seats[i % seats.len()];
+        let mut player = Player::new(
+            channels[i % channels.len()].clone(),
+            args.seed.wrapping_add(i as u64),
+            true,
+            true,
+        );
+        let Shared { live, stop, board } = shared.clone();
+        players.spawn(async move {
+            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+                let Some(created) = player.create(&game, seats, &live).await else {
+                    continue;
+                };
+                let id = created.match_id.clone();
+                *board.running[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+                let finished = player.play(created, &live, deadline).await;
+                *board.running[i].lock().unwrap_or_else(|e| e.into_inner()) = None;
+                if finished {
+                    board
+                        .finished
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(id);
+                    live.matches.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            live.merge(player.histogram());
+        });
+    }
+    players
+}
+
+/// Starts the watchers, every `--late-every`th one late.
+fn start_watchers(
+    args: &HistoryArgs,
+    watch_channels: &[Channel],
+    stop: &Arc<AtomicBool>,
+    board: &Arc<Board>,
+    counters: &Arc<WatchCounters>,
+) -> tokio::task::JoinSet<()> {
+    let mut watchers = tokio::task::JoinSet::new();
+    for w in 0..args.watchers {
+        let late = args.late_every != 0 && w % args.late_every == 0;
+        let channel = watch_channels[w % watch_channels.len()].clone();
+        let (stop, board, counters) = (Arc::clone(stop), Arc::clone(board), Arc::clone(counters));
+        let seed = args.seed.wrapping_add(1_000_000 + w as u64);
+        let omit_views = args.omit_views;
+        watchers.spawn(async move {
+            watch_loop(channel, board, counters, stop, late, omit_views, seed).await;
+        });
+    }
+    watchers
+}
+
+/// Samples the server's RSS at every tenth of `--matches` until the run has
+/// its matches and actions or `deadline` passes, printing progress.
+async fn sample_until_done(
+    args: &HistoryArgs,
+    server_pid: u32,
+    live: &Live,
+    counters: &WatchCounters,
+    start: Instant,
+    deadline: Instant,
+) -> Result<Vec<Sample>, String> {
+    let every = args.matches / 10;
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut next_mark = every;
+    let mut last_progress = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let matches = live.matches.load(Ordering::Relaxed);
+        let actions = live.actions.load(Ordering::Relaxed);
+        if matches >= next_mark {
+            let rss_bytes =
+                proc::rss_bytes(server_pid).ok_or("cannot read the server's VmRSS from /proc")?;
+            let sample = Sample {
+                mark: next_mark,
+                matches,
+                actions,
+                seconds: start.elapsed().as_secs_f64(),
+                rss_bytes,
+                watch_streams_open: counters.open.load(Ordering::Relaxed),
+            };
+            if !args.quiet {
+                eprintln!(
+                    "[history] {:>6.0}s  matches {:>7}  actions {:>9}  RSS {:>7.1} MB  streams open {}",
+                    sample.seconds,
+                    matches,
+                    actions,
+                    mb(rss_bytes),
+                    sample.watch_streams_open
+                );
+            }
+            samples.push(sample);
+            next_mark += every;
+        }
+        if matches >= args.matches && actions >= args.min_actions {
+            return Ok(samples);
+        }
+        if Instant::now() >= deadline {
+            return Ok(samples);
+        }
+        if !args.quiet && last_progress.elapsed() >= Duration::from_secs(10) {
+            last_progress = Instant::now();
+            eprintln!(
+                "[history] {:>6.0}s  matches {matches:>7}  actions {actions:>9}  errors {}  streams open {}  watch events {}",
+                start.elapsed().as_secs_f64(),
+                live.errors.load(Ordering::Relaxed),
+                counters.open.load(Ordering::Relaxed),
+                counters.events.load(Ordering::Relaxed),
+            );
+        }
+    }
+}
+
+/// The watchers' figures, with the streams open at the samples.
+fn watch_report(args: &HistoryArgs, counters: &WatchCounters, samples: &[Sample]) -> WatchReport {
+    let late_watchers = if args.late_every == 0 {
+        0
+    } else {
+        args.watchers.div_ceil(args.late_every)
+    };
+    let open: Vec<u64> = samples.iter().map(|s| s.watch_streams_open).collect();
+    WatchReport {
+        watchers: args.watchers,
+        late_watchers,
+        views: !args.omit_views,
+        streams: counters.streams.load(Ordering::Relaxed),
+        late_streams: counters.late_streams.load(Ordering::Relaxed),
+        finished_replays: counters.finished_replays.load(Ordering::Relaxed),
+        events: counters.events.load(Ordering::Relaxed),
+        events_from_zero: counters.events_from_zero.load(Ordering::Relaxed),
+        open_min: open.iter().copied().min().unwrap_or(0),
+        open_mean: open.iter().sum::<u64>() as f64 / open.len().max(1) as f64,
+        errors: counters.errors.summary("watch", Duration::ZERO).errors,
+    }
 }
 
 fn mb(bytes: u64) -> f64 {

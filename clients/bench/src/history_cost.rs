@@ -95,6 +95,9 @@ struct CostReport {
 
 /// Runs `tabletop-bench history-cost`.
 pub async fn history_cost(args: HistoryCostArgs) -> Result<(), String> {
+    // One piece: the measurement in the order its figures are taken (start
+    // the server, play the matches, wait out the retention, then read each
+    // history back); the server lives in this scope until the report is out.
     if args.matches == 0 {
         return Err("--matches must be at least 1".into());
     }

@@ -154,6 +154,14 @@ pub async fn run(game: &str, seats: u32, drive: &Drive, live: Arc<Live>) -> Size
 /// (random play in every current game ends far sooner).
 const MAX_ACTIONS_PER_MATCH: usize = 100_000;
 
+/// What came of a seat's turn.
+enum Acted {
+    /// The action was taken; the view after it, when the reply had one.
+    Moved(Option<pb::MatchView>),
+    /// The turn was misjudged or a call failed: look at the match again.
+    LookAgain,
+}
+
 /// One simulated player: creates matches holding every seat and plays them
 /// with random legal actions (ListLegalActions, then SubmitAction with the
 /// expected version), recording SubmitAction latencies and payload sizes.
@@ -280,7 +288,6 @@ impl Player {
             tokens,
             mut view,
         } = created;
-        let (ids_only, view_detail) = (self.ids_only, self.view_detail);
         let mut acted = 0;
         while Instant::now() < deadline && acted < MAX_ACTIONS_PER_MATCH {
             if view.state == pb::MatchState::Finished as i32 {
@@ -295,67 +302,14 @@ impl Player {
                 let Some(token) = tokens.get(seat as usize) else {
                     return false;
                 };
-                self.wait_for_turn().await;
-                let request = pb::ListLegalActionsRequest {
-                    match_id: match_id.clone(),
-                    seat_token: token.clone(),
-                    ids_only,
-                };
-                self.sizes.legal += 1;
-                self.sizes.legal_request += prost::Message::encoded_len(&request) as u64;
-                live.rpcs.fetch_add(1, Ordering::Relaxed);
-                let request = self.request(request);
-                let legal = match self.client.list_legal_actions(request).await {
-                    Ok(r) => r.into_inner(),
-                    Err(status) => {
-                        live.error(&status);
-                        refresh = true;
-                        break;
-                    }
-                };
-                self.sizes.legal_response += prost::Message::encoded_len(&legal) as u64;
-                // An `ids_only` answer has the ids packed in `action_ids`.
-                let count = if ids_only {
-                    legal.action_ids.len()
-                } else {
-                    legal.actions.len()
-                };
-                if count == 0 {
-                    refresh = true;
-                    break;
-                }
-                let pick = self.rng.random_range(0..count);
-                let action_id = if ids_only {
-                    legal.action_ids[pick]
-                } else {
-                    legal.actions[pick].id
-                };
-                let request = pb::SubmitActionRequest {
-                    match_id: match_id.clone(),
-                    seat_token: token.clone(),
-                    action: Some(pb::submit_action_request::Action::ActionId(action_id)),
-                    expected_version: Some(legal.version),
-                    view_detail: view_detail as i32,
-                };
-                self.sizes.submit += 1;
-                self.sizes.submit_request += prost::Message::encoded_len(&request) as u64;
-                live.rpcs.fetch_add(1, Ordering::Relaxed);
-                let request = self.request(request);
-                let start = Instant::now();
-                let result = self.client.submit_action(request).await;
-                stats::record(&mut self.histogram, start.elapsed());
-                match result {
-                    Ok(r) => {
-                        let r = r.into_inner();
-                        self.sizes.submit_response += prost::Message::encoded_len(&r) as u64;
-                        live.actions.fetch_add(1, Ordering::Relaxed);
+                match self.act(&match_id, token, live).await {
+                    Acted::Moved(next) => {
                         acted += 1;
-                        if let Some(v) = r.view {
-                            view = v;
+                        if let Some(next) = next {
+                            view = next;
                         }
                     }
-                    Err(status) => {
-                        live.error(&status);
+                    Acted::LookAgain => {
                         refresh = true;
                         break;
                     }
@@ -363,23 +317,97 @@ impl Player {
             }
             if refresh {
                 // Someone's turn was misjudged (or a call failed): look again.
-                live.rpcs.fetch_add(1, Ordering::Relaxed);
-                let request = self.request(pb::GetViewRequest {
-                    match_id: match_id.clone(),
-                    seat_token: String::new(),
-                    at_version: None,
-                    svg: false,
-                });
-                match self.client.get_view(request).await {
-                    Ok(r) => view = r.into_inner(),
-                    Err(status) => {
-                        live.error(&status);
-                        return false;
-                    }
+                match self.look(&match_id, live).await {
+                    Some(now) => view = now,
+                    None => return false,
                 }
             }
         }
         view.state == pb::MatchState::Finished as i32
+    }
+
+    /// One seat's move, on its turn: lists its legal actions and submits
+    /// one of them at random.
+    async fn act(&mut self, match_id: &str, token: &str, live: &Live) -> Acted {
+        let (ids_only, view_detail) = (self.ids_only, self.view_detail);
+        self.wait_for_turn().await;
+        let request = pb::ListLegalActionsRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+            ids_only,
+        };
+        self.sizes.legal += 1;
+        self.sizes.legal_request += prost::Message::encoded_len(&request) as u64;
+        live.rpcs.fetch_add(1, Ordering::Relaxed);
+        let request = self.request(request);
+        let legal = match self.client.list_legal_actions(request).await {
+            Ok(r) => r.into_inner(),
+            Err(status) => {
+                live.error(&status);
+                return Acted::LookAgain;
+            }
+        };
+        self.sizes.legal_response += prost::Message::encoded_len(&legal) as u64;
+        // An `ids_only` answer has the ids packed in `action_ids`.
+        let count = if ids_only {
+            legal.action_ids.len()
+        } else {
+            legal.actions.len()
+        };
+        if count == 0 {
+            return Acted::LookAgain;
+        }
+        let pick = self.rng.random_range(0..count);
+        let action_id = if ids_only {
+            legal.action_ids[pick]
+        } else {
+            legal.actions[pick].id
+        };
+        let request = pb::SubmitActionRequest {
+            match_id: match_id.to_string(),
+            seat_token: token.to_string(),
+            action: Some(pb::submit_action_request::Action::ActionId(action_id)),
+            expected_version: Some(legal.version),
+            view_detail: view_detail as i32,
+        };
+        self.sizes.submit += 1;
+        self.sizes.submit_request += prost::Message::encoded_len(&request) as u64;
+        live.rpcs.fetch_add(1, Ordering::Relaxed);
+        let request = self.request(request);
+        let start = Instant::now();
+        let result = self.client.submit_action(request).await;
+        stats::record(&mut self.histogram, start.elapsed());
+        match result {
+            Ok(r) => {
+                let r = r.into_inner();
+                self.sizes.submit_response += prost::Message::encoded_len(&r) as u64;
+                live.actions.fetch_add(1, Ordering::Relaxed);
+                Acted::Moved(r.view)
+            }
+            Err(status) => {
+                live.error(&status);
+                Acted::LookAgain
+            }
+        }
+    }
+
+    /// The match's view as a spectator sees it now; `None` if the call
+    /// failed.
+    async fn look(&mut self, match_id: &str, live: &Live) -> Option<pb::MatchView> {
+        live.rpcs.fetch_add(1, Ordering::Relaxed);
+        let request = self.request(pb::GetViewRequest {
+            match_id: match_id.to_string(),
+            seat_token: String::new(),
+            at_version: None,
+            svg: false,
+        });
+        match self.client.get_view(request).await {
+            Ok(r) => Some(r.into_inner()),
+            Err(status) => {
+                live.error(&status);
+                None
+            }
+        }
     }
 }
 

@@ -275,22 +275,17 @@ fn memory_command(
 }
 
 fn machine() -> Machine {
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_default();
     Machine {
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        cpu_model,
+        cpu_model: proc::cpu_model().unwrap_or_default(),
     }
 }
 
 async fn run(args: RunArgs) -> Result<(), String> {
+    // One piece: the measurement in the order its figures are taken (check
+    // the arguments, start the servers, then per game its rounds on the host
+    // and on the echo baseline, then the ratios); the spawned processes live
+    // in this scope until the report is out.
     if args.players == 0 {
         return Err("--players must be at least 1".into());
     }
@@ -512,7 +507,7 @@ impl Meter {
     /// The phase's figures over all its rounds, with the server's peak RSS.
     fn finish(self) -> Phase {
         let mut summary = self.live.summary(&self.name, self.elapsed);
-        summary.server_peak_rss_bytes = self.pid.and_then(|p| proc::status_bytes(p, "VmHWM"));
+        summary.server_peak_rss_bytes = self.pid.and_then(proc::peak_rss_bytes);
         summary.set_cpu(self.server_cpu_s, self.client_cpu_s);
         summary
     }

@@ -16,7 +16,7 @@ use engine_host::store::MemoryStore;
 use serde::Serialize;
 use tabletop_sdk::DynGame;
 
-use crate::proc::self_status_bytes;
+use crate::proc::own_rss_bytes;
 
 /// The figures for one game.
 #[derive(Debug, Clone, Serialize)]
@@ -36,7 +36,7 @@ pub struct GameMemory {
 }
 
 fn rss() -> Result<u64, String> {
-    self_status_bytes("VmRSS").ok_or_else(|| "cannot read VmRSS from /proc/self/status".into())
+    own_rss_bytes().ok_or_else(|| "cannot read VmRSS from /proc/self/status".into())
 }
 
 /// Measures every game in `plugin_dir` (or only `only`).

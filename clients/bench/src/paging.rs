@@ -104,6 +104,9 @@ struct Made {
 
 /// Runs `tabletop-bench paging`.
 pub async fn paging(args: PagingArgs) -> Result<(), String> {
+    // One piece: the measurement in the order its figures are taken (start
+    // the server, fill it, then one listing per filter, then the report);
+    // the server lives in this scope until the report is out.
     if args.matches == 0 || args.concurrency == 0 || args.page_size == 0 {
         return Err("--matches, --concurrency and --page-size must be at least 1".into());
     }
@@ -217,7 +220,7 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         creates_per_s: made.len() as f64 / create_seconds.max(1e-9),
         largest_reply_fraction_of_limit: largest as f64 / MESSAGE_LIMIT as f64,
         listings,
-        server_rss_bytes: proc::status_bytes(server.pid, "VmRSS"),
+        server_rss_bytes: proc::rss_bytes(server.pid),
     };
     crate::emit(&report, args.json, print_table)?;
     if report.largest_reply_fraction_of_limit > 0.5 {

@@ -1,5 +1,6 @@
-//! Processes the tool measures: spawning a server and reading its peak memory
-//! and CPU time from /proc (Linux; elsewhere the figures are absent).
+//! Processes the tool measures: spawning a server, and reading its memory
+//! and CPU time and the machine's CPU model from /proc through `procfs`
+//! (Linux; elsewhere the figures are absent).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -103,42 +104,102 @@ pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Sp
     })
 }
 
-/// A `VmXXX:` field of `/proc/<pid>/status` in bytes (`VmHWM` = peak RSS).
-pub fn status_bytes(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status_field(&status, field)
+/// The resident set size of a process, in bytes (`VmRSS`).
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    os::status(pid).and_then(|s| s.rss_kib).map(kib_to_bytes)
 }
 
-/// The same for this process.
-pub fn self_status_bytes(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status_field(&status, field)
+/// The peak resident set size of a process, in bytes (`VmHWM`).
+pub fn peak_rss_bytes(pid: u32) -> Option<u64> {
+    os::status(pid)
+        .and_then(|s| s.peak_rss_kib)
+        .map(kib_to_bytes)
 }
 
-fn status_field(status: &str, field: &str) -> Option<u64> {
-    let line = status
-        .lines()
-        .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))?;
-    let kib: u64 = line[field.len() + 1..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
+/// The resident set size of this process, in bytes.
+pub fn own_rss_bytes() -> Option<u64> {
+    os::own_status().and_then(|s| s.rss_kib).map(kib_to_bytes)
 }
 
 /// User + system CPU seconds of a process so far (`/proc/<pid>/stat`).
 pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the whole line (11, 12 here).
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    // Linux reports clock ticks; USER_HZ is 100 on every mainstream kernel.
-    Some((utime + stime) / 100.0)
+    os::cpu_seconds(pid)
+}
+
+/// The model name of the first CPU (`/proc/cpuinfo`), if known.
+pub fn cpu_model() -> Option<String> {
+    os::cpu_model()
+}
+
+/// The memory figures of `/proc/<pid>/status`, in kibibytes as /proc gives
+/// them.
+struct Memory {
+    rss_kib: Option<u64>,
+    peak_rss_kib: Option<u64>,
+}
+
+fn kib_to_bytes(kib: u64) -> u64 {
+    kib * 1024
+}
+
+#[cfg(target_os = "linux")]
+mod os {
+    use procfs::Current;
+    use procfs::process::Process;
+
+    use super::Memory;
+
+    fn process(pid: u32) -> Option<Process> {
+        Process::new(i32::try_from(pid).ok()?).ok()
+    }
+
+    fn memory(process: Process) -> Option<Memory> {
+        let status = process.status().ok()?;
+        Some(Memory {
+            rss_kib: status.vmrss,
+            peak_rss_kib: status.vmhwm,
+        })
+    }
+
+    pub fn status(pid: u32) -> Option<Memory> {
+        memory(process(pid)?)
+    }
+
+    pub fn own_status() -> Option<Memory> {
+        memory(Process::myself().ok()?)
+    }
+
+    pub fn cpu_seconds(pid: u32) -> Option<f64> {
+        let stat = process(pid)?.stat().ok()?;
+        Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64)
+    }
+
+    pub fn cpu_model() -> Option<String> {
+        let info = procfs::CpuInfo::current().ok()?;
+        info.model_name(0).map(|m| m.trim().to_string())
+    }
+}
+
+/// Elsewhere there is no /proc: every figure is absent.
+#[cfg(not(target_os = "linux"))]
+mod os {
+    use super::Memory;
+
+    pub fn status(_pid: u32) -> Option<Memory> {
+        None
+    }
+
+    pub fn own_status() -> Option<Memory> {
+        None
+    }
+
+    pub fn cpu_seconds(_pid: u32) -> Option<f64> {
+        None
+    }
+
+    pub fn cpu_model() -> Option<String> {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -146,18 +207,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_status_fields_in_bytes() {
-        let status = "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n";
-        assert_eq!(status_field(status, "VmHWM"), Some(2048 * 1024));
-        assert_eq!(status_field(status, "VmRSS"), Some(1024 * 1024));
-        assert_eq!(status_field(status, "VmSwap"), None);
+    fn reads_own_cpu_and_memory() {
+        if cfg!(target_os = "linux") {
+            let me = std::process::id();
+            let own = own_rss_bytes().expect("this process's RSS");
+            assert!(own > 0);
+            let peak = peak_rss_bytes(me).expect("this process's peak RSS");
+            assert!(peak >= rss_bytes(me).expect("this process's RSS by pid"));
+            assert!(cpu_seconds(me).is_some());
+        }
     }
 
     #[test]
-    fn reads_own_cpu_and_memory() {
+    fn memory_is_in_bytes() {
         if cfg!(target_os = "linux") {
-            assert!(self_status_bytes("VmRSS").is_some_and(|b| b > 0));
-            assert!(cpu_seconds(std::process::id()).is_some());
+            // A kibibyte count would be a thousand times smaller: no test
+            // process runs in under a megabyte.
+            assert!(own_rss_bytes().is_some_and(|b| b > 1 << 20));
         }
     }
 }
