@@ -90,6 +90,8 @@ impl Position {
     /// the board, the side to move can move (F7), and a position marked over
     /// has really ended (and a running one has not).
     pub fn from_raw(raw: &RawPosition, rules: Rules) -> Result<Position, PositionError> {
+        // One piece: the checks in the order their errors are reported, each
+        // a few lines over the same raw position.
         let n = rules.players();
         if raw.players != n {
             return Err(err(format!(

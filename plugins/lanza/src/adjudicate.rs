@@ -251,6 +251,9 @@ enum State {
 
 /// Decides a turn (ruling L7); see the module docs for the algorithm.
 pub fn adjudicate(board: &Board, orders: &[PieceOrder]) -> Result<Adjudication, AdjudicationError> {
+    // One piece: the four steps of ruling L7 in order (marked below), each
+    // reading and deciding entries of the same per-piece and per-field tables.
+
     // The tables below are indexed by piece and by field only, which is what
     // makes the result independent of the order of `orders`.
     let mut order_of: [Option<PieceOrder>; MAX_PIECES] = [None; MAX_PIECES];

@@ -143,6 +143,8 @@ impl Position {
     /// Validates `setup` into a position, with the turn limit `max_turns`
     /// (ruling L12).
     pub fn new(setup: PositionSetup, max_turns: u32) -> Result<Position, PositionError> {
+        // One piece: the checks in the order their errors are reported, each
+        // a few lines over the same setup.
         let kind =
             BoardKind::for_players(setup.players).ok_or(PositionError::Players(setup.players))?;
         let board = kind.board();

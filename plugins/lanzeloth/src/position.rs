@@ -137,6 +137,8 @@ impl Position {
     /// in range, every tile of the set exactly once (once dealt), a phase and
     /// stage that the game can actually reach.
     pub fn from_raw(rules: Rules, raw: RawPosition) -> Result<Position, PositionError> {
+        // One piece: the checks in the order their errors are reported, each
+        // a few lines over the same raw position.
         let n = rules.players as usize;
         if raw.face_down.len() != n || raw.open.len() != n {
             return Err(invalid(format!(

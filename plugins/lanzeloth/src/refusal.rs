@@ -108,6 +108,8 @@ impl Position {
 
     /// Why `action` is not legal for `player` now, or `None` when it is.
     pub fn refusal(&self, player: Player, action: Action) -> Option<Refusal> {
+        // One piece: who may act now (phase, out, turn), then one arm per
+        // stage and action, each the message of the rule it breaks.
         let refuse = |code: &str, message: String| Some(Refusal::illegal(code, message));
         let (turn, stage) = match self.phase {
             Phase::Deal | Phase::FirstPlayer => {

@@ -238,6 +238,10 @@ impl Position {
 
     /// Plays a legal `action` (see [`Position::play`]).
     pub(crate) fn play_unchecked(&mut self, action: Action) {
+        // One piece: the move and its consequences in the order the rules
+        // apply them (each marked below with its ruling), on the position
+        // being changed; it is the hot path of every search and playout.
+
         // Dropped before the move, never recomputed in the middle of it: the
         // start-of-turn check at its end may keep the new position's list,
         // written into the old list's room rather than a new allocation.
