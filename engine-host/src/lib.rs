@@ -1,11 +1,21 @@
 //! engine-host: the Tabletop server. It loads game plugins (shared libraries
 //! built with `tabletop-sdk`) and serves matches over gRPC.
 //!
-//! Plugins are loaded by `tabletop-loader` (which holds all of the host's
-//! `unsafe`); the crate has two layers over it:
-//! - [`core`]: matches, seats, logs, records, storage — free of gRPC.
-//! - [`grpc`]: the thin adapter that validates requests, calls the core on a
-//!   blocking pool with a deadline, and maps errors to statuses in one place.
+//! It is built on two crates that do not know each other:
+//! [`tabletop_loader`] turns plugin files into loaded games, and
+//! [`tabletop_core`] plays one match of any game
+//! ([`Match`](tabletop_core::Match)). This crate is the server around them:
+//! - [`engine`]: the live matches, the plugins and the store behind one
+//!   synchronous API free of gRPC — who may do what, which thread calls a
+//!   plugin, the server-side bots;
+//! - [`store`]: where matches are kept (SQLite, memory);
+//! - [`grpc`]: the adapter that validates requests, calls the engine on the
+//!   worker that received them or on the blocking pool with a deadline, and
+//!   maps errors to statuses in one place; in front of it the layer of limits
+//!   and metrics, and the web page;
+//! - [`metrics`], [`config`] (the flags), [`shutdown`] (the stop signals);
+//! - [`malloc`]: glibc's malloc settings, the crate's only `unsafe` (every
+//!   other `unsafe` block of the host is in the loader's `ffi` module).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -26,6 +36,7 @@
 pub mod config;
 pub mod engine;
 pub mod grpc;
+pub mod malloc;
 pub mod metrics;
 pub mod shutdown;
 pub mod store;

@@ -2,6 +2,8 @@
 //! and graceful shutdown; and, as `engine-host vet-plugin`, the child
 //! process that checks a plugin file before the host loads it.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,9 +12,9 @@ use std::time::Duration;
 use clap::Parser;
 use engine_host::config::{AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
 use engine_host::engine::{Engine, Offered};
-use engine_host::shutdown;
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
+use engine_host::{malloc, shutdown};
 use tabletop_loader::Vetter;
 use tracing_subscriber::EnvFilter;
 
@@ -141,11 +143,7 @@ fn warn_if_store_lost(data_dir: &Path, store: &Path) {
 /// umask.
 #[cfg(unix)]
 fn private_files() {
-    // SAFETY: umask only sets the process's file-creation mask; it is called
-    // before any thread starts, and it cannot fail.
-    unsafe {
-        libc::umask(0o077);
-    }
+    nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
 }
 
 #[cfg(not(unix))]
@@ -195,7 +193,7 @@ fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
                     let unloaded = engine.unload_finished(retention);
                     if unloaded > 0 {
                         tracing::debug!(unloaded, "finished matches left memory");
-                        release_freed_memory();
+                        malloc::release_freed_memory();
                     }
                 }
             }
@@ -225,7 +223,7 @@ fn main() -> ExitCode {
         }
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    limit_malloc_arenas(cores);
+    malloc::limit_arenas(cores);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .max_blocking_threads(config.blocking_threads(cores))
         .enable_all()
@@ -254,46 +252,6 @@ fn main() -> ExitCode {
 /// How long the stopped server's runtime waits for its threads to finish:
 /// the calls still running then are stuck (the grace period is over).
 const RUNTIME_STOP: Duration = Duration::from_secs(1);
-
-/// Hands the pages that unloaded matches freed back to the kernel. glibc's
-/// `free` gives memory back only from the top of an arena; a page freed
-/// between blocks still in use stays in the process, and as matches load
-/// and unload the arenas' holes wander, so the host's RSS crept up by
-/// ~0.2 MB per 1 000 finished matches with nothing more held
-/// (BENCHMARKS.md, "History and memory"). `malloc_trim` releases every
-/// whole free page; it took 1–5 ms a second under 1 000 Watch streams.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn release_freed_memory() {
-    // SAFETY: malloc_trim takes each arena's lock itself and only releases
-    // pages that no allocation uses.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// Elsewhere the allocator decides when to give memory back.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn release_freed_memory() {}
-
-/// Gives glibc's malloc one arena per core instead of its default of eight
-/// per core. Each arena keeps the memory its threads freed for its own
-/// later use, so every extra arena holds free memory of its own: on 2 cores,
-/// with 1 000 Watch streams, 16 arenas made the host's RSS ~35 MB larger
-/// than 2 did for the same work (BENCHMARKS.md, "History and memory").
-/// With no more arenas than cores, threads rarely wait for one.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn limit_malloc_arenas(cores: usize) {
-    let arenas = libc::c_int::try_from(cores).unwrap_or(libc::c_int::MAX);
-    // SAFETY: mallopt only sets a malloc parameter; it is called before the
-    // runtime starts any thread, and M_ARENA_MAX takes any positive count.
-    if unsafe { libc::mallopt(libc::M_ARENA_MAX, arenas) } != 1 {
-        tracing::warn!(arenas, "could not limit glibc's malloc arenas");
-    }
-}
-
-/// Other C libraries keep no per-thread arenas of glibc's kind.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn limit_malloc_arenas(_cores: usize) {}
 
 /// The checking process for one plugin file (`engine-host vet-plugin`), run
 /// by the host before it loads the file: nothing of the server starts.

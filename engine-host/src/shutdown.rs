@@ -65,65 +65,48 @@ fn arm_hard_stop() {
 
 #[cfg(unix)]
 mod imp {
+    use nix::sys::signal::{SigSet, Signal};
     use tokio::sync::oneshot;
 
-    fn stop_set() -> libc::sigset_t {
-        // SAFETY: sigset_t is plain data; sigemptyset initialises it before
-        // sigaddset adds two valid signal numbers. Neither can fail with a
-        // valid set and valid signals.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGTERM);
-            libc::sigaddset(&mut set, libc::SIGINT);
-            set
-        }
-    }
-
-    fn name(signal: libc::c_int) -> &'static str {
-        match signal {
-            libc::SIGTERM => "SIGTERM",
-            libc::SIGINT => "SIGINT",
-            _ => "a stop signal",
-        }
+    fn stop_set() -> SigSet {
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGTERM);
+        set.add(Signal::SIGINT);
+        set
     }
 
     pub(super) fn start(first: oneshot::Sender<()>) -> std::io::Result<()> {
         let set = stop_set();
-        // SAFETY: `set` is initialised; the old mask is not asked for (null).
-        let blocked = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
-        if blocked != 0 {
-            return Err(std::io::Error::from_raw_os_error(blocked));
-        }
+        set.thread_block()?;
         std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
                 let mut first = Some(first);
                 loop {
-                    let mut signal: libc::c_int = 0;
-                    // SAFETY: `set` is initialised and `signal` is a valid
-                    // place for the answer; the signals in `set` are blocked
-                    // in every thread, so sigwait takes them from the queue.
-                    let waited = unsafe { libc::sigwait(&set, &mut signal) };
-                    if waited != 0 {
-                        // Only an invalid set fails, and this one is valid.
-                        tracing::error!(
-                            error = %std::io::Error::from_raw_os_error(waited),
-                            "cannot wait for stop signals"
-                        );
-                        return;
-                    }
+                    // The signals in `set` are blocked in every thread, so
+                    // sigwait takes them from the queue.
+                    let signal = match set.wait() {
+                        Ok(signal) => signal,
+                        Err(e) => {
+                            // Only an invalid set fails, and this one is valid.
+                            tracing::error!(
+                                error = %std::io::Error::from(e),
+                                "cannot wait for stop signals"
+                            );
+                            return;
+                        }
+                    };
                     match first.take() {
                         Some(first) => {
                             tracing::info!(
-                                signal = name(signal),
+                                signal = signal.as_str(),
                                 "shutting down: finishing calls in flight"
                             );
                             let _ = first.send(());
                             super::arm_hard_stop();
                         }
                         None => {
-                            super::stop_now(&format!("a second stop signal ({})", name(signal)))
+                            super::stop_now(&format!("a second stop signal ({})", signal.as_str()))
                         }
                     }
                 }
