@@ -529,6 +529,8 @@ fn drain(
 
 #[test]
 fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
+    // One piece: one match played live and then replayed, compared event
+    // by event; a scenario split into helpers would hide what is compared.
     // Four Lanza seats (simultaneous orders, ruling L5), two of them taken
     // after creation, a bank clock that takes seats out mid-turn, and a
     // resignation at the end: every kind of event a match has.
