@@ -7,15 +7,7 @@
 //! was charged live.
 
 use serde::{Deserialize, Serialize};
-use tabletop_sdk::Player;
-
-use crate::Match;
-use crate::error::HostResult;
-use crate::fanout::HostEvent;
-use crate::log::LogKind;
-use crate::out::OutReason;
-use crate::seat::SeatResult;
-use crate::setup::{Lifecycle, MatchSetup};
+use tabletop_sdk::{Player, PlayerSet};
 
 /// What a seat's clock running out does, by the match's time control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -56,18 +48,6 @@ pub struct TimeControl {
     pub on_timeout: OnTimeout,
 }
 
-impl Clocks {
-    pub(crate) fn new(setup: &MatchSetup) -> Option<Clocks> {
-        let control = setup.time_control?;
-        let seats = setup.players as usize;
-        Some(Clocks {
-            control,
-            bank: vec![control.bank_ms; seats],
-            since: vec![None; seats],
-        })
-    }
-}
-
 /// The largest value of each of a time control's fields: 30 days, in ms.
 /// Far beyond any real game's clock, and small enough that no sum a match
 /// makes of them (a bank that collects increments for years of moves)
@@ -101,99 +81,120 @@ impl TimeControl {
     }
 }
 
-/// The seats' clocks.
+/// The seats' clocks, if the match has a time control: each seat's bank
+/// and since when its clock runs. Times are passed in, never read here.
 #[derive(Debug, Clone)]
 pub(crate) struct Clocks {
-    pub(crate) control: TimeControl,
+    /// None: the match has no clock, and every other field is empty.
+    control: Option<TimeControl>,
     /// Remaining bank per seat.
-    pub(crate) bank: Vec<i64>,
+    bank: Vec<i64>,
     /// Since when each seat's clock runs (None: stopped).
-    pub(crate) since: Vec<Option<i64>>,
+    since: Vec<Option<i64>>,
 }
 
-impl Match {
-    /// After a restart: running clocks restart now (the time the host was
-    /// down is not charged to anyone).
-    pub fn resume_clocks(&mut self, now: i64) {
-        if let Some(paused_at) = &mut self.paused_at {
-            // Still paused: the pause, too, counts from now.
-            *paused_at = now;
-        }
-        if let Some(clocks) = &mut self.clocks {
-            for since in clocks.since.iter_mut().flatten() {
-                *since = now;
-            }
+/// Why time could not be added to a seat's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AddRefused {
+    /// The match has no clock.
+    NoClock,
+    /// The match has time per move only, and the seat is not to move.
+    NotToMove,
+}
+
+impl Clocks {
+    /// The clocks of `seats` seats under `control` (None: no clock), all
+    /// stopped, every bank full.
+    pub(crate) fn new(control: Option<TimeControl>, seats: usize) -> Clocks {
+        let Some(control) = control else {
+            return Clocks {
+                control: None,
+                bank: Vec::new(),
+                since: Vec::new(),
+            };
+        };
+        Clocks {
+            control: Some(control),
+            bank: vec![control.bank_ms; seats],
+            since: vec![None; seats],
         }
     }
 
-    /// Whether the match has a deadline to watch: a clock while it is not
-    /// over, or an open-seat deadline while it waits for players.
-    pub fn has_deadline(&self) -> bool {
-        match self.lifecycle {
-            Lifecycle::Finished => false,
-            Lifecycle::Waiting => self.clocks.is_some() || self.setup.open_seat_deadline.is_some(),
-            Lifecycle::Running => self.clocks.is_some(),
-        }
+    /// Whether the match has a clock.
+    pub(crate) fn exist(&self) -> bool {
+        self.control.is_some()
+    }
+
+    /// What running out does, if the match has a clock.
+    pub(crate) fn on_timeout(&self) -> Option<OnTimeout> {
+        self.control.map(|c| c.on_timeout)
     }
 
     /// Charges `seat` for the time since its clock started, and stops it.
     pub(crate) fn charge(&mut self, seat: Player, at: i64) {
-        let Some(clocks) = &mut self.clocks else {
+        let Some(control) = self.control else {
             return;
         };
-        let Some(slot) = clocks.since.get_mut(seat as usize) else {
+        let Some(slot) = self.since.get_mut(seat as usize) else {
             return;
         };
         if let Some(started) = slot.take()
-            && clocks.control.bank_ms > 0
+            && control.bank_ms > 0
         {
-            let bank = &mut clocks.bank[seat as usize];
+            let bank = &mut self.bank[seat as usize];
             let used = at.saturating_sub(started).max(0);
             *bank = bank
                 .saturating_sub(used)
-                .saturating_add(clocks.control.increment_ms);
+                .saturating_add(control.increment_ms);
         }
     }
 
-    /// Starts the clocks of the seats to move now that are not running (and
-    /// have not acted this turn); stops the others.
-    pub(crate) fn start_clocks(&mut self, at: i64) -> HostResult<()> {
-        if self.clocks.is_none() {
-            return Ok(());
-        }
-        let movers = self.movers()?;
-        let pending: Vec<Player> = self.pending.iter().map(|h| h.seat).collect();
-        if let Some(clocks) = &mut self.clocks {
-            for (seat, since) in clocks.since.iter_mut().enumerate() {
-                let seat = seat as Player;
-                if !movers.contains(seat) || pending.contains(&seat) {
-                    *since = None;
-                } else if since.is_none() {
-                    *since = Some(at);
-                }
+    /// Starts at `at` the clocks of the `waiting` seats that are not
+    /// running; stops every other.
+    pub(crate) fn run(&mut self, at: i64, waiting: PlayerSet) {
+        for (seat, since) in self.since.iter_mut().enumerate() {
+            if !waiting.contains(seat as Player) {
+                *since = None;
+            } else if since.is_none() {
+                *since = Some(at);
             }
         }
-        Ok(())
+    }
+
+    /// Stops every clock.
+    pub(crate) fn stop(&mut self) {
+        self.since.iter_mut().for_each(|s| *s = None);
+    }
+
+    /// Every running clock starts `by` ms later: a pause that long is not
+    /// charged.
+    pub(crate) fn delay_running(&mut self, by: i64) {
+        for since in self.since.iter_mut().flatten() {
+            *since = since.saturating_add(by);
+        }
+    }
+
+    /// Every running clock restarts at `now`.
+    pub(crate) fn restart_running(&mut self, now: i64) {
+        for since in self.since.iter_mut().flatten() {
+            *since = now;
+        }
     }
 
     /// When the first running clock runs out, and whose it is.
-    pub fn clock_deadline(&self) -> Option<(i64, Player)> {
-        let clocks = self.clocks.as_ref()?;
-        if self.lifecycle != Lifecycle::Running || self.paused_at.is_some() {
-            return None;
-        }
-        clocks
-            .since
+    pub(crate) fn deadline(&self) -> Option<(i64, Player)> {
+        let control = self.control?;
+        self.since
             .iter()
             .enumerate()
             .filter_map(|(seat, since)| {
                 let started = (*since)?;
                 let mut deadline = i64::MAX;
-                if clocks.control.per_move_ms > 0 {
-                    deadline = deadline.min(started.saturating_add(clocks.control.per_move_ms));
+                if control.per_move_ms > 0 {
+                    deadline = deadline.min(started.saturating_add(control.per_move_ms));
                 }
-                if clocks.control.bank_ms > 0 {
-                    deadline = deadline.min(started.saturating_add(clocks.bank[seat]));
+                if control.bank_ms > 0 {
+                    deadline = deadline.min(started.saturating_add(self.bank[seat]));
                 }
                 Some((deadline, seat as Player))
             })
@@ -201,13 +202,10 @@ impl Match {
     }
 
     /// Time left for `seat` at `now`.
-    pub(crate) fn clock_remaining(&self, seat: Player, now: i64) -> Option<i64> {
-        let clocks = self.clocks.as_ref()?;
-        let control = clocks.control;
-        let bank = clocks.bank[seat as usize];
-        // A paused clock shows what it had left when the pause began.
-        let now = self.paused_at.map_or(now, |paused| now.min(paused));
-        let remaining = match clocks.since[seat as usize] {
+    pub(crate) fn remaining(&self, seat: Player, now: i64) -> Option<i64> {
+        let control = self.control?;
+        let bank = self.bank[seat as usize];
+        let remaining = match self.since[seat as usize] {
             Some(started) => {
                 let used = now.saturating_sub(started);
                 let mut left = i64::MAX;
@@ -225,76 +223,84 @@ impl Match {
         Some(remaining.max(0))
     }
 
-    /// Ends the match if a clock has run out by `now`, or applies its
-    /// open-seat deadline if that has passed; returns whether either did.
-    pub fn expire_clock(&mut self, now: i64) -> HostResult<bool> {
-        if self.expire_open_seats(now)? {
-            return Ok(true);
-        }
-        let Some((deadline, seat)) = self.clock_deadline() else {
-            return Ok(false);
-        };
-        if deadline > now {
-            return Ok(false);
-        }
-        if self.clocks.as_ref().map(|c| c.control.on_timeout) == Some(OnTimeout::Out) {
-            match self.state.remove_player(seat) {
-                Ok(()) => {
-                    self.went_out(seat, OutReason::Clock, now)?;
-                    return Ok(true);
-                }
-                // CreateMatch only allows `out` for games that declare
-                // `removable_players`, so a refusal is a plugin fault. The
-                // state is unchanged; the seat loses instead (the `lose`
-                // rule), so the clock does not stay expired for ever.
-                Err(e) => tracing::error!(
-                    match_id = %self.setup.match_id,
-                    seat,
-                    error = %e,
-                    "the plugin refused to remove a timed-out seat; the seat loses instead"
-                ),
-            }
-        }
-        self.lose_on_time(seat, now)?;
-        Ok(true)
-    }
-
-    /// [`OnTimeout::Lose`]: `seat`'s time ran out at `at_ms` and the match
-    /// is over; the log records it and watchers are told.
-    pub(crate) fn lose_on_time(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
-        if let Some(bank) = self
-            .clocks
-            .as_mut()
-            .and_then(|clocks| clocks.bank.get_mut(seat as usize))
-        {
+    /// `seat`'s bank is spent (its time ran out).
+    pub(crate) fn empty_bank(&mut self, seat: Player) {
+        if let Some(bank) = self.bank.get_mut(seat as usize) {
             *bank = 0;
         }
-        self.push_log(at_ms, LogKind::Timeout { seat });
-        self.finish_by_timeout(seat);
-        self.publish_host_event(&HostEvent::Timeout { seat }, at_ms)
     }
 
-    /// A seat's time ran out: it is last, every other seat shares first place
-    /// (for two players: the opponent wins). This is [`OnTimeout::Lose`], so
-    /// with more players the match ends too.
-    pub(crate) fn finish_by_timeout(&mut self, seat: Player) {
-        let players = self.setup.players;
-        self.results = (0..players)
-            .map(|p| SeatResult {
-                seat: p,
-                rank: if p == seat { players } else { 1 },
-                score: 0.0,
-                resigned: false,
-            })
-            .collect();
-        self.pending.clear();
-        self.lifecycle = Lifecycle::Finished;
-        self.stop_clocks();
-    }
-
-    pub(crate) fn stop_clocks(&mut self) {
-        if let Some(clocks) = &mut self.clocks {
-            clocks.since.iter_mut().for_each(|s| *s = None);
+    /// Stops `seat`'s clock for good, its bank emptied: it left the game.
+    pub(crate) fn retire(&mut self, seat: Player) {
+        if let (Some(bank), Some(since)) = (
+            self.bank.get_mut(seat as usize),
+            self.since.get_mut(seat as usize),
+        ) {
+            *bank = 0;
+            *since = None;
         }
+    }
+
+    /// Gives `seat` `ms` more: on its bank, or on its current move when the
+    /// match has no bank.
+    pub(crate) fn add(&mut self, seat: Player, ms: i64) -> Result<(), AddRefused> {
+        let Some(control) = self.control else {
+            return Err(AddRefused::NoClock);
+        };
+        let index = seat as usize;
+        if control.bank_ms > 0 {
+            self.bank[index] = self.bank[index].saturating_add(ms);
+            return Ok(());
+        }
+        match &mut self.since[index] {
+            // Per-move time only: this move's clock starts later.
+            Some(since) => {
+                *since = since.saturating_add(ms);
+                Ok(())
+            }
+            None => Err(AddRefused::NotToMove),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Times from a hostile record (the extremes of `i64`) and a bank that
+    /// collected increments for ever neither panic nor overflow: the
+    /// arithmetic saturates.
+    #[test]
+    fn clocks_at_the_extremes_saturate_instead_of_overflowing() {
+        let longest = TimeControl {
+            per_move_ms: MAX_TIME_CONTROL_MS,
+            bank_ms: MAX_TIME_CONTROL_MS,
+            increment_ms: MAX_TIME_CONTROL_MS,
+            on_timeout: OnTimeout::Lose,
+        };
+        let mut clocks = Clocks::new(Some(longest), 2);
+        let seat_0 = PlayerSet::single(0);
+        clocks.run(i64::MIN, seat_0);
+        clocks.charge(0, i64::MAX);
+        clocks.run(i64::MAX, seat_0);
+        assert!(clocks.remaining(0, i64::MIN).is_some());
+        assert!(clocks.deadline().is_some());
+        // Increments pile up without bound over a long match: saturated.
+        clocks.charge(0, i64::MAX);
+        assert_eq!(clocks.add(0, i64::MAX), Ok(()));
+        clocks.run(i64::MIN, seat_0);
+        clocks.charge(0, i64::MIN);
+        assert!(clocks.remaining(0, 0).is_some_and(|left| left > 0));
+    }
+
+    #[test]
+    fn a_match_without_a_time_control_has_no_clock_to_run_or_add_to() {
+        let mut clocks = Clocks::new(None, 2);
+        clocks.run(0, PlayerSet::single(0));
+        clocks.charge(0, 10);
+        assert!(!clocks.exist());
+        assert_eq!(clocks.deadline(), None);
+        assert_eq!(clocks.remaining(0, 10), None);
+        assert_eq!(clocks.add(0, 5), Err(AddRefused::NoClock));
     }
 }

@@ -3,7 +3,7 @@
 //! player cannot learn from the broadcast what the opponent sees live;
 //! seats see their own view live.
 //!
-//! [`Match::spectator_horizon`] is the one place that says what spectators
+//! `Match::spectator_horizon` is the one place that says what spectators
 //! may see now: the latest version, the last event, and when the next
 //! version shows without another move. Every spectator read (views, past
 //! views, watch streams, pages of events, listings) goes through it.
@@ -12,13 +12,9 @@
 //! public, and holding back the moves that led to it protects no one.
 
 use serde::{Deserialize, Serialize};
-use tabletop_sdk::Viewer;
 
-use crate::Match;
 use crate::error::{HostError, HostResult};
 use crate::log::LogEntry;
-use crate::setup::Lifecycle;
-use crate::view::{MatchView, ViewDetail};
 
 /// Most versions a delay may hold back.
 pub const MAX_DELAY_MOVES: u32 = 1000;
@@ -97,8 +93,7 @@ impl SpectatorDelay {
 pub struct SpectatorHorizon {
     /// The latest version they may see.
     pub version: u64,
-    /// The sequence number of the last event they may be told (see
-    /// [`crate::history`]).
+    /// The sequence number of the last event they may be told.
     pub seq: u64,
     /// Whether a delay applies: the match runs with a spectator delay.
     /// It says nothing of whether something is held back right now, which
@@ -123,80 +118,6 @@ impl SpectatorHorizon {
             )));
         }
         Ok(())
-    }
-}
-
-impl Match {
-    /// The match's spectator delay, if it has one.
-    pub fn spectator_delay(&self) -> Option<SpectatorDelay> {
-        self.setup.spectator_delay
-    }
-
-    /// Whether spectators see the match behind: it has a spectator delay
-    /// and runs (a waiting match has nothing to hide yet, a finished one
-    /// nothing left to).
-    pub fn spectator_delay_applies(&self) -> bool {
-        self.setup.spectator_delay.is_some() && self.lifecycle == Lifecycle::Running
-    }
-
-    /// What spectators may see of the match at `now_ms`.
-    pub fn spectator_horizon(&self, now_ms: i64) -> SpectatorHorizon {
-        let delay = self
-            .setup
-            .spectator_delay
-            .filter(|_| self.spectator_delay_applies());
-        let Some(delay) = delay else {
-            return SpectatorHorizon {
-                version: self.version(),
-                seq: self.event_seq,
-                delayed: false,
-                next_at_ms: None,
-            };
-        };
-        let (version, next_at_ms) = delay.visible_version(&self.log, now_ms);
-        SpectatorHorizon {
-            version,
-            seq: self.seq_of_version(version),
-            delayed: true,
-            next_at_ms,
-        }
-    }
-
-    /// The sequence number of the event that produced `version` (0 for
-    /// version 0), counted from the log without replaying it: one event
-    /// per entry, the seats taken after creation (told after the chance
-    /// outcomes drawn at creation), and one per move held for a
-    /// simultaneous turn (told at the version it was submitted at). The
-    /// same number [`crate::History::seq_of_version`] finds by a walk.
-    pub fn seq_of_version(&self, version: u64) -> u64 {
-        if version == 0 {
-            return 0;
-        }
-        let creation = self
-            .log
-            .iter()
-            .take_while(|e| matches!(e.kind, crate::LogKind::Chance { .. }))
-            .count() as u64;
-        let joins = if version > creation {
-            self.joins.len() as u64
-        } else {
-            0
-        };
-        let held = crate::history::held_before(&self.log, version);
-        version + joins + held
-    }
-
-    /// The match as spectators may see it at `now_ms`: under a delay, as
-    /// of the delayed version (replayed from the log, its clocks as of
-    /// that entry's time), marked delayed; otherwise as it is.
-    pub fn spectator_view(&self, detail: ViewDetail, now_ms: i64) -> HostResult<MatchView> {
-        let horizon = self.spectator_horizon(now_ms);
-        if !horizon.delayed {
-            return self.view_as_of(Viewer::Spectator, detail, now_ms);
-        }
-        let mut view = self.replayed_view(Viewer::Spectator, horizon.version, detail)?;
-        view.delayed = true;
-        Ok(view)
     }
 }
 

@@ -252,6 +252,9 @@ pub enum HostError {
 }
 
 impl fmt::Display for HostError {
+    // One arm per variant, each a sentence: one piece, so that every
+    // message can be read beside the others (and a new variant cannot be
+    // left without one).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HostError::InvalidRequest(m)

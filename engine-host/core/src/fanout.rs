@@ -3,23 +3,24 @@
 //! live watchers.
 //!
 //! Every change gets the next event sequence number whether or not anyone
-//! watches, so the numbers a live watcher sees are the ones
-//! [`crate::history`] regenerates from the log. The descriptions and views
+//! watches, so the numbers a live watcher sees are the ones the match's
+//! history regenerates from the log. The descriptions and views
 //! themselves are built only while someone watches; the match keeps no
 //! past events (its history is its log), and a live event lives only until
 //! every watcher has taken it.
+//!
+//! [`Feed`] is that part of a match: the count of events so far and the
+//! channel, created on the first watch.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
-use tabletop_sdk::{DynState, Player, Transition, Viewer};
+use tabletop_sdk::Viewer;
 use tokio::sync::broadcast;
 
-use crate::Match;
-use crate::error::HostResult;
-use crate::setup::Lifecycle;
-use crate::view::{MatchView, ViewDetail};
+use crate::seat::SeatResult;
+use crate::view::MatchView;
 
 /// What a viewer is told of one change.
 #[derive(Debug, Clone)]
@@ -132,7 +133,7 @@ pub enum HostEvent {
     /// A director ended the match with these results.
     Adjudicated {
         /// Every seat's result.
-        results: Vec<crate::SeatResult>,
+        results: Vec<SeatResult>,
     },
     /// A director paused the match: clocks stopped, actions wait.
     Paused,
@@ -160,15 +161,25 @@ impl HostEvent {
     }
 }
 
-/// A match's live feed: the channel, and how many of its watchers want
-/// views (the rest are spared computing them).
-#[derive(Debug)]
+/// A match's events so far and its live channel: the channel is created
+/// on the first watch (its buffer would otherwise be most of an idle
+/// match's memory) and dropped when a new watcher finds nobody listening.
+#[derive(Debug, Default)]
 pub(crate) struct Feed {
+    /// The sequence number of the last event (0: none).
+    seq: u64,
+    live: Option<Channel>,
+}
+
+/// The live channel, and how many of its watchers want views (the rest are
+/// spared computing them).
+#[derive(Debug)]
+struct Channel {
     sender: broadcast::Sender<Arc<MatchEvent>>,
     view_watchers: Arc<AtomicUsize>,
 }
 
-/// A watcher's live subscription (see [`Match::subscribe`]).
+/// A watcher's live subscription (see `Match::subscribe`).
 #[derive(Debug)]
 pub struct Subscription {
     /// The live events.
@@ -192,155 +203,70 @@ impl Drop for ViewInterest {
 /// log instead of the live feed.
 pub const WATCH_BUFFER: usize = 128;
 
-impl Match {
-    pub(crate) fn viewers(&self) -> impl Iterator<Item = Viewer> + use<> {
-        (0..self.setup.players)
-            .map(Viewer::Seat)
-            .chain(std::iter::once(Viewer::Spectator))
-    }
-
+impl Feed {
     /// The sequence number of the last event so far (0: none).
-    pub fn event_seq(&self) -> u64 {
-        self.event_seq
-    }
-
-    fn publish(&mut self, at_ms: i64, updates: Option<Vec<ViewerUpdate>>) {
-        self.event_seq += 1;
-        let (Some(updates), Some(feed)) = (updates, &self.events) else {
-            return;
-        };
-        let event = MatchEvent {
-            seq: self.event_seq,
-            version: self.version(),
-            at_ms,
-            updates,
-            finished: self.lifecycle == Lifecycle::Finished,
-        };
-        // No receiver is fine: the last watcher just left.
-        let _ = feed.sender.send(Arc::new(event));
-    }
-
-    /// The views after a change, for every viewer, with the clocks as of
-    /// `at_ms` (what a replay of the log shows at the same place); `None`
-    /// each when no watcher wants views.
-    fn views_at(&self, at_ms: i64) -> HostResult<Vec<Option<Arc<MatchView>>>> {
-        let wanted = self.wants_views();
-        self.viewers()
-            .map(|viewer| {
-                if !wanted {
-                    return Ok(None);
-                }
-                let view = self.view_as_of(viewer, ViewDetail::Full, at_ms)?;
-                Ok(Some(Arc::new(view)))
-            })
-            .collect()
-    }
-
-    pub(crate) fn publish_transition(
-        &mut self,
-        before: Option<Box<dyn DynState>>,
-        transition: Transition,
-        at_ms: i64,
-    ) -> HostResult<()> {
-        // The transition that ends the match must carry the finished view
-        // (state and results), not the last running one.
-        if self.lifecycle != Lifecycle::Finished
-            && self.state.status()? == tabletop_sdk::Status::Terminal
-        {
-            self.finish_normally()?;
-        }
-        let Some(before) = before else {
-            self.publish(at_ms, None);
-            return Ok(());
-        };
-        let views = self.views_at(at_ms)?;
-        let mut updates = Vec::with_capacity(views.len());
-        for (viewer, view) in self.viewers().zip(views) {
-            updates.push(ViewerUpdate::Transition {
-                event_json: self.state.event(before.as_ref(), &transition, viewer)?,
-                view,
-            });
-        }
-        self.publish(at_ms, Some(updates));
-        Ok(())
-    }
-
-    pub(crate) fn publish_host_event(&mut self, event: &HostEvent, at_ms: i64) -> HostResult<()> {
-        if !self.watched() {
-            self.publish(at_ms, None);
-            return Ok(());
-        }
-        let event_json = event.to_json();
-        let updates = self
-            .views_at(at_ms)?
-            .into_iter()
-            .map(|view| ViewerUpdate::Transition {
-                event_json: event_json.clone(),
-                view,
-            })
-            .collect();
-        self.publish(at_ms, Some(updates));
-        Ok(())
-    }
-
-    pub(crate) fn publish_seat_acted(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
-        let updates = self.watched().then(|| {
-            self.viewers()
-                .map(|_| ViewerUpdate::SeatActed { seat })
-                .collect()
-        });
-        self.publish(at_ms, updates);
-        Ok(())
-    }
-
-    /// Whether anyone watches the match now.
-    pub fn is_watched(&self) -> bool {
-        self.watched()
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq
     }
 
     /// Whether anyone watches now.
-    pub(crate) fn watched(&self) -> bool {
-        self.events
+    pub(crate) fn is_watched(&self) -> bool {
+        self.live
             .as_ref()
-            .is_some_and(|feed| feed.sender.receiver_count() > 0)
+            .is_some_and(|live| live.sender.receiver_count() > 0)
     }
 
-    /// Subscribes to the events after [`Match::event_seq`]; the ones up to
-    /// it come from [`Match::history`]. Live events carry views while at
-    /// least one subscription made `with_views` is alive.
-    pub fn subscribe(&mut self, with_views: bool) -> Subscription {
-        if !self.watched() {
-            // A feed nobody listens to may still hold the last events its
-            // watchers left behind: start afresh.
-            self.events = None;
+    /// Whether a live watcher wants views with its events.
+    pub(crate) fn wants_views(&self) -> bool {
+        self.live
+            .as_ref()
+            .is_some_and(|live| live.view_watchers.load(Ordering::Relaxed) > 0)
+    }
+
+    /// Subscribes to the events after [`Feed::seq`]. Live events carry
+    /// views while at least one subscription made `with_views` is alive.
+    pub(crate) fn subscribe(&mut self, with_views: bool) -> Subscription {
+        if !self.is_watched() {
+            // A channel nobody listens to may still hold the last events
+            // its watchers left behind: start afresh.
+            self.live = None;
         }
-        let feed = self.events.get_or_insert_with(|| Feed {
+        let live = self.live.get_or_insert_with(|| Channel {
             sender: broadcast::channel(WATCH_BUFFER).0,
             view_watchers: Arc::new(AtomicUsize::new(0)),
         });
         let views = with_views.then(|| {
-            feed.view_watchers.fetch_add(1, Ordering::Relaxed);
-            ViewInterest(Arc::clone(&feed.view_watchers))
+            live.view_watchers.fetch_add(1, Ordering::Relaxed);
+            ViewInterest(Arc::clone(&live.view_watchers))
         });
         Subscription {
-            receiver: feed.sender.subscribe(),
+            receiver: live.sender.subscribe(),
             views,
         }
     }
 
-    /// Whether a live watcher wants views with its events.
-    fn wants_views(&self) -> bool {
-        self.events
-            .as_ref()
-            .is_some_and(|feed| feed.view_watchers.load(Ordering::Relaxed) > 0)
-    }
-
-    /// A copy of the state before a change, only when someone watches (events
-    /// need it; unwatched matches skip the clone).
-    pub(crate) fn snapshot_if_watched(&self) -> HostResult<Option<Box<dyn DynState>>> {
-        if !self.watched() {
-            return Ok(None);
-        }
-        Ok(Some(self.state.clone_state()?))
+    /// Counts the next event (the match at `version`, `finished` or not,
+    /// at `at_ms`) and sends it to live watchers with `updates`, one per
+    /// viewer; `None` when nobody watches (the event is only counted).
+    pub(crate) fn publish(
+        &mut self,
+        version: u64,
+        at_ms: i64,
+        finished: bool,
+        updates: Option<Vec<ViewerUpdate>>,
+    ) {
+        self.seq += 1;
+        let (Some(updates), Some(live)) = (updates, &self.live) else {
+            return;
+        };
+        let event = MatchEvent {
+            seq: self.seq,
+            version,
+            at_ms,
+            updates,
+            finished,
+        };
+        // No receiver is fine: the last watcher just left.
+        let _ = live.sender.send(Arc::new(event));
     }
 }

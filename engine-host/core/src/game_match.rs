@@ -1,76 +1,75 @@
-//! One match: its seats, its log, its current state, and the rules of acting
-//! (turns, chance, the end). The other parts of a match live
-//! beside this file: clocks (`clock`), resignation (`resign`), seats out of
-//! the game (`out`), held simultaneous moves
-//! (`simultaneous`), shorthand sequences (`sequence`), the legal-action
-//! cache (`legal`), event fan-out (`fanout`) and views (`view`).
+//! One match: the parts it is made of, and `Match`, which coordinates
+//! them.
+//!
+//! Each part owns its state and keeps its own invariants, behind a small
+//! API: the seats ([`Seats`]: holders, identities, resignations, seats
+//! out), the life stage and results ([`Stage`]), the log ([`Log`]: entries,
+//! versions, chance draws), the held simultaneous turn ([`HeldTurn`]), the
+//! clocks ([`Clocks`]), the legal-action cache ([`LegalCache`]), what a
+//! director's controls left ([`Director`]) and the live feed ([`Feed`]).
+//! No part knows another; the plugin's state and the setup belong to the
+//! match itself. A change that concerns several parts (an action applied,
+//! a seat out, a control) is made here and in the files beside this one,
+//! each about one kind of change:
+//!
+//! - `acting`: the submit path, sequences, legal actions, bot turns;
+//! - `leaving`: resignation, clocks running out, seats taken out;
+//! - `directing`: a director's controls and the open-seat deadline;
+//! - `watching`: views, the spectator delay, and publishing events;
+//! - `replaying`: the walk that makes a logged history again.
 //!
 //! A `Match` is plain data plus plugin calls: no locking, no I/O, no async.
 //! Its owner serialises access and persists what changed.
 
+mod acting;
+mod directing;
+mod leaving;
+pub(crate) mod replaying;
+mod watching;
+
 use std::sync::Arc;
 
-use compact_str::CompactString;
-use tabletop_sdk::{
-    ActionId, Attempt, DynGame, DynState, Move, Player, PlayerSet, Status, Transition, chance,
-};
+use tabletop_sdk::{DynGame, DynState, Player, PlayerSet, Status, Viewer};
 
 use crate::clock::Clocks;
+use crate::delay::SpectatorDelay;
+use crate::director::Director;
 use crate::error::{HostError, HostResult};
-use crate::fanout::Feed;
-use crate::history::SeatJoin;
-use crate::legal::LegalLists;
-use crate::log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
-use crate::out::RuleOut;
-use crate::seat::{Seat, SeatResult};
-use crate::setup::{Lifecycle, MatchSetup, now_ms};
-use crate::simultaneous::HeldAction;
+use crate::fanout::{Feed, HostEvent};
+use crate::identity::SeatPlayer;
+use crate::legal::LegalCache;
+use crate::log::{Log, LogEntry};
+use crate::out::{OutReason, RuleOut};
+use crate::seat::{Seat, SeatJoin, SeatResult, Seats};
+use crate::setup::{MatchSetup, now_ms};
+use crate::simultaneous::{HeldAction, HeldTurn};
+use crate::stage::{Lifecycle, Stage};
 
-/// A match: how it was created, its seats and log, the plugin's state, and
-/// the parts that act on them (fields are the crate's own; its owner reads
-/// them through accessors).
+/// A match: how it was created, the game and the plugin's state, and the
+/// parts that keep the rest (see the module docs).
 pub struct Match {
     /// How it was created.
-    pub(crate) setup: MatchSetup,
+    setup: MatchSetup,
     /// The game it is played with (the plugin version it was created with).
-    pub(crate) game: Arc<dyn DynGame>,
-    /// The seats.
-    pub(crate) seats: Vec<Seat>,
-    /// Every state change so far.
-    pub(crate) log: Vec<LogEntry>,
+    game: Arc<dyn DynGame>,
     /// The plugin's state after the last log entry.
-    pub(crate) state: Box<dyn DynState>,
-    /// Actions held for the current simultaneous turn, in submission order.
-    pub(crate) pending: Vec<HeldAction>,
-    /// Chance outcomes drawn so far: the index of the next draw from the seed.
-    pub(crate) chance_draws: u64,
-    /// Life stage.
-    pub(crate) lifecycle: Lifecycle,
-    /// Final results.
-    pub(crate) results: Vec<SeatResult>,
-    /// Seats taken after creation, in the order they were taken.
-    pub(crate) joins: Vec<SeatJoin>,
-    /// Events so far: the sequence number of the last one (see
-    /// [`crate::history`]).
-    pub(crate) event_seq: u64,
-    /// The live feed, created on the first watch: its buffer would otherwise
-    /// be most of an idle match's memory.
-    pub(crate) events: Option<Feed>,
-    /// A buffer for legality checks, kept to spare an allocation per action.
-    pub(crate) scratch: Vec<ActionId>,
-    /// The seats' clocks, if the match has a time control.
-    pub(crate) clocks: Option<Clocks>,
+    state: Box<dyn DynState>,
+    /// Where it is in its life, and its results.
+    stage: Stage,
+    /// The seats.
+    seats: Seats,
+    /// Every state change so far.
+    log: Log,
+    /// Actions held for the current simultaneous turn.
+    held: HeldTurn,
+    /// The seats' clocks (none without a time control).
+    clocks: Clocks,
     /// The movers' legal actions, kept once asked for (see [`crate::legal`]).
-    pub(crate) legal: Option<LegalLists>,
-    /// Since when a director has paused the match (see [`crate::director`]).
-    pub(crate) paused_at: Option<i64>,
-    /// Why a director aborted the match.
-    pub(crate) aborted: Option<String>,
-    /// Whether a director decided the result.
-    pub(crate) adjudicated: bool,
-    /// Seats the game's rules put out while the others played on, in the
-    /// order it happened (see [`crate::out`]).
-    pub(crate) rule_outs: Vec<RuleOut>,
+    legal: LegalCache,
+    /// What a director's controls left (see [`crate::director`]).
+    director: Director,
+    /// The events so far and the live channel (see [`crate::fanout`]).
+    feed: Feed,
 }
 
 impl std::fmt::Debug for Match {
@@ -78,7 +77,7 @@ impl std::fmt::Debug for Match {
         f.debug_struct("Match")
             .field("setup", &self.setup)
             .field("version", &self.version())
-            .field("lifecycle", &self.lifecycle)
+            .field("lifecycle", &self.lifecycle())
             .finish_non_exhaustive()
     }
 }
@@ -114,45 +113,26 @@ impl Match {
         token_hashes: Vec<Option<[u8; 32]>>,
     ) -> HostResult<Match> {
         // Resignations and seats taken out are replayed from the log.
-        let seats: Vec<Seat> = token_hashes
-            .into_iter()
-            .map(|token_hash| Seat {
-                token_hash,
-                resigned: false,
-                out: None,
-            })
-            .collect();
+        let seats = Seats::new(token_hashes);
         let state = game.new_state(
             setup.players,
             &setup.options,
             setup.start_position.as_deref(),
         )?;
-        let lifecycle = if seats.iter().any(|s| s.token_hash.is_none()) {
-            Lifecycle::Waiting
-        } else {
-            Lifecycle::Running
-        };
-        let clocks = Clocks::new(&setup);
+        let stage = Stage::new(seats.any_open());
+        let clocks = Clocks::new(setup.time_control, setup.players as usize);
         Ok(Match {
             setup,
             game,
-            seats,
-            log: Vec::new(),
             state,
-            pending: Vec::new(),
-            chance_draws: 0,
-            lifecycle,
-            results: Vec::new(),
-            joins: Vec::new(),
-            event_seq: 0,
-            events: None,
-            scratch: Vec::new(),
+            stage,
+            seats,
+            log: Log::default(),
+            held: HeldTurn::default(),
             clocks,
-            legal: None,
-            paused_at: None,
-            aborted: None,
-            adjudicated: false,
-            rule_outs: Vec::new(),
+            legal: LegalCache::default(),
+            director: Director::default(),
+            feed: Feed::default(),
         })
     }
 
@@ -180,33 +160,91 @@ impl Match {
         &self.setup
     }
 
+    /// The plugin's state now.
+    pub(crate) fn state(&self) -> &dyn DynState {
+        self.state.as_ref()
+    }
+
     /// Every state change so far, in order (the log a record carries).
     pub fn log(&self) -> &[LogEntry] {
-        &self.log
-    }
-
-    /// Where the match is in its life.
-    pub fn lifecycle(&self) -> Lifecycle {
-        self.lifecycle
-    }
-
-    /// The final results; empty until the match is over.
-    pub fn results(&self) -> &[SeatResult] {
-        &self.results
-    }
-
-    /// The seats, in order.
-    pub fn seats(&self) -> &[Seat] {
-        &self.seats
+        self.log.entries()
     }
 
     /// The current version: number of log entries.
     pub fn version(&self) -> u64 {
-        self.log.len() as u64
+        self.log.version()
     }
 
+    /// Where the match is in its life.
+    pub fn lifecycle(&self) -> Lifecycle {
+        self.stage.lifecycle()
+    }
+
+    /// The final results; empty until the match is over.
+    pub fn results(&self) -> &[SeatResult] {
+        self.stage.results()
+    }
+
+    /// The seats, in order.
+    pub fn seats(&self) -> &[Seat] {
+        self.seats.all()
+    }
+
+    /// The seats taken after creation, in the order they were taken.
+    pub fn joins(&self) -> &[SeatJoin] {
+        self.seats.joins()
+    }
+
+    /// The seats the game's rules put out while the others played on, in
+    /// the order it happened (matches of three or more seats).
+    pub fn rule_outs(&self) -> &[RuleOut] {
+        self.seats.rule_outs()
+    }
+
+    /// The actions held for the current simultaneous turn, in the order
+    /// they were submitted.
+    pub fn held_actions(&self) -> &[HeldAction] {
+        self.held.all()
+    }
+
+    /// Whether a director has paused the match.
+    pub fn is_paused(&self) -> bool {
+        self.director.is_paused()
+    }
+
+    /// Why the match was aborted, if it was.
+    pub fn abort_reason(&self) -> Option<&str> {
+        self.director.abort_reason()
+    }
+
+    /// Whether a director decided the match's result.
+    pub fn is_adjudicated(&self) -> bool {
+        self.director.is_adjudicated()
+    }
+
+    /// The sequence number of the last event so far (0: none).
+    pub fn event_seq(&self) -> u64 {
+        self.feed.seq()
+    }
+
+    /// Whether anyone watches the match now.
+    pub fn is_watched(&self) -> bool {
+        self.feed.is_watched()
+    }
+
+    /// The match's spectator delay, if it has one.
+    pub fn spectator_delay(&self) -> Option<SpectatorDelay> {
+        self.setup.spectator_delay
+    }
+
+    /// The position in the game's notation (hidden information included).
+    pub fn position(&self) -> HostResult<String> {
+        Ok(self.state.position()?)
+    }
+
+    /// The seats to move now (none unless the match runs).
     pub(crate) fn movers(&self) -> HostResult<PlayerSet> {
-        if self.lifecycle != Lifecycle::Running {
+        if !self.stage.is_running() {
             return Ok(PlayerSet::EMPTY);
         }
         Ok(match self.state.status()? {
@@ -215,150 +253,170 @@ impl Match {
         })
     }
 
-    /// Reads an action given as notation.
-    pub fn parse_action(&self, seat: Player, notation: &str) -> HostResult<ActionId> {
-        self.check_may_act(seat, None)?;
-        self.state.parse_action(seat, notation).map_err(|e| {
-            crate::refusal::explained(self.state.as_ref(), seat, Attempt::Text(notation), e)
-        })
+    /// The game's name of `seat`, if the game names its seats.
+    pub fn seat_name(&self, seat: Player) -> Option<String> {
+        self.game
+            .seat_names(self.setup.players)
+            .ok()?
+            .into_iter()
+            .nth(seat as usize)
     }
 
-    pub(crate) fn check_may_act(
-        &self,
-        seat: Player,
-        expected_version: Option<u64>,
-    ) -> HostResult<()> {
-        match self.lifecycle {
-            Lifecycle::Waiting => {
-                return Err(HostError::NotStarted);
-            }
-            Lifecycle::Finished => {
-                return Err(HostError::MatchOver {
-                    clock_ran_out: false,
-                });
-            }
-            Lifecycle::Running => {}
+    /// `seat 1 (B)`: how every message names `seat`.
+    pub fn seat_label(&self, seat: Player) -> String {
+        tabletop_sdk::seat_label(seat, self.seat_name(seat).as_deref())
+    }
+
+    /// Who holds `seat`: as its join said, or as the creation said; an
+    /// anonymous player if nobody said.
+    pub fn player(&self, seat: u32) -> SeatPlayer {
+        self.seats.player(seat, &self.setup.seat_players)
+    }
+
+    /// Whether any seat is played by the host's bot.
+    pub fn has_bots(&self) -> bool {
+        (0..self.setup.players).any(|seat| self.player(seat).is_bot())
+    }
+
+    /// Why each seat is out of the game, by seat (`None`: still in). The
+    /// host's own reason comes first; a seat the plugin reports out beside
+    /// those is out by the game's rules.
+    pub fn out_reasons(&self) -> HostResult<Vec<Option<OutReason>>> {
+        let out_by_rules = self.state.seats_out()?;
+        Ok(self.seats.out_reasons(out_by_rules.iter().map(|o| o.seat)))
+    }
+
+    /// The seat whose token is `token`.
+    pub fn seat_of(&self, token: &str) -> HostResult<Player> {
+        self.seats.holder_of(token)
+    }
+
+    /// The viewer for an optional token: empty = spectator.
+    pub fn viewer_of(&self, token: &str) -> HostResult<Viewer> {
+        if token.is_empty() {
+            Ok(Viewer::Spectator)
+        } else {
+            self.seat_of(token).map(Viewer::Seat)
         }
-        if self.paused_at.is_some() {
-            return Err(HostError::MatchPaused);
+    }
+
+    /// Gives the taken `seat` the token hashed `token_hash`; returns the
+    /// hash it replaces, so a caller whose store refused the change can
+    /// put it back.
+    pub fn reissue_token(&mut self, seat: Player, token_hash: [u8; 32]) -> HostResult<[u8; 32]> {
+        match self.seats.reissue(seat, token_hash)? {
+            Some(previous) => Ok(previous),
+            None => Err(HostError::InvalidRequest(format!(
+                "{} is open: it has no token to re-issue",
+                self.seat_label(seat)
+            ))),
         }
-        if let Some(expected) = expected_version
-            && expected != self.version()
-        {
-            return Err(HostError::StaleVersion {
-                expected,
-                current: self.version(),
-            });
+    }
+
+    /// Takes an open seat (`seat`, or the lowest open one) for `player`
+    /// (whose `seat` is ignored).
+    pub fn join(
+        &mut self,
+        seat: Option<Player>,
+        token_hash: [u8; 32],
+        player: &SeatPlayer,
+    ) -> HostResult<Player> {
+        if !self.stage.is_waiting() {
+            return Err(HostError::NoOpenSeat);
         }
-        if !self.movers()?.contains(seat) {
-            return Err(HostError::NotYourTurn {
-                seat,
-                name: self.seat_name(seat),
-            });
+        let seat = match seat {
+            Some(s) => match self.seats.is_open(s) {
+                None => {
+                    return Err(HostError::UnknownSeat {
+                        seat: s,
+                        players: self.setup.players,
+                    });
+                }
+                Some(false) => {
+                    return Err(HostError::SeatTaken {
+                        seat: s,
+                        name: self.seat_name(s),
+                    });
+                }
+                Some(true) => s,
+            },
+            None => self.seats.first_open().ok_or(HostError::NoOpenSeat)?,
+        };
+        player.check().map_err(HostError::InvalidRequest)?;
+        let join = SeatJoin {
+            seat,
+            at_ms: now_ms(),
+            display_name: player.display_name.clone(),
+            external_id: player.external_id.clone(),
+            bot: player.bot.clone(),
+        };
+        self.take_seat(join, token_hash)?;
+        Ok(seat)
+    }
+
+    /// `join.seat` (open) is taken: the match starts once no seat is
+    /// open, and watchers are told.
+    pub(crate) fn take_seat(&mut self, join: SeatJoin, token_hash: [u8; 32]) -> HostResult<()> {
+        let (seat, at_ms) = (join.seat, join.at_ms);
+        if self.seats.take(join, token_hash) {
+            self.stage.start();
+            self.start_clocks(at_ms)?;
         }
-        if self.has_held(seat) {
-            return Err(HostError::AlreadyActed {
-                seat,
-                name: self.seat_name(seat),
-            });
+        self.publish_host_event(&HostEvent::Joined { seat }, at_ms)
+    }
+
+    /// After a restart: running clocks restart now (the time the host was
+    /// down is not charged to anyone).
+    pub fn resume_clocks(&mut self, now: i64) {
+        // Still paused: the pause, too, counts from now.
+        self.director.restart_pause(now);
+        self.clocks.restart_running(now);
+    }
+
+    /// Whether the match has a deadline to watch: a clock while it is not
+    /// over, or an open-seat deadline while it waits for players.
+    pub fn has_deadline(&self) -> bool {
+        match self.stage.lifecycle() {
+            Lifecycle::Finished => false,
+            Lifecycle::Waiting => self.clocks.exist() || self.setup.open_seat_deadline.is_some(),
+            Lifecycle::Running => self.clocks.exist(),
         }
+    }
+
+    /// When the first running clock runs out, and whose it is.
+    pub fn clock_deadline(&self) -> Option<(i64, Player)> {
+        if !self.stage.is_running() || self.director.is_paused() {
+            return None;
+        }
+        self.clocks.deadline()
+    }
+
+    /// Time left for `seat` at `now` (a paused clock shows what it had left
+    /// when the pause began).
+    pub(crate) fn clock_remaining(&self, seat: Player, now: i64) -> Option<i64> {
+        self.clocks.remaining(seat, self.director.clock_time(now))
+    }
+
+    /// Starts the clocks of the seats to move now that are not running (and
+    /// have not acted this turn); stops the others.
+    pub(crate) fn start_clocks(&mut self, at: i64) -> HostResult<()> {
+        if !self.clocks.exist() {
+            return Ok(());
+        }
+        let waiting = self.held.waiting(self.movers()?);
+        self.clocks.run(at, waiting);
         Ok(())
     }
 
-    /// Submits `seat`'s action. Sequential: applied at once. Simultaneous: held
-    /// (after a legality check only the submitter learns about) until every
-    /// mover has acted, then applied as one joint action.
-    pub fn submit(
-        &mut self,
-        seat: Player,
-        action: ActionId,
-        expected_version: Option<u64>,
-    ) -> HostResult<Submitted> {
-        self.check_may_act(seat, expected_version)?;
-        let movers = self.movers()?;
-        let now = now_ms();
-        if movers.len() == 1 {
-            let last = Move {
-                player: seat,
-                action,
-            };
-            self.apply_turn(Some((last, now)), now)?;
-            return Ok(Submitted::Applied);
-        }
-        self.hold(seat, action, now, movers)
+    /// Records `seat` as out for `reason` (the first reason stays) and stops
+    /// its clock for good, its bank emptied.
+    pub(crate) fn mark_out(&mut self, seat: Player, reason: OutReason) {
+        self.seats.take_out(seat, reason);
+        self.clocks.retire(seat);
     }
 
-    /// Applies the turn: the held actions and `last` (the move that
-    /// completes it, if any) as one joint action; logs it, then resolves
-    /// chance and the end. On an error nothing is changed.
-    pub(crate) fn apply_turn(&mut self, last: Option<(Move, i64)>, now: i64) -> HostResult<()> {
-        let (moves, timed) = self.turn_moves(last);
-        // Notation must be read before the state changes.
-        let logged = timed
-            .iter()
-            .map(|(m, at, held)| {
-                let notation = self
-                    .state
-                    .action_to_string(m.player, m.action)
-                    .unwrap_or_else(|_| m.action.to_string());
-                Ok(LoggedMove {
-                    seat: m.player,
-                    action: m.action,
-                    // Not `from(String)`, which would keep the heap buffer.
-                    notation: CompactString::new(&notation),
-                    at_ms: *at,
-                    held: *held,
-                })
-            })
-            .collect::<HostResult<LoggedMoves>>()?;
-        let before = self.snapshot_if_watched()?;
-        self.state
-            .apply(&moves)
-            .map_err(|e| match moves.as_slice() {
-                // One mover: the refusal is that seat's, and the game can say why.
-                [only] => crate::refusal::explained(
-                    self.state.as_ref(),
-                    only.player,
-                    Attempt::Id(only.action),
-                    e,
-                ),
-                _ => e.into(),
-            })?;
-        self.pending.clear();
-        for (m, at, _) in &timed {
-            self.charge(m.player, *at);
-        }
-        self.push_log(now, LogKind::Moves { moves: logged });
-        self.note_rule_outs()?;
-        // Clocks start before the event is built, so views in it show them.
-        self.start_clocks(now)?;
-        self.publish_transition(before, Transition::Moves(moves), now)?;
-        self.resolve_chance_and_end()?;
-        self.start_clocks(now)
-    }
-
-    pub(crate) fn resolve_chance_and_end(&mut self) -> HostResult<()> {
-        loop {
-            match self.state.status()? {
-                Status::Chance => {
-                    let node = self.state.chance()?;
-                    let outcome = chance::draw(&node, self.setup.seed, self.chance_draws)?;
-                    let before = self.snapshot_if_watched()?;
-                    self.state.apply_chance(outcome)?;
-                    self.chance_draws += 1;
-                    let at = now_ms();
-                    self.push_log(at, LogKind::Chance { outcome });
-                    self.publish_transition(before, Transition::Chance(outcome), at)?;
-                }
-                Status::Terminal => {
-                    self.finish_normally()?;
-                    return Ok(());
-                }
-                Status::ToMove(_) => return Ok(()),
-            }
-        }
-    }
-
+    /// The plugin's state is terminal: the match finishes with the results
+    /// the game gives.
     pub(crate) fn finish_normally(&mut self) -> HostResult<()> {
         let results = self.state.results()?;
         if results.len() != self.setup.players as usize {
@@ -368,7 +426,7 @@ impl Match {
                 self.setup.players
             )));
         }
-        self.results = results
+        let results = results
             .iter()
             .enumerate()
             .map(|(seat, r)| SeatResult {
@@ -376,15 +434,18 @@ impl Match {
                 rank: r.rank,
                 score: r.score,
                 // A seat that resigned in a match that played on.
-                resigned: self.seats[seat].resigned,
+                resigned: self.seats.has_resigned(seat as Player),
             })
             .collect();
-        self.lifecycle = Lifecycle::Finished;
+        self.stage.finish(results);
         Ok(())
     }
 
-    /// The position in the game's notation (hidden information included).
-    pub fn position(&self) -> HostResult<String> {
-        Ok(self.state.position()?)
+    /// The match ends with `results` (none: aborted) and nobody plays on:
+    /// the turn's held actions are dropped and every clock stops.
+    pub(crate) fn end(&mut self, results: Vec<SeatResult>) {
+        self.stage.finish(results);
+        self.held.clear();
+        self.clocks.stop();
     }
 }

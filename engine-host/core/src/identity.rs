@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Match;
-
 /// Longest display name, in characters.
 pub const MAX_DISPLAY_NAME_CHARS: usize = 64;
 /// Longest external id, in bytes.
@@ -103,30 +101,6 @@ pub fn check_seat_players(players: &[SeatPlayer], seats: u32, open: &[u32]) -> R
         player.check()?;
     }
     Ok(())
-}
-
-impl Match {
-    /// Who holds `seat`: as its join said, or as the creation said; an
-    /// anonymous player if nobody said.
-    pub fn player(&self, seat: u32) -> SeatPlayer {
-        if let Some(join) = self.joins.iter().rev().find(|j| j.seat == seat) {
-            return SeatPlayer {
-                seat,
-                display_name: join.display_name.clone(),
-                external_id: join.external_id.clone(),
-                bot: join.bot.clone(),
-            };
-        }
-        self.setup
-            .seat_players
-            .iter()
-            .find(|p| p.seat == seat)
-            .cloned()
-            .unwrap_or(SeatPlayer {
-                seat,
-                ..SeatPlayer::default()
-            })
-    }
 }
 
 #[cfg(test)]

@@ -21,9 +21,7 @@ use std::sync::Mutex;
 
 use tabletop_sdk::{ActionId, DynState, Player};
 
-use crate::Match;
 use crate::error::HostResult;
-use crate::setup::Lifecycle;
 
 /// How much of each legal action a list carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -209,99 +207,69 @@ impl CachedMatches {
     }
 }
 
-impl Match {
-    /// The legal actions of `seat` (with their notation, unless `detail`
-    /// says ids only), answered without calling the plugin: `None` when that
-    /// would need the plugin (no lists kept for this version, or their
-    /// notation not written yet).
-    pub fn kept_legal_actions(
-        &self,
-        seat: Player,
-        detail: LegalDetail,
-    ) -> Option<Vec<(ActionId, String)>> {
-        if self.lifecycle != Lifecycle::Running || self.has_held(seat) {
-            return Some(Vec::new());
-        }
-        let kept = self.legal.as_ref()?;
-        if kept.version() != self.version() {
-            return None;
-        }
-        kept.for_seat(seat, detail)
+/// A match's kept legal-action lists (none until asked for), and a buffer
+/// for listing one seat's legal actions, kept to spare an allocation per
+/// action.
+#[derive(Debug, Default)]
+pub(crate) struct LegalCache {
+    kept: Option<LegalLists>,
+    scratch: Vec<ActionId>,
+}
+
+impl LegalCache {
+    /// The kept lists, if they belong to `version`.
+    pub(crate) fn at(&self, version: u64) -> Option<&LegalLists> {
+        self.kept.as_ref().filter(|kept| kept.version() == version)
     }
 
-    /// The legal actions of `seat` (with their notation, unless `detail`
-    /// says ids only). Lists every mover's actions and keeps them for this
-    /// version, so the other movers' asks (and this seat's next) need no
-    /// plugin call.
-    pub fn legal_actions(
-        &mut self,
-        seat: Player,
-        detail: LegalDetail,
-    ) -> HostResult<Vec<(ActionId, String)>> {
-        if let Some(list) = self.kept_legal_actions(seat, detail) {
-            return Ok(list);
-        }
-        let current = self
-            .legal
+    /// Whether lists are kept (of any version).
+    pub(crate) fn is_kept(&self) -> bool {
+        self.kept.is_some()
+    }
+
+    /// Whether lists are kept, of another version than `version`.
+    pub(crate) fn is_stale(&self, version: u64) -> bool {
+        self.kept
             .as_ref()
-            .is_some_and(|kept| kept.version() == self.version());
-        if !current {
-            self.keep_legal_actions()?;
-        }
-        if detail == LegalDetail::Full
-            && let Some(kept) = self.legal.as_mut()
-        {
-            kept.write_notation(&*self.state, seat)?;
-        }
-        Ok(self.kept_legal_actions(seat, detail).unwrap_or_default())
+            .is_some_and(|kept| kept.version() != version)
     }
 
-    /// The board elements each of `seat`'s legal actions involves, in the
-    /// order of [`Match::kept_legal_actions`]'s list with notation: empty
-    /// unless that list is kept with its notation (and for a game that does
-    /// not name them).
-    pub fn kept_legal_targets(&self, seat: Player) -> Vec<Vec<String>> {
-        match self.legal.as_ref() {
-            Some(kept) if kept.version() == self.version() && !self.has_held(seat) => {
-                kept.targets_for_seat(seat)
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// Whether the match keeps legal-action lists (of any version).
-    pub fn keeps_legal_actions(&self) -> bool {
-        self.legal.is_some()
-    }
-
-    /// Lists and keeps the legal actions of every seat to move that has not
-    /// acted yet.
-    fn keep_legal_actions(&mut self) -> HostResult<()> {
-        let movers = self.movers()?;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let waiting = movers.iter().filter(|&s| !self.has_held(s));
-        let lists = LegalLists::compute(&*self.state, self.version(), waiting, &mut scratch);
-        self.scratch = scratch;
-        self.legal = Some(lists?);
+    /// Lists and keeps the legal actions of `seats` in `state` (the match at
+    /// `version`). On an error the lists kept before stay.
+    pub(crate) fn keep(
+        &mut self,
+        state: &dyn DynState,
+        version: u64,
+        seats: impl IntoIterator<Item = Player>,
+    ) -> HostResult<()> {
+        let lists = LegalLists::compute(state, version, seats, &mut self.scratch)?;
+        self.kept = Some(lists);
         Ok(())
     }
 
-    /// After a change, brings kept lists up to the new version (a match that
-    /// was never asked keeps none). On a plugin error the lists are dropped:
-    /// the change itself has happened, and the next ask will list again.
-    pub fn refresh_kept_legal_actions(&mut self) {
-        let stale = self
-            .legal
-            .as_ref()
-            .is_some_and(|kept| kept.version() != self.version());
-        if self.lifecycle != Lifecycle::Running || (stale && self.keep_legal_actions().is_err()) {
-            self.legal = None;
+    /// Writes the notation of `seat`'s kept list (see
+    /// [`LegalLists::write_notation`]); nothing when no list is kept.
+    pub(crate) fn write_notation(&mut self, state: &dyn DynState, seat: Player) -> HostResult<()> {
+        match self.kept.as_mut() {
+            Some(kept) => kept.write_notation(state, seat),
+            None => Ok(()),
         }
     }
 
-    /// Drops the kept lists (to bound the memory of many matches).
-    pub fn forget_legal_actions(&mut self) {
-        self.legal = None;
+    /// Drops the kept lists.
+    pub(crate) fn forget(&mut self) {
+        self.kept = None;
+    }
+
+    /// Whether `action` is legal for `seat` in `state`, listed afresh.
+    pub(crate) fn is_legal(
+        &mut self,
+        state: &dyn DynState,
+        seat: Player,
+        action: ActionId,
+    ) -> HostResult<bool> {
+        state.legal_actions(seat, &mut self.scratch)?;
+        Ok(self.scratch.binary_search(&action).is_ok())
     }
 }
 

@@ -7,10 +7,22 @@
 //! the expected version, simultaneous turns (actions held until every mover
 //! has acted), chance drawn from the match's seed, clocks, shorthand
 //! sequences, resignation (ending the match, or leaving one that plays on),
-//! seats out of the game and why, a director's controls. It keeps the legal-action lists it was asked for
-//! and describes every change to each viewer for watchers. Its owner (the
-//! host) serialises access and persists the log; a [`Record`] is the log
-//! made portable, from which [`Match::replay`] rebuilds the match exactly.
+//! seats out of the game and why, a director's controls. It keeps the
+//! legal-action lists it was asked for and describes every change to each
+//! viewer for watchers. Its owner (the host) serialises access and persists
+//! the log; a [`Record`] is the log made portable, from which
+//! [`Match::replay`] rebuilds the match exactly.
+//!
+//! A `Match` is made of parts, each a type with private state and a small
+//! API in a module of its own, none knowing another: the seats
+//! ([`seat`]), the life stage and results (`stage`), the log ([`log`]),
+//! the held simultaneous turn ([`simultaneous`]), the clocks ([`clock`]),
+//! the legal-action cache ([`legal`]), the director's state
+//! ([`director`]) and the live feed ([`fanout`]). `Match` holds them by
+//! value and coordinates them; its methods live in `game_match` and the
+//! files beside it, one per kind of change (acting, leaving, directing,
+//! watching, replaying). [`History`] regenerates past events from what a
+//! match keeps.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -57,11 +69,11 @@ pub mod out;
 pub mod quote;
 pub mod record;
 mod refusal;
-mod resign;
 pub mod seat;
 mod sequence;
 pub mod setup;
 pub mod simultaneous;
+mod stage;
 pub mod tokens;
 pub mod view;
 
@@ -77,14 +89,15 @@ pub use fanout::{
     HostEvent, MatchEvent, Subscription, ViewInterest, ViewerEvent, ViewerUpdate, WATCH_BUFFER,
 };
 pub use game_match::{Match, Submitted};
-pub use history::{History, SeatJoin};
+pub use history::History;
 pub use identity::SeatPlayer;
 pub use legal::LegalDetail;
 pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
 pub use out::{OutReason, RuleOut};
 pub use record::Record;
-pub use seat::{Seat, SeatInfo, SeatResult};
-pub use setup::{Lifecycle, MatchSetup, now_ms};
+pub use seat::{Seat, SeatInfo, SeatJoin, SeatResult};
+pub use setup::{MatchSetup, now_ms};
 pub use simultaneous::HeldAction;
+pub use stage::Lifecycle;
 pub use tabletop_sdk::Viewer;
 pub use view::{MatchView, ViewDetail};

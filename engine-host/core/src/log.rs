@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use tabletop_sdk::ActionId;
 
-use crate::Match;
+use crate::seat::SeatResult;
 
 /// One entry of a match's log: a state change, a resignation, or a
 /// director's control.
@@ -53,7 +53,7 @@ pub enum LogKind {
     /// A director ended the match with these results.
     Adjudicate {
         /// Every seat's result, by seat.
-        results: Vec<crate::SeatResult>,
+        results: Vec<SeatResult>,
     },
     /// A director stopped the clocks; actions wait for [`LogKind::Resume`].
     Pause,
@@ -116,13 +116,81 @@ pub struct LogEntry {
     pub kind: LogKind,
 }
 
-impl Match {
-    pub(crate) fn push_log(&mut self, at_ms: i64, kind: LogKind) {
+/// A match's log, with the count of chance outcomes drawn so far (the
+/// index of the next draw from the match's seed). Entries are numbered
+/// 1, 2, 3, … as they are pushed, so the log's length is the match's
+/// version.
+#[derive(Debug, Default)]
+pub(crate) struct Log {
+    entries: Vec<LogEntry>,
+    chance_draws: u64,
+}
+
+impl Log {
+    /// Every entry so far, in order.
+    pub(crate) fn entries(&self) -> &[LogEntry] {
+        &self.entries
+    }
+
+    /// The match's version: the number of entries.
+    pub(crate) fn version(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    /// How many chance outcomes were drawn: the index of the next draw.
+    pub(crate) fn chance_draws(&self) -> u64 {
+        self.chance_draws
+    }
+
+    /// Logs `kind` at `at_ms` as the next version.
+    pub(crate) fn push(&mut self, at_ms: i64, kind: LogKind) {
+        if matches!(kind, LogKind::Chance { .. }) {
+            self.chance_draws += 1;
+        }
         let version = self.version() + 1;
-        self.log.push(LogEntry {
+        self.entries.push(LogEntry {
             version,
             at_ms,
             kind,
         });
     }
+
+    /// Whether nothing but chance has been logged (what a match logs as it
+    /// is created).
+    pub(crate) fn is_chance_only(&self) -> bool {
+        self.entries
+            .iter()
+            .all(|e| matches!(e.kind, LogKind::Chance { .. }))
+    }
+}
+
+/// How many entries of `log` a match logged as it was created: the chance
+/// outcomes drawn at its start, before anything else.
+pub(crate) fn creation_entries(log: &[LogEntry]) -> usize {
+    log.iter()
+        .take_while(|e| matches!(e.kind, LogKind::Chance { .. }))
+        .count()
+}
+
+/// How many moves of `log` were held for a simultaneous turn at a version
+/// before `version`: the events told between the entries up to it.
+pub(crate) fn held_before(log: &[LogEntry], version: u64) -> u64 {
+    // A move is held at most `u8::MAX` entries before the one that logs it.
+    let reach = (version as usize)
+        .saturating_add(usize::from(u8::MAX) + 1)
+        .min(log.len());
+    log[..reach]
+        .iter()
+        .filter_map(|entry| match &entry.kind {
+            LogKind::Moves { moves } => Some((entry.version, moves)),
+            _ => None,
+        })
+        .flat_map(|(at, moves)| {
+            moves.iter().filter_map(move |m| {
+                m.held
+                    .map(|between| at.saturating_sub(1 + u64::from(between)))
+            })
+        })
+        .filter(|&held_at| held_at < version)
+        .count() as u64
 }

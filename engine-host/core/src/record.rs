@@ -38,9 +38,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::TimeControl;
+use crate::delay::SpectatorDelay;
+use crate::director::OpenSeatDeadline;
 use crate::error::{HostError, HostResult};
+use crate::game_match::Match;
+use crate::identity::SeatPlayer;
+use crate::log::LogEntry;
 use crate::quote::quote;
-use crate::{Lifecycle, LogEntry, Match, MatchSetup, SeatResult, TimeControl};
+use crate::seat::SeatResult;
+use crate::setup::MatchSetup;
+use crate::stage::Lifecycle;
 
 /// The format tag of version 1 records.
 pub const RECORD_FORMAT: &str = "tabletop-record/1";
@@ -74,13 +82,13 @@ pub struct Record {
     pub labels: std::collections::BTreeMap<String, String>,
     /// The open-seat deadline, if the match had one (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    pub open_seat_deadline: Option<OpenSeatDeadline>,
     /// The spectator delay, if the match had one (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spectator_delay: Option<crate::SpectatorDelay>,
+    pub spectator_delay: Option<SpectatorDelay>,
     /// Who played each seat (absent when nobody said).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub seat_players: Vec<crate::SeatPlayer>,
+    pub seat_players: Vec<SeatPlayer>,
     /// Every state change in order.
     pub actions: Vec<LogEntry>,
     /// Life stage at export.
@@ -96,25 +104,25 @@ impl Record {
     pub fn of(m: &Match) -> HostResult<Record> {
         Ok(Record {
             format: RECORD_FORMAT.to_string(),
-            match_id: m.setup.match_id.clone(),
-            game: m.setup.game.clone(),
-            plugin_version: m.setup.plugin_version.clone(),
-            players: m.setup.players,
-            options: m.setup.options.clone(),
-            seed: m.setup.seed,
-            start_position: m.setup.start_position.clone(),
-            created_at_ms: m.setup.created_at_ms,
-            time_control: m.setup.time_control,
-            labels: m.setup.labels.clone(),
-            open_seat_deadline: m.setup.open_seat_deadline,
-            spectator_delay: m.setup.spectator_delay,
-            seat_players: (0..m.setup.players)
+            match_id: m.setup().match_id.clone(),
+            game: m.setup().game.clone(),
+            plugin_version: m.setup().plugin_version.clone(),
+            players: m.setup().players,
+            options: m.setup().options.clone(),
+            seed: m.setup().seed,
+            start_position: m.setup().start_position.clone(),
+            created_at_ms: m.setup().created_at_ms,
+            time_control: m.setup().time_control,
+            labels: m.setup().labels.clone(),
+            open_seat_deadline: m.setup().open_seat_deadline,
+            spectator_delay: m.setup().spectator_delay,
+            seat_players: (0..m.setup().players)
                 .map(|seat| m.player(seat))
                 .filter(|p| !p.is_anonymous())
                 .collect(),
-            actions: m.log.clone(),
-            state: m.lifecycle,
-            results: m.results.clone(),
+            actions: m.log().to_vec(),
+            state: m.lifecycle(),
+            results: m.results().to_vec(),
             final_position: m.position()?,
         })
     }
@@ -168,7 +176,7 @@ impl Record {
                 self.actions.len()
             )));
         }
-        if replayed.lifecycle == Lifecycle::Finished && replayed.results != self.results {
+        if replayed.lifecycle() == Lifecycle::Finished && replayed.results() != self.results {
             return Err(HostError::InvalidRecord(
                 "the record's results differ from its replay: the record was altered".into(),
             ));

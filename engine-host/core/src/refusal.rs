@@ -1,5 +1,4 @@
-//! Why a seat's attempt is refused, in the game's words, and how a message
-//! names a seat.
+//! Why a seat's attempt is refused, in the game's words.
 //!
 //! A game refuses an action or a notation with a short message. A game that
 //! offers the explain-refusal extension is then asked why, which gives a
@@ -7,9 +6,8 @@
 //! question is asked only after a refusal, so an accepted action never pays
 //! for it.
 
-use tabletop_sdk::{Attempt, DynState, ErrorKind, GameError, Player, seat_label};
+use tabletop_sdk::{Attempt, DynState, ErrorKind, GameError, Player};
 
-use crate::Match;
 use crate::error::HostError;
 
 /// The host's error for `error`, the game's refusal of `seat`'s `attempt`
@@ -31,21 +29,5 @@ pub(crate) fn explained(
         // Legal by the explanation, yet refused: the refusal as it came is
         // the truth the caller needs; a faulty explanation likewise.
         Ok(None) | Err(_) => error.into(),
-    }
-}
-
-impl Match {
-    /// The game's name of `seat`, if the game names its seats.
-    pub fn seat_name(&self, seat: Player) -> Option<String> {
-        self.game
-            .seat_names(self.setup.players)
-            .ok()?
-            .into_iter()
-            .nth(seat as usize)
-    }
-
-    /// `seat 1 (B)`: how every message names `seat`.
-    pub fn seat_label(&self, seat: Player) -> String {
-        seat_label(seat, self.seat_name(seat).as_deref())
     }
 }

@@ -1,22 +1,13 @@
-//! What a match is created from, and where it is in its life.
+//! What a match is created from.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::TimeControl;
-
-/// Where a match is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lifecycle {
-    /// Open seats remain.
-    Waiting,
-    /// Being played.
-    Running,
-    /// Over.
-    Finished,
-}
+use crate::delay::SpectatorDelay;
+use crate::director::OpenSeatDeadline;
+use crate::identity::SeatPlayer;
 
 /// Everything needed to create a match (also what a record starts from).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,14 +36,14 @@ pub struct MatchSetup {
     pub labels: BTreeMap<String, String>,
     /// When its open seats must be taken by, and what happens if not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_seat_deadline: Option<crate::OpenSeatDeadline>,
+    pub open_seat_deadline: Option<OpenSeatDeadline>,
     /// How far behind spectators see it while it runs (see
     /// [`crate::delay`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spectator_delay: Option<crate::SpectatorDelay>,
+    pub spectator_delay: Option<SpectatorDelay>,
     /// Who plays the seats taken at creation, as the creator said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub seat_players: Vec<crate::SeatPlayer>,
+    pub seat_players: Vec<SeatPlayer>,
 }
 
 /// Most labels a match may have.

@@ -1,14 +1,14 @@
 //! Held simultaneous moves: in a turn where several seats move at once, each
 //! seat's action is checked and held (only the submitter learns it was
 //! legal; the others learn only *that* it acted) until every mover has
-//! acted, then applied as one joint action (see [`Match::submit`]).
+//! acted, then applied as one joint action (see
+//! [`Match::submit`](crate::Match::submit)).
+//!
+//! [`HeldTurn`] keeps the actions held for the current turn: at most one
+//! per seat, in the order they were submitted.
 
 use serde::{Deserialize, Serialize};
-use tabletop_sdk::{ActionId, Attempt, GameError, Move, Player, PlayerSet};
-
-use crate::Match;
-use crate::error::HostResult;
-use crate::game_match::Submitted;
+use tabletop_sdk::{ActionId, Move, Player, PlayerSet};
 
 /// One seat's action held for the current simultaneous turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,84 +62,74 @@ impl<'de> Deserialize<'de> for HeldAction {
 }
 
 /// A move of a turn as logged: the move, when it was submitted, and how
-/// far back it was held ([`LoggedMove::held`](crate::LoggedMove::held)).
+/// far back it was held ([`LoggedMove::held`](crate::log::LoggedMove::held)).
 pub(crate) type TimedMove = (Move, i64, Option<u8>);
 
-impl Match {
-    /// The actions held for the current simultaneous turn, in the order
-    /// they were submitted.
-    pub fn held_actions(&self) -> &[HeldAction] {
-        &self.pending
+/// The actions held for the current simultaneous turn, in submission
+/// order.
+#[derive(Debug, Default)]
+pub(crate) struct HeldTurn {
+    held: Vec<HeldAction>,
+}
+
+impl HeldTurn {
+    /// The held actions, in the order they were submitted.
+    pub(crate) fn all(&self) -> &[HeldAction] {
+        &self.held
+    }
+
+    /// How many seats have acted.
+    pub(crate) fn len(&self) -> usize {
+        self.held.len()
     }
 
     /// `seat`'s held action, if it has acted in the current turn.
-    pub(crate) fn held_by(&self, seat: Player) -> Option<&HeldAction> {
-        self.pending.iter().find(|h| h.seat == seat)
+    pub(crate) fn by(&self, seat: Player) -> Option<&HeldAction> {
+        self.held.iter().find(|h| h.seat == seat)
     }
 
-    /// Whether `seat` has acted in the current simultaneous turn.
-    pub(crate) fn has_held(&self, seat: Player) -> bool {
-        self.held_by(seat).is_some()
+    /// Whether `seat` has acted in the current turn.
+    pub(crate) fn has(&self, seat: Player) -> bool {
+        self.by(seat).is_some()
     }
 
-    /// Holds `seat`'s action, charges its clock and tells watchers it acted.
-    pub(crate) fn push_held(&mut self, held: HeldAction) -> HostResult<()> {
-        self.pending.push(held);
-        self.charge(held.seat, held.at_ms);
-        self.publish_seat_acted(held.seat, held.at_ms)
+    /// The seats of `movers` that have not acted yet.
+    pub(crate) fn waiting(&self, movers: PlayerSet) -> PlayerSet {
+        movers.iter().filter(|&seat| !self.has(seat)).collect()
     }
 
-    /// One mover's part of a simultaneous turn (`movers` has several seats):
-    /// checked against its legal actions and held; the last mover's part
-    /// completes the turn, which is applied as one joint action.
-    pub(crate) fn hold(
-        &mut self,
-        seat: Player,
-        action: ActionId,
-        now: i64,
-        movers: PlayerSet,
-    ) -> HostResult<Submitted> {
-        let mut legal = std::mem::take(&mut self.scratch);
-        let checked = self.state.legal_actions(seat, &mut legal);
-        let is_legal = legal.binary_search(&action).is_ok();
-        self.scratch = legal;
-        checked?;
-        if !is_legal {
-            let refusal = GameError::illegal(format!(
-                "action {action} is not legal for {}",
-                self.seat_label(seat)
-            ));
-            return Err(crate::refusal::explained(
-                self.state.as_ref(),
-                seat,
-                Attempt::Id(action),
-                refusal,
-            ));
-        }
-        if self.pending.len() + 1 < movers.len() {
-            self.push_held(HeldAction {
-                seat,
-                action,
-                at_ms: now,
-                at_version: self.version(),
-            })?;
-            return Ok(Submitted::Pending);
-        }
-        let last = Move {
-            player: seat,
-            action,
-        };
-        self.apply_turn(Some((last, now)), now)?;
-        Ok(Submitted::Applied)
+    /// Holds `held`; its seat must not have acted in this turn.
+    pub(crate) fn push(&mut self, held: HeldAction) {
+        debug_assert!(!self.has(held.seat), "a seat acts once a turn");
+        self.held.push(held);
+    }
+
+    /// The turn is over (applied, or the match ended).
+    pub(crate) fn clear(&mut self) {
+        self.held.clear();
+    }
+
+    /// Drops the actions of seats no longer in `movers`.
+    pub(crate) fn keep_movers(&mut self, movers: PlayerSet) {
+        self.held.retain(|h| movers.contains(h.seat));
+    }
+
+    /// Drops `seat`'s action: it left the game.
+    pub(crate) fn drop_seat(&mut self, seat: Player) {
+        self.held.retain(|h| h.seat != seat);
     }
 
     /// The held actions, then `last` (the move that completes the turn, if
     /// any), as logged moves in the order they were submitted and as the
-    /// joint action the plugin applies (by seat).
-    pub(crate) fn turn_moves(&self, last: Option<(Move, i64)>) -> (Vec<Move>, Vec<TimedMove>) {
-        let version = self.version();
+    /// joint action the plugin applies (by seat); `version` is the match's
+    /// now.
+    pub(crate) fn turn_moves(
+        &self,
+        version: u64,
+        last: Option<(Move, i64)>,
+    ) -> (Vec<Move>, Vec<TimedMove>) {
         let mut timed: Vec<TimedMove> = self
-            .pending
+            .held
             .iter()
             .map(|h| {
                 let between = version.saturating_sub(h.at_version).min(u8::MAX.into()) as u8;

@@ -1,0 +1,241 @@
+//! A director's controls over a match (abort, adjudicate, pause, resume,
+//! add time) and the open-seat deadline. The controls' own state and the
+//! checks of their arguments are [`crate::director`]'s; what a control does
+//! to the seats, the clocks, the stage and the held turn is coordinated
+//! here, in one function (`Match::direct`) used both live and when the log
+//! is replayed.
+
+use tabletop_sdk::{Player, Status};
+
+use super::Match;
+use crate::clock::AddRefused;
+use crate::director::{OnDeadline, check_abort_reason, check_added_ms, check_results, refused};
+use crate::error::{HostError, HostResult};
+use crate::fanout::HostEvent;
+use crate::log::LogKind;
+use crate::out::OutReason;
+use crate::seat::SeatResult;
+use crate::stage::Lifecycle;
+
+impl Match {
+    /// Ends the match at `at_ms` without a result.
+    pub fn abort(&mut self, reason: &str, at_ms: i64) -> HostResult<()> {
+        check_abort_reason(reason)?;
+        self.control(
+            LogKind::Abort {
+                reason: reason.to_string(),
+            },
+            at_ms,
+        )
+    }
+
+    /// Ends the running match at `at_ms` with `results`: one per seat, ranks
+    /// from 1 (equal ranks share a place).
+    pub fn adjudicate(&mut self, mut results: Vec<SeatResult>, at_ms: i64) -> HostResult<()> {
+        results.sort_by_key(|r| r.seat);
+        self.control(LogKind::Adjudicate { results }, at_ms)
+    }
+
+    /// Stops the running match's clocks at `at_ms`; actions are refused
+    /// until [`Match::resume`].
+    pub fn pause(&mut self, at_ms: i64) -> HostResult<()> {
+        self.control(LogKind::Pause, at_ms)
+    }
+
+    /// Restarts the paused match's clocks at `at_ms`, each where it stopped.
+    pub fn resume(&mut self, at_ms: i64) -> HostResult<()> {
+        self.control(LogKind::Resume, at_ms)
+    }
+
+    /// Gives `seat` `ms` more time at `at_ms`: on its bank, or on its
+    /// current move when the match has no bank.
+    pub fn add_time(&mut self, seat: Player, ms: i64, at_ms: i64) -> HostResult<()> {
+        // Checked here rather than where a log's AddTime is applied, so a
+        // log written before the rule-out was noted still replays.
+        if self.seats.is_ruled_out(seat) {
+            return Err(refused(format!(
+                "{} is out of the game by its rules",
+                self.seat_label(seat)
+            )));
+        }
+        self.control(LogKind::AddTime { seat, ms }, at_ms)
+    }
+
+    /// Applies the open-seat deadline if it has passed by `now` with seats
+    /// still open; returns whether it did.
+    pub(crate) fn expire_open_seats(&mut self, now: i64) -> HostResult<bool> {
+        let Some(deadline) = self.setup.open_seat_deadline else {
+            return Ok(false);
+        };
+        if !self.stage.is_waiting() || now < deadline.at_ms {
+            return Ok(false);
+        }
+        let absent = self.seats.open();
+        let present = self.setup.players as usize - absent.len();
+        let kind = match deadline.on_deadline {
+            OnDeadline::StartWithout if present > 0 => LogKind::Absent { seats: absent },
+            _ => LogKind::Abort {
+                reason: "the open seats were not taken by the deadline".into(),
+            },
+        };
+        self.control(kind, deadline.at_ms)?;
+        Ok(true)
+    }
+
+    /// Applies a control live: checked and applied, logged, told to
+    /// watchers.
+    fn control(&mut self, kind: LogKind, at_ms: i64) -> HostResult<()> {
+        let event = self.direct(&kind, at_ms)?;
+        self.log.push(at_ms, kind);
+        self.publish_host_event(&event, at_ms)
+    }
+
+    /// Checks a director's control against the match and applies it (not
+    /// its log entry): the one place a control changes a match, live or
+    /// replayed. Returns what watchers are told.
+    pub(crate) fn direct(&mut self, kind: &LogKind, at_ms: i64) -> HostResult<HostEvent> {
+        if self.stage.is_finished() {
+            return Err(HostError::MatchOver {
+                clock_ran_out: false,
+            });
+        }
+        match kind {
+            LogKind::Abort { reason } => {
+                self.director.note_abort(reason);
+                self.end(Vec::new());
+                Ok(HostEvent::Aborted {
+                    reason: reason.clone(),
+                })
+            }
+            LogKind::Adjudicate { results } => {
+                self.check_running("adjudicate")?;
+                check_results(results, self.setup.players)?;
+                let results: Vec<SeatResult> = results
+                    .iter()
+                    .map(|r| SeatResult {
+                        resigned: self.seats.has_resigned(r.seat),
+                        ..*r
+                    })
+                    .collect();
+                self.director.note_adjudication();
+                self.end(results.clone());
+                Ok(HostEvent::Adjudicated { results })
+            }
+            LogKind::Pause => {
+                self.check_running("pause")?;
+                self.director.pause(at_ms)?;
+                Ok(HostEvent::Paused)
+            }
+            LogKind::Resume => {
+                let paused_at = self.director.resume()?;
+                // Each running clock restarts where it stopped: its start
+                // moves on by the pause.
+                self.clocks
+                    .delay_running(at_ms.saturating_sub(paused_at).max(0));
+                Ok(HostEvent::Resumed)
+            }
+            LogKind::AddTime { seat, ms } => {
+                self.check_running("add time to")?;
+                self.add_to_clock(*seat, *ms)?;
+                Ok(HostEvent::TimeAdded {
+                    seat: *seat,
+                    ms: *ms,
+                })
+            }
+            LogKind::Absent { seats } => self.start_without(seats, at_ms),
+            LogKind::Moves { .. }
+            | LogKind::Chance { .. }
+            | LogKind::Resign { .. }
+            | LogKind::ResignOut { .. }
+            | LogKind::Timeout { .. }
+            | LogKind::Out { .. } => Err(HostError::Internal(
+                "a move, chance or seat change is not a director's control".into(),
+            )),
+        }
+    }
+
+    fn check_running(&self, what: &str) -> HostResult<()> {
+        match self.stage.lifecycle() {
+            Lifecycle::Running => Ok(()),
+            Lifecycle::Waiting => Err(refused(format!(
+                "cannot {what} a match that waits for players (abort it instead)"
+            ))),
+            Lifecycle::Finished => Err(HostError::MatchOver {
+                clock_ran_out: false,
+            }),
+        }
+    }
+
+    fn add_to_clock(&mut self, seat: Player, ms: i64) -> HostResult<()> {
+        check_added_ms(ms)?;
+        let players = self.setup.players;
+        if seat >= players {
+            return Err(HostError::UnknownSeat { seat, players });
+        }
+        if self.seats.is_taken_out(seat) {
+            return Err(refused(format!(
+                "{} is out of the game",
+                self.seat_label(seat)
+            )));
+        }
+        self.clocks.add(seat, ms).map_err(|refusal| match refusal {
+            AddRefused::NoClock => refused("the match has no clock"),
+            AddRefused::NotToMove => refused(format!(
+                "the match has time per move only, and {} is not to move",
+                self.seat_label(seat)
+            )),
+        })
+    }
+
+    /// The open-seat deadline passed with `absent` seats open: a game that
+    /// can remove players and keeps two plays on without them; otherwise
+    /// the seats there share first place and the absent ones share last.
+    fn start_without(&mut self, absent: &[u32], at_ms: i64) -> HostResult<HostEvent> {
+        let players = self.setup.players;
+        let open = self.seats.open();
+        // An imported record gives every seat a token, so the match it
+        // replays runs from its start: the absent seats are then the ones
+        // the record names, before anything but chance has happened.
+        let imported_start = self.stage.is_running() && self.log.is_chance_only();
+        let fits = match self.stage.lifecycle() {
+            Lifecycle::Waiting => open.as_slice() == absent,
+            _ => imported_start && absent.iter().all(|&seat| seat < players),
+        };
+        if !fits || absent.is_empty() || absent.len() >= players as usize {
+            return Err(HostError::InvalidRecord(format!(
+                "absent seats {absent:?} are not the open seats {open:?} of a match that \
+                 waits for players"
+            )));
+        }
+        for &seat in absent {
+            self.mark_out(seat, OutReason::Absent);
+        }
+        let present = players as usize - absent.len();
+        if self.game.manifest().removable_players && present >= 2 {
+            for &seat in absent {
+                self.state.remove_player(seat)?;
+            }
+            self.stage.start();
+            if self.state.status()? == Status::Terminal {
+                self.finish_normally()?;
+                self.clocks.stop();
+            } else {
+                self.start_clocks(at_ms)?;
+            }
+        } else {
+            let last = present as u32 + 1;
+            let results = (0..players)
+                .map(|seat| SeatResult {
+                    seat,
+                    rank: if absent.contains(&seat) { last } else { 1 },
+                    score: 0.0,
+                    resigned: false,
+                })
+                .collect();
+            self.end(results);
+        }
+        Ok(HostEvent::Absent {
+            seats: absent.to_vec(),
+        })
+    }
+}
