@@ -22,14 +22,13 @@
 //! (nothing to brute-force).
 
 use std::collections::HashMap;
-use std::sync::RwLockWriteGuard;
+use std::sync::{Arc, RwLock, RwLockWriteGuard};
 
 use tabletop_core::error::Credential;
 use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
 use tabletop_core::{HostError, HostResult, now_ms};
 
-use super::Engine;
-use crate::store::StoredCredential;
+use crate::store::{Store, StoredCredential};
 
 /// The role an organizer credential is stored with.
 pub const ORGANIZER_ROLE: &str = "organizer";
@@ -113,9 +112,28 @@ impl From<&StoredCredential> for CredentialInfo {
 }
 
 /// The valid credentials by the hash of their secret.
-pub(super) type CredentialIndex = HashMap<[u8; 32], StoredCredential>;
+type CredentialIndex = HashMap<[u8; 32], StoredCredential>;
 
-impl Engine {
+/// The bearer credentials the host knows: the admin token, and the
+/// organizer credentials issued (kept in the store, read once).
+#[derive(Debug)]
+pub struct Credentials {
+    admin_token_hash: [u8; 32],
+    /// The valid organizer credentials, read from the store on first use.
+    index: RwLock<Option<CredentialIndex>>,
+    store: Arc<dyn Store>,
+}
+
+impl Credentials {
+    /// The admin token `admin_token`, and the credentials `store` keeps.
+    pub fn new(admin_token: &str, store: Arc<dyn Store>) -> Credentials {
+        Credentials {
+            admin_token_hash: hash_token(admin_token),
+            index: RwLock::new(None),
+            store,
+        }
+    }
+
     /// The caller a bearer secret names: empty is anonymous; the admin
     /// token is the admin; an issued, unrevoked organizer credential is
     /// that organizer; anything else is refused.
@@ -140,11 +158,7 @@ impl Engine {
 
     /// Issues an organizer credential for `name`: its description and its
     /// secret (returned here only).
-    pub fn issue_credential(
-        &self,
-        caller: &Caller,
-        name: &str,
-    ) -> HostResult<(CredentialInfo, String)> {
+    pub fn issue(&self, caller: &Caller, name: &str) -> HostResult<(CredentialInfo, String)> {
         caller.require(Need::Admin, "issuing a credential")?;
         let name = name.trim();
         if name.is_empty()
@@ -175,11 +189,7 @@ impl Engine {
     }
 
     /// Revokes a credential: calls with it are refused from now on.
-    pub fn revoke_credential(
-        &self,
-        caller: &Caller,
-        credential_id: &str,
-    ) -> HostResult<CredentialInfo> {
+    pub fn revoke(&self, caller: &Caller, credential_id: &str) -> HostResult<CredentialInfo> {
         caller.require(Need::Admin, "revoking a credential")?;
         let mut guard = self.credential_index()?;
         if !self.store.revoke_credential(credential_id, now_ms())? {
@@ -201,7 +211,7 @@ impl Engine {
     }
 
     /// Every credential issued, revoked ones included, oldest first.
-    pub fn list_credentials(&self, caller: &Caller) -> HostResult<Vec<CredentialInfo>> {
+    pub fn list(&self, caller: &Caller) -> HostResult<Vec<CredentialInfo>> {
         caller.require(Need::Admin, "listing credentials")?;
         Ok(self
             .store
@@ -213,7 +223,7 @@ impl Engine {
 
     /// Reads the valid credentials from the store now (the host does at
     /// start); returns how many there are.
-    pub fn load_credentials(&self) -> HostResult<usize> {
+    pub fn load(&self) -> HostResult<usize> {
         Ok(self.credential_index()?.as_ref().map_or(0, HashMap::len))
     }
 
@@ -221,7 +231,7 @@ impl Engine {
     /// the first time.
     fn with_credentials<T>(&self, read: impl FnOnce(&CredentialIndex) -> T) -> HostResult<T> {
         {
-            let index = self.credentials.read().unwrap_or_else(|e| e.into_inner());
+            let index = self.index.read().unwrap_or_else(|e| e.into_inner());
             if let Some(index) = index.as_ref() {
                 return Ok(read(index));
             }
@@ -233,7 +243,7 @@ impl Engine {
     /// The valid credentials, locked for a change, read from the store if
     /// they were not yet (the guard always holds `Some`).
     fn credential_index(&self) -> HostResult<RwLockWriteGuard<'_, Option<CredentialIndex>>> {
-        let mut guard = self.credentials.write().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.index.write().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
             let valid = self
                 .store

@@ -19,22 +19,20 @@
 //! its own that runs under `SCHED_IDLE` (nice 19 where that is refused), so
 //! a busy machine slows bots before it slows clients; taking the turn and
 //! submitting stay on the bot thread, at normal priority, because they take
-//! locks the server's threads take too (see `SearchThread`).
+//! locks the server's threads take too (see `search_thread`).
 
 use std::collections::{HashSet, VecDeque};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use tabletop_core::{BotTurn, HostError, HostResult};
+use tabletop_core::{BotTurn, HostError, HostResult, Match};
 use tabletop_mcts::Bot;
 use tabletop_sdk::ActionId;
 
-use super::{Engine, LiveMatch, lock};
-use crate::metrics::{PluginCall, metrics};
-use crate::store::Commit;
+use super::live::LiveMatch;
+use super::search_thread::Searcher;
+use crate::metrics::metrics;
 
 /// The longest a bot thinks about one move unless the host is told
 /// otherwise (`--bot-max-think-ms`).
@@ -75,7 +73,7 @@ impl BotQueue {
     }
 
     /// The next match, waiting for one; `None` once stopped.
-    fn next(&self) -> Option<String> {
+    pub(super) fn next(&self) -> Option<String> {
         let mut q = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if q.stopped {
@@ -89,7 +87,7 @@ impl BotQueue {
     }
 
     /// The next match if one is queued, without waiting.
-    fn try_next(&self) -> Option<String> {
+    pub(super) fn try_next(&self) -> Option<String> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).pop()
     }
 
@@ -155,110 +153,67 @@ pub enum BotMove {
     Replan,
 }
 
-impl Engine {
+/// The host's bots: the queue of matches that may need a move, and how
+/// long a bot may think.
+#[derive(Debug)]
+pub struct Bots {
+    queue: Arc<BotQueue>,
+    /// The longest a bot thinks about one move.
+    max_think: Duration,
+}
+
+impl Default for Bots {
+    /// An empty queue; bots think at most [`DEFAULT_MAX_THINK`].
+    fn default() -> Bots {
+        Bots {
+            queue: Arc::default(),
+            max_think: DEFAULT_MAX_THINK,
+        }
+    }
+}
+
+impl Bots {
+    /// No bot thinks longer than `limit` about one move, whatever its spec
+    /// says.
+    pub fn with_max_think(self, limit: Duration) -> Bots {
+        Bots {
+            max_think: limit,
+            ..self
+        }
+    }
+
     /// The queue of matches that may need a bot.
-    pub fn bot_queue(&self) -> &Arc<BotQueue> {
-        &self.bots
+    pub fn queue(&self) -> &Arc<BotQueue> {
+        &self.queue
     }
 
-    /// Queues `m` for the bot pool if one of its bots must act now.
-    pub(super) fn poke_bots(&self, m: &LiveMatch) {
-        if m.has_bots && m.bot_seats_to_act().is_ok_and(|seats| !seats.is_empty()) {
-            self.bots.poke(&m.setup().match_id);
+    /// Queues `m` if one of its bots must act now.
+    pub(super) fn poke_if_due(&self, m: &LiveMatch) {
+        if m.plays_bots() && bots_to_act(m) {
+            self.queue.poke(&m.setup().match_id);
         }
     }
 
-    /// Starts `threads` bot threads, each with its search thread, making the
-    /// queued matches' bot moves until [`BotQueue::stop`].
-    pub fn spawn_bot_threads(self: &Arc<Self>, threads: usize) {
-        for index in 0..threads {
-            let engine = Arc::clone(self);
-            let spawned = SearchThread::spawn(format!("bot-search-{index}")).and_then(|search| {
-                let searcher = Searcher::Thread(search);
-                std::thread::Builder::new()
-                    .name(format!("bot-{index}"))
-                    .spawn(move || {
-                        while let Some(match_id) = engine.bots.next() {
-                            engine.bot_move_logged(&match_id, &searcher);
-                        }
-                    })
-            });
-            if let Err(e) = spawned {
-                tracing::error!(error = %e, "cannot start a bot thread");
-            }
-        }
-    }
-
-    /// Makes the queued matches' bot moves on this thread until the queue is
-    /// empty (for a host without bot threads, and tests); returns how many
-    /// moves were played.
-    pub fn play_queued_bot_moves(&self) -> usize {
-        let mut played = 0;
-        while let Some(match_id) = self.bots.try_next() {
-            if self.bot_move_logged(&match_id, &Searcher::Inline) == BotMove::Played {
-                played += 1;
-            }
-        }
-        played
-    }
-
-    fn bot_move_logged(&self, match_id: &str, searcher: &Searcher) -> BotMove {
-        match self.bot_move(match_id, searcher) {
-            Ok(done) => done,
-            Err(e) => {
-                tracing::warn!(match_id, error = %e, "a bot could not move");
-                BotMove::Idle
-            }
-        }
-    }
-
-    /// One bot move in `match_id`, if a bot must act there, its search run
-    /// by `searcher`.
-    fn bot_move(&self, match_id: &str, searcher: &Searcher) -> HostResult<BotMove> {
-        let slot = self.slot(match_id)?;
-        let turn = {
-            let m = lock(&slot);
-            let Some(&seat) = m.bot_seats_to_act()?.first() else {
-                return Ok(BotMove::Idle);
-            };
-            m.bot_turn(seat, search_seed(match_id, m.version(), seat))?
+    /// The turn of the first bot of `m` that must act, if one must: the
+    /// match as its seat sees it, resampled.
+    pub(super) fn turn(&self, m: &Match) -> HostResult<Option<BotTurn>> {
+        let Some(&seat) = m.bot_seats_to_act()?.first() else {
+            return Ok(None);
         };
-        let Some(turn) = turn else {
-            return Ok(BotMove::Idle);
-        };
-        let (turn, action) = self.think(match_id, turn, searcher)?;
-        let mut commit = Commit::done();
-        let submitted = {
-            let mut m = lock(&slot);
-            self.submit_bot_action(&mut m, &turn, action, &mut commit)
-        };
-        commit.wait()?;
-        match submitted {
-            Ok(()) => Ok(BotMove::Played),
-            Err(
-                HostError::StaleVersion { .. }
-                | HostError::NotYourTurn { .. }
-                | HostError::AlreadyActed { .. }
-                | HostError::MatchPaused,
-            ) => {
-                self.bots.poke(match_id);
-                Ok(BotMove::Replan)
-            }
-            Err(HostError::MatchOver { .. }) => Ok(BotMove::Idle),
-            Err(e) => Err(e),
-        }
+        let match_id = &m.setup().match_id;
+        m.bot_turn(seat, search_seed(match_id, m.version(), seat))
     }
 
     /// The bot's action for `turn`, searched off the match's lock by
     /// `searcher`; the turn comes back with it for the submit.
-    fn think(
+    pub(super) fn think(
         &self,
         match_id: &str,
         turn: BotTurn,
         searcher: &Searcher,
     ) -> HostResult<(BotTurn, ActionId)> {
         let bot = parse_spec(turn.seat, &turn.spec)?;
-        let limit = think_limit(turn.clock_remaining_ms, self.bot_max_think);
+        let limit = think_limit(turn.clock_remaining_ms, self.max_think);
         let seed = search_seed(match_id, turn.version, turn.seat) ^ 0x5EA5_C4ED;
         let (turn, choice) = searcher.run(move || {
             let choice = bot.think_within(
@@ -282,133 +237,12 @@ impl Engine {
         );
         Ok((turn, choice.action))
     }
-
-    /// Submits the bot's `action` for `turn` as a client's action is
-    /// submitted (the clock, the expected version, the store), under the
-    /// match's lock.
-    fn submit_bot_action(
-        &self,
-        m: &mut LiveMatch,
-        turn: &BotTurn,
-        action: ActionId,
-        commit: &mut Commit,
-    ) -> HostResult<()> {
-        let _timed = metrics().plugin_call(&m.setup().game, PluginCall::Submit);
-        if self.expire_locked(m, commit)? {
-            return Err(HostError::MatchOver {
-                clock_ran_out: true,
-            });
-        }
-        let before = m.version();
-        m.submit(turn.seat, action, Some(turn.version))?;
-        metrics().actions(&m.setup().game, 1);
-        commit.add(self.persist(m, before)?);
-        m.refresh_kept_legal_actions();
-        Ok(())
-    }
 }
 
-/// Where a bot thread's searches run.
-enum Searcher {
-    /// On the calling thread, at its priority: [`Engine::play_queued_bot_moves`].
-    Inline,
-    /// On the bot thread's search thread.
-    Thread(SearchThread),
+/// Whether a bot of `m` must act now (for a match with bots).
+pub fn bots_to_act(m: &Match) -> bool {
+    m.bot_seats_to_act().is_ok_and(|seats| !seats.is_empty())
 }
-
-impl Searcher {
-    /// Runs `search` and waits for its result. A panic in it is an error
-    /// of this one move: the thread that ran it goes on to the next.
-    fn run<T: Send + 'static>(&self, search: impl FnOnce() -> T + Send + 'static) -> HostResult<T> {
-        let searched = match self {
-            Searcher::Inline => catch_unwind(AssertUnwindSafe(search)).ok(),
-            Searcher::Thread(thread) => thread.run(search),
-        };
-        searched.ok_or_else(|| HostError::Internal("a bot's search panicked".into()))
-    }
-}
-
-/// A search to run, with where its result goes.
-type SearchJob = Box<dyn FnOnce() + Send>;
-
-/// A thread that runs one bot thread's searches under `SCHED_IDLE` while the
-/// bot thread waits for each.
-///
-/// The split is about locks, not CPU. Taking a turn and submitting lock the
-/// match, the map of matches and (in memory) the store, which the server's
-/// threads lock too. A thread under `SCHED_IDLE` is preempted the moment a
-/// server thread wakes on its core; preempted while it holds one of those
-/// locks, it leaves a server thread waiting until a core goes idle, on a busy
-/// host for milliseconds. So those short steps stay on the bot thread at
-/// normal priority, and only the search, which takes none of them, runs
-/// idle.
-struct SearchThread {
-    jobs: mpsc::Sender<SearchJob>,
-}
-
-impl SearchThread {
-    /// Starts the thread; it ends when this is dropped.
-    fn spawn(name: String) -> std::io::Result<SearchThread> {
-        let (jobs, queued) = mpsc::channel::<SearchJob>();
-        std::thread::Builder::new().name(name).spawn(move || {
-            lower_thread_priority();
-            for job in queued {
-                job();
-            }
-        })?;
-        Ok(SearchThread { jobs })
-    }
-
-    /// Runs `search` on the thread and waits for it; `None` if it panicked.
-    fn run<T: Send + 'static>(&self, search: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-        let (reply, result) = mpsc::sync_channel(1);
-        let job: SearchJob = Box::new(move || {
-            if let Ok(found) = catch_unwind(AssertUnwindSafe(search)) {
-                // The bot thread waits on `result` until this sends or drops.
-                let _ = reply.send(found);
-            }
-        });
-        self.jobs.send(job).ok()?;
-        result.recv().ok()
-    }
-}
-
-/// The nice value a search thread falls back to where idle-only scheduling is
-/// refused (a seccomp filter, say).
-const BOT_NICE: libc::c_int = 19;
-
-/// Runs the calling thread under `SCHED_IDLE`, so a search takes only the
-/// cores the server's own threads leave idle: a woken server thread
-/// preempts it at once, where a nice-19 search still holds the core for
-/// part of its slice and shows in the players' tail latency. On a machine
-/// that is busy with other work a search still runs, slowly; its clock is
-/// wall time, so it plays weaker rather than later. Where `SCHED_IDLE` is
-/// refused the thread runs at [`BOT_NICE`]. A thread cannot raise its
-/// priority again without privilege, hence a thread of its own for the
-/// searches ([`SearchThread`]).
-#[cfg(target_os = "linux")]
-fn lower_thread_priority() {
-    let idle = libc::sched_param { sched_priority: 0 };
-    // SAFETY: pid 0 names the calling thread; `idle` is a valid
-    // sched_param that outlives the call, which only reads it.
-    if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &idle) } == 0 {
-        return;
-    }
-    // SAFETY: gettid has no preconditions; setpriority with PRIO_PROCESS and
-    // a thread id changes only that thread's nice value on Linux, and takes
-    // no pointers.
-    let changed = unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BOT_NICE)
-    };
-    if changed != 0 {
-        tracing::debug!("could not lower a bot thread's priority");
-    }
-}
-
-/// Elsewhere bot threads run at the server's priority.
-#[cfg(not(target_os = "linux"))]
-fn lower_thread_priority() {}
 
 #[cfg(test)]
 mod tests {
@@ -422,39 +256,6 @@ mod tests {
         assert_eq!(think_limit(Some(1_000), cap), Duration::from_millis(700));
         assert_eq!(think_limit(Some(40), cap), Duration::from_millis(1));
         assert_eq!(think_limit(Some(-5), cap), Duration::from_millis(1));
-    }
-
-    #[test]
-    fn a_search_thread_runs_idle_and_outlives_a_panicking_search() {
-        // SAFETY: sched_getscheduler(0) only reads the calling thread's policy.
-        #[cfg(target_os = "linux")]
-        let policy_before = unsafe { libc::sched_getscheduler(0) };
-        let thread = SearchThread::spawn("test-search".into()).expect("a thread");
-        assert_eq!(thread.run(|| 2 + 2), Some(4));
-        assert_eq!(thread.run(|| -> u32 { panic!("a bug in a search") }), None);
-        let name = thread.run(|| std::thread::current().name().map(String::from));
-        assert_eq!(name, Some(Some("test-search".to_string())));
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: sched_getscheduler(0) and getpriority on the calling
-            // thread's id only read its scheduling settings.
-            let (policy, nice) = thread
-                .run(|| unsafe {
-                    let tid = libc::gettid() as libc::id_t;
-                    (
-                        libc::sched_getscheduler(0),
-                        libc::getpriority(libc::PRIO_PROCESS, tid),
-                    )
-                })
-                .expect("the thread searches on");
-            assert!(
-                policy == libc::SCHED_IDLE || nice == BOT_NICE,
-                "policy {policy}, nice {nice}"
-            );
-        }
-        // SAFETY: as above, for this thread, which keeps its policy.
-        #[cfg(target_os = "linux")]
-        assert_eq!(unsafe { libc::sched_getscheduler(0) }, policy_before);
     }
 
     #[test]

@@ -1,38 +1,14 @@
-//! What a tournament director does through the host (admin): the controls
-//! over one match, and the lifecycle feed of every match.
+//! The engine's calls for a tournament director (organizers and the
+//! admin): the controls over one match, and the lifecycle feed of every
+//! match.
 
-use tabletop_core::{HostResult, MatchView, SeatResult, ViewDetail, now_ms};
+use tabletop_core::{HostResult, MatchView, ViewDetail, now_ms};
 use tabletop_sdk::Viewer;
 
 use super::access::{Caller, Need};
-use super::{Engine, lock};
+use super::live::lock;
+use super::{Control, Engine};
 use crate::store::LifecycleRow;
-
-/// A director's control over a match (see [`tabletop_core::director`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Control {
-    /// End it without a result.
-    Abort {
-        /// Why.
-        reason: String,
-    },
-    /// End it with these results, one per seat.
-    Adjudicate {
-        /// The results.
-        results: Vec<SeatResult>,
-    },
-    /// Stop its clocks and refuse actions.
-    Pause,
-    /// Restart its clocks.
-    Resume,
-    /// Give a seat more time.
-    AddTime {
-        /// The seat.
-        seat: u32,
-        /// How much, in ms.
-        ms: i64,
-    },
-}
 
 impl Engine {
     /// Applies a director's control to a match (organizers and the

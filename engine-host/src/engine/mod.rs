@@ -4,124 +4,87 @@
 //! wait for a lock or the disk and so may run on an async worker (see
 //! [`inline`]).
 //!
-//! The methods are grouped by what they serve: `plugins` (the catalog and
-//! loading plugins), `create` (new matches and joining), `play` (views,
-//! legal actions, submits, resignation), `records` (listing, export,
-//! import, watching), `recovery` (restart and clocks).
+//! [`Engine`] is made of parts that each own their state behind a small
+//! API and know nothing of the engine or of each other's fields:
+//!
+//! | part | file | what it holds |
+//! |---|---|---|
+//! | `MatchTable` | `table.rs` | the live matches by id, how many are unfinished, which have a clock |
+//! | `UnavailableMatches` | `unavailable.rs` | the stored matches this host cannot play, and why |
+//! | `LiveMatch` | `live.rs` | one match: the core's `Match` and the host's bookkeeping for it |
+//! | `Creation` | `creation.rs` | who may create, the request key, a request's checks and setup |
+//! | `Catalog` | `catalog.rs` | the loaded plugins, vetting, the catalog, restoring a stored match |
+//! | `Credentials` | `access.rs` | the admin token and the organizer credentials |
+//! | `Bots` | `bots.rs` | the queue of matches a bot may move in, and the bots' search |
+//! | `InlineCalls` | `inline.rs` | the calls running on callers' threads, and each plugin's trust |
+//!
+//! Besides the parts, `lifecycle.rs` says what a change means for the
+//! lifecycle feed, `listing.rs` pages a listing, and `search_thread.rs`
+//! runs a bot's search at idle priority.
+//!
+//! The engine coordinates them: this file holds the parts and what every
+//! call shares (finding a match, making one live, persisting a change);
+//! the calls themselves are grouped by what they serve: `create` (new
+//! matches, imports, joining), `play` (views, legal actions, submits,
+//! resignation), `records` (listing, export, watching), `director` (a
+//! director's controls, the lifecycle feed), `plugins` (loading plugins,
+//! the catalog), `recovery` (restart and clocks), `bot_moves` (the bot
+//! threads) and `backup`.
 
 mod access;
 mod backup;
+mod bot_moves;
 pub mod bots;
+mod catalog;
 mod create;
+mod creation;
 mod director;
 pub mod inline;
 mod lifecycle;
+mod listing;
 mod live;
 mod play;
 mod plugins;
 mod records;
 mod recovery;
+mod search_thread;
+mod table;
+mod unavailable;
 
 pub use access::{Caller, CredentialInfo, Need};
-pub use director::Control;
+pub use catalog::{GameEntry, Offered};
+pub use creation::{Created, NewMatch};
+pub use listing::{ListQuery, MatchSummary};
 pub use live::LiveMatch;
-pub use plugins::Offered;
 
-use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
-
-use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tabletop_core::legal::CachedMatches;
-use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
-    History, HostError, HostResult, Lifecycle, Match, MatchSetup, MatchView, OnDeadline,
-    SpectatorDelay, Subscription, TimeControl, ViewDetail, now_ms,
+    History, HostError, HostResult, Match, MatchView, SeatResult, Subscription, now_ms,
 };
 use tabletop_loader::{Plugin, Registry, Vetter};
-use tabletop_sdk::{ActionId, Manifest, Viewer};
+use tabletop_sdk::{ActionId, Viewer};
+
+use access::Credentials;
+use bots::Bots;
+use catalog::Catalog;
+use creation::Creation;
+use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
+use live::SeatHashes;
+use table::{MatchTable, Slot};
+use unavailable::UnavailableMatches;
 
 use crate::metrics::{MatchCounts, metrics};
 use crate::store::{Commit, Store, StoredMatch};
-
-/// A game in the catalog.
-#[derive(Debug, Clone)]
-pub struct GameEntry {
-    /// The manifest of the version described.
-    pub manifest: Manifest,
-    /// Every loaded version, oldest first.
-    pub versions: Vec<String>,
-    /// The game's seat names for each player count (ascending); empty for a
-    /// game that names none.
-    pub seat_names: Vec<(u32, Vec<String>)>,
-    /// Whether the game draws its board as SVG (the svg-board extension).
-    pub svg_board: bool,
-    /// Whether its actions name the board elements they involve (the
-    /// action-targets extension).
-    pub action_targets: bool,
-}
 
 /// The legal actions of a seat: (match version, seat, (id, notation) pairs,
 /// and the board elements each involves in the same order, or no lists at
 /// all for ids only and a game that does not name them).
 pub type LegalActions = (u64, u32, Vec<(ActionId, String)>, Vec<Vec<String>>);
-
-/// A request to create a match.
-#[derive(Debug, Clone, Default)]
-pub struct NewMatch {
-    /// The game.
-    pub game: String,
-    /// A version, or the newest.
-    pub version: Option<String>,
-    /// Seats.
-    pub players: u32,
-    /// Options (raw text).
-    pub options: BTreeMap<String, String>,
-    /// Seed, or random.
-    pub seed: Option<u64>,
-    /// A start position in the game's notation.
-    pub start_position: Option<String>,
-    /// Seats left open for joining.
-    pub open_seats: Vec<u32>,
-    /// A clock, if any.
-    pub time_control: Option<TimeControl>,
-    /// How much of the match the answer's spectator view carries.
-    pub view_detail: ViewDetail,
-    /// Labels (tournament, round, table …).
-    pub labels: BTreeMap<String, String>,
-    /// The caller's id for this request, making a retry return the same
-    /// match and tokens.
-    pub request_id: Option<String>,
-    /// How long after creation the open seats may be taken, and what
-    /// happens to the match if they are not.
-    pub open_seat_wait: Option<(i64, OnDeadline)>,
-    /// How far behind spectators see the match while it runs.
-    pub spectator_delay: Option<SpectatorDelay>,
-    /// Who plays the seats taken at creation.
-    pub seat_players: Vec<tabletop_core::SeatPlayer>,
-    /// Whether anyone may take the open seats without a join code.
-    pub public_open_seats: bool,
-    /// (seat, spec) of the seats the host's bots play: no token is issued
-    /// for them.
-    pub bots: Vec<(u32, String)>,
-}
-
-/// A created match.
-#[derive(Debug, Clone)]
-pub struct Created {
-    /// Its id.
-    pub match_id: String,
-    /// (seat, token) of the filled seats.
-    pub tokens: Vec<(u32, String)>,
-    /// (seat, join code) of the invite-only open seats.
-    pub join_codes: Vec<(u32, String)>,
-    /// The spectator's view.
-    pub view: MatchView,
-}
 
 /// An action as the caller named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,49 +95,9 @@ pub enum ActionRef {
     Notation(String),
 }
 
-/// A match in a listing.
-#[derive(Debug, Clone)]
-pub struct MatchSummary {
-    /// Id.
-    pub match_id: String,
-    /// Game.
-    pub game: String,
-    /// Plugin version.
-    pub plugin_version: String,
-    /// Seats.
-    pub players: u32,
-    /// Life stage (None: unavailable).
-    pub lifecycle: Option<Lifecycle>,
-    /// Version.
-    pub version: u64,
-    /// Open seats.
-    pub open_seats: Vec<u32>,
-    /// Creation time.
-    pub created_at_ms: i64,
-    /// Why unavailable.
-    pub unavailable_reason: String,
-    /// Labels.
-    pub labels: BTreeMap<String, String>,
-}
-
-/// Which matches a listing shows, and which page.
-#[derive(Debug, Clone, Default)]
-pub struct ListQuery {
-    /// Only this game.
-    pub game: Option<String>,
-    /// Only this stage (`Some(None)`: only the unavailable).
-    pub state: Option<Option<Lifecycle>>,
-    /// Only matches with every one of these labels.
-    pub labels: BTreeMap<String, String>,
-    /// Only matches created at or after this time.
-    pub created_from_ms: Option<i64>,
-    /// Only matches created before this time.
-    pub created_before_ms: Option<i64>,
-    /// At most this many (0: the default page).
-    pub page_size: usize,
-    /// Where the previous page ended (empty: the first page).
-    pub page_token: String,
-}
+/// An accepted action: the submitter's view, and whether the action is held
+/// for a simultaneous turn.
+pub type Submission = (MatchView, bool);
 
 /// A loaded plugin in the admin listing.
 #[derive(Debug, Clone)]
@@ -218,17 +141,6 @@ pub struct WatchStart {
     pub paced: bool,
 }
 
-/// A stored match that cannot be played here.
-#[derive(Debug, Clone)]
-struct Unavailable {
-    setup: MatchSetup,
-    version: u64,
-    reason: String,
-    /// What the store holds, to retry when its plugin version is added
-    /// (`None`: its stored data does not read back, so no plugin helps).
-    stored: Option<StoredMatch>,
-}
-
 /// What restart recovery did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Recovered {
@@ -236,44 +148,6 @@ pub struct Recovered {
     pub restored: usize,
     /// Matches listed as unavailable (with their reasons).
     pub unavailable: Vec<(String, String)>,
-}
-
-/// The server's core.
-#[derive(Debug)]
-pub struct Engine {
-    registry: Registry,
-    /// Live matches by id. Every request looks its match up here (twice per
-    /// bot action) and nothing needs them in order (listings sort), so a hash
-    /// map: with 100 000 matches held, a B-tree's string compares and cache
-    /// misses cost ~0.5 µs of a Lanzeloth action at that size.
-    matches: RwLock<HashMap<String, Arc<Mutex<LiveMatch>>>>,
-    /// How many of `matches` are not finished: the live-match cap reads it
-    /// on every creation, so it is kept rather than counted.
-    unfinished: AtomicUsize,
-    unavailable: RwLock<BTreeMap<String, Unavailable>>,
-    store: Arc<dyn Store>,
-    admin_token_hash: [u8; 32],
-    cache_dir: PathBuf,
-    /// Matches whose clock may still run out.
-    clocked: Mutex<std::collections::BTreeSet<String>>,
-    /// Matches that keep their legal-action lists.
-    kept_legal: CachedMatches,
-    /// Calls running on their caller's thread, and which plugins may.
-    inline: Arc<InlineCalls>,
-    /// Checks each plugin file in a child process before it is loaded
-    /// (always set by `main`; unset, files load unchecked).
-    vetter: Option<Vetter>,
-    /// The secret the seat tokens of an idempotent creation are derived
-    /// from, so a retry gets the same tokens without the store keeping any.
-    request_key: [u8; 32],
-    /// The valid organizer credentials, read from the store on first use.
-    credentials: RwLock<Option<access::CredentialIndex>>,
-    /// Whether a caller without a credential may create matches.
-    anonymous_create: bool,
-    /// The matches that may need a bot move (see [`bots`]).
-    bots: Arc<bots::BotQueue>,
-    /// The longest a bot thinks about one move.
-    bot_max_think: Duration,
 }
 
 /// What [`Engine::try_create_match`] did.
@@ -287,14 +161,52 @@ pub enum TryCreate {
     Declined(NewMatch),
 }
 
-/// An accepted action: the submitter's view, and whether the action is held
-/// for a simultaneous turn.
-pub type Submission = (MatchView, bool);
+/// A director's control over a match (see [`tabletop_core::director`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Control {
+    /// End it without a result.
+    Abort {
+        /// Why.
+        reason: String,
+    },
+    /// End it with these results, one per seat.
+    Adjudicate {
+        /// The results.
+        results: Vec<SeatResult>,
+    },
+    /// Stop its clocks and refuse actions.
+    Pause,
+    /// Restart its clocks.
+    Resume,
+    /// Give a seat more time.
+    AddTime {
+        /// The seat.
+        seat: u32,
+        /// How much, in ms.
+        ms: i64,
+    },
+}
 
 /// How many matches keep their legal-action lists at once (see
 /// [`tabletop_core::legal`]): a few KiB each at most, so a few tens of MiB in all,
 /// however many matches the host holds.
 pub const KEPT_LEGAL_MATCHES: usize = 8192;
+
+/// The server's core: its parts, coordinated.
+#[derive(Debug)]
+pub struct Engine {
+    catalog: Catalog,
+    table: MatchTable,
+    unavailable: UnavailableMatches,
+    store: Arc<dyn Store>,
+    credentials: Credentials,
+    creation: Creation,
+    /// Matches that keep their legal-action lists.
+    kept_legal: CachedMatches,
+    /// Calls running on their caller's thread, and which plugins may.
+    inline: Arc<InlineCalls>,
+    bots: Bots,
+}
 
 /// Runs a call on the caller's thread; a panic in host code becomes an
 /// internal error, as it does for a call on the blocking pool.
@@ -306,182 +218,125 @@ fn caught<T>(call: impl FnOnce() -> HostResult<T>) -> HostResult<T> {
     })
 }
 
-fn lock(m: &Mutex<LiveMatch>) -> MutexGuard<'_, LiveMatch> {
-    // A panic in host code while holding the lock leaves the match as the last
-    // completed call left it (every mutation is applied whole or not at all).
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The match's lock if it is free now; `None` when it is busy (perhaps inside
-/// a plugin call that never returns). A poisoned lock is taken as [`lock`]
-/// takes it.
-fn try_lock(m: &Mutex<LiveMatch>) -> Option<MutexGuard<'_, LiveMatch>> {
-    match m.try_lock() {
-        Ok(m) => Some(m),
-        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-        Err(TryLockError::WouldBlock) => None,
-    }
-}
-
-/// Each seat's token hash as stored (None = an open seat).
-type SeatHashes = Vec<Option<[u8; 32]>>;
-
-/// Fresh tokens for every seat of `players` except `open` ones: the (seat,
-/// token) pairs to hand out, and each seat's hash to keep.
-fn issue_tokens(players: u32, open: &[u32]) -> (Vec<(u32, String)>, SeatHashes) {
-    let mut tokens = Vec::new();
-    let mut hashes = Vec::new();
-    for seat in 0..players {
-        if open.contains(&seat) {
-            hashes.push(None);
-        } else {
-            let token = new_token();
-            hashes.push(Some(hash_token(&token)));
-            tokens.push((seat, token));
-        }
-    }
-    (tokens, hashes)
-}
-
-/// A new match id: time-ordered, so listings sort by creation.
-fn new_match_id() -> String {
-    format!("{:011x}{:08x}", now_ms(), rand::random::<u32>())
-}
-
 impl Engine {
     /// An engine with no plugins and no matches.
     pub fn new(store: Arc<dyn Store>, admin_token: &str, cache_dir: PathBuf) -> Engine {
         Engine {
-            registry: Registry::new(),
-            matches: RwLock::new(HashMap::new()),
-            unfinished: AtomicUsize::new(0),
-            unavailable: RwLock::new(BTreeMap::new()),
+            catalog: Catalog::new(cache_dir),
+            table: MatchTable::default(),
+            unavailable: UnavailableMatches::default(),
+            credentials: Credentials::new(admin_token, Arc::clone(&store)),
             store,
-            admin_token_hash: hash_token(admin_token),
-            cache_dir,
-            clocked: Mutex::new(std::collections::BTreeSet::new()),
+            creation: Creation::default(),
             kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
             inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
-            vetter: None,
-            request_key: rand::random(),
-            credentials: RwLock::new(None),
-            anonymous_create: true,
-            bots: Arc::new(bots::BotQueue::default()),
-            bot_max_think: bots::DEFAULT_MAX_THINK,
+            bots: Bots::default(),
         }
     }
 
     /// The longest any bot thinks about one move, whatever its spec says.
-    pub fn with_bot_max_think(mut self, limit: Duration) -> Engine {
-        self.bot_max_think = limit;
-        self
+    pub fn with_bot_max_think(self, limit: Duration) -> Engine {
+        Engine {
+            bots: self.bots.with_max_think(limit),
+            ..self
+        }
     }
 
     /// Whether callers without a credential may create matches (without a
     /// seed or a hidden-information start position, which always need
     /// one); by default they may.
-    pub fn with_anonymous_create(mut self, allowed: bool) -> Engine {
-        self.anonymous_create = allowed;
-        self
+    pub fn with_anonymous_create(self, allowed: bool) -> Engine {
+        Engine {
+            creation: self.creation.with_anonymous_create(allowed),
+            ..self
+        }
     }
 
     /// Derives the seat tokens of idempotent creations from `key` (kept
     /// in the data directory, so a retry after a restart gets the same
     /// tokens); without it a random key lasts as long as the engine.
-    pub fn with_request_key(mut self, key: [u8; 32]) -> Engine {
-        self.request_key = key;
-        self
+    pub fn with_request_key(self, key: [u8; 32]) -> Engine {
+        Engine {
+            creation: self.creation.with_request_key(key),
+            ..self
+        }
     }
 
     /// Vets every plugin file with `vetter` before it is loaded: a file that
     /// crashes, hangs or misbehaves in the child process is refused and
     /// never loaded here. Without it, files load unchecked, in this process.
-    pub fn with_vetter(mut self, vetter: Vetter) -> Engine {
-        self.vetter = Some(vetter);
-        self
+    pub fn with_vetter(self, vetter: Vetter) -> Engine {
+        Engine {
+            catalog: self.catalog.with_vetter(vetter),
+            ..self
+        }
     }
 
     /// How long a plugin call may run on its caller's thread before that
     /// plugin's calls move to the blocking pool; `None`: no call from a
     /// `try_*` method runs at all (each answers "not now").
-    pub fn with_inline_limit(mut self, limit: Option<Duration>) -> Engine {
-        self.inline = Arc::new(InlineCalls::new(limit));
-        self
+    pub fn with_inline_limit(self, limit: Option<Duration>) -> Engine {
+        Engine {
+            inline: Arc::new(InlineCalls::new(limit)),
+            ..self
+        }
     }
 
     /// The plugin registry.
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        self.catalog.registry()
     }
 
-    /// Makes a match live (and watched by the clock if it has one).
-    /// `store_holds_pending`: whether the store holds held actions for it.
-    fn install(
+    /// The caller a bearer secret names: empty is anonymous; the admin
+    /// token is the admin; an issued, unrevoked organizer credential is
+    /// that organizer; anything else is refused.
+    pub fn authenticate(&self, secret: &str) -> HostResult<Caller> {
+        self.credentials.authenticate(secret)
+    }
+
+    /// Issues an organizer credential for `name`: its description and its
+    /// secret (returned here only).
+    pub fn issue_credential(
         &self,
-        m: Match,
-        store_holds_pending: bool,
-        join_codes: Vec<Option<[u8; 32]>>,
-    ) -> Arc<Mutex<LiveMatch>> {
-        let trust = self
-            .inline
-            .trust_for(&m.setup().game, &m.setup().plugin_version);
-        let id = m.setup().match_id.clone();
-        if m.has_deadline() {
-            self.clocked
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(id.clone());
-        }
-        // Two calls may read one stored match back at once: the first to
-        // install it wins, and both use that one.
-        let unfinished = m.lifecycle() != Lifecycle::Finished;
-        // A bot to move (a new bot match, one recovered at a restart).
-        let bot_to_act = m.has_bots() && m.bot_seats_to_act().is_ok_and(|s| !s.is_empty());
-        let live = Arc::new(Mutex::new(LiveMatch::new(
-            m,
-            trust,
-            store_holds_pending,
-            join_codes,
-        )));
-        let mut matches = self.matches.write().unwrap_or_else(|e| e.into_inner());
-        match matches.entry(id) {
-            std::collections::hash_map::Entry::Occupied(held) => Arc::clone(held.get()),
-            std::collections::hash_map::Entry::Vacant(free) => {
-                if unfinished {
-                    self.unfinished.fetch_add(1, Ordering::Relaxed);
-                }
-                if bot_to_act {
-                    self.bots.poke(free.key());
-                }
-                Arc::clone(free.insert(live))
-            }
-        }
+        caller: &Caller,
+        name: &str,
+    ) -> HostResult<(CredentialInfo, String)> {
+        self.credentials.issue(caller, name)
     }
 
-    /// One match held in memory has finished (or an unfinished one left).
-    pub(super) fn count_finished(&self) {
-        let _ = self
-            .unfinished
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    /// Revokes a credential: calls with it are refused from now on.
+    pub fn revoke_credential(
+        &self,
+        caller: &Caller,
+        credential_id: &str,
+    ) -> HostResult<CredentialInfo> {
+        self.credentials.revoke(caller, credential_id)
+    }
+
+    /// Every credential issued, revoked ones included, oldest first.
+    pub fn list_credentials(&self, caller: &Caller) -> HostResult<Vec<CredentialInfo>> {
+        self.credentials.list(caller)
+    }
+
+    /// Reads the valid credentials from the store now (the host does at
+    /// start); returns how many there are.
+    pub fn load_credentials(&self) -> HostResult<usize> {
+        self.credentials.load()
     }
 
     /// How many matches are waiting or running.
     pub fn live_matches(&self) -> usize {
-        self.unfinished.load(Ordering::Relaxed)
+        self.table.unfinished()
     }
 
     /// The matches held, by state, for the metrics.
     pub fn match_counts(&self) -> MatchCounts {
-        let held = self.matches.read().unwrap_or_else(|e| e.into_inner()).len();
+        let held = self.table.held();
         let live = self.live_matches();
         MatchCounts {
             live: live as u64,
             finished: held.saturating_sub(live) as u64,
-            unavailable: self
-                .unavailable
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .len() as u64,
+            unavailable: self.unavailable.count() as u64,
         }
     }
 
@@ -489,47 +344,24 @@ impl Engine {
     /// longer than `retention` ago and that nobody watches: the store has
     /// them, and reads them back when asked. Returns how many it let go.
     pub fn unload_finished(&self, retention: Duration) -> usize {
-        let now = std::time::Instant::now();
-        let candidates: Vec<String> = self
-            .matches
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .filter_map(|(id, slot)| {
-                let m = try_lock(slot)?;
-                let since = m.finished_at?;
-                (now.duration_since(since) >= retention && !m.is_watched()).then(|| id.clone())
-            })
-            .collect();
-        let mut matches = self.matches.write().unwrap_or_else(|e| e.into_inner());
-        for id in &candidates {
-            matches.remove(id);
-        }
-        metrics().unloaded(candidates.len() as u64);
-        candidates.len()
+        let unloaded = self.table.unload_finished(retention);
+        metrics().unloaded(unloaded as u64);
+        unloaded
     }
 
-    fn slot(&self, match_id: &str) -> HostResult<Arc<Mutex<LiveMatch>>> {
+    /// The match `match_id`: held, or read back from the store; or why it
+    /// cannot be played.
+    fn slot(&self, match_id: &str) -> HostResult<Slot> {
         if match_id.is_empty() {
             return Err(HostError::InvalidRequest("a match id is required".into()));
         }
-        if let Some(m) = self
-            .matches
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(match_id)
-        {
-            return Ok(Arc::clone(m));
+        if let Some(slot) = self.table.get(match_id) {
+            return Ok(slot);
         }
-        if let Some(u) = self
-            .unavailable
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(match_id)
-        {
+        if let Some(reason) = self.unavailable.reason(match_id) {
             return Err(HostError::MatchUnavailable {
                 match_id: match_id.to_string(),
-                reason: u.reason.clone(),
+                reason,
             });
         }
         self.load_stored(match_id)
@@ -537,13 +369,14 @@ impl Engine {
 
     /// A match the host does not hold (finished, and unloaded or never
     /// loaded since the start), read back from the store and made live.
-    fn load_stored(&self, match_id: &str) -> HostResult<Arc<Mutex<LiveMatch>>> {
+    fn load_stored(&self, match_id: &str) -> HostResult<Slot> {
         let Some(stored) = self.store.load(match_id)? else {
             return Err(HostError::UnknownMatch {
                 match_id: match_id.to_string(),
             });
         };
         let m = self
+            .catalog
             .restore(&stored)
             .map_err(|reason| HostError::MatchUnavailable {
                 match_id: match_id.to_string(),
@@ -551,7 +384,55 @@ impl Engine {
             })?;
         tracing::debug!(match_id, "match read back from the store");
         metrics().read_back();
+        Ok(self.install_stored(m, stored))
+    }
+
+    /// Makes `m`, rebuilt from `stored`, live.
+    fn install_stored(&self, m: Match, stored: StoredMatch) -> Slot {
         let holds_pending = !stored.pending.is_empty();
-        Ok(self.install(m, holds_pending, stored.join_code_hashes))
+        self.install(m, holds_pending, stored.join_code_hashes)
+    }
+
+    /// Makes a match live (and watched by the clock if it has one), and
+    /// queues it for the bots if one is to move (a new bot match, one
+    /// recovered at a restart). `store_holds_pending`: whether the store
+    /// holds held actions for it.
+    fn install(&self, m: Match, store_holds_pending: bool, join_codes: SeatHashes) -> Slot {
+        let trust = self
+            .inline
+            .trust_for(&m.setup().game, &m.setup().plugin_version);
+        let bot_to_act =
+            (m.has_bots() && bots::bots_to_act(&m)).then(|| m.setup().match_id.clone());
+        let live = LiveMatch::new(m, trust, store_holds_pending, join_codes);
+        let (slot, installed) = self.table.insert(live);
+        if let Some(match_id) = bot_to_act.filter(|_| installed) {
+            self.bots.queue().poke(&match_id);
+        }
+        slot
+    }
+
+    /// Queues the write of what changed in `m` since `version_before`; the
+    /// caller waits for the commit once it has released the match's lock.
+    fn persist(&self, m: &mut LiveMatch, version_before: u64) -> HostResult<Commit> {
+        let lifecycle = lifecycle::ended(m, version_before);
+        let change = m.change_since(version_before, &lifecycle);
+        let commit = self.store.append(&m.setup().match_id, &change)?;
+        if m.stored() {
+            self.table.one_finished();
+            metrics().match_finished(&m.setup().game);
+        }
+        self.bots.poke_if_due(m);
+        Ok(commit)
+    }
+
+    /// Ends `m` if its clock ran out, and queues the timeout's write.
+    fn expire_locked(&self, m: &mut LiveMatch, commit: &mut Commit) -> HostResult<bool> {
+        let before = m.version();
+        let expired = m.expire_clock(now_ms())?;
+        if expired {
+            tracing::info!(match_id = %m.setup().match_id, "a clock ran out");
+            commit.add(self.persist(m, before)?);
+        }
+        Ok(expired)
     }
 }

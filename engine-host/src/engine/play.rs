@@ -1,55 +1,25 @@
-//! Playing: views, legal actions (kept lists first), submits and resignation,
-//! each persisted before it is acknowledged.
+//! The engine's calls that play: views, legal actions (kept lists first),
+//! submits and resignation, each persisted before it is acknowledged.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use tabletop_core::legal::LegalDetail;
-use tabletop_core::{HostError, HostResult, Lifecycle, MatchView, Submitted, ViewDetail};
+use tabletop_core::{HostError, HostResult, MatchView, Submitted, ViewDetail};
 use tabletop_sdk::Viewer;
 
-use super::lifecycle;
-use super::{ActionRef, Engine, LegalActions, LiveMatch, Submission, caught, lock, try_lock};
+use super::live::{LiveMatch, lock, try_lock};
+use super::{ActionRef, Engine, LegalActions, Submission, caught};
 use crate::metrics::{PluginCall, metrics};
-use crate::store::{Change, Commit};
+use crate::store::Commit;
 
 impl Engine {
-    /// Queues the write of what changed in `m` since `version_before`; the
-    /// caller waits for the commit once it has released the match's lock.
-    pub(super) fn persist(&self, m: &mut LiveMatch, version_before: u64) -> HostResult<Commit> {
-        let pending = m.held_actions();
-        let holds_pending = !pending.is_empty();
-        let unchanged = !holds_pending && !m.store_holds_pending;
-        let results = if m.lifecycle() == Lifecycle::Finished {
-            m.results()
-        } else {
-            &[]
-        };
-        let finished = m.lifecycle() == Lifecycle::Finished;
-        let change = Change {
-            entries: &m.log()[version_before as usize..],
-            pending: (!unchanged).then_some(pending),
-            results,
-            lifecycle: &lifecycle::ended(m, version_before),
-            finished_log: finished.then(|| m.log()),
-        };
-        let commit = self.store.append(&m.setup().match_id, &change)?;
-        m.store_holds_pending = holds_pending;
-        if finished && m.finished_at.is_none() {
-            m.finished_at = Some(std::time::Instant::now());
-            self.count_finished();
-            metrics().match_finished(&m.setup().game);
-        }
-        self.poke_bots(m);
-        Ok(commit)
-    }
-
     /// Runs `call` on `m` on the blocking pool and tells the inline
     /// watchdog how long it took: a plugin moved off the callers' threads
     /// comes back once its calls are fast again (see [`super::inline`]).
     /// The wait for the match's lock is not counted.
     fn timed_on_pool<T>(&self, m: &mut LiveMatch, call: impl FnOnce(&mut LiveMatch) -> T) -> T {
-        let trust = Arc::clone(&m.trust);
+        let trust = Arc::clone(m.trust());
         let started = Instant::now();
         let answer = call(m);
         self.inline.observe_pool_call(&trust, started.elapsed());
@@ -109,7 +79,7 @@ impl Engine {
         self.try_inline(match_id, |m| self.legal_actions_locked(m, token, detail))
     }
 
-    pub(super) fn legal_actions_locked(
+    fn legal_actions_locked(
         &self,
         m: &mut LiveMatch,
         token: &str,
@@ -152,7 +122,7 @@ impl Engine {
     /// needs no waiting: the lock is free and the match's plugin may run
     /// inline (see [`super::inline`]). `None` otherwise. A panic in host
     /// code becomes an internal error, as it would on the blocking pool.
-    pub(super) fn try_inline<T>(
+    fn try_inline<T>(
         &self,
         match_id: &str,
         call: impl FnOnce(&mut LiveMatch) -> HostResult<T>,
@@ -162,7 +132,7 @@ impl Engine {
             Err(e) => return Some(Err(e)),
         };
         let mut m = try_lock(&slot)?;
-        let trust = Arc::clone(&m.trust);
+        let trust = Arc::clone(m.trust());
         let _running = self.inline.begin(&trust)?;
         Some(caught(|| call(&mut m)))
     }
@@ -193,19 +163,13 @@ impl Engine {
     /// Admits `m`, which has just started keeping lists, and makes the
     /// matches admitted longest ago drop theirs. A match that is busy right
     /// now is passed over and stays admitted; the next admission retries it.
-    pub(super) fn admit_kept_legal(&self, m: &mut LiveMatch) {
+    fn admit_kept_legal(&self, m: &mut LiveMatch) {
         for evicted in self.kept_legal.admit(&m.setup().match_id) {
             if evicted == m.setup().match_id {
                 m.forget_legal_actions();
                 continue;
             }
-            let Some(slot) = self
-                .matches
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(&evicted)
-                .cloned()
-            else {
+            let Some(slot) = self.table.get(&evicted) else {
                 continue;
             };
             match try_lock(&slot) {
@@ -262,7 +226,7 @@ impl Engine {
     }
 
     /// Submits under the match's lock; every write is queued on `commit`.
-    pub(super) fn submit_locked(
+    fn submit_locked(
         &self,
         m: &mut LiveMatch,
         token: &str,
@@ -307,7 +271,7 @@ impl Engine {
     /// Submits the actions a shorthand stands for, all or nothing (see
     /// [`Match::submit_sequence`]); every one is stored, in one store write,
     /// before this returns. The view is the one after the last.
-    pub(super) fn submit_sequence(
+    fn submit_sequence(
         &self,
         m: &mut LiveMatch,
         seat: u32,

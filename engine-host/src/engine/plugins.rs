@@ -1,78 +1,31 @@
-//! The catalog and plugins: listing games, loading plugin files, the admin check.
+//! The engine's calls for plugins: loading files, the admin's listing, and
+//! the catalog of games.
 //!
-//! With a vetter ([`Engine::with_vetter`], which `main` always sets) every
-//! file is checked in a child process before it is loaded, whichever way it
-//! came: the start-up scan ([`Engine::load_plugin_dir`]), the watcher
-//! ([`Engine::load_plugin_files`]) or the admin call
-//! ([`Engine::load_plugin`]). Each file offered gets one log line naming it:
-//! loaded, already loaded, or `refused plugin file PATH: REASON`.
+//! A file comes from the start-up scan ([`Engine::load_plugin_dir`]), the
+//! watcher ([`Engine::load_plugin_files`]) or the admin call
+//! ([`Engine::load_plugin`]); the catalog vets and loads it (see
+//! [`super::catalog`]), and a new plugin version retries the stored
+//! matches that were waiting for it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use tabletop_core::{HostError, HostResult};
-use tabletop_loader::file::{check_plugin_file, plugin_files};
-use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Report};
+use tabletop_loader::file::plugin_files;
+use tabletop_loader::{AddError, Added};
 use tabletop_sdk::DynGame;
-use tabletop_sdk::abi::{EXT_ACTION_TARGETS, EXT_SVG_BOARD};
 
 use super::access::{Caller, Need};
-use super::{Engine, GameEntry, PluginEntry, Unavailable, lock};
-
-/// How a file came to be offered, for its log line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Offered {
-    /// Found in the plugin directory at start.
-    AtStart,
-    /// Copied into the plugin directory while the host runs.
-    HotAdded,
-    /// Named by an admin's LoadPlugin call.
-    OnRequest,
-}
-
-/// Logs what became of a file offered: one line naming it. Returns whether
-/// a new plugin was loaded.
-fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered) -> bool {
-    let file = file.display();
-    match added {
-        Ok(Added::New { game, version }) => {
-            match offered {
-                Offered::AtStart => tracing::info!("loaded plugin file {file}: {game} {version}"),
-                Offered::HotAdded => {
-                    tracing::info!("hot-added plugin file {file}: {game} {version}");
-                }
-                Offered::OnRequest => {
-                    tracing::info!("loaded plugin file {file} on request: {game} {version}");
-                }
-            }
-            true
-        }
-        Ok(Added::AlreadyLoaded { game, version }) => {
-            tracing::info!(
-                "plugin file {file}: {game} {version} is already loaded with the same content"
-            );
-            false
-        }
-        Err(e) => {
-            tracing::warn!("refused plugin file {file}: {e}");
-            false
-        }
-    }
-}
+use super::catalog::{self, GameEntry, Offered, Vetted};
+use super::live::lock;
+use super::{Engine, PluginEntry};
 
 impl Engine {
     /// How long the check of one plugin file may take (zero without a
     /// vetter).
     pub fn vet_timeout(&self) -> Duration {
-        self.vetter.as_ref().map_or(Duration::ZERO, |v| v.timeout())
-    }
-
-    /// Where the checking processes put their private copies (each in a
-    /// directory of its own, removed after the check).
-    fn vet_scratch(&self) -> PathBuf {
-        self.cache_dir.join("vetting")
+        self.catalog.vet_timeout()
     }
 
     /// Removes what checks cut short by an earlier host's end (a kill, a
@@ -80,44 +33,20 @@ impl Engine {
     /// runs: `main` does, at start, when the data directory is already the
     /// host's alone.
     pub fn clear_vet_scratch(&self) {
-        let scratch = self.vet_scratch();
-        match std::fs::remove_dir_all(&scratch) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                tracing::warn!(dir = %scratch.display(), error = %e, "cannot clear the plugin checks' scratch directory")
-            }
-        }
+        self.catalog.clear_vet_scratch();
     }
 
     /// Vets (with a vetter) and loads one plugin file into the registry.
     /// Logs nothing: the caller says what became of it.
     pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
-        let vetted = match &self.vetter {
-            Some(vetter) => {
-                // A missing file, a FIFO, a device or a directory is the
-                // caller's mistake, not a plugin's: say so without
-                // starting a check (and without opening it: a FIFO with
-                // no writer would block the open).
-                check_plugin_file(path).map_err(AddError::Load)?;
-                Some(vetter.vet(path, &self.vet_scratch()))
-            }
-            None => None,
-        };
+        let vetted = self.catalog.vet(path)?;
         self.add_vetted(path, vetted)
     }
 
     /// [`Engine::add_plugin_file`] for each of `files`: the checks run
     /// several at once, the files are loaded in the order given.
     pub fn add_plugin_files(&self, files: &[PathBuf]) -> Vec<Result<Added, AddError>> {
-        let vetted: Vec<Option<Result<Report, Refusal>>> = match &self.vetter {
-            Some(vetter) => vetter
-                .vet_all(files, &self.vet_scratch())
-                .into_iter()
-                .map(Some)
-                .collect(),
-            None => files.iter().map(|_| None).collect(),
-        };
+        let vetted = self.catalog.vet_all(files);
         files
             .iter()
             .zip(vetted)
@@ -125,26 +54,10 @@ impl Engine {
             .collect()
     }
 
-    /// Loads `path` if its check passed (or there was none). The loader
-    /// loads the file only if the bytes it reads are the ones the child
-    /// checked.
-    fn add_vetted(
-        &self,
-        path: &Path,
-        vetted: Option<Result<Report, Refusal>>,
-    ) -> Result<Added, AddError> {
-        let added = match vetted {
-            Some(vetted) => {
-                let report = vetted.map_err(AddError::Vet)?;
-                self.registry
-                    .add_file_vetted(path, &self.cache_dir, &report.sha256)
-                    .map_err(|e| match e {
-                        AddError::Load(LoadError::Changed) => AddError::Vet(Refusal::Changed),
-                        other => other,
-                    })?
-            }
-            None => self.registry.add_file(path, &self.cache_dir)?,
-        };
+    /// Loads `path` if its check passed (or there was none), and retries
+    /// the unavailable matches of a plugin version it adds.
+    fn add_vetted(&self, path: &Path, vetted: Vetted) -> Result<Added, AddError> {
+        let added = self.catalog.add_vetted(path, vetted)?;
         if let Added::New { game, version } = &added {
             self.retry_unavailable(game, version);
         }
@@ -157,7 +70,7 @@ impl Engine {
         files
             .iter()
             .zip(self.add_plugin_files(files))
-            .filter(|(file, added)| log_offer(file, added, offered))
+            .filter(|(file, added)| catalog::log_offer(file, added, offered))
             .count()
     }
 
@@ -174,44 +87,12 @@ impl Engine {
         self.load_plugin_files(&files, Offered::AtStart)
     }
 
-    /// Retries unavailable matches of a game version that was just added.
-    pub(super) fn retry_unavailable(&self, game: &str, version: &str) {
-        let candidates: Vec<Unavailable> = self
-            .unavailable
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .filter(|u| u.setup.game == game && u.setup.plugin_version == version)
-            .cloned()
-            .collect();
-        for u in candidates {
-            let Some(stored) = &u.stored else { continue };
-            if let Ok(m) = self.restore(stored) {
-                let id = u.setup.match_id.clone();
-                let holds_pending = !stored.pending.is_empty();
-                self.install(m, holds_pending, stored.join_code_hashes.clone());
-                self.unavailable
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
-                tracing::info!(match_id = %id, "match available again");
-            }
-        }
-    }
-
     /// Every loaded plugin and the matches in memory using it (admin only):
     /// the running ones, and the finished ones not yet let go.
     pub fn list_plugins(&self, caller: &Caller) -> HostResult<Vec<PluginEntry>> {
         caller.require(Need::Admin, "listing plugins")?;
         let mut uses: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-        let live: Vec<_> = self
-            .matches
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        for slot in live {
+        for slot in self.table.all() {
             let m = lock(&slot);
             let setup = m.setup();
             uses.entry((setup.game.clone(), setup.plugin_version.clone()))
@@ -222,7 +103,7 @@ impl Engine {
             ids.sort();
         }
         Ok(self
-            .registry
+            .catalog
             .all()
             .into_iter()
             .map(|plugin| {
@@ -247,33 +128,14 @@ impl Engine {
             ));
         }
         let added = self.add_plugin_file(Path::new(path));
-        log_offer(Path::new(path), &added, Offered::OnRequest);
-        let added = added.map_err(|e| match e {
-            AddError::Load(LoadError::Io(io)) => HostError::PluginFileUnreadable {
-                path: path.to_string(),
-                error: io,
-            },
-            AddError::Conflict {
-                game,
-                version,
-                existing,
-            } => HostError::PluginConflict {
-                game,
-                version,
-                existing,
-            },
-            other => HostError::PluginRefused {
-                path: path.to_string(),
-                why: other.to_string(),
-            },
-        })?;
-        let (game, version, already) = match added {
+        catalog::log_offer(Path::new(path), &added, Offered::OnRequest);
+        let (game, version, already) = match added.map_err(|e| catalog::refusal(path, e))? {
             Added::New { game, version } => (game, version, false),
             Added::AlreadyLoaded { game, version } => (game, version, true),
         };
         let plugin = self
-            .registry
-            .get(&game, Some(&version))
+            .catalog
+            .exact(&game, &version)
             .ok_or_else(|| HostError::Internal("plugin vanished after loading".into()))?;
         Ok((
             PluginEntry {
@@ -286,66 +148,11 @@ impl Engine {
 
     /// Every game, newest version of each.
     pub fn list_games(&self) -> Vec<GameEntry> {
-        self.registry
-            .latest()
-            .into_iter()
-            .map(|p| GameEntry {
-                versions: self.registry.versions(&p.manifest().name),
-                seat_names: seat_names(p.as_ref()),
-                manifest: p.manifest().clone(),
-                svg_board: offers(&p, EXT_SVG_BOARD),
-                action_targets: offers(&p, EXT_ACTION_TARGETS),
-            })
-            .collect()
+        self.catalog.games()
     }
 
     /// One game.
     pub fn get_game(&self, name: &str, version: Option<&str>) -> HostResult<GameEntry> {
-        let plugin = self.plugin(name, version)?;
-        Ok(GameEntry {
-            manifest: plugin.manifest().clone(),
-            versions: self.registry.versions(name),
-            seat_names: seat_names(plugin.as_ref()),
-            svg_board: offers(&plugin, EXT_SVG_BOARD),
-            action_targets: offers(&plugin, EXT_ACTION_TARGETS),
-        })
+        self.catalog.game(name, version)
     }
-
-    pub(super) fn plugin(&self, name: &str, version: Option<&str>) -> HostResult<Arc<Plugin>> {
-        if name.is_empty() {
-            return Err(HostError::InvalidRequest("a game name is required".into()));
-        }
-        self.registry
-            .get(name, version)
-            .ok_or_else(|| match version {
-                Some(v) if self.registry.get(name, None).is_some() => {
-                    HostError::UnknownGameVersion {
-                        game: name.to_string(),
-                        version: v.to_string(),
-                        loaded: self.registry.versions(name),
-                    }
-                }
-                _ => HostError::UnknownGame {
-                    game: name.to_string(),
-                },
-            })
-    }
-}
-
-/// The game's seat names for each player count it allows; empty when it
-/// names none (or its plugin fails to say, which the catalog does not
-/// report as an error: the names are a courtesy).
-fn seat_names(game: &dyn DynGame) -> Vec<(u32, Vec<String>)> {
-    let manifest = game.manifest();
-    (manifest.min_players..=manifest.max_players)
-        .filter_map(|players| {
-            let names = game.seat_names(players).ok()?;
-            (!names.is_empty()).then_some((players, names))
-        })
-        .collect()
-}
-
-/// Whether `plugin` offers the extension `id`.
-fn offers(plugin: &Plugin, id: &str) -> bool {
-    plugin.extensions().contains(&id)
 }

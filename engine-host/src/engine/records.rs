@@ -1,23 +1,17 @@
-//! Listing matches, records out and in, and watching.
+//! The engine's calls that read a match's past: listings, the record out,
+//! watching and pages of events.
 
 use std::sync::Arc;
 
 use tabletop_core::{
-    History, HostError, HostResult, Lifecycle, Match, Record, SpectatorHorizon, ViewDetail,
-    ViewerEvent, now_ms,
+    History, HostError, HostResult, Lifecycle, Match, Record, SpectatorHorizon, ViewerEvent, now_ms,
 };
-use tabletop_sdk::{DynGame, Viewer};
-
-use sha2::{Digest, Sha256};
+use tabletop_sdk::Viewer;
 
 use super::access::{Caller, Need};
-use super::create::{NewSeats, check_players, check_start_position};
-use super::{
-    Created, Engine, ListQuery, MatchSummary, Resume, WatchStart, issue_tokens, lock, new_match_id,
-};
-use crate::store::MatchQuery as StoreQuery;
-use tabletop_core::identity::check_seat_players;
-use tabletop_core::setup::check_labels;
+use super::listing::{ListQuery, MatchSummary, Page};
+use super::live::lock;
+use super::{Engine, Resume, WatchStart};
 
 impl Engine {
     /// A page of matches, oldest first (by creation time, then id): every
@@ -26,90 +20,41 @@ impl Engine {
     /// reason of the ones it cannot play. Returns the page and the token of
     /// the next one (empty after the last).
     pub fn list_matches(&self, query: &ListQuery) -> HostResult<(Vec<MatchSummary>, String)> {
-        let limit = match query.page_size {
-            0 => DEFAULT_PAGE,
-            n => n.min(MAX_PAGE),
-        };
-        let filters = filters_fingerprint(query);
-        let after = page_start(&query.page_token, &filters)?;
-        let unavailable = self.unavailable.read().unwrap_or_else(|e| e.into_inner());
+        let page = Page::of(query)?;
         if query.state == Some(None) {
-            let mut out: Vec<MatchSummary> = unavailable
-                .values()
-                .filter(|u| {
-                    let setup = &u.setup;
-                    StoreQuery {
-                        game: query.game.clone(),
-                        labels: query.labels.clone(),
-                        created_from_ms: query.created_from_ms,
-                        created_before_ms: query.created_before_ms,
-                        after: after.clone(),
-                        ..StoreQuery::default()
-                    }
-                    .selects(setup, Lifecycle::Running)
-                })
-                .map(|u| MatchSummary {
-                    match_id: u.setup.match_id.clone(),
-                    game: u.setup.game.clone(),
-                    plugin_version: u.setup.plugin_version.clone(),
-                    players: u.setup.players,
-                    lifecycle: None,
-                    version: u.version,
-                    open_seats: Vec::new(),
-                    created_at_ms: u.setup.created_at_ms,
-                    unavailable_reason: u.reason.clone(),
-                    labels: u.setup.labels.clone(),
-                })
-                .collect();
-            out.sort_by(|a, b| (a.created_at_ms, &a.match_id).cmp(&(b.created_at_ms, &b.match_id)));
-            out.truncate(limit);
-            let next = next_token(&out, limit, &filters);
-            return Ok((out, next));
+            let listed = page.cut(self.unavailable.summaries(page.query()));
+            let next = page.next_token(&listed);
+            return Ok((listed, next));
         }
-        let stored = self.store.list(&StoreQuery {
-            game: query.game.clone(),
-            state: query.state.flatten(),
-            labels: query.labels.clone(),
-            created_from_ms: query.created_from_ms,
-            created_before_ms: query.created_before_ms,
-            after,
-            limit,
-        })?;
-        let live = self.matches.read().unwrap_or_else(|e| e.into_inner());
+        let stored = self.store.list(page.query())?;
         let now = now_ms();
-        let mut out = Vec::with_capacity(stored.len());
+        let mut listed = Vec::with_capacity(stored.len());
         for summary in stored {
-            let id = &summary.setup.match_id;
-            let mut listed = MatchSummary {
-                match_id: id.clone(),
-                game: summary.setup.game.clone(),
-                plugin_version: summary.setup.plugin_version.clone(),
-                players: summary.setup.players,
-                lifecycle: Some(summary.state),
-                version: summary.final_version.unwrap_or(0),
-                open_seats: summary.open_seats,
-                created_at_ms: summary.setup.created_at_ms,
-                unavailable_reason: String::new(),
-                labels: summary.setup.labels.clone(),
-            };
-            if let Some(reason) = &summary.unreadable {
-                listed.lifecycle = None;
-                listed.version = 0;
-                listed.unavailable_reason = reason.clone();
-            } else if let Some(u) = unavailable.get(id) {
-                listed.lifecycle = None;
-                listed.version = u.version;
-                listed.unavailable_reason = u.reason.clone();
-            } else if let Some(slot) = live.get(id) {
-                let m = lock(slot);
-                listed.lifecycle = Some(m.lifecycle());
-                // A listing is public: it shows what spectators may see.
-                listed.version = m.spectator_horizon(now).version;
-            }
-            out.push(listed);
+            let mut summary = MatchSummary::of_stored(summary);
+            self.as_held_now(&mut summary, now);
+            listed.push(summary);
         }
-        let next = next_token(&out, limit, &filters);
-        Ok((out, next))
+        let next = page.next_token(&listed);
+        Ok((listed, next))
+    }
+
+    /// `summary` of a readable stored match brought up to what the host
+    /// holds as of `now_ms`: unavailable here, or, in memory, its stage and
+    /// the version spectators may see.
+    fn as_held_now(&self, summary: &mut MatchSummary, now_ms: i64) {
+        if summary.lifecycle.is_none() {
+            return;
+        }
+        if let Some((version, reason)) = self.unavailable.version_and_reason(&summary.match_id) {
+            summary.lifecycle = None;
+            summary.version = version;
+            summary.unavailable_reason = reason;
+        } else if let Some(slot) = self.table.get(&summary.match_id) {
+            let m = lock(&slot);
+            summary.lifecycle = Some(m.lifecycle());
+            // A listing is public: it shows what spectators may see.
+            summary.version = m.spectator_horizon(now_ms).version;
+        }
     }
 
     /// The record of a match: organizers and the admin only while it
@@ -126,45 +71,6 @@ impl Engine {
                 })?;
         }
         Ok(Record::of(&m)?.to_json())
-    }
-
-    /// Replays and verifies a record and stores it as a new match (admin
-    /// only). Its size, its number of actions and every count and value
-    /// its setup holds are checked before anything is made for its seats.
-    pub fn import(&self, caller: &Caller, record_json: &str) -> HostResult<Created> {
-        caller.require(Need::Admin, "importing a record")?;
-        if record_json.len() > MAX_RECORD_BYTES {
-            return Err(HostError::InvalidRecord(format!(
-                "a record is at most {MAX_RECORD_BYTES} bytes, not {}",
-                record_json.len()
-            )));
-        }
-        let record = Record::parse(record_json)?;
-        let plugin = self
-            .registry
-            .get(&record.game, Some(&record.plugin_version))
-            .ok_or_else(|| HostError::GameNotLoaded {
-                game: record.game.clone(),
-                version: record.plugin_version.clone(),
-            })?;
-        check_record_setup(plugin.manifest(), &record)?;
-        let (tokens, hashes) = issue_tokens(record.players, &[]);
-        let setup = record.setup(new_match_id());
-        let game: Arc<dyn DynGame> = plugin;
-        let m = Match::replay(game, setup, hashes.clone(), &record.actions)?;
-        record.verify(&m)?;
-        let seats = NewSeats {
-            hashes,
-            tokens,
-            join_code_hashes: Vec::new(),
-            join_codes: Vec::new(),
-        };
-        let (created, commit) = self.store_new(m, seats, ViewDetail::Full, None)?;
-        if let Err(e) = commit.wait() {
-            self.discard(&created.match_id);
-            return Err(e);
-        }
-        Ok(created)
     }
 
     /// Starts watching a match: subscribes to its live events and takes
@@ -244,91 +150,6 @@ impl Engine {
         events.retain(|event| event.seq <= visible.seq);
         Ok((events, visible.seq))
     }
-}
-
-/// The largest record ImportRecord takes, in bytes: what a gRPC message
-/// carries by default (4 MiB), some 15 000 actions.
-pub const MAX_RECORD_BYTES: usize = 4 * 1024 * 1024;
-
-/// Most actions (log entries) a record may hold.
-pub const MAX_RECORD_ACTIONS: usize = 20_000;
-
-/// Refuses a record whose setup no match could have had: a player count
-/// the game is not played by (checked first, since every other count is
-/// per seat), too many actions, a time control, start position, labels,
-/// spectator delay or seat players a new match would be refused.
-fn check_record_setup(manifest: &tabletop_sdk::Manifest, record: &Record) -> HostResult<()> {
-    let invalid = |field: &str, why: String| HostError::InvalidRecord(format!("{field}: {why}"));
-    check_players(manifest, record.players).map_err(|e| invalid("players", e))?;
-    if record.actions.len() > MAX_RECORD_ACTIONS {
-        return Err(invalid(
-            "actions",
-            format!(
-                "a record holds at most {MAX_RECORD_ACTIONS} actions, not {}",
-                record.actions.len()
-            ),
-        ));
-    }
-    check_start_position(record.start_position.as_deref())?;
-    if let Some(control) = &record.time_control {
-        control.validate().map_err(|e| invalid("time_control", e))?;
-    }
-    check_labels(&record.labels).map_err(|e| invalid("labels", e))?;
-    if let Some(delay) = &record.spectator_delay {
-        delay.check().map_err(|e| invalid("spectator_delay", e))?;
-    }
-    check_seat_players(&record.seat_players, record.players, &[])
-        .map_err(|e| invalid("seat_players", e))
-}
-
-/// A listing's page size when the request names none, and its largest.
-const DEFAULT_PAGE: usize = 100;
-const MAX_PAGE: usize = 1000;
-
-/// What a page token is bound to: the filters it was issued for.
-fn filters_fingerprint(query: &ListQuery) -> String {
-    let canonical = format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}",
-        query.game, query.state, query.labels, query.created_from_ms, query.created_before_ms
-    );
-    hex::encode(&Sha256::digest(canonical.as_bytes())[..6])
-}
-
-/// The token of the page after `page`: empty when `page` was not full.
-fn next_token(page: &[MatchSummary], limit: usize, filters: &str) -> String {
-    match page.last() {
-        Some(last) if page.len() == limit => hex::encode(format!(
-            "{}.{}.{filters}",
-            last.created_at_ms, last.match_id
-        )),
-        _ => String::new(),
-    }
-}
-
-/// Where a page starts: after the match a token names (none for an empty
-/// token), if the token was issued for the same filters.
-fn page_start(token: &str, filters: &str) -> HostResult<Option<(i64, String)>> {
-    if token.is_empty() {
-        return Ok(None);
-    }
-    let bad = |why: &str| HostError::InvalidPageToken(why.to_string());
-    let text = hex::decode(token)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .ok_or_else(|| bad("it is not a token this server issued"))?;
-    let mut parts = text.splitn(3, '.');
-    let (Some(at), Some(id), Some(bound)) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(bad("it is not a token this server issued"));
-    };
-    if bound != filters {
-        return Err(bad(
-            "it was issued for other filters: ask again from the first page",
-        ));
-    }
-    let at = at
-        .parse()
-        .map_err(|_| bad("it is not a token this server issued"))?;
-    Ok(Some((at, id.to_string())))
 }
 
 /// What `viewer` may see of `m` at `now_ms`: a seat, everything; a

@@ -1,0 +1,317 @@
+//! The plugins the host can play: the registry of loaded versions, the
+//! vetting of a file before it is loaded, the catalog of games, and the
+//! rebuilding of a stored match through the version it was created with.
+//!
+//! With a vetter ([`Catalog::with_vetter`], which `main` always sets,
+//! through `Engine::with_vetter`) every file is checked in a child process
+//! before it is loaded, whichever way it came. Each file offered gets one
+//! log line naming it ([`log_offer`]): loaded, already loaded, or `refused
+//! plugin file PATH: REASON`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tabletop_core::{HostError, HostResult, Match, now_ms};
+use tabletop_loader::file::check_plugin_file;
+use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Registry, Report, Vetter};
+use tabletop_sdk::abi::{EXT_ACTION_TARGETS, EXT_SVG_BOARD};
+use tabletop_sdk::{DynGame, Manifest};
+
+use crate::store::StoredMatch;
+
+/// A game in the catalog.
+#[derive(Debug, Clone)]
+pub struct GameEntry {
+    /// The manifest of the version described.
+    pub manifest: Manifest,
+    /// Every loaded version, oldest first.
+    pub versions: Vec<String>,
+    /// The game's seat names for each player count (ascending); empty for a
+    /// game that names none.
+    pub seat_names: Vec<(u32, Vec<String>)>,
+    /// Whether the game draws its board as SVG (the svg-board extension).
+    pub svg_board: bool,
+    /// Whether its actions name the board elements they involve (the
+    /// action-targets extension).
+    pub action_targets: bool,
+}
+
+/// How a file came to be offered, for its log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offered {
+    /// Found in the plugin directory at start.
+    AtStart,
+    /// Copied into the plugin directory while the host runs.
+    HotAdded,
+    /// Named by an admin's LoadPlugin call.
+    OnRequest,
+}
+
+/// What the check of one file found: `None` without a vetter.
+pub type Vetted = Option<Result<Report, Refusal>>;
+
+/// The loaded plugins, and how a file becomes one.
+#[derive(Debug)]
+pub struct Catalog {
+    registry: Registry,
+    /// Where loaded files are copied, and the checks' scratch directory.
+    cache_dir: PathBuf,
+    /// Checks each plugin file in a child process before it is loaded
+    /// (unset, files load unchecked).
+    vetter: Option<Vetter>,
+}
+
+impl Catalog {
+    /// No plugins; files are copied under `cache_dir` and load unchecked.
+    pub fn new(cache_dir: PathBuf) -> Catalog {
+        Catalog {
+            registry: Registry::new(),
+            cache_dir,
+            vetter: None,
+        }
+    }
+
+    /// Vets every plugin file with `vetter` before it is loaded.
+    pub fn with_vetter(self, vetter: Vetter) -> Catalog {
+        Catalog {
+            vetter: Some(vetter),
+            ..self
+        }
+    }
+
+    /// The plugin registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// How long the check of one plugin file may take (zero without a
+    /// vetter).
+    pub fn vet_timeout(&self) -> Duration {
+        self.vetter.as_ref().map_or(Duration::ZERO, |v| v.timeout())
+    }
+
+    /// Where the checking processes put their private copies (each in a
+    /// directory of its own, removed after the check).
+    fn vet_scratch(&self) -> PathBuf {
+        self.cache_dir.join("vetting")
+    }
+
+    /// Removes what checks cut short by an earlier host's end left in the
+    /// scratch directory.
+    pub fn clear_vet_scratch(&self) {
+        let scratch = self.vet_scratch();
+        match std::fs::remove_dir_all(&scratch) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(dir = %scratch.display(), error = %e, "cannot clear the plugin checks' scratch directory")
+            }
+        }
+    }
+
+    /// Checks one file in a child process (with a vetter).
+    pub fn vet(&self, path: &Path) -> Result<Vetted, AddError> {
+        let Some(vetter) = &self.vetter else {
+            return Ok(None);
+        };
+        // A missing file, a FIFO, a device or a directory is the caller's
+        // mistake, not a plugin's: say so without starting a check (and
+        // without opening it: a FIFO with no writer would block the open).
+        check_plugin_file(path).map_err(AddError::Load)?;
+        Ok(Some(vetter.vet(path, &self.vet_scratch())))
+    }
+
+    /// Checks each of `files`, several at once (with a vetter).
+    pub fn vet_all(&self, files: &[PathBuf]) -> Vec<Vetted> {
+        match &self.vetter {
+            Some(vetter) => vetter
+                .vet_all(files, &self.vet_scratch())
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => files.iter().map(|_| None).collect(),
+        }
+    }
+
+    /// Loads `path` if its check passed (or there was none). The loader
+    /// loads the file only if the bytes it reads are the ones the child
+    /// checked.
+    pub fn add_vetted(&self, path: &Path, vetted: Vetted) -> Result<Added, AddError> {
+        match vetted {
+            Some(vetted) => {
+                let report = vetted.map_err(AddError::Vet)?;
+                self.registry
+                    .add_file_vetted(path, &self.cache_dir, &report.sha256)
+                    .map_err(|e| match e {
+                        AddError::Load(LoadError::Changed) => AddError::Vet(Refusal::Changed),
+                        other => other,
+                    })
+            }
+            None => self.registry.add_file(path, &self.cache_dir),
+        }
+    }
+
+    /// Every game, newest version of each.
+    pub fn games(&self) -> Vec<GameEntry> {
+        self.registry
+            .latest()
+            .into_iter()
+            .map(|p| self.entry(&p))
+            .collect()
+    }
+
+    /// One game.
+    pub fn game(&self, name: &str, version: Option<&str>) -> HostResult<GameEntry> {
+        let plugin = self.plugin(name, version)?;
+        Ok(self.entry(&plugin))
+    }
+
+    fn entry(&self, plugin: &Plugin) -> GameEntry {
+        GameEntry {
+            manifest: plugin.manifest().clone(),
+            versions: self.registry.versions(&plugin.manifest().name),
+            seat_names: seat_names(plugin),
+            svg_board: offers(plugin, EXT_SVG_BOARD),
+            action_targets: offers(plugin, EXT_ACTION_TARGETS),
+        }
+    }
+
+    /// The plugin of `name` at `version` (the newest without one), or why
+    /// there is none.
+    pub fn plugin(&self, name: &str, version: Option<&str>) -> HostResult<Arc<Plugin>> {
+        if name.is_empty() {
+            return Err(HostError::InvalidRequest("a game name is required".into()));
+        }
+        self.registry
+            .get(name, version)
+            .ok_or_else(|| match version {
+                Some(v) if self.registry.get(name, None).is_some() => {
+                    HostError::UnknownGameVersion {
+                        game: name.to_string(),
+                        version: v.to_string(),
+                        loaded: self.registry.versions(name),
+                    }
+                }
+                _ => HostError::UnknownGame {
+                    game: name.to_string(),
+                },
+            })
+    }
+
+    /// The plugin of `game` at exactly `version`, if it is loaded.
+    pub fn exact(&self, game: &str, version: &str) -> Option<Arc<Plugin>> {
+        self.registry.get(game, Some(version))
+    }
+
+    /// Every loaded plugin.
+    pub fn all(&self) -> Vec<Arc<Plugin>> {
+        self.registry.all()
+    }
+
+    /// Rebuilds one stored match by replaying its log through the plugin
+    /// version it was created with, or says why it cannot be played here.
+    pub fn restore(&self, stored: &StoredMatch) -> Result<Match, String> {
+        let setup = &stored.setup;
+        let plugin = self
+            .exact(&setup.game, &setup.plugin_version)
+            .ok_or_else(|| {
+                let loaded = self.registry.versions(&setup.game);
+                format!(
+                    "it was created with {} {}, which is not loaded (loaded versions: {}); \
+                     put that plugin file in the plugin directory to resume it",
+                    setup.game,
+                    setup.plugin_version,
+                    if loaded.is_empty() {
+                        "none".to_string()
+                    } else {
+                        loaded.join(", ")
+                    }
+                )
+            })?;
+        let game: Arc<dyn DynGame> = plugin;
+        let mut m = Match::restore(
+            game,
+            setup.clone(),
+            stored.seat_hashes.clone(),
+            &stored.joins,
+            &stored.log,
+            &stored.pending,
+        )
+        .map_err(|e| format!("its stored log does not replay: {e}"))?;
+        m.resume_clocks(now_ms());
+        Ok(m)
+    }
+}
+
+/// Logs what became of a file offered: one line naming it. Returns whether
+/// a new plugin was loaded.
+pub fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered) -> bool {
+    let file = file.display();
+    match added {
+        Ok(Added::New { game, version }) => {
+            match offered {
+                Offered::AtStart => tracing::info!("loaded plugin file {file}: {game} {version}"),
+                Offered::HotAdded => {
+                    tracing::info!("hot-added plugin file {file}: {game} {version}");
+                }
+                Offered::OnRequest => {
+                    tracing::info!("loaded plugin file {file} on request: {game} {version}");
+                }
+            }
+            true
+        }
+        Ok(Added::AlreadyLoaded { game, version }) => {
+            tracing::info!(
+                "plugin file {file}: {game} {version} is already loaded with the same content"
+            );
+            false
+        }
+        Err(e) => {
+            tracing::warn!("refused plugin file {file}: {e}");
+            false
+        }
+    }
+}
+
+/// Why the file at `path`, offered on request, was not loaded, as a caller
+/// is told.
+pub fn refusal(path: &str, refused: AddError) -> HostError {
+    match refused {
+        AddError::Load(LoadError::Io(io)) => HostError::PluginFileUnreadable {
+            path: path.to_string(),
+            error: io,
+        },
+        AddError::Conflict {
+            game,
+            version,
+            existing,
+        } => HostError::PluginConflict {
+            game,
+            version,
+            existing,
+        },
+        other => HostError::PluginRefused {
+            path: path.to_string(),
+            why: other.to_string(),
+        },
+    }
+}
+
+/// The game's seat names for each player count it allows; empty when it
+/// names none (or its plugin fails to say, which the catalog does not
+/// report as an error: the names are a courtesy).
+fn seat_names(game: &dyn DynGame) -> Vec<(u32, Vec<String>)> {
+    let manifest = game.manifest();
+    (manifest.min_players..=manifest.max_players)
+        .filter_map(|players| {
+            let names = game.seat_names(players).ok()?;
+            (!names.is_empty()).then_some((players, names))
+        })
+        .collect()
+}
+
+/// Whether `plugin` offers the extension `id`.
+fn offers(plugin: &Plugin, id: &str) -> bool {
+    plugin.extensions().contains(&id)
+}

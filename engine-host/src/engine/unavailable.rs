@@ -1,0 +1,120 @@
+//! The stored matches this host cannot play (their plugin version is not
+//! loaded, their log no longer replays, their row is damaged), with why:
+//! found at start, and retried when a plugin version is added.
+
+use std::collections::BTreeMap;
+use std::sync::RwLock;
+
+use tabletop_core::{Lifecycle, MatchSetup};
+
+use super::listing::MatchSummary;
+use crate::store::{MatchQuery, StoredMatch};
+
+/// A stored match that cannot be played here.
+#[derive(Debug, Clone)]
+struct Unavailable {
+    setup: MatchSetup,
+    version: u64,
+    reason: String,
+    /// What the store holds, to retry when its plugin version is added
+    /// (`None`: its stored data does not read back, so no plugin helps).
+    stored: Option<StoredMatch>,
+}
+
+/// The unavailable matches by id.
+#[derive(Debug, Default)]
+pub struct UnavailableMatches {
+    by_id: RwLock<BTreeMap<String, Unavailable>>,
+}
+
+impl UnavailableMatches {
+    /// Lists the match `setup` describes as unavailable for `reason`, at
+    /// `version`, with what the store holds of it, if it reads back.
+    pub fn insert(
+        &self,
+        setup: MatchSetup,
+        version: u64,
+        reason: String,
+        stored: Option<StoredMatch>,
+    ) {
+        self.by_id
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                setup.match_id.clone(),
+                Unavailable {
+                    setup,
+                    version,
+                    reason,
+                    stored,
+                },
+            );
+    }
+
+    /// Takes `match_id` off the list: it plays again.
+    pub fn remove(&self, match_id: &str) {
+        self.by_id
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id);
+    }
+
+    /// Why `match_id` cannot be played, if it is listed.
+    pub fn reason(&self, match_id: &str) -> Option<String> {
+        self.by_id
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .map(|u| u.reason.clone())
+    }
+
+    /// The version `match_id` stands at and why it cannot be played, if it
+    /// is listed.
+    pub fn version_and_reason(&self, match_id: &str) -> Option<(u64, String)> {
+        self.by_id
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .map(|u| (u.version, u.reason.clone()))
+    }
+
+    /// What the store holds of the listed matches of `game` at `version`
+    /// that read back: the ones a newly added plugin may make playable.
+    pub fn stored_of(&self, game: &str, version: &str) -> Vec<StoredMatch> {
+        self.by_id
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .filter(|u| u.setup.game == game && u.setup.plugin_version == version)
+            .filter_map(|u| u.stored.clone())
+            .collect()
+    }
+
+    /// How many are listed.
+    pub fn count(&self) -> usize {
+        self.by_id.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// The listed matches `query` selects, in no order (an unavailable
+    /// match has no stage: give `query` none).
+    pub fn summaries(&self, query: &MatchQuery) -> Vec<MatchSummary> {
+        self.by_id
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .filter(|u| query.selects(&u.setup, Lifecycle::Running))
+            .map(|u| MatchSummary {
+                match_id: u.setup.match_id.clone(),
+                game: u.setup.game.clone(),
+                plugin_version: u.setup.plugin_version.clone(),
+                players: u.setup.players,
+                lifecycle: None,
+                version: u.version,
+                open_seats: Vec::new(),
+                created_at_ms: u.setup.created_at_ms,
+                unavailable_reason: u.reason.clone(),
+                labels: u.setup.labels.clone(),
+            })
+            .collect()
+    }
+}
