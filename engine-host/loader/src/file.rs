@@ -132,37 +132,32 @@ pub fn plugin_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// section header table lie inside the file. A half-copied file fails this;
 /// loading it would map pages past its end and crash the host on first touch.
 /// Other formats (macOS, Windows) are left to the loader.
+///
+/// The `object` crate reads the headers (read-only, bounds-checked); the
+/// checks and their order are this function's: header, program headers,
+/// section headers, then each segment's bytes.
 pub fn check_complete_library(bytes: &[u8]) -> Result<(), String> {
-    if !bytes.starts_with(b"\x7fELF") {
+    use object::read::elf::{FileHeader, ProgramHeader};
+
+    if !bytes.starts_with(&object::elf::ELFMAG) {
         if cfg!(target_os = "linux") {
             return Err("no ELF header".into());
         }
         return Ok(());
     }
-    if bytes.len() < 64 || bytes[4] != 2 || bytes[5] != 1 {
-        return Err("not a complete 64-bit little-endian ELF header".into());
-    }
-    let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u64;
-    let u64_at = |at: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_le_bytes(b)
-    };
-    let len = bytes.len() as u64;
-    let within = |offset: u64, size: u64| offset.checked_add(size).is_some_and(|end| end <= len);
-    let (phoff, shoff) = (u64_at(0x20), u64_at(0x28));
-    let (phentsize, phnum) = (u16_at(0x36), u16_at(0x38));
-    let (shentsize, shnum) = (u16_at(0x3A), u16_at(0x3C));
-    if phentsize < 56 || !within(phoff, phentsize * phnum) {
-        return Err("the program headers are cut off".into());
-    }
-    if shnum > 0 && !within(shoff, shentsize * shnum) {
-        return Err("the section headers are cut off".into());
-    }
-    for i in 0..phnum {
-        let at = (phoff + i * phentsize) as usize;
-        let (offset, filesz) = (u64_at(at + 8), u64_at(at + 32));
-        if !within(offset, filesz) {
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(bytes)
+        .ok()
+        .filter(|header| header.is_little_endian())
+        .ok_or("not a complete 64-bit little-endian ELF header")?;
+    let endian = object::LittleEndian;
+    let segments = header
+        .program_headers(endian, bytes)
+        .map_err(|_| "the program headers are cut off")?;
+    header
+        .section_headers(endian, bytes)
+        .map_err(|_| "the section headers are cut off")?;
+    for (i, segment) in segments.iter().enumerate() {
+        if segment.data(endian, bytes).is_err() {
             return Err(format!("segment {i} is cut off"));
         }
     }
@@ -221,15 +216,70 @@ mod tests {
         assert!(check_complete_library(&header).is_err());
     }
 
-    #[test]
-    fn a_library_cut_short_is_refused_and_a_whole_one_passes() {
+    /// This test binary, when it is a 64-bit little-endian ELF file.
+    fn whole_elf() -> Option<Vec<u8>> {
         let whole = std::fs::read(std::env::current_exe().expect("test binary"))
             .expect("the test binary is readable");
-        if !whole.starts_with(b"\x7fELF") {
-            return;
-        }
+        whole.starts_with(b"\x7fELF\x02\x01").then_some(whole)
+    }
+
+    #[test]
+    fn a_library_cut_short_is_refused_and_a_whole_one_passes() {
+        let Some(whole) = whole_elf() else { return };
         assert_eq!(check_complete_library(&whole), Ok(()));
         let cut = &whole[..whole.len() / 2];
         assert!(check_complete_library(cut).is_err());
+    }
+
+    #[test]
+    fn each_cut_is_named() {
+        let Some(whole) = whole_elf() else { return };
+        assert_eq!(
+            check_complete_library(&whole[..70]),
+            Err("the program headers are cut off".to_string())
+        );
+        let mut headers_past_the_end = whole.clone();
+        let end = whole.len() as u64;
+        headers_past_the_end[0x28..0x30].copy_from_slice(&end.to_le_bytes());
+        assert_eq!(
+            check_complete_library(&headers_past_the_end),
+            Err("the section headers are cut off".to_string())
+        );
+        // Cut one byte short of where the last segment's bytes end, with
+        // no section headers to trip over first.
+        let segments_end = {
+            use object::read::elf::{FileHeader, ProgramHeader};
+            let endian = object::LittleEndian;
+            let header = object::elf::FileHeader64::<object::LittleEndian>::parse(&whole[..])
+                .expect("a whole header");
+            header
+                .program_headers(endian, &whole[..])
+                .expect("whole program headers")
+                .iter()
+                .map(|p| p.p_offset(endian) + p.p_filesz(endian))
+                .max()
+                .expect("a segment")
+        };
+        let mut no_sections = whole;
+        no_sections[0x28..0x30].fill(0);
+        no_sections.truncate(segments_end as usize - 1);
+        let refused = check_complete_library(&no_sections).unwrap_err();
+        assert!(
+            refused.starts_with("segment ") && refused.ends_with(" is cut off"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn a_big_endian_or_32_bit_header_is_refused() {
+        let Some(whole) = whole_elf() else { return };
+        for (at, value) in [(5, 2u8), (4, 1u8)] {
+            let mut other = whole.clone();
+            other[at] = value;
+            assert_eq!(
+                check_complete_library(&other),
+                Err("not a complete 64-bit little-endian ELF header".to_string())
+            );
+        }
     }
 }

@@ -1,10 +1,17 @@
 //! A latency histogram with fixed buckets, recorded with atomics only: an
-//! observation on the hot path is one bucket search and three relaxed adds,
+//! observation on the hot path is one bucket search and two relaxed adds,
 //! with no lock, so calls on different cores never wait for each other.
+//!
+//! `prometheus_client`'s own histogram takes a write lock per observation,
+//! so this one stays; it is encoded through `prometheus_client` like any
+//! other metric ([`EncodeMetric`]).
 
-use std::fmt::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
+use prometheus_client::metrics::{MetricType, TypedMetric};
 
 /// Upper bounds of the buckets, in seconds: 50 µs to 10 s, the range from
 /// an inline submit to a call at its deadline.
@@ -34,9 +41,15 @@ const BOUNDS_NANOS: [u64; 17] = [
     10_000_000_000,
 ];
 
-/// Durations in fixed buckets, their count and their sum.
-#[derive(Debug, Default)]
+/// Durations in fixed buckets, their count and their sum. Clones share the
+/// same counts (one held where things are timed, one by the registry).
+#[derive(Debug, Default, Clone)]
 pub struct Histogram {
+    counts: Arc<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
     /// Observations per bucket (not cumulative); the last is above every
     /// bound.
     buckets: [AtomicU64; BOUNDS_NANOS.len() + 1],
@@ -51,46 +64,60 @@ impl Histogram {
             .iter()
             .position(|&bound| nanos <= bound)
             .unwrap_or(BOUNDS_NANOS.len());
-        self.buckets[bucket].fetch_add(1, Ordering::Relaxed);
-        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+        self.counts.buckets[bucket].fetch_add(1, Ordering::Relaxed);
+        self.counts.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
     }
 
     /// How many durations were recorded.
     pub fn count(&self) -> u64 {
-        self.buckets.iter().map(|b| b.load(Ordering::Relaxed)).sum()
+        self.counts
+            .buckets
+            .iter()
+            .map(|b| b.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+impl TypedMetric for Histogram {
+    const TYPE: MetricType = MetricType::Histogram;
+}
+
+impl EncodeMetric for Histogram {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), std::fmt::Error> {
+        // Each bucket loaded once, so the count is the buckets' total.
+        let mut bounded = [(0.0, 0); BOUNDS_SECONDS.len()];
+        for ((slot, bound), bucket) in bounded
+            .iter_mut()
+            .zip(BOUNDS_SECONDS)
+            .zip(&self.counts.buckets)
+        {
+            *slot = (bound, bucket.load(Ordering::Relaxed));
+        }
+        let above = self.counts.buckets[BOUNDS_NANOS.len()].load(Ordering::Relaxed);
+        let count = bounded.iter().map(|&(_, n)| n).sum::<u64>() + above;
+        let sum = self.counts.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        encoder.encode_histogram::<NoLabelSet>(sum, count, &bounded, None)
     }
 
-    /// Writes the histogram's `_bucket`, `_sum` and `_count` lines for
-    /// `name` with `labels` (already formatted, `key="value",…`, or empty).
-    pub fn render(&self, out: &mut String, name: &str, labels: &str) {
-        let separator = if labels.is_empty() { "" } else { "," };
-        let mut cumulative = 0;
-        for (bound, bucket) in BOUNDS_SECONDS.iter().zip(&self.buckets) {
-            cumulative += bucket.load(Ordering::Relaxed);
-            let _ = writeln!(
-                out,
-                "{name}_bucket{{{labels}{separator}le=\"{bound}\"}} {cumulative}"
-            );
-        }
-        cumulative += self.buckets[BOUNDS_NANOS.len()].load(Ordering::Relaxed);
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{{labels}{separator}le=\"+Inf\"}} {cumulative}"
-        );
-        let sum = self.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
-        let braces = if labels.is_empty() {
-            String::new()
-        } else {
-            format!("{{{labels}}}")
-        };
-        let _ = writeln!(out, "{name}_sum{braces} {sum}");
-        let _ = writeln!(out, "{name}_count{braces} {cumulative}");
+    fn metric_type(&self) -> MetricType {
+        MetricType::Histogram
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use prometheus_client::encoding::prometheus_text;
+    use prometheus_client::registry::Registry;
+
     use super::*;
+
+    fn text(name: &str, histogram: &Histogram) -> String {
+        let mut registry = Registry::default();
+        registry.register(name, "Test", histogram.clone());
+        let mut out = String::new();
+        prometheus_text::encode(&mut out, &registry).unwrap();
+        out
+    }
 
     #[test]
     fn buckets_are_cumulative_and_the_count_and_sum_add_up() {
@@ -100,42 +127,30 @@ mod tests {
         h.observe(Duration::from_millis(3));
         h.observe(Duration::from_secs(60));
         assert_eq!(h.count(), 4);
-        let mut out = String::new();
-        h.render(&mut out, "t_seconds", "method=\"M\"");
-        assert!(
-            out.contains("t_seconds_bucket{method=\"M\",le=\"0.00005\"} 2\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("t_seconds_bucket{method=\"M\",le=\"0.0025\"} 2\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("t_seconds_bucket{method=\"M\",le=\"0.005\"} 3\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("t_seconds_bucket{method=\"M\",le=\"10\"} 3\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("t_seconds_bucket{method=\"M\",le=\"+Inf\"} 4\n"),
-            "{out}"
-        );
-        assert!(out.contains("t_seconds_count{method=\"M\"} 4\n"), "{out}");
-        assert!(
-            out.contains("t_seconds_sum{method=\"M\"} 60.00306\n"),
-            "{out}"
-        );
+        let out = text("t_seconds", &h);
+        for line in [
+            "# TYPE t_seconds histogram",
+            "t_seconds_bucket{le=\"5e-05\"} 2",
+            "t_seconds_bucket{le=\"0.0025\"} 2",
+            "t_seconds_bucket{le=\"0.005\"} 3",
+            "t_seconds_bucket{le=\"10\"} 3",
+            "t_seconds_bucket{le=\"+Inf\"} 4",
+            "t_seconds_count 4",
+            "t_seconds_sum 60.00306",
+        ] {
+            assert!(out.lines().any(|l| l == line), "no `{line}` in\n{out}");
+        }
     }
 
     #[test]
-    fn a_histogram_without_labels_renders_bare_names() {
+    fn a_clone_counts_into_the_same_buckets() {
         let h = Histogram::default();
-        h.observe(Duration::from_millis(1));
-        let mut out = String::new();
-        h.render(&mut out, "x", "");
-        assert!(out.contains("x_bucket{le=\"0.001\"} 1\n"), "{out}");
-        assert!(out.contains("x_count 1\n"), "{out}");
+        h.clone().observe(Duration::from_millis(1));
+        assert_eq!(h.count(), 1);
+        assert!(
+            text("x", &h).contains("x_bucket{le=\"0.001\"} 1\n"),
+            "{}",
+            text("x", &h)
+        );
     }
 }

@@ -1,23 +1,27 @@
-//! The metrics endpoint: `GET /metrics` over plain HTTP/1.1 answers the
-//! Prometheus text; anything else is 404 (or 405 for another method). One
-//! request per connection, read with a size and time limit, so a scraper
-//! that stalls or sends junk holds nothing for long.
+//! The metrics endpoint: `GET /metrics` over plain HTTP/1.1 (hyper)
+//! answers the Prometheus text; anything else is 404 (or 405 for another
+//! method). One request per connection, its head read with a size and time
+//! limit, so a scraper that stalls or sends junk holds nothing for long.
 
+use std::convert::Infallible;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 use tokio::net::{TcpListener, TcpStream};
 
 use super::metrics;
 
-/// Longest request head read, in bytes.
+/// Longest request head read, in bytes (hyper's smallest read buffer).
 const MAX_REQUEST: usize = 8 * 1024;
 
-/// Longest a connection may take to send its request.
+/// Longest a connection may take to send its request head.
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The content type of the text format.
-const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Serves `GET /metrics` on `listener` until the task is dropped.
 pub async fn serve(listener: TcpListener) {
@@ -34,78 +38,126 @@ pub async fn serve(listener: TcpListener) {
     }
 }
 
-async fn answer(mut stream: TcpStream) {
-    let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream)).await {
-        Ok(Some(head)) => head,
-        _ => return,
-    };
-    let (status, content_type, body) = respond(&head);
-    let response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    if stream.write_all(response.as_bytes()).await.is_ok() {
-        let _ = stream.write_all(body.as_bytes()).await;
-    }
-    let _ = stream.shutdown().await;
-}
-
-/// The request head (up to the blank line), or `None` if the peer closed
-/// first or sent more than [`MAX_REQUEST`] bytes.
-async fn read_head(stream: &mut TcpStream) -> Option<String> {
-    let mut buffer = Vec::with_capacity(512);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-        if buffer.windows(4).any(|w| w == b"\r\n\r\n") {
-            return Some(String::from_utf8_lossy(&buffer).into_owned());
-        }
-        if buffer.len() > MAX_REQUEST {
-            return None;
-        }
+/// Answers one request on `stream`, then closes it.
+async fn answer(stream: TcpStream) {
+    let served = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(READ_TIMEOUT)
+        .max_buf_size(MAX_REQUEST)
+        .keep_alive(false)
+        .serve_connection(
+            TokioIo::new(stream),
+            service_fn(|request| async move { Ok::<_, Infallible>(respond(&request)) }),
+        )
+        .await;
+    if let Err(e) = served {
+        tracing::debug!(error = %e, "metrics endpoint: a connection ended early");
     }
 }
 
-/// Status line, content type and body for a request head.
-fn respond(head: &str) -> (&'static str, &'static str, String) {
-    let mut parts = head.lines().next().unwrap_or("").split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("");
-    match (method, path) {
-        ("GET", "/metrics") => ("200 OK", CONTENT_TYPE, metrics().render()),
+/// The answer to a request.
+fn respond<B>(request: &Request<B>) -> Response<Full<Bytes>> {
+    let (status, content_type, body) = match (request.method(), request.uri().path()) {
+        (&Method::GET, "/metrics") => (StatusCode::OK, CONTENT_TYPE, metrics().render()),
         (_, "/metrics") => (
-            "405 Method Not Allowed",
+            StatusCode::METHOD_NOT_ALLOWED,
             "text/plain",
             "GET only\n".to_string(),
         ),
         _ => (
-            "404 Not Found",
+            StatusCode::NOT_FOUND,
             "text/plain",
             "the metrics are at /metrics\n".to_string(),
         ),
-    }
+    };
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
 }
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
     use super::*;
+
+    fn request(method: Method, target: &str) -> Request<()> {
+        Request::builder()
+            .method(method)
+            .uri(target)
+            .body(())
+            .unwrap()
+    }
 
     #[test]
     fn only_get_metrics_answers_the_metrics() {
-        let (status, content_type, body) = respond("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-        assert_eq!(status, "200 OK");
-        assert_eq!(content_type, CONTENT_TYPE);
-        assert!(body.contains("# TYPE tabletop_rpcs_total counter"));
-        assert_eq!(respond("GET /metrics?x=1 HTTP/1.1\r\n\r\n").0, "200 OK");
+        let answer = respond(&request(Method::GET, "/metrics"));
+        assert_eq!(answer.status(), StatusCode::OK);
         assert_eq!(
-            respond("POST /metrics HTTP/1.1\r\n\r\n").0,
-            "405 Method Not Allowed"
+            answer.headers()[header::CONTENT_TYPE],
+            "text/plain; version=0.0.4; charset=utf-8"
         );
-        assert_eq!(respond("GET / HTTP/1.1\r\n\r\n").0, "404 Not Found");
-        assert_eq!(respond("\u{0}junk").0, "404 Not Found");
+        assert_eq!(
+            respond(&request(Method::GET, "/metrics?x=1")).status(),
+            StatusCode::OK
+        );
+        assert_eq!(
+            respond(&request(Method::POST, "/metrics")).status(),
+            StatusCode::METHOD_NOT_ALLOWED
+        );
+        assert_eq!(
+            respond(&request(Method::GET, "/")).status(),
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    /// What a scraper sends and reads: one request, the answer, and the
+    /// connection closed after it (a reader to end of stream finishes).
+    async fn exchange(bytes: &[u8]) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(serve(listener));
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        // The server may close before reading all of a refused request,
+        // so a failed write or a reset is part of the exchange.
+        let _ = stream.write_all(bytes).await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+            .await
+            .expect("the connection is closed after one answer");
+        server.abort();
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    #[tokio::test]
+    async fn a_scrape_gets_the_text_and_the_connection_closes() {
+        let answer = exchange(b"GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n").await;
+        let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+        assert!(head.starts_with("HTTP/1.1 200 OK"), "{head}");
+        assert!(
+            head.contains("content-type: text/plain; version=0.0.4"),
+            "{head}"
+        );
+        assert!(
+            body.contains("# TYPE tabletop_rpcs_in_flight gauge\n"),
+            "{body}"
+        );
+    }
+
+    #[tokio::test]
+    async fn junk_and_an_oversized_head_are_refused() {
+        let junk = exchange(b"\x00junk\r\n\r\n").await;
+        assert!(
+            junk.is_empty() || junk.starts_with("HTTP/1.1 400"),
+            "{junk}"
+        );
+        let mut huge = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
+        huge.resize(MAX_REQUEST * 2, b'a');
+        huge.extend_from_slice(b"\r\n\r\n");
+        let refused = exchange(&huge).await;
+        assert!(!refused.starts_with("HTTP/1.1 200"), "{refused}");
     }
 }

@@ -4,19 +4,27 @@
 //! One process-wide set ([`metrics`]), recorded where things happen: the
 //! gRPC layer (calls, codes, latency, refusals, watchers), the engine
 //! (actions, matches, plugin calls, moves to the blocking pool) and the
-//! SQLite store (commit and fsync latency). Recording is a few relaxed
-//! atomic adds, and a read-locked map lookup for a labelled series, so it
-//! stays on whether or not anyone scrapes. Every metric is listed in the
-//! README; [`Metrics::render`] writes them all.
+//! SQLite store (commit and fsync latency). Every metric is registered in a
+//! `prometheus_client` registry, which writes the text format (version
+//! 0.0.4). Recording is a few relaxed atomic adds, and a read-locked map
+//! lookup by `&str` for a labelled series (no allocation), so it stays on
+//! whether or not anyone scrapes. Every metric is listed in the README;
+//! [`Metrics::render`] writes them all (a labelled family from its first
+//! series on: before the first call, `tabletop_rpcs_total` is not listed).
 
 mod histogram;
 pub mod http;
 
 use std::collections::HashMap;
-use std::fmt::Write;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 use std::time::{Duration, Instant};
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder, prometheus_text};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::{MetricType, TypedMetric};
+use prometheus_client::registry::Registry;
 
 pub use histogram::Histogram;
 
@@ -118,10 +126,48 @@ impl PluginCall {
     }
 }
 
-/// One gRPC method's calls.
-#[derive(Debug, Default)]
+/// `service` and `method` of a gRPC method named `service/method`.
+fn service_and_method(method: &str) -> (String, String) {
+    let (service, name) = method.split_once('/').unwrap_or(("", method));
+    (service.to_string(), name.to_string())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct RpcLabels {
+    service: String,
+    method: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct RpcCodeLabels {
+    service: String,
+    method: String,
+    code: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct LimitLabels {
+    limit: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct GameLabels {
+    game: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct PluginCallLabels {
+    game: String,
+    call: &'static str,
+}
+
+/// One gRPC method's calls. A code's series is registered on its first
+/// call, so a scrape lists only the codes the method answered with.
+#[derive(Debug)]
 pub struct RpcStats {
-    codes: [AtomicU64; CODE_NAMES.len()],
+    labels: RpcLabels,
+    codes: [OnceLock<Counter>; CODE_NAMES.len()],
+    codes_family: Family<RpcCodeLabels, Counter>,
     duration: Histogram,
 }
 
@@ -132,18 +178,40 @@ impl RpcStats {
             .ok()
             .filter(|&c| c < CODE_NAMES.len())
             .unwrap_or(2);
-        self.codes[index].fetch_add(1, Ordering::Relaxed);
+        self.codes[index]
+            .get_or_init(|| {
+                self.codes_family.get_or_create_owned(&RpcCodeLabels {
+                    service: self.labels.service.clone(),
+                    method: self.labels.method.clone(),
+                    code: CODE_NAMES[index],
+                })
+            })
+            .inc();
         self.duration.observe(duration);
     }
 }
 
-/// One game's play.
-#[derive(Debug, Default)]
+/// One game's play. A plugin call's histogram is registered on its first
+/// call, so a scrape lists only the calls made.
+#[derive(Debug)]
 pub struct GameStats {
-    actions: AtomicU64,
-    created: AtomicU64,
-    finished: AtomicU64,
-    calls: [Histogram; PluginCall::ALL.len()],
+    game: String,
+    actions: Counter,
+    created: Counter,
+    finished: Counter,
+    calls: [OnceLock<Histogram>; PluginCall::ALL.len()],
+    calls_family: Family<PluginCallLabels, Histogram>,
+}
+
+impl GameStats {
+    fn call(&self, call: PluginCall) -> &Histogram {
+        self.calls[call as usize].get_or_init(|| {
+            self.calls_family.get_or_create_owned(&PluginCallLabels {
+                game: self.game.clone(),
+                call: call.name(),
+            })
+        })
+    }
 }
 
 /// Times an engine call into a game's plugin until it is dropped.
@@ -156,7 +224,7 @@ pub struct CallTimer {
 
 impl Drop for CallTimer {
     fn drop(&mut self) {
-        self.game.calls[self.call as usize].observe(self.started.elapsed());
+        self.game.call(self.call).observe(self.started.elapsed());
     }
 }
 
@@ -173,26 +241,63 @@ pub struct MatchCounts {
 
 type MatchCounter = Box<dyn Fn() -> MatchCounts + Send + Sync>;
 
-/// A set of series keyed by one label value (a method, a game), created on
-/// first use. The keys are bounded by what the host serves: the gRPC layer
-/// names only known methods, and games come from loaded plugins.
-#[derive(Debug)]
-struct Family<V> {
-    series: RwLock<HashMap<String, Arc<V>>>,
+/// The `tabletop_matches` gauge: read from the engine when scraped.
+#[derive(Clone, Default)]
+struct MatchGauge {
+    counter: Arc<OnceLock<MatchCounter>>,
 }
 
-impl<V> Default for Family<V> {
+impl std::fmt::Debug for MatchGauge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MatchGauge").finish_non_exhaustive()
+    }
+}
+
+impl EncodeMetric for MatchGauge {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let counts = self.counter.get().map(|count| count()).unwrap_or_default();
+        for (state, n) in [
+            ("live", counts.live),
+            ("finished", counts.finished),
+            ("unavailable", counts.unavailable),
+        ] {
+            encoder
+                .encode_family(&[("state", state)])?
+                .encode_gauge(&n)?;
+        }
+        Ok(())
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Gauge
+    }
+}
+
+impl TypedMetric for MatchGauge {
+    const TYPE: MetricType = MetricType::Gauge;
+}
+
+/// The series of one label value (a method, a game), made on first use
+/// and then found by `&str`, without allocating. The keys are bounded by
+/// what the host serves: the gRPC layer names only known methods, and
+/// games come from loaded plugins.
+#[derive(Debug)]
+struct Series<V> {
+    by_key: RwLock<HashMap<String, Arc<V>>>,
+}
+
+impl<V> Default for Series<V> {
     fn default() -> Self {
-        Family {
-            series: RwLock::new(HashMap::new()),
+        Series {
+            by_key: RwLock::new(HashMap::new()),
         }
     }
 }
 
-impl<V: Default> Family<V> {
-    fn get(&self, key: &str) -> Arc<V> {
+impl<V> Series<V> {
+    fn get(&self, key: &str, make: impl FnOnce(&str) -> V) -> Arc<V> {
         if let Some(series) = self
-            .series
+            .by_key
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(key)
@@ -200,46 +305,40 @@ impl<V: Default> Family<V> {
             return Arc::clone(series);
         }
         Arc::clone(
-            self.series
+            self.by_key
                 .write()
                 .unwrap_or_else(|e| e.into_inner())
                 .entry(key.to_string())
-                .or_default(),
+                .or_insert_with(|| Arc::new(make(key))),
         )
-    }
-
-    /// Every series, by key.
-    fn sorted(&self) -> Vec<(String, Arc<V>)> {
-        let mut all: Vec<(String, Arc<V>)> = self
-            .series
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(k, v)| (k.clone(), Arc::clone(v)))
-            .collect();
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        all
     }
 }
 
-/// Every metric of the host.
-#[derive(Default)]
+/// Every metric of the host, and the registry that writes them out. The
+/// handles here and the registry's share their counts.
 pub struct Metrics {
-    rpcs: Family<RpcStats>,
-    in_flight: AtomicI64,
-    refusals: [AtomicU64; LimitKind::ALL.len()],
-    games: Family<GameStats>,
-    unloaded: AtomicU64,
-    read_back: AtomicU64,
-    watch_streams: AtomicI64,
-    lifecycle_streams: AtomicI64,
+    registry: Registry,
+    rpcs: Series<RpcStats>,
+    rpc_codes: Family<RpcCodeLabels, Counter>,
+    rpc_durations: Family<RpcLabels, Histogram>,
+    in_flight: Gauge,
+    refusals: [Counter; LimitKind::ALL.len()],
+    games: Series<GameStats>,
+    actions: Family<GameLabels, Counter>,
+    created: Family<GameLabels, Counter>,
+    finished: Family<GameLabels, Counter>,
+    plugin_calls: Family<PluginCallLabels, Histogram>,
+    match_counter: Arc<OnceLock<MatchCounter>>,
+    unloaded: Counter,
+    read_back: Counter,
+    watch_streams: Gauge,
+    lifecycle_streams: Gauge,
     store_commit: Histogram,
     store_fsync: Histogram,
-    demotions: AtomicU64,
-    pool_calls: AtomicU64,
+    demotions: Counter,
+    pool_calls: Counter,
     bot_searches: Histogram,
-    bot_iterations: AtomicU64,
-    match_counter: OnceLock<MatchCounter>,
+    bot_iterations: Counter,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -248,62 +347,221 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
+impl Default for Metrics {
+    /// Every metric at zero, registered in the order a scrape lists them.
+    /// A help text is a sentence without its full stop, and a counter's
+    /// name has no `_total`: the registry adds both.
+    fn default() -> Self {
+        let limits: Family<LimitLabels, Counter> = Family::default();
+        let metrics = Metrics {
+            registry: Registry::default(),
+            rpcs: Series::default(),
+            rpc_codes: Family::default(),
+            rpc_durations: Family::default(),
+            in_flight: Gauge::default(),
+            refusals: LimitKind::ALL.map(|limit| {
+                limits.get_or_create_owned(&LimitLabels {
+                    limit: limit.name(),
+                })
+            }),
+            games: Series::default(),
+            actions: Family::default(),
+            created: Family::default(),
+            finished: Family::default(),
+            plugin_calls: Family::default(),
+            match_counter: Arc::default(),
+            unloaded: Counter::default(),
+            read_back: Counter::default(),
+            watch_streams: Gauge::default(),
+            lifecycle_streams: Gauge::default(),
+            store_commit: Histogram::default(),
+            store_fsync: Histogram::default(),
+            demotions: Counter::default(),
+            pool_calls: Counter::default(),
+            bot_searches: Histogram::default(),
+            bot_iterations: Counter::default(),
+        };
+        let mut r = Registry::default();
+        let m = &metrics;
+        r.register(
+            "tabletop_rpcs",
+            "gRPC calls finished, by method and status code",
+            m.rpc_codes.clone(),
+        );
+        r.register(
+            "tabletop_rpc_duration_seconds",
+            "gRPC call latency by method, from the request's arrival to the end of the reply (a stream's whole life)",
+            m.rpc_durations.clone(),
+        );
+        r.register(
+            "tabletop_rpcs_in_flight",
+            "gRPC calls being served now",
+            m.in_flight.clone(),
+        );
+        r.register(
+            "tabletop_limit_refusals",
+            "Calls refused by a limit, by limit",
+            limits,
+        );
+        r.register(
+            "tabletop_actions",
+            "Actions accepted, by game (each step of a shorthand counts)",
+            m.actions.clone(),
+        );
+        r.register(
+            "tabletop_matches_created",
+            "Matches created or imported, by game",
+            m.created.clone(),
+        );
+        r.register(
+            "tabletop_matches_finished",
+            "Matches that finished while this host ran, by game",
+            m.finished.clone(),
+        );
+        r.register(
+            "tabletop_plugin_call_seconds",
+            "Engine calls into a game's plugin, by game and call, timed under the match's lock",
+            m.plugin_calls.clone(),
+        );
+        r.register(
+            "tabletop_matches",
+            "Matches the host holds, by state: live (waiting or running), finished (in memory), unavailable (plugin version not loaded)",
+            MatchGauge {
+                counter: Arc::clone(&m.match_counter),
+            },
+        );
+        r.register(
+            "tabletop_matches_unloaded",
+            "Finished matches that left memory (--finished-retention); the store keeps them",
+            m.unloaded.clone(),
+        );
+        r.register(
+            "tabletop_matches_read_back",
+            "Matches read back from the store into memory when asked for",
+            m.read_back.clone(),
+        );
+        r.register(
+            "tabletop_watch_streams",
+            "Open Watch streams (WatchMatch)",
+            m.watch_streams.clone(),
+        );
+        r.register(
+            "tabletop_lifecycle_streams",
+            "Open lifecycle feeds (FollowLifecycle)",
+            m.lifecycle_streams.clone(),
+        );
+        r.register(
+            "tabletop_store_commit_seconds",
+            "Time to commit one batch of store writes (SQLite store)",
+            m.store_commit.clone(),
+        );
+        r.register(
+            "tabletop_store_fsync_seconds",
+            "Time of one fsync of the store's WAL (SQLite store)",
+            m.store_fsync.clone(),
+        );
+        r.register(
+            "tabletop_plugin_demotions",
+            "Plugin versions moved to the blocking pool for good after a call overran --inline-limit-ms",
+            m.demotions.clone(),
+        );
+        r.register(
+            "tabletop_blocking_pool_calls",
+            "Core calls run on the blocking pool instead of the async worker that received them",
+            m.pool_calls.clone(),
+        );
+        r.register(
+            "tabletop_bot_search_seconds",
+            "Time of one server-side bot's search for a move",
+            m.bot_searches.clone(),
+        );
+        r.register(
+            "tabletop_bot_search_iterations",
+            "Search iterations (playouts) run by server-side bots",
+            m.bot_iterations.clone(),
+        );
+        Metrics {
+            registry: r,
+            ..metrics
+        }
+    }
+}
+
 /// An open stream counted in a gauge until it is dropped.
 #[derive(Debug)]
-pub struct StreamGauge(&'static AtomicI64);
+pub struct StreamGauge(&'static Gauge);
 
 impl Drop for StreamGauge {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.0.dec();
     }
 }
 
 impl Metrics {
     /// The series of one gRPC method (`service/method`, or `unknown`).
     pub fn rpc(&self, method: &str) -> Arc<RpcStats> {
-        self.rpcs.get(method)
+        self.rpcs.get(method, |method| {
+            let (service, method) = service_and_method(method);
+            let labels = RpcLabels { service, method };
+            RpcStats {
+                duration: self.rpc_durations.get_or_create_owned(&labels),
+                labels,
+                codes: Default::default(),
+                codes_family: self.rpc_codes.clone(),
+            }
+        })
+    }
+
+    fn game(&self, game: &str) -> Arc<GameStats> {
+        self.games.get(game, |game| {
+            let labels = GameLabels {
+                game: game.to_string(),
+            };
+            GameStats {
+                game: game.to_string(),
+                actions: self.actions.get_or_create_owned(&labels),
+                created: self.created.get_or_create_owned(&labels),
+                finished: self.finished.get_or_create_owned(&labels),
+                calls: Default::default(),
+                calls_family: self.plugin_calls.clone(),
+            }
+        })
     }
 
     /// Calls in flight: one more (`+1`) or one fewer (`-1`).
     pub fn add_in_flight(&self, delta: i64) {
-        self.in_flight.fetch_add(delta, Ordering::Relaxed);
+        self.in_flight.inc_by(delta);
     }
 
     /// A call refused by `limit`.
     pub fn refused(&self, limit: LimitKind) {
-        self.refusals[limit as usize].fetch_add(1, Ordering::Relaxed);
+        self.refusals[limit as usize].inc();
     }
 
     /// How many calls `limit` refused so far.
     pub fn refusals(&self, limit: LimitKind) -> u64 {
-        self.refusals[limit as usize].load(Ordering::Relaxed)
+        self.refusals[limit as usize].get()
     }
 
     /// `count` actions accepted in a match of `game`.
     pub fn actions(&self, game: &str, count: u64) {
-        self.games
-            .get(game)
-            .actions
-            .fetch_add(count, Ordering::Relaxed);
+        self.game(game).actions.inc_by(count);
     }
 
     /// A match of `game` created.
     pub fn match_created(&self, game: &str) {
-        self.games.get(game).created.fetch_add(1, Ordering::Relaxed);
+        self.game(game).created.inc();
     }
 
     /// A match of `game` finished.
     pub fn match_finished(&self, game: &str) {
-        self.games
-            .get(game)
-            .finished
-            .fetch_add(1, Ordering::Relaxed);
+        self.game(game).finished.inc();
     }
 
     /// Times a call into `game`'s plugin until the timer drops.
     pub fn plugin_call(&self, game: &str, call: PluginCall) -> CallTimer {
         CallTimer {
-            game: self.games.get(game),
+            game: self.game(game),
             call,
             started: Instant::now(),
         }
@@ -311,23 +569,23 @@ impl Metrics {
 
     /// `count` finished matches left memory.
     pub fn unloaded(&self, count: u64) {
-        self.unloaded.fetch_add(count, Ordering::Relaxed);
+        self.unloaded.inc_by(count);
     }
 
     /// A match read back from the store into memory.
     pub fn read_back(&self) {
-        self.read_back.fetch_add(1, Ordering::Relaxed);
+        self.read_back.inc();
     }
 
     /// Counts an open Watch stream until the guard drops.
     pub fn watch_stream(&'static self) -> StreamGauge {
-        self.watch_streams.fetch_add(1, Ordering::Relaxed);
+        self.watch_streams.inc();
         StreamGauge(&self.watch_streams)
     }
 
     /// Counts an open lifecycle feed until the guard drops.
     pub fn lifecycle_stream(&'static self) -> StreamGauge {
-        self.lifecycle_streams.fetch_add(1, Ordering::Relaxed);
+        self.lifecycle_streams.inc();
         StreamGauge(&self.lifecycle_streams)
     }
 
@@ -343,18 +601,18 @@ impl Metrics {
 
     /// A plugin version moved to the blocking pool for good.
     pub fn demoted(&self) {
-        self.demotions.fetch_add(1, Ordering::Relaxed);
+        self.demotions.inc();
     }
 
     /// A bot searched for `took` and ran `iterations` playouts.
     pub fn bot_search(&self, took: Duration, iterations: u64) {
         self.bot_searches.observe(took);
-        self.bot_iterations.fetch_add(iterations, Ordering::Relaxed);
+        self.bot_iterations.inc_by(iterations);
     }
 
     /// A core call run on the blocking pool.
     pub fn pool_call(&self) {
-        self.pool_calls.fetch_add(1, Ordering::Relaxed);
+        self.pool_calls.inc();
     }
 
     /// Where the match gauges are read from when scraped (the first call
@@ -366,250 +624,11 @@ impl Metrics {
     /// Every metric in the Prometheus text format (version 0.0.4).
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(16 * 1024);
-        self.render_rpcs(&mut out);
-        self.render_matches(&mut out);
-        header(
-            &mut out,
-            "tabletop_watch_streams",
-            "gauge",
-            "Open Watch streams (WatchMatch).",
-        );
-        gauge_line(&mut out, "tabletop_watch_streams", &self.watch_streams);
-        header(
-            &mut out,
-            "tabletop_lifecycle_streams",
-            "gauge",
-            "Open lifecycle feeds (FollowLifecycle).",
-        );
-        gauge_line(
-            &mut out,
-            "tabletop_lifecycle_streams",
-            &self.lifecycle_streams,
-        );
-        header(
-            &mut out,
-            "tabletop_store_commit_seconds",
-            "histogram",
-            "Time to commit one batch of store writes (SQLite store).",
-        );
-        self.store_commit
-            .render(&mut out, "tabletop_store_commit_seconds", "");
-        header(
-            &mut out,
-            "tabletop_store_fsync_seconds",
-            "histogram",
-            "Time of one fsync of the store's WAL (SQLite store).",
-        );
-        self.store_fsync
-            .render(&mut out, "tabletop_store_fsync_seconds", "");
-        header(
-            &mut out,
-            "tabletop_plugin_demotions_total",
-            "counter",
-            "Plugin versions moved to the blocking pool for good after a call overran --inline-limit-ms.",
-        );
-        counter_line(
-            &mut out,
-            "tabletop_plugin_demotions_total",
-            "",
-            &self.demotions,
-        );
-        header(
-            &mut out,
-            "tabletop_blocking_pool_calls_total",
-            "counter",
-            "Core calls run on the blocking pool instead of the async worker that received them.",
-        );
-        counter_line(
-            &mut out,
-            "tabletop_blocking_pool_calls_total",
-            "",
-            &self.pool_calls,
-        );
-        header(
-            &mut out,
-            "tabletop_bot_search_seconds",
-            "histogram",
-            "Time of one server-side bot's search for a move.",
-        );
-        self.bot_searches
-            .render(&mut out, "tabletop_bot_search_seconds", "");
-        header(
-            &mut out,
-            "tabletop_bot_search_iterations_total",
-            "counter",
-            "Search iterations (playouts) run by server-side bots.",
-        );
-        counter_line(
-            &mut out,
-            "tabletop_bot_search_iterations_total",
-            "",
-            &self.bot_iterations,
-        );
+        // Writing to a `String` does not fail, and no metric here fails
+        // to encode.
+        let _ = prometheus_text::encode(&mut out, &self.registry);
         out
     }
-
-    fn render_rpcs(&self, out: &mut String) {
-        let rpcs = self.rpcs.sorted();
-        header(
-            out,
-            "tabletop_rpcs_total",
-            "counter",
-            "gRPC calls finished, by method and status code.",
-        );
-        for (method, stats) in &rpcs {
-            let (service, name) = method.split_once('/').unwrap_or(("", method));
-            for (code, count) in CODE_NAMES.iter().zip(&stats.codes) {
-                let count = count.load(Ordering::Relaxed);
-                if count > 0 {
-                    let _ = writeln!(
-                        out,
-                        "tabletop_rpcs_total{{service=\"{}\",method=\"{}\",code=\"{code}\"}} {count}",
-                        escape(service),
-                        escape(name)
-                    );
-                }
-            }
-        }
-        header(
-            out,
-            "tabletop_rpc_duration_seconds",
-            "histogram",
-            "gRPC call latency by method, from the request's arrival to the end of the reply (a stream's whole life).",
-        );
-        for (method, stats) in &rpcs {
-            let (service, name) = method.split_once('/').unwrap_or(("", method));
-            let labels = format!(
-                "service=\"{}\",method=\"{}\"",
-                escape(service),
-                escape(name)
-            );
-            stats
-                .duration
-                .render(out, "tabletop_rpc_duration_seconds", &labels);
-        }
-        header(
-            out,
-            "tabletop_rpcs_in_flight",
-            "gauge",
-            "gRPC calls being served now.",
-        );
-        gauge_line(out, "tabletop_rpcs_in_flight", &self.in_flight);
-        header(
-            out,
-            "tabletop_limit_refusals_total",
-            "counter",
-            "Calls refused by a limit, by limit.",
-        );
-        for (limit, count) in LimitKind::ALL.iter().zip(&self.refusals) {
-            counter_line(
-                out,
-                "tabletop_limit_refusals_total",
-                &format!("limit=\"{}\"", limit.name()),
-                count,
-            );
-        }
-    }
-
-    fn render_matches(&self, out: &mut String) {
-        let games = self.games.sorted();
-        let per_game = |out: &mut String, name: &str, help: &str, pick: fn(&GameStats) -> u64| {
-            header(out, name, "counter", help);
-            for (game, stats) in &games {
-                let _ = writeln!(out, "{name}{{game=\"{}\"}} {}", escape(game), pick(stats));
-            }
-        };
-        per_game(
-            out,
-            "tabletop_actions_total",
-            "Actions accepted, by game (each step of a shorthand counts).",
-            |g| g.actions.load(Ordering::Relaxed),
-        );
-        per_game(
-            out,
-            "tabletop_matches_created_total",
-            "Matches created or imported, by game.",
-            |g| g.created.load(Ordering::Relaxed),
-        );
-        per_game(
-            out,
-            "tabletop_matches_finished_total",
-            "Matches that finished while this host ran, by game.",
-            |g| g.finished.load(Ordering::Relaxed),
-        );
-        header(
-            out,
-            "tabletop_plugin_call_seconds",
-            "histogram",
-            "Engine calls into a game's plugin, by game and call, timed under the match's lock.",
-        );
-        for (game, stats) in &games {
-            for (call, histogram) in PluginCall::ALL.iter().zip(&stats.calls) {
-                if histogram.count() > 0 {
-                    let labels = format!("game=\"{}\",call=\"{}\"", escape(game), call.name());
-                    histogram.render(out, "tabletop_plugin_call_seconds", &labels);
-                }
-            }
-        }
-        header(
-            out,
-            "tabletop_matches",
-            "gauge",
-            "Matches the host holds, by state: live (waiting or running), finished (in memory), unavailable (plugin version not loaded).",
-        );
-        let counts = self
-            .match_counter
-            .get()
-            .map(|count| count())
-            .unwrap_or_default();
-        for (state, n) in [
-            ("live", counts.live),
-            ("finished", counts.finished),
-            ("unavailable", counts.unavailable),
-        ] {
-            let _ = writeln!(out, "tabletop_matches{{state=\"{state}\"}} {n}");
-        }
-        header(
-            out,
-            "tabletop_matches_unloaded_total",
-            "counter",
-            "Finished matches that left memory (--finished-retention); the store keeps them.",
-        );
-        counter_line(out, "tabletop_matches_unloaded_total", "", &self.unloaded);
-        header(
-            out,
-            "tabletop_matches_read_back_total",
-            "counter",
-            "Matches read back from the store into memory when asked for.",
-        );
-        counter_line(out, "tabletop_matches_read_back_total", "", &self.read_back);
-    }
-}
-
-fn header(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
-}
-
-fn counter_line(out: &mut String, name: &str, labels: &str, value: &AtomicU64) {
-    let value = value.load(Ordering::Relaxed);
-    if labels.is_empty() {
-        let _ = writeln!(out, "{name} {value}");
-    } else {
-        let _ = writeln!(out, "{name}{{{labels}}} {value}");
-    }
-}
-
-fn gauge_line(out: &mut String, name: &str, value: &AtomicI64) {
-    let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed).max(0));
-}
-
-/// A label value as the text format needs it.
-fn escape(value: &str) -> String {
-    value
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
 }
 
 #[cfg(test)]
@@ -634,22 +653,41 @@ mod tests {
         });
         let text = m.render();
         for line in [
+            "# HELP tabletop_rpcs_total gRPC calls finished, by method and status code.",
+            "# TYPE tabletop_rpcs_total counter",
             "tabletop_rpcs_total{service=\"tabletop.v1.Matches\",method=\"SubmitAction\",code=\"OK\"} 1",
             "tabletop_rpcs_total{service=\"tabletop.v1.Matches\",method=\"SubmitAction\",code=\"FAILED_PRECONDITION\"} 1",
+            "# TYPE tabletop_rpc_duration_seconds histogram",
             "tabletop_rpc_duration_seconds_count{service=\"tabletop.v1.Matches\",method=\"SubmitAction\"} 2",
             "tabletop_actions_total{game=\"war\"} 3",
             "tabletop_matches_created_total{game=\"war\"} 1",
+            "tabletop_matches_finished_total{game=\"war\"} 0",
             "tabletop_plugin_call_seconds_count{game=\"war\",call=\"submit\"} 1",
             "tabletop_limit_refusals_total{limit=\"credential_creates_per_minute\"} 1",
+            "tabletop_limit_refusals_total{limit=\"live_matches\"} 0",
+            "# TYPE tabletop_matches gauge",
             "tabletop_matches{state=\"live\"} 2",
             "tabletop_matches{state=\"finished\"} 1",
+            "tabletop_watch_streams 0",
+            "tabletop_bot_search_iterations_total 0",
+            "tabletop_store_commit_seconds_count 0",
         ] {
             assert!(
                 text.lines().any(|l| l == line),
                 "missing `{line}` in\n{text}"
             );
         }
+        assert!(
+            !text.contains("code=\"INTERNAL\""),
+            "a code never answered has no series"
+        );
+        assert!(
+            !text.contains("call=\"view\""),
+            "a plugin call never made has no series"
+        );
+        assert!(!text.contains(".."), "a help text ends in one full stop");
         let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
+        assert_eq!(types.len(), 19, "{text}");
         let mut unique = types.clone();
         unique.sort_unstable();
         unique.dedup();
@@ -658,6 +696,12 @@ mod tests {
 
     #[test]
     fn label_values_are_escaped() {
-        assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+        let m = Metrics::default();
+        m.actions("a\"b\\c\nd", 1);
+        let text = m.render();
+        assert!(
+            text.contains("tabletop_actions_total{game=\"a\\\"b\\\\c\\nd\"} 1"),
+            "{text}"
+        );
     }
 }

@@ -34,8 +34,9 @@
 //! are never needed.
 //!
 //! Schema (all JSON columns use the same serde shapes as records), applied
-//! at start as numbered migrations (`migrations.rs`; the file's version is
-//! SQLite's `user_version`, and a file from a newer host is refused):
+//! at start as numbered migrations (`migrations.rs`, SQL files run by
+//! refinery; the file's version is also SQLite's `user_version`, and a file
+//! from a newer host is refused):
 //! - `matches(match_id, setup_json, pending_json, results_json, game, state,
 //!   created_at_ms, first_log_seq, final_version, log_json)` — the columns
 //!   after the JSON ones serve listings (indexed by creation and by state);

@@ -368,3 +368,46 @@ fn a_store_that_is_not_a_database_is_refused_by_name() {
     assert!(refused.contains("move it"), "{refused}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a host that kept the schema version only in `user_version` left:
+/// the same tables, no refinery record. It opens, its matches read back and
+/// take writes, and the record is filled in without running a migration.
+#[test]
+fn a_store_versioned_only_by_user_version_opens_with_its_matches() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .create_match(&new(&stored("a", "g", 1, true)))
+        .and_then(Commit::wait)
+        .unwrap();
+    drop(store);
+    let old = Connection::open(&path).unwrap();
+    old.execute_batch("DROP TABLE refinery_schema_history")
+        .unwrap();
+    let user_version: u32 = old
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(user_version, migrations::latest());
+    drop(old);
+
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .append("a", &entries(&[entry(2)]))
+        .and_then(Commit::wait)
+        .unwrap();
+    let mut log = stored("a", "g", 1, true).log;
+    log.push(entry(2));
+    assert_eq!(store.load("a").unwrap().unwrap().log, log);
+    drop(store);
+    let recorded: u32 = Connection::open(&path)
+        .unwrap()
+        .query_row(
+            "SELECT MAX(version) FROM refinery_schema_history",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(recorded, migrations::latest());
+    let _ = std::fs::remove_dir_all(&dir);
+}
