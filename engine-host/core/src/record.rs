@@ -37,9 +37,9 @@
 //! and `results` let an importer verify the replay.
 
 use serde::{Deserialize, Serialize};
+use tabletop_sdk::text::quote;
 
 use crate::error::{HostError, HostResult};
-use crate::quote::quote;
 use crate::{Lifecycle, LogEntry, Match, MatchSetup, SeatResult, TimeControl};
 
 /// The format tag of version 1 records.

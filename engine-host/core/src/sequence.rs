@@ -2,11 +2,11 @@
 //! same seat (War's whole setup layout), checked whole on a copy of the
 //! state, then applied step by step, all or nothing.
 
+use tabletop_sdk::text::quote;
 use tabletop_sdk::{ActionId, Attempt, Move, Player, PlayerSet, Status, chance};
 
 use crate::Match;
 use crate::error::{HostError, HostResult};
-use crate::quote::quote;
 
 impl Match {
     /// Expands a shorthand of `seat` (see `Game::expand_notation`): `None` when
