@@ -3,8 +3,8 @@
 //!
 //! cargo compiles a game crate's library once per build with every crate
 //! type it lists: the rlib a test links and the cdylib come out of one
-//! compiler run, side by side in `target/<profile>/deps` under that build's
-//! hash, whenever a test, benchmark or example depends on the library. The
+//! compiler run, side by side in `target/<profile>/deps`, whenever a test,
+//! benchmark or example depends on the library. The
 //! copy in `target/<profile>/` is refreshed only when the crate itself is
 //! built (`cargo build -p NAME`), so a test that loaded it could pass on a
 //! stale plugin. [`open_built_plugin`] loads the file of the running
@@ -62,8 +62,11 @@ pub fn open_built_plugin(
     .map_err(|why| {
         format!(
             "no plugin of this build of `{crate_name}` in {}: {why}. A test or benchmark that \
-             depends on the crate's library gets its cdylib built with it; check that the \
-             crate lists `cdylib` among its crate types",
+             depends on the crate's library gets its cdylib built with it, so check that the \
+             crate lists `cdylib` among its crate types. Every build of a workspace crate \
+             writes the same file: a build with other features or flags (`cargo build -p \
+             {crate_name}` after `cargo test -p {crate_name}`, say) replaces it without \
+             relinking this program; `cargo clean -p {crate_name}` and run it again",
             deps.display()
         )
     })?;
@@ -82,14 +85,20 @@ fn profile_dir() -> PathBuf {
         .expect("the program runs from target/<profile>/deps or target/<profile>/examples")
 }
 
-/// The cdylibs of crate `crate_name` in `deps` (`lib<name>-<hash>.so`), the
-/// newest first.
+/// The cdylibs of crate `crate_name` in `deps`, the newest first: cargo
+/// names a workspace crate's cdylib `lib<name>.so`, without the build's
+/// hash (so every build of the crate writes that one file), and a
+/// dependency's `lib<name>-<hash>.so`.
 #[cfg(feature = "import")]
 fn candidates(deps: &Path, crate_name: &str) -> Vec<PathBuf> {
-    let prefix = format!(
-        "{}{}-",
+    let stem = format!(
+        "{}{}",
         std::env::consts::DLL_PREFIX,
         crate_name.replace('-', "_")
+    );
+    let (exact, hashed) = (
+        format!("{stem}{}", std::env::consts::DLL_SUFFIX),
+        format!("{stem}-"),
     );
     let mut found: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(deps)
         .into_iter()
@@ -98,7 +107,8 @@ fn candidates(deps: &Path, crate_name: &str) -> Vec<PathBuf> {
         .filter(|entry| {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            name.starts_with(&prefix) && name.ends_with(std::env::consts::DLL_SUFFIX)
+            *name == *exact
+                || (name.starts_with(&hashed) && name.ends_with(std::env::consts::DLL_SUFFIX))
         })
         .filter_map(|entry| {
             let modified = entry.metadata().and_then(|m| m.modified()).ok()?;
