@@ -20,6 +20,8 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine_host::engine::{ActionRef, Caller, Engine, NewMatch};
 use engine_host::store::MemoryStore;
+use rand_xoshiro::SplitMix64;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use tabletop_core::legal::LegalDetail;
 use tabletop_core::{Lifecycle, ViewDetail};
 use tabletop_sdk::{DynGame, Move, Status, Viewer, chance};
@@ -53,20 +55,12 @@ fn engine() -> Engine {
     engine
 }
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// A stream of random legal actions through the engine, match after match.
 struct Player<'a> {
     engine: &'a Engine,
     game: String,
     players: u32,
-    rng: u64,
+    rng: SplitMix64,
     match_id: String,
     tokens: Vec<String>,
     to_move: VecDeque<u32>,
@@ -81,7 +75,7 @@ impl Player<'_> {
                 NewMatch {
                     game: self.game.clone(),
                     players: self.players,
-                    seed: Some(splitmix(&mut self.rng)),
+                    seed: Some(self.rng.next_u64()),
                     ..Default::default()
                 },
             )
@@ -110,7 +104,7 @@ impl Player<'_> {
         if legal.is_empty() {
             return;
         }
-        let (id, _) = legal[(splitmix(&mut self.rng) % legal.len() as u64) as usize];
+        let (id, _) = legal[(self.rng.next_u64() % legal.len() as u64) as usize];
         let (view, pending) = self
             .engine
             .submit(
@@ -134,7 +128,7 @@ fn mid_game(game: &dyn DynGame, players: u32, plies: usize) -> Box<dyn tabletop_
     let mut state = game
         .new_state(players, &BTreeMap::new(), None)
         .expect("start");
-    let mut rng = 7;
+    let mut rng = SplitMix64::seed_from_u64(7);
     let mut legal = Vec::new();
     let mut chance_index = 0;
     let mut applied = 0;
@@ -152,7 +146,7 @@ fn mid_game(game: &dyn DynGame, players: u32, plies: usize) -> Box<dyn tabletop_
                     .iter()
                     .map(|player| {
                         state.legal_actions(player, &mut legal).expect("legal");
-                        let action = legal[(splitmix(&mut rng) % legal.len() as u64) as usize];
+                        let action = legal[(rng.next_u64() % legal.len() as u64) as usize];
                         Move { player, action }
                     })
                     .collect();
@@ -182,7 +176,7 @@ fn bench(c: &mut Criterion) {
             engine: &engine,
             game: name.clone(),
             players,
-            rng: 1,
+            rng: SplitMix64::seed_from_u64(1),
             match_id: String::new(),
             tokens: Vec::new(),
             to_move: VecDeque::new(),

@@ -7,9 +7,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use tabletop_sdk::text::quote;
 use tabletop_sdk::{ErrorKind, GameError, Player, Refusal, seat_label};
-
-use crate::quote::quote;
 
 /// Which credential a call needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,26 +2,19 @@
 //! message. A refusal that echoed a 20 000-character notation made a
 //! 20 KB status message, larger than some gRPC clients accept in a
 //! header: the client then saw a protocol error instead of the refusal.
+//!
+//! The quote is the SDK's ([`tabletop_sdk::text::quote`]), the one games
+//! quote a player's input with, so the host and the games cut alike.
 
 use std::borrow::Cow;
 
-/// Most characters of one input a message quotes.
-pub const QUOTE_CHARS: usize = 100;
+pub use tabletop_sdk::text::{QUOTE_LIMIT as QUOTE_CHARS, quote};
 
 /// Longest message a client is sent, in bytes (the ellipsis included).
 pub const MAX_MESSAGE_BYTES: usize = 1000;
 
 /// What ends a shortened quote or message.
 const ELLIPSIS: char = '…';
-
-/// `input` as a message quotes it: the whole of it when it has at most
-/// [`QUOTE_CHARS`] characters, else its first [`QUOTE_CHARS`] and `…`.
-pub fn quote(input: &str) -> Cow<'_, str> {
-    match input.char_indices().nth(QUOTE_CHARS) {
-        None => Cow::Borrowed(input),
-        Some((cut, _)) => Cow::Owned(format!("{}{ELLIPSIS}", &input[..cut])),
-    }
-}
 
 /// `message` cut to at most `max_bytes` bytes on a character boundary,
 /// ending with `…` when it was cut.
@@ -45,22 +38,6 @@ pub fn cap_message(message: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_short_input_is_quoted_whole() {
-        assert_eq!(quote("c3-c4"), "c3-c4");
-        let exactly = "x".repeat(QUOTE_CHARS);
-        assert_eq!(quote(&exactly), exactly);
-    }
-
-    #[test]
-    fn a_long_input_is_cut_on_a_character_boundary() {
-        let long = "é".repeat(20_000);
-        let quoted = quote(&long);
-        assert_eq!(quoted.chars().count(), QUOTE_CHARS + 1);
-        assert!(quoted.ends_with('…'));
-        assert!(quoted.starts_with("éé"));
-    }
 
     #[test]
     fn a_long_message_is_capped_in_bytes_on_a_character_boundary() {

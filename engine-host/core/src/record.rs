@@ -37,6 +37,7 @@
 //! and `results` let an importer verify the replay.
 
 use serde::{Deserialize, Serialize};
+use tabletop_sdk::text::quote;
 
 use crate::clock::TimeControl;
 use crate::delay::SpectatorDelay;
@@ -45,7 +46,6 @@ use crate::error::{HostError, HostResult};
 use crate::game_match::Match;
 use crate::identity::SeatPlayer;
 use crate::log::LogEntry;
-use crate::quote::quote;
 use crate::seat::SeatResult;
 use crate::setup::MatchSetup;
 use crate::stage::Lifecycle;

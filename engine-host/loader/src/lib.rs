@@ -4,10 +4,10 @@
 //!   library would crash the dynamic loader, which nothing can catch);
 //! - [`Plugin`]: one loaded plugin, used through [`tabletop_sdk::DynGame`].
 //!   It is loaded from a private copy named by its content hash, never in
-//!   place, and never unloaded. All of the host's `unsafe` — opening the
+//!   place, and never unloaded. The crossing of the C ABI — opening the
 //!   library, finding the entry symbol, every call through its function
-//!   table — lives in the private `ffi` module, each block with its
-//!   `// SAFETY:` argument;
+//!   table, with all of its `unsafe` — is the SDK's import side
+//!   ([`tabletop_sdk::import`]), which presents the copy as a `DynGame`;
 //! - [`Registry`]: every loaded version of every game;
 //! - [`watcher`]: the thread that hot-adds files copied into the plugin
 //!   directory;
@@ -29,13 +29,13 @@
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-mod ffi;
 pub mod file;
 mod plugin;
 pub mod registry;
 pub mod vet;
 pub mod watcher;
 
-pub use plugin::{LoadError, Plugin, default_cache_dir, parse_version};
+pub use plugin::{LoadError, Plugin, default_cache_dir};
 pub use registry::{AddError, Added, Registry};
+pub use tabletop_sdk::parse_version;
 pub use vet::{Refusal, Report, Vetter};

@@ -1,11 +1,11 @@
-//! One plugin: loading a cdylib from disk and using it as a [`DynGame`].
+//! One plugin: a cdylib from disk, opened through the SDK's import side
+//! ([`ImportedGame`]) and used as a [`DynGame`].
 //!
 //! A file is never opened in place: it is copied to a private path named by its
 //! content hash, and that copy is loaded. `dlopen` of a path that is already
 //! loaded returns the old library, and copying over a loaded library would
 //! crash the host; content addressing avoids both.
 
-use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -13,13 +13,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
-use tabletop_sdk::abi::StrRef;
-use tabletop_sdk::{
-    ActionId, Attempt, Chance, DynGame, DynState, GameError, Manifest, Move, Player, PlayerResult,
-    Refusal, SeatOut, Status, Transition, Viewer,
-};
+use tabletop_sdk::import::{ImportError, ImportedGame};
+use tabletop_sdk::{DynGame, DynState, GameError, Manifest};
 
-use crate::ffi::{self, RawPlugin, RawState};
 use crate::file::{check_complete_library, read_plugin_file};
 
 /// Why a plugin file was refused.
@@ -79,17 +75,24 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+impl From<ImportError> for LoadError {
+    fn from(refused: ImportError) -> LoadError {
+        match refused {
+            ImportError::Open(e) => LoadError::Open(e),
+            ImportError::NotAPlugin => LoadError::NotAPlugin,
+            ImportError::Incompatible(e) => LoadError::Incompatible(e),
+            ImportError::BadManifest(e) => LoadError::BadManifest(e),
+        }
+    }
+}
+
 /// A loaded game plugin. Cheap to share (`Arc<Plugin>`); never unloaded.
 #[derive(Debug)]
 pub struct Plugin {
-    raw: RawPlugin,
-    manifest: Manifest,
+    game: ImportedGame,
     file: PathBuf,
     sha256: String,
     loaded_at: SystemTime,
-    /// The game's seat names for each player count from the manifest's
-    /// fewest, read once at load: every view names its seats.
-    seat_names: Vec<Vec<String>>,
 }
 
 /// Where private copies of plugin files go when no other place is given.
@@ -140,34 +143,11 @@ impl Plugin {
             return Err(LoadError::Changed);
         }
         let private = private_copy(&bytes, &sha256, path, cache_dir)?;
-        let raw = RawPlugin::open(&private)?;
-        let manifest_json = raw
-            .manifest_json()
-            .map_err(|e| LoadError::BadManifest(e.message))?;
-        let mut manifest: Manifest = serde_json::from_str(&manifest_json)
-            .map_err(|e| LoadError::BadManifest(e.to_string()))?;
-        // The catalog's claim follows the extension the host can call: a
-        // plugin written without the SDK may say one and offer the other.
-        if manifest.removable_players != raw.has_remove_player() {
-            tracing::warn!(
-                game = %manifest.name,
-                claimed = manifest.removable_players,
-                offered = raw.has_remove_player(),
-                "the manifest's removable_players disagrees with the remove-player extension; \
-                 the extension decides"
-            );
-            manifest.removable_players = raw.has_remove_player();
-        }
-        validate_manifest(&manifest)?;
-        raw.set_logger(log_from_plugin);
-        let seat_names = read_seat_names(&raw, &manifest)?;
         Ok(Arc::new(Plugin {
-            raw,
-            manifest,
+            game: ImportedGame::open(&private)?,
             file: path.to_path_buf(),
             sha256,
             loaded_at: SystemTime::now(),
-            seat_names,
         }))
     }
 
@@ -189,38 +169,8 @@ impl Plugin {
     /// The ids of the ABI extensions the plugin offers, of those the host
     /// uses (`tabletop.remove-player/1`, …).
     pub fn extensions(&self) -> Vec<&'static str> {
-        self.raw.extension_ids()
+        self.game.extensions()
     }
-}
-
-fn validate_manifest(manifest: &Manifest) -> Result<(), LoadError> {
-    let bad = |m: &str| Err(LoadError::BadManifest(m.to_string()));
-    if manifest.name.is_empty()
-        || !manifest
-            .name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-    {
-        return bad("the game name must be non-empty lowercase ASCII");
-    }
-    if parse_version(&manifest.version).is_none() {
-        return bad("the version must be semver MAJOR.MINOR.PATCH");
-    }
-    if manifest.min_players == 0
-        || manifest.min_players > manifest.max_players
-        || manifest.max_players > tabletop_sdk::PlayerSet::MAX_PLAYERS
-    {
-        return bad("the player range is empty or too large");
-    }
-    Ok(())
-}
-
-/// `MAJOR.MINOR.PATCH` as numbers, for ordering versions (`1.10.0` > `1.9.0`).
-pub fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
-    let core = version.split(['-', '+']).next()?;
-    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    let v = (parts.next()??, parts.next()??, parts.next()??);
-    parts.next().is_none().then_some(v)
 }
 
 fn private_copy(
@@ -249,26 +199,9 @@ fn private_copy(
     Ok(target)
 }
 
-/// The log sink given to every plugin: callable from any thread, and it
-/// never unwinds (tracing does not panic on a line).
-///
-/// # Safety
-/// `message` is lent for the call, as the ABI's `LogFn` says.
-unsafe extern "C" fn log_from_plugin(level: u32, message: StrRef) {
-    // SAFETY: the plugin lends the message for the call; it is copied here.
-    let text = String::from_utf8_lossy(unsafe { ffi::borrowed_bytes(message) }).into_owned();
-    match level {
-        1 => tracing::error!(target: "plugin", "{text}"),
-        2 => tracing::warn!(target: "plugin", "{text}"),
-        3 => tracing::info!(target: "plugin", "{text}"),
-        4 => tracing::debug!(target: "plugin", "{text}"),
-        _ => tracing::trace!(target: "plugin", "{text}"),
-    }
-}
-
 impl DynGame for Plugin {
     fn manifest(&self) -> &Manifest {
-        &self.manifest
+        self.game.manifest()
     }
 
     fn new_state(
@@ -277,220 +210,11 @@ impl DynGame for Plugin {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError> {
-        Ok(boxed_state(self.raw.new_state(players, options, position)?))
+        self.game.new_state(players, options, position)
     }
 
     fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
-        let index = players.checked_sub(self.manifest.min_players);
-        Ok(index
-            .and_then(|i| self.seat_names.get(i as usize))
-            .cloned()
-            .unwrap_or_default())
-    }
-}
-
-/// A state living inside a plugin.
-#[derive(Debug)]
-struct PluginState(RawState);
-
-/// The plugin state behind a `&dyn DynState`, if it is one.
-fn raw_state(state: &dyn DynState) -> Option<&RawState> {
-    state
-        .as_any()
-        .downcast_ref::<PluginState>()
-        .map(|state| &state.0)
-}
-
-fn boxed_state(raw: RawState) -> Box<dyn DynState> {
-    Box::new(PluginState(raw))
-}
-
-/// The seat names of every player count the manifest allows (empty lists
-/// for a plugin that names no seats). A plugin that names them wrongly (not
-/// one distinct, non-empty name per seat) is refused: every message would
-/// name its seats wrongly.
-fn read_seat_names(raw: &RawPlugin, manifest: &Manifest) -> Result<Vec<Vec<String>>, LoadError> {
-    let mut all = Vec::new();
-    for players in manifest.min_players..=manifest.max_players {
-        let bad =
-            |why: String| LoadError::BadManifest(format!("seat names of {players} seats: {why}"));
-        let names: Vec<String> = match raw.seat_names_json(players).map_err(|e| bad(e.message))? {
-            None => Vec::new(),
-            Some(json) => parse_json("seat names", &json).map_err(|e| bad(e.message))?,
-        };
-        let distinct = names
-            .iter()
-            .enumerate()
-            .all(|(i, n)| !n.is_empty() && !names[..i].contains(n));
-        if !names.is_empty() && (names.len() != players as usize || !distinct) {
-            return Err(bad(format!("{names:?} is not one distinct name per seat")));
-        }
-        all.push(names);
-    }
-    Ok(all)
-}
-
-fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, GameError> {
-    serde_json::from_str(text)
-        .map_err(|e| GameError::internal(format!("plugin returned malformed {what}: {e}")))
-}
-
-impl DynState for PluginState {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
-        Ok(boxed_state(self.0.clone_state()?))
-    }
-
-    fn status(&self) -> Result<Status, GameError> {
-        Ok(self.0.status())
-    }
-
-    fn chance(&self) -> Result<Chance, GameError> {
-        self.0.chance()
-    }
-
-    fn results(&self) -> Result<Vec<PlayerResult>, GameError> {
-        parse_json("results", &self.0.results_json()?)
-    }
-
-    fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
-        self.0.legal_actions(player, out)
-    }
-
-    fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
-        self.0.lend_legal_actions(player)
-    }
-
-    fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
-        self.0.apply(moves)
-    }
-
-    fn apply_and_lend_legal(
-        &mut self,
-        moves: &[Move],
-        player: Option<Player>,
-    ) -> Result<(Status, &[ActionId]), GameError> {
-        self.0.ply(moves, player)
-    }
-
-    fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
-        self.0.apply_chance(outcome)
-    }
-
-    fn view(&self, viewer: Viewer) -> Result<String, GameError> {
-        self.0.view(viewer)
-    }
-
-    fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {
-        self.0.render_text(viewer)
-    }
-
-    fn event(
-        &self,
-        before: &dyn DynState,
-        transition: &Transition,
-        viewer: Viewer,
-    ) -> Result<String, GameError> {
-        let before = raw_state(before)
-            .ok_or_else(|| GameError::internal("`before` is not a plugin state"))?;
-        self.0.event(before, transition, viewer)
-    }
-
-    fn position(&self) -> Result<String, GameError> {
-        self.0.position()
-    }
-
-    fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError> {
-        self.0.action_to_string(player, action)
-    }
-
-    fn actions_to_strings(
-        &self,
-        player: Player,
-        ids: &[ActionId],
-        text: &mut String,
-        ends: &mut Vec<u32>,
-    ) -> Result<(), GameError> {
-        self.0.actions_to_strings(player, ids, text, ends)
-    }
-
-    fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
-        self.0.parse_action(player, text)
-    }
-
-    fn expand_notation(
-        &self,
-        player: Player,
-        text: &str,
-    ) -> Result<Option<Vec<String>>, GameError> {
-        match self.0.expand_notation(player, text)? {
-            None => Ok(None),
-            Some(json) => parse_json("expansion", &json).map(Some),
-        }
-    }
-
-    fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
-        Ok(boxed_state(self.0.resample(viewer, random)?))
-    }
-
-    fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
-        self.0.remove_player(player)
-    }
-
-    fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
-        match self.0.seats_out_json()? {
-            None => Ok(Vec::new()),
-            Some(json) => parse_json("seats out", &json),
-        }
-    }
-
-    fn explain_refusal(
-        &self,
-        player: Player,
-        attempt: Attempt<'_>,
-    ) -> Result<Option<Refusal>, GameError> {
-        let json = match attempt {
-            Attempt::Id(action) => self.0.explain_action_json(player, action)?,
-            Attempt::Text(text) => self.0.explain_notation_json(player, text)?,
-        };
-        match json {
-            Some(json) if !json.is_empty() => parse_json("refusal", &json).map(Some),
-            _ => Ok(None),
-        }
-    }
-
-    fn action_space(&self) -> Result<u64, GameError> {
-        self.0.action_space()
-    }
-
-    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
-        self.0.evaluate(values)
-    }
-
-    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
-        self.0.render_svg(viewer)
-    }
-
-    fn action_targets(
-        &self,
-        player: Player,
-        ids: &[ActionId],
-    ) -> Result<Option<Vec<Vec<String>>>, GameError> {
-        let Some(json) = self.0.action_targets_json(player, ids)? else {
-            return Ok(None);
-        };
-        let targets: Vec<Vec<String>> = parse_json("action targets", &json)?;
-        if targets.len() != ids.len() {
-            return Err(GameError::internal(format!(
-                "the plugin wrote targets for {} actions; {} were asked for",
-                targets.len(),
-                ids.len()
-            )));
-        }
-        Ok(Some(targets))
+        self.game.seat_names(players)
     }
 }
 

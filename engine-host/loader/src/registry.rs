@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use crate::plugin::{LoadError, Plugin, parse_version};
+use tabletop_sdk::{DynGame, parse_version};
+
+use crate::plugin::{LoadError, Plugin};
 use crate::vet::Refusal;
-use tabletop_sdk::DynGame;
 
 /// A version as comparable numbers: (major, minor, patch).
 type VersionKey = (u64, u64, u64);

@@ -1,21 +1,21 @@
 //! The playout benchmark every game plugin runs: the identical random-playout
 //! loop (status, legal actions, pick, apply, every ply; chance drawn with
 //! [`tabletop_sdk::chance::draw`]) on the game linked in-process and on the
-//! built cdylib loaded by engine-host's loader, side by side.
+//! cdylib the same build made ([`open_built_plugin`]), opened through the
+//! SDK's import side, side by side.
 //!
 //! Time is the benchmark thread's CPU time ([`ThreadCpuTime`]), not wall time:
 //! the machine this runs on has 2 cores shared with builds and other
 //! benchmarks, and wall time there measures the neighbours as much as the
 //! code. CPU time still includes cache and frequency effects.
 //!
-//! A game's `benches/playouts.rs`:
+//! A game's `benches/playouts.rs` (the crate `my-game`, its game `MyGame`):
 //!
-//! ```no_run
+//! ```ignore
 //! use tabletop_bench_support::{Case, ThreadCpuTime, compare_playouts};
 //!
 //! fn bench(c: &mut criterion::Criterion<ThreadCpuTime>) {
-//!     let game: &dyn tabletop_sdk::DynGame = todo!("tabletop_sdk::InProcess::new(MyGame)");
-//!     compare_playouts(c, "mygame", game, &[Case::players(2), Case::players(4)]);
+//!     compare_playouts(c, "my-game", my_game::MyGame, &[Case::players(2), Case::players(4)]);
 //! }
 //!
 //! criterion::criterion_group! {
@@ -32,9 +32,9 @@ use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput};
-use tabletop_loader::Plugin;
-use tabletop_sdk::conformance::built_plugin_path;
-use tabletop_sdk::{ActionId, DynGame, Move, Status, chance};
+use tabletop_sdk::fingerprint::BuildFingerprint;
+use tabletop_sdk::import::ImportedGame;
+use tabletop_sdk::{ActionId, DynGame, Game, InProcess, Move, Status, chance};
 
 /// A criterion configured for playouts: CPU time, 20 samples of 5 s.
 pub fn criterion() -> Criterion<ThreadCpuTime> {
@@ -66,21 +66,20 @@ impl Case {
     }
 }
 
-/// Benchmarks random playouts of every case in-process and through the
-/// plugin `name` built in this target directory (`cargo build --release -p
-/// NAME` first; `cargo bench` does not build cdylibs). Groups are named
-/// `NAME playouts CASE`, with `in-process` and `plugin` side by side.
-pub fn compare_playouts(
+/// Benchmarks random playouts of every case of `game` in-process and
+/// through the plugin of crate `name` that the benchmark's own build made
+/// ([`open_built_plugin`]; `cargo bench` builds the cdylib with the
+/// benchmark). Groups are named `NAME playouts CASE`, with `in-process` and
+/// `plugin` side by side.
+pub fn compare_playouts<G: Game>(
     c: &mut Criterion<ThreadCpuTime>,
     name: &str,
-    in_process: &dyn DynGame,
+    game: G,
     cases: &[Case],
 ) {
-    let plugin = Plugin::load(&built_plugin_path(name)).unwrap_or_else(|e| {
-        panic!("the built {name} plugin loads (cargo build --release -p {name}): {e}")
-    });
-    let paths: [(&str, &dyn DynGame); 2] =
-        [("in-process", in_process), ("plugin", plugin.as_ref())];
+    let in_process = InProcess::new(game);
+    let plugin = open_built_plugin::<G>(name);
+    let paths: [(&str, &dyn DynGame); 2] = [("in-process", &in_process), ("plugin", &plugin)];
     for case in cases {
         let mut group = c.benchmark_group(format!("{name} playouts {}", case.label));
         group.throughput(Throughput::Elements(SEEDS_PER_ITERATION));
@@ -294,18 +293,22 @@ impl ValueFormatter for CpuTimeFormatter {
 ///
 /// # Panics
 /// On bad arguments, or if the built plugin does not load.
-pub fn playout_count_main(name: &str, in_process: &dyn DynGame) {
+pub fn playout_count_main<G: Game>(name: &str, game: G) {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [players, path] = args.as_slice() else {
         panic!("usage: GAME_playout_count PLAYERS in-process|plugin");
     };
     let players: u32 = players.parse().expect("PLAYERS is a number");
+    let in_process;
     let plugin;
     let game: &dyn DynGame = match path.as_str() {
-        "in-process" => in_process,
+        "in-process" => {
+            in_process = InProcess::new(game);
+            &in_process
+        }
         "plugin" => {
-            plugin = Plugin::load(&built_plugin_path(name)).expect("the built plugin loads");
-            plugin.as_ref()
+            plugin = open_built_plugin::<G>(name);
+            &plugin
         }
         other => panic!("unknown path {other}: in-process or plugin"),
     };
@@ -313,4 +316,14 @@ pub fn playout_count_main(name: &str, in_process: &dyn DynGame) {
         .map(|seed| random_playout(game, players, &BTreeMap::new(), seed))
         .sum();
     println!("{name} {players}p {path}: {plies} plies");
+}
+
+/// The plugin of crate `name` that the running program's own build made,
+/// whose game is `G`: see [`tabletop_sdk::conformance::open_built_plugin`].
+///
+/// # Panics
+/// When there is none, with the reason.
+pub fn open_built_plugin<G: Game>(name: &str) -> ImportedGame {
+    tabletop_sdk::conformance::open_built_plugin(name, &BuildFingerprint::of::<G>())
+        .unwrap_or_else(|e| panic!("{e}"))
 }

@@ -1,17 +1,14 @@
 //! Random playouts per second from the 2- and 4-player starts, in-process
-//! (rlib) and through the built plugin (cdylib via engine-host's loader): the
-//! shared loop of `tabletop-bench-support`, in CPU time.
-//!
-//! Build the plugin first: `cargo build --release -p focus`.
+//! (rlib) and through the plugin this build made (the cdylib, opened through
+//! the SDK's import side): the shared loop of `tabletop-bench-support`, in
+//! CPU time.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use focus::Focus;
 use tabletop_bench_support::{Case, ThreadCpuTime, compare_playouts};
-use tabletop_sdk::InProcess;
 
 fn bench(c: &mut Criterion<ThreadCpuTime>) {
-    let game = InProcess::new(Focus);
-    compare_playouts(c, "focus", &game, &[Case::players(2), Case::players(4)]);
+    compare_playouts(c, "focus", Focus, &[Case::players(2), Case::players(4)]);
 }
 
 criterion_group! {

@@ -5,8 +5,5 @@
 //! `valgrind --tool=callgrind target/release/examples/focus_playout_count PLAYERS in-process|plugin`.
 
 fn main() {
-    tabletop_bench_support::playout_count_main(
-        "focus",
-        &tabletop_sdk::InProcess::new(focus::Focus),
-    );
+    tabletop_bench_support::playout_count_main("focus", focus::Focus);
 }

@@ -60,3 +60,27 @@ tabletop_sdk::kit_tests! {
     },
     check: check,
 }
+
+/// The kit's plugin tests run this build's cdylib, and a file of another
+/// build is refused: here every candidate is judged against the fingerprint
+/// of another type, as a stale file's would differ from this build's.
+#[test]
+fn the_built_plugin_is_this_builds_and_another_builds_is_refused() {
+    use tabletop_sdk::conformance::open_built_plugin;
+    use tabletop_sdk::fingerprint::BuildFingerprint;
+
+    let plugin = open_built_plugin("focus", &BuildFingerprint::of::<Focus>()).unwrap();
+    assert_eq!(
+        plugin.build_fingerprint(),
+        Some(&BuildFingerprint::of::<Focus>()),
+        "the cdylib exports the fingerprint of the game linked into this test"
+    );
+    struct AnotherBuild;
+    let refused = open_built_plugin("focus", &BuildFingerprint::of::<AnotherBuild>()).unwrap_err();
+    let this_build = BuildFingerprint::of::<Focus>();
+    assert!(
+        refused.contains(&format!("libfocus.so is of another build ({this_build})")),
+        "{refused}"
+    );
+    assert!(refused.contains("AnotherBuild"), "{refused}");
+}

@@ -2,17 +2,13 @@
 //! and through the loaded cdylib, in CPU time. Both paths run the identical
 //! code against `&dyn DynGame`; the playouts are the shared loop of
 //! `tabletop-bench-support`.
-//!
-//! Build the plugin first: `cargo build --release -p lanza`.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lanza::Lanza;
-use tabletop_bench_support::{Case, ThreadCpuTime, compare_playouts};
-use tabletop_loader::Plugin;
-use tabletop_sdk::conformance::built_plugin_path;
+use tabletop_bench_support::{Case, ThreadCpuTime, compare_playouts, open_built_plugin};
 use tabletop_sdk::{DynGame, DynState, InProcess, Move, Status, chance};
 
 /// xorshift64*: the pick of a legal action when collecting samples.
@@ -78,9 +74,8 @@ fn turns(states: &[(Box<dyn DynState>, Vec<Move>)]) {
 
 fn benches(c: &mut Criterion<ThreadCpuTime>) {
     let local = InProcess::new(Lanza);
-    let plugin = Plugin::load(&built_plugin_path("lanza"))
-        .expect("the built plugin loads (cargo build --release -p lanza)");
-    let paths: [(&str, &dyn DynGame); 2] = [("in-process", &local), ("plugin", plugin.as_ref())];
+    let plugin = open_built_plugin::<Lanza>("lanza");
+    let paths: [(&str, &dyn DynGame); 2] = [("in-process", &local), ("plugin", &plugin)];
 
     let samples = turn_samples(4, 256);
     let mut group = c.benchmark_group("lanza adjudicated turns 4p");
@@ -102,7 +97,7 @@ fn benches(c: &mut Criterion<ThreadCpuTime>) {
     compare_playouts(
         c,
         "lanza",
-        &local,
+        Lanza,
         &[Case::players(2), Case::players(3), Case::players(4)],
     );
 }

@@ -5,8 +5,5 @@
 //! `valgrind --tool=callgrind target/release/examples/lanza_playout_count PLAYERS in-process|plugin`.
 
 fn main() {
-    tabletop_bench_support::playout_count_main(
-        "lanza",
-        &tabletop_sdk::InProcess::new(lanza::Lanza),
-    );
+    tabletop_bench_support::playout_count_main("lanza", lanza::Lanza);
 }

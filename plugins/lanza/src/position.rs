@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use rand_xoshiro::SplitMix64;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use tabletop_sdk::{Better, competition_ranks};
 
 use crate::adjudicate::{Adjudication, AdjudicationError, PieceOrder, adjudicate};
@@ -104,16 +106,6 @@ pub struct Position {
     max_turns: u32,
     phase: Phase,
     out: [u8; MAX_PLAYERS],
-}
-
-/// A small deterministic generator (splitmix64) for deriving shuffles from
-/// one chance outcome; never thread RNG (plugins are pure).
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 fn factorial(n: usize) -> u64 {
@@ -447,9 +439,11 @@ impl Position {
         }
         let starts = self.board().start_fields();
         let mut order: Vec<Field> = starts.to_vec();
-        let mut seed = random;
+        // A deterministic generator seeded by the outcome, never thread RNG
+        // (plugins are pure).
+        let mut rng = SplitMix64::seed_from_u64(random);
         for i in (1..order.len()).rev() {
-            let j = (splitmix64(&mut seed) % (i as u64 + 1)) as usize;
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
             order.swap(i, j);
         }
         for (i, field) in order.into_iter().enumerate() {

@@ -5,8 +5,5 @@
 //! `valgrind --tool=callgrind target/release/examples/lanzeloth_playout_count PLAYERS in-process|plugin`.
 
 fn main() {
-    tabletop_bench_support::playout_count_main(
-        "lanzeloth",
-        &tabletop_sdk::InProcess::new(lanzeloth::Lanzeloth),
-    );
+    tabletop_bench_support::playout_count_main("lanzeloth", lanzeloth::Lanzeloth);
 }

@@ -5,7 +5,10 @@
 //! [`export_game!`] line; the macro writes every `unsafe extern "C"` shim of
 //! the C ABI ([`abi`]), each wrapped in `catch_unwind`, and answers the ABI's
 //! extension lookups for the [`Extension`]s the game lists, so game crates
-//! can `#![forbid(unsafe_code)]`.
+//! can `#![forbid(unsafe_code)]`. The other side of the ABI, the module
+//! `import` (behind the `import` feature), opens a plugin file and presents
+//! its game as a [`DynGame`]: engine-host's loader and the kit's plugin
+//! tests use it.
 //!
 //! The SDK also owns what every game would otherwise write for itself:
 //! [`check_joint_action`] (or [`check_single_move`] for one seat to move)
@@ -89,7 +92,10 @@ mod error;
 mod estimate;
 #[doc(hidden)]
 pub mod export;
+pub mod fingerprint;
 mod game;
+#[cfg(feature = "import")]
+pub mod import;
 mod joint;
 #[doc(hidden)]
 pub mod kit_tests;
@@ -104,7 +110,7 @@ pub use error::{ErrorKind, GameError};
 pub use estimate::standings_from_strengths;
 pub use game::{Extension, Game};
 pub use joint::{check_joint_action, check_single_move};
-pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup};
+pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup, parse_version};
 pub use ranking::{Better, competition_ranks, results_by_key};
 pub use types::{
     ActionId, Attempt, Chance, Move, Player, PlayerResult, PlayerSet, Players, Refusal, SeatOut,

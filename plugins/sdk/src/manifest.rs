@@ -42,6 +42,20 @@ impl Manifest {
     }
 }
 
+/// `MAJOR.MINOR.PATCH` of a manifest's version as numbers, for ordering
+/// versions (`1.10.0` > `1.9.0`); `None` when it is not semver.
+///
+/// ```
+/// assert_eq!(tabletop_sdk::parse_version("1.10.0-rc1"), Some((1, 10, 0)));
+/// assert_eq!(tabletop_sdk::parse_version("1.10"), None);
+/// ```
+pub fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
+    let core = version.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let v = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(v)
+}
+
 /// One option a match can be created with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OptionSpec {

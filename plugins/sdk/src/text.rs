@@ -1,7 +1,8 @@
 //! Helpers for texts a game writes: a `render_text` rendering goes into one
 //! pre-sized `String`, not assembled from many small ones, and a message
 //! quotes a player's input only in part, so a hostile input never makes a
-//! long message.
+//! long message. engine-host quotes a caller's input with the same
+//! [`quote`], so games and host cut alike.
 
 /// Writes `items` into `out` separated by `separator`, each with
 /// `write_item`.
@@ -42,5 +43,26 @@ pub fn quote(input: &str) -> std::borrow::Cow<'_, str> {
     match input.char_indices().nth(QUOTE_LIMIT) {
         None => std::borrow::Cow::Borrowed(input),
         Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &input[..end])),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_input_is_quoted_whole() {
+        assert_eq!(quote("c3-c4"), "c3-c4");
+        let exactly = "x".repeat(QUOTE_LIMIT);
+        assert_eq!(quote(&exactly), exactly);
+    }
+
+    #[test]
+    fn a_long_input_is_cut_on_a_character_boundary() {
+        let long = "é".repeat(20_000);
+        let quoted = quote(&long);
+        assert_eq!(quoted.chars().count(), QUOTE_LIMIT + 1);
+        assert!(quoted.ends_with('…'));
+        assert!(quoted.starts_with("éé"));
     }
 }

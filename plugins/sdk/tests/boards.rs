@@ -143,7 +143,7 @@ fn the_kit_catches_a_target_that_is_not_on_the_board() {
 fn the_kit_catches_a_malformed_board() {
     let failure = kit_failure(&InProcess::new(Drawn::<UNCLOSED_ELEMENT>::default()));
     assert!(
-        failure.contains("not a well-formed SVG document: </svg> closes <g>"),
+        failure.contains("not a well-formed SVG document: expected 'g' tag, not 'svg'"),
         "{failure}"
     );
 }

@@ -5,5 +5,5 @@
 //! `valgrind --tool=callgrind target/release/examples/war_playout_count PLAYERS in-process|plugin`.
 
 fn main() {
-    tabletop_bench_support::playout_count_main("war", &tabletop_sdk::InProcess::new(war::War));
+    tabletop_bench_support::playout_count_main("war", war::War);
 }

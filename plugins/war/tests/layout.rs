@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use tabletop_loader::Plugin;
 use tabletop_sdk::conformance;
+use tabletop_sdk::fingerprint::BuildFingerprint;
 use tabletop_sdk::{Attempt, DynGame, DynState, ErrorKind, GameError, Move, PlayerSet, Status};
 
 use crate::support::{game, position, unit_at, view};
@@ -262,7 +262,8 @@ fn w3_blanks_around_a_placements_at_sign_are_ignored() {
 
 #[test]
 fn w3_layouts_expand_the_same_through_the_cdylib() {
-    let plugin = Plugin::load(&conformance::built_plugin_path("war")).unwrap();
+    let plugin =
+        conformance::open_built_plugin("war", &BuildFingerprint::of::<war::War>()).unwrap();
     let state = plugin.new_state(2, &BTreeMap::new(), None).unwrap();
     let through = state.expand_notation(0, LAYOUT).unwrap();
     assert_eq!(through, expand(fresh().as_ref(), 0, LAYOUT));

@@ -11,6 +11,8 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use rand_xoshiro::SplitMix64;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use tabletop_sdk::{Manifest, OptionKind, OptionValue};
 
 /// Bytes before the per-option bytes: players, plies, seed.
@@ -123,24 +125,20 @@ pub fn encode(
     out
 }
 
-/// A small deterministic random source (SplitMix64): the harness needs no
-/// quality, only the same choices for the same input.
+/// A small deterministic random source (`rand_xoshiro`'s SplitMix64): the
+/// harness needs no quality, only the same choices for the same input.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A source seeded with `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64::seed_from_u64(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number below `n` (0 when `n` is 0).

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use rand_xoshiro::SplitMix64;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use tabletop_mcts::Bot;
 use tabletop_sdk::{ActionId, Chance, DynGame, DynState, Move, Status};
 
@@ -18,20 +20,17 @@ pub fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// A small deterministic generator for the tests' own random play.
-pub struct Dice(u64);
+/// A small deterministic generator (SplitMix64) for the tests' own random
+/// play.
+pub struct Dice(SplitMix64);
 
 impl Dice {
     pub fn new(seed: u64) -> Dice {
-        Dice(seed)
+        Dice(SplitMix64::seed_from_u64(seed))
     }
 
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     pub fn pick<T: Copy>(&mut self, list: &[T]) -> T {

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use rand_xoshiro::SplitMix64;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use tabletop_sdk::{ActionId, DynGame, DynState, GameError, Manifest, Move, Status, Viewer};
 
 use super::{MAX_PLIES, Refusal};
@@ -53,7 +55,7 @@ struct Playout {
     players: u32,
     seed: u64,
     ply: u64,
-    random: u64,
+    random: SplitMix64,
     chance_draws: u64,
     legal: Vec<ActionId>,
 }
@@ -83,7 +85,7 @@ impl Playout {
             players,
             seed,
             ply: 0,
-            random: seed,
+            random: SplitMix64::seed_from_u64(seed),
             chance_draws: 0,
             legal: Vec::new(),
         })
@@ -100,15 +102,6 @@ impl Playout {
     /// An error of `call`, which must succeed.
     fn failed(&self, call: &str, e: &GameError) -> Refusal {
         self.bad(format_args!("{call} gave {}", described(e)))
-    }
-
-    /// The next seeded number (splitmix64).
-    fn next_random(&mut self) -> u64 {
-        self.random = self.random.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.random;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 
     /// Plays to the end or [`MAX_PLIES`]; returns the plies played.
@@ -170,7 +163,7 @@ impl Playout {
                     "seat {player} is to move but has no legal action"
                 )));
             }
-            let pick = (self.next_random() % legal.len() as u64) as usize;
+            let pick = (self.random.next_u64() % legal.len() as u64) as usize;
             let action = legal[pick];
             self.legal = legal;
             self.state

@@ -69,6 +69,7 @@
 
 mod agree;
 mod boards;
+mod built_plugin;
 mod claims;
 mod consistency;
 mod context;
@@ -76,7 +77,6 @@ mod evaluated;
 mod explained;
 mod hidden;
 mod notation;
-mod plugin_path;
 mod random_match;
 mod readme;
 mod refusals;
@@ -92,8 +92,10 @@ use random_match::play_one;
 use removals::play_with_removals;
 
 pub use agree::agree;
+pub use built_plugin::built_plugin_path;
+#[cfg(feature = "import")]
+pub use built_plugin::open_built_plugin;
 pub use claims::Claims;
-pub use plugin_path::built_plugin_path;
 pub use readme::{ReadmePosition, check_readme_positions, readme_positions};
 
 /// What to run.

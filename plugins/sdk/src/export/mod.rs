@@ -365,8 +365,11 @@ unsafe fn write_status(status_out: *mut RawStatus, status: Status) {
 }
 
 /// Exports a [`Game`] as a Tabletop plugin: writes the one entry symbol,
-/// returning the table of `unsafe extern "C"` shims. Put it once at the end of
-/// a game crate whose `Cargo.toml` has `crate-type = ["cdylib", "rlib"]`.
+/// returning the table of `unsafe extern "C"` shims, and the game's
+/// [`BuildFingerprint`](crate::fingerprint::BuildFingerprint), by which the
+/// conformance kit knows the plugin file its own build made. Put it once at
+/// the end of a game crate whose `Cargo.toml` has
+/// `crate-type = ["cdylib", "rlib"]`.
 ///
 /// ```ignore
 /// tabletop_sdk::export_game!(MyGame);
@@ -393,6 +396,12 @@ macro_rules! export_game {
         #[unsafe(no_mangle)]
         pub extern "C" fn tabletop_plugin_entry() -> *const $crate::abi::PluginApi {
             $crate::export::api::<$game>()
+        }
+
+        /// The build this plugin comes from (see `tabletop_sdk::fingerprint`).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn tabletop_build_fingerprint() -> $crate::fingerprint::RawBuildFingerprint {
+            $crate::fingerprint::BuildFingerprint::raw_of::<$game>()
         }
     };
 }

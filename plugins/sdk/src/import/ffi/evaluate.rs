@@ -2,8 +2,8 @@
 //! plugin's estimate of each seat's final standing, for search bots that cut
 //! off their playouts.
 
-use tabletop_sdk::GameError;
-use tabletop_sdk::abi::PluginBuf;
+use crate::GameError;
+use crate::abi::PluginBuf;
 
 use super::RawState;
 

@@ -1,14 +1,15 @@
-//! Every `unsafe` operation of the host lives here: opening a library, looking
-//! up its entry symbol, and crossing the C ABI of `tabletop_sdk::abi`.
+//! Every `unsafe` operation of the import side lives here: opening a
+//! library, looking up its symbols, and crossing the C ABI of [`crate::abi`].
 //! Its length is on purpose: the core table's crossings stay in one file to be
 //! reviewed together (each extension's crossings have a file of their own).
-//! The rest of the host sees only the safe [`RawPlugin`] and [`RawState`].
+//! The rest of the import side sees only the safe [`Library`], [`RawPlugin`]
+//! and [`RawState`].
 //!
 //! Every call into a plugin is an `unsafe` block whose `// SAFETY:` comment
 //! names the ABI rule it keeps. Two invariants carry most of them:
 //! - a [`RawPlugin`]'s tables are a loaded plugin's static tables, whose
 //!   functions keep the ABI's conventions (that is what loading a plugin
-//!   trusts; the host vets a file in a child process before it loads it);
+//!   trusts; engine-host vets a file in a child process before it loads it);
 //! - a [`RawState`] owns a live handle of its plugin, and Rust's borrows make
 //!   calls on it one at a time (`&mut self` for changes and lent answers).
 //!
@@ -21,7 +22,7 @@ use std::ffi::c_void;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use tabletop_sdk::abi::{
+use crate::abi::{
     ABI_MAJOR, ActionTargetsExt, CHANCE_EXPLICIT, CHANCE_SAMPLED, CODE_OK, ENTRY_SYMBOL,
     EXT_ACTION_TARGETS, EXT_EVALUATE, EXT_EXPAND_NOTATION, EXT_EXPLAIN_REFUSAL, EXT_REMOVE_PLAYER,
     EXT_RESAMPLE, EXT_SEAT_NAMES, EXT_SEATS_OUT, EXT_SVG_BOARD, EntryFn, EvaluateExt,
@@ -30,9 +31,10 @@ use tabletop_sdk::abi::{
     RemovePlayerExt, ResampleExt, STATUS_CHANCE, STATUS_TERMINAL, STATUS_TO_MOVE, SeatNamesExt,
     SeatsOutExt, StateHandle, StrRef, SvgBoardExt, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
-use tabletop_sdk::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
+use crate::fingerprint::{BuildFingerprint, FINGERPRINT_SYMBOL, FingerprintFn};
+use crate::{Chance, ErrorKind, GameError, Move, PlayerSet, Status, Transition, Viewer};
 
-use crate::plugin::LoadError;
+use super::ImportError;
 
 /// The type of [`PluginApi::ply`].
 type PlyFn = unsafe extern "C" fn(
@@ -61,39 +63,62 @@ pub(crate) struct RawPlugin {
     action_targets: Option<&'static ActionTargetsExt>,
 }
 
-impl RawPlugin {
-    /// Opens the library at `path` (a private copy, never the user's file) and
-    /// checks its entry symbol and ABI version.
-    pub(crate) fn open(path: &Path) -> Result<RawPlugin, LoadError> {
-        // SAFETY: loading a library runs its initialisers. The host loads only
-        // files from the plugin directory or an admin request (code the
-        // operator chose to trust) that passed the vetting child process, each
-        // from a private, content-addressed copy, so the file cannot change
-        // under the loader.
+/// A library opened for good: never closed (see the module docs), so what
+/// it lends may live as long as the process.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Library(&'static libloading::Library);
+
+impl Library {
+    /// Opens the library at `path`, which runs its initialisers.
+    pub(crate) fn open(path: &Path) -> Result<Library, ImportError> {
+        // SAFETY: loading a library runs its initialisers. What is opened is
+        // the caller's choice of code to trust (`ImportedGame::open` says so):
+        // engine-host opens only files from its plugin directory or an admin
+        // request that passed its vetting child process, each from a private,
+        // content-addressed copy that cannot change under the loader; the
+        // conformance kit opens the file its own build just made.
         let library = unsafe { libloading::Library::new(path) }.map_err(|e| {
             let detail = std::error::Error::source(&e)
                 .map(|s| format!(": {s}"))
                 .unwrap_or_default();
-            LoadError::Open(format!("{e}{detail}"))
+            ImportError::Open(format!("{e}{detail}"))
         })?;
-        // Never unloaded (see the module docs): the table and every state handle
-        // may live as long as the process.
-        let library: &'static libloading::Library = Box::leak(Box::new(library));
+        Ok(Library(Box::leak(Box::new(library))))
+    }
+
+    /// The plugin's table, once its entry symbol and ABI version check out.
+    pub(crate) fn plugin(self) -> Result<RawPlugin, ImportError> {
         // SAFETY: `EntryFn` is the documented signature of ENTRY_SYMBOL in every
         // Tabletop plugin. A foreign library that happens to export the name with
         // another signature is outside what any loader can detect.
-        let entry = unsafe { library.get::<EntryFn>(ENTRY_SYMBOL.as_bytes()) }
-            .map_err(|_| LoadError::NotAPlugin)?;
+        let entry = unsafe { self.0.get::<EntryFn>(ENTRY_SYMBOL.as_bytes()) }
+            .map_err(|_| ImportError::NotAPlugin)?;
         // SAFETY: the entry takes no arguments and returns a pointer to a
         // static table (or null); it cannot unwind.
         let table = unsafe { entry() };
         let table = NonNull::new(table.cast_mut())
-            .ok_or_else(|| LoadError::Incompatible("the entry returned no table".into()))?;
+            .ok_or_else(|| ImportError::Incompatible("the entry returned no table".into()))?;
         // SAFETY: the entry of a Tabletop plugin returns a static table that
         // starts with the version header in every ABI version.
         unsafe { RawPlugin::adopt(table) }
     }
 
+    /// The build fingerprint `export_game!` exports; `None` for a library
+    /// without one (a plugin written without the SDK).
+    pub(crate) fn build_fingerprint(self) -> Option<BuildFingerprint> {
+        // SAFETY: `FingerprintFn` is the signature of FINGERPRINT_SYMBOL that
+        // `export_game!` writes; as for the entry, a foreign library exporting
+        // the name with another signature cannot be detected.
+        let fingerprint =
+            unsafe { self.0.get::<FingerprintFn>(FINGERPRINT_SYMBOL.as_bytes()) }.ok()?;
+        // SAFETY: the function takes nothing and cannot unwind; the name it
+        // returns is a static string of the library, which is never unloaded,
+        // and is copied at once.
+        Some(unsafe { BuildFingerprint::from_raw(fingerprint()) })
+    }
+}
+
+impl RawPlugin {
     /// Takes a plugin's table for the host's use: checks its version and size,
     /// then looks up the extensions the host calls.
     ///
@@ -102,7 +127,7 @@ impl RawPlugin {
     /// header (`abi_major`, `abi_minor`, `size`) and, if that header says ABI
     /// 3 and a size of at least a [`PluginApi`], is a whole [`PluginApi`]
     /// whose functions keep the ABI's conventions.
-    pub(crate) unsafe fn adopt(table: NonNull<PluginApi>) -> Result<RawPlugin, LoadError> {
+    pub(crate) unsafe fn adopt(table: NonNull<PluginApi>) -> Result<RawPlugin, ImportError> {
         // SAFETY: the header is three plain fields at the start of every
         // version's table (the caller's guarantee); the function pointers
         // are read only after the checks below.
@@ -111,13 +136,13 @@ impl RawPlugin {
             ((*header).abi_major, (*header).abi_minor, (*header).size)
         };
         if major != ABI_MAJOR {
-            return Err(LoadError::Incompatible(format!(
+            return Err(ImportError::Incompatible(format!(
                 "the plugin speaks ABI {major}.{minor} and this host speaks ABI {ABI_MAJOR}.x; \
                  rebuild it with tabletop-sdk {ABI_MAJOR}"
             )));
         }
         if size < std::mem::size_of::<PluginApi>() {
-            return Err(LoadError::Incompatible(format!(
+            return Err(ImportError::Incompatible(format!(
                 "the plugin's ABI {major}.{minor} table has {size} bytes, fewer than the {} \
                  of ABI {ABI_MAJOR}.0",
                 std::mem::size_of::<PluginApi>()
@@ -127,7 +152,7 @@ impl RawPlugin {
         // read as integers before the table is taken as a `PluginApi`.
         // SAFETY: the table is static and at least our size (checked above).
         if let Some(name) = unsafe { first_null(table.as_ptr().cast(), CORE_FUNCTIONS) } {
-            return Err(LoadError::Incompatible(format!(
+            return Err(ImportError::Incompatible(format!(
                 "the plugin's table has no `{name}` (a null function)"
             )));
         }
@@ -189,8 +214,8 @@ impl RawPlugin {
         self.finish_text(code, out)
     }
 
-    /// Installs the host's log sink.
-    pub(crate) fn set_logger(&self, logger: LogFn) {
+    /// Installs a log sink.
+    fn set_logger(&self, logger: LogFn) {
         // SAFETY: `logger` is callable from any thread and never unwinds, as
         // the ABI asks of a sink.
         unsafe { (self.api.set_logger)(Some(logger)) };
@@ -370,7 +395,7 @@ unsafe fn extension<T>(
     api: &'static PluginApi,
     id: &str,
     functions: &[&'static str],
-) -> Result<Option<&'static T>, LoadError> {
+) -> Result<Option<&'static T>, ImportError> {
     // SAFETY: the id is lent for the call; `get_extension` never fails.
     let table: *const c_void = unsafe { (api.get_extension)(StrRef::new(id)) };
     if table.is_null() {
@@ -384,7 +409,7 @@ unsafe fn extension<T>(
     // SAFETY: a static `T` of `functions.len()` pointers (the caller's
     // guarantee).
     if let Some(name) = unsafe { first_null(table.cast(), &offsets) } {
-        return Err(LoadError::Incompatible(format!(
+        return Err(ImportError::Incompatible(format!(
             "the plugin's extension {id} has no `{name}` (a null function)"
         )));
     }
@@ -894,7 +919,7 @@ fn ply_error(ply: RawPly) -> GameError {
 ///
 /// # Safety
 /// A non-null `text.ptr` must point to `text.len` readable bytes for `'a`.
-pub(crate) unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
+unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
     if text.ptr.is_null() {
         return &[];
     }
@@ -905,6 +930,7 @@ pub(crate) unsafe fn borrowed_bytes<'a>(text: StrRef) -> &'a [u8] {
 mod board;
 mod evaluate;
 mod explain;
+mod log_sink;
 mod seats_out;
 #[cfg(test)]
 mod tests;

@@ -1,12 +1,12 @@
-//! The loader's side of the ABI, against the fixture game's exported table
-//! adopted in-process (one game crate only: each defines the entry symbol,
-//! so two cannot link into one test binary).
+//! The import side of the ABI, against a test game's exported table
+//! adopted in-process, as a loaded plugin's would be.
 
 use super::*;
+use crate::import::test_game::Counter;
 
-/// The fixture's table as the loader adopts a loaded plugin's.
+/// The test game's table as the loader adopts a loaded plugin's.
 fn fixture() -> RawPlugin {
-    let table = tabletop_sdk::export::api::<versioned_fixture::Counter>();
+    let table = crate::export::api::<Counter>();
     // SAFETY: the SDK's static table of this ABI for a game linked in.
     unsafe { RawPlugin::adopt(NonNull::from(table)) }.unwrap()
 }
@@ -20,7 +20,7 @@ struct Header {
     size: usize,
 }
 
-/// The fixture's options with a roll after every action, so matches meet
+/// The test game's options with a roll after every action, so matches meet
 /// explicit chance nodes.
 fn dice() -> BTreeMap<String, String> {
     [("dice".into(), "true".into())].into()
@@ -38,7 +38,7 @@ fn a_table_of_another_major_version_is_refused_naming_its_abi() {
         // SAFETY: a static header; a table of another major version is
         // refused after reading the header alone.
         let refused = unsafe { RawPlugin::adopt(table) }.unwrap_err();
-        let LoadError::Incompatible(message) = refused else {
+        let ImportError::Incompatible(message) = refused else {
             panic!("{refused:?}");
         };
         assert!(
@@ -51,7 +51,7 @@ fn a_table_of_another_major_version_is_refused_naming_its_abi() {
 
 #[test]
 fn a_table_smaller_than_this_abi_is_refused() {
-    let api = tabletop_sdk::export::api::<versioned_fixture::Counter>();
+    let api = crate::export::api::<Counter>();
     let header: &'static Header = Box::leak(Box::new(Header {
         abi_major: api.abi_major,
         abi_minor: api.abi_minor,
@@ -61,7 +61,7 @@ fn a_table_smaller_than_this_abi_is_refused() {
     // header is read.
     let refused = unsafe { RawPlugin::adopt(NonNull::from(header).cast()) }.unwrap_err();
     assert!(
-        matches!(&refused, LoadError::Incompatible(m) if m.contains("fewer than")),
+        matches!(&refused, ImportError::Incompatible(m) if m.contains("fewer than")),
         "{refused:?}"
     );
 }
@@ -79,8 +79,8 @@ fn every_function_of_the_table_is_checked_for_null() {
 
 #[test]
 fn a_table_with_a_null_function_is_refused_naming_it() {
-    let api = tabletop_sdk::export::api::<versioned_fixture::Counter>();
-    // The fixture's table as bytes, with `ply` zeroed: what a plugin written
+    let api = crate::export::api::<Counter>();
+    // The test game's table as bytes, with `ply` zeroed: what a plugin written
     // in C that forgot to fill the field exports.
     let size = std::mem::size_of::<PluginApi>();
     let words = size / std::mem::size_of::<usize>();
@@ -102,7 +102,7 @@ fn a_table_with_a_null_function_is_refused_naming_it() {
     // before it is read as a `PluginApi`.
     let refused = unsafe { RawPlugin::adopt(table) }.unwrap_err();
     assert!(
-        matches!(&refused, LoadError::Incompatible(m) if m.contains("`ply`")),
+        matches!(&refused, ImportError::Incompatible(m) if m.contains("`ply`")),
         "{refused:?}"
     );
 }
@@ -145,7 +145,7 @@ fn play_checking_every_lent_list(plugin: RawPlugin, players: u32, seed: u64) -> 
             Status::Chance => {
                 let node = state.chance().unwrap();
                 assert!(matches!(node, Chance::Explicit(ref o) if o.len() == 3));
-                let outcome = tabletop_sdk::chance::draw(&node, seed, plies as u64).unwrap();
+                let outcome = crate::chance::draw(&node, seed, plies as u64).unwrap();
                 state.apply_chance(outcome).unwrap();
                 lent_before = None;
             }
@@ -308,7 +308,7 @@ unsafe extern "C" fn svg_not_utf8(_: *const StateHandle, _: u32, out: *mut Plugi
 /// A board one byte over the bound.
 unsafe extern "C" fn svg_too_large(_: *const StateHandle, _: u32, out: *mut PluginBuf) -> i32 {
     let mut svg = b"<svg>".to_vec();
-    svg.resize(tabletop_sdk::abi::MAX_SVG_BYTES + 1, b' ');
+    svg.resize(crate::abi::MAX_SVG_BYTES + 1, b' ');
     hand_over(out, svg);
     CODE_OK
 }
@@ -364,16 +364,16 @@ unsafe extern "C" fn broken_size(id: StrRef) -> *const c_void {
     }
 }
 
-/// The fixture's table with `get_extension` replaced: a plugin whose
+/// The test game's table with `get_extension` replaced: a plugin whose
 /// extensions are `lookup`'s.
 fn fixture_with_extensions(lookup: unsafe extern "C" fn(StrRef) -> *const c_void) -> RawPlugin {
-    let api = tabletop_sdk::export::api::<versioned_fixture::Counter>();
-    // SAFETY: reading the fixture's static table by value is a plain copy of
+    let api = crate::export::api::<Counter>();
+    // SAFETY: reading the test game's static table by value is a plain copy of
     // its fields (all `Copy`: numbers and function pointers).
     let mut copy: PluginApi = unsafe { std::ptr::read(api) };
     copy.get_extension = lookup;
     let table: &'static PluginApi = Box::leak(Box::new(copy));
-    // SAFETY: a static table of this ABI whose functions are the fixture's,
+    // SAFETY: a static table of this ABI whose functions are the test game's,
     // its lookup answering each id with a static table of that id's type.
     unsafe { RawPlugin::adopt(NonNull::from(table)) }.unwrap()
 }
@@ -405,8 +405,8 @@ fn a_board_or_targets_over_their_bound_are_refused_with_a_clear_error() {
         refused.message,
         format!(
             "the plugin's SVG board: {} bytes, more than the {} allowed",
-            tabletop_sdk::abi::MAX_SVG_BYTES + 1,
-            tabletop_sdk::abi::MAX_SVG_BYTES
+            crate::abi::MAX_SVG_BYTES + 1,
+            crate::abi::MAX_SVG_BYTES
         )
     );
     let refused = state.action_targets_json(0, &[0, 1]).unwrap_err();

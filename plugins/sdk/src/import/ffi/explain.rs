@@ -2,8 +2,8 @@
 //! explain-refusal (`tabletop.explain-refusal/2`) extensions: what a game
 //! calls its seats, and why it refuses an attempted action.
 
-use tabletop_sdk::GameError;
-use tabletop_sdk::abi::{PluginBuf, StrRef};
+use crate::GameError;
+use crate::abi::{PluginBuf, StrRef};
 
 use super::{RawPlugin, RawState};
 

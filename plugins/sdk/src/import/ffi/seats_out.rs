@@ -1,8 +1,8 @@
 //! The host's side of the seats-out extension (`tabletop.seats-out/1`):
 //! which seats a plugin's rules have taken out of a state.
 
-use tabletop_sdk::GameError;
-use tabletop_sdk::abi::PluginBuf;
+use crate::GameError;
+use crate::abi::PluginBuf;
 
 use super::RawState;
 

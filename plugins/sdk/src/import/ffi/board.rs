@@ -5,8 +5,8 @@
 //! bounded and must be valid UTF-8: a plugin that breaks either gets a
 //! clear error, never a lossy or unbounded copy.
 
-use tabletop_sdk::abi::{MAX_SVG_BYTES, PluginBuf};
-use tabletop_sdk::{ErrorKind, GameError, Viewer};
+use crate::abi::{MAX_SVG_BYTES, PluginBuf};
+use crate::{ErrorKind, GameError, Viewer};
 
 use super::{RawPlugin, RawState};
 
@@ -24,7 +24,7 @@ impl RawPlugin {
         max: usize,
         what: &str,
     ) -> Result<String, GameError> {
-        if code != tabletop_sdk::abi::CODE_OK {
+        if code != crate::abi::CODE_OK {
             return self.finish_text(code, buf);
         }
         if buf.ptr.is_null() {
