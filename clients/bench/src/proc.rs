@@ -212,8 +212,10 @@ mod tests {
             let me = std::process::id();
             let own = own_rss_bytes().expect("this process's RSS");
             assert!(own > 0);
+            // The peak read after the RSS is at least that RSS.
+            let rss = rss_bytes(me).expect("this process's RSS by pid");
             let peak = peak_rss_bytes(me).expect("this process's peak RSS");
-            assert!(peak >= rss_bytes(me).expect("this process's RSS by pid"));
+            assert!(peak >= rss, "peak {peak} < RSS {rss}");
             assert!(cpu_seconds(me).is_some());
         }
     }
