@@ -21,6 +21,7 @@ use tabletop_proto::v1::{
 use tonic::transport::Channel;
 
 pub mod playthrough;
+pub mod reason_tables;
 
 /// The admin token every test host is started with.
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
@@ -40,6 +41,26 @@ pub fn with_credential<T>(secret: &str, message: T) -> tonic::Request<T> {
 /// `message` as a request from the admin: what a test needs to choose a seed.
 pub fn as_admin<T>(message: T) -> tonic::Request<T> {
     with_credential(ADMIN_TOKEN, message)
+}
+
+/// The `ErrorInfo` of a status from the host, checked against the host's
+/// table of reasons ([`engine_host::grpc::reason::Reason`]): panics when
+/// the host sent a reason the table lacks, or a metadata key the table
+/// does not give that reason. `None`: the status has no `ErrorInfo` (one
+/// tonic made, not the host).
+pub fn error_info(status: &tonic::Status) -> Option<tonic_types::ErrorInfo> {
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info()?;
+    assert_eq!(info.domain, "tabletop", "{status:?}");
+    let sent = engine_host::grpc::reason::Reason::check_sent(
+        &info.reason,
+        info.metadata.keys().map(String::as_str),
+        info.metadata.get("refusal").map(String::as_str),
+    );
+    if let Err(lacking) = sent {
+        panic!("{lacking}, yet the host sent it: {status:?}");
+    }
+    Some(info)
 }
 
 /// `target/<profile>`, found from the running binary: a test binary lives in

@@ -7,7 +7,6 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::{Host, target_dir};
 use tonic::transport::Channel;
-use tonic_types::StatusExt;
 
 use crate::support::{create, legal, play_to_end, reason, spectator, submit};
 
@@ -17,8 +16,7 @@ const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
 const CATCH_ALL: [&str; 2] = ["INVALID_NOTATION", "ILLEGAL_ACTION"];
 
 fn metadata(status: &tonic::Status, key: &str) -> String {
-    status
-        .get_details_error_info()
+    tabletop_tests::error_info(status)
         .and_then(|info| info.metadata.get(key).cloned())
         .unwrap_or_default()
 }

@@ -541,12 +541,7 @@ async fn sigterm_shuts_the_host_down_gracefully() {
 /// The `ErrorInfo` a refusal carries: domain `tabletop`, its reason, its
 /// metadata.
 fn error_info(status: &tonic::Status) -> tonic_types::ErrorInfo {
-    use tonic_types::StatusExt;
-    let info = status
-        .get_details_error_info()
-        .unwrap_or_else(|| panic!("no ErrorInfo in {status:?}"));
-    assert_eq!(info.domain, "tabletop", "{status:?}");
-    info
+    tabletop_tests::error_info(status).unwrap_or_else(|| panic!("no ErrorInfo in {status:?}"))
 }
 
 #[tokio::test]

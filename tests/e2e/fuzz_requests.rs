@@ -2,8 +2,9 @@
 //! (Catalog, Matches, Watch, Director, Admin): a few hundred seeded random
 //! and mutated requests with random credentials, ids and tokens, huge and
 //! odd strings and extreme numbers, against the real host. Every refusal
-//! must be a clear error (never INTERNAL, its message under 1 KB) that
-//! changes nothing, and the host must still answer at the end.
+//! must be a clear error (never INTERNAL, its message under 1 KB, its
+//! `ErrorInfo` reason and metadata keys in the host's table of reasons)
+//! that changes nothing, and the host must still answer at the end.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -508,6 +509,8 @@ fn check(findings: &mut Findings, rpc: Rpc, result: &Result<(), Status>) {
     let Err(status) = result else {
         return;
     };
+    // Panics on a reason or metadata key the table lacks.
+    tabletop_tests::error_info(status);
     let head: String = status.message().chars().take(160).collect();
     if status.code() == Code::Internal {
         findings.internal.push(format!("{rpc:?}: {head}"));

@@ -13,7 +13,6 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::director_client::DirectorClient;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, as_admin, built_plugin};
 use tonic::Code;
-use tonic_types::StatusExt;
 
 use crate::support::{legal, reason, submit, view_of};
 
@@ -35,7 +34,7 @@ fn assert_brief(status: &tonic::Status, input_char: char) {
         "the message quotes more than 100 characters of the input: {}",
         status.message()
     );
-    let info = status.get_details_error_info().expect("an ErrorInfo");
+    let info = tabletop_tests::error_info(status).expect("an ErrorInfo");
     for value in info.metadata.values() {
         assert!(value.chars().count() <= 101, "metadata value {value}");
     }

@@ -30,8 +30,7 @@ fn retry_delay(status: &tonic::Status) -> Duration {
 }
 
 fn metadata(status: &tonic::Status, key: &str) -> String {
-    status
-        .get_details_error_info()
+    tabletop_tests::error_info(status)
         .and_then(|info| info.metadata.get(key).cloned())
         .unwrap_or_default()
 }

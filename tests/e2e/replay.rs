@@ -499,7 +499,7 @@ async fn the_memory_store_drops_the_oldest_finished_matches_and_says_they_expire
         "{}",
         expired.message()
     );
-    let info = tonic_types::StatusExt::get_details_error_info(&expired).expect("error info");
+    let info = tabletop_tests::error_info(&expired).expect("error info");
     assert_eq!(info.reason, "MATCH_EXPIRED");
     until_unloaded(&host, &finished[1]).await;
     let kept = spectator(&mut matches, &finished[1]).await;

@@ -10,7 +10,6 @@ use std::time::Duration;
 use tabletop_proto::v1 as pb;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, engine_host_binary};
 use tonic::Code;
-use tonic_types::StatusExt;
 
 use crate::support::{play_first_legal, reason, view_of};
 
@@ -110,7 +109,7 @@ async fn a_malformed_match_row_makes_only_that_match_unavailable_and_the_host_st
             .expect_err("unavailable");
         assert_eq!(refused.code(), Code::Unavailable);
         assert_eq!(reason(&refused), "MATCH_UNAVAILABLE");
-        let info = refused.get_details_error_info().expect("ErrorInfo");
+        let info = tabletop_tests::error_info(&refused).expect("ErrorInfo");
         assert_eq!(info.metadata.get("match_id"), Some(id));
     }
     assert_eq!(listed(&all, &good).state, pb::MatchState::Running as i32);

@@ -58,11 +58,10 @@ pub async fn create(
     (created.match_id, tokens)
 }
 
-/// The reason of a refusal's `ErrorInfo`.
+/// The reason of a refusal's `ErrorInfo` (checked against the host's table
+/// of reasons: see [`tabletop_tests::error_info`]).
 pub fn reason(status: &tonic::Status) -> String {
-    use tonic_types::StatusExt;
-    status
-        .get_details_error_info()
+    tabletop_tests::error_info(status)
         .map(|info| info.reason)
         .unwrap_or_default()
 }

@@ -206,25 +206,27 @@ class Throttled(TabletopError):
         return self._int("retry_after_ms") / 1000.0
 
 
+# Written from the server's table of reasons (engine-host/src/grpc/reason.rs)
+# by `cargo run -p tabletop-tests --bin reasons`; a test fails when it differs.
 _BY_REASON: dict[str, type[TabletopError]] = {
+    "INVALID_NOTATION": InvalidNotation,
+    "ILLEGAL_ACTION": IllegalAction,
+    "UNKNOWN_GAME": UnknownGame,
+    "UNKNOWN_GAME_VERSION": UnknownGame,
+    "INVALID_PAGE_TOKEN": InvalidPageToken,
+    "UNKNOWN_MATCH": UnknownMatch,
     "STALE_VERSION": StaleVersion,
     "NOT_YOUR_TURN": NotYourTurn,
     "ALREADY_ACTED": AlreadyActed,
-    "ILLEGAL_ACTION": IllegalAction,
-    "INVALID_NOTATION": InvalidNotation,
     "MATCH_OVER": MatchOver,
     "NOT_STARTED": NotStarted,
+    "MATCH_PAUSED": MatchPaused,
+    "CONTROL_REFUSED": ControlRefused,
+    "REQUEST_ID_REUSED": RequestIdReused,
     "TOKEN_REQUIRED": TokenRequired,
     "BAD_TOKEN": BadToken,
     "NOT_PERMITTED": NotPermitted,
-    "UNKNOWN_MATCH": UnknownMatch,
-    "UNKNOWN_GAME": UnknownGame,
-    "UNKNOWN_GAME_VERSION": UnknownGame,
     "SHUTTING_DOWN": ShuttingDown,
-    "REQUEST_ID_REUSED": RequestIdReused,
-    "INVALID_PAGE_TOKEN": InvalidPageToken,
-    "MATCH_PAUSED": MatchPaused,
-    "CONTROL_REFUSED": ControlRefused,
     "SERVER_BUSY": Throttled,
     "TOO_MANY_CALLS_IN_FLIGHT": Throttled,
     "RATE_LIMITED": Throttled,

@@ -15,16 +15,17 @@ use std::time::{Duration, Instant};
 
 use http::{HeaderMap, HeaderValue, Request, Response};
 use http_body::Frame;
+use percent_encoding::percent_decode;
 use prost::Message;
 use tonic::body::Body;
 use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
 use tower::{Layer, Service};
 use tracing::Instrument;
 
 use super::auth::{AUTHORIZATION, parse_bearer};
 use super::limits::{Key, Limiter, Refusal};
-use super::status::DOMAIN;
+use super::reason::Reason;
+use super::status::Described;
 use crate::engine::{Caller, Engine};
 use crate::metrics::{LimitKind, RpcStats, metrics};
 
@@ -329,89 +330,83 @@ fn has_client_cert(request: &Request<Body>) -> bool {
         .is_some_and(|certs| !certs.is_empty())
 }
 
+/// The reasons the layer sends, in the table's order (the rest of the table
+/// is the services' errors, [`super::status::to_status`]).
+#[cfg(test)]
+pub(crate) const REASONS: [Reason; 8] = [
+    Reason::ClientCertificateRequired,
+    Reason::ServerBusy,
+    Reason::TooManyCallsInFlight,
+    Reason::RateLimited,
+    Reason::CreationQuota,
+    Reason::LiveMatchLimit,
+    Reason::RequestTimeout,
+    Reason::ReplyTooLarge,
+];
+
 /// The status of a refused call: its code, `ErrorInfo` and `RetryInfo`.
 pub fn refusal_status(refusal: &Refusal) -> Status {
-    let (code, reason, message) = match refusal.kind {
+    let (reason, message) = match refusal.kind {
         LimitKind::ServerCalls => (
-            Code::Unavailable,
-            "SERVER_BUSY",
+            Reason::ServerBusy,
             format!(
                 "the server is serving its most calls at once ({}); try again shortly",
                 refusal.limit
             ),
         ),
         LimitKind::CredentialCalls => (
-            Code::ResourceExhausted,
-            "TOO_MANY_CALLS_IN_FLIGHT",
+            Reason::TooManyCallsInFlight,
             format!(
                 "credential `{}` has its most calls in flight ({})",
                 refusal.key, refusal.limit
             ),
         ),
         LimitKind::CredentialRate => (
-            Code::ResourceExhausted,
-            "RATE_LIMITED",
+            Reason::RateLimited,
             format!(
                 "credential `{}` is over its {} calls per second",
                 refusal.key, refusal.limit
             ),
         ),
         LimitKind::CreatesPerMinute => (
-            Code::ResourceExhausted,
-            "CREATION_QUOTA",
+            Reason::CreationQuota,
             format!(
                 "credential `{}` created its {} matches of the last minute",
                 refusal.key, refusal.limit
             ),
         ),
         LimitKind::LiveMatches => (
-            Code::ResourceExhausted,
-            "LIVE_MATCH_LIMIT",
+            Reason::LiveMatchLimit,
             format!(
                 "the server holds its most live matches ({}); try again when some have ended",
                 refusal.limit
             ),
         ),
-        LimitKind::Timeout => (Code::DeadlineExceeded, "REQUEST_TIMEOUT", String::new()),
+        // The limiter does not refuse by time; a call cut by the timeout
+        // is answered by `timed_out`.
+        LimitKind::Timeout => return timed_out(Duration::from_millis(refusal.limit)),
     };
-    let retry_after_ms = refusal.retry_after.as_millis().to_string();
-    let mut details = ErrorDetails::new();
-    details.set_error_info(
-        reason,
-        DOMAIN,
-        [
-            ("limit".to_string(), refusal.kind.name().to_string()),
-            ("max".to_string(), refusal.limit.to_string()),
-            ("credential".to_string(), refusal.key.clone()),
-            ("retry_after_ms".to_string(), retry_after_ms),
-        ],
-    );
-    details.set_retry_info(Some(refusal.retry_after));
-    Status::with_error_details(code, message, details)
+    Described::new(reason)
+        .with("limit", refusal.kind.name())
+        .with("max", refusal.limit)
+        .with("credential", &refusal.key)
+        .with("retry_after_ms", refusal.retry_after.as_millis())
+        .retry_after(refusal.retry_after)
+        .into_status(&message)
 }
 
 fn timed_out(limit: Duration) -> Status {
-    Status::with_error_details(
-        Code::DeadlineExceeded,
-        format!("the call took longer than the request timeout ({limit:?})"),
-        ErrorDetails::with_error_info(
-            "REQUEST_TIMEOUT",
-            DOMAIN,
-            [("timeout_ms".to_string(), limit.as_millis().to_string())],
-        ),
-    )
+    Described::new(Reason::RequestTimeout)
+        .with("timeout_ms", limit.as_millis())
+        .into_status(&format!(
+            "the call took longer than the request timeout ({limit:?})"
+        ))
 }
 
 fn client_cert_required() -> Status {
-    Status::with_error_details(
-        Code::Unauthenticated,
-        "Admin calls need a client certificate signed by the server's client CA",
-        ErrorDetails::with_error_info(
-            "CLIENT_CERTIFICATE_REQUIRED",
-            DOMAIN,
-            [("credential".to_string(), "client_certificate".to_string())],
-        ),
-    )
+    Described::new(Reason::ClientCertificateRequired)
+        .with("credential", "client_certificate")
+        .into_status("Admin calls need a client certificate signed by the server's client CA")
 }
 
 /// tonic's message for a reply over `max_encoding_message_size`.
@@ -465,17 +460,18 @@ fn explain_reply_too_large(trailers: &mut HeaderMap) {
     }
     let message = trailers
         .get(Status::GRPC_MESSAGE)
-        .and_then(|v| v.to_str().ok())
-        .map(percent_decode)
+        .map(|value| {
+            percent_decode(value.as_bytes())
+                .decode_utf8_lossy()
+                .into_owned()
+        })
         .unwrap_or_default();
     if !message.starts_with(REPLY_TOO_LARGE_PREFIX) {
         return;
     }
-    let status = Status::with_error_details(
-        Code::ResourceExhausted,
-        format!("the reply is larger than the server's cap (--max-reply-bytes): {message}"),
-        ErrorDetails::with_error_info("REPLY_TOO_LARGE", DOMAIN, HashMap::new()),
-    );
+    let status = Described::new(Reason::ReplyTooLarge).into_status(&format!(
+        "the reply is larger than the server's cap (--max-reply-bytes): {message}"
+    ));
     trailers.remove(Status::GRPC_MESSAGE);
     trailers.remove(Status::GRPC_STATUS_DETAILS);
     if status.add_header(trailers).is_err() {
@@ -484,27 +480,6 @@ fn explain_reply_too_large(trailers: &mut HeaderMap) {
             HeaderValue::from(Code::ResourceExhausted as i32),
         );
     }
-}
-
-/// grpc-message is percent-encoded; the prefix compared is plain ASCII, so
-/// only `%20`-style escapes need undoing.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16)
-        {
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl http_body::Body for ObservedBody {
@@ -548,6 +523,8 @@ impl Drop for ObservedBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grpc::status::DOMAIN;
+    use tonic_types::StatusExt;
 
     #[test]
     fn every_refusal_carries_its_reason_and_a_retry_delay() {
@@ -593,6 +570,56 @@ mod tests {
             let retry = details.retry_info().expect("RetryInfo");
             assert_eq!(retry.retry_delay, Some(Duration::from_millis(250)));
         }
+    }
+
+    #[test]
+    fn the_layer_sends_its_reasons_of_the_table() {
+        let mut statuses: Vec<Status> = [
+            LimitKind::ServerCalls,
+            LimitKind::CredentialCalls,
+            LimitKind::CredentialRate,
+            LimitKind::CreatesPerMinute,
+            LimitKind::LiveMatches,
+        ]
+        .into_iter()
+        .map(|kind| {
+            refusal_status(&Refusal {
+                kind,
+                key: "anonymous".into(),
+                limit: 1,
+                retry_after: Duration::from_millis(1),
+                log: None,
+            })
+        })
+        .collect();
+        statuses.push(timed_out(Duration::from_secs(1)));
+        statuses.push(client_cert_required());
+        let mut trailers = HeaderMap::new();
+        Status::out_of_range(REPLY_TOO_LARGE_PREFIX)
+            .add_header(&mut trailers)
+            .unwrap();
+        explain_reply_too_large(&mut trailers);
+        statuses.push(Status::from_header_map(&trailers).expect("a status"));
+        let mut sent: Vec<String> = statuses
+            .iter()
+            .map(|status| status.get_details_error_info().expect("ErrorInfo").reason)
+            .collect();
+        sent.sort();
+        let mut table: Vec<String> = REASONS
+            .iter()
+            .map(|reason| reason.name().expect("a host reason").to_string())
+            .collect();
+        table.sort();
+        assert_eq!(sent, table);
+        let timeout = timed_out(Duration::from_millis(1500));
+        assert_eq!(timeout.code(), Code::DeadlineExceeded);
+        assert_eq!(
+            timeout
+                .get_details_error_info()
+                .expect("ErrorInfo")
+                .metadata["timeout_ms"],
+            "1500"
+        );
     }
 
     #[test]

@@ -4,13 +4,15 @@
 //! request spans and the metrics ([`layer`]), and TLS when configured
 //! ([`tls`]). With a web listener the same services, behind the same
 //! layer, are served to browsers over gRPC-web beside the page's files
-//! ([`web`]).
+//! ([`web`]). Every error status, a handler's or the layer's, is built
+//! ([`status`]) from the table of reasons ([`reason`]).
 
 pub mod auth;
 mod convert;
 pub mod director;
 pub mod layer;
 pub mod limits;
+pub mod reason;
 pub mod services;
 pub mod status;
 pub mod tls;

@@ -1,257 +1,244 @@
-//! The one place where domain errors become gRPC statuses: each error's
-//! status code, and the `google.rpc.ErrorInfo` detail every status carries
-//! (domain [`DOMAIN`], an UPPER_SNAKE reason, and metadata a program can read
-//! instead of parsing the message). The table of reasons for clients is in
-//! `proto/tabletop/v1/matches.proto`; keep the two in step.
+//! Where every error status is made: domain errors become statuses here
+//! ([`to_status`]), and so do the limits layer's refusals, both through
+//! [`Described`], which takes its reason, code and metadata keys from the
+//! table of reasons ([`super::reason`]). Every status carries a
+//! `google.rpc.ErrorInfo` (domain [`DOMAIN`], the reason, and metadata a
+//! program can read instead of parsing the message).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
+use std::time::Duration;
 
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+use super::reason::Reason;
 use tabletop_core::error::HostError;
 use tabletop_core::quote::{cap_message, quote};
 
 /// The `ErrorInfo` domain of every status this server sends.
 pub const DOMAIN: &str = "tabletop";
 
-/// What a client is told about an error, besides its message.
+/// What a client is told about an error besides its message: a reason of
+/// the table, the metadata it names, and for a refusal by a limit, how
+/// long to wait. The one way to an error status
+/// ([`Described::into_status`]); a debug build panics there when the
+/// metadata has a key the table does not give the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Described {
-    /// The status code.
-    pub code: Code,
-    /// The `ErrorInfo` reason: the host's, or a game's own code for a
-    /// refusal it explained (`RED_LINE`).
-    pub reason: Cow<'static, str>,
-    /// The `ErrorInfo` metadata.
-    pub metadata: HashMap<String, String>,
+    reason: Reason,
+    /// The `ErrorInfo` reason: the table's name, or the game's own code.
+    sent: String,
+    metadata: HashMap<String, String>,
+    retry_after: Option<Duration>,
 }
 
-fn described(code: Code, reason: &'static str, metadata: &[(&str, String)]) -> Described {
-    Described {
-        code,
-        reason: Cow::Borrowed(reason),
-        metadata: metadata
-            .iter()
-            .map(|(key, value)| ((*key).to_string(), value.clone()))
-            .collect(),
+impl Described {
+    /// `reason`, with no metadata yet. A game's refusal is made by
+    /// [`Described::game_refusal`], which knows its code.
+    pub fn new(reason: Reason) -> Described {
+        debug_assert!(
+            reason != Reason::GameRefusal,
+            "a game's refusal is described by Described::game_refusal"
+        );
+        Described {
+            reason,
+            sent: reason.name().unwrap_or_default().to_string(),
+            metadata: HashMap::new(),
+            retry_after: None,
+        }
+    }
+
+    /// A game's refusal: its own `code` as the reason, and in `refusal`
+    /// the host reason it stands for (INVALID_NOTATION when `notation`,
+    /// else ILLEGAL_ACTION), so a client can tell the two apart without
+    /// knowing the game's codes.
+    pub fn game_refusal(code: &str, notation: bool) -> Described {
+        let kind = if notation {
+            Reason::InvalidNotation
+        } else {
+            Reason::IllegalAction
+        };
+        Described {
+            reason: Reason::GameRefusal,
+            sent: code.to_string(),
+            metadata: HashMap::new(),
+            retry_after: None,
+        }
+        .with("refusal", kind.name().unwrap_or_default())
+    }
+
+    /// With metadata `key` set to `value`.
+    pub fn with(mut self, key: &'static str, value: impl ToString) -> Described {
+        self.metadata.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// With a `google.rpc.RetryInfo` of `delay`.
+    pub fn retry_after(mut self, delay: Duration) -> Described {
+        self.retry_after = Some(delay);
+        self
+    }
+
+    /// Its row of the table.
+    pub fn reason(&self) -> Reason {
+        self.reason
+    }
+
+    /// The status code (the table's for its reason).
+    pub fn code(&self) -> Code {
+        self.reason.code()
+    }
+
+    /// The `ErrorInfo` reason sent.
+    pub fn sent_reason(&self) -> &str {
+        &self.sent
+    }
+
+    /// The `ErrorInfo` metadata.
+    pub fn metadata(&self) -> &HashMap<String, String> {
+        &self.metadata
+    }
+
+    /// The status: its code, `message`, and the details. Whatever the
+    /// parts hold, the message is at most
+    /// [`MAX_MESSAGE_BYTES`](tabletop_core::quote::MAX_MESSAGE_BYTES) and
+    /// each metadata value quotes at most
+    /// [`QUOTE_CHARS`](tabletop_core::quote::QUOTE_CHARS) characters: the
+    /// status travels in HTTP/2 headers, and a client refuses headers past
+    /// its limit (often 8 or 16 KB) with a protocol error in place of the
+    /// refusal.
+    pub fn into_status(self, message: &str) -> Status {
+        if cfg!(debug_assertions)
+            && let Err(lacking) = Reason::check_sent(
+                &self.sent,
+                self.metadata.keys().map(String::as_str),
+                self.metadata.get("refusal").map(String::as_str),
+            )
+        {
+            panic!("an error status outside the table of reasons: {lacking}");
+        }
+        let code = self.code();
+        let message = cap_message(message);
+        if code == Code::Internal {
+            tracing::error!(error = %message, reason = %self.sent, "internal error");
+        }
+        let metadata: HashMap<String, String> = self
+            .metadata
+            .into_iter()
+            .map(|(key, value)| (key, quote(&value).into_owned()))
+            .collect();
+        let mut details = ErrorDetails::with_error_info(self.sent, DOMAIN, metadata);
+        if let Some(delay) = self.retry_after {
+            details.set_retry_info(Some(delay));
+        }
+        Status::with_error_details(code, message.into_owned(), details)
     }
 }
 
-/// The code, reason and metadata of `error`.
+/// The reason and metadata of `error`.
 pub fn describe(error: &HostError) -> Described {
-    use Code::{
-        AlreadyExists, FailedPrecondition, Internal, InvalidArgument, NotFound, PermissionDenied,
-        Unauthenticated, Unavailable,
-    };
+    use Reason as R;
+    let new = Described::new;
     match error {
-        HostError::InvalidRequest(_) => described(InvalidArgument, "INVALID_REQUEST", &[]),
-        HostError::InvalidSetup(_) => described(InvalidArgument, "INVALID_SETUP", &[]),
-        HostError::InvalidOption(_) => described(InvalidArgument, "INVALID_OPTION", &[]),
-        HostError::InvalidPosition(_) => described(InvalidArgument, "INVALID_POSITION", &[]),
-        HostError::InvalidNotation(_) => described(InvalidArgument, "INVALID_NOTATION", &[]),
-        HostError::IllegalAction(_) => described(InvalidArgument, "ILLEGAL_ACTION", &[]),
-        HostError::Refused(refusal) => {
-            // The game's own code is the reason; `refusal` keeps the host's
-            // kind, so a client can tell a notation problem from an illegal
-            // action without knowing the game's codes.
-            let kind = if refusal.notation {
-                "INVALID_NOTATION"
-            } else {
-                "ILLEGAL_ACTION"
-            };
-            let mut d = described(InvalidArgument, "", &[("refusal", kind.into())]);
-            d.reason = Cow::Owned(refusal.reason.clone());
-            d
-        }
-        HostError::InvalidRecord(_) => described(InvalidArgument, "INVALID_RECORD", &[]),
-        HostError::UnknownGame { game } => {
-            described(NotFound, "UNKNOWN_GAME", &[("game", game.clone())])
-        }
+        HostError::InvalidRequest(_) => new(R::InvalidRequest),
+        HostError::InvalidSetup(_) => new(R::InvalidSetup),
+        HostError::InvalidOption(_) => new(R::InvalidOption),
+        HostError::InvalidPosition(_) => new(R::InvalidPosition),
+        HostError::InvalidNotation(_) => new(R::InvalidNotation),
+        HostError::IllegalAction(_) => new(R::IllegalAction),
+        HostError::Refused(refusal) => Described::game_refusal(&refusal.reason, refusal.notation),
+        HostError::InvalidRecord(_) => new(R::InvalidRecord),
+        HostError::UnknownGame { game } => new(R::UnknownGame).with("game", game),
         HostError::UnknownGameVersion {
             game,
             version,
             loaded,
-        } => described(
-            NotFound,
-            "UNKNOWN_GAME_VERSION",
-            &[
-                ("game", game.clone()),
-                ("version", version.clone()),
-                ("loaded_versions", loaded.join(",")),
-            ],
-        ),
-        HostError::UnknownMatch { match_id } => {
-            described(NotFound, "UNKNOWN_MATCH", &[("match_id", match_id.clone())])
-        }
+        } => new(R::UnknownGameVersion)
+            .with("game", game)
+            .with("version", version)
+            .with("loaded_versions", loaded.join(",")),
+        HostError::UnknownMatch { match_id } => new(R::UnknownMatch).with("match_id", match_id),
         HostError::RequestIdReused {
             request_id,
             match_id,
-        } => described(
-            AlreadyExists,
-            "REQUEST_ID_REUSED",
-            &[
-                ("request_id", request_id.clone()),
-                ("match_id", match_id.clone()),
-            ],
-        ),
-        HostError::InvalidPageToken(_) => described(InvalidArgument, "INVALID_PAGE_TOKEN", &[]),
-        HostError::MatchExpired { match_id, kept } => described(
-            NotFound,
-            "MATCH_EXPIRED",
-            &[("match_id", match_id.clone()), ("kept", kept.to_string())],
-        ),
-        HostError::UnknownSeat { seat, players } => described(
-            NotFound,
-            "UNKNOWN_SEAT",
-            &[("seat", seat.to_string()), ("players", players.to_string())],
-        ),
-        HostError::GameNotLoaded { game, version } => described(
-            FailedPrecondition,
-            "GAME_NOT_LOADED",
-            &[("game", game.clone()), ("version", version.clone())],
-        ),
-        HostError::MatchUnavailable { match_id, reason } => described(
-            Unavailable,
-            "MATCH_UNAVAILABLE",
-            &[
-                ("match_id", match_id.clone()),
-                ("unavailable_reason", reason.clone()),
-            ],
-        ),
-        HostError::NotStarted => described(FailedPrecondition, "NOT_STARTED", &[]),
-        HostError::MatchPaused => described(FailedPrecondition, "MATCH_PAUSED", &[]),
-        HostError::ControlRefused(_) => described(FailedPrecondition, "CONTROL_REFUSED", &[]),
-        HostError::MatchOver { clock_ran_out } => described(
-            FailedPrecondition,
-            "MATCH_OVER",
-            &[("clock_ran_out", clock_ran_out.to_string())],
-        ),
-        HostError::StaleVersion { expected, current } => described(
-            FailedPrecondition,
-            "STALE_VERSION",
-            &[
-                ("expected_version", expected.to_string()),
-                ("current_version", current.to_string()),
-            ],
-        ),
-        HostError::NotYourTurn { seat, name } => described(
-            FailedPrecondition,
-            "NOT_YOUR_TURN",
-            &[
-                ("seat", seat.to_string()),
-                ("seat_name", name.clone().unwrap_or_default()),
-            ],
-        ),
-        HostError::NotToMove(_) => described(FailedPrecondition, "NOT_YOUR_TURN", &[]),
-        HostError::AlreadyActed { seat, name } => described(
-            FailedPrecondition,
-            "ALREADY_ACTED",
-            &[
-                ("seat", seat.to_string()),
-                ("seat_name", name.clone().unwrap_or_default()),
-            ],
-        ),
-        HostError::SeatTaken { seat, name } => described(
-            FailedPrecondition,
-            "SEAT_TAKEN",
-            &[
-                ("seat", seat.to_string()),
-                ("seat_name", name.clone().unwrap_or_default()),
-            ],
-        ),
-        HostError::NoOpenSeat => described(FailedPrecondition, "NO_OPEN_SEAT", &[]),
-        HostError::Unsupported(_) => described(FailedPrecondition, "UNSUPPORTED", &[]),
+        } => new(R::RequestIdReused)
+            .with("request_id", request_id)
+            .with("match_id", match_id),
+        HostError::InvalidPageToken(_) => new(R::InvalidPageToken),
+        HostError::MatchExpired { match_id, kept } => new(R::MatchExpired)
+            .with("match_id", match_id)
+            .with("kept", kept),
+        HostError::UnknownSeat { seat, players } => new(R::UnknownSeat)
+            .with("seat", seat)
+            .with("players", players),
+        HostError::GameNotLoaded { game, version } => new(R::GameNotLoaded)
+            .with("game", game)
+            .with("version", version),
+        HostError::MatchUnavailable { match_id, reason } => new(R::MatchUnavailable)
+            .with("match_id", match_id)
+            .with("unavailable_reason", reason),
+        HostError::NotStarted => new(R::NotStarted),
+        HostError::MatchPaused => new(R::MatchPaused),
+        HostError::ControlRefused(_) => new(R::ControlRefused),
+        HostError::MatchOver { clock_ran_out } => {
+            new(R::MatchOver).with("clock_ran_out", clock_ran_out)
+        }
+        HostError::StaleVersion { expected, current } => new(R::StaleVersion)
+            .with("expected_version", expected)
+            .with("current_version", current),
+        HostError::NotYourTurn { seat, name } => new(R::NotYourTurn)
+            .with("seat", seat)
+            .with("seat_name", name.as_deref().unwrap_or_default()),
+        HostError::NotToMove(_) => new(R::NotYourTurn),
+        HostError::AlreadyActed { seat, name } => new(R::AlreadyActed)
+            .with("seat", seat)
+            .with("seat_name", name.as_deref().unwrap_or_default()),
+        HostError::SeatTaken { seat, name } => new(R::SeatTaken)
+            .with("seat", seat)
+            .with("seat_name", name.as_deref().unwrap_or_default()),
+        HostError::NoOpenSeat => new(R::NoOpenSeat),
+        HostError::Unsupported(_) => new(R::Unsupported),
+        // The step's own reason: a bot reacts to an illegal step as to an
+        // illegal action; the metadata says which step.
         HostError::StepRefused {
             step, steps, cause, ..
-        } => {
-            // The step's own code and reason: a bot reacts to an illegal
-            // step as to an illegal action; the metadata says which step.
-            let mut d = describe(cause);
-            d.metadata.insert("step".into(), step.to_string());
-            d.metadata.insert("steps".into(), steps.to_string());
-            d
+        } => describe(cause).with("step", step).with("steps", steps),
+        HostError::TokenRequired { credential } => {
+            new(R::TokenRequired).with("credential", credential.as_str())
         }
-        HostError::TokenRequired { credential } => described(
-            Unauthenticated,
-            "TOKEN_REQUIRED",
-            &[("credential", credential.as_str().into())],
-        ),
-        HostError::ExportNeedsAdmin => described(
-            Unauthenticated,
-            "TOKEN_REQUIRED",
-            &[("credential", "admin".into())],
-        ),
-        HostError::BadToken { credential } => described(
-            PermissionDenied,
-            "BAD_TOKEN",
-            &[("credential", credential.as_str().into())],
-        ),
-        HostError::NotPermitted { needed, .. } => described(
-            PermissionDenied,
-            "NOT_PERMITTED",
-            &[("credential", needed.as_str().into())],
-        ),
-        HostError::PluginFileUnreadable { path, .. } => described(
-            NotFound,
-            "PLUGIN_FILE_UNREADABLE",
-            &[("path", path.clone())],
-        ),
-        HostError::PluginRefused { path, .. } => {
-            described(InvalidArgument, "PLUGIN_REFUSED", &[("path", path.clone())])
+        HostError::ExportNeedsAdmin => new(R::TokenRequired).with("credential", "admin"),
+        HostError::BadToken { credential } => {
+            new(R::BadToken).with("credential", credential.as_str())
         }
+        HostError::NotPermitted { needed, .. } => {
+            new(R::NotPermitted).with("credential", needed.as_str())
+        }
+        HostError::PluginFileUnreadable { path, .. } => {
+            new(R::PluginFileUnreadable).with("path", path)
+        }
+        HostError::PluginRefused { path, .. } => new(R::PluginRefused).with("path", path),
         HostError::PluginConflict {
             game,
             version,
             existing,
-        } => described(
-            FailedPrecondition,
-            "PLUGIN_CONFLICT",
-            &[
-                ("game", game.clone()),
-                ("version", version.clone()),
-                ("existing_file", existing.clone()),
-            ],
-        ),
-        HostError::PluginTimeout { deadline } => described(
-            Internal,
-            "PLUGIN_TIMEOUT",
-            &[("deadline_ms", deadline.as_millis().to_string())],
-        ),
-        HostError::PluginFault(_) => described(Internal, "PLUGIN_FAULT", &[]),
-        HostError::ShuttingDown => described(Unavailable, "SHUTTING_DOWN", &[]),
-        HostError::Internal(_) => described(Internal, "INTERNAL", &[]),
+        } => new(R::PluginConflict)
+            .with("game", game)
+            .with("version", version)
+            .with("existing_file", existing),
+        HostError::PluginTimeout { deadline } => {
+            new(R::PluginTimeout).with("deadline_ms", deadline.as_millis())
+        }
+        HostError::PluginFault(_) => new(R::PluginFault),
+        HostError::ShuttingDown => new(R::ShuttingDown),
+        HostError::Internal(_) => new(R::Internal),
     }
 }
 
-/// Maps a domain error to its status: the code, the error's message, and an
-/// `ErrorInfo` detail with its reason and metadata. Whatever an error
-/// holds, the message is at most
-/// [`MAX_MESSAGE_BYTES`](tabletop_core::quote::MAX_MESSAGE_BYTES) and each
-/// metadata value quotes at most
-/// [`QUOTE_CHARS`](tabletop_core::quote::QUOTE_CHARS) characters: the status travels in
-/// HTTP/2 headers, and a client refuses headers past its limit (often
-/// 8 or 16 KB) with a protocol error in place of the refusal.
+/// Maps a domain error to its status: its reason's code, the error's
+/// message, and an `ErrorInfo` detail with its reason and metadata
+/// (see [`Described::into_status`]).
 pub fn to_status(error: HostError) -> Status {
-    let Described {
-        code,
-        reason,
-        metadata,
-    } = describe(&error);
-    let message = error.to_string();
-    if code == Code::Internal {
-        tracing::error!(error = %cap_message(&message), reason = %reason, "internal error");
-    }
-    let metadata = metadata
-        .into_iter()
-        .map(|(key, value)| (key, quote(&value).into_owned()))
-        .collect::<HashMap<_, _>>();
-    Status::with_error_details(
-        code,
-        cap_message(&message).into_owned(),
-        ErrorDetails::with_error_info(reason, DOMAIN, metadata),
-    )
+    describe(&error).into_status(&error.to_string())
 }
 
 #[cfg(test)]
@@ -597,8 +584,43 @@ mod tests {
                 vec![],
             ),
             (HostError::Internal(text("a")), Internal, "INTERNAL", vec![]),
+            (
+                HostError::InvalidPageToken(text("a")),
+                InvalidArgument,
+                "INVALID_PAGE_TOKEN",
+                vec![],
+            ),
+            (
+                HostError::MatchExpired {
+                    match_id: text("m1"),
+                    kept: 10,
+                },
+                NotFound,
+                "MATCH_EXPIRED",
+                vec![("match_id", "m1"), ("kept", "10")],
+            ),
+            (
+                HostError::RequestIdReused {
+                    request_id: text("r1"),
+                    match_id: text("m1"),
+                },
+                AlreadyExists,
+                "REQUEST_ID_REUSED",
+                vec![("request_id", "r1"), ("match_id", "m1")],
+            ),
+            (
+                HostError::NotPermitted {
+                    what: text("choosing a seed"),
+                    needed: Credential::Organizer,
+                },
+                PermissionDenied,
+                "NOT_PERMITTED",
+                vec![("credential", "organizer")],
+            ),
         ];
+        let mut sent = std::collections::HashSet::new();
         for (error, code, reason, metadata) in cases {
+            sent.insert(describe(&error).reason());
             let message = error.to_string();
             let status = to_status(error);
             assert_eq!(status.code(), code, "{message}");
@@ -614,6 +636,34 @@ mod tests {
                 .collect();
             assert_eq!(info.metadata, expected, "{message}");
         }
+        // The rest of the table is the limits layer's (its tests send them).
+        let unsent: Vec<Reason> = Reason::ALL
+            .iter()
+            .copied()
+            .filter(|reason| !sent.contains(reason))
+            .collect();
+        assert_eq!(unsent, crate::grpc::layer::REASONS);
+    }
+
+    /// A status the table does not describe fails the test that sends it.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "no metadata key `seat`")]
+    fn a_metadata_key_the_table_lacks_fails_a_debug_build() {
+        drop(
+            Described::new(Reason::StaleVersion)
+                .with("seat", 1)
+                .into_status("stale"),
+        );
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "no reason `RED_LINE`")]
+    fn a_game_code_without_its_refusal_kind_fails_a_debug_build() {
+        let mut refusal = Described::game_refusal("RED_LINE", false);
+        refusal.metadata.remove("refusal");
+        drop(refusal.into_status("crosses a red line"));
     }
 
     /// Whatever an error holds, its status stays small: a message of at

@@ -5,6 +5,8 @@
 // `google.rpc.ErrorInfo` with domain "tabletop", a reason from the table
 // below and metadata (string values; numbers in decimal). The message is for
 // people and may change; programs read the code, the reason and the metadata.
+// A refusal by one of the server's limits also carries a
+// `google.rpc.RetryInfo`: how long to wait before trying again.
 // A bot refused for a stale `expected_version` reads `current_version` and
 // decides again from there.
 //
@@ -42,11 +44,22 @@
 // | TOKEN_REQUIRED | UNAUTHENTICATED | credential (seat, admin, organizer, join_code) | the call needs a token and got none |
 // | BAD_TOKEN | PERMISSION_DENIED | credential (seat, admin, bearer, join_code) | the token is not one this server knows for this (wrong, or revoked) |
 // | NOT_PERMITTED | PERMISSION_DENIED | credential (the weakest that would do: organizer or admin) | the caller's valid credential does not allow this call |
+// | CLIENT_CERTIFICATE_REQUIRED | UNAUTHENTICATED | credential (client_certificate) | an Admin call on a connection without a client certificate, when the server requires one for Admin (`--tls-client-ca`) |
 // | MATCH_UNAVAILABLE | UNAVAILABLE | match_id, unavailable_reason | the match's plugin version is not loaded here |
 // | SHUTTING_DOWN | UNAVAILABLE | | the server is stopping: ends every open Watch stream |
+// | SERVER_BUSY | UNAVAILABLE | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the server is serving its most calls at once (`--max-calls-in-flight`); answered at once |
+// | TOO_MANY_CALLS_IN_FLIGHT | RESOURCE_EXHAUSTED | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the caller's credential has its most calls in flight (`--credential-calls-in-flight`) |
+// | RATE_LIMITED | RESOURCE_EXHAUSTED | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the caller's credential is over its calls per second (`--credential-rate`) |
+// | CREATION_QUOTA | RESOURCE_EXHAUSTED | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the caller's credential created or imported its most matches of the last minute (`--creates-per-minute`) |
+// | LIVE_MATCH_LIMIT | RESOURCE_EXHAUSTED | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the server holds its most live matches (`--max-live-matches`) |
+// | REQUEST_TIMEOUT | DEADLINE_EXCEEDED | timeout_ms | the call took longer than the request timeout (`--request-timeout-ms`) |
+// | REPLY_TOO_LARGE | RESOURCE_EXHAUSTED | | the reply is larger than the server's cap (`--max-reply-bytes`) |
 // | PLUGIN_TIMEOUT | INTERNAL | deadline_ms | the game's plugin did not answer in time |
 // | PLUGIN_FAULT | INTERNAL | | the game's plugin failed (a bug in the plugin) |
 // | INTERNAL | INTERNAL | | a fault of the server |
+//
+// The table is written from the server's own (engine-host/src/grpc/reason.rs)
+// by `cargo run -p tabletop-tests --bin reasons`.
 //
 // Messages name a seat as `seat 1 (B)`: the API's seat number (0-based) and
 // the game's name for it (GameInfo.seat_names); `seat_name` metadata is
