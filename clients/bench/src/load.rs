@@ -157,7 +157,7 @@ const MAX_ACTIONS_PER_MATCH: usize = 100_000;
 /// What came of a seat's turn.
 enum Acted {
     /// The action was taken; the view after it, when the reply had one.
-    Moved(Option<pb::MatchView>),
+    Moved(Option<Box<pb::MatchView>>),
     /// The turn was misjudged or a call failed: look at the match again.
     LookAgain,
 }
@@ -306,7 +306,7 @@ impl Player {
                     Acted::Moved(next) => {
                         acted += 1;
                         if let Some(next) = next {
-                            view = next;
+                            view = *next;
                         }
                     }
                     Acted::LookAgain => {
@@ -382,7 +382,7 @@ impl Player {
                 let r = r.into_inner();
                 self.sizes.submit_response += prost::Message::encoded_len(&r) as u64;
                 live.actions.fetch_add(1, Ordering::Relaxed);
-                Acted::Moved(r.view)
+                Acted::Moved(r.view.map(Box::new))
             }
             Err(status) => {
                 live.error(&status);

@@ -6,7 +6,7 @@
 //! both when it happens and when the log is replayed, so a control is part
 //! of the match's history, its record and its restart like any move.
 //!
-//! [`Director`] keeps what the controls leave on a match: since when it is
+//! `Director` keeps what the controls leave on a match: since when it is
 //! paused, why it was aborted, whether its result was decided. The checks
 //! of a control's arguments live here too; what a control does to the
 //! seats, clocks and stage is the match's to coordinate.

@@ -9,7 +9,7 @@
 //! past events (its history is its log), and a live event lives only until
 //! every watcher has taken it.
 //!
-//! [`Feed`] is that part of a match: the count of events so far and the
+//! `Feed` is that part of a match: the count of events so far and the
 //! channel, created on the first watch.
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! why; with the results a seat ends with and what everyone may know
 //! about a seat.
 //!
-//! [`Seats`] owns that state for one match. It answers "whose token is
+//! `Seats` owns that state for one match. It answers "whose token is
 //! this", takes an open seat, and records what happened to a seat; whether
 //! the match may let it happen (its stage, its turn) is the match's to
 //! decide.

@@ -4,7 +4,7 @@
 //! acted, then applied as one joint action (see
 //! [`Match::submit`](crate::Match::submit)).
 //!
-//! [`HeldTurn`] keeps the actions held for the current turn: at most one
+//! `HeldTurn` keeps the actions held for the current turn: at most one
 //! per seat, in the order they were submitted.
 
 use serde::{Deserialize, Serialize};
