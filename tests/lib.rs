@@ -109,18 +109,7 @@ pub fn workspace_game_crates() -> Vec<String> {
 /// The built plugin file of a game crate. Panics (the test fails, never skips)
 /// when it was not built.
 pub fn built_plugin(crate_name: &str) -> PathBuf {
-    let path = target_dir().join(format!(
-        "{}{}{}",
-        std::env::consts::DLL_PREFIX,
-        crate_name.replace('-', "_"),
-        std::env::consts::DLL_SUFFIX
-    ));
-    assert!(
-        path.is_file(),
-        "built plugin {} is missing: run `cargo build --workspace` first (scripts/test does)",
-        path.display()
-    );
-    path
+    tabletop_sdk::conformance::built_plugin_path(crate_name)
 }
 
 /// A running engine-host, killed on drop.

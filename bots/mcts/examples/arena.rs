@@ -30,6 +30,7 @@ use clap::{CommandFactory, Parser};
 use tabletop_mcts::Bot;
 use tabletop_mcts::stats::{elo, interval, seat_score};
 use tabletop_sdk::conformance::built_plugin_path;
+use tabletop_sdk::import::ImportedGame;
 use tabletop_sdk::serde_json::{Value, json};
 use tabletop_sdk::{DynGame, Move, Status, chance};
 
@@ -169,7 +170,7 @@ fn play(
 
 fn main() {
     let args = parse_args();
-    let game = tabletop_loader::Plugin::load(&built_plugin_path(&args.game))
+    let game = ImportedGame::open(&built_plugin_path(&args.game))
         .unwrap_or_else(|e| panic!("the built plugin of {} does not load: {e}", args.game));
     let mut records = args.records.as_ref().map(|path| {
         std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -192,7 +193,7 @@ fn main() {
             for m in 0..args.matches {
                 let seed = args.seed.wrapping_add(m);
                 let a_seat = (m % u64::from(args.players)) as u32;
-                let played = play(&*game, &args, (a, b), a_seat, seed, &mut spent)
+                let played = play(&game, &args, (a, b), a_seat, seed, &mut spent)
                     .unwrap_or_else(|e| panic!("match {m} of {a} vs {b}: {e}"));
                 scores.push(played.score);
                 firsts += u32::from(played.first);

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use clap::Parser;
 use tabletop_mcts::Bot;
 use tabletop_sdk::conformance::built_plugin_path;
+use tabletop_sdk::import::ImportedGame;
 use tabletop_sdk::{Chance, DynGame, DynState, Move, Status};
 
 const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
@@ -79,7 +80,7 @@ fn main() {
         "game", "players", "iterations", "per second", "nodes"
     );
     for name in GAMES {
-        let game = tabletop_loader::Plugin::load(&built_plugin_path(name))
+        let game = ImportedGame::open(&built_plugin_path(name))
             .unwrap_or_else(|e| panic!("the built plugin of {name} does not load: {e}"));
         let manifest = game.manifest().clone();
         let mut counts = vec![manifest.min_players, manifest.max_players];

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::plugin::LoadError;
+use crate::error::LoadError;
 
 /// The largest plugin file read unless [`set_max_plugin_bytes`] says
 /// otherwise: 256 MiB, some twenty times the largest shipped game's debug

@@ -29,13 +29,15 @@
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod error;
 pub mod file;
 mod plugin;
 pub mod registry;
 pub mod vet;
 pub mod watcher;
 
-pub use plugin::{LoadError, Plugin, default_cache_dir};
+pub use error::LoadError;
+pub use plugin::{Plugin, default_cache_dir};
 pub use registry::{AddError, Added, Registry};
 pub use tabletop_sdk::parse_version;
 pub use vet::{Refusal, Report, Vetter};

@@ -7,7 +7,6 @@
 //! crash the host; content addressing avoids both.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -16,75 +15,8 @@ use sha2::{Digest, Sha256};
 use tabletop_sdk::import::{ImportError, ImportedGame};
 use tabletop_sdk::{DynGame, DynState, GameError, Manifest};
 
+use crate::error::LoadError;
 use crate::file::{check_complete_library, read_plugin_file};
-
-/// Why a plugin file was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadError {
-    /// The file could not be read or copied.
-    Io(String),
-    /// The path names something other than a regular file: what it is.
-    NotAFile(&'static str),
-    /// The file is larger than a plugin file may be.
-    TooLarge {
-        /// Its size.
-        bytes: u64,
-        /// The largest allowed ([`crate::file::max_plugin_bytes`]).
-        max: u64,
-    },
-    /// The dynamic loader refused the file (not a shared library, wrong
-    /// architecture, missing dependency).
-    Open(String),
-    /// A shared library without the Tabletop entry symbol.
-    NotAPlugin,
-    /// A Tabletop plugin built against an incompatible ABI.
-    Incompatible(String),
-    /// The plugin's manifest is missing or malformed.
-    BadManifest(String),
-    /// The file's content is not what was checked before the load.
-    Changed,
-}
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LoadError::Io(e) => write!(f, "cannot read the file: {e}"),
-            LoadError::NotAFile(kind) => {
-                write!(
-                    f,
-                    "{kind}, not a regular file: a plugin is a shared library file"
-                )
-            }
-            LoadError::TooLarge { bytes, max } => write!(
-                f,
-                "the file has {bytes} bytes, more than the {max} a plugin file may have \
-                 (--max-plugin-bytes)"
-            ),
-            LoadError::Open(e) => write!(f, "not a loadable shared library: {e}"),
-            LoadError::NotAPlugin => write!(
-                f,
-                "a shared library, but not a Tabletop plugin (no `{}` symbol)",
-                tabletop_sdk::abi::ENTRY_SYMBOL
-            ),
-            LoadError::Incompatible(e) => write!(f, "incompatible plugin: {e}"),
-            LoadError::BadManifest(e) => write!(f, "bad manifest: {e}"),
-            LoadError::Changed => f.write_str("the file changed after it was checked"),
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}
-
-impl From<ImportError> for LoadError {
-    fn from(refused: ImportError) -> LoadError {
-        match refused {
-            ImportError::Open(e) => LoadError::Open(e),
-            ImportError::NotAPlugin => LoadError::NotAPlugin,
-            ImportError::Incompatible(e) => LoadError::Incompatible(e),
-            ImportError::BadManifest(e) => LoadError::BadManifest(e),
-        }
-    }
-}
 
 /// A loaded game plugin. Cheap to share (`Arc<Plugin>`); never unloaded.
 #[derive(Debug)]
@@ -133,10 +65,10 @@ impl Plugin {
         // dlopen of a truncated library can fault the whole process (pages
         // mapped past the end of the file), so check completeness first.
         if let Err(why) = check_complete_library(&bytes) {
-            return Err(LoadError::Open(format!(
+            return Err(LoadError::Import(ImportError::Open(format!(
                 "{} is not a whole library ({why}): truncated, or still being copied",
                 path.display()
-            )));
+            ))));
         }
         let sha256 = hex::encode(Sha256::digest(&bytes));
         if expected.is_some_and(|expected| expected != sha256) {

@@ -6,7 +6,8 @@ use std::sync::{Arc, RwLock};
 
 use tabletop_sdk::{DynGame, parse_version};
 
-use crate::plugin::{LoadError, Plugin};
+use crate::LoadError;
+use crate::plugin::Plugin;
 use crate::vet::Refusal;
 
 /// A version as comparable numbers: (major, minor, patch).

@@ -75,14 +75,23 @@ pub fn open_built_plugin(
 }
 
 /// The directory of the profile the running program was built in: it runs
-/// from `target/<profile>/deps` (a test or benchmark) or
-/// `target/<profile>/examples`.
+/// from `target/<profile>/deps` (a test or benchmark),
+/// `target/<profile>/examples`, or `target/<profile>` itself (a binary).
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the running program knows its path");
-    exe.parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .expect("the program runs from target/<profile>/deps or target/<profile>/examples")
+    let dir = exe
+        .parent()
+        .expect("the running program lives in a directory");
+    if dir
+        .file_name()
+        .is_some_and(|name| name == "deps" || name == "examples")
+    {
+        dir.parent()
+            .expect("deps/ and examples/ live in target/<profile>")
+            .to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 /// The cdylibs of crate `crate_name` in `deps`, the newest first: cargo
