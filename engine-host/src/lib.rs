@@ -14,8 +14,10 @@
 //!   maps errors to statuses in one place; in front of it the layer of limits
 //!   and metrics, and the web page;
 //! - [`metrics`], [`config`] (the flags), [`shutdown`] (the stop signals);
-//! - [`malloc`]: glibc's malloc settings, the crate's only `unsafe` (every
-//!   other `unsafe` block of the host is in the loader's `ffi` module).
+//! - [`malloc`]: glibc's malloc settings, the crate's only `unsafe` (the
+//!   crate denies `unsafe_code` elsewhere; every other `unsafe` block the
+//!   host runs is in the SDK's import side, `tabletop_sdk::import`, which
+//!   opens plugins and calls through their tables).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -33,9 +35,12 @@
 //! println!("{}", created.view.text);
 //! ```
 
+#![deny(unsafe_code)]
+
 pub mod config;
 pub mod engine;
 pub mod grpc;
+#[allow(unsafe_code)]
 pub mod malloc;
 pub mod metrics;
 pub mod shutdown;

@@ -54,6 +54,8 @@
 //! println!("seat {seat} ordered {notation}; {}", m.view(Viewer::Spectator).unwrap().text);
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod bot_seat;
 pub mod clock;
 pub mod delay;

@@ -27,7 +27,7 @@
 //! }
 //! ```
 
-#![deny(clippy::undocumented_unsafe_blocks)]
+#![forbid(unsafe_code)]
 
 mod error;
 pub mod file;
