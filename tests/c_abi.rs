@@ -229,3 +229,55 @@ fn the_c_example_with_every_extension_passes_the_conformance_kit() {
     assert!(summary.targets_checked > 0, "{summary:?}");
     assert!(summary.removals > 0, "{summary:?}");
 }
+
+/// `text` with its C comments removed and every run of whitespace one space.
+fn collapsed(text: &str) -> String {
+    let mut plain = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("/*") {
+        plain.push_str(&rest[..open]);
+        rest = rest[open..]
+            .find("*/")
+            .map_or("", |close| &rest[open + close + 2..]);
+    }
+    plain.push_str(rest);
+    let lines: Vec<&str> = plain
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect();
+    lines
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn every_signature_docs_plugin_abi_md_states_is_the_headers() {
+    let doc = std::fs::read_to_string(workspace_dir().join("docs/plugin-abi.md")).unwrap();
+    let section = doc
+        .split("### Every function's arguments")
+        .nth(1)
+        .expect("docs/plugin-abi.md states every function's arguments");
+    let block = section
+        .split("```c")
+        .nth(1)
+        .and_then(|code| code.split("```").next())
+        .expect("a C block of the signatures");
+    let header = collapsed(&header());
+    let mut stated = 0;
+    for declaration in collapsed(block).split(';').map(str::trim) {
+        if declaration.is_empty() {
+            continue;
+        }
+        assert!(
+            header.contains(&format!("{declaration};")),
+            "docs/plugin-abi.md states `{declaration}`, which the header does not declare"
+        );
+        stated += 1;
+    }
+    let functions = header.matches("(*").count();
+    // The header's function pointers: the table's, the extensions', the
+    // logger inside `set_logger`, and the two typedefs of function types.
+    assert_eq!(stated + 3, functions, "every function is stated once");
+}

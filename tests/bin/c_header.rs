@@ -225,7 +225,7 @@ fn generate(root: &Path) -> Result<String, String> {
     prologue
         .push_str("// Conventions for every function of the table and of every extension:\n//\n");
     for line in &conventions {
-        prologue.push_str(&format!("// {line}").trim_end().to_string());
+        prologue.push_str(format!("// {line}").trim_end());
         prologue.push('\n');
     }
     let mut trailer = String::new();
