@@ -4,7 +4,7 @@
  * Two players take 1, 2 or 3 stones from one pile in turn; whoever takes the
  * last stone wins. Option `stones` (1-100, default 15) sets the pile.
  *
- *   cc -shared -fPIC -std=c11 -Wall -Wextra -I include \
+ *   cc -shared -fPIC -std=c99 -Wall -Wextra -I include \
  *      -o libnim.so examples/c-plugin/nim.c
  *
  * Action ids are the number of stones taken (1-3), written "1".."3".
@@ -16,16 +16,6 @@
 #include <string.h>
 
 #include "tabletop_plugin.h"
-
-/* Error codes (the SDK's ErrorKind). */
-enum {
-    INVALID_OPTION = 1,
-    INVALID_POSITION = 2,
-    INVALID_NOTATION = 3,
-    ILLEGAL_ACTION = 4,
-    NOT_YOUR_TURN = 5,
-    INTERNAL = 9,
-};
 
 /* What a TabletopStateHandle points to. The lent arrays (legal actions, a
  * failed ply's message) live here: valid until the next call on the handle. */
@@ -66,7 +56,7 @@ static int32_t fail(TabletopPluginBuf *out, int32_t code, const char *message) {
 
 static void free_buf(TabletopPluginBuf buf) { free(buf.ptr); }
 
-static void set_logger(void (*logger)(uint32_t, TabletopStrRef)) { (void)logger; }
+static void set_logger(TabletopLogFn logger) { (void)logger; }
 
 static int32_t manifest(TabletopPluginBuf *out) {
     put(out, MANIFEST);
@@ -108,25 +98,25 @@ static int32_t new_state(uint32_t players, const TabletopRawOption *options, siz
                          TabletopStrRef position, TabletopStateHandle **state_out,
                          TabletopRawStatus *status_out, TabletopPluginBuf *out) {
     long stones = 15, next = 0;
-    if (players != 2) return fail(out, INVALID_OPTION, "nim is for 2 players");
+    if (players != 2) return fail(out, TABLETOP_CODE_INVALID_OPTION, "nim is for 2 players");
     for (size_t i = 0; i < option_count; i++) {
         if (!equals(options[i].name, "stones"))
-            return fail(out, INVALID_OPTION, "unknown option; nim has only `stones`");
+            return fail(out, TABLETOP_CODE_INVALID_OPTION, "unknown option; nim has only `stones`");
         stones = number(options[i].value.ptr, options[i].value.len);
         if (stones < 1 || stones > 100)
-            return fail(out, INVALID_OPTION, "`stones` takes a whole number from 1 to 100");
+            return fail(out, TABLETOP_CODE_INVALID_OPTION, "`stones` takes a whole number from 1 to 100");
     }
     if (position.ptr != NULL) {
         /* "STONES NEXT" */
         const uint8_t *space = memchr(position.ptr, ' ', position.len);
-        if (space == NULL) return fail(out, INVALID_POSITION, "a position is `STONES NEXT`");
+        if (space == NULL) return fail(out, TABLETOP_CODE_INVALID_POSITION, "a position is `STONES NEXT`");
         stones = number(position.ptr, (size_t)(space - position.ptr));
         next = number(space + 1, position.len - (size_t)(space - position.ptr) - 1);
         if (stones < 0 || stones > 100 || next < 0 || next > 1)
-            return fail(out, INVALID_POSITION, "a position is `STONES NEXT`: 0-100 and 0 or 1");
+            return fail(out, TABLETOP_CODE_INVALID_POSITION, "a position is `STONES NEXT`: 0-100 and 0 or 1");
     }
     TabletopStateHandle *s = calloc(1, sizeof *s);
-    if (s == NULL) return fail(out, INTERNAL, "out of memory");
+    if (s == NULL) return fail(out, TABLETOP_CODE_INTERNAL, "out of memory");
     s->stones = (uint32_t)stones;
     s->next = (uint32_t)next;
     *state_out = s;
@@ -137,7 +127,7 @@ static int32_t new_state(uint32_t players, const TabletopRawOption *options, siz
 static int32_t clone_state(const TabletopStateHandle *state, TabletopStateHandle **state_out,
                            TabletopPluginBuf *out) {
     TabletopStateHandle *copy = malloc(sizeof *copy);
-    if (copy == NULL) return fail(out, INTERNAL, "out of memory");
+    if (copy == NULL) return fail(out, TABLETOP_CODE_INTERNAL, "out of memory");
     memcpy(copy, state, sizeof *copy);
     *state_out = copy;
     return TABLETOP_CODE_OK;
@@ -152,16 +142,17 @@ static int32_t status(const TabletopStateHandle *state, TabletopRawStatus *statu
     return TABLETOP_CODE_OK;
 }
 
-static int32_t chance_outcomes(const TabletopStateHandle *state, uint32_t *kind_out,
+/* Nim has no chance: chance is never to act. */
+static int32_t chance_outcomes(TabletopStateHandle *state, uint32_t *kind_out,
                                const TabletopRawOutcome **outcomes_out, size_t *count_out,
                                TabletopPluginBuf *out) {
     (void)state, (void)kind_out, (void)outcomes_out, (void)count_out;
-    return fail(out, INTERNAL, "nim has no chance");
+    return fail(out, TABLETOP_CODE_NOT_YOUR_TURN, "nim has no chance");
 }
 
 static int32_t results(const TabletopStateHandle *state, TabletopPluginBuf *out) {
     char text[96];
-    if (state->stones > 0) return fail(out, NOT_YOUR_TURN, "the game is not over");
+    if (state->stones > 0) return fail(out, TABLETOP_CODE_NOT_YOUR_TURN, "the game is not over");
     snprintf(text, sizeof text, "[{\"rank\":%u,\"score\":%u},{\"rank\":%u,\"score\":%u}]",
              state->next == 0 ? 1u : 2u, state->next == 0 ? 1u : 0u,
              state->next == 1 ? 1u : 2u, state->next == 1 ? 1u : 0u);
@@ -177,14 +168,12 @@ static size_t fill_legal(TabletopStateHandle *s, uint32_t player) {
     return count;
 }
 
-static int32_t legal_actions(const TabletopStateHandle *state, uint32_t player,
-                             const uint64_t **ids_out, size_t *count_out, TabletopPluginBuf *out) {
+/* The lent list lives in the handle, which this call may write. */
+static int32_t legal_actions(TabletopStateHandle *state, uint32_t player, const uint64_t **ids_out,
+                             size_t *count_out, TabletopPluginBuf *out) {
     (void)out;
-    /* The lent list belongs to the handle; the ABI gives this call the handle
-     * alone, so writing its scratch list is safe. */
-    TabletopStateHandle *s = (TabletopStateHandle *)state;
-    *count_out = fill_legal(s, player);
-    *ids_out = s->legal;
+    *count_out = fill_legal(state, player);
+    *ids_out = state->legal;
     return TABLETOP_CODE_OK;
 }
 
@@ -215,12 +204,12 @@ static TabletopRawPly ply_answer(TabletopStateHandle *s, uint32_t lend) {
 
 static TabletopRawPly ply(TabletopStateHandle *state, const TabletopRawMove *moves, size_t count,
                           uint32_t lend) {
-    if (state == NULL) return ply_failed(NULL, INTERNAL, "");
-    if (state->stones == 0) return ply_failed(state, NOT_YOUR_TURN, "the game is over");
+    if (state == NULL) return ply_failed(NULL, TABLETOP_CODE_INTERNAL, "");
+    if (state->stones == 0) return ply_failed(state, TABLETOP_CODE_NOT_YOUR_TURN, "the game is over");
     if (count != 1 || moves[0].player != state->next)
-        return ply_failed(state, NOT_YOUR_TURN, "one move, by the seat to move");
+        return ply_failed(state, TABLETOP_CODE_NOT_YOUR_TURN, "one move, by the seat to move");
     if (moves[0].action < 1 || moves[0].action > 3 || moves[0].action > state->stones)
-        return ply_failed(state, ILLEGAL_ACTION, "take 1, 2 or 3 stones, no more than are left");
+        return ply_failed(state, TABLETOP_CODE_ILLEGAL_ACTION, "take 1, 2 or 3 stones, no more than are left");
     state->stones -= (uint32_t)moves[0].action;
     if (state->stones > 0) state->next = 1 - state->next;
     return ply_answer(state, lend);
@@ -228,7 +217,7 @@ static TabletopRawPly ply(TabletopStateHandle *state, const TabletopRawMove *mov
 
 static TabletopRawPly apply_chance(TabletopStateHandle *state, uint64_t outcome, uint32_t lend) {
     (void)outcome, (void)lend;
-    return ply_failed(state, ILLEGAL_ACTION, "nim has no chance");
+    return ply_failed(state, TABLETOP_CODE_NOT_YOUR_TURN, "nim has no chance");
 }
 
 static int32_t view(const TabletopStateHandle *state, uint32_t viewer, TabletopPluginBuf *out) {
@@ -259,7 +248,7 @@ static int32_t event(const TabletopStateHandle *before, const TabletopRawTransit
     char text[96];
     (void)after, (void)viewer;
     if (transition->kind != TABLETOP_TRANSITION_MOVES || transition->move_count != 1)
-        return fail(out, INTERNAL, "nim has only single moves");
+        return fail(out, TABLETOP_CODE_INTERNAL, "nim has only single moves");
     snprintf(text, sizeof text, "{\"type\":\"take\",\"player\":%u,\"took\":%u,\"left\":%u}",
              transition->moves[0].player, (unsigned)transition->moves[0].action,
              before->stones - (unsigned)transition->moves[0].action);
@@ -279,9 +268,9 @@ static int32_t actions_to_strings(const TabletopStateHandle *state, uint32_t pla
                                   TabletopPluginBuf *out) {
     char text[64];
     (void)state, (void)player;
-    if (count > sizeof text) return fail(out, INTERNAL, "too many actions at once");
+    if (count > sizeof text) return fail(out, TABLETOP_CODE_INTERNAL, "too many actions at once");
     for (size_t i = 0; i < count; i++) {
-        if (ids[i] < 1 || ids[i] > 3) return fail(out, ILLEGAL_ACTION, "not a nim action");
+        if (ids[i] < 1 || ids[i] > 3) return fail(out, TABLETOP_CODE_ILLEGAL_ACTION, "not a nim action");
         text[i] = (char)('0' + ids[i]);
         ends_out[i] = (uint32_t)(i + 1);
     }
@@ -293,10 +282,10 @@ static int32_t actions_to_strings(const TabletopStateHandle *state, uint32_t pla
 static int32_t parse_action(const TabletopStateHandle *state, uint32_t player, TabletopStrRef text,
                             uint64_t *action_out, TabletopPluginBuf *out) {
     long take = number(text.ptr, text.len);
-    if (take < 1 || take > 3) return fail(out, INVALID_NOTATION, "write 1, 2 or 3");
+    if (take < 1 || take > 3) return fail(out, TABLETOP_CODE_INVALID_NOTATION, "write 1, 2 or 3");
     if (state->stones == 0 || player != state->next)
-        return fail(out, NOT_YOUR_TURN, "it is not this seat's turn");
-    if ((uint32_t)take > state->stones) return fail(out, ILLEGAL_ACTION, "not that many stones left");
+        return fail(out, TABLETOP_CODE_NOT_YOUR_TURN, "it is not this seat's turn");
+    if ((uint32_t)take > state->stones) return fail(out, TABLETOP_CODE_ILLEGAL_ACTION, "not that many stones left");
     *action_out = (uint64_t)take;
     return TABLETOP_CODE_OK;
 }
@@ -327,4 +316,4 @@ static const TabletopPluginApi API = {
 };
 
 /* The one exported symbol. */
-const TabletopPluginApi *tabletop_plugin_entry(void) { return &API; }
+TABLETOP_EXPORT const TabletopPluginApi *tabletop_plugin_entry(void) { return &API; }

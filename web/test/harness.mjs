@@ -30,8 +30,11 @@ export function engineHostBinary() {
   return binary;
 }
 
-/** Starts engine-host with its web page on a free port; resolves with the page's URL. */
-export async function startHost() {
+/**
+ * Starts engine-host with its web page on a free port; resolves with the
+ * page's URL. Its plugins are the built ones, or those of `pluginDir`.
+ */
+export async function startHost({ pluginDir } = {}) {
   const binary = engineHostBinary();
   const dataDir = mkdtempSync(join(tmpdir(), "tabletop-web-"));
   const child = spawn(
@@ -39,7 +42,7 @@ export async function startHost() {
     [
       "--listen", "127.0.0.1:0",
       "--web-listen", "127.0.0.1:0",
-      "--plugin-dir", dirname(binary),
+      "--plugin-dir", pluginDir ?? dirname(binary),
       "--data-dir", join(dataDir, "data"),
       "--admin-token", ADMIN_TOKEN,
     ],

@@ -1,4 +1,5 @@
-//! The C ABI between engine-host and a game plugin: ABI 3.2.
+//! The C ABI between engine-host and a game plugin: major version
+//! [`ABI_MAJOR`], minor version [`ABI_MINOR`].
 //!
 //! A plugin exports one symbol, [`ENTRY_SYMBOL`], an [`EntryFn`] returning a
 //! static [`PluginApi`]. The table starts with the ABI version and its own
@@ -25,29 +26,33 @@
 //!   handle is used by one call at a time (the caller serialises calls on
 //!   a handle); different handles may be used concurrently.
 //! - **Status codes.** A function returning `i32` returns [`CODE_OK`] or an
-//!   [`ErrorKind`](crate::ErrorKind) code, and on failure writes a UTF-8
-//!   message to its `out` buffer. Functions returning a [`RawPly`] pack the
-//!   code and a lent message into it instead.
-//! - **Borrowed input.** [`StrRef`]s and pointer+length pairs are owned by the
-//!   caller and read only during the call.
+//!   error code ([`CODE_INVALID_OPTION`] … [`CODE_UNSUPPORTED`]), and on
+//!   failure writes a UTF-8 message to its `out` buffer. Functions
+//!   returning a [`RawPly`] pack the code and a lent message into it
+//!   instead.
+//! - **Borrowed input.** [`StrRef`]s and pointer+length pairs are owned by
+//!   the caller and read only during the call.
 //! - **Plugin-owned output.** A [`PluginBuf`] written to `out` is allocated
 //!   by the plugin and released by the caller with [`PluginApi::free_buf`],
-//!   exactly once, from any thread. An untouched `out` stays
-//!   [`PluginBuf::EMPTY`]; the caller passes it empty.
+//!   exactly once, from any thread. An untouched `out` stays empty (null
+//!   `ptr`); the caller passes it empty.
 //! - **Lent arrays.** Legal actions, chance outcomes and a failed ply's
-//!   message are lent: the array belongs to the handle and stays valid until
-//!   the next call with that handle or its `free_state`. The caller copies
-//!   what it keeps. An empty lent array may come with a dangling pointer.
+//!   message are lent: the array belongs to the handle and stays valid
+//!   until the next call with that handle or its `free_state`. The caller
+//!   copies what it keeps. An empty lent array may come with a dangling
+//!   pointer.
 //! - **State handles** ([`StateHandle`]) are created by `new_state`,
-//!   `clone_state` and the resample extension, and owned by the caller until
-//!   passed to `free_state`. A handle is only ever passed to the plugin that
-//!   made it.
+//!   `clone_state` and the resample extension, and owned by the caller
+//!   until passed to `free_state`. A handle is only ever passed to the
+//!   plugin that made it. A function given a read-only (`const`) handle
+//!   does not write through it; the handle is writable for the calls that
+//!   change the game (`ply`, `apply_chance`, `remove_player`) and for those
+//!   that lend an array kept in the handle (`legal_actions`,
+//!   `chance_outcomes`).
 //! - **No unwinding.** No function unwinds into the caller: a panic (or C++
-//!   exception) inside is caught and reported as
-//!   [`ErrorKind::Panic`](crate::ErrorKind::Panic). After a panic in a call
-//!   that mutates a state, that handle is poisoned: later calls on it fail
-//!   with [`ErrorKind::Poisoned`](crate::ErrorKind::Poisoned) and it may only
-//!   be freed.
+//!   exception) inside is caught and reported as [`CODE_PANIC`]. After a
+//!   panic in a call that mutates a state, that handle is poisoned: later
+//!   calls on it fail with [`CODE_POISONED`] and it may only be freed.
 //! - **Viewers** are a seat index, or [`VIEWER_SPECTATOR`] for someone who
 //!   plays no seat.
 
@@ -64,9 +69,45 @@ pub const ENTRY_SYMBOL: &str = "tabletop_plugin_entry";
 
 /// The status code of success.
 pub const CODE_OK: i32 = 0;
+/// Status code: an option is unknown, mistyped, out of range, or does not
+/// combine with the others or the player count.
+pub const CODE_INVALID_OPTION: i32 = 1;
+/// Status code: a position text does not parse or is impossible.
+pub const CODE_INVALID_POSITION: i32 = 2;
+/// Status code: an action text does not parse.
+pub const CODE_INVALID_NOTATION: i32 = 3;
+/// Status code: the action is not legal in this state for this player.
+pub const CODE_ILLEGAL_ACTION: i32 = 4;
+/// Status code: the player is not to move (or the state is a chance node,
+/// or the game is over); also a chance call (`chance_outcomes`,
+/// `apply_chance`) on a state where chance is not to act, which is every
+/// state of a game without chance.
+pub const CODE_NOT_YOUR_TURN: i32 = 5;
+/// Status code: the plugin caught a panic (or exception) inside the call;
+/// always a bug in the plugin. Code 6 is never used.
+pub const CODE_PANIC: i32 = 7;
+/// Status code: the handle was used after a call on it panicked; it may
+/// only be freed.
+pub const CODE_POISONED: i32 = 8;
+/// Status code: any other fault inside the plugin or at the boundary. A
+/// host reads a code it does not know as this one.
+pub const CODE_INTERNAL: i32 = 9;
+/// Status code: the game does not offer this operation (removing a seat
+/// from a game whose manifest says `removable_players: false`).
+pub const CODE_UNSUPPORTED: i32 = 10;
 
-/// A viewer who plays no seat (the wire code of
-/// [`Viewer::Spectator`](crate::Viewer::Spectator)).
+/// Log level of [`LogFn`]: something failed.
+pub const LOG_ERROR: u32 = 1;
+/// Log level of [`LogFn`]: something looks wrong.
+pub const LOG_WARN: u32 = 2;
+/// Log level of [`LogFn`]: worth knowing.
+pub const LOG_INFO: u32 = 3;
+/// Log level of [`LogFn`]: for developers.
+pub const LOG_DEBUG: u32 = 4;
+/// Log level of [`LogFn`]: very detailed.
+pub const LOG_TRACE: u32 = 5;
+
+/// A viewer who plays no seat: a spectator.
 pub const VIEWER_SPECTATOR: u32 = u32::MAX;
 
 /// The signature of [`ENTRY_SYMBOL`]: returns the plugin's static table (or
@@ -131,9 +172,9 @@ impl PluginBuf {
     };
 }
 
-/// One player's action in a joint action: [`Move`](crate::Move) itself, which
-/// is `#[repr(C)]` (`player: u32`, then `action: u64`), so joint actions cross
-/// the boundary without a copy.
+/// One player's action in a joint action: the SDK's [`Move`](crate::Move)
+/// itself, laid out as C lays out a 32-bit `player` followed by a 64-bit
+/// `action` (16 bytes), so joint actions cross the boundary without a copy.
 pub type RawMove = crate::types::Move;
 
 /// [`RawStatus::kind`]: players are to move.
@@ -216,8 +257,8 @@ pub const PLY_MAX_LEN: usize = (1 << 30) - 1;
 ///   legal ids are lent at [`RawPly::lent`], on failure how many bytes of
 ///   UTF-8 message are lent there;
 /// - bits 32–63: on success the movers' bitmask when the kind is
-///   [`STATUS_TO_MOVE`] (0 otherwise), on failure the
-///   [`ErrorKind`](crate::ErrorKind) code.
+///   [`STATUS_TO_MOVE`] (0 otherwise), on failure the error's status code
+///   ([`CODE_INVALID_OPTION`] … [`CODE_UNSUPPORTED`]).
 ///
 /// Both lent arrays are the plugin's own and belong to the handle: valid
 /// until the next call with the handle or its `free_state` (a failure on a
@@ -226,7 +267,7 @@ pub const PLY_MAX_LEN: usize = (1 << 30) - 1;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RawPly {
-    /// The lent ids (`*const u64`), or the message's bytes (`*const u8`).
+    /// The lent action ids (64-bit), or the message's bytes (UTF-8).
     pub lent: *const c_void,
     /// Kind, length and movers or error code; see the type's docs.
     pub word: u64,
@@ -305,13 +346,12 @@ impl RawPly {
 /// [`PluginApi::chance_outcomes`]' kind: the outcomes are listed.
 pub const CHANCE_EXPLICIT: u32 = 0;
 /// [`PluginApi::chance_outcomes`]' kind: too many outcomes to list; the host
-/// draws a uniformly random `u64` (no outcomes are lent).
+/// draws a uniformly random 64-bit outcome (no outcomes are lent).
 pub const CHANCE_SAMPLED: u32 = 1;
 
 /// One listed outcome of a chance node and its probability.
 ///
-/// A `#[repr(C)]` pair rather than `(u64, f64)`, whose layout Rust does not
-/// promise.
+/// 16 bytes: the outcome at offset 0, the probability at offset 8.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RawOutcome {
@@ -321,15 +361,16 @@ pub struct RawOutcome {
     pub probability: f64,
 }
 
-/// The host's log sink ([`PluginApi::set_logger`]'s argument): `level` is 1
-/// error, 2 warn, 3 info, 4 debug, 5 trace;
-/// `message` (UTF-8) is borrowed for the call. Callable from any thread; it
+/// The host's log sink ([`PluginApi::set_logger`]'s argument): `level` is
+/// one of [`LOG_ERROR`], [`LOG_WARN`], [`LOG_INFO`], [`LOG_DEBUG`],
+/// [`LOG_TRACE`]; `message` (UTF-8, not NUL-terminated) is borrowed for the
+/// call. Callable from any thread; it
 /// never unwinds.
 pub type LogFn = unsafe extern "C" fn(level: u32, message: StrRef);
 
 /// The function table a plugin exports: the core every game has.
 ///
-/// See the module docs for the conventions every function follows (threads,
+/// Every function follows the conventions for every function (threads,
 /// status codes, buffers, lent arrays, handles, panics). All fields are
 /// required; optional capabilities are extensions, found with
 /// [`PluginApi::get_extension`].
@@ -340,15 +381,16 @@ pub struct PluginApi {
     pub abi_major: u32,
     /// [`ABI_MINOR`] of the SDK the plugin was built with.
     pub abi_minor: u32,
-    /// `size_of::<PluginApi>()` in the plugin: a host refuses a table smaller
-    /// than its own.
+    /// The size in bytes of [`PluginApi`] in the plugin: a host refuses a
+    /// table smaller than its own.
     pub size: usize,
 
     /// Releases a buffer this plugin returned. An empty buffer (null `ptr`)
     /// is ignored. Each buffer is released once; it must not be read after.
     pub free_buf: unsafe extern "C" fn(buf: PluginBuf),
-    /// Installs the host's log sink, or removes it with `None`. Process-wide:
+    /// Installs the host's log sink, or removes it with a null `logger`. Process-wide:
     /// the plugin may call the sink from any thread until it is replaced.
+    /// `logger` is a [`LogFn`] or null.
     pub set_logger:
         unsafe extern "C" fn(logger: Option<unsafe extern "C" fn(level: u32, message: StrRef)>),
     /// Writes the manifest as JSON into `out` (the SDK's `Manifest`: name,
@@ -357,7 +399,7 @@ pub struct PluginApi {
     /// The same text on every call.
     pub manifest: unsafe extern "C" fn(out: *mut PluginBuf) -> i32,
     /// Looks up the extension with the versioned id `id` (UTF-8, borrowed for
-    /// the call; see the `EXT_` constants). Returns a pointer to the
+    /// the call; an extension id such as [`EXT_SVG_BOARD`]). Returns a pointer to the
     /// extension's static table (its `…Ext` struct), valid as long as the
     /// library, or null when the plugin does not offer it. Never fails,
     /// never allocates; the same answer on every call.
@@ -372,8 +414,8 @@ pub struct PluginApi {
     /// On success writes a new handle, owned by the caller until
     /// `free_state`, into `*state_out` and its status into `*status_out`; on
     /// failure writes neither and `out` holds the message
-    /// ([`ErrorKind::InvalidOption`](crate::ErrorKind::InvalidOption) or
-    /// [`ErrorKind::InvalidPosition`](crate::ErrorKind::InvalidPosition)).
+    /// ([`CODE_INVALID_OPTION`] or
+    /// [`CODE_INVALID_POSITION`]).
     /// Touches no existing handle.
     pub new_state: unsafe extern "C" fn(
         players: u32,
@@ -406,9 +448,11 @@ pub struct PluginApi {
     /// Writes [`CHANCE_EXPLICIT`] or [`CHANCE_SAMPLED`] into `*kind_out`. For
     /// an explicit node writes a pointer to `*count_out` [`RawOutcome`]s into
     /// `*outcomes_out`, in the game's order (a lent array); for a sampled one
-    /// `*count_out` is 0 and the pointer may dangle. Only reads `state`.
+    /// `*count_out` is 0 and the pointer may dangle. Reads the game in
+    /// `state` and may write the lent array into the handle (the handle is
+    /// not shared: the caller makes one call at a time on it).
     pub chance_outcomes: unsafe extern "C" fn(
-        state: *const StateHandle,
+        state: *mut StateHandle,
         kind_out: *mut u32,
         outcomes_out: *mut *const RawOutcome,
         count_out: *mut usize,
@@ -420,9 +464,10 @@ pub struct PluginApi {
     pub results: unsafe extern "C" fn(state: *const StateHandle, out: *mut PluginBuf) -> i32,
     /// Lends `player`'s legal action ids, ascending: writes a pointer to
     /// `*count_out` ids into `*ids_out` (a lent array). Empty for a seat that
-    /// is not to move. Only reads `state`.
+    /// is not to move. Reads the game in `state` and may write the lent
+    /// array into the handle (one call at a time on it).
     pub legal_actions: unsafe extern "C" fn(
-        state: *const StateHandle,
+        state: *mut StateHandle,
         player: u32,
         ids_out: *mut *const u64,
         count_out: *mut usize,
@@ -443,7 +488,7 @@ pub struct PluginApi {
     /// message, and the state is unchanged unless the call panicked (which
     /// poisons the handle). Nothing is allocated for the caller. A legal
     /// list longer than [`PLY_MAX_LEN`] fails with
-    /// [`ErrorKind::Internal`](crate::ErrorKind::Internal).
+    /// [`CODE_INTERNAL`].
     pub ply: unsafe extern "C" fn(
         state: *mut StateHandle,
         moves: *const RawMove,
@@ -451,7 +496,7 @@ pub struct PluginApi {
         lend: u32,
     ) -> RawPly,
     /// Applies a chance outcome (one listed by `chance_outcomes`, or any
-    /// `u64` for a sampled node) and answers exactly as [`PluginApi::ply`]
+    /// 64-bit value for a sampled node) and answers exactly as [`PluginApi::ply`]
     /// does, lending for `lend`.
     pub apply_chance:
         unsafe extern "C" fn(state: *mut StateHandle, outcome: u64, lend: u32) -> RawPly,
@@ -481,7 +526,7 @@ pub struct PluginApi {
     /// the texts concatenated in order into `out` (untouched when all are
     /// empty), and into `ends_out[i]` (caller-owned, `count` entries) the
     /// byte offset where the text of `ids[i]` ends. On failure (an id that is
-    /// not an action, or more than `u32::MAX` bytes) `out` holds the message
+    /// not an action, or more than 2^32 - 1 bytes) `out` holds the message
     /// and `ends_out` is unspecified. Only reads `state`.
     pub actions_to_strings: unsafe extern "C" fn(
         state: *const StateHandle,
@@ -695,7 +740,7 @@ pub struct EvaluateExt {
     /// the game's estimate of each seat's final standing from `state`, from 0
     /// (certain last place) to 1 (certain win), each finite; for cutting off
     /// a search's playouts. A `count` other than the state's number of seats
-    /// is refused with [`ErrorKind::Internal`](crate::ErrorKind::Internal)
+    /// is refused with [`CODE_INTERNAL`]
     /// and a message, `values_out` then unspecified. Only reads `state`.
     pub evaluate: unsafe extern "C" fn(
         state: *const StateHandle,

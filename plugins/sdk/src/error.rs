@@ -2,46 +2,48 @@
 
 use std::fmt;
 
+use crate::abi;
+
 /// What went wrong, coarsely: the host maps each kind to one gRPC status code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum ErrorKind {
     /// An option is unknown, has the wrong type, is out of range, or does not
     /// combine with the others or with the player count.
-    InvalidOption = 1,
+    InvalidOption = crate::abi::CODE_INVALID_OPTION,
     /// A position text does not parse or describes an impossible position.
-    InvalidPosition = 2,
+    InvalidPosition = crate::abi::CODE_INVALID_POSITION,
     /// An action text does not parse.
-    InvalidNotation = 3,
+    InvalidNotation = crate::abi::CODE_INVALID_NOTATION,
     /// The action is not legal in this state for this player.
-    IllegalAction = 4,
+    IllegalAction = crate::abi::CODE_ILLEGAL_ACTION,
     /// The player is not to move (or the state is a chance node or over).
-    NotYourTurn = 5,
+    NotYourTurn = crate::abi::CODE_NOT_YOUR_TURN,
     // Code 6 is left unused: it meant "buffer too small" in ABI 1, and a
     // code keeps its meaning across ABI versions.
     /// The plugin panicked; the message says where. Always a bug in the plugin.
-    Panic = 7,
+    Panic = crate::abi::CODE_PANIC,
     /// A state handle was used after an earlier call on it panicked.
-    Poisoned = 8,
+    Poisoned = crate::abi::CODE_POISONED,
     /// Any other fault inside the plugin or the ABI.
-    Internal = 9,
+    Internal = crate::abi::CODE_INTERNAL,
     /// The game does not offer this operation (removing a player from a game
     /// whose manifest says `removable_players: false`).
-    Unsupported = 10,
+    Unsupported = crate::abi::CODE_UNSUPPORTED,
 }
 
 impl ErrorKind {
     /// Decodes an ABI status code; unknown codes are [`ErrorKind::Internal`].
     pub fn from_code(code: i32) -> ErrorKind {
         match code {
-            1 => ErrorKind::InvalidOption,
-            2 => ErrorKind::InvalidPosition,
-            3 => ErrorKind::InvalidNotation,
-            4 => ErrorKind::IllegalAction,
-            5 => ErrorKind::NotYourTurn,
-            7 => ErrorKind::Panic,
-            8 => ErrorKind::Poisoned,
-            10 => ErrorKind::Unsupported,
+            abi::CODE_INVALID_OPTION => ErrorKind::InvalidOption,
+            abi::CODE_INVALID_POSITION => ErrorKind::InvalidPosition,
+            abi::CODE_INVALID_NOTATION => ErrorKind::InvalidNotation,
+            abi::CODE_ILLEGAL_ACTION => ErrorKind::IllegalAction,
+            abi::CODE_NOT_YOUR_TURN => ErrorKind::NotYourTurn,
+            abi::CODE_PANIC => ErrorKind::Panic,
+            abi::CODE_POISONED => ErrorKind::Poisoned,
+            abi::CODE_UNSUPPORTED => ErrorKind::Unsupported,
             _ => ErrorKind::Internal,
         }
     }

@@ -13,15 +13,15 @@ static LOGGER: RwLock<Option<LogFn>> = RwLock::new(None);
 #[repr(u32)]
 pub enum Level {
     /// Something failed.
-    Error = 1,
+    Error = crate::abi::LOG_ERROR,
     /// Something looks wrong.
-    Warn = 2,
+    Warn = crate::abi::LOG_WARN,
     /// Worth knowing.
-    Info = 3,
+    Info = crate::abi::LOG_INFO,
     /// For developers.
-    Debug = 4,
+    Debug = crate::abi::LOG_DEBUG,
     /// Very detailed.
-    Trace = 5,
+    Trace = crate::abi::LOG_TRACE,
 }
 
 /// Sends one line to the host's log. Without a host (in-process tests) the line

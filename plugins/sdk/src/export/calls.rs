@@ -144,7 +144,7 @@ pub(super) unsafe extern "C" fn status<G: Instance>(
 }
 
 pub(super) unsafe extern "C" fn chance_outcomes<G: Instance>(
-    state: *const StateHandle,
+    state: *mut StateHandle,
     kind_out: *mut u32,
     outcomes_out: *mut *const RawOutcome,
     count_out: *mut usize,
@@ -189,7 +189,7 @@ pub(super) unsafe extern "C" fn results<G: Instance>(
 }
 
 pub(super) unsafe extern "C" fn legal_actions<G: Instance>(
-    state: *const StateHandle,
+    state: *mut StateHandle,
     player: u32,
     ids_out: *mut *const u64,
     count_out: *mut usize,

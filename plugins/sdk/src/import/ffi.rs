@@ -524,10 +524,11 @@ impl RawState {
         let mut lent: *const RawOutcome = std::ptr::null();
         let mut count = 0usize;
         // SAFETY: a live handle of this plugin under `&self` (no other call
-        // on it until this returns); writable out-pointers.
+        // on it until this returns), so the plugin may write its lent array
+        // into it; writable out-pointers.
         let code = unsafe {
             (self.plugin.api.chance_outcomes)(
-                self.ptr(),
+                self.handle.as_ptr(),
                 &mut kind,
                 &mut lent,
                 &mut count,
@@ -571,9 +572,16 @@ impl RawState {
         let mut count = 0usize;
         let mut out = PluginBuf::EMPTY;
         // SAFETY: a live handle under `&self` (no other call on it until this
-        // returns); writable out-pointers.
+        // returns), so the plugin may write its lent list into it; writable
+        // out-pointers.
         let code = unsafe {
-            (self.plugin.api.legal_actions)(self.ptr(), player, &mut lent, &mut count, &mut out)
+            (self.plugin.api.legal_actions)(
+                self.handle.as_ptr(),
+                player,
+                &mut lent,
+                &mut count,
+                &mut out,
+            )
         };
         self.plugin.finish(code, &mut out)?;
         ids.clear();
@@ -594,7 +602,13 @@ impl RawState {
         let mut out = PluginBuf::EMPTY;
         // SAFETY: a live handle; writable out-pointers.
         let code = unsafe {
-            (self.plugin.api.legal_actions)(self.ptr(), player, &mut lent, &mut count, &mut out)
+            (self.plugin.api.legal_actions)(
+                self.handle.as_ptr(),
+                player,
+                &mut lent,
+                &mut count,
+                &mut out,
+            )
         };
         self.plugin.finish(code, &mut out)?;
         // SAFETY: the array stays valid until the next call on this handle,
