@@ -81,15 +81,20 @@ mod random_match;
 mod readme;
 mod refusals;
 mod removals;
+mod report;
 mod seat_names;
 mod svg;
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use crate::dynamic::DynGame;
 use context::Ctx;
 use random_match::play_one;
 use removals::play_with_removals;
+use report::Recorder;
 
 pub use agree::agree;
 pub use built_plugin::built_plugin_path;
@@ -97,6 +102,12 @@ pub use built_plugin::built_plugin_path;
 pub use built_plugin::open_built_plugin;
 pub use claims::Claims;
 pub use readme::{ReadmePosition, check_readme_positions, readme_positions};
+pub use report::{CHECKS, Failure, Played, Progress, Report};
+
+/// The version of the kit's checks: a verdict cached for a plugin file holds
+/// only for the kit version that gave it. It changes whenever a check is
+/// added or made stricter.
+pub const KIT_VERSION: u32 = 1;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -127,6 +138,11 @@ pub struct Config {
     /// make is never required, and a behaviour it denies fails whenever it
     /// shows, whatever this says.
     pub claims_to_meet: Claims,
+    /// No match starts after this much time has passed since the run began,
+    /// except each player count and option set's first (`None`: no limit).
+    /// A run cut short this way checks fewer matches, and does not judge
+    /// the manifest's claims of `true` unless every match was played.
+    pub time_budget: Option<Duration>,
 }
 
 impl Config {
@@ -144,12 +160,13 @@ impl Config {
             check_every: 1,
             seed: 1,
             claims_to_meet: Claims::of(manifest),
+            time_budget: None,
         }
     }
 }
 
 /// What a successful run covered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// Matches played to the end.
     pub matches: u64,
@@ -181,59 +198,101 @@ pub struct Summary {
     pub targets_checked: u64,
 }
 
-/// A failed check: where (game, players, options, seed, step) and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// Human-readable location and problem.
-    pub message: String,
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+/// Runs the whole kit against `game` and returns at its first failure:
+/// see [`run_all`].
+pub fn run(game: &dyn DynGame, config: &Config) -> Result<Summary, Failure> {
+    let report = run_with(game, config, &|_| {}, true);
+    match report.failures.into_iter().next() {
+        Some(failure) => Err(failure),
+        None => Ok(report.summary),
     }
 }
-
-impl std::error::Error for Failure {}
 
 /// Runs the whole kit against `game`: the random matches with every check,
 /// then the manifest's claims of `true` against what they showed, then, for a
-/// game that can take players out, the matches with removals.
-pub fn run(game: &dyn DynGame, config: &Config) -> Result<Summary, Failure> {
+/// game that can take players out, the matches with removals. A failed check
+/// is recorded and the run goes on (a failure the match cannot go on from
+/// ends that match only), so the report holds the first failure of every
+/// check that fails. `watcher` hears of each match, check and step as it
+/// happens.
+pub fn run_all(game: &dyn DynGame, config: &Config, watcher: &dyn Fn(&Progress<'_>)) -> Report {
+    run_with(game, config, watcher, false)
+}
+
+fn run_with(
+    game: &dyn DynGame,
+    config: &Config,
+    watcher: &dyn Fn(&Progress<'_>),
+    stop_at_first: bool,
+) -> Report {
+    let recorder = Recorder::new(watcher, stop_at_first);
     let mut summary = Summary::default();
-    for &players in &config.player_counts {
-        for options in &config.option_sets {
-            for i in 0..config.matches {
-                let mut ctx = Ctx {
+    let started = Instant::now();
+    let out_of_time = || config.time_budget.is_some_and(|b| started.elapsed() >= b);
+    let mut cut_short = false;
+    let stop = |recorder: &Recorder<'_>| stop_at_first && recorder.any_failed();
+    'matches: for i in 0..config.matches {
+        for &players in &config.player_counts {
+            for options in &config.option_sets {
+                if stop(&recorder) {
+                    break 'matches;
+                }
+                if i > 0 && out_of_time() {
+                    cut_short = true;
+                    break 'matches;
+                }
+                let mut ctx = Ctx::start(
                     game,
                     players,
                     options,
-                    seed: config.seed.wrapping_add(u64::from(i)),
-                    step: 0,
-                };
+                    config.seed.wrapping_add(u64::from(i)),
+                    false,
+                    &recorder,
+                );
                 if i == 0 {
-                    seat_names::check_seat_names(&ctx)?;
+                    let named = ctx.soft("seat-names", || seat_names::check_seat_names(&ctx));
+                    if let Err(failure) = named {
+                        recorder.record(failure);
+                    }
                 }
-                play_one(&mut ctx, config, &mut summary)?;
+                if let Err(failure) = play_one(&mut ctx, config, &mut summary) {
+                    recorder.record(failure);
+                }
             }
         }
     }
-    claims::check_claims_met(game, config, &summary)?;
+    if !cut_short && !stop(&recorder) {
+        recorder.enter("manifest-claims");
+        if let Err(failure) = claims::check_claims_met(game, config, &summary) {
+            recorder.record(failure);
+        }
+    }
     if game.manifest().removable_players {
-        for &players in &config.player_counts {
-            for options in &config.option_sets {
-                for i in 0..config.matches {
-                    let mut ctx = Ctx {
+        let started = Instant::now();
+        let out_of_time = || config.time_budget.is_some_and(|b| started.elapsed() >= b);
+        'removals: for i in 0..config.matches {
+            for &players in &config.player_counts {
+                for options in &config.option_sets {
+                    if stop(&recorder) || (i > 0 && out_of_time()) {
+                        break 'removals;
+                    }
+                    let mut ctx = Ctx::start(
                         game,
                         players,
                         options,
-                        seed: config.seed.wrapping_add(u64::from(i)) ^ 0x0be5_eed5,
-                        step: 0,
-                    };
-                    play_with_removals(&mut ctx, config, &mut summary)?;
+                        config.seed.wrapping_add(u64::from(i)) ^ 0x0be5_eed5,
+                        true,
+                        &recorder,
+                    );
+                    if let Err(failure) = play_with_removals(&mut ctx, config, &mut summary) {
+                        recorder.record(failure);
+                    }
                 }
             }
         }
     }
-    Ok(summary)
+    Report {
+        summary,
+        failures: recorder.into_failures(),
+    }
 }
