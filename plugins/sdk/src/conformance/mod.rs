@@ -143,6 +143,9 @@ pub struct Config {
     /// A run cut short this way checks fewer matches, and does not judge
     /// the manifest's claims of `true` unless every match was played.
     pub time_budget: Option<Duration>,
+    /// Option sets played once per player count, in the first round only
+    /// (default: none).
+    pub once_option_sets: Vec<BTreeMap<String, String>>,
 }
 
 impl Config {
@@ -161,8 +164,60 @@ impl Config {
             seed: 1,
             claims_to_meet: Claims::of(manifest),
             time_budget: None,
+            once_option_sets: Vec::new(),
         }
     }
+}
+
+impl Config {
+    /// The config of a check of any plugin file, knowing nothing of the game
+    /// but its manifest (`tabletop plugin check`, the host's check before
+    /// loading): every player count, `matches` matches each from `seed` on
+    /// with default options, and one more match per player count for each
+    /// non-default value of each yes/no or choice option, one change at a
+    /// time (at most [`MAX_OPTION_VARIANTS`] of them), so that a behaviour
+    /// only an option brings on (a random opening under one choice) shows.
+    pub fn for_plugin_check(game: &dyn DynGame, matches: u32, seed: u64) -> Config {
+        let mut config = Config::for_game(game);
+        config.matches = matches.max(1);
+        config.seed = seed;
+        config.resamples = 1;
+        // The costly checks at every 8th transition (and the first): long
+        // games stay within seconds, and most faults show at the start.
+        config.check_every = 8;
+        config.once_option_sets = option_variants(game.manifest());
+        config
+    }
+}
+
+/// Whether `game` refuses to start a match of `players` with `options` as
+/// bad input (an option that does not apply to that many players).
+fn refuses(game: &dyn DynGame, players: u32, options: &BTreeMap<String, String>) -> bool {
+    game.new_state(players, options, None)
+        .is_err_and(|e| !e.kind.is_fault())
+}
+
+/// The most option sets besides the defaults that
+/// [`Config::for_plugin_check`] plays.
+pub const MAX_OPTION_VARIANTS: usize = 6;
+
+/// One option set per non-default value of each yes/no or choice option.
+fn option_variants(manifest: &crate::manifest::Manifest) -> Vec<BTreeMap<String, String>> {
+    use crate::manifest::OptionKind;
+    let mut sets = Vec::new();
+    for spec in &manifest.options {
+        let default = spec.default.to_text();
+        let values: Vec<String> = match &spec.kind {
+            OptionKind::Bool => vec!["true".into(), "false".into()],
+            OptionKind::Choice(words) => words.clone(),
+            OptionKind::Int { .. } | OptionKind::Text => Vec::new(),
+        };
+        for value in values.into_iter().filter(|v| *v != default) {
+            sets.push(BTreeMap::from([(spec.name.clone(), value)]));
+        }
+    }
+    sets.truncate(MAX_OPTION_VARIANTS);
+    sets
 }
 
 /// What a successful run covered.
@@ -232,14 +287,24 @@ fn run_with(
     let mut cut_short = false;
     let stop = |recorder: &Recorder<'_>| stop_at_first && recorder.any_failed();
     'matches: for i in 0..config.matches {
+        let once = if i == 0 {
+            config.once_option_sets.as_slice()
+        } else {
+            &[]
+        };
         for &players in &config.player_counts {
-            for options in &config.option_sets {
+            for options in config.option_sets.iter().chain(once) {
                 if stop(&recorder) {
                     break 'matches;
                 }
                 if i > 0 && out_of_time() {
                     cut_short = true;
                     break 'matches;
+                }
+                let variant = !config.option_sets.contains(options);
+                if variant && refuses(game, players, options) {
+                    // This option does not apply to this many players.
+                    continue;
                 }
                 let mut ctx = Ctx::start(
                     game,
