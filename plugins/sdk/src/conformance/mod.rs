@@ -129,6 +129,9 @@ pub struct Config {
     /// Run the expensive checks (resampling, position round-trip, illegal ids)
     /// at every `check_every`-th transition; 1 checks every one.
     pub check_every: u64,
+    /// The expensive checks also run at every one of a match's first
+    /// `check_first` transitions, whatever `check_every` says (default 0).
+    pub check_first: u64,
     /// The first seed; match `i` uses `seed + i`.
     pub seed: u64,
     /// The claims of the manifest that the run must see borne out at least
@@ -161,6 +164,7 @@ impl Config {
             max_steps: 100_000,
             resamples: 2,
             check_every: 1,
+            check_first: 0,
             seed: 1,
             claims_to_meet: Claims::of(manifest),
             time_budget: None,
@@ -182,9 +186,11 @@ impl Config {
         config.matches = matches.max(1);
         config.seed = seed;
         config.resamples = 1;
-        // The costly checks at every 8th transition (and the first): long
-        // games stay within seconds, and most faults show at the start.
+        // The costly checks at each of the first 24 transitions, then at
+        // every 8th: long games stay within seconds, short ones are checked
+        // throughout.
         config.check_every = 8;
+        config.check_first = 24;
         config.once_option_sets = option_variants(game.manifest());
         config
     }

@@ -56,7 +56,8 @@ pub(super) fn play_one(
     }
 
     loop {
-        let check = ctx.step.is_multiple_of(config.check_every.max(1));
+        let check =
+            ctx.step < config.check_first || ctx.step.is_multiple_of(config.check_every.max(1));
         if check {
             let state = state.as_ref();
             ctx.soft("position-round-trip", || {
