@@ -64,6 +64,7 @@ pub(super) fn play_one(
                 check_position_round_trip(ctx, state)
             })?;
             ctx.soft("clone", || check_clone(ctx, state))?;
+            ctx.soft("views", || check_views_are_json(ctx, state))?;
             ctx.soft("svg-board", || check_board(ctx, state, summary))?;
             ctx.soft("hidden-information", || {
                 check_hidden_information(ctx, config, state, &mut rng, summary)
@@ -262,6 +263,17 @@ fn check_same_again(
             "applying {transition:?} again to the same state gives a different state: the \
              outcome depends on something besides the state and the action"
         )));
+    }
+    Ok(())
+}
+
+/// Every viewer's view is a JSON document: the host sends it as JSON.
+fn check_views_are_json(ctx: &Ctx<'_>, state: &dyn DynState) -> Result<(), Failure> {
+    for viewer in super::context::viewers(ctx.players) {
+        let view = ctx.ok("view", state.view(viewer))?;
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(&view) {
+            return Err(ctx.fail(format!("the view for {viewer:?} is not JSON ({e}): {view}")));
+        }
     }
     Ok(())
 }

@@ -27,6 +27,7 @@ pub const CHECKS: &[(&str, &str)] = &[
         "the position text reads back to a state that looks the same",
     ),
     ("clone", "a clone looks the same as its original"),
+    ("views", "every viewer's view is a JSON document"),
     (
         "hidden-information",
         "a viewer cannot tell a state from the states resampled for them (views, text, legal \
