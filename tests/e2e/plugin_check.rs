@@ -229,12 +229,12 @@ fn plugin_check_stops_a_call_that_never_returns_at_the_time_cap() {
 
 #[test]
 fn plugin_check_stops_a_huge_allocation_at_the_memory_cap() {
-    let (report, failure) = check(
+    let (output, report) = check(
         misbehaving_plugin(),
         "huge-allocation",
         &["--memory-limit", "256"],
     );
-    assert_eq!(failure.status.code(), Some(1), "{report:#}");
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
     assert_eq!(report["ended"], "out_of_memory", "{report:#}");
     assert!(
         report["failures"][0]["message"]

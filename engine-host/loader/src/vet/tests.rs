@@ -316,7 +316,11 @@ impl DynState for DefectiveState {
         self
     }
     fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
-        Err(GameError::unsupported("not in these tests"))
+        Ok(Box::new(DefectiveState {
+            inner: self.inner.clone_state()?,
+            defect: self.defect,
+            applied: self.applied,
+        }))
     }
     fn status(&self) -> Result<Status, GameError> {
         match (self.defect, self.inner.status()?) {
@@ -372,11 +376,15 @@ impl DynState for DefectiveState {
     }
     fn event(
         &self,
-        _before: &dyn DynState,
-        _transition: &Transition,
-        _viewer: Viewer,
+        before: &dyn DynState,
+        transition: &Transition,
+        viewer: Viewer,
     ) -> Result<String, GameError> {
-        Err(GameError::unsupported("not in these tests"))
+        let before = before
+            .as_any()
+            .downcast_ref::<DefectiveState>()
+            .ok_or_else(|| GameError::unsupported("another game's state"))?;
+        self.inner.event(before.inner.as_ref(), transition, viewer)
     }
     fn position(&self) -> Result<String, GameError> {
         self.inner.position()
@@ -395,7 +403,7 @@ impl DynState for DefectiveState {
         self.inner.expand_notation(player, text)
     }
     fn resample(&self, _viewer: Viewer, _random: u64) -> Result<Box<dyn DynState>, GameError> {
-        Err(GameError::unsupported("not in these tests"))
+        self.clone_state()
     }
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
         self.inner.remove_player(player)
@@ -445,7 +453,7 @@ fn each_kind_of_misbehaviour_is_refused_and_named() {
         (
             Defect::NoLegalForSeat1,
             "check `play` failed: counter conformance: players=2 options={} seed=1 step=1: \
-             player 1 is to move but has no legal action",
+             player 1: lend_legal_actions lends [0, 1], legal_actions copies []",
         ),
         (Defect::RefusesApply, "check `play` failed"),
         (Defect::PanickingView, "(Panic): panicked at src/lib.rs:1:1"),
