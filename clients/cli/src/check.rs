@@ -224,7 +224,15 @@ fn run_child(exe: &Path, args: &CheckArgs) -> std::io::Result<(Heard, Option<End
         let _ = stderr_pipe.read_to_end(&mut kept);
         let text = String::from_utf8_lossy(&kept).into_owned();
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        lines[lines.len().saturating_sub(3)..].join(" | ")
+        // A failed allocation says so before its backtrace.
+        if let Some(oom) = lines.iter().find(|l| l.contains("memory allocation of")) {
+            return oom.trim().to_string();
+        }
+        lines[lines.len().saturating_sub(3)..]
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" | ")
     });
     // Wall clock: the CPU cap, twice over for a busy machine, and a margin.
     let deadline = Instant::now() + Duration::from_secs(args.time_limit * 2 + 5);
