@@ -195,6 +195,12 @@ impl Host {
             .arg(ADMIN_TOKEN)
             .args(&options.args)
             .env("RUST_LOG", "warn")
+            // One cache of passing plugin checks for every host of the run:
+            // each built plugin is checked once, not at every host start.
+            .env(
+                "TABLETOP_PLUGIN_CHECK_CACHE",
+                target_dir().join("plugin-check-cache"),
+            )
             .envs(options.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(stderr)

@@ -8,7 +8,15 @@ use clap::{Parser, ValueEnum};
 /// The Tabletop game server: loads every game plugin in a directory and
 /// serves matches over gRPC.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "engine-host", version, about, args_override_self = true)]
+#[command(
+    name = "engine-host",
+    version,
+    about,
+    args_override_self = true,
+    after_help = "Each plugin file is checked before it is loaded by `engine-host vet-plugin \
+                  --cache DIR -- FILE`, which runs the conformance kit on it and prints one \
+                  verdict line; `tabletop plugin check FILE` runs the whole kit with a report."
+)]
 pub struct Config {
     /// Address to listen on; port 0 picks a free port (the bound address is
     /// printed on stdout as `listening on ADDR`).
@@ -77,6 +85,33 @@ pub struct Config {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub plugin_vet_timeout_ms: u64,
+
+    /// Time the conformance kit may spend starting matches when it checks a
+    /// plugin file before loading, in ms (each player count plays one match
+    /// whatever the budget). The check runs in the checking child process;
+    /// a pass is cached by the file's content (see --plugin-check-cache).
+    #[arg(
+        long,
+        env = "TABLETOP_PLUGIN_CHECK_BUDGET_MS",
+        default_value_t = tabletop_loader::vet::DEFAULT_BUDGET_MS
+    )]
+    pub plugin_check_budget_ms: u64,
+
+    /// The checking child process's address space cap, in MiB: a plugin
+    /// that allocates without bound fails its check.
+    #[arg(
+        long,
+        env = "TABLETOP_PLUGIN_CHECK_MEMORY_MIB",
+        default_value_t = tabletop_loader::vet::DEFAULT_MEMORY_MIB,
+        value_parser = clap::value_parser!(u64).range(64..)
+    )]
+    pub plugin_check_memory_mib: u64,
+
+    /// Directory of passing plugin checks, keyed by the file's SHA-256, the
+    /// kit's version and the budget: a file that passed is not checked
+    /// again. Default: DATA_DIR/plugin-checks.
+    #[arg(long, env = "TABLETOP_PLUGIN_CHECK_CACHE")]
+    pub plugin_check_cache: Option<PathBuf>,
 
     /// Largest plugin file the host reads, in bytes (LoadPlugin, the plugin
     /// directory). Only regular files are read at all: a FIFO, a device or
@@ -238,9 +273,9 @@ pub const MIN_BLOCKING_THREADS: usize = 16;
 /// threads (more only wait in line for the same plugin).
 pub const MAX_DEFAULT_BLOCKING_THREADS: usize = 64;
 
-/// The hidden subcommand the host runs in a child process to check one
-/// plugin file (`tabletop_loader::vet`): `engine-host vet-plugin --cache DIR
-/// [--timeout-ms N] -- FILE`. It prints one verdict line on stdout. It is
+/// The subcommand the host runs in a child process to check one plugin file
+/// (`tabletop_loader::vet`): `engine-host vet-plugin --cache DIR
+/// [--timeout-ms N] [--budget-ms N] [--memory-mib N] -- FILE`. It prints one verdict line on stdout. It is
 /// read before [`Config`], so the host's own flags and environment variables
 /// play no part in it.
 pub const VET_SUBCOMMAND: &str = "vet-plugin";
@@ -256,6 +291,14 @@ pub struct VetArgs {
     /// Ends the check after this many ms, whatever it is doing.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+
+    /// The conformance kit's time budget, in ms.
+    #[arg(long, default_value_t = tabletop_loader::vet::DEFAULT_BUDGET_MS)]
+    pub budget_ms: u64,
+
+    /// Caps the process's address space, in MiB.
+    #[arg(long)]
+    pub memory_mib: Option<u64>,
 
     /// The largest plugin file to read (the host's `--max-plugin-bytes`).
     #[arg(long)]

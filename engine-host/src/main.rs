@@ -267,8 +267,12 @@ fn vet_plugin(args: VetArgs) -> ExitCode {
     if let Some(max) = args.max_plugin_bytes {
         tabletop_loader::file::set_max_plugin_bytes(max);
     }
-    let watchdog = args.timeout_ms.map(Duration::from_millis);
-    let code = tabletop_loader::vet::run_child(&args.file, &args.cache, watchdog);
+    let limits = tabletop_loader::vet::ChildLimits {
+        watchdog: args.timeout_ms.map(Duration::from_millis),
+        budget: Duration::from_millis(args.budget_ms),
+        memory_mib: args.memory_mib,
+    };
+    let code = tabletop_loader::vet::run_child(&args.file, &args.cache, limits);
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
@@ -284,6 +288,16 @@ fn vetter(config: &Config) -> std::io::Result<Vetter> {
             config.max_plugin_bytes.to_string().into(),
         ],
         Duration::from_millis(config.plugin_vet_timeout_ms),
+    )
+    .with_budget(
+        Duration::from_millis(config.plugin_check_budget_ms),
+        config.plugin_check_memory_mib,
+    )
+    .with_verdict_cache(
+        config
+            .plugin_check_cache
+            .clone()
+            .unwrap_or_else(|| config.data_dir.join("plugin-checks")),
     ))
 }
 

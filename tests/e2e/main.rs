@@ -27,6 +27,7 @@ mod limits;
 mod metrics;
 mod performance;
 mod platform;
+mod plugin_check;
 mod replay;
 mod shorthand;
 mod store_damage;

@@ -184,6 +184,9 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
         }
         Command::Backup { file, admin_token } => backup(channel, file, admin_token).await,
         Command::LoadPlugin { path, admin_token } => load_plugin(channel, path, admin_token).await,
+        Command::Plugin { .. } => Err(CliError::Usage(
+            "`plugin check` is local and was handled before connecting".into(),
+        )),
         Command::Replay { file, .. } => Err(CliError::Usage(format!(
             "replay of {} is local and was handled before connecting",
             file.display()

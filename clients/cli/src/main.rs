@@ -8,6 +8,7 @@
 //! tabletop play MATCH --token TOKEN
 //! tabletop replay record.json
 //! tabletop arena --game focus --bots random,mcts:200ms --matches 20
+//! tabletop plugin check libmygame.so
 //! ```
 
 /// Writes to stdout; a closed pipe (`tabletop legal … | head`) ends the program
@@ -37,6 +38,7 @@ macro_rules! outln {
 
 mod access;
 mod arena;
+mod check;
 mod commands;
 mod connection;
 mod create;
@@ -290,6 +292,12 @@ pub enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// Work with a plugin file on this machine, no server needed.
+    Plugin {
+        /// What to do.
+        #[command(subcommand)]
+        action: PluginAction,
+    },
     /// Load a plugin file on the server (admin).
     LoadPlugin {
         /// Path on the server's machine.
@@ -389,6 +397,19 @@ pub enum Command {
     },
 }
 
+/// `tabletop plugin …`.
+#[derive(Debug, Subcommand)]
+pub enum PluginAction {
+    /// Run the conformance kit on a plugin file, in a child process with a
+    /// memory and a CPU-time cap: determinism, hidden information, refusals,
+    /// seat names, boards, targets, evaluations, the manifest's claims.
+    /// Prints each failed check with the seed and the actions that
+    /// reproduce it (`--json`: one JSON document). Exit status 0 when every
+    /// check passes, 1 when one fails, 2 for a usage error or a file that
+    /// is not a plugin.
+    Check(check::CheckArgs),
+}
+
 /// `tabletop credential …`.
 #[derive(Debug, Subcommand)]
 pub enum CredentialAction {
@@ -420,10 +441,32 @@ pub enum StateArg {
     Unavailable,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .get(1)
+        .is_some_and(|a| a == check::child::CHILD_SUBCOMMAND)
+    {
+        return std::process::ExitCode::from(check::child::run(&args[2..]));
+    }
     let cli = Cli::parse();
-    match commands::run(cli).await {
+    if let Command::Plugin {
+        action: PluginAction::Check(check),
+    } = &cli.command
+    {
+        return std::process::ExitCode::from(check::run(check, cli.json));
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("tabletop: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(commands::run(cli)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tabletop: {e}");

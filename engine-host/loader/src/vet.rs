@@ -8,16 +8,20 @@
 //! same fault costs the child, and the parent reads what happened from its
 //! exit status.
 //!
-//! - The child side is [`smoke_check`] (load, manifest, a few seeded
-//!   playouts) and [`run_child`] (a watchdog, the check, and one verdict
-//!   line on stdout, [`VERDICT_PREFIX`] then JSON).
+//! - The child side is [`smoke_check`] (load, manifest, the SDK's
+//!   conformance kit on a time budget) and [`run_child`] (a memory cap, a
+//!   watchdog, the check, and one verdict line on stdout,
+//!   [`VERDICT_PREFIX`] then JSON).
 //! - The parent side is [`Vetter`]: it runs a program that calls
 //!   [`run_child`] (engine-host runs itself with a hidden subcommand), kills
 //!   it at a timeout, and turns what happened into a [`Report`] or a
-//!   [`Refusal`] that says why.
+//!   [`Refusal`] that says why. A pass is kept in a cache of verdicts
+//!   ([`Vetter::with_verdict_cache`]), keyed by the file's SHA-256, the
+//!   kit's version and the budget, so the same file is checked once.
 //!
-//! A pass says the file loads and plays a few hundred plies without fault;
-//! it cannot prove that a damaged part the playouts never reached is sound.
+//! A pass says the file loads and passes the kit's checks on the matches
+//! the budget allowed; it cannot prove that a part those matches never
+//! reached is sound.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -34,16 +38,19 @@ use tabletop_sdk::DynGame;
 
 use crate::plugin::Plugin;
 
-mod playout;
+mod cache;
+mod kit;
 
 /// What starts the child's verdict line on stdout; the JSON verdict follows.
 /// A plugin may print to stdout too: the parent reads the last such line.
 pub const VERDICT_PREFIX: &str = "tabletop-vet-verdict: ";
 
-/// The longest a playout runs, in plies: long enough to get well past each
-/// shipped game's set-up into play, short enough that a whole check takes
-/// well under a second in a debug build.
-pub const MAX_PLIES: u64 = 300;
+/// The default time the kit may spend starting matches in a check, in ms
+/// (each player count plays one match whatever the budget).
+pub const DEFAULT_BUDGET_MS: u64 = 1_500;
+
+/// The default cap on the checking process's address space, in MiB.
+pub const DEFAULT_MEMORY_MIB: u64 = 2_048;
 
 /// How much of each of the child's output streams the parent keeps (the
 /// end of it): the verdict is the last line of stdout, and the end of
@@ -67,10 +74,10 @@ pub struct Report {
     /// Hex SHA-256 of the content the child checked: the host loads the
     /// file only if it still has this content.
     pub sha256: String,
-    /// How many playouts ran.
-    pub playouts: u32,
-    /// How many plies they played in all.
-    pub plies: u64,
+    /// How many matches the kit played.
+    pub matches: u32,
+    /// How many transitions they had in all.
+    pub transitions: u64,
 }
 
 /// Why a file was refused.
@@ -78,7 +85,7 @@ pub struct Report {
 pub enum Refusal {
     /// The loader refused the file: its message.
     Load(String),
-    /// The plugin loaded but misbehaved in a playout: what it did.
+    /// The plugin loaded but failed a check of the kit: which and how.
     Misbehaved(String),
     /// The checking process died without a verdict, or after one.
     Crashed {
@@ -102,7 +109,7 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::Load(why) => f.write_str(why),
-            Refusal::Misbehaved(what) => write!(f, "misbehaved in a test playout: {what}"),
+            Refusal::Misbehaved(what) => write!(f, "failed the conformance kit: {what}"),
             Refusal::Crashed { how, stderr } if stderr.is_empty() => {
                 write!(f, "crashed the checking process ({how})")
             }
@@ -133,37 +140,74 @@ enum Verdict {
 
 // ---------------------------------------------------------------- child side
 
-/// Loads `file` (its private copy goes to `cache_dir`), checks its manifest
-/// and plays a few seeded playouts: at the fewest and the most seats with
-/// default options, at most [`MAX_PLIES`] plies each, chance outcomes drawn
-/// with [`tabletop_sdk::chance::draw`]. Every ply asks the status and every
-/// mover's legal actions and applies a seeded choice; views for every
-/// viewer, the text and the position are asked now and then, the results at
-/// the end. Any error of a call that must succeed, a mover without legal
-/// actions, or results of the wrong shape is misbehaviour.
+/// Loads `file` (its private copy goes to `cache_dir`), checks that its
+/// options' defaults are values of theirs, and runs the SDK's conformance
+/// kit on it for about `budget` (see `kit::config`): seeded random
+/// matches at every player count, with every check of the kit. The first
+/// failure of each check that failed is the misbehaviour.
 ///
 /// Errors are [`Refusal::Load`] or [`Refusal::Misbehaved`]. Run it in a
 /// process of its own ([`run_child`]): loading a damaged file can kill the
 /// process.
-pub fn smoke_check(file: &Path, cache_dir: &Path) -> Result<Report, Refusal> {
+pub fn smoke_check(file: &Path, cache_dir: &Path, budget: Duration) -> Result<Report, Refusal> {
     let plugin =
         Plugin::load_with_cache(file, cache_dir).map_err(|e| Refusal::Load(e.to_string()))?;
-    let (playouts, plies) = playout::play_checks(&*plugin)?;
+    let (matches, transitions) = kit::play_checks(&*plugin, budget)?;
     Ok(Report {
         game: plugin.manifest().name.clone(),
         version: plugin.manifest().version.clone(),
         sha256: plugin.sha256().to_string(),
-        playouts,
-        plies,
+        matches,
+        transitions,
     })
+}
+
+/// Caps this process's address space at `mib` MiB: a plugin that allocates
+/// without bound fails its check instead of taking the machine's memory.
+#[cfg(unix)]
+fn cap_memory(mib: u64) -> std::io::Result<()> {
+    let bytes = mib.saturating_mul(1 << 20);
+    let limit = libc::rlimit {
+        rlim_cur: bytes,
+        rlim_max: bytes,
+    };
+    // SAFETY: `limit` is a valid rlimit that lives across the call, which
+    // only reads it.
+    if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn cap_memory(_: u64) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// What a checking process is given besides its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildLimits {
+    /// Ends the process after this long, whatever it is doing.
+    pub watchdog: Option<Duration>,
+    /// The kit's time budget.
+    pub budget: Duration,
+    /// The cap on the address space, in MiB (`None`: none).
+    pub memory_mib: Option<u64>,
 }
 
 /// The whole life of a checking process: arms a watchdog that ends the
 /// process after `watchdog` (so a hung check ends even when its parent is
-/// gone and cannot kill it), runs [`smoke_check`], prints the verdict line
+/// gone and cannot kill it) and the memory cap, runs [`smoke_check`] with
+/// the budget, prints the verdict line
 /// on stdout and returns the exit code (0: passed).
-pub fn run_child(file: &Path, cache_dir: &Path, watchdog: Option<Duration>) -> i32 {
-    if let Some(limit) = watchdog {
+pub fn run_child(file: &Path, cache_dir: &Path, limits: ChildLimits) -> i32 {
+    if let Some(mib) = limits.memory_mib
+        && let Err(e) = cap_memory(mib)
+    {
+        eprintln!("vet: cannot cap the memory at {mib} MiB: {e}");
+        return 2;
+    }
+    if let Some(limit) = limits.watchdog {
         let armed = std::thread::Builder::new()
             .name("vet-watchdog".into())
             .spawn(move || {
@@ -175,7 +219,7 @@ pub fn run_child(file: &Path, cache_dir: &Path, watchdog: Option<Duration>) -> i
             eprintln!("vet: cannot start the watchdog: {e}");
         }
     }
-    let verdict = match smoke_check(file, cache_dir) {
+    let verdict = match smoke_check(file, cache_dir, limits.budget) {
         Ok(report) => Verdict::Passed(report),
         Err(Refusal::Load(reason)) => Verdict::Refused { reason },
         Err(Refusal::Misbehaved(reason)) => Verdict::Misbehaved { reason },
@@ -205,7 +249,8 @@ pub fn run_child(file: &Path, cache_dir: &Path, watchdog: Option<Duration>) -> i
 // --------------------------------------------------------------- parent side
 
 /// Runs plugin files through a checking child process before the host loads
-/// them. Each check runs `PROGRAM ARGS… --cache DIR --timeout-ms N -- FILE`;
+/// them. Each check runs `PROGRAM ARGS… --cache DIR --timeout-ms N
+/// --budget-ms N --memory-mib N -- FILE`;
 /// the program must call [`run_child`] with those (engine-host:
 /// `engine-host vet-plugin`). At most `parallel` checks run at once; more
 /// wait for a turn.
@@ -214,6 +259,9 @@ pub struct Vetter {
     program: PathBuf,
     args: Vec<OsString>,
     timeout: Duration,
+    budget: Duration,
+    memory_mib: u64,
+    verdicts: Option<PathBuf>,
     parallel: usize,
     running: Mutex<usize>,
     turn: Condvar,
@@ -242,6 +290,9 @@ impl Vetter {
             program,
             args,
             timeout,
+            budget: Duration::from_millis(DEFAULT_BUDGET_MS),
+            memory_mib: DEFAULT_MEMORY_MIB,
+            verdicts: None,
             parallel,
             running: Mutex::new(0),
             turn: Condvar::new(),
@@ -252,6 +303,25 @@ impl Vetter {
     #[must_use]
     pub fn with_parallel(mut self, parallel: usize) -> Vetter {
         self.parallel = parallel.max(1);
+        self
+    }
+
+    /// The same with the kit's time budget `budget` and the checking
+    /// process's address space capped at `memory_mib` MiB.
+    #[must_use]
+    pub fn with_budget(mut self, budget: Duration, memory_mib: u64) -> Vetter {
+        self.budget = budget;
+        self.memory_mib = memory_mib;
+        self
+    }
+
+    /// The same keeping each pass in `dir`, under the file's SHA-256, the
+    /// kit's version and the budget: a file whose pass is kept there is not
+    /// checked again. Checks of the same content wait for each other, so
+    /// hosts that start at once check a file once.
+    #[must_use]
+    pub fn with_verdict_cache(mut self, dir: PathBuf) -> Vetter {
+        self.verdicts = Some(dir);
         self
     }
 
@@ -273,6 +343,30 @@ impl Vetter {
     /// directory of its own under `scratch`, removed afterwards, so a
     /// refused file leaves nothing behind.
     pub fn vet(&self, file: &Path, scratch: &Path) -> Result<Report, Refusal> {
+        let Some(dir) = &self.verdicts else {
+            return self.vet_uncached(file, scratch);
+        };
+        let cache = cache::Verdicts::new(dir, self.budget);
+        let key = match cache.key(file) {
+            Ok(key) => key,
+            // The file cannot be read: the check says why.
+            Err(_) => return self.vet_uncached(file, scratch),
+        };
+        let _lock = cache.lock(&key);
+        if let Some(report) = cache.get(&key) {
+            return Ok(report);
+        }
+        let vetted = self.vet_uncached(file, scratch);
+        if let Ok(report) = &vetted
+            && key.starts_with(&report.sha256)
+            && let Err(e) = cache.put(&key, report)
+        {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot keep a plugin check's verdict");
+        }
+        vetted
+    }
+
+    fn vet_uncached(&self, file: &Path, scratch: &Path) -> Result<Report, Refusal> {
         let _turn = self.take_turn();
         let dir = scratch.join(format!(
             "vet-{}-{}",
@@ -328,6 +422,10 @@ impl Vetter {
             .arg(cache)
             .arg("--timeout-ms")
             .arg(watchdog.as_millis().to_string())
+            .arg("--budget-ms")
+            .arg(self.budget.as_millis().to_string())
+            .arg("--memory-mib")
+            .arg(self.memory_mib.to_string())
             .arg("--")
             .arg(file)
             .stdin(Stdio::null())

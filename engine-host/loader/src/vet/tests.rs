@@ -7,7 +7,7 @@ use tabletop_sdk::{
 };
 use versioned_fixture::Counter;
 
-use super::playout::{check_options, play_checks};
+use super::kit::{check_options, play_checks};
 use super::*;
 
 fn report() -> Report {
@@ -15,8 +15,8 @@ fn report() -> Report {
         game: "counter".into(),
         version: "1.0.0".into(),
         sha256: "ab".repeat(32),
-        playouts: 4,
-        plies: 80,
+        matches: 4,
+        transitions: 80,
     }
 }
 
@@ -239,14 +239,24 @@ fn a_program_that_does_not_start_leaves_the_file_unchecked() {
 
 // ------------------------------------------------------------ the playouts
 
+/// A budget no test run exceeds for the fixture game.
+const BUDGET: Duration = Duration::from_secs(60);
+
 #[test]
-fn a_sound_game_passes_the_playouts() {
+fn a_sound_game_passes_the_kit() {
     let game = InProcess::new(Counter);
-    let (playouts, plies) = play_checks(&game).expect("the fixture game passes");
-    // 2 and 4 seats, two seeds each; the default length is 20 actions, each
-    // followed by no roll (dice are off by default).
-    assert_eq!(playouts, 4);
-    assert_eq!(plies, 4 * 20);
+    let (matches, transitions) = play_checks(&game, BUDGET).expect("the fixture game passes");
+    // 2, 3 and 4 seats, two matches each; the default length is 20 actions,
+    // each followed by no roll (dice are off by default).
+    assert_eq!(matches, 6);
+    assert_eq!(transitions, 6 * 20);
+}
+
+#[test]
+fn a_spent_budget_still_plays_one_match_per_player_count() {
+    let game = InProcess::new(Counter);
+    let (matches, _) = play_checks(&game, Duration::ZERO).expect("the fixture game passes");
+    assert_eq!(matches, 3);
 }
 
 /// What a [`Defective`] game does wrong.
@@ -306,7 +316,11 @@ impl DynState for DefectiveState {
         self
     }
     fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
-        Err(GameError::unsupported("not in these tests"))
+        Ok(Box::new(DefectiveState {
+            inner: self.inner.clone_state()?,
+            defect: self.defect,
+            applied: self.applied,
+        }))
     }
     fn status(&self) -> Result<Status, GameError> {
         match (self.defect, self.inner.status()?) {
@@ -362,11 +376,15 @@ impl DynState for DefectiveState {
     }
     fn event(
         &self,
-        _before: &dyn DynState,
-        _transition: &Transition,
-        _viewer: Viewer,
+        before: &dyn DynState,
+        transition: &Transition,
+        viewer: Viewer,
     ) -> Result<String, GameError> {
-        Err(GameError::unsupported("not in these tests"))
+        let before = before
+            .as_any()
+            .downcast_ref::<DefectiveState>()
+            .ok_or_else(|| GameError::unsupported("another game's state"))?;
+        self.inner.event(before.inner.as_ref(), transition, viewer)
     }
     fn position(&self) -> Result<String, GameError> {
         self.inner.position()
@@ -385,7 +403,7 @@ impl DynState for DefectiveState {
         self.inner.expand_notation(player, text)
     }
     fn resample(&self, _viewer: Viewer, _random: u64) -> Result<Box<dyn DynState>, GameError> {
-        Err(GameError::unsupported("not in these tests"))
+        self.clone_state()
     }
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
         self.inner.remove_player(player)
@@ -423,7 +441,7 @@ fn misbehaviour(defect: Defect) -> String {
         inner: InProcess::new(Counter),
         defect,
     };
-    match play_checks(&game) {
+    match play_checks(&game, BUDGET) {
         Err(Refusal::Misbehaved(what)) => what,
         other => panic!("{defect:?}: {other:?}"),
     }
@@ -434,19 +452,17 @@ fn each_kind_of_misbehaviour_is_refused_and_named() {
     for (defect, said) in [
         (
             Defect::NoLegalForSeat1,
-            "seat 1 is to move but has no legal action (2 players, seed 1, ply 1)",
+            "check `play` failed: counter conformance: players=2 options={} seed=1 step=1: \
+             player 1: lend_legal_actions lends [0, 1], legal_actions copies []",
         ),
-        (Defect::RefusesApply, "applying the legal moves"),
-        (
-            Defect::PanickingView,
-            "view for Spectator gave a plugin fault (Panic): panicked at src/lib.rs:1:1",
-        ),
-        (Defect::ShortResults, "the results cover 1 of 2 seats"),
+        (Defect::RefusesApply, "check `play` failed"),
+        (Defect::PanickingView, "(Panic): panicked at src/lib.rs:1:1"),
+        (Defect::ShortResults, "check `results` failed"),
         (
             Defect::NobodyMoves,
-            "no seat is to move, yet the game is not over (2 players, seed 1, ply 3)",
+            "status says players are to move, but names none",
         ),
-        (Defect::ViewNotJson, "the view for Seat(0) is not JSON"),
+        (Defect::ViewNotJson, "not JSON"),
     ] {
         let what = misbehaviour(defect);
         assert!(what.contains(said), "{defect:?}: {what}");

@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::context::{Ctx, viewers};
+use super::report::Recorder;
 use super::{Config, Failure, Summary};
 use crate::chance;
 use crate::dynamic::{DynGame, DynState};
@@ -42,37 +43,43 @@ pub fn agree(
 ) -> Result<Summary, Failure> {
     let name = &in_process.manifest().name;
     if plugin.manifest() != in_process.manifest() {
-        return Err(Failure {
-            message: format!(
+        return Err(Failure::new(
+            "agreement",
+            format!(
                 "{name} agreement: the plugin's manifest differs from the in-process game's\n  \
                  plugin:     {:?}\n  in-process: {:?}",
                 plugin.manifest(),
                 in_process.manifest()
             ),
-        });
+        ));
     }
     let mut summary = Summary::default();
+    let recorder = Recorder::new(&|_| {}, true);
+    recorder.check.set("agreement");
     for &players in &config.player_counts {
         let names = (plugin.seat_names(players), in_process.seat_names(players));
         if names.0 != names.1 {
-            return Err(Failure {
-                message: format!(
+            return Err(Failure::new(
+                "agreement",
+                format!(
                     "{name} agreement: the seat names of {players} seats differ
   plugin:                          {:?}
   in-process: {:?}",
                     names.0, names.1
                 ),
-            });
+            ));
         }
         for options in &config.option_sets {
             for i in 0..config.agreement_matches {
-                let mut ctx = Ctx {
-                    game: in_process,
+                let mut ctx = Ctx::start(
+                    in_process,
                     players,
                     options,
-                    seed: config.seed.wrapping_add(u64::from(i)),
-                    step: 0,
-                };
+                    config.seed.wrapping_add(u64::from(i)),
+                    false,
+                    &recorder,
+                );
+                recorder.check.set("agreement");
                 agree_on_one_match(&mut ctx, plugin, config, &mut summary)?;
             }
         }

@@ -48,6 +48,7 @@ pub(super) fn check_board(
         summary.boards_drawn += 1;
         boards.push((viewer, Some(parsed.ids)));
     }
+    ctx.recorder.enter("action-targets");
     let Status::ToMove(movers) = ctx.ok("status", state.status())? else {
         return Ok(());
     };

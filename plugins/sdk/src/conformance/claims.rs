@@ -40,7 +40,10 @@ pub(super) fn chance_met(ctx: &Ctx<'_>) -> Result<(), Failure> {
     if ctx.game.manifest().chance {
         return Ok(());
     }
-    Err(ctx.fail("the manifest claims `chance: false`, but a chance node was met"))
+    Err(ctx.fail_as(
+        "manifest-claims",
+        "the manifest claims `chance: false`, but a chance node was met",
+    ))
 }
 
 /// Several players are to move at once: the manifest must claim
@@ -49,10 +52,13 @@ pub(super) fn simultaneous_met(ctx: &Ctx<'_>, movers: PlayerSet) -> Result<(), F
     if ctx.game.manifest().simultaneous {
         return Ok(());
     }
-    Err(ctx.fail(format!(
-        "the manifest claims `simultaneous: false`, but seats {:?} are to move at once",
-        movers.iter().collect::<Vec<_>>()
-    )))
+    Err(ctx.fail_as(
+        "manifest-claims",
+        format!(
+            "the manifest claims `simultaneous: false`, but seats {:?} are to move at once",
+            movers.iter().collect::<Vec<_>>()
+        ),
+    ))
 }
 
 /// A state resampled for `viewer` differs from the original: something was
@@ -66,10 +72,13 @@ pub(super) fn hidden_information_met(
     if ctx.game.manifest().hidden_information {
         return Ok(());
     }
-    Err(ctx.fail(format!(
-        "the manifest claims `hidden_information: false`, but a state resampled for {viewer:?} \
+    Err(ctx.fail_as(
+        "manifest-claims",
+        format!(
+            "the manifest claims `hidden_information: false`, but a state resampled for {viewer:?} \
          differs from the original\n  original: {original}\n  resampled: {resampled}"
-    )))
+        ),
+    ))
 }
 
 /// Every claim of `true` that `config` asks to meet showed at least once in
@@ -99,8 +108,9 @@ pub(super) fn check_claims_met(
     let Some((claim, what)) = unmet else {
         return Ok(());
     };
-    Err(Failure {
-        message: format!(
+    Err(Failure::new(
+        "manifest-claims",
+        format!(
             "{} conformance: players={:?} options={:?}: the manifest claims `{claim}: true`, but \
              {what} in {} random matches (a run whose player counts or options cannot show it \
              clears `Config::claims_to_meet.{claim}`)",
@@ -109,5 +119,5 @@ pub(super) fn check_claims_met(
             config.option_sets,
             summary.matches
         ),
-    })
+    ))
 }

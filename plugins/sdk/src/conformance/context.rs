@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::Failure;
+use super::report::{Played, Progress, Recorder};
 use crate::dynamic::{DynGame, DynState};
 use crate::error::GameError;
 use crate::types::{ActionId, Transition, Viewer};
@@ -15,11 +16,51 @@ pub(super) struct Ctx<'a> {
     pub(super) options: &'a BTreeMap<String, String>,
     pub(super) seed: u64,
     pub(super) step: u64,
+    /// The steps played from the start, for a failure to name.
+    pub(super) played: Vec<Played>,
+    pub(super) recorder: &'a Recorder<'a>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// A match of `game` from its start, which tells the recorder's watcher
+    /// it starts.
+    pub(super) fn start(
+        game: &'a dyn DynGame,
+        players: u32,
+        options: &'a BTreeMap<String, String>,
+        seed: u64,
+        removals: bool,
+        recorder: &'a Recorder<'a>,
+    ) -> Ctx<'a> {
+        recorder.tell(&Progress::Match {
+            players,
+            options,
+            seed,
+            removals,
+        });
+        recorder
+            .check
+            .set(if removals { "removals" } else { "play" });
+        Ctx {
+            game,
+            players,
+            options,
+            seed,
+            step: 0,
+            played: Vec::new(),
+            recorder,
+        }
+    }
+
+    /// A failure of the running check at this point of the match.
     pub(super) fn fail(&self, what: impl std::fmt::Display) -> Failure {
+        self.fail_as(self.recorder.check.get(), what)
+    }
+
+    /// A failure of `check` at this point of the match.
+    pub(super) fn fail_as(&self, check: &str, what: impl std::fmt::Display) -> Failure {
         Failure {
+            check: check.to_string(),
             message: format!(
                 "{} conformance: players={} options={:?} seed={} step={}: {what}",
                 self.game.manifest().name,
@@ -28,7 +69,55 @@ impl Ctx<'_> {
                 self.seed,
                 self.step
             ),
+            players: self.players,
+            options: self.options.clone(),
+            seed: self.seed,
+            step: self.step,
+            actions: self.played.clone(),
         }
+    }
+
+    /// Notes a step played, and tells the watcher.
+    pub(super) fn note(&mut self, played: Played) {
+        self.recorder.tell(&Progress::Played(&played));
+        self.played.push(played);
+    }
+
+    /// Runs `check` under its name `name`. A failure is recorded and the
+    /// match goes on (`Ok(false)`), unless the run stops at its first; a
+    /// check that failed before in the run is skipped (`Ok(true)`), so each
+    /// check reports its first failure and the others still run.
+    pub(super) fn soft(
+        &self,
+        name: &'static str,
+        check: impl FnOnce() -> Result<(), Failure>,
+    ) -> Result<bool, Failure> {
+        if self.recorder.has_failed(name) {
+            return Ok(true);
+        }
+        let outer = self.recorder.enter(name);
+        let result = check();
+        self.recorder.enter(outer);
+        match result {
+            Ok(()) => Ok(true),
+            Err(failure) if self.recorder.stop_at_first => Err(failure),
+            Err(failure) => {
+                self.recorder.record(failure);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Runs `check` under its name `name`; a failure ends the match.
+    pub(super) fn hard<T>(
+        &self,
+        name: &'static str,
+        check: impl FnOnce() -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let outer = self.recorder.enter(name);
+        let result = check();
+        self.recorder.enter(outer);
+        result
     }
 
     /// Unwraps a call that must succeed; any error (a panic above all) fails.

@@ -81,15 +81,20 @@ mod random_match;
 mod readme;
 mod refusals;
 mod removals;
+mod report;
 mod seat_names;
 mod svg;
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use crate::dynamic::DynGame;
 use context::Ctx;
 use random_match::play_one;
 use removals::play_with_removals;
+use report::Recorder;
 
 pub use agree::agree;
 pub use built_plugin::built_plugin_path;
@@ -97,6 +102,12 @@ pub use built_plugin::built_plugin_path;
 pub use built_plugin::open_built_plugin;
 pub use claims::Claims;
 pub use readme::{ReadmePosition, check_readme_positions, readme_positions};
+pub use report::{CHECKS, Failure, Played, Progress, Report};
+
+/// The version of the kit's checks: a verdict cached for a plugin file holds
+/// only for the kit version that gave it. It changes whenever a check is
+/// added or made stricter.
+pub const KIT_VERSION: u32 = 1;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -118,6 +129,9 @@ pub struct Config {
     /// Run the expensive checks (resampling, position round-trip, illegal ids)
     /// at every `check_every`-th transition; 1 checks every one.
     pub check_every: u64,
+    /// The expensive checks also run at every one of a match's first
+    /// `check_first` transitions, whatever `check_every` says (default 0).
+    pub check_first: u64,
     /// The first seed; match `i` uses `seed + i`.
     pub seed: u64,
     /// The claims of the manifest that the run must see borne out at least
@@ -127,6 +141,14 @@ pub struct Config {
     /// make is never required, and a behaviour it denies fails whenever it
     /// shows, whatever this says.
     pub claims_to_meet: Claims,
+    /// No match starts after this much time has passed since the run began,
+    /// except each player count and option set's first (`None`: no limit).
+    /// A run cut short this way checks fewer matches, and does not judge
+    /// the manifest's claims of `true` unless every match was played.
+    pub time_budget: Option<Duration>,
+    /// Option sets played once per player count, in the first round only
+    /// (default: none).
+    pub once_option_sets: Vec<BTreeMap<String, String>>,
 }
 
 impl Config {
@@ -142,14 +164,70 @@ impl Config {
             max_steps: 100_000,
             resamples: 2,
             check_every: 1,
+            check_first: 0,
             seed: 1,
             claims_to_meet: Claims::of(manifest),
+            time_budget: None,
+            once_option_sets: Vec::new(),
         }
     }
 }
 
+impl Config {
+    /// The config of a check of any plugin file, knowing nothing of the game
+    /// but its manifest (`tabletop plugin check`, the host's check before
+    /// loading): every player count, `matches` matches each from `seed` on
+    /// with default options, and one more match per player count for each
+    /// non-default value of each yes/no or choice option, one change at a
+    /// time (at most [`MAX_OPTION_VARIANTS`] of them), so that a behaviour
+    /// only an option brings on (a random opening under one choice) shows.
+    pub fn for_plugin_check(game: &dyn DynGame, matches: u32, seed: u64) -> Config {
+        let mut config = Config::for_game(game);
+        config.matches = matches.max(1);
+        config.seed = seed;
+        config.resamples = 1;
+        // The costly checks at each of the first 24 transitions, then at
+        // every 8th: long games stay within seconds, short ones are checked
+        // throughout.
+        config.check_every = 8;
+        config.check_first = 24;
+        config.once_option_sets = option_variants(game.manifest());
+        config
+    }
+}
+
+/// Whether `game` refuses to start a match of `players` with `options` as
+/// bad input (an option that does not apply to that many players).
+fn refuses(game: &dyn DynGame, players: u32, options: &BTreeMap<String, String>) -> bool {
+    game.new_state(players, options, None)
+        .is_err_and(|e| !e.kind.is_fault())
+}
+
+/// The most option sets besides the defaults that
+/// [`Config::for_plugin_check`] plays.
+pub const MAX_OPTION_VARIANTS: usize = 6;
+
+/// One option set per non-default value of each yes/no or choice option.
+fn option_variants(manifest: &crate::manifest::Manifest) -> Vec<BTreeMap<String, String>> {
+    use crate::manifest::OptionKind;
+    let mut sets = Vec::new();
+    for spec in &manifest.options {
+        let default = spec.default.to_text();
+        let values: Vec<String> = match &spec.kind {
+            OptionKind::Bool => vec!["true".into(), "false".into()],
+            OptionKind::Choice(words) => words.clone(),
+            OptionKind::Int { .. } | OptionKind::Text => Vec::new(),
+        };
+        for value in values.into_iter().filter(|v| *v != default) {
+            sets.push(BTreeMap::from([(spec.name.clone(), value)]));
+        }
+    }
+    sets.truncate(MAX_OPTION_VARIANTS);
+    sets
+}
+
 /// What a successful run covered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// Matches played to the end.
     pub matches: u64,
@@ -181,59 +259,111 @@ pub struct Summary {
     pub targets_checked: u64,
 }
 
-/// A failed check: where (game, players, options, seed, step) and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// Human-readable location and problem.
-    pub message: String,
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+/// Runs the whole kit against `game` and returns at its first failure:
+/// see [`run_all`].
+pub fn run(game: &dyn DynGame, config: &Config) -> Result<Summary, Failure> {
+    let report = run_with(game, config, &|_| {}, true);
+    match report.failures.into_iter().next() {
+        Some(failure) => Err(failure),
+        None => Ok(report.summary),
     }
 }
-
-impl std::error::Error for Failure {}
 
 /// Runs the whole kit against `game`: the random matches with every check,
 /// then the manifest's claims of `true` against what they showed, then, for a
-/// game that can take players out, the matches with removals.
-pub fn run(game: &dyn DynGame, config: &Config) -> Result<Summary, Failure> {
+/// game that can take players out, the matches with removals. A failed check
+/// is recorded and the run goes on (a failure the match cannot go on from
+/// ends that match only), so the report holds the first failure of every
+/// check that fails. `watcher` hears of each match, check and step as it
+/// happens.
+pub fn run_all(game: &dyn DynGame, config: &Config, watcher: &dyn Fn(&Progress<'_>)) -> Report {
+    run_with(game, config, watcher, false)
+}
+
+fn run_with(
+    game: &dyn DynGame,
+    config: &Config,
+    watcher: &dyn Fn(&Progress<'_>),
+    stop_at_first: bool,
+) -> Report {
+    let recorder = Recorder::new(watcher, stop_at_first);
     let mut summary = Summary::default();
-    for &players in &config.player_counts {
-        for options in &config.option_sets {
-            for i in 0..config.matches {
-                let mut ctx = Ctx {
+    let started = Instant::now();
+    let out_of_time = || config.time_budget.is_some_and(|b| started.elapsed() >= b);
+    let mut cut_short = false;
+    let stop = |recorder: &Recorder<'_>| stop_at_first && recorder.any_failed();
+    'matches: for i in 0..config.matches {
+        let once = if i == 0 {
+            config.once_option_sets.as_slice()
+        } else {
+            &[]
+        };
+        for &players in &config.player_counts {
+            for options in config.option_sets.iter().chain(once) {
+                if stop(&recorder) {
+                    break 'matches;
+                }
+                if i > 0 && out_of_time() {
+                    cut_short = true;
+                    break 'matches;
+                }
+                let variant = !config.option_sets.contains(options);
+                if variant && refuses(game, players, options) {
+                    // This option does not apply to this many players.
+                    continue;
+                }
+                let mut ctx = Ctx::start(
                     game,
                     players,
                     options,
-                    seed: config.seed.wrapping_add(u64::from(i)),
-                    step: 0,
-                };
+                    config.seed.wrapping_add(u64::from(i)),
+                    false,
+                    &recorder,
+                );
                 if i == 0 {
-                    seat_names::check_seat_names(&ctx)?;
+                    let named = ctx.soft("seat-names", || seat_names::check_seat_names(&ctx));
+                    if let Err(failure) = named {
+                        recorder.record(failure);
+                    }
                 }
-                play_one(&mut ctx, config, &mut summary)?;
+                if let Err(failure) = play_one(&mut ctx, config, &mut summary) {
+                    recorder.record(failure);
+                }
             }
         }
     }
-    claims::check_claims_met(game, config, &summary)?;
+    if !cut_short && !stop(&recorder) {
+        recorder.enter("manifest-claims");
+        if let Err(failure) = claims::check_claims_met(game, config, &summary) {
+            recorder.record(failure);
+        }
+    }
     if game.manifest().removable_players {
-        for &players in &config.player_counts {
-            for options in &config.option_sets {
-                for i in 0..config.matches {
-                    let mut ctx = Ctx {
+        let started = Instant::now();
+        let out_of_time = || config.time_budget.is_some_and(|b| started.elapsed() >= b);
+        'removals: for i in 0..config.matches {
+            for &players in &config.player_counts {
+                for options in &config.option_sets {
+                    if stop(&recorder) || (i > 0 && out_of_time()) {
+                        break 'removals;
+                    }
+                    let mut ctx = Ctx::start(
                         game,
                         players,
                         options,
-                        seed: config.seed.wrapping_add(u64::from(i)) ^ 0x0be5_eed5,
-                        step: 0,
-                    };
-                    play_with_removals(&mut ctx, config, &mut summary)?;
+                        config.seed.wrapping_add(u64::from(i)) ^ 0x0be5_eed5,
+                        true,
+                        &recorder,
+                    );
+                    if let Err(failure) = play_with_removals(&mut ctx, config, &mut summary) {
+                        recorder.record(failure);
+                    }
                 }
             }
         }
     }
-    Ok(summary)
+    Report {
+        summary,
+        failures: recorder.into_failures(),
+    }
 }

@@ -15,8 +15,10 @@ use super::explained::check_refusals_explained;
 use super::hidden::{check_events, check_hidden_information};
 use super::notation::check_notation;
 use super::refusals::{check_illegal_refused, check_unlisted_outcome_refused};
+use super::report::Played;
 use super::{Config, Failure, Summary};
 use crate::chance;
+use crate::dynamic::DynState;
 use crate::types::{Chance, Move, Status, Transition};
 
 /// Plays one random match from the start, checking at every decision (the
@@ -40,35 +42,50 @@ pub(super) fn play_one(
     if !ctx.game.manifest().removable_players {
         // The manifest says no: `remove_player` must refuse, not fault, and
         // leave the state as it was.
-        let before = fingerprint(ctx, state.as_ref())?;
-        ctx.refused(
-            "remove_player in a game whose manifest says removable_players: false",
-            state.remove_player(0),
-        )?;
-        if fingerprint(ctx, state.as_ref())? != before {
-            return Err(ctx.fail("a refused remove_player changed the state"));
-        }
+        ctx.hard("illegal-refused", || {
+            let before = fingerprint(ctx, state.as_ref())?;
+            ctx.refused(
+                "remove_player in a game whose manifest says removable_players: false",
+                state.remove_player(0),
+            )?;
+            if fingerprint(ctx, state.as_ref())? != before {
+                return Err(ctx.fail("a refused remove_player changed the state"));
+            }
+            Ok(())
+        })?;
     }
 
     loop {
-        let check = ctx.step.is_multiple_of(config.check_every.max(1));
+        let check =
+            ctx.step < config.check_first || ctx.step.is_multiple_of(config.check_every.max(1));
         if check {
-            check_position_round_trip(ctx, state.as_ref())?;
-            check_clone(ctx, state.as_ref())?;
-            check_hidden_information(ctx, config, state.as_ref(), &mut rng, summary)?;
-            check_board(ctx, state.as_ref(), summary)?;
+            let state = state.as_ref();
+            ctx.soft("position-round-trip", || {
+                check_position_round_trip(ctx, state)
+            })?;
+            ctx.soft("clone", || check_clone(ctx, state))?;
+            ctx.soft("views", || check_views_are_json(ctx, state))?;
+            ctx.soft("svg-board", || check_board(ctx, state, summary))?;
+            ctx.soft("hidden-information", || {
+                check_hidden_information(ctx, config, state, &mut rng, summary)
+            })?;
         }
         let status = ctx.ok("status", state.status())?;
         let transition = match status {
             Status::Terminal => {
-                check_results(ctx, state.as_ref())?;
+                ctx.soft("results", || check_results(ctx, state.as_ref()))?;
                 break;
             }
             Status::Chance => {
-                claims::chance_met(ctx)?;
+                ctx.soft("manifest-claims", || claims::chance_met(ctx))?;
                 let node = ctx.ok("chance", state.chance())?;
                 if check && let Chance::Explicit(outcomes) = &node {
-                    check_unlisted_outcome_refused(ctx, state.as_ref(), outcomes)?;
+                    let intact = ctx.soft("illegal-refused", || {
+                        check_unlisted_outcome_refused(ctx, state.as_ref(), outcomes)
+                    })?;
+                    if !intact {
+                        return Ok(());
+                    }
                 }
                 let outcome = ctx.ok("draw", chance::draw(&node, ctx.seed, chance_index))?;
                 chance_index += 1;
@@ -77,13 +94,15 @@ pub(super) fn play_one(
             }
             Status::ToMove(movers) => {
                 if check {
-                    check_evaluation(ctx, state.as_ref(), summary)?;
+                    ctx.soft("evaluate", || {
+                        check_evaluation(ctx, state.as_ref(), summary)
+                    })?;
                 }
                 if movers.is_empty() {
                     return Err(ctx.fail("status says players are to move, but names none"));
                 }
                 if movers.len() > 1 {
-                    claims::simultaneous_met(ctx, movers)?;
+                    ctx.soft("manifest-claims", || claims::simultaneous_met(ctx, movers))?;
                     summary.simultaneous_turns += 1;
                 }
                 let mut moves = Vec::new();
@@ -119,62 +138,142 @@ pub(super) fn play_one(
                         )));
                     }
                     if check {
-                        check_notation(ctx, state.as_ref(), p, &legal)?;
-                        check_refusals_explained(
-                            ctx,
-                            state.as_ref(),
-                            p,
-                            &legal,
-                            &mut rng,
-                            summary,
-                        )?;
+                        ctx.soft("notation", || {
+                            check_notation(ctx, state.as_ref(), p, &legal)
+                        })?;
+                        ctx.soft("refusals-explained", || {
+                            check_refusals_explained(
+                                ctx,
+                                state.as_ref(),
+                                p,
+                                &legal,
+                                &mut rng,
+                                summary,
+                            )
+                        })?;
                     }
                     let action = *legal.choose(&mut rng).expect("legal is not empty");
                     moves.push(Move { player: p, action });
                 }
                 if check {
-                    check_illegal_refused(ctx, state.as_mut(), &moves, &mut rng)?;
+                    let intact = ctx.soft("illegal-refused", || {
+                        check_illegal_refused(ctx, state.as_mut(), &moves, &mut rng)
+                    })?;
+                    if !intact {
+                        // The state may have changed: the match cannot go on.
+                        return Ok(());
+                    }
                 }
                 Transition::Moves(moves)
             }
         };
         let before = ctx.ok("clone_state", state.clone_state())?;
+        note_transition(ctx, state.as_ref(), &transition);
         apply(ctx, state.as_mut(), &transition)?;
+        if check {
+            ctx.soft("determinism", || {
+                check_same_again(ctx, before.as_ref(), &transition, state.as_ref())
+            })?;
+        }
         if check && let Transition::Moves(moves) = &transition {
-            check_apply_and_lend(ctx, before.as_ref(), moves, state.as_ref())?;
+            ctx.soft("apply-and-lend", || {
+                check_apply_and_lend(ctx, before.as_ref(), moves, state.as_ref())
+            })?;
         }
         if check {
-            check_events(
-                ctx,
-                config,
-                before.as_ref(),
-                &transition,
-                state.as_ref(),
-                &mut rng,
-            )?;
+            ctx.soft("events", || {
+                check_events(
+                    ctx,
+                    config,
+                    before.as_ref(),
+                    &transition,
+                    state.as_ref(),
+                    &mut rng,
+                )
+            })?;
         }
         log.push(transition);
         ctx.step += 1;
         summary.transitions += 1;
         if ctx.step > config.max_steps {
-            return Err(ctx.fail(format!(
-                "the match did not end within {} transitions",
-                config.max_steps
-            )));
+            return Err(ctx.fail_as(
+                "match-length",
+                format!(
+                    "the match did not end within {} transitions",
+                    config.max_steps
+                ),
+            ));
         }
     }
 
     // Replaying the log reproduces the match exactly.
-    let mut replay = start;
-    for transition in &log {
-        apply(ctx, replay.as_mut(), transition)?;
-    }
-    if fingerprint(ctx, replay.as_ref())? != fingerprint(ctx, state.as_ref())? {
-        return Err(ctx.fail("replaying the log from the start gives a different final state"));
-    }
+    ctx.soft("determinism", || {
+        let mut replay = ctx.ok("clone_state", start.clone_state())?;
+        for transition in &log {
+            apply(ctx, replay.as_mut(), transition)?;
+        }
+        if fingerprint(ctx, replay.as_ref())? != fingerprint(ctx, state.as_ref())? {
+            return Err(ctx.fail("replaying the log from the start gives a different final state"));
+        }
+        Ok(())
+    })?;
     summary.matches += 1;
     if dropped_out {
         summary.matches_with_dropout += 1;
+    }
+    Ok(())
+}
+
+/// Notes `transition` (with its actions' texts) among the steps played.
+pub(super) fn note_transition(ctx: &mut Ctx<'_>, state: &dyn DynState, transition: &Transition) {
+    let step = ctx.step;
+    match transition {
+        Transition::Moves(moves) => {
+            for m in moves {
+                let text = state
+                    .action_to_string(m.player, m.action)
+                    .unwrap_or_default();
+                ctx.note(Played::Move {
+                    step,
+                    player: m.player,
+                    action: m.action,
+                    text,
+                });
+            }
+        }
+        Transition::Chance(outcome) => ctx.note(Played::Chance {
+            step,
+            outcome: *outcome,
+        }),
+    }
+}
+
+/// Applying `transition` to another copy of `before` gives the same state
+/// as `after`: a transition depends on nothing but the state and itself.
+fn check_same_again(
+    ctx: &Ctx<'_>,
+    before: &dyn DynState,
+    transition: &Transition,
+    after: &dyn DynState,
+) -> Result<(), Failure> {
+    let mut again = ctx.ok("clone_state", before.clone_state())?;
+    apply(ctx, again.as_mut(), transition)?;
+    if fingerprint(ctx, again.as_ref())? != fingerprint(ctx, after)? {
+        return Err(ctx.fail(format!(
+            "applying {transition:?} again to the same state gives a different state: the \
+             outcome depends on something besides the state and the action"
+        )));
+    }
+    Ok(())
+}
+
+/// Every viewer's view is a JSON document: the host sends it as JSON.
+fn check_views_are_json(ctx: &Ctx<'_>, state: &dyn DynState) -> Result<(), Failure> {
+    for viewer in super::context::viewers(ctx.players) {
+        let view = ctx.ok("view", state.view(viewer))?;
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(&view) {
+            return Err(ctx.fail(format!("the view for {viewer:?} is not JSON ({e}): {view}")));
+        }
     }
     Ok(())
 }

@@ -85,8 +85,9 @@ pub fn check_readme_positions(game: &dyn DynGame, markdown: &str) -> Result<usiz
     for position in &positions {
         let players = position.players.unwrap_or(game.manifest().min_players);
         if let Err(e) = game.new_state(players, &position.options, Some(&position.text)) {
-            return Err(Failure {
-                message: format!(
+            return Err(Failure::new(
+                "readme",
+                format!(
                     "{}: the README's example position at line {} ({players} players, options \
                      {:?}) does not parse: {}",
                     game.manifest().name,
@@ -94,7 +95,7 @@ pub fn check_readme_positions(game: &dyn DynGame, markdown: &str) -> Result<usiz
                     position.options,
                     e.message
                 ),
-            });
+            ));
         }
     }
     Ok(positions.len())

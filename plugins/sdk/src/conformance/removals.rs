@@ -7,6 +7,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::consistency::{check_clone, check_position_round_trip, check_results};
 use super::context::{Ctx, apply, fingerprint};
+use super::random_match::note_transition;
+use super::report::Played;
 use super::{Config, Failure, Summary};
 use crate::chance;
 use crate::types::{Move, Player, Status, Transition};
@@ -77,8 +79,15 @@ pub(super) fn play_with_removals(
             }
         };
         match &step {
-            Step::Transition(transition) => apply(ctx, state.as_mut(), transition)?,
+            Step::Transition(transition) => {
+                note_transition(ctx, state.as_ref(), transition);
+                apply(ctx, state.as_mut(), transition)?;
+            }
             Step::Remove(seat) => {
+                ctx.note(Played::Remove {
+                    step: ctx.step,
+                    player: *seat,
+                });
                 ctx.ok(&format!("remove_player {seat}"), state.remove_player(*seat))?;
                 removed.push(*seat);
                 summary.removals += 1;
