@@ -167,16 +167,8 @@ pub fn smoke_check(file: &Path, cache_dir: &Path, budget: Duration) -> Result<Re
 #[cfg(unix)]
 fn cap_memory(mib: u64) -> std::io::Result<()> {
     let bytes = mib.saturating_mul(1 << 20);
-    let limit = libc::rlimit {
-        rlim_cur: bytes,
-        rlim_max: bytes,
-    };
-    // SAFETY: `limit` is a valid rlimit that lives across the call, which
-    // only reads it.
-    if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, bytes, bytes)
+        .map_err(std::io::Error::from)
 }
 
 #[cfg(not(unix))]

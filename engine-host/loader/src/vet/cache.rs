@@ -56,16 +56,9 @@ impl Verdicts {
         let Ok(file) = File::create(self.dir.join(format!("{key}.lock"))) else {
             return Lock(None);
         };
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: the descriptor is open (owned by `file`, which the
-            // returned Lock keeps); flock only takes a lock on it, released
-            // when it closes.
-            let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-            if locked != 0 {
-                return Lock(None);
-            }
+        // Released when `file` closes, with the returned Lock.
+        if file.lock().is_err() {
+            return Lock(None);
         }
         Lock(Some(file))
     }
