@@ -5,7 +5,6 @@
 //! (`examples/c-plugin/connect_four.c`) passes the SDK's conformance kit
 //! when opened as any plugin file is.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tabletop_sdk::abi::{
@@ -15,7 +14,7 @@ use tabletop_sdk::abi::{
 };
 use tabletop_sdk::conformance::{self, Config};
 use tabletop_sdk::import::ImportedGame;
-use tabletop_tests::workspace_dir;
+use tabletop_tests::{build_c_example, workspace_dir};
 
 /// The header's sizes, as the Rust definitions lay them out: a C compiler
 /// that disagrees fails `sizeof` checks in the test program.
@@ -166,38 +165,6 @@ fn the_header_compiles_as_pedantic_cpp17_with_every_extension_and_the_export_mac
         "uses_header.cpp",
         &program_using_the_header(&header()),
     );
-}
-
-/// Builds a C example into `dir` as a shared library, every warning an
-/// error and every symbol hidden but the exported entry point.
-pub fn build_c_example(source: &str, dir: &Path) -> PathBuf {
-    let root = workspace_dir();
-    let stem = source.trim_end_matches(".c");
-    let library = dir.join(format!("lib{stem}.{}", std::env::consts::DLL_EXTENSION));
-    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args([
-            "-shared",
-            "-fPIC",
-            "-fvisibility=hidden",
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-pedantic",
-            "-Werror",
-        ])
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg("-o")
-        .arg(&library)
-        .arg(root.join("examples/c-plugin").join(source))
-        .output()
-        .expect("a C compiler (cc) to build the example plugin");
-    assert!(
-        output.status.success(),
-        "{source} does not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    library
 }
 
 #[test]

@@ -355,3 +355,35 @@ pub async fn legal(
         .await
         .map(tonic::Response::into_inner)
 }
+
+/// Builds a C example into `dir` as a shared library, every warning an
+/// error and every symbol hidden but the exported entry point.
+pub fn build_c_example(source: &str, dir: &Path) -> PathBuf {
+    let root = workspace_dir();
+    let stem = source.trim_end_matches(".c");
+    let library = dir.join(format!("lib{stem}.{}", std::env::consts::DLL_EXTENSION));
+    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args([
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+        ])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg("-o")
+        .arg(&library)
+        .arg(root.join("examples/c-plugin").join(source))
+        .output()
+        .expect("a C compiler (cc) to build the example plugin");
+    assert!(
+        output.status.success(),
+        "{source} does not compile:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    library
+}

@@ -7,46 +7,11 @@
 //! its action targets, its refusals explained.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use tabletop_proto::v1 as pb;
-use tabletop_tests::{Host, HostOptions, error_info, legal, workspace_dir};
+use tabletop_tests::{Host, HostOptions, build_c_example, error_info, legal};
 use tonic::Code;
-
-/// Compiles the example `source` into `dir` as a shared library, with every
-/// warning an error and every symbol hidden but the one `TABLETOP_EXPORT`
-/// marks, so the header and the examples stay clean C.
-pub fn build_c_plugin(source: &str, dir: &Path) -> PathBuf {
-    let root = workspace_dir();
-    let stem = source.trim_end_matches(".c");
-    let library = dir.join(format!("lib{stem}.{}", std::env::consts::DLL_EXTENSION));
-    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args([
-            "-shared",
-            "-fPIC",
-            "-fvisibility=hidden",
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-pedantic",
-            "-Werror",
-        ])
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg("-o")
-        .arg(&library)
-        .arg(root.join("examples/c-plugin").join(source))
-        .output()
-        .expect("a C compiler (cc) to build the example plugin");
-    assert!(
-        output.status.success(),
-        "{source} does not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    library
-}
 
 fn notation(match_id: &str, token: &str, text: &str) -> pb::SubmitActionRequest {
     pb::SubmitActionRequest {
@@ -62,7 +27,7 @@ async fn a_plugin_written_in_c_against_the_header_plays_a_match() {
     let temp = tempfile::tempdir().unwrap();
     let plugin_dir = temp.path().join("plugins");
     std::fs::create_dir_all(&plugin_dir).unwrap();
-    build_c_plugin("nim.c", &plugin_dir);
+    build_c_example("nim.c", &plugin_dir);
     let host = Host::start_with(HostOptions {
         plugin_dir: Some(plugin_dir),
         ..Default::default()
@@ -169,7 +134,7 @@ async fn a_c_plugin_with_every_extension_is_hot_added_and_played_to_the_end_agai
     .await;
 
     // Hot-added: built elsewhere, then moved in whole, as `cp` then `mv` would.
-    let built = build_c_plugin("connect_four.c", temp.path());
+    let built = build_c_example("connect_four.c", temp.path());
     std::fs::rename(&built, plugin_dir.join(built.file_name().unwrap())).unwrap();
     let mut catalog = host.catalog().await;
     let game = tokio::time::timeout(Duration::from_secs(60), async {
