@@ -51,22 +51,27 @@ async function lobbyWithCredential(context) {
   return lobby;
 }
 
-/** Focus's board as the SVG draws it: each square's pieces, bottom to top, by colour class. */
-async function focusTowersDrawn(page) {
-  return page.evaluate(() =>
-    Object.fromEntries(
+/**
+ * Focus's board as the page shows it, read in one step so that a bot's
+ * reply cannot redraw the board between the two reads: the view JSON it
+ * was drawn from, and each square's pieces, bottom to top, by colour class.
+ */
+async function focusBoardSnapshot(page) {
+  return page.evaluate(() => {
+    const view = JSON.parse(document.querySelector(".tt-board .view-json pre").textContent);
+    const drawn = Object.fromEntries(
       [...document.querySelectorAll(".tt-board svg g.square")].map((square) => [
         square.id.replace(/^sq-/, ""),
         [...square.querySelectorAll("ellipse.piece")].map((piece) => [...piece.classList].find((c) => /^p\d$/.test(c))),
       ]),
-    ),
-  );
+    );
+    return { view, drawn };
+  });
 }
 
 /** Every tower of the view is drawn on its square, with its pieces in order. */
 async function assertFocusBoardShowsView(page) {
-  const view = await shownView(page);
-  const drawn = await focusTowersDrawn(page);
+  const { view, drawn } = await focusBoardSnapshot(page);
   assert.equal(Object.keys(drawn).length, Object.keys(view.towers).length, "a drawn square per square of the view");
   for (const [square, pieces] of Object.entries(view.towers)) {
     assert.deepEqual(drawn[square], pieces.map((colour) => `p${colour + 1}`), `square ${square}`);
