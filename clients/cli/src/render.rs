@@ -27,15 +27,17 @@ pub fn view_text(view: &pb::MatchView) -> String {
     out
 }
 
-/// The match, its game and version, its labels and its named players.
+/// The match, its game, version and build, its labels and its named
+/// players.
 fn push_identity(out: &mut String, view: &pb::MatchView) {
     out.push_str(&format!(
-        "match {} · {} {} · version {} · {}\n",
+        "match {} · {} {} · version {} · {}{}\n",
         view.match_id,
         view.game,
         view.plugin_version,
         view.version,
-        state_name(view.state)
+        state_name(view.state),
+        build_of(view)
     ));
     if !view.labels.is_empty() {
         let mut labels: Vec<String> = view
@@ -188,12 +190,22 @@ fn out_reason_name(reason: i32) -> &'static str {
     }
 }
 
+/// ` · build ` and the first 12 hex digits of the plugin file's SHA-256
+/// the match was created with; empty when it recorded none.
+fn build_of(view: &pb::MatchView) -> String {
+    match view.plugin_sha256.get(..12) {
+        Some(short) => format!(" · build {short}"),
+        None => String::new(),
+    }
+}
+
 /// A view as JSON (the game's view embedded as JSON, not as a string).
 pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
     serde_json::json!({
         "match_id": view.match_id,
         "game": view.game,
         "plugin_version": view.plugin_version,
+        "plugin_sha256": view.plugin_sha256,
         "version": view.version,
         "state": state_name(view.state),
         "viewer_seat": view.viewer_seat,

@@ -36,6 +36,6 @@ pub mod vet;
 pub mod watcher;
 
 pub use plugin::{LoadError, Plugin, default_cache_dir};
-pub use registry::{AddError, Added, Registry};
+pub use registry::{AddError, Added, NoBuild, Registry};
 pub use tabletop_sdk::parse_version;
 pub use vet::{Refusal, Report, Vetter};

@@ -163,6 +163,7 @@ pub fn record_seeds(game: Arc<dyn DynGame>) -> Vec<Seed> {
                 match_id: format!("seed{i}{j}"),
                 game: manifest.name.clone(),
                 plugin_version: manifest.version.clone(),
+                plugin_sha256: None,
                 players,
                 options: BTreeMap::new(),
                 seed: SEEDS[j % SEEDS.len()],
