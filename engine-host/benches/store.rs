@@ -35,6 +35,7 @@ fn stored(match_id: String) -> StoredMatch {
             match_id,
             game: "lanza".into(),
             plugin_version: "0.1.0".into(),
+            plugin_sha256: None,
             players: 2,
             options: Default::default(),
             seed: 0x1234_5678_9abc_def0,

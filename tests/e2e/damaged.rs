@@ -213,6 +213,8 @@ fn outcome(line: &Offer<'_>) -> &'static str {
     if !refused {
         return if said.contains("is already loaded with the same content") {
             "already loaded (same content)"
+        } else if said.contains("is claimed by files with different content") {
+            "loaded beside the build of its game version another file holds"
         } else {
             "loaded (passed its check; a new name or version)"
         };

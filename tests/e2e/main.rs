@@ -7,6 +7,7 @@ mod arena;
 mod backup;
 mod boards;
 mod bots;
+mod builds;
 mod c_plugin;
 mod cli;
 mod consistent;

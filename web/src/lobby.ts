@@ -364,7 +364,7 @@ export function lobbyPage(root: HTMLElement, signal: AbortSignal): void {
   void (async () => {
     try {
       games = (await catalog.listGames({}, { signal })).games;
-      replace(gameSelect, ...games.map((g) => h("option", { value: g.name }, `${g.name} ${g.version}`)));
+      replace(gameSelect, ...games.map((g) => h("option", { value: g.name }, gameChoice(g))));
       for (const g of games) filterGame.append(h("option", { value: g.name }, g.name));
       drawGame();
     } catch (error) {
@@ -372,4 +372,13 @@ export function lobbyPage(root: HTMLElement, signal: AbortSignal): void {
     }
   })();
   restartList();
+}
+
+/**
+ * A game as the create form offers it: `focus 0.1.0`, or, while two files
+ * claim that version, `focus 0.1.0 (2 builds: new matches refused)`.
+ */
+function gameChoice(game: GameInfo): string {
+  const name = `${game.name} ${game.version}`;
+  return game.builds.length > 1 ? `${name} (${game.builds.length} builds: new matches refused)` : name;
 }

@@ -96,9 +96,11 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
   const result = h("div", { class: "result" });
   const title = h("h2", {}, `match ${matchId}`);
   const links = h("p", { class: "links" }, h("a", { href: "#/" }, "lobby"));
+  const build = h("p", { class: "build" });
   replace(
     root,
     title,
+    build,
     links,
     status,
     h("div", { class: "match" }, h("div", { class: "main" }, boardBox, play, message, result), h("div", { class: "side" }, seats, h("h3", {}, "events"), events)),
@@ -140,6 +142,8 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
 
   const render = (current: MatchView, actions: LegalAction[]) => {
     title.textContent = `${current.game} ${current.matchId}`;
+    build.textContent = buildLine(current);
+    build.title = current.pluginSha256;
     const who = current.viewerSeat !== undefined ? `playing ${seatLabel(current, current.viewerSeat)}` : "watching as a spectator";
     status.textContent = `${turnLine(current)} · version ${current.version} · ${stateName(current.state)} · ${who}${current.delayed ? " · delayed for spectators" : ""}`;
     status.dataset.state = stateName(current.state);
@@ -272,4 +276,14 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
   };
 
   void refresh().then(follow);
+}
+
+/**
+ * Which plugin the match is played with: `focus 0.1.0, build 3f2a9c1e0b7d`
+ * (the first 12 hex digits of the file's SHA-256; the whole hash is the
+ * line's title). A match created before builds were recorded names none.
+ */
+export function buildLine(view: MatchView): string {
+  const version = `${view.game} ${view.pluginVersion}`;
+  return view.pluginSha256 ? `${version}, build ${view.pluginSha256.slice(0, 12)}` : `${version}, build not recorded`;
 }

@@ -6,14 +6,16 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 import {
   ADMIN_TOKEN,
   RESULTS_DIR,
   boardVersion,
   createFromLobby,
+  engineHostBinary,
   launchBrowser,
   openPage,
   playByClicking,
@@ -118,6 +120,11 @@ test("the lobby lists matches live and creates a Focus match that a browser play
   await waitForVersion(player, 0);
   assert.match(await player.locator(".tt-status").textContent(), /playing seat 0/);
   assert.match(await player.locator('tr.seat[data-seat="1"]').textContent(), /bot random/);
+  // The page names the build the match is played with: the plugin file's hash.
+  const focusFile = readFileSync(join(dirname(engineHostBinary()), "libfocus.so"));
+  const focusHash = createHash("sha256").update(focusFile).digest("hex");
+  assert.match(await player.locator(".build").textContent(), new RegExp(`^focus \\S+, build ${focusHash.slice(0, 12)}$`));
+  assert.equal(await player.locator(".build").getAttribute("title"), focusHash);
 
   let moves = 0;
   while ((await player.locator(".tt-status").getAttribute("data-state")) !== "finished") {

@@ -27,15 +27,17 @@ pub fn view_text(view: &pb::MatchView) -> String {
     out
 }
 
-/// The match, its game and version, its labels and its named players.
+/// The match, its game, version and build, its labels and its named
+/// players.
 fn push_identity(out: &mut String, view: &pb::MatchView) {
     out.push_str(&format!(
-        "match {} · {} {} · version {} · {}\n",
+        "match {} · {} {} · version {} · {}{}\n",
         view.match_id,
         view.game,
         view.plugin_version,
         view.version,
-        state_name(view.state)
+        state_name(view.state),
+        build_of(view)
     ));
     if !view.labels.is_empty() {
         let mut labels: Vec<String> = view
@@ -188,12 +190,22 @@ fn out_reason_name(reason: i32) -> &'static str {
     }
 }
 
+/// ` · build ` and the first 12 hex digits of the plugin file's SHA-256
+/// the match was created with; empty when it recorded none.
+fn build_of(view: &pb::MatchView) -> String {
+    match view.plugin_sha256.get(..12) {
+        Some(short) => format!(" · build {short}"),
+        None => String::new(),
+    }
+}
+
 /// A view as JSON (the game's view embedded as JSON, not as a string).
 pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
     serde_json::json!({
         "match_id": view.match_id,
         "game": view.game,
         "plugin_version": view.plugin_version,
+        "plugin_sha256": view.plugin_sha256,
         "version": view.version,
         "state": state_name(view.state),
         "viewer_seat": view.viewer_seat,
@@ -245,6 +257,25 @@ pub fn game_text(game: &pb::GameInfo) -> String {
         },
         if game.chance { ", chance" } else { "" },
     );
+    if game.builds.len() > 1 {
+        out.push_str(&format!(
+            "{} builds of {} are loaded (new matches refused until all but one file is removed):
+",
+            game.builds.len(),
+            game.version
+        ));
+    } else {
+        out.push_str(
+            "build:
+",
+        );
+    }
+    for build in &game.builds {
+        out.push_str(&format!(
+            "  {build}
+"
+        ));
+    }
     if !game.options.is_empty() {
         out.push_str("options:\n");
         for o in &game.options {
@@ -271,6 +302,7 @@ pub fn game_json(game: &pb::GameInfo) -> serde_json::Value {
         "name": game.name,
         "version": game.version,
         "versions": game.versions,
+        "builds": game.builds,
         "min_players": game.min_players,
         "max_players": game.max_players,
         "simultaneous": game.simultaneous,

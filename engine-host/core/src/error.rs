@@ -80,6 +80,16 @@ pub enum HostError {
         /// The versions that are loaded.
         loaded: Vec<String>,
     },
+    /// Files with different content claim this game version: no new match
+    /// is made with it until all but one of them are removed.
+    AmbiguousGameVersion {
+        /// The game.
+        game: String,
+        /// The version.
+        version: String,
+        /// Every file that claims it.
+        files: Vec<String>,
+    },
     /// No match has this id.
     UnknownMatch {
         /// The id asked for.
@@ -277,6 +287,18 @@ impl fmt::Display for HostError {
                 quote(game),
                 quote(version),
                 loaded.join(", ")
+            ),
+            HostError::AmbiguousGameVersion {
+                game,
+                version,
+                files,
+            } => write!(
+                f,
+                "{} {} is claimed by files with different content ({}); no new match is made \
+                 with it until all but one of them are removed from the plugin directory",
+                quote(game),
+                quote(version),
+                files.join(", ")
             ),
             HostError::UnknownMatch { match_id } => write!(f, "no match `{}`", quote(match_id)),
             HostError::RequestIdReused {

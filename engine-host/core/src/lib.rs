@@ -34,6 +34,7 @@
 //!     match_id: "m1".into(),
 //!     game: "lanza".into(),
 //!     plugin_version: "1.0.0".into(),
+//!     plugin_sha256: None,
 //!     players: 2,
 //!     options: Default::default(),
 //!     seed: 7,

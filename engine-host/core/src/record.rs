@@ -5,6 +5,7 @@
 //! {
 //!   "format": "tabletop-record/1",
 //!   "match_id": "…", "game": "focus", "plugin_version": "0.1.0",
+//!   "plugin_sha256": "9f86d081…",
 //!   "players": 2, "options": {"max_turns": "300"}, "seed": 42,
 //!   "start_position": null, "created_at_ms": 1767225600000,
 //!   "actions": [
@@ -64,6 +65,10 @@ pub struct Record {
     pub game: String,
     /// The plugin version it was played with.
     pub plugin_version: String,
+    /// The hex SHA-256 of the plugin file it was played with (absent when
+    /// the match recorded none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_sha256: Option<String>,
     /// Seats.
     pub players: u32,
     /// Options as given at creation.
@@ -107,6 +112,7 @@ impl Record {
             match_id: m.setup().match_id.clone(),
             game: m.setup().game.clone(),
             plugin_version: m.setup().plugin_version.clone(),
+            plugin_sha256: m.setup().plugin_sha256.clone(),
             players: m.setup().players,
             options: m.setup().options.clone(),
             seed: m.setup().seed,
@@ -133,6 +139,7 @@ impl Record {
             match_id,
             game: self.game.clone(),
             plugin_version: self.plugin_version.clone(),
+            plugin_sha256: self.plugin_sha256.clone(),
             players: self.players,
             options: self.options.clone(),
             seed: self.seed,

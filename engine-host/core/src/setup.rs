@@ -18,6 +18,12 @@ pub struct MatchSetup {
     pub game: String,
     /// The plugin version.
     pub plugin_version: String,
+    /// The hex SHA-256 of the plugin file the match was created with: which
+    /// build of the version, when files disagree. Absent for matches
+    /// created before builds were recorded (and for games linked
+    /// in-process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_sha256: Option<String>,
     /// Seats.
     pub players: u32,
     /// Options as given (raw text).

@@ -13,6 +13,9 @@ pub struct MatchView {
     pub game: String,
     /// The plugin version.
     pub plugin_version: String,
+    /// The hex SHA-256 of the plugin file it was created with (see
+    /// [`crate::MatchSetup::plugin_sha256`]); empty when not recorded.
+    pub plugin_sha256: String,
     /// State changes so far.
     pub version: u64,
     /// Life stage.

@@ -18,6 +18,7 @@ fn setup(players: u32, start_position: Option<&str>) -> MatchSetup {
         match_id: "m".into(),
         game: "focus".into(),
         plugin_version: "test".into(),
+        plugin_sha256: None,
         players,
         options: BTreeMap::new(),
         seed: 3,

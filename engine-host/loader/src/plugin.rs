@@ -88,6 +88,16 @@ impl Plugin {
         &self.file
     }
 
+    /// The name of the file it was loaded from, without its directory: what
+    /// messages that reach any caller name (the directory is the operator's).
+    pub fn file_name(&self) -> String {
+        self.file
+            .file_name()
+            .unwrap_or(self.file.as_os_str())
+            .to_string_lossy()
+            .into_owned()
+    }
+
     /// Hex SHA-256 of the file's content.
     pub fn sha256(&self) -> &str {
         &self.sha256

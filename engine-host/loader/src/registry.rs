@@ -1,4 +1,12 @@
 //! The registry: every loaded plugin, by game name and version.
+//!
+//! One game and version normally has one build (one file content). Two
+//! files that claim the same game and version with different content are
+//! both kept when the caller allows it ([`Registry::add_build`], the
+//! host's start-up scan and hot-add): neither is chosen by file-name
+//! order. A stored match finds the build whose content hash it recorded
+//! ([`Registry::build`]), and a new match of that version is refused
+//! ([`Registry::for_new_match`]) until all but one of the files are gone.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,8 +21,9 @@ use crate::vet::Refusal;
 /// A version as comparable numbers: (major, minor, patch).
 type VersionKey = (u64, u64, u64);
 
-/// The loaded versions of one game, oldest first.
-type Versions = BTreeMap<VersionKey, Arc<Plugin>>;
+/// The loaded versions of one game, oldest first; each version's builds
+/// in the order they were loaded (one, unless files disagree).
+type Versions = BTreeMap<VersionKey, Vec<Arc<Plugin>>>;
 
 /// Loaded plugins by game name, then version (newest last).
 #[derive(Debug, Default)]
@@ -39,6 +48,26 @@ pub enum Added {
         /// The version.
         version: String,
     },
+    /// Another build of a game and version already loaded from other files
+    /// with other content ([`Registry::add_build`]): every build is kept,
+    /// and new matches of the version are refused.
+    AnotherBuild {
+        /// The game.
+        game: String,
+        /// The version.
+        version: String,
+        /// Every file of the version, in load order, this one last.
+        files: Vec<String>,
+    },
+}
+
+/// Why no single build of a game version can start a new match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoBuild {
+    /// No plugin of the game, or of that version, is loaded.
+    NotLoaded,
+    /// Files with different content claim the version: each one's name.
+    Ambiguous(Vec<String>),
 }
 
 /// Why a plugin could not be added.
@@ -105,51 +134,132 @@ impl Registry {
         self.add(plugin)
     }
 
-    /// Registers an already loaded plugin.
+    /// Registers an already loaded plugin; a file with other content for a
+    /// game and version already loaded is refused ([`AddError::Conflict`]).
     pub fn add(&self, plugin: Arc<Plugin>) -> Result<Added, AddError> {
+        self.insert(plugin, false)
+    }
+
+    /// Registers an already loaded plugin, keeping it beside the builds
+    /// of its game and version that other files hold
+    /// ([`Added::AnotherBuild`]).
+    pub fn add_build(&self, plugin: Arc<Plugin>) -> Result<Added, AddError> {
+        self.insert(plugin, true)
+    }
+
+    fn insert(&self, plugin: Arc<Plugin>, another_build: bool) -> Result<Added, AddError> {
         let manifest = plugin.manifest();
         let game = manifest.name.clone();
         let version = manifest.version.clone();
         let key = parse_version(&version).expect("validated at load");
         let mut games = self.games.write().unwrap_or_else(|e| e.into_inner());
-        let versions = games.entry(game.clone()).or_default();
-        if let Some(existing) = versions.get(&key) {
-            if existing.sha256() == plugin.sha256() {
-                return Ok(Added::AlreadyLoaded { game, version });
-            }
+        let builds = games
+            .entry(game.clone())
+            .or_default()
+            .entry(key)
+            .or_default();
+        if builds.iter().any(|b| b.sha256() == plugin.sha256()) {
+            return Ok(Added::AlreadyLoaded { game, version });
+        }
+        let Some(existing) = builds.first() else {
+            builds.push(plugin);
+            return Ok(Added::New { game, version });
+        };
+        if !another_build {
             return Err(AddError::Conflict {
                 game,
                 version,
                 existing: existing.file().display().to_string(),
             });
         }
-        versions.insert(key, plugin);
-        Ok(Added::New { game, version })
+        builds.push(plugin);
+        Ok(Added::AnotherBuild {
+            game,
+            version,
+            files: builds
+                .iter()
+                .map(|b| b.file().display().to_string())
+                .collect(),
+        })
     }
 
-    /// The newest version of `game`, or the exact `version` if given.
+    /// The newest version of `game`, or the exact `version` if given (its
+    /// first build, when files disagree: for describing the game, not for
+    /// playing it).
     pub fn get(&self, game: &str, version: Option<&str>) -> Option<Arc<Plugin>> {
         let games = self.games.read().unwrap_or_else(|e| e.into_inner());
         let versions = games.get(game)?;
-        match version {
-            None => versions.values().next_back().cloned(),
-            Some(v) => versions.get(&parse_version(v)?).cloned(),
+        let builds = match version {
+            None => versions.values().next_back()?,
+            Some(v) => versions.get(&parse_version(v)?)?,
+        };
+        builds.first().cloned()
+    }
+
+    /// The one build of `game` at `version` (the newest without one) a new
+    /// match is made with. Where files with different content claim that
+    /// version, the builds whose files are gone from disk are let go first;
+    /// if more than one is left, none is chosen.
+    pub fn for_new_match(&self, game: &str, version: Option<&str>) -> Result<Arc<Plugin>, NoBuild> {
+        let mut games = self.games.write().unwrap_or_else(|e| e.into_inner());
+        let versions = games.get_mut(game).ok_or(NoBuild::NotLoaded)?;
+        let builds = match version {
+            None => versions.values_mut().next_back(),
+            Some(v) => parse_version(v).and_then(|key| versions.get_mut(&key)),
+        }
+        .ok_or(NoBuild::NotLoaded)?;
+        if builds.len() > 1 {
+            let present: Vec<Arc<Plugin>> = builds
+                .iter()
+                .filter(|b| b.file().is_file())
+                .cloned()
+                .collect();
+            if !present.is_empty() {
+                *builds = present;
+            }
+        }
+        match builds.as_slice() {
+            [only] => Ok(Arc::clone(only)),
+            [] => Err(NoBuild::NotLoaded),
+            several => Err(NoBuild::Ambiguous(
+                // File names, not paths: the refusal reaches any caller.
+                several.iter().map(|b| b.file_name()).collect(),
+            )),
         }
     }
 
-    /// Every game's newest plugin, by name.
+    /// Every build of `game` at exactly `version`, in load order.
+    pub fn builds(&self, game: &str, version: &str) -> Vec<Arc<Plugin>> {
+        let games = self.games.read().unwrap_or_else(|e| e.into_inner());
+        parse_version(version)
+            .and_then(|key| games.get(game)?.get(&key).cloned())
+            .unwrap_or_default()
+    }
+
+    /// The build of `game` at `version` whose file content has the hex
+    /// SHA-256 `sha256`, if it is loaded.
+    pub fn build(&self, game: &str, version: &str, sha256: &str) -> Option<Arc<Plugin>> {
+        self.builds(game, version)
+            .into_iter()
+            .find(|b| b.sha256() == sha256)
+    }
+
+    /// Every game's newest plugin, by name (its first build).
     pub fn latest(&self) -> Vec<Arc<Plugin>> {
         let games = self.games.read().unwrap_or_else(|e| e.into_inner());
         games
             .values()
-            .filter_map(|v| v.values().next_back().cloned())
+            .filter_map(|v| v.values().next_back()?.first().cloned())
             .collect()
     }
 
-    /// Every loaded plugin, by name then version.
+    /// Every loaded plugin, by name then version, each build.
     pub fn all(&self) -> Vec<Arc<Plugin>> {
         let games = self.games.read().unwrap_or_else(|e| e.into_inner());
-        games.values().flat_map(|v| v.values().cloned()).collect()
+        games
+            .values()
+            .flat_map(|v| v.values().flatten().cloned())
+            .collect()
     }
 
     /// Every loaded version of `game`, oldest first.
@@ -157,7 +267,11 @@ impl Registry {
         let games = self.games.read().unwrap_or_else(|e| e.into_inner());
         games
             .get(game)
-            .map(|v| v.values().map(|p| p.manifest().version.clone()).collect())
+            .map(|v| {
+                v.values()
+                    .filter_map(|builds| Some(builds.first()?.manifest().version.clone()))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }

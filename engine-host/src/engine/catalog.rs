@@ -7,6 +7,14 @@
 //! before it is loaded, whichever way it came. Each file offered gets one
 //! log line naming it ([`log_offer`]): loaded, already loaded, or `refused
 //! plugin file PATH: REASON`.
+//!
+//! Files found at start or hot-added that claim one game version with
+//! different content are all loaded and named in the log; a match records
+//! the content hash of the file it was created with
+//! ([`MatchSetup::plugin_sha256`](tabletop_core::MatchSetup::plugin_sha256))
+//! and replays through that build ([`Catalog::restore`]), and new matches
+//! of the version are refused ([`Catalog::for_new_match`]) until one file
+//! is left.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,7 +22,9 @@ use std::time::Duration;
 
 use tabletop_core::{HostError, HostResult, Match, now_ms};
 use tabletop_loader::file::check_plugin_file;
-use tabletop_loader::{AddError, Added, LoadError, Plugin, Refusal, Registry, Report, Vetter};
+use tabletop_loader::{
+    AddError, Added, LoadError, NoBuild, Plugin, Refusal, Registry, Report, Vetter,
+};
 use tabletop_sdk::abi::{EXT_ACTION_TARGETS, EXT_SVG_BOARD};
 use tabletop_sdk::{DynGame, Manifest};
 
@@ -35,6 +45,9 @@ pub struct GameEntry {
     /// Whether its actions name the board elements they involve (the
     /// action-targets extension).
     pub action_targets: bool,
+    /// The SHA-256 of each loaded file of this version: more than one, and
+    /// new matches of it are refused until all but one are removed.
+    pub builds: Vec<String>,
 }
 
 /// How a file came to be offered, for its log line.
@@ -136,19 +149,112 @@ impl Catalog {
 
     /// Loads `path` if its check passed (or there was none). The loader
     /// loads the file only if the bytes it reads are the ones the child
-    /// checked.
-    pub fn add_vetted(&self, path: &Path, vetted: Vetted) -> Result<Added, AddError> {
-        match vetted {
+    /// checked. With `another_build`, a file whose game version is loaded
+    /// from other files with other content is kept beside them
+    /// ([`Added::AnotherBuild`]); without, it is refused.
+    pub fn add_vetted(
+        &self,
+        path: &Path,
+        vetted: Vetted,
+        another_build: bool,
+    ) -> Result<Added, AddError> {
+        let plugin = match vetted {
             Some(vetted) => {
                 let report = vetted.map_err(AddError::Vet)?;
-                self.registry
-                    .add_file_vetted(path, &self.cache_dir, &report.sha256)
-                    .map_err(|e| match e {
-                        AddError::Load(LoadError::Changed) => AddError::Vet(Refusal::Changed),
-                        other => other,
-                    })
+                Plugin::load_vetted(path, &self.cache_dir, &report.sha256).map_err(|e| match e {
+                    LoadError::Changed => AddError::Vet(Refusal::Changed),
+                    other => AddError::Load(other),
+                })?
             }
-            None => self.registry.add_file(path, &self.cache_dir),
+            None => Plugin::load_with_cache(path, &self.cache_dir).map_err(AddError::Load)?,
+        };
+        if another_build {
+            self.registry.add_build(plugin)
+        } else {
+            self.registry.add(plugin)
+        }
+    }
+
+    /// The one build a new match of `name` at `version` (the newest
+    /// without one) is made with, or why there is none: the game or
+    /// version is not loaded, or files with different content claim it.
+    pub fn for_new_match(&self, name: &str, version: Option<&str>) -> HostResult<Arc<Plugin>> {
+        let described = self.plugin(name, version)?;
+        match self.registry.for_new_match(name, version) {
+            Ok(plugin) => Ok(plugin),
+            Err(NoBuild::Ambiguous(files)) => Err(HostError::AmbiguousGameVersion {
+                game: name.to_string(),
+                version: described.manifest().version.clone(),
+                files,
+            }),
+            Err(NoBuild::NotLoaded) => Err(HostError::UnknownGame {
+                game: name.to_string(),
+            }),
+        }
+    }
+
+    /// The build of `game` at `version` a stored or recorded match replays
+    /// through: the one whose file content has the hash it recorded, else
+    /// the version's only build (a rebuild of the same version changes the
+    /// hash; that is logged). `Err` says why none can be chosen, for a
+    /// person.
+    pub fn build_for(
+        &self,
+        match_id: &str,
+        game: &str,
+        version: &str,
+        sha256: Option<&str>,
+    ) -> Result<Arc<Plugin>, String> {
+        let builds = self.registry.builds(game, version);
+        if let Some(build) = sha256.and_then(|h| builds.iter().find(|b| b.sha256() == h)) {
+            return Ok(Arc::clone(build));
+        }
+        match builds.as_slice() {
+            [] => {
+                let loaded = self.registry.versions(game);
+                Err(format!(
+                    "it was created with {game} {version}, which is not loaded (loaded \
+                     versions: {}); put that plugin file in the plugin directory to resume it",
+                    if loaded.is_empty() {
+                        "none".to_string()
+                    } else {
+                        loaded.join(", ")
+                    }
+                ))
+            }
+            [only] => {
+                if let Some(recorded) = sha256 {
+                    tracing::warn!(
+                        match_id,
+                        recorded_sha256 = recorded,
+                        loaded_sha256 = only.sha256(),
+                        file = %only.file().display(),
+                        "match {match_id} was created with another build of {game} {version} \
+                         (file content {recorded}); it replays through the one loaded, {}",
+                        only.file().display()
+                    );
+                }
+                Ok(Arc::clone(only))
+            }
+            several => {
+                let files: Vec<String> = several
+                    .iter()
+                    .map(|b| format!("{} ({})", b.file_name(), b.sha256()))
+                    .collect();
+                Err(match sha256 {
+                    Some(recorded) => format!(
+                        "it was created with the build of {game} {version} whose file content \
+                         is {recorded}, and the files claiming that version are other builds: \
+                         {}",
+                        files.join(", ")
+                    ),
+                    None => format!(
+                        "it recorded no build of {game} {version}, and files with different \
+                         content claim that version: {}; remove all but one to resume it",
+                        files.join(", ")
+                    ),
+                })
+            }
         }
     }
 
@@ -174,6 +280,12 @@ impl Catalog {
             seat_names: seat_names(plugin),
             svg_board: offers(plugin, EXT_SVG_BOARD),
             action_targets: offers(plugin, EXT_ACTION_TARGETS),
+            builds: self
+                .registry
+                .builds(&plugin.manifest().name, &plugin.manifest().version)
+                .iter()
+                .map(|build| build.sha256().to_string())
+                .collect(),
         }
     }
 
@@ -210,25 +322,16 @@ impl Catalog {
     }
 
     /// Rebuilds one stored match by replaying its log through the plugin
-    /// version it was created with, or says why it cannot be played here.
+    /// build it was created with ([`Catalog::build_for`]), or says why it
+    /// cannot be played here.
     pub fn restore(&self, stored: &StoredMatch) -> Result<Match, String> {
         let setup = &stored.setup;
-        let plugin = self
-            .exact(&setup.game, &setup.plugin_version)
-            .ok_or_else(|| {
-                let loaded = self.registry.versions(&setup.game);
-                format!(
-                    "it was created with {} {}, which is not loaded (loaded versions: {}); \
-                     put that plugin file in the plugin directory to resume it",
-                    setup.game,
-                    setup.plugin_version,
-                    if loaded.is_empty() {
-                        "none".to_string()
-                    } else {
-                        loaded.join(", ")
-                    }
-                )
-            })?;
+        let plugin = self.build_for(
+            &setup.match_id,
+            &setup.game,
+            &setup.plugin_version,
+            setup.plugin_sha256.as_deref(),
+        )?;
         let game: Arc<dyn DynGame> = plugin;
         let mut m = Match::restore(
             game,
@@ -259,6 +362,20 @@ pub fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered)
                     tracing::info!("loaded plugin file {file} on request: {game} {version}");
                 }
             }
+            true
+        }
+        Ok(Added::AnotherBuild {
+            game,
+            version,
+            files,
+        }) => {
+            tracing::warn!(
+                "plugin file {file}: {game} {version} is claimed by files with different \
+                 content: {}; every build is loaded, stored matches replay through the build \
+                 they were created with, and new matches of {game} {version} are refused \
+                 until all but one of these files are removed",
+                files.join(", ")
+            );
             true
         }
         Ok(Added::AlreadyLoaded { game, version }) => {

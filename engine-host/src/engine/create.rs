@@ -23,7 +23,7 @@ impl Engine {
     pub fn create_match(&self, caller: &Caller, request: NewMatch) -> HostResult<Created> {
         let plugin = self
             .catalog
-            .plugin(&request.game, request.version.as_deref())?;
+            .for_new_match(&request.game, request.version.as_deref())?;
         self.creation.check(caller, plugin.manifest(), &request)?;
         let request = Creation::scoped(caller, request);
         if let Some(answered) = self.answered(&request)? {
@@ -79,7 +79,7 @@ impl Engine {
     pub fn try_create_match(&self, caller: &Caller, request: NewMatch) -> TryCreate {
         let plugin = match self
             .catalog
-            .plugin(&request.game, request.version.as_deref())
+            .for_new_match(&request.game, request.version.as_deref())
         {
             Ok(plugin) => plugin,
             Err(e) => return TryCreate::Ran(Err(e), Commit::done()),
@@ -118,11 +118,13 @@ impl Engine {
         request: NewMatch,
     ) -> HostResult<(Created, Commit)> {
         let Prepared {
-            setup,
+            mut setup,
             seats,
             request,
             view_detail,
         } = self.creation.prepare(plugin.manifest(), request)?;
+        // The build it is created with, which it replays through.
+        setup.plugin_sha256 = Some(plugin.sha256().to_string());
         let game: Arc<dyn DynGame> = Arc::<Plugin>::clone(plugin);
         let m = Match::create(game, setup, seats.hashes.clone())?;
         self.store_new(m, seats, view_detail, request.as_ref())
@@ -174,16 +176,34 @@ impl Engine {
         caller.require(Need::Admin, "importing a record")?;
         creation::check_record_size(record_json)?;
         let record = Record::parse(record_json)?;
-        let plugin = self
+        let builds = self
             .catalog
-            .exact(&record.game, &record.plugin_version)
-            .ok_or_else(|| HostError::GameNotLoaded {
-                game: record.game.clone(),
-                version: record.plugin_version.clone(),
-            })?;
+            .registry()
+            .builds(&record.game, &record.plugin_version);
+        // The build the record names, or the version's only one.
+        let plugin = match builds.as_slice() {
+            [] => None,
+            [only] => Some(Arc::clone(only)),
+            several => match &record.plugin_sha256 {
+                Some(recorded) => several.iter().find(|b| b.sha256() == recorded).cloned(),
+                None => {
+                    return Err(HostError::AmbiguousGameVersion {
+                        game: record.game.clone(),
+                        version: record.plugin_version.clone(),
+                        files: several.iter().map(|b| b.file_name()).collect(),
+                    });
+                }
+            },
+        }
+        .ok_or_else(|| HostError::GameNotLoaded {
+            game: record.game.clone(),
+            version: record.plugin_version.clone(),
+        })?;
         creation::check_record(plugin.manifest(), &record)?;
         let seats = NewSeats::for_record(record.players);
-        let setup = record.setup(creation::new_match_id());
+        let mut setup = record.setup(creation::new_match_id());
+        // The build it replays through from now on.
+        setup.plugin_sha256 = Some(plugin.sha256().to_string());
         let game: Arc<dyn DynGame> = plugin;
         let m = Match::replay(game, setup, seats.hashes.clone(), &record.actions)?;
         record.verify(&m)?;

@@ -343,6 +343,7 @@ fn setup_of(manifest: &Manifest, request: NewMatch) -> MatchSetup {
         match_id,
         game: manifest.name.clone(),
         plugin_version: manifest.version.clone(),
+        plugin_sha256: None,
         players: request.players,
         options: request.options,
         seed,

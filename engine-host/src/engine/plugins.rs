@@ -36,29 +36,39 @@ impl Engine {
         self.catalog.clear_vet_scratch();
     }
 
-    /// Vets (with a vetter) and loads one plugin file into the registry.
-    /// Logs nothing: the caller says what became of it.
+    /// Vets (with a vetter) and loads one plugin file into the registry; a
+    /// file whose game version is loaded from another file with other
+    /// content is refused. Logs nothing: the caller says what became of it.
     pub fn add_plugin_file(&self, path: &Path) -> Result<Added, AddError> {
         let vetted = self.catalog.vet(path)?;
-        self.add_vetted(path, vetted)
+        self.add_vetted(path, vetted, false)
     }
 
     /// [`Engine::add_plugin_file`] for each of `files`: the checks run
-    /// several at once, the files are loaded in the order given.
+    /// several at once, the files are loaded in the order given. A file
+    /// whose game version is loaded from another file with other content
+    /// is loaded beside it (see [`super::catalog`]): the start-up scan and
+    /// hot-add choose no build by file-name order.
     pub fn add_plugin_files(&self, files: &[PathBuf]) -> Vec<Result<Added, AddError>> {
         let vetted = self.catalog.vet_all(files);
         files
             .iter()
             .zip(vetted)
-            .map(|(file, vetted)| self.add_vetted(file, vetted))
+            .map(|(file, vetted)| self.add_vetted(file, vetted, true))
             .collect()
     }
 
     /// Loads `path` if its check passed (or there was none), and retries
-    /// the unavailable matches of a plugin version it adds.
-    fn add_vetted(&self, path: &Path, vetted: Vetted) -> Result<Added, AddError> {
-        let added = self.catalog.add_vetted(path, vetted)?;
-        if let Added::New { game, version } = &added {
+    /// the unavailable matches of a plugin version it adds (or adds
+    /// another build of: see [`super::catalog::Catalog::add_vetted`]).
+    fn add_vetted(
+        &self,
+        path: &Path,
+        vetted: Vetted,
+        another_build: bool,
+    ) -> Result<Added, AddError> {
+        let added = self.catalog.add_vetted(path, vetted, another_build)?;
+        if let Added::New { game, version } | Added::AnotherBuild { game, version, .. } = &added {
             self.retry_unavailable(game, version);
         }
         Ok(added)
@@ -132,6 +142,11 @@ impl Engine {
         let (game, version, already) = match added.map_err(|e| catalog::refusal(path, e))? {
             Added::New { game, version } => (game, version, false),
             Added::AlreadyLoaded { game, version } => (game, version, true),
+            Added::AnotherBuild { .. } => {
+                return Err(HostError::Internal(
+                    "a plugin loaded on request is never another build".into(),
+                ));
+            }
         };
         let plugin = self
             .catalog

@@ -112,6 +112,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
         match_id: v.match_id,
         game: v.game,
         plugin_version: v.plugin_version,
+        plugin_sha256: v.plugin_sha256,
         version: v.version,
         state: lifecycle(Some(v.lifecycle)) as i32,
         viewer_seat: v.viewer_seat,
@@ -232,6 +233,7 @@ pub fn game(g: &GameEntry) -> pb::GameInfo {
             .collect(),
         svg_board: g.svg_board,
         action_targets: g.action_targets,
+        builds: g.builds.clone(),
     }
 }
 

@@ -175,6 +175,10 @@ reasons! {
     /// CreateMatch: the `request_id` was used for a different request
     RequestIdReused = Some("REQUEST_ID_REUSED"), AlreadyExists,
         &[key("request_id"), key("match_id")], Some("RequestIdReused");
+    /// CreateMatch, ImportRecord: files with different content claim this
+    /// game version; none is chosen until all but one are removed
+    AmbiguousGameVersion = Some("AMBIGUOUS_GAME_VERSION"), FailedPrecondition,
+        &[key("game"), key("version"), key_about("files", "comma-separated")], None;
     /// LoadPlugin: another file provides this game version
     PluginConflict = Some("PLUGIN_CONFLICT"), FailedPrecondition,
         &[key("game"), key("version"), key("existing_file")], None;

@@ -157,6 +157,14 @@ pub fn describe(error: &HostError) -> Described {
             .with("game", game)
             .with("version", version)
             .with("loaded_versions", loaded.join(",")),
+        HostError::AmbiguousGameVersion {
+            game,
+            version,
+            files,
+        } => new(R::AmbiguousGameVersion)
+            .with("game", game)
+            .with("version", version)
+            .with("files", files.join(",")),
         HostError::UnknownMatch { match_id } => new(R::UnknownMatch).with("match_id", match_id),
         HostError::RequestIdReused {
             request_id,
@@ -323,6 +331,20 @@ mod tests {
                 InvalidArgument,
                 "INVALID_RECORD",
                 vec![],
+            ),
+            (
+                HostError::AmbiguousGameVersion {
+                    game: text("war"),
+                    version: text("1.0.0"),
+                    files: vec![text("/a.so"), text("/b.so")],
+                },
+                FailedPrecondition,
+                "AMBIGUOUS_GAME_VERSION",
+                vec![
+                    ("game", "war"),
+                    ("version", "1.0.0"),
+                    ("files", "/a.so,/b.so"),
+                ],
             ),
             (
                 HostError::UnknownGame {

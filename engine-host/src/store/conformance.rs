@@ -58,14 +58,19 @@ macro_rules! store_conformance {
     };
 }
 
-/// A two-seat match of game `game` created at `created_at_ms`, with seat 1
-/// open when `open`, and one chance entry.
+/// The plugin file hash [`stored`] matches record.
+pub const BUILD_SHA256: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+/// A two-seat match of game `game` created at `created_at_ms` with a
+/// build whose file hashes to [`BUILD_SHA256`], with seat 1 open when
+/// `open`, and one chance entry.
 pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMatch {
     StoredMatch {
         setup: MatchSetup {
             match_id: id.into(),
             game: game.into(),
             plugin_version: "1.0.0".into(),
+            plugin_sha256: Some(BUILD_SHA256.into()),
             players: 2,
             options: Default::default(),
             seed: u64::MAX,

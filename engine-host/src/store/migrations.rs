@@ -22,7 +22,9 @@
 //! what listing, reading a finished match back by id, the lifecycle feed
 //! and idempotent creation need, and fills it in for the matches already
 //! there; 4 indexes match labels; 5 adds join codes, joining players'
-//! identities and issued credentials; 6 the bot that took a seat.
+//! identities and issued credentials; 6 the bot that took a seat; 7 the
+//! content hash of the plugin file a match was created with (NULL for the
+//! matches already there, which replay as they did).
 //! Version 1's statements are `IF NOT EXISTS`, so a file written before the
 //! schema carried a version (version 0, tables present) takes it without
 //! change.
@@ -32,7 +34,7 @@ use rusqlite::Connection;
 use tabletop_core::{HostError, HostResult};
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const SQLITE_MIGRATIONS: [(&str, &str); 6] = [
+const SQLITE_MIGRATIONS: [(&str, &str); 7] = [
     (
         "V1__matches_seats_and_log",
         include_str!("../../migrations/sqlite/V1__matches_seats_and_log.sql"),
@@ -56,6 +58,10 @@ const SQLITE_MIGRATIONS: [(&str, &str); 6] = [
     (
         "V6__bot_seats",
         include_str!("../../migrations/sqlite/V6__bot_seats.sql"),
+    ),
+    (
+        "V7__plugin_builds",
+        include_str!("../../migrations/sqlite/V7__plugin_builds.sql"),
     ),
 ];
 

@@ -436,6 +436,7 @@ pub fn damaged_setup(match_id: &str, game: &str, created_at_ms: i64) -> MatchSet
         match_id: match_id.to_string(),
         game: game.to_string(),
         plugin_version: String::new(),
+        plugin_sha256: None,
         players: 0,
         options: BTreeMap::new(),
         seed: 0,

@@ -34,7 +34,7 @@ use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput};
 use tabletop_sdk::fingerprint::BuildFingerprint;
 use tabletop_sdk::import::ImportedGame;
-use tabletop_sdk::{ActionId, DynGame, Game, InProcess, Move, Status, chance};
+use tabletop_sdk::{ActionId, DynGame, Extended, InProcess, Move, Status, chance};
 
 /// A criterion configured for playouts: CPU time, 20 samples of 5 s.
 pub fn criterion() -> Criterion<ThreadCpuTime> {
@@ -71,7 +71,7 @@ impl Case {
 /// ([`open_built_plugin`]; `cargo bench` builds the cdylib with the
 /// benchmark). Groups are named `NAME playouts CASE`, with `in-process` and
 /// `plugin` side by side.
-pub fn compare_playouts<G: Game>(
+pub fn compare_playouts<G: Extended>(
     c: &mut Criterion<ThreadCpuTime>,
     name: &str,
     game: G,
@@ -293,7 +293,7 @@ impl ValueFormatter for CpuTimeFormatter {
 ///
 /// # Panics
 /// On bad arguments, or if the built plugin does not load.
-pub fn playout_count_main<G: Game>(name: &str, game: G) {
+pub fn playout_count_main<G: Extended>(name: &str, game: G) {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [players, path] = args.as_slice() else {
         panic!("usage: GAME_playout_count PLAYERS in-process|plugin");
@@ -323,7 +323,7 @@ pub fn playout_count_main<G: Game>(name: &str, game: G) {
 ///
 /// # Panics
 /// When there is none, with the reason.
-pub fn open_built_plugin<G: Game>(name: &str) -> ImportedGame {
+pub fn open_built_plugin<G: Extended>(name: &str) -> ImportedGame {
     tabletop_sdk::conformance::open_built_plugin(name, &BuildFingerprint::of::<G>())
         .unwrap_or_else(|e| panic!("{e}"))
 }

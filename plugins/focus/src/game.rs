@@ -2,9 +2,10 @@
 
 use tabletop_sdk::serde_json;
 use tabletop_sdk::{
-    ActionId, Attempt, Better, Chance, Extension, Game, GameError, Manifest, Move as Joint, Player,
-    PlayerResult, PlayerSet, Refusal, SeatOut, Setup, Status, Transition, Viewer,
-    check_single_move, results_by_key,
+    ActionId, ActionTargets, Attempt, Better, Chance, Evaluate, ExplainRefusal, Game, GameError,
+    Manifest, Move as Joint, Player, PlayerResult, PlayerSet, Refusal, RemovePlayer, SeatNames,
+    SeatOut, SeatsOut, Setup, Status, SvgBoard, Transition, Viewer, check_single_move,
+    results_by_key,
 };
 
 use crate::events;
@@ -36,7 +37,7 @@ win by capturing 3 pieces of each opponent or removing 10 pieces in total. After
 `max_turns` moves the game is drawn. Moves are written `c3-e3` (distance = pieces moved) \
 and drops `*d4`.";
 
-/// The reason [`Game::seats_out`] gives: ruling F7. It does not say why the
+/// The reason [`SeatsOut::seats_out`] gives: ruling F7. It does not say why the
 /// player went out (unable to move, or removed by the host): the position
 /// does not record it.
 const OUT_BY_F7: &str = "F7: out of the game, skipped from then on";
@@ -64,15 +65,6 @@ fn seat(player: Player) -> Option<Colour> {
 impl Game for Focus {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::RemovePlayer,
-        Extension::SeatsOut,
-        Extension::SeatNames,
-        Extension::ExplainRefusal,
-        Extension::Evaluate,
-        Extension::SvgBoard,
-        Extension::ActionTargets,
-    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -178,35 +170,6 @@ impl Game for Focus {
         }
     }
 
-    /// The host's clock `out`: the seat is out as by ruling F7 (skipped from
-    /// then on) and ranks as an F7 player out would (see [`Game::results`]
-    /// above and the README).
-    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
-        let seat = refusal::seat(state, player).map_err(|e| GameError::illegal(e.to_string()))?;
-        state.remove(seat).map_err(GameError::illegal)
-    }
-
-    /// Ruling F7: every player in the out list, whether the rule put them
-    /// out (they could not move on their turn) or the host removed them
-    /// (which the position does not tell apart: both are "out and skipped
-    /// from then on").
-    fn evaluate(&self, state: &Position) -> Vec<f64> {
-        crate::evaluate::evaluate(state)
-    }
-
-    fn seats_out(&self, state: &Position) -> Vec<SeatOut> {
-        let mut out: Vec<SeatOut> = state
-            .out_order()
-            .iter()
-            .map(|&colour| SeatOut {
-                seat: Player::from(colour),
-                reason: OUT_BY_F7.to_string(),
-            })
-            .collect();
-        out.sort_by_key(|s| s.seat);
-        out
-    }
-
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
         let (r, g) = swap_squares(outcome).ok_or_else(|| {
             GameError::illegal(format!("{outcome} is not an opening-swap outcome"))
@@ -241,41 +204,12 @@ impl Game for Focus {
         Ok(refusal::read_action(state, player, text)?)
     }
 
-    fn explain_refusal(
-        &self,
-        state: &Position,
-        player: Player,
-        attempt: Attempt<'_>,
-    ) -> Option<Refusal> {
-        refusal::explain(state, player, attempt)
-    }
-
-    fn action_space(&self, state: &Position) -> u64 {
-        refusal::action_space(state)
-    }
-
-    /// `P1` to `P4`: the rule text's player 1 to 4, as positions write them.
-    fn seat_names(&self, players: u32) -> Vec<String> {
-        seats::names(players)
-    }
-
     fn view<'a>(&'a self, state: &'a Position, _viewer: Viewer) -> render::View<'a> {
         render::view(state)
     }
 
     fn render_text(&self, state: &Position, _viewer: Viewer) -> String {
         render::text(state)
-    }
-
-    /// The board, the same for every viewer (module `svg`).
-    fn render_svg(&self, state: &Position, _viewer: Viewer) -> String {
-        svg::svg(state)
-    }
-
-    /// Squares `sq-c3` and reserves `reserve-p1`, from then to (module
-    /// `svg`).
-    fn action_targets(&self, _state: &Position, player: Player, action: ActionId) -> Vec<String> {
-        seat(player).map_or_else(Vec::new, |seat| svg::action_targets(seat, action))
     }
 
     /// What the move did (the pieces moved, the overflow, captures, players
@@ -289,6 +223,78 @@ impl Game for Focus {
     ) -> serde_json::Value {
         // Focus hides nothing: every viewer is told the same.
         events::event(self, before, transition, after)
+    }
+}
+
+impl RemovePlayer for Focus {
+    /// The host's clock `out`: the seat is out as by ruling F7 (skipped from
+    /// then on) and ranks as an F7 player out would (see [`Game::results`]
+    /// above and the README).
+    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
+        let seat = refusal::seat(state, player).map_err(|e| GameError::illegal(e.to_string()))?;
+        state.remove(seat).map_err(GameError::illegal)
+    }
+}
+
+impl SeatsOut for Focus {
+    fn seats_out(&self, state: &Position) -> Vec<SeatOut> {
+        let mut out: Vec<SeatOut> = state
+            .out_order()
+            .iter()
+            .map(|&colour| SeatOut {
+                seat: Player::from(colour),
+                reason: OUT_BY_F7.to_string(),
+            })
+            .collect();
+        out.sort_by_key(|s| s.seat);
+        out
+    }
+}
+
+impl SeatNames for Focus {
+    /// `P1` to `P4`: the rule text's player 1 to 4, as positions write them.
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        seats::names(players)
+    }
+}
+
+impl ExplainRefusal for Focus {
+    fn explain_refusal(
+        &self,
+        state: &Position,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        refusal::explain(state, player, attempt)
+    }
+
+    fn action_space(&self, state: &Position) -> u64 {
+        refusal::action_space(state)
+    }
+}
+
+impl Evaluate for Focus {
+    /// Ruling F7: every player in the out list, whether the rule put them
+    /// out (they could not move on their turn) or the host removed them
+    /// (which the position does not tell apart: both are "out and skipped
+    /// from then on").
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
+    }
+}
+
+impl SvgBoard for Focus {
+    /// The board, the same for every viewer (module `svg`).
+    fn render_svg(&self, state: &Position, _viewer: Viewer) -> String {
+        svg::svg(state)
+    }
+}
+
+impl ActionTargets for Focus {
+    /// Squares `sq-c3` and reserves `reserve-p1`, from then to (module
+    /// `svg`).
+    fn action_targets(&self, _state: &Position, player: Player, action: ActionId) -> Vec<String> {
+        seat(player).map_or_else(Vec::new, |seat| svg::action_targets(seat, action))
     }
 }
 

@@ -63,4 +63,7 @@ pub use seats::{label as seat_label, names as seat_names};
 pub use setup::{Mirror, RawPosition, Side, pieces_per_player};
 pub use tower::{Colour, MAX_HEIGHT, Stack, Tower};
 
-tabletop_sdk::export_game!(Focus);
+tabletop_sdk::export_game!(
+    Focus,
+    extensions: [RemovePlayer, SeatsOut, SeatNames, ExplainRefusal, Evaluate, SvgBoard, ActionTargets]
+);

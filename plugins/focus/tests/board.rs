@@ -2,6 +2,7 @@
 //! reserve a player clicks, from then to, and the board draws them.
 
 use focus::Focus;
+use tabletop_sdk::{ActionTargets, SvgBoard};
 use tabletop_sdk::{Game, Setup, Viewer};
 
 use crate::support::options;

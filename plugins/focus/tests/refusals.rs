@@ -3,6 +3,7 @@
 //! `apply` (ids), and every code listed in the README.
 
 use focus::{Focus, IllegalMove, Move, NotationError, OpeningSwap, Position, Rules};
+use tabletop_sdk::ExplainRefusal;
 use tabletop_sdk::{Attempt, ErrorKind, Game, Move as Joint, Player, Refusal};
 
 fn start(players: u32) -> Position {

@@ -4,9 +4,9 @@
 //! re-entering piece on field `f` is `216 + f.index()` (ruling L10).
 
 use tabletop_sdk::{
-    ActionId, Attempt, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec, Player,
-    PlayerResult, PlayerSet, Refusal, Setup, Status, Transition, Viewer, check_joint_action,
-    serde_json,
+    ActionId, ActionTargets, Attempt, Chance, Evaluate, ExplainRefusal, Game, GameError, Manifest,
+    Move, OptionSpec, Player, PlayerResult, PlayerSet, Refusal, RemovePlayer, SeatNames, Setup,
+    Status, SvgBoard, Transition, Viewer, check_joint_action, serde_json,
 };
 
 use crate::orders::{ORDER_IDS, Orders};
@@ -79,14 +79,6 @@ impl Lanza {
 impl Game for Lanza {
     type State = Position;
     type View<'a> = view::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::RemovePlayer,
-        Extension::SeatNames,
-        Extension::ExplainRefusal,
-        Extension::Evaluate,
-        Extension::SvgBoard,
-        Extension::ActionTargets,
-    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -208,17 +200,6 @@ impl Game for Lanza {
         }
     }
 
-    /// The host's clock `out`: the seat's pieces leave the board, nobody gets
-    /// a chip for them, and the others play on (see [`Position::remove`] and
-    /// the README).
-    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
-        state.remove(player).map_err(GameError::illegal)
-    }
-
-    fn evaluate(&self, state: &Position) -> Vec<f64> {
-        crate::evaluate::evaluate(state)
-    }
-
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
         match state.phase() {
             Phase::Setup => state.apply_setup(outcome).map_err(GameError::illegal),
@@ -278,10 +259,43 @@ impl Game for Lanza {
         refusal::read_text(state, player, text).map_err(GameError::from)
     }
 
+    fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> view::View<'a> {
+        view::view(self, state, viewer)
+    }
+
+    fn render_text(&self, state: &Position, viewer: Viewer) -> String {
+        view::text(self, state, viewer)
+    }
+
+    fn event(
+        &self,
+        before: &Position,
+        transition: &Transition,
+        after: &Position,
+        viewer: Viewer,
+    ) -> serde_json::Value {
+        // Lanza hides nothing: every viewer is told the same.
+        let _ = viewer;
+        events::event(self, before, transition, after)
+    }
+}
+
+impl RemovePlayer for Lanza {
+    /// The host's clock `out`: the seat's pieces leave the board, nobody gets
+    /// a chip for them, and the others play on (see [`Position::remove`] and
+    /// the README).
+    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
+        state.remove(player).map_err(GameError::illegal)
+    }
+}
+
+impl SeatNames for Lanza {
     fn seat_names(&self, players: u32) -> Vec<String> {
         seat_names(players)
     }
+}
 
+impl ExplainRefusal for Lanza {
     fn explain_refusal(
         &self,
         state: &Position,
@@ -297,37 +311,27 @@ impl Game for Lanza {
     fn action_space(&self, state: &Position) -> u64 {
         refusal::action_space(state)
     }
+}
 
-    fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> view::View<'a> {
-        view::view(self, state, viewer)
+impl Evaluate for Lanza {
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
     }
+}
 
-    fn render_text(&self, state: &Position, viewer: Viewer) -> String {
-        view::text(self, state, viewer)
-    }
-
+impl SvgBoard for Lanza {
     /// The board, the same for every viewer: a state holds no secret
     /// (module `svg`).
     fn render_svg(&self, state: &Position, _viewer: Viewer) -> String {
         svg::svg(state)
     }
+}
 
+impl ActionTargets for Lanza {
     /// Orders name each piece and the field its card sends it to, a
     /// re-entry the piece and its field (module `svg`).
     fn action_targets(&self, state: &Position, player: Player, action: ActionId) -> Vec<String> {
         svg::action_targets(state, player, action)
-    }
-
-    fn event(
-        &self,
-        before: &Position,
-        transition: &Transition,
-        after: &Position,
-        viewer: Viewer,
-    ) -> serde_json::Value {
-        // Lanza hides nothing: every viewer is told the same.
-        let _ = viewer;
-        events::event(self, before, transition, after)
     }
 }
 

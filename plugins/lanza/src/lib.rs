@@ -62,4 +62,7 @@ Captured pieces re-enter on an empty edge field, in a random order. The first pl
 with at least 3 chips and strictly more than everyone else wins; a tie at the top
 plays on. After `max_turns` turns the chip leader wins (tied leaders share first).";
 
-tabletop_sdk::export_game!(Lanza);
+tabletop_sdk::export_game!(
+    Lanza,
+    extensions: [RemovePlayer, SeatNames, ExplainRefusal, Evaluate, SvgBoard, ActionTargets]
+);

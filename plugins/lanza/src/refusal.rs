@@ -296,7 +296,7 @@ pub fn explain_text(state: &Position, player: Player, text: &str) -> Option<Refu
 mod tests {
     use std::collections::BTreeMap;
 
-    use tabletop_sdk::{Attempt, ErrorKind, Game, Setup};
+    use tabletop_sdk::{Attempt, ErrorKind, ExplainRefusal, Game, Setup};
 
     use super::*;
     use crate::game::Lanza;

@@ -3,6 +3,7 @@
 //! piece and its field, and the board draws all of them.
 
 use std::collections::BTreeMap;
+use tabletop_sdk::{ActionTargets, SvgBoard};
 
 use lanza::Lanza;
 use lanza::board::Dir;

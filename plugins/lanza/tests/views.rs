@@ -4,6 +4,7 @@
 //! random matches of every player count, for every viewer.
 
 use std::collections::BTreeMap;
+use tabletop_sdk::RemovePlayer;
 
 use lanza::Lanza;
 use lanza::position::Position;

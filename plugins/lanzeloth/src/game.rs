@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 use tabletop_sdk::{
-    ActionId, Attempt, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult,
-    PlayerSet, Refusal, Setup, Status, Transition, Viewer, check_single_move,
+    ActionId, ActionTargets, Attempt, Chance, Evaluate, ExplainRefusal, Game, GameError, Manifest,
+    Move, Player, PlayerResult, PlayerSet, Refusal, RemovePlayer, Resample, SeatNames, Setup,
+    Status, SvgBoard, Transition, Viewer, check_single_move,
 };
 
 use crate::actions::{Action, action_space};
@@ -43,15 +44,6 @@ fn play_error(error: PlayError) -> GameError {
 impl Game for Lanzeloth {
     type State = Position;
     type View<'a> = View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::RemovePlayer,
-        Extension::Resample,
-        Extension::SeatNames,
-        Extension::ExplainRefusal,
-        Extension::Evaluate,
-        Extension::SvgBoard,
-        Extension::ActionTargets,
-    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -99,10 +91,6 @@ impl Game for Lanzeloth {
         state.results()
     }
 
-    fn evaluate(&self, state: &Position) -> Vec<f64> {
-        crate::evaluate::evaluate(state)
-    }
-
     fn legal_actions(&self, state: &Position, player: Player, out: &mut Vec<ActionId>) {
         state.legal_actions(player, out);
     }
@@ -118,12 +106,6 @@ impl Game for Lanzeloth {
         };
         let only = check_single_move(turn, moves)?;
         state.play(only.player, only.action).map_err(play_error)
-    }
-
-    /// The host's clock `out`: the player leaves the turn order and the
-    /// others play on (see [`Position::remove`] and the README).
-    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
-        state.remove(player).map_err(play_error)
     }
 
     fn apply_chance(&self, state: &mut Position, outcome: u64) -> Result<(), GameError> {
@@ -144,7 +126,7 @@ impl Game for Lanzeloth {
     }
 
     /// Reads the text and checks it with the same [`Refusal`] that
-    /// [`Game::explain_refusal`] gives, so the two never disagree.
+    /// [`ExplainRefusal::explain_refusal`] gives, so the two never disagree.
     fn parse_action(
         &self,
         state: &Position,
@@ -158,10 +140,49 @@ impl Game for Lanzeloth {
         }
     }
 
+    fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> View<'a> {
+        state.view(viewer)
+    }
+
+    fn render_text(&self, state: &Position, viewer: Viewer) -> String {
+        state.render(viewer)
+    }
+
+    /// Describes the transition as the public steps it caused (see the
+    /// `events` module); the same for every viewer, since nobody sees
+    /// face-down tiles (Z11).
+    fn event(
+        &self,
+        before: &Position,
+        transition: &Transition,
+        after: &Position,
+        _viewer: Viewer,
+    ) -> Value {
+        events::event(before, transition, after)
+    }
+}
+
+impl RemovePlayer for Lanzeloth {
+    /// The host's clock `out`: the player leaves the turn order and the
+    /// others play on (see [`Position::remove`] and the README).
+    fn remove_player(&self, state: &mut Position, player: Player) -> Result<(), GameError> {
+        state.remove(player).map_err(play_error)
+    }
+}
+
+impl Resample for Lanzeloth {
+    fn resample(&self, state: &Position, _viewer: Viewer, random: u64) -> Position {
+        state.resample(random)
+    }
+}
+
+impl SeatNames for Lanzeloth {
     fn seat_names(&self, players: u32) -> Vec<String> {
         seats::seat_names(players)
     }
+}
 
+impl ExplainRefusal for Lanzeloth {
     fn explain_refusal(
         &self,
         state: &Position,
@@ -177,42 +198,27 @@ impl Game for Lanzeloth {
     fn action_space(&self, state: &Position) -> u64 {
         action_space(state.rules())
     }
+}
 
-    fn view<'a>(&'a self, state: &'a Position, viewer: Viewer) -> View<'a> {
-        state.view(viewer)
+impl Evaluate for Lanzeloth {
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        crate::evaluate::evaluate(state)
     }
+}
 
-    fn render_text(&self, state: &Position, viewer: Viewer) -> String {
-        state.render(viewer)
-    }
-
+impl SvgBoard for Lanzeloth {
     /// The table for `viewer`, face-down stacks as backs for everyone
     /// (Z11; module `svg`).
     fn render_svg(&self, state: &Position, viewer: Viewer) -> String {
         svg::svg(state, viewer)
     }
+}
 
+impl ActionTargets for Lanzeloth {
     /// Stacks `stack-p1`, piles `open-p2`, middle stacks `middle-m1`, the
     /// new-stack place `middle-new` and the tile in `hand` (module `svg`).
     fn action_targets(&self, _state: &Position, player: Player, action: ActionId) -> Vec<String> {
         svg::action_targets(player, action)
-    }
-
-    /// Describes the transition as the public steps it caused (see the
-    /// `events` module); the same for every viewer, since nobody sees
-    /// face-down tiles (Z11).
-    fn event(
-        &self,
-        before: &Position,
-        transition: &Transition,
-        after: &Position,
-        _viewer: Viewer,
-    ) -> Value {
-        events::event(before, transition, after)
-    }
-
-    fn resample(&self, state: &Position, _viewer: Viewer, random: u64) -> Position {
-        state.resample(random)
     }
 }
 

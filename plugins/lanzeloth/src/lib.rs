@@ -62,4 +62,7 @@ pub use tile::{FaceDownTile, Number};
 pub use turn::{PlayError, Step};
 pub use view::View;
 
-tabletop_sdk::export_game!(Lanzeloth);
+tabletop_sdk::export_game!(
+    Lanzeloth,
+    extensions: [RemovePlayer, Resample, SeatNames, ExplainRefusal, Evaluate, SvgBoard, ActionTargets]
+);

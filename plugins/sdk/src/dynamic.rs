@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::GameError;
-use crate::game::{Extension, Game};
+use crate::extension::Extended;
+#[cfg(doc)]
+use crate::game::Game;
 use crate::manifest::{Manifest, Setup};
 use crate::types::{
     ActionId, Attempt, Chance, Move, Player, PlayerResult, Refusal, SeatOut, Status, Transition,
@@ -30,7 +32,7 @@ pub trait DynGame: Send + Sync {
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError>;
 
-    /// See [`Game::seat_names`]: empty for a game that does not offer the
+    /// See [`SeatNames::seat_names`](crate::SeatNames::seat_names): empty for a game that does not offer the
     /// extension.
     fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError>;
 }
@@ -124,37 +126,37 @@ pub trait DynState: Send {
     }
     /// See [`Game::parse_action`].
     fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError>;
-    /// See [`Game::expand_notation`]: `None` when `text` is not a shorthand.
+    /// See [`ExpandNotation::expand_notation`](crate::ExpandNotation::expand_notation): `None` when `text` is not a shorthand.
     fn expand_notation(&self, player: Player, text: &str)
     -> Result<Option<Vec<String>>, GameError>;
-    /// See [`Game::resample`].
+    /// See [`Resample::resample`](crate::Resample::resample).
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError>;
-    /// See [`Game::remove_player`]. On error the state is unchanged.
+    /// See [`RemovePlayer::remove_player`](crate::RemovePlayer::remove_player). On error the state is unchanged.
     fn remove_player(&mut self, player: Player) -> Result<(), GameError>;
-    /// See [`Game::seats_out`]: empty for a game that does not offer the
+    /// See [`SeatsOut::seats_out`](crate::SeatsOut::seats_out): empty for a game that does not offer the
     /// extension.
     fn seats_out(&self) -> Result<Vec<SeatOut>, GameError>;
-    /// See [`Game::explain_refusal`]: `None` for a legal attempt and for a
+    /// See [`ExplainRefusal::explain_refusal`](crate::ExplainRefusal::explain_refusal): `None` for a legal attempt and for a
     /// game that does not offer the extension.
     fn explain_refusal(
         &self,
         player: Player,
         attempt: Attempt<'_>,
     ) -> Result<Option<Refusal>, GameError>;
-    /// See [`Game::action_space`]: 0 for a game that does not offer the
+    /// See [`ExplainRefusal::action_space`](crate::ExplainRefusal::action_space): 0 for a game that does not offer the
     /// extension.
     fn action_space(&self) -> Result<u64, GameError>;
-    /// See [`Game::evaluate`]: writes one value per seat into `values`
+    /// See [`Evaluate::evaluate`](crate::Evaluate::evaluate): writes one value per seat into `values`
     /// (its length is the state's number of seats) and returns `true`, or
     /// returns `false` and leaves `values` alone for a game that does not
     /// offer the extension. A length other than the number of seats is
     /// refused. The values are the game's; a caller that must not trust a
     /// plugin checks them.
     fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError>;
-    /// See [`Game::render_svg`]: `None` for a game that does not offer the
+    /// See [`SvgBoard::render_svg`](crate::SvgBoard::render_svg): `None` for a game that does not offer the
     /// extension.
     fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError>;
-    /// See [`Game::action_targets`]: one list of element ids per id of
+    /// See [`ActionTargets::action_targets`](crate::ActionTargets::action_targets): one list of element ids per id of
     /// `ids` (actions of `player`), in order; `None` for a game that does
     /// not offer the extension.
     fn action_targets(
@@ -166,12 +168,12 @@ pub trait DynState: Send {
 
 /// A [`Game`] linked into this process, behind [`DynGame`].
 #[derive(Debug)]
-pub struct InProcess<G: Game> {
+pub struct InProcess<G: Extended> {
     game: Arc<G>,
     manifest: Manifest,
 }
 
-impl<G: Game> InProcess<G> {
+impl<G: Extended> InProcess<G> {
     /// Wraps `game`.
     pub fn new(game: G) -> InProcess<G> {
         let manifest = crate::export::manifest_of(&game);
@@ -182,13 +184,13 @@ impl<G: Game> InProcess<G> {
     }
 }
 
-impl<G: Game> Default for InProcess<G> {
+impl<G: Extended> Default for InProcess<G> {
     fn default() -> Self {
         InProcess::new(G::default())
     }
 }
 
-impl<G: Game> DynGame for InProcess<G> {
+impl<G: Extended> DynGame for InProcess<G> {
     fn manifest(&self) -> &Manifest {
         &self.manifest
     }
@@ -212,15 +214,14 @@ impl<G: Game> DynGame for InProcess<G> {
     }
 
     fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::SeatNames) {
-            return Ok(Vec::new());
-        }
-        Ok(self.game.seat_names(players))
+        Ok(G::EXTENSIONS
+            .seat_names
+            .map_or_else(Vec::new, |names| names(&self.game, players)))
     }
 }
 
 /// A state of an [`InProcess`] game.
-struct InProcessState<G: Game> {
+struct InProcessState<G: Extended> {
     game: Arc<G>,
     state: G::State,
     /// The list [`DynState::lend_legal_actions`] lends, kept per state like
@@ -228,7 +229,7 @@ struct InProcessState<G: Game> {
     legal: Vec<ActionId>,
 }
 
-impl<G: Game> InProcessState<G> {
+impl<G: Extended> InProcessState<G> {
     fn wrap(&self, state: G::State) -> Box<dyn DynState> {
         Box::new(InProcessState {
             game: Arc::clone(&self.game),
@@ -238,7 +239,7 @@ impl<G: Game> InProcessState<G> {
     }
 }
 
-impl<G: Game> DynState for InProcessState<G> {
+impl<G: Extended> DynState for InProcessState<G> {
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -323,33 +324,32 @@ impl<G: Game> DynState for InProcessState<G> {
         player: Player,
         text: &str,
     ) -> Result<Option<Vec<String>>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::ExpandNotation) {
-            return Ok(None);
+        match G::EXTENSIONS.expand_notation {
+            Some(expand) => expand(&self.game, &self.state, player, text),
+            None => Ok(None),
         }
-        self.game.expand_notation(&self.state, player, text)
     }
 
     fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::Resample) {
-            return self.clone_state();
+        match G::EXTENSIONS.resample {
+            Some(resample) => Ok(self.wrap(resample(&self.game, &self.state, viewer, random))),
+            None => self.clone_state(),
         }
-        Ok(self.wrap(self.game.resample(&self.state, viewer, random)))
     }
 
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
-        if !G::EXTENSIONS.contains(&Extension::RemovePlayer) {
-            return Err(GameError::unsupported(
+        match G::EXTENSIONS.remove_player {
+            Some(remove) => remove(&self.game, &mut self.state, player),
+            None => Err(GameError::unsupported(
                 "this game cannot take a player out of a running game",
-            ));
+            )),
         }
-        self.game.remove_player(&mut self.state, player)
     }
 
     fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::SeatsOut) {
-            return Ok(Vec::new());
-        }
-        Ok(self.game.seats_out(&self.state))
+        Ok(G::EXTENSIONS
+            .seats_out
+            .map_or_else(Vec::new, |out| out(&self.game, &self.state)))
     }
 
     fn explain_refusal(
@@ -357,24 +357,22 @@ impl<G: Game> DynState for InProcessState<G> {
         player: Player,
         attempt: Attempt<'_>,
     ) -> Result<Option<Refusal>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::ExplainRefusal) {
-            return Ok(None);
-        }
-        Ok(self.game.explain_refusal(&self.state, player, attempt))
+        Ok(G::EXTENSIONS
+            .explain_refusal
+            .and_then(|explain| explain(&self.game, &self.state, player, attempt)))
     }
 
     fn action_space(&self) -> Result<u64, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::ExplainRefusal) {
-            return Ok(0);
-        }
-        Ok(self.game.action_space(&self.state))
+        Ok(G::EXTENSIONS
+            .action_space
+            .map_or(0, |space| space(&self.game, &self.state)))
     }
 
     fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::Evaluate) {
+        let Some(evaluate) = G::EXTENSIONS.evaluate else {
             return Ok(false);
-        }
-        let estimate = self.game.evaluate(&self.state);
+        };
+        let estimate = evaluate(&self.game, &self.state);
         if estimate.len() != values.len() {
             return Err(GameError::internal(format!(
                 "evaluate gives {} values; {} were asked for, one per seat",
@@ -387,10 +385,9 @@ impl<G: Game> DynState for InProcessState<G> {
     }
 
     fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::SvgBoard) {
-            return Ok(None);
-        }
-        Ok(Some(self.game.render_svg(&self.state, viewer)))
+        Ok(G::EXTENSIONS
+            .render_svg
+            .map(|render| render(&self.game, &self.state, viewer)))
     }
 
     fn action_targets(
@@ -398,13 +395,10 @@ impl<G: Game> DynState for InProcessState<G> {
         player: Player,
         ids: &[ActionId],
     ) -> Result<Option<Vec<Vec<String>>>, GameError> {
-        if !G::EXTENSIONS.contains(&Extension::ActionTargets) {
-            return Ok(None);
-        }
-        Ok(Some(
+        Ok(G::EXTENSIONS.action_targets.map(|targets| {
             ids.iter()
-                .map(|&id| self.game.action_targets(&self.state, player, id))
-                .collect(),
-        ))
+                .map(|&id| targets(&self.game, &self.state, player, id))
+                .collect()
+        }))
     }
 }

@@ -1,5 +1,5 @@
 //! Turning a game's measure of each seat's strength into the per-seat
-//! values [`Game::evaluate`](crate::Game::evaluate) returns.
+//! values [`Evaluate::evaluate`](crate::Evaluate::evaluate) returns.
 
 /// Each seat's expected share of the opponents it finishes ahead of, when a
 /// seat of strength `s` finishes ahead of one of strength `t` with

@@ -4,8 +4,12 @@
 //! A game implements the safe [`Game`] trait and ends its crate with one
 //! [`export_game!`] line; the macro writes every `unsafe extern "C"` shim of
 //! the C ABI ([`abi`]), each wrapped in `catch_unwind`, and answers the ABI's
-//! extension lookups for the [`Extension`]s the game lists, so game crates
-//! can `#![forbid(unsafe_code)]`. The other side of the ABI, the module
+//! extension lookups for the [`Extension`]s the game declares, so game crates
+//! can `#![forbid(unsafe_code)]`. An extension is declared by implementing
+//! its trait ([`extension`]: [`SvgBoard`], [`Evaluate`], …) and naming it in
+//! the macro, `export_game!(MyGame, extensions: [SvgBoard])`; a game that
+//! implements one without naming it, or names one without implementing it,
+//! does not compile. The other side of the ABI, the module
 //! `import` (behind the `import` feature), opens a plugin file and presents
 //! its game as a [`DynGame`]: engine-host's loader and the kit's plugin
 //! tests use it.
@@ -72,7 +76,8 @@
 //!     fn view(&self, s: &bool, _: Viewer) -> serde_json::Value { serde_json::json!({ "done": s }) }
 //!     fn render_text(&self, s: &bool, _: Viewer) -> String { format!("done: {s}\n") }
 //! }
-//! // In a plugin crate: tabletop_sdk::export_game!(Solo);
+//! // In a plugin crate: tabletop_sdk::export_game!(Solo); here, in-process only:
+//! tabletop_sdk::declare_extensions!(Solo: []);
 //!
 //! let game = InProcess::new(Solo);
 //! let summary = tabletop_sdk::conformance::run(
@@ -92,6 +97,7 @@ mod error;
 mod estimate;
 #[doc(hidden)]
 pub mod export;
+pub mod extension;
 pub mod fingerprint;
 mod game;
 #[cfg(feature = "import")]
@@ -108,6 +114,10 @@ mod types;
 pub use dynamic::{DynGame, DynState, InProcess};
 pub use error::{ErrorKind, GameError};
 pub use estimate::standings_from_strengths;
+pub use extension::{
+    ActionTargets, Evaluate, ExpandNotation, ExplainRefusal, Extended, ExtensionTable,
+    RemovePlayer, Resample, SeatNames, SeatsOut, SvgBoard,
+};
 pub use game::{Extension, Game};
 pub use joint::{check_joint_action, check_single_move};
 pub use manifest::{Manifest, OptionKind, OptionSpec, OptionValue, Options, Setup, parse_version};

@@ -28,7 +28,7 @@ pub struct Manifest {
     pub hidden_information: bool,
     /// Whether the game has chance nodes.
     pub chance: bool,
-    /// Whether [`Game::remove_player`](crate::Game::remove_player) can take a
+    /// Whether [`RemovePlayer::remove_player`](crate::RemovePlayer::remove_player) can take a
     /// player out of a running game while the others play on (the host's
     /// `out` timeout). Absent in manifests of older plugins: `false`.
     #[serde(default)]

@@ -174,7 +174,7 @@ pub struct PlayerResult {
     pub score: f64,
 }
 
-/// A seat the rules have taken out of the game ([`Game::seats_out`](crate::Game::seats_out)).
+/// A seat the rules have taken out of the game ([`SeatsOut::seats_out`](crate::SeatsOut::seats_out)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatOut {
     /// The seat.
@@ -185,7 +185,7 @@ pub struct SeatOut {
 }
 
 /// What a player tried that may be refused: an action id, or a text in the
-/// game's notation ([`Game::explain_refusal`](crate::Game::explain_refusal)).
+/// game's notation ([`ExplainRefusal::explain_refusal`](crate::ExplainRefusal::explain_refusal)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Attempt<'a> {
     /// An action id, legal or not.
@@ -196,7 +196,7 @@ pub enum Attempt<'a> {
 
 /// Why an attempted action is refused: a code a program can branch on and a
 /// sentence for the person, citing the rule
-/// ([`Game::explain_refusal`](crate::Game::explain_refusal)).
+/// ([`ExplainRefusal::explain_refusal`](crate::ExplainRefusal::explain_refusal)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
     /// [`ErrorKind::InvalidNotation`](crate::ErrorKind::InvalidNotation)

@@ -9,7 +9,9 @@ mod pass_through;
 use std::collections::BTreeMap;
 
 use tabletop_sdk::conformance::{self, Config};
-use tabletop_sdk::{DynGame, Extension, Game, InProcess, Player, Status, Viewer, serde_json};
+use tabletop_sdk::{
+    ActionTargets, DynGame, Game, InProcess, Player, Resample, Status, SvgBoard, Viewer, serde_json,
+};
 
 use pass_through::pass_through;
 
@@ -29,12 +31,17 @@ struct Drawn<const FLAW: u8>(example::Guess);
 impl<const FLAW: u8> Game for Drawn<FLAW> {
     type State = example::State;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::Resample,
-        Extension::SvgBoard,
-        Extension::ActionTargets,
-    ];
 
+    pass_through!(manifest, playing, view, render_text);
+}
+
+impl<const FLAW: u8> Resample for Drawn<FLAW> {
+    pass_through!(resample);
+}
+
+tabletop_sdk::declare_extensions!([const FLAW: u8] Drawn<FLAW>: [Resample, SvgBoard, ActionTargets]);
+
+impl<const FLAW: u8> SvgBoard for Drawn<FLAW> {
     fn render_svg(&self, s: &Self::State, v: Viewer) -> String {
         let view = self.0.view(s, v);
         let mut svg =
@@ -61,6 +68,9 @@ impl<const FLAW: u8> Game for Drawn<FLAW> {
         svg.push_str("</svg>");
         svg
     }
+}
+
+impl<const FLAW: u8> ActionTargets for Drawn<FLAW> {
     fn action_targets(&self, _: &Self::State, _: Player, action: u64) -> Vec<String> {
         let bid = if FLAW == TARGET_OFF_THE_BOARD {
             action + 4
@@ -69,8 +79,6 @@ impl<const FLAW: u8> Game for Drawn<FLAW> {
         };
         vec![format!("bid-{bid}")]
     }
-
-    pass_through!(manifest, playing, view, render_text, resample,);
 }
 
 fn kit_failure(game: &dyn DynGame) -> String {

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use tabletop_sdk::conformance::{self, Claims, Config};
 use tabletop_sdk::{
-    Attempt, DynGame, ErrorKind, Extension, Game, InProcess, Manifest, Refusal, Setup, Viewer,
-    serde_json,
+    Attempt, DynGame, ErrorKind, ExplainRefusal, Game, GameError, InProcess, Manifest, Refusal,
+    RemovePlayer, Resample, SeatNames, Setup, Viewer, serde_json,
 };
 
 use pass_through::pass_through;
@@ -45,8 +45,7 @@ fn the_kit_catches_a_leaking_view() {
     impl tabletop_sdk::Game for Leaky {
         type State = example::State;
         type View<'a> = serde_json::Value;
-        const EXTENSIONS: &'static [tabletop_sdk::Extension] = &[tabletop_sdk::Extension::Resample];
-        pass_through!(manifest, playing, render_text, resample,);
+        pass_through!(manifest, playing, render_text);
         fn view(
             &self,
             s: &Self::State,
@@ -55,6 +54,10 @@ fn the_kit_catches_a_leaking_view() {
             tabletop_sdk::serde_json::json!({ "secrets": s.secrets })
         }
     }
+    impl Resample for Leaky {
+        pass_through!(resample);
+    }
+    tabletop_sdk::declare_extensions!(Leaky: [Resample]);
     let game = InProcess::new(Leaky::default());
     let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
     assert!(
@@ -100,20 +103,25 @@ fn a_game_without_shorthands_expands_nothing() {
 
 #[test]
 fn the_kit_catches_a_game_that_claims_removable_players_but_cannot() {
-    // The game lists the remove-player extension (so its manifest says
-    // `removable_players: true`), but `remove_player` is the SDK's default,
-    // which refuses: the kit's removal matches fail.
+    // The game offers the remove-player extension (so its manifest says
+    // `removable_players: true`), but its `remove_player` refuses every
+    // seat: the kit's removal matches fail.
     #[derive(Default)]
     struct Claims(example::Guess);
     impl tabletop_sdk::Game for Claims {
         type State = example::State;
         type View<'a> = serde_json::Value;
-        const EXTENSIONS: &'static [tabletop_sdk::Extension] = &[
-            tabletop_sdk::Extension::RemovePlayer,
-            tabletop_sdk::Extension::Resample,
-        ];
-        pass_through!(manifest, playing, view, render_text, resample,);
+        pass_through!(manifest, playing, view, render_text);
     }
+    impl RemovePlayer for Claims {
+        fn remove_player(&self, _: &mut Self::State, _: u32) -> Result<(), GameError> {
+            Err(GameError::unsupported("no seat can leave"))
+        }
+    }
+    impl Resample for Claims {
+        pass_through!(resample);
+    }
+    tabletop_sdk::declare_extensions!(Claims: [RemovePlayer, Resample]);
     let game = InProcess::new(Claims::default());
     let failure = conformance::run(&game, &Config::for_game(&game)).unwrap_err();
     assert!(failure.message.contains("remove_player"), "{failure}");
@@ -131,7 +139,6 @@ impl<G: Game, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool> 
 {
     type State = G::State;
     type View<'a> = G::View<'a>;
-    const EXTENSIONS: &'static [Extension] = G::EXTENSIONS;
     fn manifest(&self) -> Manifest {
         Manifest {
             chance: CHANCE,
@@ -140,15 +147,31 @@ impl<G: Game, const CHANCE: bool, const SIMULTANEOUS: bool, const HIDDEN: bool> 
             ..self.0.manifest()
         }
     }
-    pass_through!(
-        playing,
-        view,
-        render_text,
-        resample,
-        seat_names,
-        explain_refusal,
-        action_space,
-    );
+    pass_through!(playing, view, render_text);
+}
+
+// Claiming the example game offers the example game's extensions; claiming
+// the plain game, none.
+tabletop_sdk::declare_extensions!(
+    [const C: bool, const S: bool, const H: bool] Claiming<example::Guess, C, S, H>:
+        [Resample, SeatNames, ExplainRefusal]
+);
+tabletop_sdk::declare_extensions!(
+    [const C: bool, const S: bool, const H: bool] Claiming<plain::Nim, C, S, H>: []
+);
+
+impl<const C: bool, const S: bool, const H: bool> Resample for Claiming<example::Guess, C, S, H> {
+    pass_through!(resample);
+}
+
+impl<const C: bool, const S: bool, const H: bool> SeatNames for Claiming<example::Guess, C, S, H> {
+    pass_through!(seat_names);
+}
+
+impl<const C: bool, const S: bool, const H: bool> ExplainRefusal
+    for Claiming<example::Guess, C, S, H>
+{
+    pass_through!(explain_refusal, action_space);
 }
 
 /// The kit's failure for `game` with its default config.
@@ -278,20 +301,21 @@ fn agreement_fails_where_one_side_shows_something_else() {
     impl Game for Loud {
         type State = example::State;
         type View<'a> = serde_json::Value;
-        const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
-        pass_through!(
-            manifest,
-            playing,
-            render_text,
-            resample,
-            seat_names,
-            explain_refusal,
-            action_space,
-        );
+        pass_through!(manifest, playing, render_text);
         fn view(&self, s: &Self::State, v: Viewer) -> serde_json::Value {
             serde_json::json!({ "loud": true, "view": self.0.view(s, v) })
         }
     }
+    impl Resample for Loud {
+        pass_through!(resample);
+    }
+    impl SeatNames for Loud {
+        pass_through!(seat_names);
+    }
+    impl ExplainRefusal for Loud {
+        pass_through!(explain_refusal, action_space);
+    }
+    tabletop_sdk::declare_extensions!(Loud: [Resample, SeatNames, ExplainRefusal]);
     let (plain, loud) = (
         InProcess::new(example::Guess),
         InProcess::new(Loud::default()),
@@ -318,16 +342,23 @@ struct Misexplaining<const HOW: u8>(example::Guess);
 impl<const HOW: u8> Game for Misexplaining<HOW> {
     type State = example::State;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = example::Guess::EXTENSIONS;
-    pass_through!(
-        manifest,
-        playing,
-        view,
-        render_text,
-        resample,
-        seat_names,
-        action_space,
-    );
+    pass_through!(manifest, playing, view, render_text);
+}
+
+tabletop_sdk::declare_extensions!(
+    [const HOW: u8] Misexplaining<HOW>: [Resample, SeatNames, ExplainRefusal]
+);
+
+impl<const HOW: u8> Resample for Misexplaining<HOW> {
+    pass_through!(resample);
+}
+
+impl<const HOW: u8> SeatNames for Misexplaining<HOW> {
+    pass_through!(seat_names);
+}
+
+impl<const HOW: u8> ExplainRefusal for Misexplaining<HOW> {
+    pass_through!(action_space);
     fn explain_refusal(&self, s: &Self::State, p: u32, a: Attempt<'_>) -> Option<Refusal> {
         let honest = self.0.explain_refusal(s, p, a);
         match HOW {

@@ -8,7 +8,7 @@ mod plain;
 use std::collections::BTreeMap;
 
 use tabletop_sdk::conformance::{self, Config};
-use tabletop_sdk::{DynGame, ErrorKind, Extension, Game, InProcess, Manifest, Move, serde_json};
+use tabletop_sdk::{DynGame, ErrorKind, Evaluate, Game, InProcess, Manifest, Move, serde_json};
 
 use pass_through::pass_through;
 
@@ -21,7 +21,16 @@ struct Judged<const OVERSHOOT: u32>(plain::Nim);
 impl<const OVERSHOOT: u32> Game for Judged<OVERSHOOT> {
     type State = plain::State;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = &[Extension::Evaluate];
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            max_players: 2,
+            ..self.0.manifest()
+        }
+    }
+    pass_through!(playing, view, render_text,);
+}
+
+impl<const OVERSHOOT: u32> Evaluate for Judged<OVERSHOOT> {
     fn evaluate(&self, s: &Self::State) -> Vec<f64> {
         let winner = if s.pile % 3 == 0 {
             (s.to_move + 1) % s.players
@@ -38,14 +47,9 @@ impl<const OVERSHOOT: u32> Game for Judged<OVERSHOOT> {
             })
             .collect()
     }
-    fn manifest(&self) -> Manifest {
-        Manifest {
-            max_players: 2,
-            ..self.0.manifest()
-        }
-    }
-    pass_through!(playing, view, render_text,);
 }
+
+tabletop_sdk::declare_extensions!([const OVERSHOOT: u32] Judged<OVERSHOOT>: [Evaluate]);
 
 fn seven_stones() -> BTreeMap<String, String> {
     BTreeMap::new()

@@ -42,9 +42,10 @@ pub mod svg;
 use std::sync::{Arc, OnceLock};
 
 use tabletop_sdk::{
-    ActionId, Attempt, Better, Chance, ErrorKind, Extension, Game, GameError, Manifest, Move,
-    OptionSpec, Player, PlayerResult, PlayerSet, Refusal, Setup, Status, Transition, Viewer,
-    check_single_move, results_by_key,
+    ActionId, ActionTargets, Attempt, Better, Chance, ErrorKind, Evaluate, ExpandNotation,
+    ExplainRefusal, Game, GameError, Manifest, Move, OptionSpec, Player, PlayerResult, PlayerSet,
+    Refusal, SeatNames, Setup, Status, SvgBoard, Transition, Viewer, check_single_move,
+    results_by_key,
 };
 
 pub use board::{Board, BoardError};
@@ -110,14 +111,6 @@ fn no_such_action(id: ActionId) -> GameError {
 impl Game for War {
     type State = Position;
     type View<'a> = render::View<'a>;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::ExpandNotation,
-        Extension::SeatNames,
-        Extension::ExplainRefusal,
-        Extension::Evaluate,
-        Extension::SvgBoard,
-        Extension::ActionTargets,
-    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -152,10 +145,6 @@ impl Game for War {
             chance: false,
             removable_players: false,
         }
-    }
-
-    fn evaluate(&self, state: &Position) -> Vec<f64> {
-        evaluate::evaluate(state)
     }
 
     fn new_state(&self, setup: &Setup) -> Result<Position, GameError> {
@@ -244,7 +233,7 @@ impl Game for War {
     }
 
     /// Reads `text` with [`explain::parse`]: a refusal's message and kind
-    /// are those of [`Game::explain_refusal`].
+    /// are those of [`ExplainRefusal::explain_refusal`].
     fn parse_action(
         &self,
         state: &Position,
@@ -254,6 +243,29 @@ impl Game for War {
         explain::parse(state, player, text).map_err(refusal_error)
     }
 
+    fn view<'a>(&'a self, state: &'a Position, _: Viewer) -> render::View<'a> {
+        render::view(state)
+    }
+
+    fn render_text(&self, state: &Position, _: Viewer) -> String {
+        render::text(state)
+    }
+
+    /// What the move did: the unit and its points, captures, seized and
+    /// removed cannons, tiles and the end (see the `events` module). War
+    /// hides nothing: every viewer is told the same.
+    fn event(
+        &self,
+        before: &Position,
+        transition: &Transition,
+        after: &Position,
+        _: Viewer,
+    ) -> serde_json::Value {
+        events::event(before, transition, after)
+    }
+}
+
+impl ExpandNotation for War {
     /// A whole or partial setup layout in one text (W3); see [`layout`].
     fn expand_notation(
         &self,
@@ -263,12 +275,16 @@ impl Game for War {
     ) -> Result<Option<Vec<String>>, GameError> {
         layout::expand(state, player, text).map_err(refusal_error)
     }
+}
 
+impl SeatNames for War {
     /// South is seat 0, North seat 1 (W3).
     fn seat_names(&self, _: u32) -> Vec<String> {
         Side::BOTH.map(|side| side.seat_name().to_string()).into()
     }
+}
 
+impl ExplainRefusal for War {
     /// The reason of a refused id or text (see [`explain`] and the codes in
     /// [`reasons`]).
     fn explain_refusal(
@@ -287,38 +303,30 @@ impl Game for War {
     fn action_space(&self, state: &Position) -> u64 {
         Action::space(state.board())
     }
+}
 
-    fn view<'a>(&'a self, state: &'a Position, _: Viewer) -> render::View<'a> {
-        render::view(state)
+impl Evaluate for War {
+    fn evaluate(&self, state: &Position) -> Vec<f64> {
+        evaluate::evaluate(state)
     }
+}
 
-    fn render_text(&self, state: &Position, _: Viewer) -> String {
-        render::text(state)
-    }
-
+impl SvgBoard for War {
     /// The board, the same for every viewer (see [`svg`]).
     fn render_svg(&self, state: &Position, _: Viewer) -> String {
         svg::svg(state)
     }
+}
 
+impl ActionTargets for War {
     /// From, then to: points `pt-d4`, segments `seg-d5-d6`, tiles in hand
     /// and units to place (see [`svg`]).
     fn action_targets(&self, state: &Position, _: Player, action: ActionId) -> Vec<String> {
         svg::action_targets(state, action)
     }
-
-    /// What the move did: the unit and its points, captures, seized and
-    /// removed cannons, tiles and the end (see the `events` module). War
-    /// hides nothing: every viewer is told the same.
-    fn event(
-        &self,
-        before: &Position,
-        transition: &Transition,
-        after: &Position,
-        _: Viewer,
-    ) -> serde_json::Value {
-        events::event(before, transition, after)
-    }
 }
 
-tabletop_sdk::export_game!(War);
+tabletop_sdk::export_game!(
+    War,
+    extensions: [ExpandNotation, SeatNames, ExplainRefusal, Evaluate, SvgBoard, ActionTargets]
+);

@@ -1,5 +1,5 @@
 //! The layout shorthand of ruling W3: a whole or partial setup in one text,
-//! expanded into single placement actions (`Game::expand_notation`).
+//! expanded into single placement actions (`ExpandNotation::expand_notation`).
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
 //! The game checks behind the fuzz targets: a game's position and action
-//! notation read from hostile text, through the [`Game`] trait, on states
+//! notation read from hostile text, through the [`Game`](tabletop_sdk::Game) trait, on states
 //! built from fuzzed positions and from random play.
 //!
 //! Each check panics when the game breaks its contract: a panic inside the
@@ -11,8 +11,7 @@
 use std::sync::OnceLock;
 
 use tabletop_sdk::{
-    ActionId, Attempt, Chance, Extension, Game, GameError, Manifest, Move, Player, Setup, Status,
-    Viewer,
+    ActionId, Attempt, Chance, Extended, GameError, Manifest, Move, Player, Setup, Status, Viewer,
 };
 
 use crate::input::{Input, Rng, decode};
@@ -45,7 +44,7 @@ const ROUND_TRIPS: usize = 8;
 /// NUL and an action text). A position that parses must print and read
 /// back to the same text, survive random play and answer every notation
 /// call; one that does not parse must be refused cleanly.
-pub fn position<G: Game>(game: &G, data: &[u8]) {
+pub fn position<G: Extended>(game: &G, data: &[u8]) {
     let manifest = game.manifest();
     let input = decode(&manifest, data);
     let Some(setup) = setup(&manifest, &input) else {
@@ -66,7 +65,7 @@ pub fn position<G: Game>(game: &G, data: &[u8]) {
 
 /// Fuzz target: the input's text is an action text (or a shorthand),
 /// tried by every seat on a state reached by random play from the start.
-pub fn notation<G: Game>(game: &G, data: &[u8]) {
+pub fn notation<G: Extended>(game: &G, data: &[u8]) {
     let manifest = game.manifest();
     let input = decode(&manifest, data);
     let Some(setup) = setup(&manifest, &input) else {
@@ -81,7 +80,7 @@ pub fn notation<G: Game>(game: &G, data: &[u8]) {
 /// Fuzz target: the input's text is the value of free-text option
 /// `option` (War's board document). A value the game accepts must give a
 /// start state whose position reads back and which plays.
-pub fn option_text<G: Game>(game: &G, option: &str, data: &[u8]) {
+pub fn option_text<G: Extended>(game: &G, option: &str, data: &[u8]) {
     let manifest = game.manifest();
     let mut input = decode(&manifest, data);
     input
@@ -108,7 +107,7 @@ fn setup(manifest: &Manifest, input: &Input<'_>) -> Option<Setup> {
 
 /// Plays the input's random plies from `state`, then asks everything of the
 /// state it reached, `text` included.
-fn exercise<G: Game>(game: &G, setup: &Setup, state: G::State, input: &Input<'_>, text: &str) {
+fn exercise<G: Extended>(game: &G, setup: &Setup, state: G::State, input: &Input<'_>, text: &str) {
     let mut rng = Rng::new(input.seed);
     let state = play(game, setup, state, input.plies, &mut rng);
     check_state(game, setup, &state, &mut rng);
@@ -137,7 +136,7 @@ pub fn check_refusal(what: &str, e: &GameError) {
 }
 
 /// The position of `state` reads back to a state that prints the same.
-fn check_round_trip<G: Game>(game: &G, setup: &Setup, state: &G::State) {
+fn check_round_trip<G: Extended>(game: &G, setup: &Setup, state: &G::State) {
     let printed = game.position_to_string(state);
     match game.parse_position(setup, &printed) {
         Ok(again) => assert_eq!(
@@ -153,7 +152,7 @@ fn check_round_trip<G: Game>(game: &G, setup: &Setup, state: &G::State) {
 }
 
 /// Status, results, views and texts of `state` are well formed.
-fn check_state<G: Game>(game: &G, setup: &Setup, state: &G::State, rng: &mut Rng) {
+fn check_state<G: Extended>(game: &G, setup: &Setup, state: &G::State, rng: &mut Rng) {
     match game.status(state) {
         Status::Terminal => assert_eq!(
             game.results(state).len(),
@@ -179,18 +178,22 @@ fn check_state<G: Game>(game: &G, setup: &Setup, state: &G::State, rng: &mut Rng
         panic!("the view for {viewer:?} does not serialise: {e}");
     }
     let _ = game.render_text(state, viewer);
-    let _ = game.action_space(state);
-    let _ = game.seats_out(state);
-    let _ = game.resample(state, viewer, rng.next_u64());
+    let _ = action_space(game, state);
+    if let Some(seats_out) = G::EXTENSIONS.seats_out {
+        let _ = seats_out(game, state);
+    }
+    if let Some(resample) = G::EXTENSIONS.resample {
+        let _ = resample(game, state, viewer, rng.next_u64());
+    }
 }
 
 /// `text` as an action of `player`: read as a legal action or refused
 /// cleanly, explained consistently, and as a shorthand expanded to steps
 /// that play or are refused cleanly.
-fn check_text<G: Game>(game: &G, state: &G::State, player: Player, text: &str) {
+fn check_text<G: Extended>(game: &G, state: &G::State, player: Player, text: &str) {
     let mut legal = Vec::new();
     game.legal_actions(state, player, &mut legal);
-    let explained = game.explain_refusal(state, player, Attempt::Text(text));
+    let explained = explain(game, state, player, Attempt::Text(text));
     match game.parse_action(state, player, text) {
         Ok(id) => {
             assert!(
@@ -211,7 +214,10 @@ fn check_text<G: Game>(game: &G, state: &G::State, player: Player, text: &str) {
             }
         }
     }
-    match game.expand_notation(state, player, text) {
+    let Some(expand_notation) = G::EXTENSIONS.expand_notation else {
+        return;
+    };
+    match expand_notation(game, state, player, text) {
         Err(e) => check_refusal("expand_notation", &e),
         Ok(None) => {}
         Ok(Some(steps)) => play_steps(game, state, player, &steps),
@@ -220,7 +226,7 @@ fn check_text<G: Game>(game: &G, state: &G::State, player: Player, text: &str) {
 
 /// Plays a shorthand's steps on a copy, as the host does, until one is
 /// refused.
-fn play_steps<G: Game>(game: &G, state: &G::State, player: Player, steps: &[String]) {
+fn play_steps<G: Extended>(game: &G, state: &G::State, player: Player, steps: &[String]) {
     let mut copy = state.clone();
     for step in steps {
         let id = match game.parse_action(&copy, player, step) {
@@ -232,6 +238,27 @@ fn play_steps<G: Game>(game: &G, state: &G::State, player: Player, steps: &[Stri
             return check_refusal("apply of a shorthand's step", &e);
         }
     }
+}
+
+/// The game's explanation of a refused attempt; `None` from a game
+/// without the extension, as the host gets it.
+fn explain<G: Extended>(
+    game: &G,
+    state: &G::State,
+    player: Player,
+    attempt: Attempt<'_>,
+) -> Option<tabletop_sdk::Refusal> {
+    G::EXTENSIONS
+        .explain_refusal
+        .and_then(|explain| explain(game, state, player, attempt))
+}
+
+/// The game's bound on action ids; 0 (none known) from a game without
+/// the extension.
+fn action_space<G: Extended>(game: &G, state: &G::State) -> u64 {
+    G::EXTENSIONS
+        .action_space
+        .map_or(0, |space| space(game, state))
 }
 
 /// A refusal's explanation is specific and short.
@@ -252,7 +279,7 @@ fn check_explained(refusal: &tabletop_sdk::Refusal) {
 /// Legal ids print and read back to themselves and are not explained as
 /// refused; other ids print or are refused cleanly and, when explained, are
 /// explained well.
-fn check_ids<G: Game>(game: &G, state: &G::State, player: Player, rng: &mut Rng) {
+fn check_ids<G: Extended>(game: &G, state: &G::State, player: Player, rng: &mut Rng) {
     let mut legal = Vec::new();
     game.legal_actions(state, player, &mut legal);
     assert!(
@@ -272,13 +299,13 @@ fn check_ids<G: Game>(game: &G, state: &G::State, player: Player, rng: &mut Rng)
                 e.message
             ),
         }
-        let explained = game.explain_refusal(state, player, Attempt::Id(id));
+        let explained = explain(game, state, player, Attempt::Id(id));
         assert!(
             explained.is_none(),
             "legal action {id} is explained as refused: {explained:?}"
         );
     }
-    let space = game.action_space(state);
+    let space = action_space(game, state);
     let mut foreign: Vec<ActionId> = vec![u64::MAX, space, space.saturating_sub(1)];
     foreign.extend((0..FOREIGN_IDS).map(|_| match space {
         0 => rng.next_u64() % 4096,
@@ -288,7 +315,7 @@ fn check_ids<G: Game>(game: &G, state: &G::State, player: Player, rng: &mut Rng)
         if let Err(e) = game.action_to_string(state, player, id) {
             check_refusal("action_to_string", &e);
         }
-        let explained = game.explain_refusal(state, player, Attempt::Id(id));
+        let explained = explain(game, state, player, Attempt::Id(id));
         match (legal.contains(&id), explained) {
             (true, Some(refusal)) => panic!("legal action {id} is explained as {refusal:?}"),
             (false, Some(refusal)) => check_explained(&refusal),
@@ -300,7 +327,7 @@ fn check_ids<G: Game>(game: &G, state: &G::State, player: Player, rng: &mut Rng)
 /// Plays up to `plies` random steps from `state`: chance outcomes and
 /// joint actions of the seats to move, now and then after trying an illegal
 /// joint action (refused, changing nothing) or taking a seat out.
-pub fn play<G: Game>(
+pub fn play<G: Extended>(
     game: &G,
     setup: &Setup,
     mut state: G::State,
@@ -345,9 +372,11 @@ pub fn play<G: Game>(
                 }
             }
         }
-        if G::EXTENSIONS.contains(&Extension::RemovePlayer) && rng.below(32) == 0 {
+        if let Some(remove_player) = G::EXTENSIONS.remove_player
+            && rng.below(32) == 0
+        {
             let seat = rng.below(setup.players as usize + 1) as Player;
-            if let Err(e) = game.remove_player(&mut state, seat) {
+            if let Err(e) = remove_player(game, &mut state, seat) {
                 check_refusal("remove_player", &e);
             }
         }
@@ -357,7 +386,7 @@ pub fn play<G: Game>(
 
 /// A joint action with one move made illegal (another id, a missing or
 /// repeated move, a seat not to move) is refused and changes nothing.
-fn refuse_illegal<G: Game>(game: &G, state: &mut G::State, moves: &[Move], rng: &mut Rng) {
+fn refuse_illegal<G: Extended>(game: &G, state: &mut G::State, moves: &[Move], rng: &mut Rng) {
     let mut bad = moves.to_vec();
     let pick = rng.below(bad.len());
     match rng.below(4) {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tabletop_core::{LegalDetail, Match, MatchSetup, Record, SeatPlayer, TimeControl, Viewer};
-use tabletop_sdk::{DynGame, Game, Setup, Status};
+use tabletop_sdk::{DynGame, Extended, Setup, Status};
 
 use crate::game::play;
 use crate::input::{Rng, encode};
@@ -29,7 +29,7 @@ pub struct Seed {
 }
 
 /// Player counts to seed: the fewest, the most, and one between.
-fn player_counts<G: Game>(game: &G) -> Vec<u32> {
+fn player_counts<G: Extended>(game: &G) -> Vec<u32> {
     let m = game.manifest();
     let mut counts = vec![
         m.min_players,
@@ -41,7 +41,7 @@ fn player_counts<G: Game>(game: &G) -> Vec<u32> {
 }
 
 /// The state random play reaches from the start, as the harness plays it.
-fn played<G: Game>(game: &G, players: u32, plies: u8, seed: u64) -> Option<(Setup, G::State)> {
+fn played<G: Extended>(game: &G, players: u32, plies: u8, seed: u64) -> Option<(Setup, G::State)> {
     let setup = Setup::validate(&game.manifest(), players, &BTreeMap::new()).ok()?;
     let start = game.new_state(&setup).ok()?;
     let state = play(game, &setup, start, plies.into(), &mut Rng::new(seed));
@@ -49,7 +49,7 @@ fn played<G: Game>(game: &G, players: u32, plies: u8, seed: u64) -> Option<(Setu
 }
 
 /// The notation of a random legal action of a seat to move, if any.
-fn some_action<G: Game>(game: &G, state: &G::State, seed: u64) -> Option<String> {
+fn some_action<G: Extended>(game: &G, state: &G::State, seed: u64) -> Option<String> {
     let Status::ToMove(set) = game.status(state) else {
         return None;
     };
@@ -62,7 +62,7 @@ fn some_action<G: Game>(game: &G, state: &G::State, seed: u64) -> Option<String>
 
 /// Positions of random play, each followed by a NUL and one of its legal
 /// actions; `texts` are further action texts tried on the start position.
-pub fn position_seeds<G: Game>(game: &G, texts: &[&str]) -> Vec<Seed> {
+pub fn position_seeds<G: Extended>(game: &G, texts: &[&str]) -> Vec<Seed> {
     let manifest = game.manifest();
     let mut out = Vec::new();
     for players in player_counts(game) {
@@ -98,7 +98,7 @@ pub fn position_seeds<G: Game>(game: &G, texts: &[&str]) -> Vec<Seed> {
 
 /// Legal action texts after random play (the header replays the same
 /// play), and `texts` tried after `plies` of them.
-pub fn notation_seeds<G: Game>(game: &G, texts: &[&str]) -> Vec<Seed> {
+pub fn notation_seeds<G: Extended>(game: &G, texts: &[&str]) -> Vec<Seed> {
     let manifest = game.manifest();
     let mut out = Vec::new();
     for players in player_counts(game) {
@@ -136,7 +136,7 @@ pub fn notation_seeds<G: Game>(game: &G, texts: &[&str]) -> Vec<Seed> {
 }
 
 /// Each document as the value of free-text option `option`.
-pub fn option_seeds<G: Game>(game: &G, documents: &[&str]) -> Vec<Seed> {
+pub fn option_seeds<G: Extended>(game: &G, documents: &[&str]) -> Vec<Seed> {
     let manifest = game.manifest();
     documents
         .iter()
@@ -163,6 +163,7 @@ pub fn record_seeds(game: Arc<dyn DynGame>) -> Vec<Seed> {
                 match_id: format!("seed{i}{j}"),
                 game: manifest.name.clone(),
                 plugin_version: manifest.version.clone(),
+                plugin_sha256: None,
                 players,
                 options: BTreeMap::new(),
                 seed: SEEDS[j % SEEDS.len()],

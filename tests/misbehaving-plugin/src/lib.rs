@@ -26,8 +26,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tabletop_sdk::{
-    ActionId, Chance, Extension, Game, GameError, Manifest, Move, Player, PlayerResult, PlayerSet,
-    Setup, Status, Viewer, serde_json,
+    ActionId, ActionTargets, Chance, Evaluate, Game, GameError, Manifest, Move, Player,
+    PlayerResult, PlayerSet, Resample, SeatNames, Setup, Status, SvgBoard, Viewer, serde_json,
 };
 
 /// The misbehaviour `TABLETOP_MISBEHAVE` names (empty: none).
@@ -92,13 +92,6 @@ impl State {
 impl Game for Tiles {
     type State = State;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::Resample,
-        Extension::SeatNames,
-        Extension::Evaluate,
-        Extension::SvgBoard,
-        Extension::ActionTargets,
-    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -273,11 +266,15 @@ impl Game for Tiles {
         }
         format!("{}\n", self.view(state, viewer))
     }
+}
 
+impl SeatNames for Tiles {
     fn seat_names(&self, _: u32) -> Vec<String> {
         vec!["N".into(), "S".into()]
     }
+}
 
+impl Evaluate for Tiles {
     fn evaluate(&self, state: &State) -> Vec<f64> {
         let lead = state.right(0) as f64 - state.right(1) as f64;
         let first = 0.5 + lead / 8.0;
@@ -286,7 +283,9 @@ impl Game for Tiles {
         }
         vec![first, 1.0 - first]
     }
+}
 
+impl SvgBoard for Tiles {
     fn render_svg(&self, state: &State, viewer: Viewer) -> String {
         if misbehaves("segfault-svg") {
             let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGSEGV);
@@ -311,14 +310,18 @@ impl Game for Tiles {
         svg.push_str("</svg>");
         svg
     }
+}
 
+impl ActionTargets for Tiles {
     fn action_targets(&self, _: &State, _: Player, action: ActionId) -> Vec<String> {
         if misbehaves("bad-target") {
             return vec!["nowhere".into()];
         }
         vec![format!("guess-{action}")]
     }
+}
 
+impl Resample for Tiles {
     fn resample(&self, state: &State, viewer: Viewer, random: u64) -> State {
         let Some(tiles) = state.tiles else {
             return state.clone();
@@ -339,4 +342,7 @@ impl Game for Tiles {
     }
 }
 
-tabletop_sdk::export_game!(Tiles);
+tabletop_sdk::export_game!(
+    Tiles,
+    extensions: [Resample, SeatNames, Evaluate, SvgBoard, ActionTargets]
+);

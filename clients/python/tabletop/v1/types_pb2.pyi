@@ -80,7 +80,7 @@ class SeatStatus(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ..., out_reason: _Optional[_Union[SeatOutReason, str]] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ..., name: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed", "position", "svg")
+    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed", "position", "svg", "plugin_sha256")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -110,6 +110,7 @@ class MatchView(_message.Message):
     DELAYED_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     SVG_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_SHA256_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     plugin_version: str
@@ -132,7 +133,8 @@ class MatchView(_message.Message):
     delayed: bool
     position: str
     svg: str
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ..., spectator_delay: _Optional[_Union[SpectatorDelay, _Mapping]] = ..., delayed: _Optional[bool] = ..., position: _Optional[str] = ..., svg: _Optional[str] = ...) -> None: ...
+    plugin_sha256: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ..., spectator_delay: _Optional[_Union[SpectatorDelay, _Mapping]] = ..., delayed: _Optional[bool] = ..., position: _Optional[str] = ..., svg: _Optional[str] = ..., plugin_sha256: _Optional[str] = ...) -> None: ...
 
 class SpectatorDelay(_message.Message):
     __slots__ = ("moves", "ms")

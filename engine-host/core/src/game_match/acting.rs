@@ -230,7 +230,7 @@ impl Match {
         Ok(())
     }
 
-    /// Expands a shorthand of `seat` (see `Game::expand_notation`): `None` when
+    /// Expands a shorthand of `seat` (see `ExpandNotation::expand_notation`): `None` when
     /// `notation` is not one and stands for a single action.
     pub fn expand_notation(&self, seat: Player, notation: &str) -> HostResult<Option<Vec<String>>> {
         self.check_may_act(seat, None)?;

@@ -81,6 +81,7 @@ impl Match {
             match_id: self.setup.match_id.clone(),
             game: self.setup.game.clone(),
             plugin_version: self.setup.plugin_version.clone(),
+            plugin_sha256: self.setup.plugin_sha256.clone().unwrap_or_default(),
             version: self.version(),
             lifecycle: self.stage.lifecycle(),
             viewer_seat: match viewer {

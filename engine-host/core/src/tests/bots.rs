@@ -9,6 +9,7 @@ fn lanza_with_bot() -> Match {
         match_id: "m".into(),
         game: "lanza".into(),
         plugin_version: "1".into(),
+        plugin_sha256: None,
         players: 2,
         options: Default::default(),
         seed: 3,

@@ -26,8 +26,6 @@ impl Placed {
 impl Game for Placing {
     type State = Placed;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [tabletop_sdk::Extension] =
-        &[tabletop_sdk::Extension::ExpandNotation];
     fn manifest(&self) -> Manifest {
         Manifest {
             name: "placing".into(),
@@ -112,6 +110,15 @@ impl Game for Placing {
         }
         Ok(action)
     }
+    fn view(&self, s: &Placed, _: Viewer) -> serde_json::Value {
+        serde_json::json!(s.0)
+    }
+    fn render_text(&self, s: &Placed, _: Viewer) -> String {
+        self.position_to_string(s)
+    }
+}
+
+impl tabletop_sdk::ExpandNotation for Placing {
     fn expand_notation(
         &self,
         _: &Placed,
@@ -126,10 +133,6 @@ impl Game for Placing {
         };
         Ok(Some(list.iter().map(|s| s.to_string()).collect()))
     }
-    fn view(&self, s: &Placed, _: Viewer) -> serde_json::Value {
-        serde_json::json!(s.0)
-    }
-    fn render_text(&self, s: &Placed, _: Viewer) -> String {
-        self.position_to_string(s)
-    }
 }
+
+tabletop_sdk::declare_extensions!(Placing: [ExpandNotation]);

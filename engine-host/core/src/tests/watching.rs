@@ -27,6 +27,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
         match_id: "m".into(),
         game: "lanza".into(),
         plugin_version: "test".into(),
+        plugin_sha256: None,
         players: 4,
         options: BTreeMap::new(),
         seed: 9,

@@ -411,3 +411,86 @@ fn a_store_versioned_only_by_user_version_opens_with_its_matches() {
     assert_eq!(recorded, migrations::latest());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a host from before matches recorded their plugin build left (schema
+/// version 6: no `plugin_sha256` column, setups without the field): the file
+/// is brought to the latest version, migration 7 leaves the match's build
+/// NULL, and the match reads back whole, recording no build, so the host
+/// replays it through its version's one build as before.
+#[test]
+fn a_store_from_before_builds_were_recorded_migrates_and_its_matches_read_back_without_one() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let mut old_match = stored("a", "g", 1, true);
+    old_match.setup.plugin_sha256 = None;
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .create_match(&new(&old_match))
+        .and_then(Commit::wait)
+        .unwrap();
+    drop(store);
+    let old = Connection::open(&path).unwrap();
+    old.execute_batch(
+        "ALTER TABLE matches DROP COLUMN plugin_sha256; \
+         DELETE FROM refinery_schema_history WHERE version = 7; \
+         PRAGMA user_version = 6;",
+    )
+    .unwrap();
+    let setup_json: String = old
+        .query_row("SELECT setup_json FROM matches", [], |row| row.get(0))
+        .unwrap();
+    assert!(!setup_json.contains("plugin_sha256"), "{setup_json}");
+    drop(old);
+
+    let store = SqliteStore::open(&path).unwrap();
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(loaded.setup.plugin_sha256, None);
+    assert_eq!(loaded.setup, old_match.setup);
+    assert_eq!(loaded.log, old_match.log);
+    store
+        .append("a", &entries(&[entry(2)]))
+        .and_then(Commit::wait)
+        .unwrap();
+    drop(store);
+    let conn = Connection::open(&path).unwrap();
+    let (version, build): (u32, Option<String>) = conn
+        .query_row(
+            "SELECT (SELECT MAX(version) FROM refinery_schema_history), plugin_sha256 \
+             FROM matches WHERE match_id = 'a'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((version, build), (migrations::latest(), None));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A match created with a build keeps its hash in the setup and in the
+/// column the migration added.
+#[test]
+fn a_match_records_the_content_hash_of_its_plugin_build() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .create_match(&new(&stored("a", "g", 1, true)))
+        .and_then(Commit::wait)
+        .unwrap();
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(
+        loaded.setup.plugin_sha256.as_deref(),
+        Some(crate::store::conformance::BUILD_SHA256)
+    );
+    drop(store);
+    let column: Option<String> = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT plugin_sha256 FROM matches", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(
+        column.as_deref(),
+        Some(crate::store::conformance::BUILD_SHA256)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

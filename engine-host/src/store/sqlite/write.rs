@@ -240,9 +240,9 @@ fn create(
     cached(
         conn,
         "INSERT INTO matches (match_id, setup_json, pending_json, results_json, game, state, \
-         created_at_ms, first_log_seq, final_version, log_json) \
+         created_at_ms, first_log_seq, final_version, log_json, plugin_sha256) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM log), \
-         ?8, ?9)",
+         ?8, ?9, ?10)",
         params![
             setup.match_id,
             to_json(setup)?,
@@ -253,6 +253,7 @@ fn create(
             setup.created_at_ms,
             finished.then_some(stored.log.len() as i64),
             finished.then(|| to_json(&stored.log)).transpose()?,
+            setup.plugin_sha256,
         ],
     )?;
     for (seat, hash) in stored.seat_hashes.iter().enumerate() {

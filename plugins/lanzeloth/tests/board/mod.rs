@@ -3,6 +3,7 @@
 //! the stacks, piles and places a player clicks.
 
 use lanzeloth::Lanzeloth;
+use tabletop_sdk::{ActionTargets, SvgBoard};
 use tabletop_sdk::{Game, Viewer};
 
 use crate::support::setup;

@@ -3,6 +3,7 @@
 //! sentence and kind, `apply` with the same sentence, and nothing changes.
 
 use lanzeloth::{EselMode, Lanzeloth, Position, Rules, Scoring, reason};
+use tabletop_sdk::ExplainRefusal;
 use tabletop_sdk::{ActionId, Attempt, ErrorKind, Game, Move, Player, Setup};
 
 use super::{forced, penalty, start};

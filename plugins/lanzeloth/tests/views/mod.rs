@@ -8,6 +8,7 @@ use lanzeloth::{Lanzeloth, Position};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
+use tabletop_sdk::RemovePlayer;
 use tabletop_sdk::{Game, Status, Viewer};
 
 use crate::support::{apply, random_transition, setup, viewers};

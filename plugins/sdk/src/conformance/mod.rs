@@ -47,7 +47,7 @@
 //!   for some viewer changes (its position text differs). A claim of `true`
 //!   must show at least once in the run: a chance node, a simultaneous turn,
 //!   a resample that differs from the original (see [`Config::claims_to_meet`]);
-//! - **removing a player** ([`crate::Game::remove_player`]): a game whose
+//! - **removing a player** ([`crate::RemovePlayer::remove_player`]): a game whose
 //!   manifest says `removable_players: false` refuses it without a fault and
 //!   without changing the state. A game that says `true` plays further random
 //!   matches in which, at random decisions, a random seat still in is removed

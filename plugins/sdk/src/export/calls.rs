@@ -17,6 +17,13 @@ use crate::error::GameError;
 use crate::manifest::Setup;
 use crate::types::{Attempt, Chance, Transition, Viewer};
 
+/// An extension's function from the game's table. The host finds an
+/// extension's table only when the game declares it, so `None` is a host
+/// that kept a table it was not given.
+fn declared<F>(function: Option<F>) -> Result<F, GameError> {
+    function.ok_or_else(|| GameError::unsupported("the game does not declare this extension"))
+}
+
 /// A JSON text of `value`, or an internal error.
 fn json(value: &impl serde::Serialize) -> Result<Option<String>, GameError> {
     serde_json::to_string(value)
@@ -355,7 +362,8 @@ pub(super) unsafe extern "C" fn remove_player<G: Instance>(
         // SAFETY: a handle of this plugin; this call holds it alone.
         let slot = unsafe { slot_mut::<G>(state) }?;
         let game = G::instance();
-        slot.mutate(|state| game.remove_player(state, player))?;
+        let remove = declared(G::EXTENSIONS.remove_player)?;
+        slot.mutate(|state| remove(game, state, player))?;
         // SAFETY: the caller passes a writable status.
         unsafe { write_status(status_out, game.status(&slot.state)) };
         Ok(None)
@@ -372,7 +380,8 @@ pub(super) unsafe extern "C" fn expand_notation<G: Instance>(
     guard(out, || {
         // SAFETY: the caller lends `text`, and a handle of this plugin.
         let (text, state) = unsafe { (read_str(text)?.unwrap_or(""), slot::<G>(state)?) };
-        match G::instance().expand_notation(&state.state, player, text)? {
+        let expand = declared(G::EXTENSIONS.expand_notation)?;
+        match expand(G::instance(), &state.state, player, text)? {
             // An untouched `out` is the ABI's "not a shorthand".
             None => Ok(None),
             Some(list) => json(&list),
@@ -391,14 +400,15 @@ pub(super) unsafe extern "C" fn resample<G: Instance>(
     guard(out, || {
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
-        let copy = G::instance().resample(state, Viewer::from_code(viewer), random);
+        let resample = declared(G::EXTENSIONS.resample)?;
+        let copy = resample(G::instance(), state, Viewer::from_code(viewer), random);
         // SAFETY: the caller passes a writable handle slot.
         unsafe { write_handle(state_out, into_handle::<G>(copy)) };
         Ok(None)
     })
 }
 
-/// The seats-out extension's function: the game's [`Game::seats_out`](crate::Game::seats_out)
+/// The seats-out extension's function: the game's [`SeatsOut::seats_out`](crate::SeatsOut::seats_out)
 /// as JSON in `out`, which the caller releases with `free_buf`.
 pub(super) unsafe extern "C" fn seats_out<G: Instance>(
     state: *const StateHandle,
@@ -407,14 +417,16 @@ pub(super) unsafe extern "C" fn seats_out<G: Instance>(
     guard(out, || {
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
-        json(&G::instance().seats_out(state))
+        json(&declared(G::EXTENSIONS.seats_out)?(G::instance(), state))
     })
 }
 
-/// The seat-names extension's function: [`Game::seat_names`](crate::Game::seat_names)
+/// The seat-names extension's function: [`SeatNames::seat_names`](crate::SeatNames::seat_names)
 /// as a JSON array in `out`.
 pub(super) unsafe extern "C" fn seat_names<G: Instance>(players: u32, out: *mut PluginBuf) -> i32 {
-    guard(out, || json(&G::instance().seat_names(players)))
+    guard(out, || {
+        json(&declared(G::EXTENSIONS.seat_names)?(G::instance(), players))
+    })
 }
 
 /// The explain-refusal extension's function for an action id: the game's
@@ -429,7 +441,8 @@ pub(super) unsafe extern "C" fn explain_action<G: Instance>(
     guard(out, || {
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
-        match G::instance().explain_refusal(state, player, Attempt::Id(action)) {
+        let explain = declared(G::EXTENSIONS.explain_refusal)?;
+        match explain(G::instance(), state, player, Attempt::Id(action)) {
             None => Ok(None),
             Some(refusal) => json(&refusal),
         }
@@ -446,7 +459,8 @@ pub(super) unsafe extern "C" fn explain_notation<G: Instance>(
     guard(out, || {
         // SAFETY: the caller lends `text`, and a handle of this plugin.
         let (text, state) = unsafe { (read_str(text)?.unwrap_or(""), slot::<G>(state)?) };
-        match G::instance().explain_refusal(&state.state, player, Attempt::Text(text)) {
+        let explain = declared(G::EXTENSIONS.explain_refusal)?;
+        match explain(G::instance(), &state.state, player, Attempt::Text(text)) {
             None => Ok(None),
             Some(refusal) => json(&refusal),
         }
@@ -462,14 +476,14 @@ pub(super) unsafe extern "C" fn action_space<G: Instance>(
     guard(out, || {
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
-        let count = G::instance().action_space(state);
+        let count = declared(G::EXTENSIONS.action_space)?(G::instance(), state);
         // SAFETY: the caller passes a writable u64.
         unsafe { count_out.write(count) };
         Ok(None)
     })
 }
 
-/// The evaluate extension's function: [`Game::evaluate`](crate::Game::evaluate)
+/// The evaluate extension's function: [`Evaluate::evaluate`](crate::Evaluate::evaluate)
 /// written into the caller's `count` values, one per seat.
 pub(super) unsafe extern "C" fn evaluate<G: Instance>(
     state: *const StateHandle,
@@ -480,7 +494,7 @@ pub(super) unsafe extern "C" fn evaluate<G: Instance>(
     guard(out, || {
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
-        let values = G::instance().evaluate(state);
+        let values = declared(G::EXTENSIONS.evaluate)?(G::instance(), state);
         if values.len() != count {
             return Err(GameError::internal(format!(
                 "evaluate gives {} values; {count} were asked for, one per seat",
@@ -499,7 +513,7 @@ pub(super) unsafe extern "C" fn evaluate<G: Instance>(
     })
 }
 
-/// The svg-board extension's function: [`Game::render_svg`](crate::Game::render_svg)
+/// The svg-board extension's function: [`SvgBoard::render_svg`](crate::SvgBoard::render_svg)
 /// for a viewer, in `out`.
 pub(super) unsafe extern "C" fn render_svg<G: Instance>(
     state: *const StateHandle,
@@ -509,12 +523,13 @@ pub(super) unsafe extern "C" fn render_svg<G: Instance>(
     guard(out, || {
         // SAFETY: a handle of this plugin, one call at a time.
         let state = &unsafe { slot::<G>(state) }?.state;
-        let svg = G::instance().render_svg(state, Viewer::from_code(viewer));
+        let render = declared(G::EXTENSIONS.render_svg)?;
+        let svg = render(G::instance(), state, Viewer::from_code(viewer));
         Ok((!svg.is_empty()).then_some(svg))
     })
 }
 
-/// The action-targets extension's function: [`Game::action_targets`](crate::Game::action_targets)
+/// The action-targets extension's function: [`ActionTargets::action_targets`](crate::ActionTargets::action_targets)
 /// of each of the caller's `count` ids, as a JSON array of arrays in `out`.
 pub(super) unsafe extern "C" fn action_targets<G: Instance>(
     state: *const StateHandle,
@@ -533,9 +548,10 @@ pub(super) unsafe extern "C" fn action_targets<G: Instance>(
             unsafe { std::slice::from_raw_parts(ids, count) }
         };
         let game = G::instance();
+        let targets_of = declared(G::EXTENSIONS.action_targets)?;
         let targets: Vec<Vec<String>> = ids
             .iter()
-            .map(|&id| game.action_targets(state, player, id))
+            .map(|&id| targets_of(game, state, player, id))
             .collect();
         json(&targets)
     })

@@ -18,6 +18,7 @@ use crate::abi::{
     SvgBoardExt,
 };
 use crate::error::{ErrorKind, GameError};
+use crate::extension::Extended;
 use crate::game::{Extension, Game};
 use crate::manifest::Manifest;
 use crate::types::Status;
@@ -28,7 +29,7 @@ mod ply;
 mod tests;
 
 /// The one instance of a plugin's game, provided by [`export_game!`](crate::export_game).
-pub trait Instance: Game {
+pub trait Instance: Extended {
     /// The process-wide game value.
     fn instance() -> &'static Self;
 
@@ -41,9 +42,9 @@ pub trait Instance: Game {
 }
 
 /// The manifest the plugin reports for `game`.
-pub fn manifest_of<G: Game>(game: &G) -> Manifest {
+pub fn manifest_of<G: Extended>(game: &G) -> Manifest {
     let mut manifest = game.manifest();
-    manifest.removable_players = G::EXTENSIONS.contains(&Extension::RemovePlayer);
+    manifest.removable_players = G::EXTENSIONS.has(Extension::RemovePlayer);
     manifest
 }
 
@@ -123,7 +124,7 @@ unsafe extern "C" fn get_extension<G: Instance>(id: StrRef) -> *const c_void {
     let Some(extension) = Extension::ALL.into_iter().find(|e| e.id() == id) else {
         return std::ptr::null();
     };
-    if !G::EXTENSIONS.contains(&extension) {
+    if !G::EXTENSIONS.has(extension) {
         return std::ptr::null();
     }
     match extension {
@@ -371,12 +372,22 @@ unsafe fn write_status(status_out: *mut RawStatus, status: Status) {
 /// the end of a game crate whose `Cargo.toml` has
 /// `crate-type = ["cdylib", "rlib"]`.
 ///
+/// `extensions` names the extension traits ([`crate::extension`]) the game
+/// implements, exactly those (see
+/// [`declare_extensions!`](crate::declare_extensions)); a game without
+/// extensions leaves it out.
+///
 /// ```ignore
-/// tabletop_sdk::export_game!(MyGame);
+/// tabletop_sdk::export_game!(MyGame, extensions: [SvgBoard, ActionTargets]);
 /// ```
 #[macro_export]
 macro_rules! export_game {
     ($game:ty) => {
+        $crate::export_game!($game, extensions: []);
+    };
+    ($game:ty, extensions: [$($extension:ident),* $(,)?]) => {
+        $crate::declare_extensions!($game: [$($extension),*]);
+
         impl $crate::export::Instance for $game {
             fn instance() -> &'static Self {
                 static GAME: ::std::sync::OnceLock<$game> = ::std::sync::OnceLock::new();

@@ -19,7 +19,6 @@ const PANIC: u64 = 7;
 impl Game for Boom {
     type State = u32;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = &[Extension::RemovePlayer];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -94,6 +93,16 @@ impl Game for Boom {
         made.to_string()
     }
 }
+
+impl crate::RemovePlayer for Boom {
+    fn remove_player(&self, _: &mut u32, player: u32) -> Result<(), GameError> {
+        Err(GameError::unsupported(format!(
+            "boom takes no seat out (seat {player})"
+        )))
+    }
+}
+
+crate::declare_extensions!(Boom: [RemovePlayer]);
 
 impl Instance for Boom {
     fn instance() -> &'static Self {

@@ -26,6 +26,8 @@ pub(crate) struct Count {
     rolling: bool,
 }
 
+crate::declare_extensions!(Counter: []);
+
 impl Instance for Counter {
     fn instance() -> &'static Self {
         &Counter

@@ -15,9 +15,9 @@
 use serde::{Deserialize, Serialize};
 use tabletop_sdk::text::quote;
 use tabletop_sdk::{
-    ActionId, Attempt, Better, Chance, Extension, Game, GameError, Manifest, Move, OptionSpec,
-    Player, PlayerResult, Refusal, Setup, Status, Viewer, check_joint_action, results_by_key,
-    seat_label, serde_json,
+    ActionId, Attempt, Better, Chance, ExplainRefusal, Game, GameError, Manifest, Move, OptionSpec,
+    Player, PlayerResult, Refusal, Resample, SeatNames, Setup, Status, Viewer, check_joint_action,
+    results_by_key, seat_label, serde_json,
 };
 
 #[derive(Debug, Default)]
@@ -116,11 +116,6 @@ fn decode_secrets(random: u64, players: usize) -> Vec<u8> {
 impl Game for Guess {
     type State = State;
     type View<'a> = serde_json::Value;
-    const EXTENSIONS: &'static [Extension] = &[
-        Extension::Resample,
-        Extension::SeatNames,
-        Extension::ExplainRefusal,
-    ];
 
     fn manifest(&self) -> Manifest {
         Manifest {
@@ -287,32 +282,6 @@ impl Game for Guess {
         }
     }
 
-    fn seat_names(&self, players: u32) -> Vec<String> {
-        match SEAT_NAMES.get(..players as usize) {
-            Some(names) => names.iter().map(|name| name.to_string()).collect(),
-            None => Vec::new(),
-        }
-    }
-
-    fn explain_refusal(
-        &self,
-        state: &State,
-        player: Player,
-        attempt: Attempt<'_>,
-    ) -> Option<Refusal> {
-        match attempt {
-            Attempt::Id(bid) => why_not(state, player, bid),
-            Attempt::Text(text) => match read_bid(text) {
-                Ok(bid) => why_not(state, player, bid),
-                Err(refusal) => Some(refusal),
-            },
-        }
-    }
-
-    fn action_space(&self, _state: &State) -> u64 {
-        BIDS
-    }
-
     fn view(&self, state: &State, viewer: Viewer) -> serde_json::Value {
         let secrets: Vec<serde_json::Value> = (0..state.secrets.len())
             .map(|p| {
@@ -339,7 +308,9 @@ impl Game for Guess {
     fn render_text(&self, state: &State, viewer: Viewer) -> String {
         format!("{}\n", self.view(state, viewer))
     }
+}
 
+impl Resample for Guess {
     fn resample(&self, state: &State, viewer: Viewer, random: u64) -> State {
         let mut other = state.clone();
         if state.phase == Phase::Deal || state.phase == Phase::Over {
@@ -357,3 +328,35 @@ impl Game for Guess {
         other
     }
 }
+
+impl SeatNames for Guess {
+    fn seat_names(&self, players: u32) -> Vec<String> {
+        match SEAT_NAMES.get(..players as usize) {
+            Some(names) => names.iter().map(|name| name.to_string()).collect(),
+            None => Vec::new(),
+        }
+    }
+}
+
+impl ExplainRefusal for Guess {
+    fn explain_refusal(
+        &self,
+        state: &State,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Option<Refusal> {
+        match attempt {
+            Attempt::Id(bid) => why_not(state, player, bid),
+            Attempt::Text(text) => match read_bid(text) {
+                Ok(bid) => why_not(state, player, bid),
+                Err(refusal) => Some(refusal),
+            },
+        }
+    }
+
+    fn action_space(&self, _state: &State) -> u64 {
+        BIDS
+    }
+}
+
+tabletop_sdk::declare_extensions!(Guess: [Resample, SeatNames, ExplainRefusal]);

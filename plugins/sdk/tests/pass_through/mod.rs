@@ -1,9 +1,11 @@
 //! Test games that change one thing about an inner game (their field `.0`)
-//! and pass every other [`tabletop_sdk::Game`] method through to it.
+//! and pass every other [`tabletop_sdk::Game`] and extension method through
+//! to it.
 
-/// Writes the named `Game` methods, each calling the same method of
-/// `self.0`, inside an `impl Game` block: a wrapper names the methods it
-/// passes through and writes the ones it changes. `playing` names the
+/// Writes the named methods, each calling the same method of `self.0`,
+/// inside an `impl Game` block or an extension's (`resample`,
+/// `seat_names`, `explain_refusal`, `action_space`): a wrapper names the
+/// methods it passes through and writes the ones it changes. `playing` names the
 /// methods that set up, play and write the game (`new_state` to
 /// `parse_action`), which every wrapper here passes through.
 macro_rules! pass_through {
@@ -116,12 +118,12 @@ macro_rules! pass_through {
     };
     (@ resample) => {
         fn resample(&self, s: &Self::State, v: tabletop_sdk::Viewer, r: u64) -> Self::State {
-            self.0.resample(s, v, r)
+            tabletop_sdk::Resample::resample(&self.0, s, v, r)
         }
     };
     (@ seat_names) => {
         fn seat_names(&self, players: u32) -> Vec<String> {
-            self.0.seat_names(players)
+            tabletop_sdk::SeatNames::seat_names(&self.0, players)
         }
     };
     (@ explain_refusal) => {
@@ -131,12 +133,12 @@ macro_rules! pass_through {
             p: u32,
             a: tabletop_sdk::Attempt<'_>,
         ) -> Option<tabletop_sdk::Refusal> {
-            self.0.explain_refusal(s, p, a)
+            tabletop_sdk::ExplainRefusal::explain_refusal(&self.0, s, p, a)
         }
     };
     (@ action_space) => {
         fn action_space(&self, s: &Self::State) -> u64 {
-            self.0.action_space(s)
+            tabletop_sdk::ExplainRefusal::action_space(&self.0, s)
         }
     };
 }

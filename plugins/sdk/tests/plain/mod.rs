@@ -172,3 +172,5 @@ impl Game for Nim {
         format!("{} stones, seat {} to move\n", state.pile, state.to_move)
     }
 }
+
+tabletop_sdk::declare_extensions!(Nim: []);

@@ -40,6 +40,7 @@
 // | MATCH_PAUSED | FAILED_PRECONDITION | | a director paused the match; actions wait until it resumes |
 // | CONTROL_REFUSED | FAILED_PRECONDITION | | a director's control does not apply to the match as it is (pausing a paused match, adding time to a match without a clock) |
 // | REQUEST_ID_REUSED | ALREADY_EXISTS | request_id, match_id | CreateMatch: the `request_id` was used for a different request |
+// | AMBIGUOUS_GAME_VERSION | FAILED_PRECONDITION | game, version, files (comma-separated) | CreateMatch, ImportRecord: files with different content claim this game version; none is chosen until all but one are removed |
 // | PLUGIN_CONFLICT | FAILED_PRECONDITION | game, version, existing_file | LoadPlugin: another file provides this game version |
 // | TOKEN_REQUIRED | UNAUTHENTICATED | credential (seat, admin, organizer, join_code) | the call needs a token and got none |
 // | BAD_TOKEN | PERMISSION_DENIED | credential (seat, admin, bearer, join_code) | the token is not one this server knows for this (wrong, or revoked) |
