@@ -201,7 +201,10 @@ async fn a_second_build_copied_into_a_running_host_is_listed_and_refuses_new_mat
     let so = std::env::consts::DLL_EXTENSION;
     let log = root.join("host.log");
     let mut host = host_on(root, &[(&format!("counter.{so}"), &first)], &log).await;
-    assert_eq!(listed_builds(&host).await, [first_hash.clone()]);
+    assert_eq!(
+        listed_builds(&host).await,
+        std::slice::from_ref(&first_hash)
+    );
     let running = create_and_tick(&host).await;
 
     // The copy goes in under a temporary name and is renamed into place, as

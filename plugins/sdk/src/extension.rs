@@ -240,31 +240,61 @@ pub trait Extended: Game {
     const EXTENSIONS: ExtensionTable<Self>;
 }
 
+/// The signature of each extension function, as the table and its entries
+/// hold it: a plain function of the game and its arguments.
+pub mod signature {
+    use crate::error::GameError;
+    use crate::game::Game;
+    use crate::types::{ActionId, Attempt, Player, Refusal, SeatOut, Viewer};
+
+    /// [`RemovePlayer::remove_player`](super::RemovePlayer::remove_player).
+    pub type RemovePlayer<G> = fn(&G, &mut <G as Game>::State, Player) -> Result<(), GameError>;
+    /// [`ExpandNotation::expand_notation`](super::ExpandNotation::expand_notation).
+    pub type ExpandNotation<G> =
+        fn(&G, &<G as Game>::State, Player, &str) -> Result<Option<Vec<String>>, GameError>;
+    /// [`Resample::resample`](super::Resample::resample).
+    pub type Resample<G> = fn(&G, &<G as Game>::State, Viewer, u64) -> <G as Game>::State;
+    /// [`SeatsOut::seats_out`](super::SeatsOut::seats_out).
+    pub type SeatsOut<G> = fn(&G, &<G as Game>::State) -> Vec<SeatOut>;
+    /// [`SeatNames::seat_names`](super::SeatNames::seat_names).
+    pub type SeatNames<G> = fn(&G, u32) -> Vec<String>;
+    /// [`ExplainRefusal::explain_refusal`](super::ExplainRefusal::explain_refusal).
+    pub type ExplainRefusal<G> =
+        fn(&G, &<G as Game>::State, Player, Attempt<'_>) -> Option<Refusal>;
+    /// [`ExplainRefusal::action_space`](super::ExplainRefusal::action_space).
+    pub type ActionSpace<G> = fn(&G, &<G as Game>::State) -> u64;
+    /// [`Evaluate::evaluate`](super::Evaluate::evaluate).
+    pub type Evaluate<G> = fn(&G, &<G as Game>::State) -> Vec<f64>;
+    /// [`SvgBoard::render_svg`](super::SvgBoard::render_svg).
+    pub type RenderSvg<G> = fn(&G, &<G as Game>::State, Viewer) -> String;
+    /// [`ActionTargets::action_targets`](super::ActionTargets::action_targets).
+    pub type ActionTargets<G> = fn(&G, &<G as Game>::State, Player, ActionId) -> Vec<String>;
+}
+
 /// The functions of a game's declared extensions; `None` for each it does
 /// not offer. Built only by [`declare_extensions!`](crate::declare_extensions),
 /// from the extension traits the game implements.
 pub struct ExtensionTable<G: Game> {
     /// [`RemovePlayer::remove_player`].
-    pub remove_player: Option<fn(&G, &mut G::State, Player) -> Result<(), GameError>>,
+    pub remove_player: Option<signature::RemovePlayer<G>>,
     /// [`ExpandNotation::expand_notation`].
-    pub expand_notation:
-        Option<fn(&G, &G::State, Player, &str) -> Result<Option<Vec<String>>, GameError>>,
+    pub expand_notation: Option<signature::ExpandNotation<G>>,
     /// [`Resample::resample`].
-    pub resample: Option<fn(&G, &G::State, Viewer, u64) -> G::State>,
+    pub resample: Option<signature::Resample<G>>,
     /// [`SeatsOut::seats_out`].
-    pub seats_out: Option<fn(&G, &G::State) -> Vec<SeatOut>>,
+    pub seats_out: Option<signature::SeatsOut<G>>,
     /// [`SeatNames::seat_names`].
-    pub seat_names: Option<fn(&G, u32) -> Vec<String>>,
+    pub seat_names: Option<signature::SeatNames<G>>,
     /// [`ExplainRefusal::explain_refusal`].
-    pub explain_refusal: Option<fn(&G, &G::State, Player, Attempt<'_>) -> Option<Refusal>>,
+    pub explain_refusal: Option<signature::ExplainRefusal<G>>,
     /// [`ExplainRefusal::action_space`].
-    pub action_space: Option<fn(&G, &G::State) -> u64>,
+    pub action_space: Option<signature::ActionSpace<G>>,
     /// [`Evaluate::evaluate`].
-    pub evaluate: Option<fn(&G, &G::State) -> Vec<f64>>,
+    pub evaluate: Option<signature::Evaluate<G>>,
     /// [`SvgBoard::render_svg`].
-    pub render_svg: Option<fn(&G, &G::State, Viewer) -> String>,
+    pub render_svg: Option<signature::RenderSvg<G>>,
     /// [`ActionTargets::action_targets`].
-    pub action_targets: Option<fn(&G, &G::State, Player, ActionId) -> Vec<String>>,
+    pub action_targets: Option<signature::ActionTargets<G>>,
 }
 
 impl<G: Game> std::fmt::Debug for ExtensionTable<G> {
@@ -278,18 +308,15 @@ impl<G: Game> std::fmt::Debug for ExtensionTable<G> {
 #[doc(hidden)]
 #[allow(missing_debug_implementations)]
 pub enum Entry<G: Game> {
-    RemovePlayer(fn(&G, &mut G::State, Player) -> Result<(), GameError>),
-    ExpandNotation(fn(&G, &G::State, Player, &str) -> Result<Option<Vec<String>>, GameError>),
-    Resample(fn(&G, &G::State, Viewer, u64) -> G::State),
-    SeatsOut(fn(&G, &G::State) -> Vec<SeatOut>),
-    SeatNames(fn(&G, u32) -> Vec<String>),
-    ExplainRefusal(
-        fn(&G, &G::State, Player, Attempt<'_>) -> Option<Refusal>,
-        fn(&G, &G::State) -> u64,
-    ),
-    Evaluate(fn(&G, &G::State) -> Vec<f64>),
-    SvgBoard(fn(&G, &G::State, Viewer) -> String),
-    ActionTargets(fn(&G, &G::State, Player, ActionId) -> Vec<String>),
+    RemovePlayer(signature::RemovePlayer<G>),
+    ExpandNotation(signature::ExpandNotation<G>),
+    Resample(signature::Resample<G>),
+    SeatsOut(signature::SeatsOut<G>),
+    SeatNames(signature::SeatNames<G>),
+    ExplainRefusal(signature::ExplainRefusal<G>, signature::ActionSpace<G>),
+    Evaluate(signature::Evaluate<G>),
+    SvgBoard(signature::RenderSvg<G>),
+    ActionTargets(signature::ActionTargets<G>),
 }
 
 /// An extension's marker, wired to its trait's methods for a game that
