@@ -47,7 +47,7 @@ impl Engine {
     /// [`Engine::add_plugin_file`] for each of `files`: the checks run
     /// several at once, the files are loaded in the order given. A file
     /// whose game version is loaded from another file with other content
-    /// is loaded beside it (see [`super::catalog`]): the start-up scan and
+    /// is loaded beside it (see `engine/catalog.rs`): the start-up scan and
     /// hot-add choose no build by file-name order.
     pub fn add_plugin_files(&self, files: &[PathBuf]) -> Vec<Result<Added, AddError>> {
         let vetted = self.catalog.vet_all(files);

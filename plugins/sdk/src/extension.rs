@@ -5,8 +5,14 @@
 //! in-process, [`declare_extensions!`](crate::declare_extensions)):
 //!
 //! ```ignore
-//! impl SvgBoard for War { fn render_svg(&self, state: &State, viewer: Viewer) -> String { … } }
-//! impl ActionTargets for War { fn action_targets(…) -> Vec<String> { … } }
+//! impl SvgBoard for War {
+//!     fn render_svg(&self, state: &Position, viewer: Viewer) -> String { svg::svg(state) }
+//! }
+//! impl ActionTargets for War {
+//!     fn action_targets(&self, state: &Position, player: Player, action: ActionId) -> Vec<String> {
+//!         svg::targets(state, action)
+//!     }
+//! }
 //! tabletop_sdk::export_game!(War, extensions: [SvgBoard, ActionTargets]);
 //! ```
 //!
