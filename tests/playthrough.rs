@@ -426,7 +426,8 @@ fn state_name(state: i32) -> &'static str {
 }
 
 /// A short digest of everything a view shows (its match id aside, which is
-/// random), so Watch events can be matched with the views written above them.
+/// random, and its plugin build's hash, which every compiler and build
+/// setting changes), so Watch events can be matched with the views written above them.
 /// It hashes the wire encoding, which leaves out fields at their defaults: a
 /// field added to the API that a recorded match does not use changes no
 /// digest, while any value a view shows does.
@@ -434,6 +435,7 @@ fn digest(view: &pb::MatchView) -> String {
     use prost::Message;
     let mut view = view.clone();
     view.match_id.clear();
+    view.plugin_sha256.clear();
     short_hash(&view.encode_to_vec())
 }
 
@@ -483,12 +485,13 @@ fn changed_fields(before: &serde_json::Value, after: &serde_json::Value) -> Opti
 }
 
 /// Blanks what differs between two runs of the same playthrough: the random
-/// match id and wall-clock times.
+/// match id, the hash of the plugin build (another compiler, another hash)
+/// and wall-clock times.
 fn normalize_record(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(fields) => {
             for (key, field) in fields.iter_mut() {
-                if key == "match_id" {
+                if key == "match_id" || key == "plugin_sha256" {
                     *field = serde_json::Value::String("-".into());
                 } else if key.ends_with("at_ms") {
                     *field = serde_json::Value::from(0);
@@ -526,16 +529,16 @@ mod tests {
     }
 
     #[test]
-    fn records_lose_their_match_id_and_times_only() {
+    fn records_lose_their_match_id_build_hash_and_times_only() {
         let mut record = serde_json::json!({
-            "match_id": "abc", "created_at_ms": 5, "seed": 3,
+            "match_id": "abc", "plugin_sha256": "0f1e", "created_at_ms": 5, "seed": 3,
             "actions": [{"at_ms": 9, "moves": [{"at_ms": 9, "action": 4}]}]
         });
         normalize_record(&mut record);
         assert_eq!(
             record,
             serde_json::json!({
-                "match_id": "-", "created_at_ms": 0, "seed": 3,
+                "match_id": "-", "plugin_sha256": "-", "created_at_ms": 0, "seed": 3,
                 "actions": [{"at_ms": 0, "moves": [{"at_ms": 0, "action": 4}]}]
             })
         );
