@@ -253,6 +253,9 @@ impl<G: Extended> DynState for InProcessState<G> {
     }
 
     fn chance(&self) -> Result<Chance, GameError> {
+        if self.game.status(&self.state) != Status::Chance {
+            return Err(GameError::chance_not_to_act());
+        }
         Ok(self.game.chance(&self.state))
     }
 
@@ -276,6 +279,9 @@ impl<G: Extended> DynState for InProcessState<G> {
     }
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
+        if self.game.status(&self.state) != Status::Chance {
+            return Err(GameError::chance_not_to_act());
+        }
         self.game.apply_chance(&mut self.state, outcome)
     }
 

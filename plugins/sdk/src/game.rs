@@ -50,7 +50,8 @@ pub trait Game: Default + Send + Sync + 'static {
     fn status(&self, state: &Self::State) -> Status;
 
     /// How the current chance node is resolved. Called only when
-    /// [`Game::status`] is [`Status::Chance`].
+    /// [`Game::status`] is [`Status::Chance`]: elsewhere the SDK answers
+    /// `NOT_YOUR_TURN` itself, as the ABI requires of every game.
     fn chance(&self, state: &Self::State) -> Chance;
 
     /// Every player's result. Called only when [`Game::status`] is
@@ -70,7 +71,8 @@ pub trait Game: Default + Send + Sync + 'static {
     fn apply(&self, state: &mut Self::State, moves: &[Move]) -> Result<(), GameError>;
 
     /// Applies a chance outcome: one listed in [`Chance::Explicit`], or any `u64`
-    /// for [`Chance::Sampled`].
+    /// for [`Chance::Sampled`]. Called only at a chance node, like
+    /// [`Game::chance`]; a game without chance may simply refuse.
     fn apply_chance(&self, state: &mut Self::State, outcome: u64) -> Result<(), GameError>;
 
     /// The text of `action` for `player` (`c3-e3`, `K2 Q5 J1`, `flip`).

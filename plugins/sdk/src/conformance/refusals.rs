@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use super::Failure;
 use super::context::{Ctx, fingerprint};
 use crate::dynamic::DynState;
+use crate::error::ErrorKind;
 use crate::types::{ActionId, Move};
 
 /// Ids that are not legal for `player` (near the legal ones, and far away).
@@ -64,6 +65,29 @@ pub(super) fn check_illegal_refused(
     }
     for (what, joint) in attempts {
         ctx.refused(&what, state.apply(&joint))?;
+        if fingerprint(ctx, state)? != before {
+            return Err(ctx.fail(format!("{what} was refused but changed the state")));
+        }
+    }
+    // Players are to move, so chance is not: both chance calls answer
+    // NOT_YOUR_TURN, the code the ABI gives for it in every game.
+    for (what, refusal) in [
+        (
+            "chance's outcomes asked while players are to move",
+            state.chance().map(|_| ()),
+        ),
+        (
+            "a chance outcome applied while players are to move",
+            state.apply_chance(0),
+        ),
+    ] {
+        let refusal = ctx.refused(what, refusal)?;
+        if refusal.kind != ErrorKind::NotYourTurn {
+            return Err(ctx.fail(format!(
+                "{what} was refused with {:?}, not NotYourTurn: {}",
+                refusal.kind, refusal.message
+            )));
+        }
         if fingerprint(ctx, state)? != before {
             return Err(ctx.fail(format!("{what} was refused but changed the state")));
         }

@@ -57,8 +57,9 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
     (
         "illegal-refused",
-        "illegal ids, malformed joint actions and unlisted chance outcomes are refused without \
-         a fault and without changing the state",
+        "illegal ids, malformed joint actions, unlisted chance outcomes and chance calls while \
+         players are to move (NOT_YOUR_TURN) are refused without a fault and without changing \
+         the state",
     ),
     (
         "apply-and-lend",

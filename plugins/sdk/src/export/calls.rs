@@ -15,7 +15,7 @@ use crate::abi::{
 };
 use crate::error::GameError;
 use crate::manifest::Setup;
-use crate::types::{Attempt, Chance, Transition, Viewer};
+use crate::types::{Attempt, Chance, Status, Transition, Viewer};
 
 /// An extension's function from the game's table. The host finds an
 /// extension's table only when the game declares it, so `None` is a host
@@ -164,7 +164,13 @@ pub(super) unsafe extern "C" fn chance_outcomes<G: Instance>(
         // the previous lent answer: nothing else refers to `outcomes`.
         let outcomes = unsafe { &mut *slot.outcomes.get() };
         outcomes.clear();
-        let kind = match G::instance().chance(&slot.state) {
+        let game = G::instance();
+        // The ABI's answer outside a chance node, whatever the game's own
+        // `chance` would say there (docs/plugin-abi.md, failure codes).
+        if game.status(&slot.state) != Status::Chance {
+            return Err(GameError::chance_not_to_act());
+        }
+        let kind = match game.chance(&slot.state) {
             Chance::Explicit(listed) => {
                 outcomes.extend(listed.iter().map(|&(outcome, probability)| RawOutcome {
                     outcome,

@@ -81,6 +81,11 @@ pub(super) unsafe extern "C" fn apply_chance<G: Instance>(
         // SAFETY: as in `ply`.
         let slot = unsafe { &mut *handle };
         let game = slot.game;
+        // The ABI's answer outside a chance node, whatever the game's own
+        // `apply_chance` would say there (docs/plugin-abi.md, failure codes).
+        if game.status(&slot.state) != Status::Chance {
+            return failed_ply(&mut slot.error, GameError::chance_not_to_act());
+        }
         if let Err(error) = game.apply_chance(&mut slot.state, outcome) {
             return failed_ply(&mut slot.error, error);
         }

@@ -349,8 +349,12 @@ fn apply_chance_answers_like_ply() {
     let state = new_state(api);
     // SAFETY: a live handle.
     let refused = unsafe { (api.apply_chance)(state, 3, LEND_FIRST_MOVER) };
-    assert_eq!(refused.high() as i32, ErrorKind::IllegalAction as i32);
-    assert_eq!(message(refused), "no chance");
+    assert_eq!(
+        refused.high() as i32,
+        ErrorKind::NotYourTurn as i32,
+        "outside a chance node, whatever the game's apply_chance says"
+    );
+    assert_eq!(message(refused), "chance is not to act in this state");
     // SAFETY: a null handle is refused, not read.
     let null = unsafe { (api.apply_chance)(std::ptr::null_mut(), 3, LEND_FIRST_MOVER) };
     assert_eq!(message(null), "null state handle");
