@@ -140,12 +140,11 @@ pub struct Config {
     /// most searches that run at once; the matches whose bots must move
     /// beyond that wait in line (no RPC waits for a bot). The threads run
     /// at a lower CPU priority than the server's. Default: one less than
-    /// the cores, at least 1.
-    #[arg(
-        long,
-        env = "TABLETOP_BOT_THREADS",
-        value_parser = clap::value_parser!(u32).range(1..)
-    )]
+    /// the cores, at least 1. 0 runs no bot at all: bot seats wait (their
+    /// clocks run) until a host with bot threads serves their matches, the
+    /// operator's way to serve every other match while a bot's search takes
+    /// the host down.
+    #[arg(long, env = "TABLETOP_BOT_THREADS")]
     pub bot_threads: Option<u32>,
 
     /// The longest a server-side bot thinks about one move, in ms, whatever
@@ -413,14 +412,19 @@ mod tests {
     }
 
     #[test]
-    fn the_bot_pool_leaves_a_core_to_the_server_unless_told() {
+    fn the_bot_pool_leaves_a_core_to_the_server_unless_told_and_may_be_empty() {
         let config = Config::parse_from(["engine-host"]);
         assert_eq!(config.bot_threads(1), 1);
         assert_eq!(config.bot_threads(2), 1);
         assert_eq!(config.bot_threads(8), 7);
         let config = Config::parse_from(["engine-host", "--bot-threads", "3"]);
         assert_eq!(config.bot_threads(2), 3);
-        assert!(Config::try_parse_from(["engine-host", "--bot-threads", "0"]).is_err());
+        let config = Config::parse_from(["engine-host", "--bot-threads", "0"]);
+        assert_eq!(
+            config.bot_threads(8),
+            0,
+            "0 is no bot threads, not the default"
+        );
     }
 
     #[test]

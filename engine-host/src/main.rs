@@ -358,7 +358,11 @@ async fn run(
     );
     // Recovery queued the restored matches whose bots must move.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    engine.spawn_bot_threads(config.bot_threads(cores));
+    let bot_threads = config.bot_threads(cores);
+    if bot_threads == 0 {
+        tracing::warn!("--bot-threads 0: no bot moves on this host; bot seats wait");
+    }
+    engine.spawn_bot_threads(bot_threads);
     spawn_clock(
         Arc::clone(&engine),
         Duration::from_secs(config.finished_retention),

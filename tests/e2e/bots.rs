@@ -504,3 +504,123 @@ async fn a_seat_player_that_names_a_bot_is_refused_and_creates_nothing() {
         .into_inner();
     assert!(listed.matches.is_empty(), "{listed:?}");
 }
+
+#[tokio::test]
+async fn a_host_without_bot_threads_plays_other_matches_while_bot_seats_wait() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let with_bots = HostOptions {
+        data_dir: Some(root.path().join("data")),
+        plugin_dir: Some(Host::fresh_plugin_dir(root.path())),
+        args: vec!["--bot-threads".into(), "1".into()],
+        ..HostOptions::default()
+    };
+    let mut host = Host::start_with(with_bots.clone()).await;
+    let mut matches = host.matches().await;
+    // A bot against an open seat: the bot moves first, then waits for the
+    // seat, so the match is still running when the host stops.
+    let bot_match_id = matches
+        .create_match(bot_beside_an_open_seat("random"))
+        .await
+        .expect("create")
+        .into_inner()
+        .match_id;
+    let joined = matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: bot_match_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .expect("join the open seat")
+        .into_inner();
+    host.kill();
+
+    // Without bot threads: the bot's move, once needed, never comes; another
+    // match plays all along.
+    let without_bots = HostOptions {
+        args: vec!["--bot-threads".into(), "0".into()],
+        ..with_bots.clone()
+    };
+    let mut host = Host::start_with(without_bots).await;
+    let mut matches = host.matches().await;
+    // The human moves until the bot's move is needed (Lanza has turns
+    // where one seat alone acts).
+    let mut waiting = spectator(&mut matches, &bot_match_id).await;
+    for _ in 0..20 {
+        assert_eq!(waiting.state, pb::MatchState::Running as i32, "{waiting:?}");
+        let bot = &waiting.seats[0];
+        if bot.to_move && !bot.has_acted {
+            break;
+        }
+        let human = legal(&mut matches, &bot_match_id, &joined.token)
+            .await
+            .expect("legal actions");
+        let first = human.actions.first().expect("the human is to move").id;
+        submit(
+            &mut matches,
+            &bot_match_id,
+            &joined.token,
+            first,
+            Some(human.version),
+        )
+        .await
+        .expect("the human's move");
+        waiting = spectator(&mut matches, &bot_match_id).await;
+    }
+    assert!(
+        waiting.seats[0].to_move,
+        "the bot's move is needed: {waiting:?}"
+    );
+    let other = matches
+        .create_match(bot_match("lanza", 2, true, &[]))
+        .await
+        .expect("a match without bots is created")
+        .into_inner();
+    let token = &other.seats[0].token;
+    let other_legal = legal(&mut matches, &other.match_id, token)
+        .await
+        .expect("legal actions");
+    let first = other_legal.actions[0].id;
+    submit(
+        &mut matches,
+        &other.match_id,
+        token,
+        first,
+        Some(other_legal.version),
+    )
+    .await
+    .expect("the other match plays");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let still = spectator(&mut matches, &bot_match_id).await;
+    assert_eq!(
+        (still.version, still.seats[0].has_acted),
+        (waiting.version, false),
+        "no bot moved on a host without bot threads: {waiting:?}"
+    );
+    host.kill();
+
+    // With bot threads again, the bot plays on.
+    let log = root.path().join("host.log");
+    let host = Host::start_with(HostOptions {
+        log_file: Some(log.clone()),
+        ..with_bots
+    })
+    .await;
+    let mut matches = host.matches().await;
+    // Lanza's orders are simultaneous: the bot's shows as having acted.
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            let view = spectator(&mut matches, &bot_match_id).await;
+            if view.version > waiting.version || view.seats[0].has_acted {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| {
+        panic!(
+            "the bot moves once bot threads serve the match:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        )
+    });
+}
