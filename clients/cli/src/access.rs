@@ -5,8 +5,9 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::admin_client::AdminClient;
 use tabletop_proto::v1::director_client::DirectorClient;
 
-use crate::commands::{CliError, CliResult, print_json};
 use crate::connection::Conn;
+use crate::error::{CliError, CliResult};
+use crate::render::print_json;
 use crate::{Command, CredentialAction};
 
 /// Parses repeated `SEAT=NAME` / `SEAT=NAME:EXTERNAL_ID` arguments.

@@ -23,8 +23,8 @@ use tabletop_mcts::stats::{Interval, elo, interval, seat_score};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 
-use crate::commands::{CliError, CliResult};
 use crate::connection::{Conn, Tls, connect};
+use crate::error::{CliError, CliResult};
 
 /// How long one match may take before the arena gives up on it.
 const MATCH_PATIENCE: Duration = Duration::from_secs(3600);

@@ -1,7 +1,6 @@
 //! One function per subcommand. Errors become one line: the gRPC status code
 //! and the server's message.
 
-use std::fmt;
 use std::io::{BufRead, Write};
 
 use tabletop_proto::v1 as pb;
@@ -12,57 +11,14 @@ use tabletop_proto::v1::{
 use tokio_stream::StreamExt;
 
 use crate::connection::Conn;
+use crate::error::{CliError, CliResult};
 use crate::render;
+use crate::render::print_json;
 use crate::{Cli, Command};
-
-/// A failure of the command, printed as one line.
-#[derive(Debug)]
-pub enum CliError {
-    /// The server could not be reached.
-    Connect(String, String),
-    /// The server refused the request.
-    Status(tonic::Status),
-    /// Bad command-line input.
-    Usage(String),
-    /// Local I/O failed.
-    Io(std::io::Error),
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliError::Connect(server, e) => write!(f, "cannot connect to {server}: {e}"),
-            CliError::Status(s) => write!(f, "{:?}: {}", s.code(), s.message()),
-            CliError::Usage(m) => f.write_str(m),
-            CliError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl From<tonic::Status> for CliError {
-    fn from(s: tonic::Status) -> Self {
-        CliError::Status(s)
-    }
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::Io(e)
-    }
-}
-
-pub(crate) type CliResult = Result<(), CliError>;
 
 /// The server the commands talk to unless `--server` or TABLETOP_SERVER
 /// says otherwise.
 const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
-
-pub(crate) fn print_json(value: &serde_json::Value) {
-    outln!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values print")
-    );
-}
 
 /// Prints a view as JSON or as the board and status lines.
 fn print_view(view: &pb::MatchView, json: bool) {

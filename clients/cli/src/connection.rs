@@ -9,7 +9,7 @@ use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
-use crate::commands::CliError;
+use crate::error::CliError;
 
 /// A channel that carries the caller's credential.
 pub type Conn = InterceptedService<Channel, Bearer>;

@@ -4,8 +4,9 @@
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 
-use crate::commands::{CliError, CliResult, print_json};
 use crate::connection::Conn;
+use crate::error::{CliError, CliResult};
+use crate::render::print_json;
 
 /// `tabletop new`'s arguments.
 #[derive(Debug, clap::Args)]

@@ -7,9 +7,10 @@ use tabletop_proto::v1::lifecycle_event::Kind;
 use tokio_stream::StreamExt;
 
 use crate::Command;
-use crate::commands::{CliError, CliResult, print_json};
 use crate::connection::Conn;
+use crate::error::{CliError, CliResult};
 use crate::render;
+use crate::render::print_json;
 
 /// Runs one of the director's commands.
 pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {

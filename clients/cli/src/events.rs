@@ -3,8 +3,8 @@
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::watch_client::WatchClient;
 
-use crate::commands::CliResult;
 use crate::connection::Conn;
+use crate::error::CliResult;
 
 /// Events asked for per call.
 const PAGE: u32 = 200;

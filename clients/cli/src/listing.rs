@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 
-use crate::commands::{CliError, CliResult, print_json};
 use crate::connection::Conn;
+use crate::error::{CliError, CliResult};
+use crate::render::print_json;
 use crate::{StateArg, render};
 
 /// Parses repeated `KEY=VALUE` arguments; `what` names them in the error.

@@ -43,6 +43,7 @@ mod commands;
 mod connection;
 mod create;
 mod director;
+mod error;
 mod events;
 mod listing;
 mod render;

@@ -315,3 +315,11 @@ pub fn game_json(game: &pb::GameInfo) -> serde_json::Value {
         "rules_summary": game.rules_summary,
     })
 }
+
+/// Prints `value` as pretty JSON on standard output.
+pub(crate) fn print_json(value: &serde_json::Value) {
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values print")
+    );
+}

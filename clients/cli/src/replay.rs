@@ -22,7 +22,7 @@ use tabletop_loader::Registry;
 use tabletop_loader::file::plugin_files;
 use tabletop_sdk::{DynGame, Viewer};
 
-use crate::commands::CliError;
+use crate::error::CliError;
 
 /// A record loaded with its plugin, rendering any step on demand.
 struct Replayer {

@@ -1,0 +1,42 @@
+//! How a command fails: one line, the gRPC status code and the server's
+//! message, or what was wrong locally.
+
+use std::fmt;
+
+/// A failure of the command, printed as one line.
+#[derive(Debug)]
+pub enum CliError {
+    /// The server could not be reached.
+    Connect(String, String),
+    /// The server refused the request.
+    Status(tonic::Status),
+    /// Bad command-line input.
+    Usage(String),
+    /// Local I/O failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Connect(server, e) => write!(f, "cannot connect to {server}: {e}"),
+            CliError::Status(s) => write!(f, "{:?}: {}", s.code(), s.message()),
+            CliError::Usage(m) => f.write_str(m),
+            CliError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<tonic::Status> for CliError {
+    fn from(s: tonic::Status) -> Self {
+        CliError::Status(s)
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Io(e)
+    }
+}
+
+pub(crate) type CliResult = Result<(), CliError>;
