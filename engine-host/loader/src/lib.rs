@@ -38,6 +38,6 @@ pub mod watcher;
 
 pub use error::LoadError;
 pub use plugin::{Plugin, default_cache_dir};
-pub use registry::{AddError, Added, NoBuild, Registry};
+pub use registry::{AddError, Added, NoBuild, Registry, ReplayBuild};
 pub use tabletop_sdk::parse_version;
 pub use vet::{Refusal, Report, Vetter};

@@ -61,6 +61,21 @@ pub enum Added {
     },
 }
 
+/// The build a stored or recorded match replays through
+/// ([`Registry::build_to_replay`]).
+#[derive(Debug, Clone)]
+pub enum ReplayBuild {
+    /// The build whose content hash the match recorded.
+    Recorded(Arc<Plugin>),
+    /// The version's only build; the match recorded another hash, or none.
+    Only(Arc<Plugin>),
+    /// No build of the version is loaded.
+    NotLoaded,
+    /// Several builds are loaded and none has the hash the match recorded
+    /// (or it recorded none).
+    Several(Vec<Arc<Plugin>>),
+}
+
 /// Why no single build of a game version can start a new match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoBuild {
@@ -236,12 +251,20 @@ impl Registry {
             .unwrap_or_default()
     }
 
-    /// The build of `game` at `version` whose file content has the hex
-    /// SHA-256 `sha256`, if it is loaded.
-    pub fn build(&self, game: &str, version: &str, sha256: &str) -> Option<Arc<Plugin>> {
-        self.builds(game, version)
-            .into_iter()
-            .find(|b| b.sha256() == sha256)
+    /// The build of `game` at `version` a stored or recorded match replays
+    /// through: the one whose file content has the hex SHA-256 it recorded,
+    /// else the version's only build (a rebuild changes the hash), else why
+    /// there is none.
+    pub fn build_to_replay(&self, game: &str, version: &str, sha256: Option<&str>) -> ReplayBuild {
+        let builds = self.builds(game, version);
+        if let Some(recorded) = sha256.and_then(|h| builds.iter().find(|b| b.sha256() == h)) {
+            return ReplayBuild::Recorded(Arc::clone(recorded));
+        }
+        match <[_; 1]>::try_from(builds) {
+            Ok([only]) => ReplayBuild::Only(only),
+            Err(builds) if builds.is_empty() => ReplayBuild::NotLoaded,
+            Err(several) => ReplayBuild::Several(several),
+        }
     }
 
     /// Every game's newest plugin, by name (its first build).

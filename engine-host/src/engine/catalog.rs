@@ -23,7 +23,7 @@ use std::time::Duration;
 use tabletop_core::{HostError, HostResult, Match, now_ms};
 use tabletop_loader::file::check_plugin_file;
 use tabletop_loader::{
-    AddError, Added, LoadError, NoBuild, Plugin, Refusal, Registry, Report, Vetter,
+    AddError, Added, LoadError, NoBuild, Plugin, Refusal, Registry, ReplayBuild, Report, Vetter,
 };
 use tabletop_sdk::abi::{EXT_ACTION_TARGETS, EXT_SVG_BOARD};
 use tabletop_sdk::{DynGame, Manifest};
@@ -205,12 +205,9 @@ impl Catalog {
         version: &str,
         sha256: Option<&str>,
     ) -> Result<Arc<Plugin>, String> {
-        let builds = self.registry.builds(game, version);
-        if let Some(build) = sha256.and_then(|h| builds.iter().find(|b| b.sha256() == h)) {
-            return Ok(Arc::clone(build));
-        }
-        match builds.as_slice() {
-            [] => {
+        match self.registry.build_to_replay(game, version, sha256) {
+            ReplayBuild::Recorded(build) => Ok(build),
+            ReplayBuild::NotLoaded => {
                 let loaded = self.registry.versions(game);
                 Err(format!(
                     "it was created with {game} {version}, which is not loaded (loaded \
@@ -222,7 +219,7 @@ impl Catalog {
                     }
                 ))
             }
-            [only] => {
+            ReplayBuild::Only(only) => {
                 if let Some(recorded) = sha256 {
                     tracing::warn!(
                         match_id,
@@ -234,9 +231,9 @@ impl Catalog {
                         only.file().display()
                     );
                 }
-                Ok(Arc::clone(only))
+                Ok(only)
             }
-            several => {
+            ReplayBuild::Several(several) => {
                 let files: Vec<String> = several
                     .iter()
                     .map(|b| format!("{} ({})", b.file_name(), b.sha256()))

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tabletop_core::identity::check_bot_spec;
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{HostError, HostResult, Match, MatchView, Record, SeatPlayer, ViewDetail};
-use tabletop_loader::Plugin;
+use tabletop_loader::{Plugin, ReplayBuild};
 use tabletop_sdk::{DynGame, Viewer};
 
 use super::access::{Caller, Need};
@@ -176,29 +176,27 @@ impl Engine {
         caller.require(Need::Admin, "importing a record")?;
         creation::check_record_size(record_json)?;
         let record = Record::parse(record_json)?;
-        let builds = self
-            .catalog
-            .registry()
-            .builds(&record.game, &record.plugin_version);
         // The build the record names, or the version's only one.
-        let plugin = match builds.as_slice() {
-            [] => None,
-            [only] => Some(Arc::clone(only)),
-            several => match &record.plugin_sha256 {
-                Some(recorded) => several.iter().find(|b| b.sha256() == recorded).cloned(),
-                None => {
-                    return Err(HostError::AmbiguousGameVersion {
-                        game: record.game.clone(),
-                        version: record.plugin_version.clone(),
-                        files: several.iter().map(|b| b.file_name()).collect(),
-                    });
-                }
-            },
-        }
-        .ok_or_else(|| HostError::GameNotLoaded {
-            game: record.game.clone(),
-            version: record.plugin_version.clone(),
-        })?;
+        let plugin = match self.catalog.registry().build_to_replay(
+            &record.game,
+            &record.plugin_version,
+            record.plugin_sha256.as_deref(),
+        ) {
+            ReplayBuild::Recorded(plugin) | ReplayBuild::Only(plugin) => plugin,
+            ReplayBuild::Several(several) if record.plugin_sha256.is_none() => {
+                return Err(HostError::AmbiguousGameVersion {
+                    game: record.game.clone(),
+                    version: record.plugin_version.clone(),
+                    files: several.iter().map(|b| b.file_name()).collect(),
+                });
+            }
+            ReplayBuild::Several(_) | ReplayBuild::NotLoaded => {
+                return Err(HostError::GameNotLoaded {
+                    game: record.game.clone(),
+                    version: record.plugin_version.clone(),
+                });
+            }
+        };
         creation::check_record(plugin.manifest(), &record)?;
         let seats = NewSeats::for_record(record.players);
         let mut setup = record.setup(creation::new_match_id());
