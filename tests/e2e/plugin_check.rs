@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use tabletop_tests::{built_plugin, target_dir, workspace_dir};
+use tabletop_tests::{build_c_example, built_plugin, target_dir, workspace_dir};
 
 fn tabletop() -> PathBuf {
     target_dir().join(format!("tabletop{}", std::env::consts::EXE_SUFFIX))
@@ -123,24 +123,7 @@ fn plugin_check_passes_war() {
 #[test]
 fn plugin_check_passes_the_c_example() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let library = dir
-        .path()
-        .join(format!("libnim.{}", std::env::consts::DLL_EXTENSION));
-    let root = workspace_dir();
-    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args(["-shared", "-fPIC", "-std=c11"])
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg("-o")
-        .arg(&library)
-        .arg(root.join("examples/c-plugin/nim.c"))
-        .output()
-        .expect("a C compiler (cc)");
-    assert!(
-        output.status.success(),
-        "nim.c does not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let library = build_c_example("nim.c", dir.path());
     passes(&library, &[]);
 }
 
