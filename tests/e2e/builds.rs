@@ -80,6 +80,25 @@ async fn create_and_tick(host: &Host) -> String {
     created.match_id
 }
 
+/// The build the spectator's view of `match_id` names.
+async fn build_of(host: &Host, match_id: &str) -> String {
+    spectator(&mut host.matches().await, match_id)
+        .await
+        .plugin_sha256
+}
+
+/// A new counter match, refused because two builds claim its version.
+async fn refused_as_ambiguous(host: &Host) -> tonic::Status {
+    let refused = host
+        .matches()
+        .await
+        .create_match(counter_request())
+        .await
+        .expect_err("a new match of an ambiguous version is refused");
+    assert_eq!(reason(&refused), "AMBIGUOUS_GAME_VERSION", "{refused:?}");
+    refused
+}
+
 /// The fixture build and a second build of the same game and version.
 async fn two_builds(root: &Path) -> (PathBuf, PathBuf) {
     let (v1, _) = fixtures().await;
@@ -105,17 +124,15 @@ async fn two_builds_of_one_version_are_both_named_new_matches_refused_stored_one
     // One match created with each build, each with its build alone.
     let mut host = host_on(root, &[(&first_name, &first)], &root.join("1.log")).await;
     let of_first = create_and_tick(&host).await;
-    let view = spectator(&mut host.matches().await, &of_first).await;
-    assert_eq!(view.plugin_sha256, first_hash, "the view names its build");
+    assert_eq!(
+        build_of(&host, &of_first).await,
+        first_hash,
+        "the view names its build"
+    );
     assert!(host.terminate().await);
     let mut host = host_on(root, &[(&second_name, &second)], &root.join("2.log")).await;
     let of_second = create_and_tick(&host).await;
-    assert_eq!(
-        spectator(&mut host.matches().await, &of_second)
-            .await
-            .plugin_sha256,
-        second_hash
-    );
+    assert_eq!(build_of(&host, &of_second).await, second_hash);
     let record = host
         .matches()
         .await
@@ -152,13 +169,7 @@ async fn two_builds_of_one_version_are_both_named_new_matches_refused_stored_one
             view.unavailable_reason
         );
     }
-    let refused = host
-        .matches()
-        .await
-        .create_match(counter_request())
-        .await
-        .expect_err("a new match of an ambiguous version is refused");
-    assert_eq!(reason(&refused), "AMBIGUOUS_GAME_VERSION", "{refused:?}");
+    let refused = refused_as_ambiguous(&host).await;
     assert!(
         refused.message().contains(&first_name) && refused.message().contains(&second_name),
         "{}",
@@ -168,12 +179,7 @@ async fn two_builds_of_one_version_are_both_named_new_matches_refused_stored_one
     // One file removed: new matches are made with the one left.
     std::fs::remove_file(host.plugin_dir.join(&second_name)).expect("remove a build");
     let new = create_and_tick(&host).await;
-    assert_eq!(
-        spectator(&mut host.matches().await, &new)
-            .await
-            .plugin_sha256,
-        first_hash
-    );
+    assert_eq!(build_of(&host, &new).await, first_hash);
     assert!(host.terminate().await);
 }
 
@@ -234,13 +240,7 @@ async fn a_second_build_copied_into_a_running_host_is_listed_and_refuses_new_mat
         "the log names both files:\n{logged}"
     );
 
-    let refused = host
-        .matches()
-        .await
-        .create_match(counter_request())
-        .await
-        .expect_err("a new match of an ambiguous version is refused");
-    assert_eq!(reason(&refused), "AMBIGUOUS_GAME_VERSION", "{refused:?}");
+    let refused = refused_as_ambiguous(&host).await;
     assert!(
         !refused
             .message()
@@ -257,12 +257,7 @@ async fn a_second_build_copied_into_a_running_host_is_listed_and_refuses_new_mat
 
     std::fs::remove_file(&copied).expect("remove the second build");
     let new = create_and_tick(&host).await;
-    assert_eq!(
-        spectator(&mut host.matches().await, &new)
-            .await
-            .plugin_sha256,
-        first_hash
-    );
+    assert_eq!(build_of(&host, &new).await, first_hash);
     assert!(host.terminate().await);
 }
 
