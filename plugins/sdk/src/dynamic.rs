@@ -12,6 +12,7 @@ use crate::error::GameError;
 use crate::extension::Extended;
 #[cfg(doc)]
 use crate::game::Game;
+use crate::game::chance_to_act;
 use crate::manifest::{Manifest, Setup};
 use crate::types::{
     ActionId, Attempt, Chance, Move, Player, PlayerResult, Refusal, SeatOut, Status, Transition,
@@ -253,9 +254,7 @@ impl<G: Extended> DynState for InProcessState<G> {
     }
 
     fn chance(&self) -> Result<Chance, GameError> {
-        if self.game.status(&self.state) != Status::Chance {
-            return Err(GameError::chance_not_to_act());
-        }
+        chance_to_act(&*self.game, &self.state)?;
         Ok(self.game.chance(&self.state))
     }
 
@@ -279,9 +278,7 @@ impl<G: Extended> DynState for InProcessState<G> {
     }
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
-        if self.game.status(&self.state) != Status::Chance {
-            return Err(GameError::chance_not_to_act());
-        }
+        chance_to_act(&*self.game, &self.state)?;
         self.game.apply_chance(&mut self.state, outcome)
     }
 

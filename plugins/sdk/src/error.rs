@@ -104,13 +104,6 @@ impl GameError {
         GameError::new(ErrorKind::NotYourTurn, message)
     }
 
-    /// What asking chance's outcomes or applying one answers, through the
-    /// ABI and in process alike, in a state where chance is not to act:
-    /// `NOT_YOUR_TURN` in every game (docs/plugin-abi.md, failure codes).
-    pub(crate) fn chance_not_to_act() -> GameError {
-        GameError::not_your_turn("chance is not to act in this state")
-    }
-
     /// [`ErrorKind::Unsupported`].
     pub fn unsupported(message: impl Into<String>) -> GameError {
         GameError::new(ErrorKind::Unsupported, message)

@@ -189,3 +189,18 @@ impl Extension {
         }
     }
 }
+
+/// Whether chance may act in `state`: the check before asking chance's
+/// outcomes or applying one, through the ABI and in process alike. Where
+/// chance is not to act, every game answers `NOT_YOUR_TURN`
+/// (docs/plugin-abi.md, failure codes), whatever its own `chance` or
+/// `apply_chance` would say there.
+pub(crate) fn chance_to_act<G: Game>(game: &G, state: &G::State) -> Result<(), GameError> {
+    if game.status(state) == Status::Chance {
+        Ok(())
+    } else {
+        Err(GameError::not_your_turn(
+            "chance is not to act in this state",
+        ))
+    }
+}

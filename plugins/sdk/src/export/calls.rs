@@ -14,8 +14,9 @@ use crate::abi::{
     RawTransition, StateHandle, StrRef, TRANSITION_CHANCE, TRANSITION_MOVES,
 };
 use crate::error::GameError;
+use crate::game::chance_to_act;
 use crate::manifest::Setup;
-use crate::types::{Attempt, Chance, Status, Transition, Viewer};
+use crate::types::{Attempt, Chance, Transition, Viewer};
 
 /// An extension's function from the game's table. The host finds an
 /// extension's table only when the game declares it, so `None` is a host
@@ -165,11 +166,7 @@ pub(super) unsafe extern "C" fn chance_outcomes<G: Instance>(
         let outcomes = unsafe { &mut *slot.outcomes.get() };
         outcomes.clear();
         let game = G::instance();
-        // The ABI's answer outside a chance node, whatever the game's own
-        // `chance` would say there (docs/plugin-abi.md, failure codes).
-        if game.status(&slot.state) != Status::Chance {
-            return Err(GameError::chance_not_to_act());
-        }
+        chance_to_act(game, &slot.state)?;
         let kind = match game.chance(&slot.state) {
             Chance::Explicit(listed) => {
                 outcomes.extend(listed.iter().map(|&(outcome, probability)| RawOutcome {

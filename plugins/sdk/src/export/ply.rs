@@ -12,7 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use super::{Instance, NULL_HANDLE, POISONED, Slot, panicked, raw_status};
 use crate::abi::{LEND_FIRST_MOVER, RawMove, RawPly, StateHandle};
 use crate::error::{ErrorKind, GameError};
-use crate::game::Game;
+use crate::game::{Game, chance_to_act};
 use crate::types::Status;
 
 /// `ply`: applies a joint action and lends the asked player's legal list.
@@ -81,10 +81,8 @@ pub(super) unsafe extern "C" fn apply_chance<G: Instance>(
         // SAFETY: as in `ply`.
         let slot = unsafe { &mut *handle };
         let game = slot.game;
-        // The ABI's answer outside a chance node, whatever the game's own
-        // `apply_chance` would say there (docs/plugin-abi.md, failure codes).
-        if game.status(&slot.state) != Status::Chance {
-            return failed_ply(&mut slot.error, GameError::chance_not_to_act());
+        if let Err(error) = chance_to_act(game, &slot.state) {
+            return failed_ply(&mut slot.error, error);
         }
         if let Err(error) = game.apply_chance(&mut slot.state, outcome) {
             return failed_ply(&mut slot.error, error);
