@@ -5,7 +5,7 @@
 //! both kept when the caller allows it ([`Registry::add_build`], the
 //! host's start-up scan and hot-add): neither is chosen by file-name
 //! order. A stored match finds the build whose content hash it recorded
-//! ([`Registry::build`]), and a new match of that version is refused
+//! ([`Registry::build_to_replay`]), and a new match of that version is refused
 //! ([`Registry::for_new_match`]) until all but one of the files are gone.
 
 use std::collections::BTreeMap;
