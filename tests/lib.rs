@@ -387,3 +387,70 @@ pub fn build_c_example(source: &str, dir: &Path) -> PathBuf {
     );
     library
 }
+
+/// Builds the faulty Connect Four fixture
+/// (`tests/fixtures/faulty-plugin/faulty_connect_four.c`) into
+/// `dir/libfaulty_<kind>_<place>.so` with the flags of [`build_c_example`]:
+/// a game named `faulty-<kind>-<place>` that plays exactly as
+/// `connect-four` except on one rare path, so it passes the host's
+/// conformance check.
+///
+/// `kind` is what it does there: `segv` (a store through a null pointer),
+/// `abort`, `exit` (`exit(0)`), `loop` (spins forever), `memory` (takes and
+/// touches 200 MB, never freed, at every call on the path, then plays on) or
+/// `flood` (writes 1 MB to stdout at every call on the path, then plays on;
+/// each manifest call also prints a line to stdout). `place` is the call:
+/// `apply` (the `ply` applying the trigger move), `svg` (the svg-board
+/// extension's render, on the trigger state) or `evaluate` (the evaluate
+/// extension, on the trigger state).
+///
+/// The trigger: the first six plies all in column `g` (index 6, the
+/// rightmost), filling it. The trigger move is the sixth `g`, the game's sixth
+/// ply; the trigger state is the board just after it, holding exactly those
+/// six discs (a later board does not count: the state keeps no history).
+/// A test plays `g` six times (five, and a search bot looking one move
+/// ahead, for `evaluate`); random play gets there once in 7^6 matches.
+pub fn build_faulty_plugin(kind: &str, place: &str, dir: &Path) -> PathBuf {
+    const KINDS: [&str; 6] = ["segv", "abort", "exit", "loop", "memory", "flood"];
+    const PLACES: [&str; 3] = ["apply", "svg", "evaluate"];
+    assert!(
+        KINDS.contains(&kind),
+        "no fault kind `{kind}`: one of {KINDS:?}"
+    );
+    assert!(
+        PLACES.contains(&place),
+        "no fault place `{place}`: one of {PLACES:?}"
+    );
+    let root = workspace_dir();
+    let source = root.join("tests/fixtures/faulty-plugin/faulty_connect_four.c");
+    let library = dir.join(format!(
+        "libfaulty_{kind}_{place}.{}",
+        std::env::consts::DLL_EXTENSION
+    ));
+    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args([
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+        ])
+        .arg(format!("-DFAULT_KIND=FAULT_{}", kind.to_uppercase()))
+        .arg(format!("-DFAULT_WHERE=WHERE_{}", place.to_uppercase()))
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg("-o")
+        .arg(&library)
+        .arg(&source)
+        .output()
+        .expect("a C compiler (cc) to build the faulty plugin");
+    assert!(
+        output.status.success(),
+        "the faulty plugin ({kind}, {place}) does not compile:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    library
+}

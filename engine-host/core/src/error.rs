@@ -140,6 +140,15 @@ pub enum HostError {
     NotStarted,
     /// A director has paused the match: actions wait until it resumes.
     MatchPaused,
+    /// The match is quarantined: its plugin's worker died in one of its
+    /// calls. Nothing but a director's abort or adjudication, or the
+    /// admin's lifting it, applies.
+    MatchQuarantined {
+        /// The match.
+        match_id: String,
+        /// Why, for a person.
+        reason: String,
+    },
     /// A director's control does not apply to the match as it is.
     ControlRefused(String),
     /// The match is over (`clock_ran_out`: a clock ended it just now).
@@ -243,14 +252,36 @@ pub enum HostError {
         /// The file that provides it.
         existing: String,
     },
+    /// The plugin faulted too often lately and takes no new matches.
+    PluginSuspended {
+        /// The game.
+        game: String,
+        /// The version.
+        version: String,
+        /// Its faults within the window.
+        faults: u64,
+        /// The window.
+        window: Duration,
+    },
+    /// The admin retired the plugin version: it takes no new matches.
+    PluginRetired {
+        /// The game.
+        game: String,
+        /// The version.
+        version: String,
+    },
     /// The plugin did not answer within the call deadline.
     PluginTimeout {
         /// The deadline.
         deadline: Duration,
     },
-    /// The plugin panicked, was used after a panic, or broke the ABI: a bug
-    /// in the plugin, never caused by the caller's input.
+    /// The plugin panicked, was used after a panic, or broke the ABI, or
+    /// its worker died in the call: a bug in the plugin, never caused by
+    /// the caller's input.
     PluginFault(String),
+    /// The plugin's worker died during the call because of another call in
+    /// it: nothing changed, and the call may be made again.
+    PluginRestarted(String),
 
     // The host.
     /// The server is shutting down.
@@ -336,6 +367,30 @@ impl fmt::Display for HostError {
                 f.write_str("a director has paused the match: actions wait until it resumes")
             }
             HostError::ControlRefused(why) => write!(f, "refused: {why}"),
+            HostError::MatchQuarantined { match_id, reason } => write!(
+                f,
+                "match {} is quarantined ({reason}): a director may abort or adjudicate it, \
+                 the admin may lift it",
+                quote(match_id)
+            ),
+            HostError::PluginSuspended {
+                game,
+                version,
+                faults,
+                window,
+            } => write!(
+                f,
+                "{} {} takes no new matches: its plugin faulted {faults} times in the last {} s",
+                quote(game),
+                quote(version),
+                window.as_secs()
+            ),
+            HostError::PluginRetired { game, version } => write!(
+                f,
+                "{} {} is retired: it takes no new matches",
+                quote(game),
+                quote(version)
+            ),
             HostError::MatchOver {
                 clock_ran_out: false,
             } => f.write_str("the match is over"),
@@ -425,6 +480,7 @@ impl fmt::Display for HostError {
                 write!(f, "the game plugin did not answer within {deadline:?}")
             }
             HostError::PluginFault(m) => write!(f, "plugin fault: {m}"),
+            HostError::PluginRestarted(m) => write!(f, "{m}"),
             HostError::ShuttingDown => f.write_str("the server is shutting down"),
         }
     }
@@ -442,9 +498,11 @@ impl From<GameError> for HostError {
             ErrorKind::IllegalAction => HostError::IllegalAction(e.message),
             ErrorKind::NotYourTurn => HostError::NotToMove(e.message),
             ErrorKind::Unsupported => HostError::Unsupported(e.message),
-            ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal => {
-                HostError::PluginFault(e.message)
-            }
+            ErrorKind::Panic
+            | ErrorKind::Poisoned
+            | ErrorKind::Internal
+            | ErrorKind::ProcessDied => HostError::PluginFault(e.message),
+            ErrorKind::Interrupted => HostError::PluginRestarted(e.message),
         }
     }
 }

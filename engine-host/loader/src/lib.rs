@@ -8,6 +8,8 @@
 //!   library, finding the entry symbol, every call through its function
 //!   table, with all of its `unsafe` — is the SDK's import side
 //!   ([`tabletop_sdk::import`]), which presents the copy as a `DynGame`;
+//! - [`isolation`]: plugins in worker processes, where a fault costs one
+//!   match, and the trust that lets a build run in the host instead;
 //! - [`Registry`]: every loaded version of every game;
 //! - [`watcher`]: the thread that hot-adds files copied into the plugin
 //!   directory;
@@ -31,7 +33,9 @@
 
 mod error;
 pub mod file;
+pub mod isolation;
 mod plugin;
+pub mod priority;
 pub mod registry;
 pub mod vet;
 pub mod watcher;

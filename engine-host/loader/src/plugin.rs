@@ -2,9 +2,11 @@
 //! ([`ImportedGame`]) and used as a [`DynGame`].
 //!
 //! A file is never opened in place: it is copied to a private path named by its
-//! content hash, and that copy is loaded. `dlopen` of a path that is already
-//! loaded returns the old library, and copying over a loaded library would
-//! crash the host; content addressing avoids both.
+//! content hash, and that copy is loaded — in a worker process
+//! ([`crate::isolation`]), or in the host for a build the operator trusts.
+//! `dlopen` of a path that is already loaded returns the old library, and
+//! copying over a loaded library would crash the host; content addressing
+//! avoids both.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,11 +19,23 @@ use tabletop_sdk::{DynGame, DynState, GameError, Manifest};
 
 use crate::error::LoadError;
 use crate::file::{check_complete_library, read_plugin_file};
+use crate::isolation::{Isolation, Trusted, WorkerGame, WorkerStatus};
 
-/// A loaded game plugin. Cheap to share (`Arc<Plugin>`); never unloaded.
+/// Where a plugin's code runs.
+#[derive(Debug)]
+enum Backing {
+    /// Loaded into the host: a build the operator trusts.
+    InHost(ImportedGame),
+    /// In worker processes.
+    Worker(WorkerGame),
+}
+
+/// A loaded game plugin. Cheap to share (`Arc<Plugin>`). One in the host is
+/// never unloaded; one in a worker ends with its worker
+/// ([`Plugin::stop_worker`]).
 #[derive(Debug)]
 pub struct Plugin {
-    game: ImportedGame,
+    game: Backing,
     file: PathBuf,
     sha256: String,
     loaded_at: SystemTime,
@@ -61,6 +75,19 @@ impl Plugin {
         cache_dir: &Path,
         expected: Option<&str>,
     ) -> Result<Arc<Plugin>, LoadError> {
+        Plugin::load_placed(path, cache_dir, expected, &Isolation::in_host())
+    }
+
+    /// Loads the plugin file at `path` through a private copy in
+    /// `cache_dir` — in a worker process unless `isolation` trusts the
+    /// build or starts no workers — only if its content has the SHA-256
+    /// `expected` (hex) when one is given.
+    pub fn load_placed(
+        path: &Path,
+        cache_dir: &Path,
+        expected: Option<&str>,
+        isolation: &Isolation,
+    ) -> Result<Arc<Plugin>, LoadError> {
         let bytes = read_plugin_file(path)?;
         // dlopen of a truncated library can fault the whole process (pages
         // mapped past the end of the file), so check completeness first.
@@ -70,13 +97,45 @@ impl Plugin {
                 path.display()
             ))));
         }
-        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let sha256 = sha256_hex(&bytes);
         if expected.is_some_and(|expected| expected != sha256) {
             return Err(LoadError::Changed);
         }
         let private = private_copy(&bytes, &sha256, path, cache_dir)?;
+        let file_name = path
+            .file_name()
+            .unwrap_or(path.as_os_str())
+            .to_string_lossy()
+            .into_owned();
+        let game = match (&isolation.spec, isolation.trust.trusts(&sha256)) {
+            (None, _) | (Some(_), Trusted::AnyName) => {
+                Backing::InHost(ImportedGame::open(&private)?)
+            }
+            (Some(_), Trusted::AsName(name)) => {
+                let game = ImportedGame::open(&private)?;
+                if game.manifest().name != name {
+                    return Err(LoadError::Import(ImportError::BadManifest(format!(
+                        "the build trusted as {name} says it is {}",
+                        game.manifest().name
+                    ))));
+                }
+                Backing::InHost(game)
+            }
+            (Some(spec), Trusted::No) => {
+                let sink = isolation
+                    .sink
+                    .clone()
+                    .unwrap_or_else(|| std::sync::Arc::new(|_: &crate::isolation::Fault| {}));
+                Backing::Worker(
+                    WorkerGame::start(spec.clone(), &private, &file_name, isolation.window, sink)
+                        .map_err(|e| {
+                        LoadError::Import(ImportError::Open(format!("{file_name}: {e}")))
+                    })?,
+                )
+            }
+        };
         Ok(Arc::new(Plugin {
-            game: ImportedGame::open(&private)?,
+            game,
             file: path.to_path_buf(),
             sha256,
             loaded_at: SystemTime::now(),
@@ -111,8 +170,38 @@ impl Plugin {
     /// The ids of the ABI extensions the plugin offers, of those the host
     /// uses (`tabletop.remove-player/1`, …).
     pub fn extensions(&self) -> Vec<&'static str> {
-        self.game.extensions()
+        match &self.game {
+            Backing::InHost(game) => game.extensions(),
+            Backing::Worker(game) => game.extensions(),
+        }
     }
+
+    /// Whether its code runs in a worker process (else in the host: a
+    /// trusted build).
+    pub fn runs_in_worker(&self) -> bool {
+        matches!(self.game, Backing::Worker(_))
+    }
+
+    /// Its workers and their faults; `None` for a plugin in the host.
+    pub fn worker_status(&self) -> Option<WorkerStatus> {
+        match &self.game {
+            Backing::InHost(_) => None,
+            Backing::Worker(game) => Some(game.status()),
+        }
+    }
+
+    /// Ends its worker for good (a retired build whose last match ended):
+    /// the one real unload. Nothing for a plugin in the host.
+    pub fn stop_worker(&self) {
+        if let Backing::Worker(game) = &self.game {
+            game.stop();
+        }
+    }
+}
+
+/// The hex SHA-256 of `bytes`: how builds are named.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
 }
 
 fn private_copy(
@@ -141,9 +230,18 @@ fn private_copy(
     Ok(target)
 }
 
+impl Plugin {
+    fn dyn_game(&self) -> &dyn DynGame {
+        match &self.game {
+            Backing::InHost(game) => game,
+            Backing::Worker(game) => game,
+        }
+    }
+}
+
 impl DynGame for Plugin {
     fn manifest(&self) -> &Manifest {
-        self.game.manifest()
+        self.dyn_game().manifest()
     }
 
     fn new_state(
@@ -152,11 +250,11 @@ impl DynGame for Plugin {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError> {
-        self.game.new_state(players, options, position)
+        self.dyn_game().new_state(players, options, position)
     }
 
     fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
-        self.game.seat_names(players)
+        self.dyn_game().seat_names(players)
     }
 }
 

@@ -165,14 +165,14 @@ pub fn smoke_check(file: &Path, cache_dir: &Path, budget: Duration) -> Result<Re
 /// Caps this process's address space at `mib` MiB: a plugin that allocates
 /// without bound fails its check instead of taking the machine's memory.
 #[cfg(unix)]
-fn cap_memory(mib: u64) -> std::io::Result<()> {
+pub(crate) fn cap_memory(mib: u64) -> std::io::Result<()> {
     let bytes = mib.saturating_mul(1 << 20);
     nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, bytes, bytes)
         .map_err(std::io::Error::from)
 }
 
 #[cfg(not(unix))]
-fn cap_memory(_: u64) -> std::io::Result<()> {
+pub(crate) fn cap_memory(_: u64) -> std::io::Result<()> {
     Ok(())
 }
 

@@ -172,6 +172,19 @@ reasons! {
     /// a director's control does not apply to the match as it is (pausing a
     /// paused match, adding time to a match without a clock)
     ControlRefused = Some("CONTROL_REFUSED"), FailedPrecondition, &[], Some("ControlRefused");
+    /// the match is quarantined: its plugin's worker died in one of its
+    /// calls; a director may abort or adjudicate it, the admin may lift it
+    MatchQuarantined = Some("MATCH_QUARANTINED"), FailedPrecondition,
+        &[key("match_id"), key("quarantine_reason")], Some("MatchQuarantined");
+    /// CreateMatch, ImportRecord: the plugin faulted too often lately
+    /// (`--plugin-faults` within `--plugin-fault-window-s`) and takes no new
+    /// matches until its faults age out
+    PluginSuspended = Some("PLUGIN_SUSPENDED"), FailedPrecondition,
+        &[key("game"), key("version"), key("faults"), key("window_s")], None;
+    /// CreateMatch, ImportRecord: the admin retired this plugin version; it
+    /// takes no new matches
+    PluginRetired = Some("PLUGIN_RETIRED"), FailedPrecondition,
+        &[key("game"), key("version")], None;
     /// CreateMatch: the `request_id` was used for a different request
     RequestIdReused = Some("REQUEST_ID_REUSED"), AlreadyExists,
         &[key("request_id"), key("match_id")], Some("RequestIdReused");
@@ -221,8 +234,12 @@ reasons! {
     ReplyTooLarge = Some("REPLY_TOO_LARGE"), ResourceExhausted, &[], None;
     /// the game's plugin did not answer in time
     PluginTimeout = Some("PLUGIN_TIMEOUT"), Internal, &[key("deadline_ms")], None;
-    /// the game's plugin failed (a bug in the plugin)
-    PluginFault = Some("PLUGIN_FAULT"), Internal, &[], None;
+    /// the game's plugin failed in this call (a bug in the plugin); when its
+    /// worker died, the match is quarantined
+    PluginFault = Some("PLUGIN_FAULT"), Unavailable, &[], Some("PluginFault");
+    /// the plugin's worker died during the call because of another match's
+    /// call; nothing changed: call again
+    PluginRestarted = Some("PLUGIN_RESTARTED"), Unavailable, &[], None;
     /// a fault of the server
     Internal = Some("INTERNAL"), Internal, &[], None;
 }

@@ -237,6 +237,23 @@ pub fn describe(error: &HostError) -> Described {
             new(R::PluginTimeout).with("deadline_ms", deadline.as_millis())
         }
         HostError::PluginFault(_) => new(R::PluginFault),
+        HostError::PluginRestarted(_) => new(R::PluginRestarted),
+        HostError::MatchQuarantined { match_id, reason } => new(R::MatchQuarantined)
+            .with("match_id", match_id)
+            .with("quarantine_reason", reason),
+        HostError::PluginSuspended {
+            game,
+            version,
+            faults,
+            window,
+        } => new(R::PluginSuspended)
+            .with("game", game)
+            .with("version", version)
+            .with("faults", faults)
+            .with("window_s", window.as_secs()),
+        HostError::PluginRetired { game, version } => new(R::PluginRetired)
+            .with("game", game)
+            .with("version", version),
         HostError::ShuttingDown => new(R::ShuttingDown),
         HostError::Internal(_) => new(R::Internal),
     }

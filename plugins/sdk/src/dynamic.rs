@@ -44,6 +44,11 @@ pub trait DynGame: Send + Sync {
 pub trait DynState: Send {
     /// For downcasting `before` in [`DynState::event`].
     fn as_any(&self) -> &dyn Any;
+    /// Names what the state is of (a match id), for reports of faults in
+    /// its calls; copies and resamples keep it. Nothing by default.
+    fn set_label(&mut self, label: &str) {
+        let _ = label;
+    }
     /// An independent copy.
     fn clone_state(&self) -> Result<Box<dyn DynState>, GameError>;
     /// See [`Game::status`].

@@ -30,6 +30,15 @@ pub enum ErrorKind {
     /// The game does not offer this operation (removing a player from a game
     /// whose manifest says `removable_players: false`).
     Unsupported = crate::abi::CODE_UNSUPPORTED,
+    /// The process that ran the plugin (a worker of an isolated plugin)
+    /// died or was killed during this call: a crash, an overrun deadline or
+    /// memory cap. Always a bug in the plugin. The host's own: no plugin
+    /// returns it, and no ABI code stands for it.
+    ProcessDied = 100,
+    /// The call was cut short when the plugin's worker died while another
+    /// call was in it: nothing changed, and the same call may succeed in a
+    /// fresh worker. The host's own, like [`ErrorKind::ProcessDied`].
+    Interrupted = 101,
 }
 
 impl ErrorKind {
@@ -52,7 +61,7 @@ impl ErrorKind {
     pub fn is_fault(self) -> bool {
         matches!(
             self,
-            ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal
+            ErrorKind::Panic | ErrorKind::Poisoned | ErrorKind::Internal | ErrorKind::ProcessDied
         )
     }
 }

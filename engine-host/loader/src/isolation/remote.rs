@@ -1,0 +1,805 @@
+//! A plugin in a worker, used as a [`DynGame`]: [`WorkerGame`], whose
+//! states ([`RemoteState`]) live in the worker under a handle, each with
+//! the recipe that made it (its origin and every change since). When the
+//! worker dies, the state whose call killed it reports a fault; every
+//! other state is made again from its recipe in a fresh worker at its next
+//! call, which then goes on as if nothing happened.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use tabletop_sdk::{
+    ActionId, Attempt, Chance, DynGame, DynState, ErrorKind, GameError, Manifest, Move, Player,
+    PlayerResult, Refusal, SeatOut, Status, Transition, Viewer,
+};
+
+use super::process::{CallError, Death, Process, WorkerSpec};
+use super::protocol::{Answer, AttemptText, Handle, Origin, Recipe, Request, Step, Thought};
+use super::{Fault, FaultSink, FaultWindow};
+
+/// What a worker's plugin and its workers share: how to start one, the one
+/// serving now, and the faults so far.
+struct Shared {
+    spec: WorkerSpec,
+    /// The private copy the workers load.
+    file: PathBuf,
+    /// `game@version`.
+    label: String,
+    current: Mutex<Option<Arc<Process>>>,
+    generations: AtomicU64,
+    faults: Mutex<VecDeque<SystemTime>>,
+    fault_total: AtomicU64,
+    window: FaultWindow,
+    sink: FaultSink,
+    retired: AtomicBool,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("label", &self.label)
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A plugin whose code runs in a worker process.
+#[derive(Debug)]
+pub struct WorkerGame {
+    shared: Arc<Shared>,
+    manifest: Manifest,
+    seat_names: Vec<Vec<String>>,
+    extensions: Vec<&'static str>,
+}
+
+/// What the host can say about a plugin's workers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerStatus {
+    /// The serving worker's process id, if one serves.
+    pub pid: Option<u32>,
+    /// How many workers were started (1 + restarts).
+    pub started: u64,
+    /// Faults since the host started.
+    pub faults: u64,
+    /// Faults within the fault window now.
+    pub recent_faults: u64,
+    /// Whether it takes no new matches for its recent faults.
+    pub suspended: bool,
+}
+
+impl WorkerGame {
+    /// Starts a worker for `file` (a private copy) and reads the game it
+    /// holds; `name` names the file in messages.
+    pub(crate) fn start(
+        spec: WorkerSpec,
+        file: &Path,
+        name: &str,
+        window: FaultWindow,
+        sink: FaultSink,
+    ) -> Result<WorkerGame, String> {
+        let first = Process::start(&spec, file, name, 1)
+            .map_err(|e| format!("its worker process would not start: {e}"))?;
+        let described = match first.call(&Request::Describe) {
+            Ok(Answer::Described(described)) => described,
+            Ok(_) => return Err("its worker answered out of turn".into()),
+            Err(CallError::Game(e)) => return Err(e.message),
+            Err(CallError::Died { death, .. }) => {
+                return Err(format!("its worker died while loading it ({})", death.how));
+            }
+            Err(CallError::Stale) => return Err("its worker ended at once".into()),
+        };
+        let manifest: Manifest = serde_json::from_str(&described.manifest_json)
+            .map_err(|e| format!("its worker described it wrongly: {e}"))?;
+        let extensions = described
+            .extensions
+            .iter()
+            .filter_map(|id| known_extension(id))
+            .collect();
+        let label = format!("{}@{}", manifest.name, manifest.version);
+        Ok(WorkerGame {
+            shared: Arc::new(Shared {
+                spec,
+                file: file.to_path_buf(),
+                label,
+                current: Mutex::new(Some(Arc::new(first))),
+                generations: AtomicU64::new(1),
+                faults: Mutex::new(VecDeque::new()),
+                fault_total: AtomicU64::new(0),
+                window,
+                sink,
+                retired: AtomicBool::new(false),
+            }),
+            manifest,
+            seat_names: described.seat_names,
+            extensions,
+        })
+    }
+
+    /// The ids of the ABI extensions the plugin offers.
+    pub(crate) fn extensions(&self) -> Vec<&'static str> {
+        self.extensions.clone()
+    }
+
+    /// Its workers and faults, now.
+    pub(crate) fn status(&self) -> WorkerStatus {
+        let shared = &self.shared;
+        let pid = shared
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .filter(|p| p.is_alive())
+            .map(|p| p.pid());
+        let recent = shared.recent_faults();
+        WorkerStatus {
+            pid,
+            started: shared.generations.load(Ordering::Relaxed),
+            faults: shared.fault_total.load(Ordering::Relaxed),
+            recent_faults: recent,
+            suspended: recent >= u64::from(shared.window.faults),
+        }
+    }
+
+    /// No worker is started for it any more; the one serving ends now.
+    /// States made before answer faults from here on.
+    pub(crate) fn stop(&self) {
+        self.shared.retired.store(true, Ordering::SeqCst);
+        if let Some(process) = self
+            .shared
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            process.stop();
+        }
+    }
+}
+
+/// The static id of an extension a worker names.
+fn known_extension(id: &str) -> Option<&'static str> {
+    use tabletop_sdk::abi::*;
+    [
+        EXT_REMOVE_PLAYER,
+        EXT_EXPAND_NOTATION,
+        EXT_RESAMPLE,
+        EXT_SEATS_OUT,
+        EXT_SEAT_NAMES,
+        EXT_EXPLAIN_REFUSAL,
+        EXT_EVALUATE,
+        EXT_SVG_BOARD,
+        EXT_ACTION_TARGETS,
+    ]
+    .into_iter()
+    .find(|known| *known == id)
+}
+
+impl Shared {
+    /// The worker serving now, started if the last one died.
+    fn process(&self) -> Result<Arc<Process>, GameError> {
+        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(process) = current.as_ref().filter(|p| p.is_alive()) {
+            return Ok(Arc::clone(process));
+        }
+        if self.retired.load(Ordering::SeqCst) {
+            return Err(GameError::new(
+                ErrorKind::ProcessDied,
+                format!("{} is retired: its worker has ended", self.label),
+            ));
+        }
+        let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
+        let started = Instant::now();
+        let process = Process::start(&self.spec, &self.file, &self.label, generation)
+            .map(Arc::new)
+            .map_err(|e| {
+                GameError::new(
+                    ErrorKind::ProcessDied,
+                    format!("the worker of {} would not start again: {e}", self.label),
+                )
+            })?;
+        tracing::info!(
+            plugin = %self.label,
+            generation,
+            pid = process.pid(),
+            start_us = started.elapsed().as_micros() as u64,
+            "a fresh plugin worker started; its matches are rebuilt by replay as they are used"
+        );
+        *current = Some(Arc::clone(&process));
+        Ok(process)
+    }
+
+    fn recent_faults(&self) -> u64 {
+        let mut faults = self.faults.lock().unwrap_or_else(PoisonError::into_inner);
+        let horizon = SystemTime::now() - self.window.within;
+        while faults.front().is_some_and(|&at| at < horizon) {
+            faults.pop_front();
+        }
+        faults.len() as u64
+    }
+
+    /// A call of the state labelled `label` killed the worker.
+    fn fault(&self, label: Option<&str>, call: &str, death: &Death, age: Duration) -> GameError {
+        let (game, version) = self.label.split_once('@').unwrap_or((&self.label, ""));
+        let fault = Fault {
+            game: game.to_string(),
+            version: version.to_string(),
+            match_id: label.map(str::to_string),
+            call: call.to_string(),
+            how: death.how.clone(),
+        };
+        tracing::error!(
+            plugin = %self.label,
+            match_id = label.unwrap_or("-"),
+            call,
+            how = %death.how,
+            worker_age_ms = age.as_millis() as u64,
+            "a plugin worker died in a call"
+        );
+        self.faults
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(SystemTime::now());
+        self.fault_total.fetch_add(1, Ordering::Relaxed);
+        (self.sink)(&fault);
+        GameError::new(ErrorKind::ProcessDied, fault.to_string())
+    }
+}
+
+impl DynGame for WorkerGame {
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn new_state(
+        &self,
+        players: u32,
+        options: &BTreeMap<String, String>,
+        position: Option<&str>,
+    ) -> Result<Box<dyn DynState>, GameError> {
+        let recipe = Recipe {
+            origin: Origin::New {
+                players,
+                options: options.clone(),
+                position: position.map(str::to_string),
+            },
+            steps: Vec::new(),
+        };
+        RemoteState::make(Arc::clone(&self.shared), recipe, None)
+            .map(|s| Box::new(s) as Box<dyn DynState>)
+    }
+
+    fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {
+        let index = players.checked_sub(self.manifest.min_players);
+        Ok(index
+            .and_then(|i| self.seat_names.get(i as usize))
+            .cloned()
+            .unwrap_or_default())
+    }
+}
+
+/// Where a state lives now.
+#[derive(Debug)]
+struct Place {
+    process: Arc<Process>,
+    handle: Handle,
+}
+
+/// A state of a [`WorkerGame`]: a handle in its worker, and the recipe to
+/// make it again.
+#[derive(Debug)]
+pub struct RemoteState {
+    shared: Arc<Shared>,
+    place: RefCell<Place>,
+    recipe: Recipe,
+    /// What it is a state of (the match id), for the log line and the
+    /// fault report of a call that kills the worker.
+    label: Option<Arc<str>>,
+    /// The list `lend_legal_actions` lends.
+    legal: Vec<ActionId>,
+}
+
+/// An answer of a kind the request does not have.
+fn out_of_turn() -> GameError {
+    GameError::internal("the plugin's worker answered out of turn")
+}
+
+impl RemoteState {
+    /// Makes a state from `recipe` in the serving worker.
+    fn make(
+        shared: Arc<Shared>,
+        recipe: Recipe,
+        label: Option<Arc<str>>,
+    ) -> Result<RemoteState, GameError> {
+        let place = make_place(&shared, &recipe, label.as_deref())?;
+        Ok(RemoteState {
+            shared,
+            place: RefCell::new(place),
+            recipe,
+            label,
+            legal: Vec::new(),
+        })
+    }
+
+    /// Where the state lives, made again in a fresh worker if its own
+    /// ended.
+    fn placed(&self) -> Result<(Arc<Process>, Handle), GameError> {
+        let mut place = self.place.borrow_mut();
+        if !place.process.is_alive() {
+            *place = make_place(&self.shared, &self.recipe, self.label.as_deref())?;
+        }
+        Ok((Arc::clone(&place.process), place.handle))
+    }
+
+    /// Calls the worker about this state; `request` is given its handle.
+    fn call(&self, request: impl Fn(Handle) -> Request) -> Result<Answer, GameError> {
+        self.call_within(request, None)
+    }
+
+    fn call_within(
+        &self,
+        request: impl Fn(Handle) -> Request,
+        deadline: Option<Duration>,
+    ) -> Result<Answer, GameError> {
+        for _ in 0..2 {
+            let (process, handle) = self.placed()?;
+            let request = request(handle);
+            let answered = match deadline {
+                Some(deadline) => process.call_within(&request, deadline),
+                None => process.call(&request),
+            };
+            match answered {
+                Ok(answer) => return Ok(answer),
+                Err(error) => {
+                    match settle(
+                        &self.shared,
+                        self.label.as_deref(),
+                        &request,
+                        &process,
+                        error,
+                    ) {
+                        Settled::Again => continue,
+                        Settled::Fail(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        Err(interrupted(&self.shared.label))
+    }
+
+    /// A new state in the same worker made by `request` (given the source's
+    /// handle and the new one), with `recipe`.
+    fn derive(
+        &self,
+        recipe: Recipe,
+        request: impl Fn(Handle, Handle) -> Request,
+    ) -> Result<Box<dyn DynState>, GameError> {
+        for _ in 0..2 {
+            let (process, of) = self.placed()?;
+            let handle = process.new_handle();
+            let request = request(of, handle);
+            match process.call(&request) {
+                Ok(_) => {
+                    return Ok(Box::new(RemoteState {
+                        shared: Arc::clone(&self.shared),
+                        place: RefCell::new(Place { process, handle }),
+                        recipe,
+                        label: self.label.clone(),
+                        legal: Vec::new(),
+                    }));
+                }
+                Err(error) => {
+                    match settle(
+                        &self.shared,
+                        self.label.as_deref(),
+                        &request,
+                        &process,
+                        error,
+                    ) {
+                        Settled::Again => continue,
+                        Settled::Fail(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        Err(interrupted(&self.shared.label))
+    }
+
+    /// A bot's choice for `seat`, searched inside the worker (see
+    /// `tabletop_mcts::Bot::think_within`): the search is given `limit`,
+    /// and the worker is killed if it has not answered by then plus the
+    /// call deadline.
+    pub fn think(
+        &self,
+        spec: &str,
+        players: u32,
+        seat: Player,
+        seed: u64,
+        limit: Duration,
+    ) -> Result<(ActionId, u64, Duration), GameError> {
+        let deadline = limit + self.shared.spec.call_deadline;
+        let answer = self.call_within(
+            |handle| Request::Think {
+                handle,
+                spec: spec.to_string(),
+                players,
+                seat,
+                seed,
+                limit,
+            },
+            Some(deadline),
+        )?;
+        match answer {
+            Answer::Thought(Thought {
+                action,
+                iterations,
+                elapsed,
+                ..
+            }) => Ok((action, iterations, elapsed)),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    /// The state's recipe with `step` added.
+    fn record(&mut self, step: Step) {
+        self.recipe.steps.push(step);
+    }
+}
+
+impl Drop for RemoteState {
+    fn drop(&mut self) {
+        let place = self.place.get_mut();
+        place.process.forget(place.handle);
+    }
+}
+
+/// Makes a state from `recipe` in the serving worker (started if the last
+/// one died): a new state, or one made again by replay.
+fn make_place(shared: &Shared, recipe: &Recipe, label: Option<&str>) -> Result<Place, GameError> {
+    for _ in 0..2 {
+        let process = shared.process()?;
+        let handle = process.new_handle();
+        let request = Request::Make {
+            handle,
+            recipe: recipe.clone(),
+        };
+        match process.call(&request) {
+            Ok(_) => return Ok(Place { process, handle }),
+            Err(error) => match settle(shared, label, &request, &process, error) {
+                Settled::Again => continue,
+                Settled::Fail(e) => return Err(e),
+            },
+        }
+    }
+    Err(interrupted(&shared.label))
+}
+
+/// What a failed call comes to.
+enum Settled {
+    /// The worker had ended before the call: make the state again and call
+    /// again.
+    Again,
+    /// The call's answer.
+    Fail(GameError),
+}
+
+fn settle(
+    shared: &Shared,
+    label: Option<&str>,
+    request: &Request,
+    process: &Process,
+    error: CallError,
+) -> Settled {
+    match error {
+        CallError::Game(e) => Settled::Fail(e),
+        CallError::Stale => Settled::Again,
+        CallError::Died {
+            death,
+            culprit: true,
+        } => Settled::Fail(shared.fault(label, request.name(), &death, process.age())),
+        CallError::Died { culprit: false, .. } => Settled::Fail(interrupted(&shared.label)),
+    }
+}
+
+fn interrupted(plugin: &str) -> GameError {
+    GameError::new(
+        ErrorKind::Interrupted,
+        format!("the worker of {plugin} ended during the call (another call killed it); try again"),
+    )
+}
+
+impl DynState for RemoteState {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn set_label(&mut self, label: &str) {
+        self.label = Some(Arc::from(label));
+    }
+
+    fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
+        self.derive(self.recipe.clone(), |of, handle| Request::Clone {
+            of,
+            handle,
+        })
+    }
+
+    fn status(&self) -> Result<Status, GameError> {
+        match self.call(|handle| Request::Status { handle })? {
+            Answer::Status(status) => Ok(status),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn chance(&self) -> Result<Chance, GameError> {
+        match self.call(|handle| Request::Chance { handle })? {
+            Answer::Chance(chance) => Ok(chance),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn results(&self) -> Result<Vec<PlayerResult>, GameError> {
+        match self.call(|handle| Request::Results { handle })? {
+            Answer::Results(results) => Ok(results),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
+        match self.call(|handle| Request::Legal { handle, player })? {
+            Answer::Actions(actions) => {
+                out.clear();
+                out.extend_from_slice(&actions);
+                Ok(())
+            }
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
+        match self.call(|handle| Request::Legal { handle, player })? {
+            Answer::Actions(actions) => {
+                self.legal = actions;
+                Ok(&self.legal)
+            }
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
+        self.call(|handle| Request::Apply {
+            handle,
+            moves: moves.to_vec(),
+        })?;
+        self.record(Step::Apply(moves.to_vec()));
+        Ok(())
+    }
+
+    fn apply_and_lend_legal(
+        &mut self,
+        moves: &[Move],
+        player: Option<Player>,
+    ) -> Result<(Status, &[ActionId]), GameError> {
+        match self.call(|handle| Request::ApplyAndLegal {
+            handle,
+            moves: moves.to_vec(),
+            player,
+        }) {
+            Ok(Answer::StatusAndActions(status, actions)) => {
+                self.record(Step::Apply(moves.to_vec()));
+                self.legal = actions;
+                Ok((status, &self.legal))
+            }
+            Ok(_) => Err(out_of_turn()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
+        self.call(|handle| Request::ApplyChance { handle, outcome })?;
+        self.record(Step::Chance(outcome));
+        Ok(())
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<String, GameError> {
+        text(self.call(|handle| Request::View { handle, viewer })?)
+    }
+
+    fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {
+        text(self.call(|handle| Request::Text { handle, viewer })?)
+    }
+
+    fn event(
+        &self,
+        before: &dyn DynState,
+        transition: &Transition,
+        viewer: Viewer,
+    ) -> Result<String, GameError> {
+        let before = before
+            .as_any()
+            .downcast_ref::<RemoteState>()
+            .ok_or_else(|| GameError::internal("`before` is a state of another game"))?;
+        for _ in 0..2 {
+            let (_, before_handle) = before.placed()?;
+            let answer = self.call(|handle| Request::Event {
+                handle,
+                before: before_handle,
+                transition: transition.clone(),
+                viewer,
+            });
+            match answer {
+                // `before` was in a worker that ended between the two
+                // placements: place it again.
+                Err(e)
+                    if e.kind == ErrorKind::Internal
+                        && !before.place.borrow().process.is_alive() =>
+                {
+                    continue;
+                }
+                answer => return text(answer?),
+            }
+        }
+        Err(interrupted(&self.shared.label))
+    }
+
+    fn position(&self) -> Result<String, GameError> {
+        text(self.call(|handle| Request::Position { handle })?)
+    }
+
+    fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError> {
+        text(self.call(|handle| Request::ActionText {
+            handle,
+            player,
+            action,
+        })?)
+    }
+
+    fn actions_to_strings(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+        text: &mut String,
+        ends: &mut Vec<u32>,
+    ) -> Result<(), GameError> {
+        match self.call(|handle| Request::ActionTexts {
+            handle,
+            player,
+            ids: ids.to_vec(),
+        })? {
+            Answer::Texts(joined, offsets) => {
+                let base = text.len() as u32;
+                text.push_str(&joined);
+                ends.extend(offsets.into_iter().map(|end| base + end));
+                Ok(())
+            }
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
+        match self.call(|handle| Request::ParseAction {
+            handle,
+            player,
+            text: text.to_string(),
+        })? {
+            Answer::Action(action) => Ok(action),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn expand_notation(
+        &self,
+        player: Player,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, GameError> {
+        match self.call(|handle| Request::ExpandNotation {
+            handle,
+            player,
+            text: text.to_string(),
+        })? {
+            Answer::Expanded(expanded) => Ok(expanded),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
+        let recipe = Recipe {
+            origin: Origin::Resampled {
+                of: Box::new(self.recipe.clone()),
+                viewer,
+                random,
+            },
+            steps: Vec::new(),
+        };
+        self.derive(recipe, |of, handle| Request::Resample {
+            of,
+            handle,
+            viewer,
+            random,
+        })
+    }
+
+    fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
+        self.call(|handle| Request::RemovePlayer { handle, player })?;
+        self.record(Step::Remove(player));
+        Ok(())
+    }
+
+    fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
+        match self.call(|handle| Request::SeatsOut { handle })? {
+            Answer::SeatsOut(out) => Ok(out),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn explain_refusal(
+        &self,
+        player: Player,
+        attempt: Attempt<'_>,
+    ) -> Result<Option<Refusal>, GameError> {
+        let attempt = match attempt {
+            Attempt::Id(id) => AttemptText::Id(id),
+            Attempt::Text(text) => AttemptText::Text(text.to_string()),
+        };
+        match self.call(|handle| Request::ExplainRefusal {
+            handle,
+            player,
+            attempt: attempt.clone(),
+        })? {
+            Answer::Refusal(refusal) => Ok(refusal),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn action_space(&self) -> Result<u64, GameError> {
+        match self.call(|handle| Request::ActionSpace { handle })? {
+            Answer::Number(space) => Ok(space),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
+        let seats = values.len() as u32;
+        match self.call(|handle| Request::Evaluate { handle, seats })? {
+            Answer::Values(None) => Ok(false),
+            Answer::Values(Some(found)) if found.len() == values.len() => {
+                values.copy_from_slice(&found);
+                Ok(true)
+            }
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
+        match self.call(|handle| Request::Svg { handle, viewer })? {
+            Answer::MaybeText(svg) => Ok(svg),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    fn action_targets(
+        &self,
+        player: Player,
+        ids: &[ActionId],
+    ) -> Result<Option<Vec<Vec<String>>>, GameError> {
+        match self.call(|handle| Request::Targets {
+            handle,
+            player,
+            ids: ids.to_vec(),
+        })? {
+            Answer::Targets(targets) => Ok(targets),
+            _ => Err(out_of_turn()),
+        }
+    }
+}
+
+fn text(answer: Answer) -> Result<String, GameError> {
+    match answer {
+        Answer::Text(text) => Ok(text),
+        _ => Err(out_of_turn()),
+    }
+}
