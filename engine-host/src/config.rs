@@ -107,6 +107,58 @@ pub struct Config {
     )]
     pub plugin_check_memory_mib: u64,
 
+    /// Trusts one plugin build to run inside the host, as `NAME=SHA256` (the
+    /// game's name and the hex SHA-256 of its file; repeat for more). Every
+    /// other plugin runs in a worker process of its own. A file that claims
+    /// the name with other content is not trusted.
+    #[arg(long = "trust-plugin", value_name = "NAME=SHA256", value_parser = parse_trusted_build)]
+    pub trust_plugin: Vec<(String, String)>,
+
+    /// Trusts every file whose content is that of a file in DIR (as DIR is
+    /// at the start) to run inside the host. Repeat for more directories.
+    #[arg(long = "trusted-plugin-dir", value_name = "DIR")]
+    pub trusted_plugin_dir: Vec<PathBuf>,
+
+    /// Runs every plugin inside the host, none in worker processes: a fault
+    /// in any plugin then takes the host down.
+    #[arg(long)]
+    pub trust_all_plugins: bool,
+
+    /// Each plugin worker's address-space cap, in MiB.
+    #[arg(
+        long,
+        env = "TABLETOP_PLUGIN_WORKER_MEMORY_MIB",
+        default_value_t = 2_048,
+        value_parser = clap::value_parser!(u64).range(64..)
+    )]
+    pub plugin_worker_memory_mib: u64,
+
+    /// The longest one call into a plugin worker may take, in ms; a worker
+    /// that overruns it is killed (a bot's search may take its own think
+    /// time on top).
+    #[arg(
+        long,
+        env = "TABLETOP_PLUGIN_CALL_DEADLINE_MS",
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub plugin_call_deadline_ms: u64,
+
+    /// A plugin whose workers died this many times within
+    /// --plugin-fault-window-s takes no new matches until the faults age
+    /// out.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub plugin_faults: u32,
+
+    /// The window of --plugin-faults, in seconds.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub plugin_fault_window_s: u64,
+
+    /// Lines of a plugin worker's stdout and stderr logged per second, each
+    /// stream; the rest are counted and dropped.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub plugin_output_lines_per_second: u32,
+
     /// Directory of passing plugin checks, keyed by the file's SHA-256, the
     /// kit's version and the budget: a file that passed is not checked
     /// again. Default: DATA_DIR/plugin-checks.
@@ -305,6 +357,34 @@ pub struct VetArgs {
 
     /// The plugin file.
     pub file: PathBuf,
+}
+
+/// The hidden subcommand of a plugin worker process.
+pub const WORKER_SUBCOMMAND: &str = "plugin-worker";
+
+/// The arguments of [`WORKER_SUBCOMMAND`].
+#[derive(Debug, Clone, Parser)]
+#[command(name = "engine-host plugin-worker")]
+pub struct WorkerArgs {
+    /// Caps the process's address space, in MiB.
+    #[arg(long)]
+    pub memory_mib: Option<u64>,
+
+    /// The plugin file (a private copy).
+    pub file: PathBuf,
+}
+
+/// `NAME=SHA256` of `--trust-plugin`.
+fn parse_trusted_build(text: &str) -> Result<(String, String), String> {
+    let (name, sha256) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=SHA256"))?;
+    if name.is_empty() || sha256.len() != 64 || !sha256.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!(
+            "{text:?} is not NAME=SHA256 (a game name, then 64 hex digits)"
+        ));
+    }
+    Ok((name.to_string(), sha256.to_ascii_lowercase()))
 }
 
 /// The match store.

@@ -14,10 +14,12 @@
 //!   maps errors to statuses in one place; in front of it the layer of limits
 //!   and metrics, and the web page;
 //! - [`metrics`], [`config`] (the flags), [`shutdown`] (the stop signals);
-//! - [`malloc`]: glibc's malloc settings, the crate's only `unsafe` (the
-//!   crate denies `unsafe_code` elsewhere; every other `unsafe` block the
-//!   host runs is in the SDK's import side, `tabletop_sdk::import`, which
-//!   opens plugins and calls through their tables).
+//! - [`malloc`] (glibc's malloc settings) and [`crash_note`] (the note a
+//!   host leaves when it dies in a trusted plugin's call): the crate's only
+//!   `unsafe` (the crate denies `unsafe_code` elsewhere; every other
+//!   `unsafe` block the host runs is in the SDK's import side,
+//!   `tabletop_sdk::import`, which opens plugins and calls through their
+//!   tables).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -38,6 +40,7 @@
 #![deny(unsafe_code)]
 
 pub mod config;
+pub mod crash_note;
 pub mod engine;
 pub mod grpc;
 #[allow(unsafe_code)]

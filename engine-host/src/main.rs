@@ -10,12 +10,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use engine_host::config::{AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs};
+use engine_host::config::{
+    AnonymousCreate, Config, LogFormat, StoreKind, VET_SUBCOMMAND, VetArgs, WORKER_SUBCOMMAND,
+    WorkerArgs,
+};
 use engine_host::engine::{Engine, Offered};
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
-use engine_host::{malloc, shutdown};
+use engine_host::{crash_note, malloc, shutdown};
 use tabletop_loader::Vetter;
+use tabletop_loader::isolation::{FaultWindow, Isolation, TrustList, WorkerSpec};
 use tracing_subscriber::EnvFilter;
 
 /// Logs to stderr: text, coloured only when stderr is a terminal (a file
@@ -210,6 +214,12 @@ fn main() -> ExitCode {
     {
         return vet_plugin(VetArgs::parse_from(std::env::args_os().skip(1)));
     }
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == WORKER_SUBCOMMAND)
+    {
+        return plugin_worker(WorkerArgs::parse_from(std::env::args_os().skip(1)));
+    }
     let config = Config::parse();
     init_logging(config.log_format);
     tabletop_loader::file::set_max_plugin_bytes(config.max_plugin_bytes);
@@ -276,6 +286,65 @@ fn vet_plugin(args: VetArgs) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+/// A plugin worker process (`engine-host plugin-worker`), started by the
+/// host for each plugin it does not trust: nothing of the server starts.
+fn plugin_worker(args: WorkerArgs) -> ExitCode {
+    // Its log lines (a plugin's own among them) go to stderr, which the
+    // host reads and logs as the plugin's.
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new("info"))
+        .with_ansi(false)
+        .without_time()
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .init();
+    let code = tabletop_loader::isolation::run_worker(&args.file, args.memory_mib);
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// Where plugins run: in worker processes (this executable, run as
+/// `engine-host plugin-worker`) but for the builds the operator trusts.
+fn isolation(config: &Config) -> Result<Isolation, String> {
+    let window = FaultWindow {
+        faults: config.plugin_faults,
+        within: Duration::from_secs(config.plugin_fault_window_s),
+    };
+    if config.trust_all_plugins {
+        return Ok(Isolation {
+            window,
+            ..Isolation::in_host()
+        });
+    }
+    let mut trust = TrustList::none();
+    for (name, sha256) in &config.trust_plugin {
+        trust = trust.with_build(name, sha256);
+    }
+    for dir in &config.trusted_plugin_dir {
+        trust = trust.with_dir(dir).map_err(|e| {
+            format!(
+                "cannot read the trusted plugin directory {}: {e}",
+                dir.display()
+            )
+        })?;
+    }
+    let program = std::env::current_exe()
+        .map_err(|e| format!("cannot find this executable to run plugin workers with: {e}"))?;
+    Ok(Isolation {
+        spec: Some(WorkerSpec {
+            program,
+            args: vec![WORKER_SUBCOMMAND.into()],
+            memory_mib: Some(config.plugin_worker_memory_mib),
+            call_deadline: Duration::from_millis(config.plugin_call_deadline_ms),
+            socket_dir: std::env::temp_dir()
+                .join(format!("tabletop-workers-{}", nix::unistd::getuid())),
+            output_lines_per_second: config.plugin_output_lines_per_second,
+        }),
+        trust,
+        window,
+        sink: None,
+    })
+}
+
 /// The vetter every plugin file passes before it is loaded: this executable,
 /// run as `engine-host vet-plugin`.
 fn vetter(config: &Config) -> std::io::Result<Vetter> {
@@ -334,10 +403,26 @@ async fn run(
         Engine::new(store, &token, config.data_dir.join("plugin-cache"))
             .with_inline_limit(inline_limit)
             .with_vetter(vetter)
+            .with_isolation(isolation(&config)?)
             .with_request_key(request_key(&config)?)
             .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
             .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms)),
     );
+    // A host that died inside a trusted plugin's call left a note: quarantine
+    // that match before recovery replays it into the same crash.
+    if let Some((crumb, how)) = crash_note::take_last(&config.data_dir) {
+        tracing::error!(
+            plugin = %crumb.plugin,
+            match_id = %crumb.match_id,
+            call = %crumb.call,
+            how = %how,
+            "the last run of this host died inside a trusted plugin's call"
+        );
+        engine.quarantine_after_crash(&crumb, &how);
+    }
+    if let Err(e) = crash_note::install(&config.data_dir) {
+        tracing::warn!(error = %e, "cannot arm the crash note: a crash in a trusted plugin will not be named at the next start");
+    }
     // Read now, so a damaged credentials table stops the start, not a call.
     let credentials = engine.load_credentials().map_err(|e| e.to_string())?;
     tracing::info!(credentials, "organizer credentials loaded");
@@ -362,6 +447,7 @@ async fn run(
     if bot_threads == 0 {
         tracing::warn!("--bot-threads 0: no bot moves on this host; bot seats wait");
     }
+    engine.spawn_quarantine_thread();
     engine.spawn_bot_threads(bot_threads);
     spawn_clock(
         Arc::clone(&engine),
@@ -397,6 +483,10 @@ async fn run(
     {
         let engine = Arc::clone(&engine);
         engine_host::metrics::metrics().count_matches_with(move || engine.match_counts());
+    }
+    {
+        let engine = Arc::clone(&engine);
+        engine_host::metrics::metrics().count_workers_with(move || engine.worker_counts());
     }
     let metrics_listener = match config.metrics_listen {
         Some(address) => Some(

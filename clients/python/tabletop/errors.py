@@ -222,6 +222,7 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "NOT_STARTED": NotStarted,
     "MATCH_PAUSED": MatchPaused,
     "CONTROL_REFUSED": ControlRefused,
+    "MATCH_QUARANTINED": MatchQuarantined,
     "REQUEST_ID_REUSED": RequestIdReused,
     "TOKEN_REQUIRED": TokenRequired,
     "BAD_TOKEN": BadToken,
@@ -232,6 +233,7 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "RATE_LIMITED": Throttled,
     "CREATION_QUOTA": Throttled,
     "LIVE_MATCH_LIMIT": Throttled,
+    "PLUGIN_FAULT": PluginFault,
 }
 
 

@@ -274,6 +274,7 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   NOT_STARTED: NotStarted,
   MATCH_PAUSED: MatchPaused,
   CONTROL_REFUSED: ControlRefused,
+  MATCH_QUARANTINED: MatchQuarantined,
   REQUEST_ID_REUSED: RequestIdReused,
   TOKEN_REQUIRED: TokenRequired,
   BAD_TOKEN: BadToken,
@@ -284,6 +285,7 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   RATE_LIMITED: Throttled,
   CREATION_QUOTA: Throttled,
   LIVE_MATCH_LIMIT: Throttled,
+  PLUGIN_FAULT: PluginFault,
 };
 
 /** The typed error for anything a call threw (itself, if it already is one). */

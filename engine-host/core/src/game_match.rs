@@ -114,11 +114,13 @@ impl Match {
     ) -> HostResult<Match> {
         // Resignations and seats taken out are replayed from the log.
         let seats = Seats::new(token_hashes);
-        let state = game.new_state(
+        let mut state = game.new_state(
             setup.players,
             &setup.options,
             setup.start_position.as_deref(),
         )?;
+        // A fault in one of its calls is reported with the match's id.
+        state.set_label(&setup.match_id);
         let stage = Stage::new(seats.any_open());
         let clocks = Clocks::new(setup.time_control, setup.players as usize);
         Ok(Match {

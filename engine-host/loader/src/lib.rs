@@ -31,6 +31,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod crumb;
 mod error;
 pub mod file;
 pub mod isolation;

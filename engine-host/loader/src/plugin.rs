@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 use tabletop_sdk::import::{ImportError, ImportedGame};
 use tabletop_sdk::{DynGame, DynState, GameError, Manifest};
 
+use crate::crumb::Tracked;
 use crate::error::LoadError;
 use crate::file::{check_complete_library, read_plugin_file};
 use crate::isolation::{Isolation, Trusted, WorkerGame, WorkerStatus};
@@ -36,6 +37,8 @@ enum Backing {
 #[derive(Debug)]
 pub struct Plugin {
     game: Backing,
+    /// `game@version`, as a breadcrumb names it (see [`crate::crumb`]).
+    crumb_name: &'static str,
     file: PathBuf,
     sha256: String,
     loaded_at: SystemTime,
@@ -134,8 +137,17 @@ impl Plugin {
                 )
             }
         };
+        let manifest = match &game {
+            Backing::InHost(game) => game.manifest(),
+            Backing::Worker(game) => game.manifest(),
+        };
+        // One short string per plugin loaded, which lives as long as the
+        // host: the breadcrumb must not allocate.
+        let crumb_name =
+            Box::leak(format!("{}@{}", manifest.name, manifest.version).into_boxed_str());
         Ok(Arc::new(Plugin {
             game,
+            crumb_name,
             file: path.to_path_buf(),
             sha256,
             loaded_at: SystemTime::now(),
@@ -250,7 +262,15 @@ impl DynGame for Plugin {
         options: &BTreeMap<String, String>,
         position: Option<&str>,
     ) -> Result<Box<dyn DynState>, GameError> {
-        self.dyn_game().new_state(players, options, position)
+        match &self.game {
+            // A call into a trusted plugin leaves a breadcrumb, so a crash
+            // in it is named on the host's next start.
+            Backing::InHost(game) => Ok(Box::new(Tracked::new(
+                game.new_state(players, options, position)?,
+                self.crumb_name,
+            ))),
+            Backing::Worker(game) => game.new_state(players, options, position),
+        }
     }
 
     fn seat_names(&self, players: u32) -> Result<Vec<String>, GameError> {

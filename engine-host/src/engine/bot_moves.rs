@@ -84,7 +84,8 @@ impl Engine {
                 HostError::StaleVersion { .. }
                 | HostError::NotYourTurn { .. }
                 | HostError::AlreadyActed { .. }
-                | HostError::MatchPaused,
+                | HostError::MatchPaused
+                | HostError::PluginRestarted(_),
             ) => {
                 self.bots.queue().poke(match_id);
                 Ok(BotMove::Replan)

@@ -33,6 +33,7 @@ use tabletop_sdk::ActionId;
 use super::live::LiveMatch;
 use super::search_thread::Searcher;
 use crate::metrics::metrics;
+use tabletop_loader::isolation::RemoteState;
 
 /// The longest a bot thinks about one move unless the host is told
 /// otherwise (`--bot-max-think-ms`).
@@ -215,27 +216,35 @@ impl Bots {
         let bot = parse_spec(turn.seat, &turn.spec)?;
         let limit = think_limit(turn.clock_remaining_ms, self.max_think);
         let seed = search_seed(match_id, turn.version, turn.seat) ^ 0x5EA5_C4ED;
+        // A game in a worker searches there: a search crosses the plugin
+        // boundary at every node, which a process boundary would make slow.
+        let spec = bot.spec();
         let (turn, choice) = searcher.run(move || {
-            let choice = bot.think_within(
-                turn.state.as_ref(),
-                turn.players,
-                turn.seat,
-                seed,
-                Some(limit),
-            );
+            let choice = match turn.state.as_any().downcast_ref::<RemoteState>() {
+                Some(remote) => remote.think(&spec, turn.players, turn.seat, seed, limit),
+                None => bot
+                    .think_within(
+                        turn.state.as_ref(),
+                        turn.players,
+                        turn.seat,
+                        seed,
+                        Some(limit),
+                    )
+                    .map(|c| (c.action, c.iterations, c.elapsed)),
+            };
             (turn, choice)
         })?;
-        let choice = choice.map_err(HostError::from)?;
-        metrics().bot_search(choice.elapsed, choice.iterations);
+        let (action, iterations, elapsed) = choice.map_err(HostError::from)?;
+        metrics().bot_search(elapsed, iterations);
         tracing::debug!(
             match_id,
             seat = turn.seat,
             bot = %turn.spec,
-            iterations = choice.iterations,
-            elapsed_ms = choice.elapsed.as_millis() as u64,
+            iterations,
+            elapsed_ms = elapsed.as_millis() as u64,
             "bot chose"
         );
-        Ok((turn, choice.action))
+        Ok((turn, action))
     }
 }
 

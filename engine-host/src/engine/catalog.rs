@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use tabletop_core::{HostError, HostResult, Match, now_ms};
 use tabletop_loader::file::check_plugin_file;
+use tabletop_loader::isolation::Isolation;
 use tabletop_loader::{
     AddError, Added, LoadError, NoBuild, Plugin, Refusal, Registry, ReplayBuild, Report, Vetter,
 };
@@ -73,6 +74,9 @@ pub struct Catalog {
     /// Checks each plugin file in a child process before it is loaded
     /// (unset, files load unchecked).
     vetter: Option<Vetter>,
+    /// Where each plugin runs: in a worker, or in the host (by default,
+    /// and for trusted builds).
+    isolation: Isolation,
 }
 
 impl Catalog {
@@ -82,7 +86,14 @@ impl Catalog {
             registry: Registry::new(),
             cache_dir,
             vetter: None,
+            isolation: Isolation::in_host(),
         }
+    }
+
+    /// Runs plugins as `isolation` says: in worker processes but for the
+    /// builds it trusts.
+    pub fn with_isolation(self, isolation: Isolation) -> Catalog {
+        Catalog { isolation, ..self }
     }
 
     /// Vets every plugin file with `vetter` before it is loaded.
@@ -161,12 +172,14 @@ impl Catalog {
         let plugin = match vetted {
             Some(vetted) => {
                 let report = vetted.map_err(AddError::Vet)?;
-                Plugin::load_vetted(path, &self.cache_dir, &report.sha256).map_err(|e| match e {
-                    LoadError::Changed => AddError::Vet(Refusal::Changed),
-                    other => AddError::Load(other),
-                })?
+                Plugin::load_placed(path, &self.cache_dir, Some(&report.sha256), &self.isolation)
+                    .map_err(|e| match e {
+                        LoadError::Changed => AddError::Vet(Refusal::Changed),
+                        other => AddError::Load(other),
+                    })?
             }
-            None => Plugin::load_with_cache(path, &self.cache_dir).map_err(AddError::Load)?,
+            None => Plugin::load_placed(path, &self.cache_dir, None, &self.isolation)
+                .map_err(AddError::Load)?,
         };
         if another_build {
             self.registry.add_build(plugin)
@@ -181,7 +194,19 @@ impl Catalog {
     pub fn for_new_match(&self, name: &str, version: Option<&str>) -> HostResult<Arc<Plugin>> {
         let described = self.plugin(name, version)?;
         match self.registry.for_new_match(name, version) {
-            Ok(plugin) => Ok(plugin),
+            Ok(plugin) => {
+                if let Some(status) = plugin.worker_status()
+                    && status.suspended
+                {
+                    return Err(HostError::PluginSuspended {
+                        game: name.to_string(),
+                        version: plugin.manifest().version.clone(),
+                        faults: status.recent_faults,
+                        window: self.isolation.window.within,
+                    });
+                }
+                Ok(plugin)
+            }
             Err(NoBuild::Ambiguous(files)) => Err(HostError::AmbiguousGameVersion {
                 game: name.to_string(),
                 version: described.manifest().version.clone(),

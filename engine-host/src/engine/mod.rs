@@ -16,6 +16,7 @@
 //! | `Catalog` | `catalog.rs` | the loaded plugins, vetting, the catalog, restoring a stored match |
 //! | `Credentials` | `access.rs` | the admin token and the organizer credentials |
 //! | `Bots` | `bots.rs` | the queue of matches a bot may move in, and the bots' search |
+//! | `FaultQueue` | `faults.rs` | plugin workers' faults on their way to quarantining a match |
 //! | `InlineCalls` | `inline.rs` | the calls running on callers' threads, and each plugin's trust |
 //!
 //! Besides the parts, `lifecycle.rs` says what a change means for the
@@ -39,6 +40,7 @@ mod catalog;
 mod create;
 mod creation;
 mod director;
+mod faults;
 pub mod inline;
 mod lifecycle;
 mod listing;
@@ -58,9 +60,11 @@ pub use listing::{ListQuery, MatchSummary};
 pub use live::LiveMatch;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tabletop_loader::isolation::Isolation;
 
 use tabletop_core::legal::CachedMatches;
 use tabletop_core::{
@@ -206,6 +210,8 @@ pub struct Engine {
     /// Calls running on their caller's thread, and which plugins may.
     inline: Arc<InlineCalls>,
     bots: Bots,
+    /// Faults of plugin workers, for the quarantine thread.
+    faults: faults::FaultQueue,
 }
 
 /// Runs a call on the caller's thread; a panic in host code becomes an
@@ -231,6 +237,18 @@ impl Engine {
             kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
             inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
             bots: Bots::default(),
+            faults: faults::FaultQueue::default(),
+        }
+    }
+
+    /// Runs plugins as `isolation` says — in worker processes but for the
+    /// builds it trusts — and quarantines the match whose call kills a
+    /// worker (once [`Engine::spawn_quarantine_thread`] runs).
+    pub fn with_isolation(self, isolation: Isolation) -> Engine {
+        let isolation = self.faults.connect(isolation);
+        Engine {
+            catalog: self.catalog.with_isolation(isolation),
+            ..self
         }
     }
 

@@ -20,6 +20,7 @@ use super::access::{Caller, Need};
 use super::catalog::{self, GameEntry, Offered, Vetted};
 use super::live::lock;
 use super::{Engine, PluginEntry};
+use crate::metrics::WorkerCounts;
 
 impl Engine {
     /// How long the check of one plugin file may take (zero without a
@@ -159,6 +160,16 @@ impl Engine {
             },
             already,
         ))
+    }
+
+    /// The plugin workers: serving now, and started so far.
+    pub fn worker_counts(&self) -> WorkerCounts {
+        let mut counts = WorkerCounts::default();
+        for status in self.catalog.all().iter().filter_map(|p| p.worker_status()) {
+            counts.running += u64::from(status.pid.is_some());
+            counts.started += status.started;
+        }
+        counts
     }
 
     /// Every game, newest version of each.

@@ -528,7 +528,7 @@ mod tests {
                     notation: text("a"),
                     cause: Box::new(HostError::PluginFault(text("boom"))),
                 },
-                Internal,
+                Unavailable,
                 "PLUGIN_FAULT",
                 vec![("step", "1"), ("steps", "2")],
             ),
@@ -612,7 +612,7 @@ mod tests {
             ),
             (
                 HostError::PluginFault(text("a")),
-                Internal,
+                Unavailable,
                 "PLUGIN_FAULT",
                 vec![],
             ),

@@ -241,6 +241,50 @@ pub struct MatchCounts {
 
 type MatchCounter = Box<dyn Fn() -> MatchCounts + Send + Sync>;
 
+/// Plugin workers, counted when scraped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkerCounts {
+    /// Worker processes serving now.
+    pub running: u64,
+    /// Worker processes started since the host started (first starts and
+    /// restarts after a fault).
+    pub started: u64,
+}
+
+type WorkerCounter = Box<dyn Fn() -> WorkerCounts + Send + Sync>;
+
+/// The `tabletop_plugin_workers` gauge: read from the engine when scraped.
+#[derive(Clone, Default)]
+struct WorkerGauge {
+    counter: Arc<OnceLock<WorkerCounter>>,
+}
+
+impl std::fmt::Debug for WorkerGauge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerGauge").finish_non_exhaustive()
+    }
+}
+
+impl EncodeMetric for WorkerGauge {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let counts = self.counter.get().map(|count| count()).unwrap_or_default();
+        for (state, n) in [("running", counts.running), ("started", counts.started)] {
+            encoder
+                .encode_family(&[("count", state)])?
+                .encode_gauge(&n)?;
+        }
+        Ok(())
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Gauge
+    }
+}
+
+impl TypedMetric for WorkerGauge {
+    const TYPE: MetricType = MetricType::Gauge;
+}
+
 /// The `tabletop_matches` gauge: read from the engine when scraped.
 #[derive(Clone, Default)]
 struct MatchGauge {
@@ -339,6 +383,9 @@ pub struct Metrics {
     pool_calls: Counter,
     bot_searches: Histogram,
     bot_iterations: Counter,
+    plugin_faults: Family<GameLabels, Counter>,
+    quarantines: Family<GameLabels, Counter>,
+    worker_counter: Arc<OnceLock<WorkerCounter>>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -380,6 +427,9 @@ impl Default for Metrics {
             pool_calls: Counter::default(),
             bot_searches: Histogram::default(),
             bot_iterations: Counter::default(),
+            plugin_faults: Family::default(),
+            quarantines: Family::default(),
+            worker_counter: Arc::default(),
         };
         let mut r = Registry::default();
         let m = &metrics;
@@ -469,6 +519,23 @@ impl Default for Metrics {
             "tabletop_blocking_pool_calls",
             "Core calls run on the blocking pool instead of the async worker that received them",
             m.pool_calls.clone(),
+        );
+        r.register(
+            "tabletop_plugin_faults",
+            "Calls in which a plugin's worker died (a crash, an overrun deadline or memory cap), by game",
+            m.plugin_faults.clone(),
+        );
+        r.register(
+            "tabletop_matches_quarantined",
+            "Matches quarantined because their plugin's worker died in one of their calls, by game",
+            m.quarantines.clone(),
+        );
+        r.register(
+            "tabletop_plugin_workers",
+            "Plugin worker processes: running now, and started since the host started (restarts included)",
+            WorkerGauge {
+                counter: Arc::clone(&m.worker_counter),
+            },
         );
         r.register(
             "tabletop_bot_search_seconds",
@@ -610,6 +677,30 @@ impl Metrics {
         self.bot_iterations.inc_by(iterations);
     }
 
+    /// A worker of `game`'s plugin died in a call.
+    pub fn plugin_fault(&self, game: &str) {
+        self.plugin_faults
+            .get_or_create(&GameLabels {
+                game: game.to_string(),
+            })
+            .inc();
+    }
+
+    /// A match of `game` was quarantined.
+    pub fn quarantined(&self, game: &str) {
+        self.quarantines
+            .get_or_create(&GameLabels {
+                game: game.to_string(),
+            })
+            .inc();
+    }
+
+    /// Where the worker gauge is read from when scraped (the first call
+    /// wins).
+    pub fn count_workers_with(&self, counter: impl Fn() -> WorkerCounts + Send + Sync + 'static) {
+        let _ = self.worker_counter.set(Box::new(counter));
+    }
+
     /// A core call run on the blocking pool.
     pub fn pool_call(&self) {
         self.pool_calls.inc();
@@ -651,6 +742,12 @@ mod tests {
             finished: 1,
             unavailable: 0,
         });
+        m.plugin_fault("faulty");
+        m.quarantined("faulty");
+        m.count_workers_with(|| WorkerCounts {
+            running: 3,
+            started: 5,
+        });
         let text = m.render();
         for line in [
             "# HELP tabletop_rpcs_total gRPC calls finished, by method and status code.",
@@ -671,6 +768,11 @@ mod tests {
             "tabletop_watch_streams 0",
             "tabletop_bot_search_iterations_total 0",
             "tabletop_store_commit_seconds_count 0",
+            "tabletop_plugin_faults_total{game=\"faulty\"} 1",
+            "tabletop_matches_quarantined_total{game=\"faulty\"} 1",
+            "# TYPE tabletop_plugin_workers gauge",
+            "tabletop_plugin_workers{count=\"running\"} 3",
+            "tabletop_plugin_workers{count=\"started\"} 5",
         ] {
             assert!(
                 text.lines().any(|l| l == line),
@@ -687,7 +789,7 @@ mod tests {
         );
         assert!(!text.contains(".."), "a help text ends in one full stop");
         let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
-        assert_eq!(types.len(), 19, "{text}");
+        assert_eq!(types.len(), 22, "{text}");
         let mut unique = types.clone();
         unique.sort_unstable();
         unique.dedup();

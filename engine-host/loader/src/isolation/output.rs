@@ -9,17 +9,24 @@ use std::time::{Duration, Instant};
 /// The longest line logged; the rest of a longer line is cut.
 const MAX_LINE: usize = 1024;
 
-/// Starts a thread that logs `stream`'s lines until it ends.
+/// Starts a thread that logs `stream`'s lines until it ends, then calls
+/// `on_end`.
 pub(crate) fn capture(
     stream: impl Read + Send + 'static,
     plugin: &str,
     name: &'static str,
     lines_per_second: u32,
+    on_end: Option<Box<dyn FnOnce() + Send>>,
 ) {
     let plugin = plugin.to_string();
     let _ = std::thread::Builder::new()
         .name(format!("worker-{name}"))
-        .spawn(move || read_lines(stream, &plugin, name, lines_per_second));
+        .spawn(move || {
+            read_lines(stream, &plugin, name, lines_per_second);
+            if let Some(on_end) = on_end {
+                on_end();
+            }
+        });
 }
 
 fn read_lines(mut stream: impl Read, plugin: &str, stream_name: &str, lines_per_second: u32) {

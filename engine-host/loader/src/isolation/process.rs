@@ -12,7 +12,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use tabletop_sdk::GameError;
@@ -98,7 +98,7 @@ impl Process {
         file: &Path,
         label: &str,
         generation: u64,
-    ) -> std::io::Result<Process> {
+    ) -> std::io::Result<Arc<Process>> {
         std::fs::create_dir_all(&spec.socket_dir)?;
         set_private(&spec.socket_dir)?;
         let socket = spec.socket_dir.join(format!(
@@ -108,6 +108,8 @@ impl Process {
         ));
         let _ = std::fs::remove_file(&socket);
         let listener = UnixListener::bind(&socket)?;
+        // The worker runs wherever; it is given the file's full path.
+        let file = std::path::absolute(file)?;
         let mut command = Command::new(&spec.program);
         command.args(&spec.args);
         if let Some(mib) = spec.memory_mib {
@@ -115,7 +117,7 @@ impl Process {
         }
         command
             .arg("--")
-            .arg(file)
+            .arg(&file)
             // No credentials, no configuration: the worker needs nothing
             // from the host's environment.
             .env_clear()
@@ -129,13 +131,9 @@ impl Process {
                 return Err(e);
             }
         };
-        if let Some(stdout) = child.stdout.take() {
-            capture(stdout, label, "stdout", spec.output_lines_per_second);
-        }
-        if let Some(stderr) = child.stderr.take() {
-            capture(stderr, label, "stderr", spec.output_lines_per_second);
-        }
-        Ok(Process {
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let process = Arc::new(Process {
             generation,
             label: label.to_string(),
             child: Mutex::new(child),
@@ -146,7 +144,23 @@ impl Process {
             death: OnceLock::new(),
             call_deadline: spec.call_deadline,
             started: Instant::now(),
-        })
+        });
+        let rate = spec.output_lines_per_second;
+        if let Some(stdout) = stdout {
+            capture(stdout, label, "stdout", rate, None);
+        }
+        if let Some(stderr) = stderr {
+            // Its stderr ends when it does: a worker that ends between
+            // calls is noticed (and reaped) then, not at its next call.
+            let noticed = Arc::downgrade(&process);
+            let on_end = move || {
+                if let Some(process) = noticed.upgrade() {
+                    process.died(String::new(), false, false);
+                }
+            };
+            capture(stderr, label, "stderr", rate, Some(Box::new(on_end)));
+        }
+        Ok(process)
     }
 
     /// The worker's process id.
@@ -187,10 +201,10 @@ impl Process {
         if !self.is_alive() {
             return Err(CallError::Stale);
         }
-        let mut connection = match self.connection() {
-            Ok(connection) => connection,
-            Err(_) if !self.is_alive() => return Err(CallError::Stale),
-            Err(e) => return Err(self.died(format!("its socket refused a call: {e}"), false)),
+        let Ok(mut connection) = self.connection() else {
+            // Its socket refuses connections: it has ended.
+            self.died(String::new(), false, false);
+            return Err(CallError::Stale);
         };
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         let answered = connection.exchange(request, deadline);
@@ -203,15 +217,21 @@ impl Process {
                     .push(connection);
                 reply.map_err(|e| CallError::Game(game_error(e)))
             }
-            Err(e) if is_timeout(&e) => Err(self.died(
+            // The request never reached a live worker: it had ended before.
+            Err(Exchange::Unsent) => {
+                self.died(String::new(), false, false);
+                Err(CallError::Stale)
+            }
+            Err(Exchange::Unanswered(e)) if is_timeout(&e) => Err(self.died(
                 format!(
                     "killed: no answer within {} ms to {}",
                     deadline.as_millis(),
                     request.name()
                 ),
                 true,
+                true,
             )),
-            Err(_) => Err(self.died(String::new(), false)),
+            Err(Exchange::Unanswered(_)) => Err(self.died(String::new(), false, true)),
         }
     }
 
@@ -220,22 +240,21 @@ impl Process {
         if !self.is_alive() {
             return;
         }
-        if let Ok(mut connection) = self.connection() {
-            if write_frame(&mut connection.writer, &Request::Drop { handle })
+        if let Ok(mut connection) = self.connection()
+            && write_frame(&mut connection.writer, &Request::Drop { handle })
                 .and_then(|()| connection.writer.flush())
                 .is_ok()
-            {
-                self.idle
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(connection);
-            }
+        {
+            self.idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(connection);
         }
     }
 
     /// Ends the worker (the host retires it, or stops).
     pub(crate) fn stop(&self) {
-        self.died("stopped by the host".into(), false);
+        self.died("stopped by the host".into(), false, false);
     }
 
     fn connection(&self) -> std::io::Result<Connection> {
@@ -258,13 +277,14 @@ impl Process {
     /// Records the worker's end (the first to see it kills and reaps it)
     /// and says what the call that saw it is told. `killed_by`: why this
     /// call killed it (empty: it ended by itself); `by_deadline`: this
-    /// call's deadline passed.
-    fn died(&self, killed_by: String, by_deadline: bool) -> CallError {
+    /// call's deadline passed; `in_call`: the end came while this call was
+    /// in the worker (its request was sent).
+    fn died(&self, killed_by: String, by_deadline: bool, in_call: bool) -> CallError {
         let mut first = false;
         let death = self.death.get_or_init(|| {
             first = true;
             // Calls in it when its end was seen, this one included.
-            let in_flight = self.in_flight.load(Ordering::SeqCst) + 1;
+            let in_flight = self.in_flight.load(Ordering::SeqCst) + usize::from(in_call);
             let how = self.reap(&killed_by);
             Death {
                 how,
@@ -278,7 +298,7 @@ impl Process {
                 .unwrap_or_else(PoisonError::into_inner)
                 .clear();
             let _ = std::fs::remove_file(&self.socket);
-            tracing::debug!(plugin = %self.label, generation = self.generation, how = %death.how, "a plugin worker ended");
+            tracing::info!(plugin = %self.label, generation = self.generation, how = %death.how, "a plugin worker ended");
         }
         let culprit =
             (first && by_deadline) || (!death.killed_for_deadline && death.in_flight == 1);
@@ -320,16 +340,31 @@ impl Drop for Process {
     }
 }
 
+/// Why an exchange on a connection has no reply.
+enum Exchange {
+    /// The request could not be written: the worker had hung up.
+    Unsent,
+    /// The request was written; no reply came.
+    Unanswered(std::io::Error),
+}
+
 impl Connection {
-    fn exchange(&mut self, request: &Request, deadline: Duration) -> std::io::Result<Reply> {
+    fn exchange(&mut self, request: &Request, deadline: Duration) -> Result<Reply, Exchange> {
         let stream = self.reader.get_ref();
-        stream.set_read_timeout(Some(deadline))?;
-        stream.set_write_timeout(Some(deadline))?;
-        write_frame(&mut self.writer, request)?;
-        self.writer.flush()?;
-        read_frame::<Reply>(&mut self.reader, &mut self.buffer)?.ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker hung up")
-        })
+        stream
+            .set_read_timeout(Some(deadline))
+            .and_then(|()| stream.set_write_timeout(Some(deadline)))
+            .map_err(|_| Exchange::Unsent)?;
+        write_frame(&mut self.writer, request)
+            .and_then(|()| self.writer.flush())
+            .map_err(|_| Exchange::Unsent)?;
+        read_frame::<Reply>(&mut self.reader, &mut self.buffer)
+            .and_then(|reply| {
+                reply.ok_or_else(|| {
+                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker hung up")
+                })
+            })
+            .map_err(Exchange::Unanswered)
     }
 }
 

@@ -22,6 +22,16 @@ use super::process::{CallError, Death, Process, WorkerSpec};
 use super::protocol::{Answer, AttemptText, Handle, Origin, Recipe, Request, Step, Thought};
 use super::{Fault, FaultSink, FaultWindow};
 
+/// How long a search may overrun its limit before its worker is killed:
+/// the search checks its clock between iterations, each far shorter.
+const SEARCH_GRACE: Duration = Duration::from_secs(1);
+
+/// The most restarts of one plugin's worker within [`RESTART_WINDOW`].
+const MAX_RESTARTS: usize = 10;
+
+/// See [`MAX_RESTARTS`].
+const RESTART_WINDOW: Duration = Duration::from_secs(10);
+
 /// What a worker's plugin and its workers share: how to start one, the one
 /// serving now, and the faults so far.
 struct Shared {
@@ -33,6 +43,8 @@ struct Shared {
     current: Mutex<Option<Arc<Process>>>,
     generations: AtomicU64,
     faults: Mutex<VecDeque<SystemTime>>,
+    /// When the last workers were started, for the cap on restarts.
+    restarts: Mutex<VecDeque<Instant>>,
     fault_total: AtomicU64,
     window: FaultWindow,
     sink: FaultSink,
@@ -106,9 +118,10 @@ impl WorkerGame {
                 spec,
                 file: file.to_path_buf(),
                 label,
-                current: Mutex::new(Some(Arc::new(first))),
+                current: Mutex::new(Some(first)),
                 generations: AtomicU64::new(1),
                 faults: Mutex::new(VecDeque::new()),
+                restarts: Mutex::new(VecDeque::new()),
                 fault_total: AtomicU64::new(0),
                 window,
                 sink,
@@ -192,11 +205,11 @@ impl Shared {
                 format!("{} is retired: its worker has ended", self.label),
             ));
         }
+        self.check_restart_rate()?;
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         let started = Instant::now();
-        let process = Process::start(&self.spec, &self.file, &self.label, generation)
-            .map(Arc::new)
-            .map_err(|e| {
+        let process =
+            Process::start(&self.spec, &self.file, &self.label, generation).map_err(|e| {
                 GameError::new(
                     ErrorKind::ProcessDied,
                     format!("the worker of {} would not start again: {e}", self.label),
@@ -211,6 +224,33 @@ impl Shared {
         );
         *current = Some(Arc::clone(&process));
         Ok(process)
+    }
+
+    /// Refuses a restart beyond [`MAX_RESTARTS`] within
+    /// [`RESTART_WINDOW`]: a plugin that dies at every call (or a caller
+    /// that retries a fault without end) costs a few processes, not a
+    /// storm of them. The refused call may be made again later.
+    fn check_restart_rate(&self) -> Result<(), GameError> {
+        let mut restarts = self.restarts.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        while restarts
+            .front()
+            .is_some_and(|&at| now.duration_since(at) > RESTART_WINDOW)
+        {
+            restarts.pop_front();
+        }
+        if restarts.len() >= MAX_RESTARTS {
+            return Err(GameError::new(
+                ErrorKind::Interrupted,
+                format!(
+                    "the worker of {} died {MAX_RESTARTS} times within {} s; try again later",
+                    self.label,
+                    RESTART_WINDOW.as_secs()
+                ),
+            ));
+        }
+        restarts.push_back(now);
+        Ok(())
     }
 
     fn recent_faults(&self) -> u64 {
@@ -411,8 +451,9 @@ impl RemoteState {
 
     /// A bot's choice for `seat`, searched inside the worker (see
     /// `tabletop_mcts::Bot::think_within`): the search is given `limit`,
-    /// and the worker is killed if it has not answered by then plus the
-    /// call deadline.
+    /// and the worker is killed if it has not answered within a second
+    /// more (or the call deadline, if shorter) — a search stuck in the
+    /// plugin holds its bot thread that long and no longer.
     pub fn think(
         &self,
         spec: &str,
@@ -421,7 +462,7 @@ impl RemoteState {
         seed: u64,
         limit: Duration,
     ) -> Result<(ActionId, u64, Duration), GameError> {
-        let deadline = limit + self.shared.spec.call_deadline;
+        let deadline = limit + self.shared.spec.call_deadline.min(SEARCH_GRACE);
         let answer = self.call_within(
             |handle| Request::Think {
                 handle,
