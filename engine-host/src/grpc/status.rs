@@ -617,6 +617,49 @@ mod tests {
                 vec![],
             ),
             (
+                HostError::PluginRestarted(text("a")),
+                Unavailable,
+                "PLUGIN_RESTARTED",
+                vec![],
+            ),
+            (
+                HostError::MatchQuarantined {
+                    match_id: text("m1"),
+                    reason: text("its plugin's worker died in apply"),
+                },
+                FailedPrecondition,
+                "MATCH_QUARANTINED",
+                vec![
+                    ("match_id", "m1"),
+                    ("quarantine_reason", "its plugin's worker died in apply"),
+                ],
+            ),
+            (
+                HostError::PluginSuspended {
+                    game: text("nim"),
+                    version: text("1.0.0"),
+                    faults: 3,
+                    window: Duration::from_secs(600),
+                },
+                FailedPrecondition,
+                "PLUGIN_SUSPENDED",
+                vec![
+                    ("game", "nim"),
+                    ("version", "1.0.0"),
+                    ("faults", "3"),
+                    ("window_s", "600"),
+                ],
+            ),
+            (
+                HostError::PluginRetired {
+                    game: text("nim"),
+                    version: text("1.0.0"),
+                },
+                FailedPrecondition,
+                "PLUGIN_RETIRED",
+                vec![("game", "nim"), ("version", "1.0.0")],
+            ),
+            (
                 HostError::ShuttingDown,
                 Unavailable,
                 "SHUTTING_DOWN",
