@@ -195,6 +195,7 @@ fn spawn_clock(engine: Arc<Engine>, retention: Duration) {
                 if last_sweep.elapsed() >= Duration::from_secs(1) {
                     last_sweep = std::time::Instant::now();
                     let unloaded = engine.unload_finished(retention);
+                    engine.stop_retired_workers();
                     if unloaded > 0 {
                         tracing::debug!(unloaded, "finished matches left memory");
                         malloc::release_freed_memory();

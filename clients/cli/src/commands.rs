@@ -140,6 +140,7 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
         }
         Command::Backup { file, admin_token } => backup(channel, file, admin_token).await,
         Command::LoadPlugin { path, admin_token } => load_plugin(channel, path, admin_token).await,
+        Command::RetirePlugin { game, version } => retire_plugin(channel, game, version).await,
         Command::Plugin { .. } => Err(CliError::Usage(
             "`plugin check` is local and was handled before connecting".into(),
         )),
@@ -289,7 +290,8 @@ async fn export(
     Ok(())
 }
 
-/// `plugins`: every loaded plugin with its matches.
+/// `plugins`: every loaded plugin with its matches, where it runs and how
+/// it has fared.
 async fn plugins(channel: Conn, admin_token: String, json: bool) -> CliResult {
     let plugins = AdminClient::new(channel)
         .list_plugins(pb::ListPluginsRequest { admin_token })
@@ -298,26 +300,71 @@ async fn plugins(channel: Conn, admin_token: String, json: bool) -> CliResult {
         .plugins;
     if json {
         print_json(&serde_json::json!(
-            plugins
-                .iter()
-                .map(|p| serde_json::json!({
-                    "game": p.game, "version": p.version, "file": p.file,
-                    "sha256": p.sha256, "loaded_at_ms": p.loaded_at_ms,
-                    "match_ids": p.match_ids,
-                }))
-                .collect::<Vec<_>>()
+            plugins.iter().map(plugin_json).collect::<Vec<_>>()
         ));
     } else {
         for p in &plugins {
-            outln!(
-                "{} {}  {}  {} matches",
-                p.game,
-                p.version,
-                p.file,
-                p.match_ids.len()
-            );
+            outln!("{}", plugin_line(p));
         }
     }
+    Ok(())
+}
+
+/// A plugin as `plugins --json` prints it.
+fn plugin_json(p: &pb::PluginInfo) -> serde_json::Value {
+    serde_json::json!({
+        "game": p.game, "version": p.version, "file": p.file,
+        "sha256": p.sha256, "loaded_at_ms": p.loaded_at_ms,
+        "match_ids": p.match_ids, "trusted": p.trusted,
+        "worker_pid": p.worker_pid, "worker_starts": p.worker_starts,
+        "faults": p.faults, "recent_faults": p.recent_faults,
+        "suspended": p.suspended, "retired": p.retired,
+        "quarantined_match_ids": p.quarantined_match_ids,
+    })
+}
+
+/// A plugin in one line: `nim 1.0.0  libnim.so  3f2a…  worker pid 812 (2
+/// starts)  1 fault  2 matches (1 quarantined: m1)`.
+fn plugin_line(p: &pb::PluginInfo) -> String {
+    let hash = p.sha256.get(..12).unwrap_or(&p.sha256);
+    let runs = if p.trusted {
+        "trusted (in the server)".to_string()
+    } else if p.worker_pid != 0 {
+        format!("worker pid {} ({} starts)", p.worker_pid, p.worker_starts)
+    } else {
+        format!("worker not running ({} starts)", p.worker_starts)
+    };
+    let mut line = format!("{} {}  {}  {hash}  {runs}", p.game, p.version, p.file);
+    if p.faults > 0 {
+        line.push_str(&format!(
+            "  {} faults ({} recent)",
+            p.faults, p.recent_faults
+        ));
+    }
+    if p.suspended {
+        line.push_str("  suspended: no new matches");
+    }
+    if p.retired {
+        line.push_str("  retired");
+    }
+    line.push_str(&format!("  {} matches", p.match_ids.len()));
+    if !p.quarantined_match_ids.is_empty() {
+        line.push_str(&format!(
+            " ({} quarantined: {})",
+            p.quarantined_match_ids.len(),
+            p.quarantined_match_ids.join(", ")
+        ));
+    }
+    line
+}
+
+/// `retire-plugin`: no new matches of a plugin version.
+async fn retire_plugin(channel: Conn, game: String, version: String) -> CliResult {
+    let plugin = AdminClient::new(channel)
+        .retire_plugin(pb::RetirePluginRequest { game, version })
+        .await?
+        .into_inner();
+    outln!("{}", plugin_line(&plugin));
     Ok(())
 }
 

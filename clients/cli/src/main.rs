@@ -265,7 +265,9 @@ pub enum Command {
         #[arg(long, short = 'o')]
         output: Option<std::path::PathBuf>,
     },
-    /// List loaded plugins (admin).
+    /// List loaded plugins (admin): each build's file and hash, whether it
+    /// is trusted (runs inside the server) or runs in a worker process, its
+    /// worker, faults and quarantined matches.
     Plugins {
         /// The admin token in the request (the global --credential, or
         /// TABLETOP_ADMIN_TOKEN, is enough).
@@ -307,6 +309,14 @@ pub enum Command {
         /// TABLETOP_ADMIN_TOKEN, is enough).
         #[arg(long, default_value = "")]
         admin_token: String,
+    },
+    /// Retire a plugin version (admin): no new matches of it; its worker
+    /// process ends once no match held by the server uses it.
+    RetirePlugin {
+        /// The game.
+        game: String,
+        /// The version.
+        version: String,
     },
     /// Follow the lifecycle of every match (organizer or admin): created, seats, started,
     /// paused, finished, aborted …; one line (or JSON object) per event,

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
@@ -42,6 +43,8 @@ pub struct Plugin {
     file: PathBuf,
     sha256: String,
     loaded_at: SystemTime,
+    /// Retired by the admin: no new matches.
+    retired: AtomicBool,
 }
 
 /// Where private copies of plugin files go when no other place is given.
@@ -151,6 +154,7 @@ impl Plugin {
             file: path.to_path_buf(),
             sha256,
             loaded_at: SystemTime::now(),
+            retired: AtomicBool::new(false),
         }))
     }
 
@@ -200,6 +204,22 @@ impl Plugin {
             Backing::InHost(_) => None,
             Backing::Worker(game) => Some(game.status()),
         }
+    }
+
+    /// Whether it runs in the host because the operator trusts it (or
+    /// starts no workers at all).
+    pub fn is_trusted(&self) -> bool {
+        !self.runs_in_worker()
+    }
+
+    /// Takes it out of service for new matches.
+    pub fn retire(&self) {
+        self.retired.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the admin retired it.
+    pub fn is_retired(&self) -> bool {
+        self.retired.load(Ordering::SeqCst)
     }
 
     /// Ends its worker for good (a retired build whose last match ended):

@@ -195,6 +195,12 @@ impl Catalog {
         let described = self.plugin(name, version)?;
         match self.registry.for_new_match(name, version) {
             Ok(plugin) => {
+                if plugin.is_retired() {
+                    return Err(HostError::PluginRetired {
+                        game: name.to_string(),
+                        version: plugin.manifest().version.clone(),
+                    });
+                }
                 if let Some(status) = plugin.worker_status()
                     && status.suspended
                 {

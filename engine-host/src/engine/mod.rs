@@ -110,6 +110,8 @@ pub struct PluginEntry {
     pub plugin: Arc<Plugin>,
     /// Matches played with it.
     pub match_ids: Vec<String>,
+    /// Those of them that are quarantined.
+    pub quarantined: Vec<String>,
 }
 
 /// Where a watcher or a page of events starts.

@@ -21,6 +21,8 @@ use super::catalog::{self, GameEntry, Offered, Vetted};
 use super::live::lock;
 use super::{Engine, PluginEntry};
 use crate::metrics::WorkerCounts;
+use std::sync::Arc;
+use tabletop_loader::Plugin;
 
 impl Engine {
     /// How long the check of one plugin file may take (zero without a
@@ -102,32 +104,38 @@ impl Engine {
     /// the running ones, and the finished ones not yet let go.
     pub fn list_plugins(&self, caller: &Caller) -> HostResult<Vec<PluginEntry>> {
         caller.require(Need::Admin, "listing plugins")?;
-        let mut uses: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        let uses = self.plugin_uses();
+        Ok(self
+            .catalog
+            .all()
+            .into_iter()
+            .map(|plugin| entry(plugin, &uses))
+            .collect())
+    }
+
+    /// One plugin's entry.
+    fn entry(&self, plugin: Arc<Plugin>) -> PluginEntry {
+        entry(plugin, &self.plugin_uses())
+    }
+
+    /// The matches in memory by game and version, each with whether it is
+    /// quarantined, sorted by id.
+    fn plugin_uses(&self) -> BTreeMap<(String, String), Vec<(String, bool)>> {
+        let mut uses: BTreeMap<(String, String), Vec<(String, bool)>> = BTreeMap::new();
         for slot in self.table.all() {
             let m = lock(&slot);
             let setup = m.setup();
             uses.entry((setup.game.clone(), setup.plugin_version.clone()))
                 .or_default()
-                .push(setup.match_id.clone());
+                .push((
+                    setup.match_id.clone(),
+                    false, /* AFTER-MERGE: m.quarantine_reason().is_some() */
+                ));
         }
         for ids in uses.values_mut() {
             ids.sort();
         }
-        Ok(self
-            .catalog
-            .all()
-            .into_iter()
-            .map(|plugin| {
-                let key = (
-                    plugin.manifest().name.clone(),
-                    plugin.manifest().version.clone(),
-                );
-                PluginEntry {
-                    match_ids: uses.remove(&key).unwrap_or_default(),
-                    plugin,
-                }
-            })
-            .collect())
+        uses
     }
 
     /// Vets and loads a plugin file on request (admin only).
@@ -153,13 +161,68 @@ impl Engine {
             .catalog
             .exact(&game, &version)
             .ok_or_else(|| HostError::Internal("plugin vanished after loading".into()))?;
-        Ok((
-            PluginEntry {
-                plugin,
-                match_ids: Vec::new(),
-            },
-            already,
-        ))
+        Ok((self.entry(plugin), already))
+    }
+
+    /// Retires `game` at `version` (admin only): every build of it takes no
+    /// new matches from now on, and its worker ends once no match held here
+    /// uses it ([`Engine::stop_retired_workers`]).
+    pub fn retire_plugin(
+        &self,
+        caller: &Caller,
+        game: &str,
+        version: &str,
+    ) -> HostResult<PluginEntry> {
+        caller.require(Need::Admin, "retiring a plugin")?;
+        let builds: Vec<_> = self
+            .catalog
+            .all()
+            .into_iter()
+            .filter(|p| p.manifest().name == game && p.manifest().version == version)
+            .collect();
+        if builds.is_empty() {
+            // Names what is loaded of the game, or that it is not.
+            self.catalog.plugin(game, Some(version))?;
+        }
+        for plugin in &builds {
+            plugin.retire();
+        }
+        tracing::info!(game, version, "plugin retired: no new matches");
+        self.stop_retired_workers();
+        let plugin = builds
+            .into_iter()
+            .next()
+            .ok_or_else(|| HostError::Internal("a retired plugin vanished".into()))?;
+        Ok(self.entry(plugin))
+    }
+
+    /// Ends the worker of each retired build no match held here uses: the
+    /// one real unload. The clock thread calls it every second.
+    pub fn stop_retired_workers(&self) {
+        let retired: Vec<_> = self
+            .catalog
+            .all()
+            .into_iter()
+            .filter(|p| p.is_retired() && p.worker_status().is_some_and(|s| s.pid.is_some()))
+            .collect();
+        if retired.is_empty() {
+            return;
+        }
+        let mut used = std::collections::HashSet::new();
+        for slot in self.table.all() {
+            let m = lock(&slot);
+            used.insert(m.setup().plugin_sha256.clone().unwrap_or_default());
+        }
+        for plugin in retired {
+            if !used.contains(plugin.sha256()) {
+                plugin.stop_worker();
+                tracing::info!(
+                    game = %plugin.manifest().name,
+                    version = %plugin.manifest().version,
+                    "a retired plugin's last match is gone: its worker ended"
+                );
+            }
+        }
     }
 
     /// The plugin workers: serving now, and started so far.
@@ -180,5 +243,26 @@ impl Engine {
     /// One game.
     pub fn get_game(&self, name: &str, version: Option<&str>) -> HostResult<GameEntry> {
         self.catalog.game(name, version)
+    }
+}
+
+/// `plugin`'s entry, with its matches among `uses`.
+fn entry(
+    plugin: Arc<Plugin>,
+    uses: &BTreeMap<(String, String), Vec<(String, bool)>>,
+) -> PluginEntry {
+    let key = (
+        plugin.manifest().name.clone(),
+        plugin.manifest().version.clone(),
+    );
+    let matches = uses.get(&key).map(Vec::as_slice).unwrap_or_default();
+    PluginEntry {
+        match_ids: matches.iter().map(|(id, _)| id.clone()).collect(),
+        quarantined: matches
+            .iter()
+            .filter(|(_, quarantined)| *quarantined)
+            .map(|(id, _)| id.clone())
+            .collect(),
+        plugin,
     }
 }

@@ -258,6 +258,7 @@ pub fn summary(s: &MatchSummary) -> pb::MatchSummary {
 
 pub fn plugin(p: &PluginEntry) -> pb::PluginInfo {
     let m = p.plugin.manifest();
+    let worker = p.plugin.worker_status();
     pb::PluginInfo {
         game: m.name.clone(),
         version: m.version.clone(),
@@ -270,6 +271,14 @@ pub fn plugin(p: &PluginEntry) -> pb::PluginInfo {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0),
         match_ids: p.match_ids.clone(),
+        trusted: p.plugin.is_trusted(),
+        worker_pid: worker.as_ref().and_then(|w| w.pid).unwrap_or(0),
+        worker_starts: worker.as_ref().map_or(0, |w| w.started),
+        faults: worker.as_ref().map_or(0, |w| w.faults),
+        recent_faults: worker.as_ref().map_or(0, |w| w.recent_faults),
+        suspended: worker.as_ref().is_some_and(|w| w.suspended),
+        quarantined_match_ids: p.quarantined.clone(),
+        retired: p.plugin.is_retired(),
     }
 }
 

@@ -502,6 +502,18 @@ impl Admin for Api {
         }))
     }
 
+    async fn retire_plugin(
+        &self,
+        request: Request<pb::RetirePluginRequest>,
+    ) -> Result<Response<pb::PluginInfo>, Status> {
+        let caller = self.caller(&request, "")?;
+        let r = request.into_inner();
+        let entry = self
+            .call(move |e| e.retire_plugin(&caller, &r.game, &r.version))
+            .await?;
+        Ok(Response::new(convert::plugin(&entry)))
+    }
+
     async fn load_plugin(
         &self,
         request: Request<pb::LoadPluginRequest>,
