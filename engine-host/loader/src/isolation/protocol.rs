@@ -110,10 +110,6 @@ pub(crate) enum Request {
         handle: Handle,
         player: Player,
     },
-    Apply {
-        handle: Handle,
-        moves: Vec<Move>,
-    },
     /// Applies, then gives the status and the legal actions of `player`
     /// (or of the lowest mover) as `DynState::apply_and_lend_legal`.
     ApplyAndLegal {
@@ -121,6 +117,8 @@ pub(crate) enum Request {
         moves: Vec<Move>,
         player: Option<Player>,
     },
+    /// Applies a chance outcome, then gives what `ApplyAndLegal` gives for
+    /// the lowest mover.
     ApplyChance {
         handle: Handle,
         outcome: u64,
@@ -215,7 +213,7 @@ impl Request {
             Request::Chance { .. } => "chance",
             Request::Results { .. } => "results",
             Request::Legal { .. } => "legal_actions",
-            Request::Apply { .. } | Request::ApplyAndLegal { .. } => "apply",
+            Request::ApplyAndLegal { .. } => "apply",
             Request::ApplyChance { .. } => "apply_chance",
             Request::View { .. } => "view",
             Request::Text { .. } => "render_text",

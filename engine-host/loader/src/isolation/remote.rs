@@ -341,6 +341,41 @@ pub struct RemoteState {
     label: Option<Arc<str>>,
     /// The list `lend_legal_actions` lends.
     legal: Vec<ActionId>,
+    /// Answers the worker gave since the state last changed.
+    known: RefCell<Known>,
+}
+
+/// What the worker said of a state since it last changed, which a game
+/// (deterministic, as the contract requires) says again: asking twice
+/// would cost a round trip each. The submit path asks for the status, a
+/// move's notation and the next legal actions around every move; with
+/// these, a move costs one round trip.
+#[derive(Debug, Default)]
+struct Known {
+    status: Option<Status>,
+    /// The legal actions of one player.
+    legal: Option<(Player, Vec<ActionId>)>,
+    /// Notations of actions, from the last list of them.
+    notations: Vec<(Player, ActionId, String)>,
+}
+
+/// The most notations kept per state.
+const KNOWN_NOTATIONS: usize = 1024;
+
+impl Known {
+    /// After a change whose answer was `status` and, for its lowest mover,
+    /// `legal`.
+    fn after_change(status: Status, legal: Vec<ActionId>) -> Known {
+        let legal = match status {
+            Status::ToMove(movers) => movers.iter().next().map(|mover| (mover, legal)),
+            _ => None,
+        };
+        Known {
+            status: Some(status),
+            legal,
+            notations: Vec::new(),
+        }
+    }
 }
 
 /// An answer of a kind the request does not have.
@@ -362,6 +397,7 @@ impl RemoteState {
             recipe,
             label,
             legal: Vec::new(),
+            known: RefCell::default(),
         })
     }
 
@@ -430,6 +466,7 @@ impl RemoteState {
                         recipe,
                         label: self.label.clone(),
                         legal: Vec::new(),
+                        known: RefCell::default(),
                     }));
                 }
                 Err(error) => {
@@ -481,6 +518,23 @@ impl RemoteState {
                 elapsed,
                 ..
             }) => Ok((action, iterations, elapsed)),
+            _ => Err(out_of_turn()),
+        }
+    }
+
+    /// The legal actions of `player`, from what is known or from the
+    /// worker.
+    fn known_legal(&self, player: Player) -> Result<Vec<ActionId>, GameError> {
+        if let Some((known, legal)) = &self.known.borrow().legal
+            && *known == player
+        {
+            return Ok(legal.clone());
+        }
+        match self.call(|handle| Request::Legal { handle, player })? {
+            Answer::Actions(actions) => {
+                self.known.borrow_mut().legal = Some((player, actions.clone()));
+                Ok(actions)
+            }
             _ => Err(out_of_turn()),
         }
     }
@@ -570,8 +624,14 @@ impl DynState for RemoteState {
     }
 
     fn status(&self) -> Result<Status, GameError> {
+        if let Some(status) = self.known.borrow().status {
+            return Ok(status);
+        }
         match self.call(|handle| Request::Status { handle })? {
-            Answer::Status(status) => Ok(status),
+            Answer::Status(status) => {
+                self.known.borrow_mut().status = Some(status);
+                Ok(status)
+            }
             _ => Err(out_of_turn()),
         }
     }
@@ -591,33 +651,18 @@ impl DynState for RemoteState {
     }
 
     fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
-        match self.call(|handle| Request::Legal { handle, player })? {
-            Answer::Actions(actions) => {
-                out.clear();
-                out.extend_from_slice(&actions);
-                Ok(())
-            }
-            _ => Err(out_of_turn()),
-        }
+        out.clear();
+        out.extend_from_slice(&self.known_legal(player)?);
+        Ok(())
     }
 
     fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
-        match self.call(|handle| Request::Legal { handle, player })? {
-            Answer::Actions(actions) => {
-                self.legal = actions;
-                Ok(&self.legal)
-            }
-            _ => Err(out_of_turn()),
-        }
+        self.legal = self.known_legal(player)?;
+        Ok(&self.legal)
     }
 
     fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
-        self.call(|handle| Request::Apply {
-            handle,
-            moves: moves.to_vec(),
-        })?;
-        self.record(Step::Apply(moves.to_vec()));
-        Ok(())
+        self.apply_and_lend_legal(moves, None).map(|_| ())
     }
 
     fn apply_and_lend_legal(
@@ -632,6 +677,15 @@ impl DynState for RemoteState {
         }) {
             Ok(Answer::StatusAndActions(status, actions)) => {
                 self.record(Step::Apply(moves.to_vec()));
+                let known = match player {
+                    // The list is the lowest mover's: the one kept.
+                    None => Known::after_change(status, actions.clone()),
+                    Some(_) => Known {
+                        status: Some(status),
+                        ..Known::default()
+                    },
+                };
+                *self.known.get_mut() = known;
                 self.legal = actions;
                 Ok((status, &self.legal))
             }
@@ -641,9 +695,14 @@ impl DynState for RemoteState {
     }
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
-        self.call(|handle| Request::ApplyChance { handle, outcome })?;
-        self.record(Step::Chance(outcome));
-        Ok(())
+        match self.call(|handle| Request::ApplyChance { handle, outcome })? {
+            Answer::StatusAndActions(status, actions) => {
+                self.record(Step::Chance(outcome));
+                *self.known.get_mut() = Known::after_change(status, actions);
+                Ok(())
+            }
+            _ => Err(out_of_turn()),
+        }
     }
 
     fn view(&self, viewer: Viewer) -> Result<String, GameError> {
@@ -692,6 +751,16 @@ impl DynState for RemoteState {
     }
 
     fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError> {
+        let known = self
+            .known
+            .borrow()
+            .notations
+            .iter()
+            .find(|(p, a, _)| *p == player && *a == action)
+            .map(|(_, _, text)| text.clone());
+        if let Some(text) = known {
+            return Ok(text);
+        }
         text(self.call(|handle| Request::ActionText {
             handle,
             player,
@@ -712,6 +781,14 @@ impl DynState for RemoteState {
             ids: ids.to_vec(),
         })? {
             Answer::Texts(joined, offsets) => {
+                let mut known = self.known.borrow_mut();
+                known.notations.clear();
+                let mut start = 0;
+                for (&id, &end) in ids.iter().zip(&offsets).take(KNOWN_NOTATIONS) {
+                    let notation = joined.get(start as usize..end as usize).unwrap_or_default();
+                    known.notations.push((player, id, notation.to_string()));
+                    start = end;
+                }
                 let base = text.len() as u32;
                 text.push_str(&joined);
                 ends.extend(offsets.into_iter().map(|end| base + end));
@@ -767,6 +844,7 @@ impl DynState for RemoteState {
     fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
         self.call(|handle| Request::RemovePlayer { handle, player })?;
         self.record(Step::Remove(player));
+        *self.known.get_mut() = Known::default();
         Ok(())
     }
 

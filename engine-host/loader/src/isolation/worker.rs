@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tabletop_mcts::Bot;
 use tabletop_sdk::import::ImportedGame;
-use tabletop_sdk::{Attempt, DynGame, DynState, GameError};
+use tabletop_sdk::{Attempt, DynGame, DynState, GameError, Status};
 
 use super::protocol::{
     Answer, AttemptText, Description, Handle, Origin, Recipe, Reply, Request, Step, Thought,
@@ -210,10 +210,6 @@ impl Worker {
                 lock(&with(handle)?).legal_actions(player, &mut legal)?;
                 Ok(Answer::Actions(legal))
             }
-            Request::Apply { handle, moves } => {
-                lock(&with(handle)?).apply(&moves)?;
-                Ok(Answer::Done)
-            }
             Request::ApplyAndLegal {
                 handle,
                 moves,
@@ -225,8 +221,20 @@ impl Worker {
                 Ok(Answer::StatusAndActions(status, legal.to_vec()))
             }
             Request::ApplyChance { handle, outcome } => {
-                lock(&with(handle)?).apply_chance(outcome)?;
-                Ok(Answer::Done)
+                let state = with(handle)?;
+                let mut state = lock(&state);
+                state.apply_chance(outcome)?;
+                // The answer the host would ask for next: the status, and
+                // the lowest mover's legal actions.
+                let status = state.status()?;
+                let legal = match status {
+                    Status::ToMove(movers) => match movers.iter().next() {
+                        Some(mover) => state.lend_legal_actions(mover)?.to_vec(),
+                        None => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                };
+                Ok(Answer::StatusAndActions(status, legal))
             }
             Request::View { handle, viewer } => {
                 Ok(Answer::Text(lock(&with(handle)?).view(viewer)?))
