@@ -220,16 +220,15 @@ impl Process {
         if !self.is_alive() {
             return;
         }
-        if let Ok(mut connection) = self.connection() {
-            if write_frame(&mut connection.writer, &Request::Drop { handle })
+        if let Ok(mut connection) = self.connection()
+            && write_frame(&mut connection.writer, &Request::Drop { handle })
                 .and_then(|()| connection.writer.flush())
                 .is_ok()
-            {
-                self.idle
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(connection);
-            }
+        {
+            self.idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(connection);
         }
     }
 
