@@ -490,6 +490,19 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
         if view.state == pb::MatchState::Finished as i32 {
             return Ok(());
         }
+        if view.state == pb::MatchState::Quarantined as i32 {
+            // No move is taken, and the server refuses to list any.
+            outln!("waiting for the quarantine to end… (press Enter to refresh, q to quit)");
+            std::io::stdout().flush()?;
+            let Some(line) = lines.next() else {
+                return Ok(());
+            };
+            if matches!(line?.trim(), "q" | "quit") {
+                return Ok(());
+            }
+            shown = None;
+            continue;
+        }
         let legal = matches
             .list_legal_actions(pb::ListLegalActionsRequest {
                 match_id: match_id.clone(),

@@ -181,6 +181,8 @@ fn describe(kind: Option<&Kind>) -> String {
         ),
         Some(Kind::Aborted(a)) => format!("aborted: {}", a.reason),
         Some(Kind::Unavailable(u)) => format!("unavailable: {}", u.reason),
+        Some(Kind::Quarantined(q)) => format!("quarantined: {}", q.reason),
+        Some(Kind::Released(_)) => "quarantine lifted".into(),
         None => "(an event this client does not know)".into(),
     }
 }
@@ -248,6 +250,8 @@ fn event_json(event: &pb::LifecycleEvent) -> serde_json::Value {
         ),
         Some(Kind::Aborted(a)) => ("aborted", serde_json::json!({"reason": a.reason})),
         Some(Kind::Unavailable(u)) => ("unavailable", serde_json::json!({"reason": u.reason})),
+        Some(Kind::Quarantined(q)) => ("quarantined", serde_json::json!({"reason": q.reason})),
+        Some(Kind::Released(_)) => ("released", serde_json::json!({})),
         None => ("unknown", serde_json::json!({})),
     };
     let mut value = serde_json::json!({

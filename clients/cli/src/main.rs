@@ -309,8 +309,8 @@ pub enum Command {
         admin_token: String,
     },
     /// Follow the lifecycle of every match (organizer or admin): created, seats, started,
-    /// paused, finished, aborted …; one line (or JSON object) per event,
-    /// each with its cursor. Runs until interrupted.
+    /// paused, quarantined, finished, aborted …; one line (or JSON object)
+    /// per event, each with its cursor. Runs until interrupted.
     Feed {
         /// Only matches with this label (repeatable; all must match).
         #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
@@ -440,6 +440,8 @@ pub enum StateArg {
     Finished,
     /// Its plugin version is not loaded.
     Unavailable,
+    /// Quarantined by the server: its plugin failed in one of its calls.
+    Quarantined,
 }
 
 fn main() -> std::process::ExitCode {

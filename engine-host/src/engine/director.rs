@@ -1,14 +1,15 @@
 //! The engine's calls for a tournament director (organizers and the
 //! admin): the controls over one match, and the lifecycle feed of every
-//! match.
+//! match. And a match's quarantine: the host's own control over a match
+//! whose plugin's worker died in one of its calls.
 
 use tabletop_core::{HostResult, MatchView, ViewDetail, now_ms};
 use tabletop_sdk::Viewer;
 
 use super::access::{Caller, Need};
-use super::live::lock;
+use super::live::{LiveMatch, lock};
 use super::{Control, Engine};
-use crate::store::LifecycleRow;
+use crate::store::{Commit, LifecycleRow};
 
 impl Engine {
     /// Applies a director's control to a match (organizers and the
@@ -41,6 +42,35 @@ impl Engine {
         commit.wait()?;
         tracing::info!(match_id, version = before + 1, "director's control applied");
         view
+    }
+
+    /// Quarantines the match `match_id` for `reason` (the host does, when
+    /// the plugin's worker died in one of the match's calls): see
+    /// `Match::quarantine`. Stored, and told to watchers and the lifecycle
+    /// feed, before this returns. Refused for a match already quarantined
+    /// or finished.
+    pub fn quarantine(&self, match_id: &str, reason: &str) -> HostResult<()> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let commit = self.quarantine_locked(&mut m, reason)?;
+        drop(m);
+        commit.wait()
+    }
+
+    /// [`Engine::quarantine`] of a match whose lock the caller holds (the
+    /// call that found the fault): the write is queued, and the caller
+    /// waits for the commit once it has released the lock.
+    pub fn quarantine_locked(&self, m: &mut LiveMatch, reason: &str) -> HostResult<Commit> {
+        let before = m.version();
+        m.quarantine(reason, now_ms())?;
+        let commit = self.persist(m, before)?;
+        tracing::warn!(
+            match_id = %m.setup().match_id,
+            reason = m.quarantine_reason().unwrap_or_default(),
+            "match quarantined: nothing calls its plugin for it until a director ends it \
+             or the admin lifts the quarantine"
+        );
+        Ok(commit)
     }
 
     /// Checks that `caller` may follow the lifecycle feed.

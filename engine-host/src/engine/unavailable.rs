@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
-use tabletop_core::{Lifecycle, MatchSetup};
+use tabletop_core::MatchSetup;
 
 use super::listing::MatchSummary;
-use crate::store::{MatchQuery, StoredMatch};
+use crate::store::{ListedState, MatchQuery, StoredMatch};
 
 /// A stored match that cannot be played here.
 #[derive(Debug, Clone)]
@@ -102,13 +102,13 @@ impl UnavailableMatches {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .values()
-            .filter(|u| query.selects(&u.setup, Lifecycle::Running))
+            .filter(|u| query.selects(&u.setup, ListedState::Running))
             .map(|u| MatchSummary {
                 match_id: u.setup.match_id.clone(),
                 game: u.setup.game.clone(),
                 plugin_version: u.setup.plugin_version.clone(),
                 players: u.setup.players,
-                lifecycle: None,
+                state: None,
                 version: u.version,
                 open_seats: Vec::new(),
                 created_at_ms: u.setup.created_at_ms,
