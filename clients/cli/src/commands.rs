@@ -134,7 +134,8 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
         | Command::Adjudicate { .. }
         | Command::Pause { .. }
         | Command::Resume { .. }
-        | Command::AddTime { .. }) => crate::director::run(channel, command, json).await,
+        | Command::AddTime { .. }
+        | Command::LiftQuarantine { .. }) => crate::director::run(channel, command, json).await,
         command @ (Command::ReissueToken { .. } | Command::Credential { .. }) => {
             crate::access::run(channel, command, json).await
         }

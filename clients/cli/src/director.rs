@@ -1,7 +1,9 @@
 //! A tournament director's commands: the lifecycle feed, and abort,
-//! adjudicate, pause, resume and add time on one match.
+//! adjudicate, pause, resume and add time on one match; and the admin's
+//! lift of a match's quarantine, which answers the same view.
 
 use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::admin_client::AdminClient;
 use tabletop_proto::v1::director_client::DirectorClient;
 use tabletop_proto::v1::lifecycle_event::Kind;
 use tokio_stream::StreamExt;
@@ -14,7 +16,7 @@ use crate::render::print_json;
 
 /// Runs one of the director's commands.
 pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
-    let mut director = DirectorClient::new(channel);
+    let mut director = DirectorClient::new(channel.clone());
     let view = match command {
         Command::Feed {
             labels,
@@ -98,6 +100,17 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
                     match_id,
                     seat,
                     added_ms: ms,
+                })
+                .await?
+        }
+        Command::LiftQuarantine {
+            match_id,
+            admin_token,
+        } => {
+            AdminClient::new(channel)
+                .lift_quarantine(pb::LiftQuarantineRequest {
+                    admin_token,
+                    match_id,
                 })
                 .await?
         }

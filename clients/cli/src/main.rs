@@ -370,6 +370,16 @@ pub enum Command {
         #[arg(long, default_value = "")]
         admin_token: String,
     },
+    /// Lift a match's quarantine (admin): the server calls its plugin for
+    /// it again and play goes on where it stopped.
+    LiftQuarantine {
+        /// The match.
+        match_id: String,
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
+        admin_token: String,
+    },
     /// Give a seat more time (organizer or admin).
     AddTime {
         /// The match.

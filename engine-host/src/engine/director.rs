@@ -1,7 +1,8 @@
 //! The engine's calls for a tournament director (organizers and the
 //! admin): the controls over one match, and the lifecycle feed of every
 //! match. And a match's quarantine: the host's own control over a match
-//! whose plugin's worker died in one of its calls.
+//! whose plugin's worker died in one of its calls, and the admin's lifting
+//! of it.
 
 use tabletop_core::{HostResult, MatchView, ViewDetail, now_ms};
 use tabletop_sdk::Viewer;
@@ -71,6 +72,27 @@ impl Engine {
              or the admin lifts the quarantine"
         );
         Ok(commit)
+    }
+
+    /// Lifts a match's quarantine (the admin only): play goes on where it
+    /// stopped. Stored, and told to watchers and the lifecycle feed, before
+    /// this returns the spectator's view after it, which calls the plugin
+    /// again.
+    pub fn lift_quarantine(&self, caller: &Caller, match_id: &str) -> HostResult<MatchView> {
+        caller.require(Need::Admin, "lifting a quarantine")?;
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let before = m.version();
+        m.release(now_ms())?;
+        let commit = self.persist(&mut m, before)?;
+        m.refresh_kept_legal_actions();
+        // The admin holds the admin token: the spectator delay is not for
+        // them, and the answer shows the match as it now is.
+        let view = m.undelayed_view(Viewer::Spectator, ViewDetail::Full);
+        drop(m);
+        commit.wait()?;
+        tracing::info!(match_id, version = before + 1, "quarantine lifted");
+        view
     }
 
     /// Checks that `caller` may follow the lifecycle feed.

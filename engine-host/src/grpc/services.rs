@@ -599,6 +599,19 @@ impl Admin for Api {
             credentials: credentials.iter().map(convert::credential).collect(),
         }))
     }
+
+    async fn lift_quarantine(
+        &self,
+        request: Request<pb::LiftQuarantineRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let r = request.into_inner();
+        super::in_match(&r.match_id);
+        let view = self
+            .call(move |e| e.lift_quarantine(&caller, &r.match_id))
+            .await?;
+        Ok(Response::new(convert::view(view)))
+    }
 }
 
 /// Longest a backup may take before the call fails: a copy runs at disk
