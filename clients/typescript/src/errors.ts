@@ -246,6 +246,29 @@ export class MatchPaused extends TabletopError {}
 export class ControlRefused extends TabletopError {}
 
 /**
+ * `MATCH_QUARANTINED`: the server quarantined the match (its game's plugin
+ * failed in one of its calls) and calls the plugin for it no more; a
+ * director may abort or adjudicate it, the admin may lift the quarantine.
+ */
+export class MatchQuarantined extends TabletopError {
+  /** The match. */
+  get matchId(): string {
+    return this.info.match_id ?? "";
+  }
+
+  /** Why it is quarantined, for a person. */
+  get quarantineReason(): string {
+    return this.info.quarantine_reason ?? "";
+  }
+}
+
+/**
+ * `PLUGIN_FAULT` (UNAVAILABLE): the game's plugin failed in this call (a bug
+ * in the plugin); when its worker process died, the match is quarantined.
+ */
+export class PluginFault extends TabletopError {}
+
+/**
  * A limit refused the call before the server served it (`SERVER_BUSY`,
  * `TOO_MANY_CALLS_IN_FLIGHT`, `RATE_LIMITED`, `CREATION_QUOTA`,
  * `LIVE_MATCH_LIMIT`); nothing changed. Wait `retryAfterMs` before trying
@@ -274,6 +297,7 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   NOT_STARTED: NotStarted,
   MATCH_PAUSED: MatchPaused,
   CONTROL_REFUSED: ControlRefused,
+  MATCH_QUARANTINED: MatchQuarantined,
   REQUEST_ID_REUSED: RequestIdReused,
   TOKEN_REQUIRED: TokenRequired,
   BAD_TOKEN: BadToken,
@@ -284,6 +308,7 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   RATE_LIMITED: Throttled,
   CREATION_QUOTA: Throttled,
   LIVE_MATCH_LIMIT: Throttled,
+  PLUGIN_FAULT: PluginFault,
 };
 
 /** The typed error for anything a call threw (itself, if it already is one). */

@@ -528,7 +528,7 @@ mod tests {
                     notation: text("a"),
                     cause: Box::new(HostError::PluginFault(text("boom"))),
                 },
-                Internal,
+                Unavailable,
                 "PLUGIN_FAULT",
                 vec![("step", "1"), ("steps", "2")],
             ),
@@ -612,9 +612,49 @@ mod tests {
             ),
             (
                 HostError::PluginFault(text("a")),
-                Internal,
+                Unavailable,
                 "PLUGIN_FAULT",
                 vec![],
+            ),
+            (
+                HostError::PluginRestarted(text("a")),
+                Unavailable,
+                "PLUGIN_RESTARTED",
+                vec![],
+            ),
+            (
+                HostError::PluginSuspended {
+                    game: text("war"),
+                    version: text("1"),
+                    faults: 3,
+                    window: Duration::from_secs(600),
+                },
+                FailedPrecondition,
+                "PLUGIN_SUSPENDED",
+                vec![
+                    ("game", "war"),
+                    ("version", "1"),
+                    ("faults", "3"),
+                    ("window_s", "600"),
+                ],
+            ),
+            (
+                HostError::PluginRetired {
+                    game: text("war"),
+                    version: text("1"),
+                },
+                FailedPrecondition,
+                "PLUGIN_RETIRED",
+                vec![("game", "war"), ("version", "1")],
+            ),
+            (
+                HostError::MatchQuarantined {
+                    match_id: text("m1"),
+                    reason: text("the worker died"),
+                },
+                FailedPrecondition,
+                "MATCH_QUARANTINED",
+                vec![("match_id", "m1"), ("quarantine_reason", "the worker died")],
             ),
             (
                 HostError::ShuttingDown,
