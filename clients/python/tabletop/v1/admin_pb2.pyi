@@ -1,3 +1,4 @@
+from tabletop.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -13,6 +14,14 @@ class CredentialRole(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CREDENTIAL_ROLE_ORGANIZER: _ClassVar[CredentialRole]
 CREDENTIAL_ROLE_UNSPECIFIED: CredentialRole
 CREDENTIAL_ROLE_ORGANIZER: CredentialRole
+
+class LiftQuarantineRequest(_message.Message):
+    __slots__ = ("admin_token", "match_id")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    match_id: str
+    def __init__(self, admin_token: _Optional[str] = ..., match_id: _Optional[str] = ...) -> None: ...
 
 class IssueCredentialRequest(_message.Message):
     __slots__ = ("admin_token", "name", "role")
