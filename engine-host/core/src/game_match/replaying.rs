@@ -319,6 +319,22 @@ impl Match {
                 entry.version
             )));
         }
+        // Live, a quarantined match takes no move and loses no seat: a log
+        // that says otherwise was not written by a host, and replaying it
+        // would call the plugin. A director's control is for `direct` to
+        // refuse or apply.
+        let plays = matches!(
+            entry.kind,
+            LogKind::Moves { .. }
+                | LogKind::Chance { .. }
+                | LogKind::Resign { .. }
+                | LogKind::Timeout { .. }
+                | LogKind::Out { .. }
+                | LogKind::ResignOut { .. }
+        );
+        if plays && let Some(reason) = self.quarantine_reason() {
+            return Err(fail.because(format_args!("the match is quarantined ({reason})")));
+        }
         let at_ms = entry.at_ms;
         // After a move or a seat taken out the next movers' clocks start.
         let restarts_clocks = matches!(

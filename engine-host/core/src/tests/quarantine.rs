@@ -513,6 +513,24 @@ fn replaying_a_quarantined_matchs_log_quarantines_it_again() {
     .unwrap();
     assert!(imported.is_quarantined());
     record.verify(&imported).unwrap();
+
+    // A record that plays on in quarantine was not written by a host: it is
+    // refused, without asking the plugin to apply what follows.
+    let mut played_on = record.actions.clone();
+    let mut move_again = played_on[0].clone();
+    move_again.version = played_on.len() as u64 + 1;
+    played_on.push(move_again);
+    let refused = Match::replay(
+        Arc::clone(m.game()),
+        record.setup("m3".into()),
+        vec![Some([0; 32]); 2],
+        &played_on,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&refused, HostError::InvalidRecord(why) if why.contains("quarantined")),
+        "{refused:?}"
+    );
 }
 
 #[test]
