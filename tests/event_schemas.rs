@@ -27,7 +27,7 @@ use tabletop_tests::{built_plugin, workspace_dir};
 const GAMES: [&str; 4] = ["focus", "lanza", "lanzeloth", "war"];
 
 /// The `type`s of the events the host describes itself.
-const HOST_TYPES: [&str; 11] = [
+const HOST_TYPES: [&str; 13] = [
     "joined",
     "resigned",
     "timeout",
@@ -39,6 +39,8 @@ const HOST_TYPES: [&str; 11] = [
     "aborted",
     "adjudicated",
     "absent",
+    "quarantined",
+    "released",
 ];
 
 /// One host event of each type, as the host writes them.
@@ -58,6 +60,8 @@ fn host_event_examples() -> Vec<Value> {
             { "seat": 1, "rank": 2, "score": 0.0, "resigned": false },
         ] }),
         json!({ "type": "absent", "seats": [2] }),
+        json!({ "type": "quarantined", "reason": "the plugin's worker died in `view`" }),
+        json!({ "type": "released" }),
     ]
 }
 
@@ -336,6 +340,7 @@ fn a_host_event_is_never_a_game_event_and_the_reverse() {
     assert!(!errors(&host, &json!({ "type": "paused", "seat": 0 })).is_empty());
     assert!(!errors(&host, &json!({ "type": "time_added", "seat": 0 })).is_empty());
     assert!(!errors(&host, &json!({ "type": "moves", "seat": 0 })).is_empty());
+    assert!(!errors(&host, &json!({ "type": "quarantined" })).is_empty());
 }
 
 /// The built plugin of `game`, loaded as the host loads it.

@@ -419,7 +419,11 @@ async fn run(
             how = %how,
             "the last run of this host died inside a trusted plugin's call"
         );
-        engine.quarantine_after_crash(&crumb, &how);
+        // It waits for the store's commit: off the async runtime.
+        let quarantining = Arc::clone(&engine);
+        tokio::task::spawn_blocking(move || quarantining.quarantine_after_crash(&crumb, &how))
+            .await
+            .map_err(|e| format!("quarantine after a crash failed: {e}"))?;
     }
     if let Err(e) = crash_note::install(&config.data_dir) {
         tracing::warn!(error = %e, "cannot arm the crash note: a crash in a trusted plugin will not be named at the next start");

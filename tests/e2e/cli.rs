@@ -1,6 +1,7 @@
 //! The `tabletop` CLI as a tournament platform's operator uses it, against a
 //! real host: labelled and retried creation, paged listings, the director's
-//! commands, the lifecycle feed resumed from a cursor, and organizer
+//! commands and the admin's lift of a quarantine, the lifecycle feed
+//! resumed from a cursor, and organizer
 //! credentials, named players, join codes and re-issued tokens.
 
 use std::process::Stdio;
@@ -171,6 +172,25 @@ async fn the_cli_creates_lists_directs_and_follows_a_tournament() {
     assert_eq!(shown["labels"]["round"], "1");
     let resumed = json(&cli(&host, &["--json", "resume", &adjudicated]).await);
     assert_eq!(resumed["paused"], false);
+    // Only a plugin's fault quarantines a match: lifting one that is not
+    // is refused, and none lists as quarantined.
+    let lift = cli_output(&host, &["lift-quarantine", &adjudicated]).await;
+    assert!(!lift.status.success());
+    let said = String::from_utf8_lossy(&lift.stderr);
+    assert!(said.contains("not quarantined"), "{said}");
+    let quarantined = cli(
+        &host,
+        &[
+            "--json",
+            "matches",
+            "--state",
+            "quarantined",
+            "--label",
+            "tournament=cup",
+        ],
+    )
+    .await;
+    assert_eq!(json(&quarantined), serde_json::json!([]));
 
     let added = cli(
         &host,

@@ -1,6 +1,7 @@
 //! A tournament director's view of the host: the lifecycle feed followed
 //! across a SIGKILL, and the controls (abort, adjudicate, pause, resume,
-//! add time, the open-seat deadline), each logged, replayed and shown.
+//! add time, the open-seat deadline), each logged, replayed and shown; and
+//! the admin's lift of a quarantine.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -659,4 +660,69 @@ async fn the_feed_says_when_the_rules_put_a_seat_out_while_the_others_play_on() 
     }
     following.abort();
     assert_eq!(outs, vec![(1, pb::OutReason::Rule as i32)]);
+}
+
+/// No call quarantines a match (the host does when a plugin's worker dies
+/// in one of its calls: `tabletop-core`'s tests play that through), so what
+/// the API shows end to end is the lift: the admin's alone, and refused for
+/// a match that is not quarantined, which lists and shows as it was.
+#[tokio::test]
+async fn lifting_a_quarantine_is_the_admins_alone_and_refused_for_a_match_not_quarantined() {
+    let host = Host::start().await;
+    let mut matches = host.matches().await;
+    let mut admin = host.admin().await;
+    let (id, _) = create_labelled(&mut matches, "focus", &[("cup", "quarantine")]).await;
+    let lift = |match_id: &str| pb::LiftQuarantineRequest {
+        admin_token: String::new(),
+        match_id: match_id.to_string(),
+    };
+
+    let refused = admin
+        .lift_quarantine(tabletop_tests::as_admin(lift(&id)))
+        .await
+        .expect_err("the match is not quarantined");
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert_eq!(reason(&refused), "CONTROL_REFUSED");
+    assert!(refused.message().contains("not quarantined"), "{refused:?}");
+    let unknown = admin
+        .lift_quarantine(tabletop_tests::as_admin(lift("no-such-match")))
+        .await
+        .expect_err("no such match");
+    assert_eq!(reason(&unknown), "UNKNOWN_MATCH");
+
+    let (_, organizer) = crate::support::issue_organizer(&host, "quarantine cup").await;
+    let by_organizer = admin
+        .lift_quarantine(tabletop_tests::with_credential(&organizer, lift(&id)))
+        .await
+        .expect_err("an organizer does not lift a quarantine");
+    assert_eq!(by_organizer.code(), tonic::Code::PermissionDenied);
+    assert_eq!(reason(&by_organizer), "NOT_PERMITTED");
+    let anonymous = admin
+        .lift_quarantine(tonic::Request::new(lift(&id)))
+        .await
+        .expect_err("an anonymous caller does not lift a quarantine");
+    assert_eq!(anonymous.code(), tonic::Code::Unauthenticated);
+    assert_eq!(reason(&anonymous), "TOKEN_REQUIRED");
+
+    let view = spectator(&mut matches, &id).await;
+    assert_eq!(view.state, pb::MatchState::Running as i32);
+    assert_eq!(view.quarantine_reason, "");
+    let listed = |state: pb::MatchState| pb::ListMatchesRequest {
+        state: state as i32,
+        labels: [("cup".to_string(), "quarantine".to_string())].into(),
+        ..Default::default()
+    };
+    let quarantined = matches
+        .list_matches(listed(pb::MatchState::Quarantined))
+        .await
+        .expect("list the quarantined")
+        .into_inner();
+    assert!(quarantined.matches.is_empty(), "{quarantined:?}");
+    let running = matches
+        .list_matches(listed(pb::MatchState::Running))
+        .await
+        .expect("list the running")
+        .into_inner();
+    assert_eq!(running.matches.len(), 1);
+    assert_eq!(running.matches[0].match_id, id);
 }

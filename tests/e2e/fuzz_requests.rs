@@ -63,10 +63,11 @@ enum Rpc {
     IssueCredential,
     RevokeCredential,
     ListCredentials,
+    LiftQuarantine,
 }
 
 impl Rpc {
-    const ALL: [Rpc; 26] = [
+    const ALL: [Rpc; 27] = [
         Rpc::ListGames,
         Rpc::GetGame,
         Rpc::CreateMatch,
@@ -93,6 +94,7 @@ impl Rpc {
         Rpc::IssueCredential,
         Rpc::RevokeCredential,
         Rpc::ListCredentials,
+        Rpc::LiftQuarantine,
     ];
 
     /// Whether a success may change a match: its refusals must not.
@@ -108,6 +110,7 @@ impl Rpc {
                 | Rpc::ResumeMatch
                 | Rpc::AddTime
                 | Rpc::ReissueSeatToken
+                | Rpc::LiftQuarantine
         )
     }
 }
@@ -468,6 +471,14 @@ async fn send(fz: &mut Fuzzer, c: &mut Clients, rpc: Rpc, table: &mut Table) -> 
             };
             let r = fz.request(message);
             done(c.admin.list_credentials(r).await)
+        }
+        Rpc::LiftQuarantine => {
+            let message = pb::LiftQuarantineRequest {
+                admin_token: fz.admin_token(),
+                match_id: fz.match_id(table),
+            };
+            let r = fz.request(message);
+            done(c.admin.lift_quarantine(r).await)
         }
     }
 }

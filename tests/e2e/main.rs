@@ -24,6 +24,9 @@ mod foundation;
 mod fuzz_requests;
 mod history;
 mod hostile;
+// Worker processes, signals and /proc are Linux's.
+#[cfg(target_os = "linux")]
+mod isolation;
 mod limits;
 mod metrics;
 mod performance;

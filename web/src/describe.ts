@@ -34,6 +34,8 @@ export function turnLine(view: MatchView): string {
       return "waiting for players to join";
     case MatchState.UNAVAILABLE:
       return `unavailable: ${view.unavailableReason}`;
+    case MatchState.QUARANTINED:
+      return `quarantined: ${view.quarantineReason}`;
     case MatchState.FINISHED:
       if (view.abortReason) return `aborted: ${view.abortReason}`;
       return `finished${view.adjudicated ? " (adjudicated)" : ""}: ${resultLine(view)}`;

@@ -81,6 +81,15 @@ function apply(rows: Map<string, Row>, event: LifecycleEvent): void {
       row.state = "unavailable";
       row.note = kind.value.reason;
       break;
+    case "quarantined":
+      row.state = "quarantined";
+      row.note = kind.value.reason;
+      break;
+    case "released":
+      // Only a running match is released.
+      row.state = "running";
+      row.note = "";
+      break;
     default:
       break;
   }

@@ -4,11 +4,18 @@
  * clicks on the board or from the list. WatchMatch (from the first event,
  * views left out) tells the page that something happened and what; each
  * time, GetView (with the SVG) redraws the board as this viewer may see it.
+ *
+ * A quarantined match (the server stopped calling its game's plugin for
+ * it) shows a banner with the reason in place of the board, and no moves;
+ * the server tells its events from the quarantine on only, so the page
+ * then watches from now.
  */
 
 import type { LegalAction } from "../../clients/typescript/src/gen/tabletop/v1/matches_pb.js";
 import { MatchState, type MatchView } from "../../clients/typescript/src/gen/tabletop/v1/types_pb.js";
 import type { WatchEvent } from "../../clients/typescript/src/gen/tabletop/v1/watch_pb.js";
+import { ConnectError } from "@connectrpc/connect";
+import { errorInfo } from "../../clients/typescript/src/errors.js";
 import { describeError, keepSeatToken, matches, seatTokens, wasCancelled, watch } from "./api.js";
 import { ClickPlay, clickable, renderBoard } from "./board.js";
 import { eventItem, seatLabel, stateName, turnLine } from "./describe.js";
@@ -88,6 +95,7 @@ export function visible(signal: AbortSignal): Promise<void> {
 export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, signal: AbortSignal): void {
   let token = viewer.token ?? (viewer.seat !== undefined ? seatTokens(matchId).get(viewer.seat) : undefined) ?? "";
   const status = h("p", { class: "tt-status" }, "loading…");
+  const banner = h("div", { class: "quarantine-box" });
   const seats = h("div", { class: "seats-box" });
   const boardBox = h("div", { class: "board-box" });
   const play = h("div", { class: "play" });
@@ -103,6 +111,7 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
     build,
     links,
     status,
+    banner,
     h("div", { class: "match" }, h("div", { class: "main" }, boardBox, play, message, result), h("div", { class: "side" }, seats, h("h3", {}, "events"), events)),
   );
   if (viewer.seat !== undefined && !token) {
@@ -148,10 +157,13 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
     status.textContent = `${turnLine(current)} · version ${current.version} · ${stateName(current.state)} · ${who}${current.delayed ? " · delayed for spectators" : ""}`;
     status.dataset.state = stateName(current.state);
     replace(seats, seatsTable(current, receivedAt));
-    const board = renderBoard(current);
-    replace(boardBox, board);
+    replace(banner, ...quarantineBanner(current));
+    // A quarantined match has no board to draw: its plugin is not called.
+    const board = current.quarantineReason ? undefined : renderBoard(current);
+    if (board) replace(boardBox, board);
+    else replace(boardBox);
     replace(play);
-    if (current.viewerSeat !== undefined && current.state === MatchState.RUNNING) {
+    if (board && current.viewerSeat !== undefined && current.state === MatchState.RUNNING) {
       if (current.pendingAction) play.append(h("p", {}, `your order: ${current.pendingAction} (held until every seat has acted)`));
       if (actions.length > 0) {
         const chooser = h("div", { class: "chooser" });
@@ -235,6 +247,9 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
   // Over HTTP/1.1 a browser keeps at most six connections to a server and
   // each live stream holds one, so a hidden tab lets its stream go and,
   // shown again, resumes after the last event it has (no gap, none twice).
+  // A quarantined match's events before its quarantine are not told: the
+  // page then watches from now (a snapshot, then live events).
+  let fromStart = true;
   const follow = async () => {
     while (!signal.aborted) {
       if (document.hidden) await visible(signal);
@@ -247,7 +262,12 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
       };
       document.addEventListener("visibilitychange", hide);
       try {
-        const request = lastSeq > 0n ? { matchId, seatToken: token, afterSeq: lastSeq, omitViews: true } : { matchId, seatToken: token, fromVersion: 0n, omitViews: true };
+        const request =
+          lastSeq > 0n
+            ? { matchId, seatToken: token, afterSeq: lastSeq, omitViews: true }
+            : fromStart
+              ? { matchId, seatToken: token, fromVersion: 0n, omitViews: true }
+              : { matchId, seatToken: token, omitViews: true };
         for await (const event of watch.watchMatch(request, { signal: stream.signal })) {
           if (event.seq > lastSeq) lastSeq = event.seq;
           addEvent(event);
@@ -258,6 +278,11 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
         return;
       } catch (error) {
         if (signal.aborted) return;
+        if (error instanceof ConnectError && errorInfo(error)?.reason === "MATCH_QUARANTINED" && lastSeq === 0n) {
+          fromStart = false;
+          events.append(h("li", { class: "event note" }, "Earlier events are not told while the match is quarantined."));
+          continue;
+        }
         if (!stream.signal.aborted) {
           message.textContent = `${describeError(error)} (watching again in a second)`;
           await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -276,6 +301,27 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
   };
 
   void refresh().then(follow);
+}
+
+/**
+ * The banner of a quarantined match, or of one a director ended while it
+ * was (nothing for any other match).
+ */
+export function quarantineBanner(view: MatchView): HTMLElement[] {
+  if (!view.quarantineReason) return [];
+  const words =
+    view.state === MatchState.QUARANTINED
+      ? "The game's plugin failed in a call for this match, so the server calls it no more for the match: no move can be made until the admin lifts the quarantine. A director may abort or adjudicate the match."
+      : "It ended while it was quarantined: its board is not shown, since the server does not call the game's plugin for it.";
+  return [
+    h(
+      "div",
+      { class: "quarantine", role: "alert" },
+      h("strong", {}, view.state === MatchState.QUARANTINED ? "Quarantined" : "Ended in quarantine"),
+      h("p", { class: "quarantine-reason" }, view.quarantineReason),
+      h("p", {}, words),
+    ),
+  ];
 }
 
 /**

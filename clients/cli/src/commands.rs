@@ -134,7 +134,8 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
         | Command::Adjudicate { .. }
         | Command::Pause { .. }
         | Command::Resume { .. }
-        | Command::AddTime { .. }) => crate::director::run(channel, command, json).await,
+        | Command::AddTime { .. }
+        | Command::LiftQuarantine { .. }) => crate::director::run(channel, command, json).await,
         command @ (Command::ReissueToken { .. } | Command::Credential { .. }) => {
             crate::access::run(channel, command, json).await
         }
@@ -536,6 +537,19 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
         }
         if view.state == pb::MatchState::Finished as i32 {
             return Ok(());
+        }
+        if view.state == pb::MatchState::Quarantined as i32 {
+            // No move is taken, and the server refuses to list any.
+            outln!("waiting for the quarantine to end… (press Enter to refresh, q to quit)");
+            std::io::stdout().flush()?;
+            let Some(line) = lines.next() else {
+                return Ok(());
+            };
+            if matches!(line?.trim(), "q" | "quit") {
+                return Ok(());
+            }
+            shown = None;
+            continue;
         }
         let legal = matches
             .list_legal_actions(pb::ListLegalActionsRequest {

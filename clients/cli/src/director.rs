@@ -1,7 +1,9 @@
 //! A tournament director's commands: the lifecycle feed, and abort,
-//! adjudicate, pause, resume and add time on one match.
+//! adjudicate, pause, resume and add time on one match; and the admin's
+//! lift of a match's quarantine, which answers the same view.
 
 use tabletop_proto::v1 as pb;
+use tabletop_proto::v1::admin_client::AdminClient;
 use tabletop_proto::v1::director_client::DirectorClient;
 use tabletop_proto::v1::lifecycle_event::Kind;
 use tokio_stream::StreamExt;
@@ -14,7 +16,7 @@ use crate::render::print_json;
 
 /// Runs one of the director's commands.
 pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
-    let mut director = DirectorClient::new(channel);
+    let mut director = DirectorClient::new(channel.clone());
     let view = match command {
         Command::Feed {
             labels,
@@ -101,6 +103,17 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
                 })
                 .await?
         }
+        Command::LiftQuarantine {
+            match_id,
+            admin_token,
+        } => {
+            AdminClient::new(channel)
+                .lift_quarantine(pb::LiftQuarantineRequest {
+                    admin_token,
+                    match_id,
+                })
+                .await?
+        }
         _ => return Err(CliError::Usage("not a director's command".into())),
     }
     .into_inner();
@@ -181,6 +194,8 @@ fn describe(kind: Option<&Kind>) -> String {
         ),
         Some(Kind::Aborted(a)) => format!("aborted: {}", a.reason),
         Some(Kind::Unavailable(u)) => format!("unavailable: {}", u.reason),
+        Some(Kind::Quarantined(q)) => format!("quarantined: {}", q.reason),
+        Some(Kind::Released(_)) => "quarantine lifted".into(),
         None => "(an event this client does not know)".into(),
     }
 }
@@ -248,6 +263,8 @@ fn event_json(event: &pb::LifecycleEvent) -> serde_json::Value {
         ),
         Some(Kind::Aborted(a)) => ("aborted", serde_json::json!({"reason": a.reason})),
         Some(Kind::Unavailable(u)) => ("unavailable", serde_json::json!({"reason": u.reason})),
+        Some(Kind::Quarantined(q)) => ("quarantined", serde_json::json!({"reason": q.reason})),
+        Some(Kind::Released(_)) => ("released", serde_json::json!({})),
         None => ("unknown", serde_json::json!({})),
     };
     let mut value = serde_json::json!({

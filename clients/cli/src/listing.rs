@@ -42,6 +42,7 @@ fn state(state: Option<StateArg>) -> pb::MatchState {
         Some(StateArg::Running) => pb::MatchState::Running,
         Some(StateArg::Finished) => pb::MatchState::Finished,
         Some(StateArg::Unavailable) => pb::MatchState::Unavailable,
+        Some(StateArg::Quarantined) => pb::MatchState::Quarantined,
     }
 }
 

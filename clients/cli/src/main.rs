@@ -319,8 +319,8 @@ pub enum Command {
         version: String,
     },
     /// Follow the lifecycle of every match (organizer or admin): created, seats, started,
-    /// paused, finished, aborted …; one line (or JSON object) per event,
-    /// each with its cursor. Runs until interrupted.
+    /// paused, quarantined, finished, aborted …; one line (or JSON object)
+    /// per event, each with its cursor. Runs until interrupted.
     Feed {
         /// Only matches with this label (repeatable; all must match).
         #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
@@ -373,6 +373,16 @@ pub enum Command {
     },
     /// Restart a paused match's clocks (organizer or admin).
     Resume {
+        /// The match.
+        match_id: String,
+        /// The admin token in the request (the global --credential, or
+        /// TABLETOP_ADMIN_TOKEN, is enough).
+        #[arg(long, default_value = "")]
+        admin_token: String,
+    },
+    /// Lift a match's quarantine (admin): the server calls its plugin for
+    /// it again and play goes on where it stopped.
+    LiftQuarantine {
         /// The match.
         match_id: String,
         /// The admin token in the request (the global --credential, or
@@ -450,6 +460,8 @@ pub enum StateArg {
     Finished,
     /// Its plugin version is not loaded.
     Unavailable,
+    /// Quarantined by the server: its plugin failed in one of its calls.
+    Quarantined,
 }
 
 fn main() -> std::process::ExitCode {

@@ -9,6 +9,7 @@ pub fn state_name(state: i32) -> &'static str {
         Ok(pb::MatchState::Running) => "running",
         Ok(pb::MatchState::Finished) => "finished",
         Ok(pb::MatchState::Unavailable) => "unavailable",
+        Ok(pb::MatchState::Quarantined) => "quarantined",
         _ => "unknown",
     }
 }
@@ -65,9 +66,24 @@ fn push_identity(out: &mut String, view: &pb::MatchView) {
     }
 }
 
-/// What directors and the creator decided: a pause, an abort, an
-/// adjudication, the open seats' deadline, the spectators' delay.
+/// What the server, directors and the creator decided: a quarantine, a
+/// pause, an abort, an adjudication, the open seats' deadline, the
+/// spectators' delay.
 fn push_director_state(out: &mut String, view: &pb::MatchView) {
+    if !view.quarantine_reason.is_empty() {
+        if view.state == pb::MatchState::Quarantined as i32 {
+            out.push_str(&format!(
+                "quarantined by the server: {} (clocks stopped, actions refused; a director \
+                 may abort or adjudicate, the admin may lift it)\n",
+                view.quarantine_reason
+            ));
+        } else {
+            out.push_str(&format!(
+                "ended while quarantined: {}\n",
+                view.quarantine_reason
+            ));
+        }
+    }
     if view.paused {
         out.push_str("paused by a director: clocks stopped, actions refused\n");
     }
@@ -226,6 +242,8 @@ pub fn view_json(view: &pb::MatchView) -> serde_json::Value {
         "pending_action": view.pending_action,
         "labels": view.labels,
         "paused": view.paused,
+        "quarantine_reason": (!view.quarantine_reason.is_empty())
+            .then_some(&view.quarantine_reason),
         "abort_reason": view.abort_reason,
         "adjudicated": view.adjudicated,
         "position": (!view.position.is_empty()).then_some(&view.position),

@@ -106,6 +106,10 @@ fn describe(kind: &LogKind) -> String {
         LogKind::Pause => "the director pauses the match".into(),
         LogKind::Resume => "the director resumes the match".into(),
         LogKind::AddTime { seat, ms } => format!("the director gives seat {seat} {ms} ms more"),
+        LogKind::Quarantine { reason } => format!(
+            "the server quarantines the match (its plugin failed in one of its calls): {reason}"
+        ),
+        LogKind::Release => "the admin lifts the quarantine".into(),
         LogKind::Absent { seats } => format!(
             "seats {} were not taken by the deadline and are out",
             seats

@@ -28,9 +28,11 @@ from tabletop.errors import (
     InvalidPageToken,
     MatchOver,
     MatchPaused,
+    MatchQuarantined,
     NotPermitted,
     NotStarted,
     NotYourTurn,
+    PluginFault,
     RequestIdReused,
     ShuttingDown,
     StaleVersion,
@@ -64,6 +66,7 @@ from tabletop.v1.matches_pb2 import (
 )
 from tabletop.v1.types_pb2 import (
     MATCH_STATE_FINISHED,
+    MATCH_STATE_QUARANTINED,
     MATCH_STATE_RUNNING,
     MATCH_STATE_UNAVAILABLE,
     MATCH_STATE_WAITING,
@@ -77,6 +80,7 @@ from tabletop.v1.watch_pb2 import WatchEvent
 
 __all__ = [
     "MATCH_STATE_FINISHED",
+    "MATCH_STATE_QUARANTINED",
     "MATCH_STATE_RUNNING",
     "MATCH_STATE_UNAVAILABLE",
     "MATCH_STATE_WAITING",
@@ -105,12 +109,14 @@ __all__ = [
     "Match",
     "MatchOver",
     "MatchPaused",
+    "MatchQuarantined",
     "MatchState",
     "MatchSummary",
     "MatchView",
     "NotPermitted",
     "NotStarted",
     "NotYourTurn",
+    "PluginFault",
     "OnDeadline",
     "OpenSeatDeadline",
     "OptionInfo",

@@ -663,6 +663,16 @@ class Client:
             self.admin.ListCredentials(admin_pb2.ListCredentialsRequest(), metadata=self._auth(admin_token)).credentials
         )
 
+    @_typed_errors
+    def lift_quarantine(self, match_id: str, *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
+        """Lifts a match's quarantine (``MATCH_STATE_QUARANTINED``: the server
+        stopped calling its plugin for it): play goes on where it stopped.
+        Raises :class:`tabletop.errors.ControlRefused` for a match that is
+        not quarantined."""
+        return self.admin.LiftQuarantine(
+            admin_pb2.LiftQuarantineRequest(match_id=match_id), metadata=self._auth(admin_token)
+        )
+
 
 class LifecycleFeed:
     """The lifecycle feed being followed: an iterator of ``LifecycleEvent``

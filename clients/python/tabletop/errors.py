@@ -195,6 +195,29 @@ class ControlRefused(TabletopError):
     it is (pausing a paused match, adding time to a match without a clock)."""
 
 
+class MatchQuarantined(TabletopError):
+    """``MATCH_QUARANTINED``: the server quarantined the match (its game's
+    plugin failed in one of its calls) and calls the plugin for it no more;
+    a director may abort or adjudicate it, the admin may lift the
+    quarantine."""
+
+    @property
+    def match_id(self) -> str:
+        """The match."""
+        return self.metadata.get("match_id", "")
+
+    @property
+    def quarantine_reason(self) -> str:
+        """Why it is quarantined, for a person."""
+        return self.metadata.get("quarantine_reason", "")
+
+
+class PluginFault(TabletopError):
+    """``PLUGIN_FAULT`` (UNAVAILABLE): the game's plugin failed in this call
+    (a bug in the plugin); when its worker process died, the match is
+    quarantined."""
+
+
 class Throttled(TabletopError):
     """A limit refused the call before the server served it (``SERVER_BUSY``,
     ``TOO_MANY_CALLS_IN_FLIGHT``, ``RATE_LIMITED``, ``CREATION_QUOTA``,

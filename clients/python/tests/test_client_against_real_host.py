@@ -484,6 +484,22 @@ def test_add_time_adds_to_the_seat_s_clock(director: tabletop.Client) -> None:
         director.add_time(unclocked.match_id, 0, 5_000)
 
 
+def test_lifting_a_quarantine_is_refused_for_a_match_not_quarantined(
+    client: tabletop.Client, director: tabletop.Client
+) -> None:
+    # Only a plugin's fault quarantines a match; the admin lifts it.
+    match = director.create_match("focus", 2, seed=57)
+    assert match.view().state == tabletop.MATCH_STATE_RUNNING
+    assert match.view().quarantine_reason == ""
+    with pytest.raises(tabletop.ControlRefused) as refused:
+        director.lift_quarantine(match.match_id)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(tabletop.TokenRequired) as anonymous:
+        client.lift_quarantine(match.match_id)
+    assert anonymous.value.credential == "admin"
+    assert not director.list_matches(state=tabletop.MATCH_STATE_QUARANTINED).matches
+
+
 def test_director_calls_need_a_credential(client: tabletop.Client, director: tabletop.Client) -> None:
     match = director.create_match("focus", 2, seed=61)
     with pytest.raises(tabletop.TokenRequired) as missing:

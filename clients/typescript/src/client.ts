@@ -622,6 +622,15 @@ export class Client {
   async listCredentials(opts: AdminOptions = {}): Promise<CredentialInfo[]> {
     return (await typed(this.admin.listCredentials({}, withCredential(opts.adminToken)))).credentials;
   }
+
+  /**
+   * Lifts a match's quarantine (`MatchState.QUARANTINED`: the server stopped
+   * calling its plugin for it): play goes on where it stopped. Rejects with
+   * `ControlRefused` for a match that is not quarantined.
+   */
+  liftQuarantine(matchId: string, opts: AdminOptions = {}): Promise<MatchView> {
+    return typed(this.admin.liftQuarantine({ matchId }, withCredential(opts.adminToken)));
+  }
 }
 
 /** Where a watch starts and what it carries. */

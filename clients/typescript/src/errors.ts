@@ -246,6 +246,29 @@ export class MatchPaused extends TabletopError {}
 export class ControlRefused extends TabletopError {}
 
 /**
+ * `MATCH_QUARANTINED`: the server quarantined the match (its game's plugin
+ * failed in one of its calls) and calls the plugin for it no more; a
+ * director may abort or adjudicate it, the admin may lift the quarantine.
+ */
+export class MatchQuarantined extends TabletopError {
+  /** The match. */
+  get matchId(): string {
+    return this.info.match_id ?? "";
+  }
+
+  /** Why it is quarantined, for a person. */
+  get quarantineReason(): string {
+    return this.info.quarantine_reason ?? "";
+  }
+}
+
+/**
+ * `PLUGIN_FAULT` (UNAVAILABLE): the game's plugin failed in this call (a bug
+ * in the plugin); when its worker process died, the match is quarantined.
+ */
+export class PluginFault extends TabletopError {}
+
+/**
  * A limit refused the call before the server served it (`SERVER_BUSY`,
  * `TOO_MANY_CALLS_IN_FLIGHT`, `RATE_LIMITED`, `CREATION_QUOTA`,
  * `LIVE_MATCH_LIMIT`); nothing changed. Wait `retryAfterMs` before trying

@@ -1,8 +1,9 @@
 /**
  * The TypeScript client's tournament-platform calls against the real
  * engine-host and the real plugins: labels, paging, idempotent creation, the
- * lifecycle feed, the director's controls, credentials, invite-only seats,
- * seat identities and reissued tokens.
+ * lifecycle feed, the director's controls, the admin's lift of a
+ * quarantine, credentials, invite-only seats, seat identities and reissued
+ * tokens.
  */
 
 import assert from "node:assert/strict";
@@ -271,6 +272,25 @@ test("addTime adds to the seat's clock", async () => {
 
   const unclocked = await host.director.createMatch("focus", { seed: 52 });
   await assert.rejects(host.director.addTime(unclocked.matchId, 0, 5_000), ControlRefused);
+});
+
+test("lifting a quarantine is refused for a match not quarantined", async () => {
+  // Only a plugin's fault quarantines a match; the admin lifts it.
+  const match = await host.director.createMatch("focus", { seed: 57 });
+  const view = await match.view();
+  assert.equal(view.state, MatchState.RUNNING);
+  assert.equal(view.quarantineReason, "");
+  await assert.rejects(host.director.liftQuarantine(match.matchId), (err: unknown) => {
+    assert.ok(err instanceof ControlRefused, String(err));
+    assert.equal(err.code, Code.FailedPrecondition);
+    return true;
+  });
+  await assert.rejects(host.client.liftQuarantine(match.matchId), (err: unknown) => {
+    assert.ok(err instanceof TokenRequired, String(err));
+    assert.equal(err.credential, "admin");
+    return true;
+  });
+  assert.deepEqual((await host.director.listMatches({ state: MatchState.QUARANTINED })).matches, []);
 });
 
 test("director calls need a credential", async () => {

@@ -6,10 +6,17 @@
 //! both when it happens and when the log is replayed, so a control is part
 //! of the match's history, its record and its restart like any move.
 //!
-//! `Director` keeps what the controls leave on a match: since when it is
-//! paused, why it was aborted, whether its result was decided. The checks
-//! of a control's arguments live here too; what a control does to the
-//! seats, clocks and stage is the match's to coordinate.
+//! The host's own control is here too: it quarantines a match whose
+//! plugin's worker died in one of the match's calls, and the admin lifts
+//! the quarantine. A quarantine is logged and replayed like a director's
+//! control, so a restarted or read-back match is quarantined again.
+//!
+//! `Director` keeps what the controls leave on a match: whether it is
+//! paused, whether it is quarantined and why, since when its clocks are
+//! stopped (by either), why it was aborted, whether its result was
+//! decided. The checks of a control's arguments live here too; what a
+//! control does to the seats, clocks and stage is the match's to
+//! coordinate.
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +72,21 @@ pub(crate) fn check_abort_reason(reason: &str) -> HostResult<()> {
     Ok(())
 }
 
+/// A quarantine's reason cut to at most [`MAX_ABORT_REASON`] bytes, on a
+/// character boundary, ending `…` when cut. Cut rather than refused: the
+/// host quarantines a match whatever its fault's message says.
+pub(crate) fn capped_reason(reason: &str) -> String {
+    if reason.len() <= MAX_ABORT_REASON {
+        return reason.to_owned();
+    }
+    let ellipsis = '…';
+    let mut end = MAX_ABORT_REASON - ellipsis.len_utf8();
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{ellipsis}", &reason[..end])
+}
+
 /// Refuses added time outside 1 ms to [`MAX_ADDED_MS`].
 pub(crate) fn check_added_ms(ms: i64) -> HostResult<()> {
     if !(1..=MAX_ADDED_MS).contains(&ms) {
@@ -111,11 +133,23 @@ pub(crate) fn check_results(results: &[SeatResult], players: u32) -> HostResult<
     Ok(())
 }
 
-/// What a director's controls left on a match.
+/// What a director's controls, and the host's quarantine, left on a
+/// match.
+///
+/// A pause and a quarantine both stop the clocks, and share the time they
+/// stopped at: the clocks run again only once neither holds them (a
+/// release of a paused match, or a resume of a quarantined one, leaves
+/// them stopped), and then restart where they stopped.
 #[derive(Debug, Default)]
 pub(crate) struct Director {
-    /// Since when the match is paused.
-    paused_at: Option<i64>,
+    /// Whether a director paused the match.
+    paused: bool,
+    /// Why the host quarantined the match, while it is, and after a
+    /// director ended it quarantined.
+    quarantine: Option<String>,
+    /// Since when the clocks are stopped, while a pause or a quarantine
+    /// holds them.
+    stopped_at: Option<i64>,
     /// Why it was aborted.
     aborted: Option<String>,
     /// Whether a director decided its result.
@@ -125,7 +159,17 @@ pub(crate) struct Director {
 impl Director {
     /// Whether the match is paused.
     pub(crate) fn is_paused(&self) -> bool {
-        self.paused_at.is_some()
+        self.paused
+    }
+
+    /// Why the match is quarantined, or was when it ended.
+    pub(crate) fn quarantine_reason(&self) -> Option<&str> {
+        self.quarantine.as_deref()
+    }
+
+    /// Whether a pause or a quarantine holds the clocks.
+    pub(crate) fn clocks_stopped(&self) -> bool {
+        self.stopped_at.is_some()
     }
 
     /// Why the match was aborted, if it was.
@@ -140,42 +184,85 @@ impl Director {
 
     /// The match is paused at `at_ms`; refused when it is already.
     pub(crate) fn pause(&mut self, at_ms: i64) -> HostResult<()> {
-        if self.paused_at.is_some() {
+        if self.paused {
             return Err(refused("the match is already paused"));
         }
-        self.paused_at = Some(at_ms);
+        self.paused = true;
+        self.stopped_at.get_or_insert(at_ms);
         Ok(())
     }
 
-    /// The pause ends; returns since when it lasted. Refused when the match
-    /// is not paused.
-    pub(crate) fn resume(&mut self) -> HostResult<i64> {
-        self.paused_at
-            .take()
-            .ok_or_else(|| refused("the match is not paused"))
+    /// The pause ends. Returns since when the clocks were stopped, if they
+    /// run again now (not while a quarantine still holds them). Refused
+    /// when the match is not paused.
+    pub(crate) fn resume(&mut self) -> HostResult<Option<i64>> {
+        if !self.paused {
+            return Err(refused("the match is not paused"));
+        }
+        self.paused = false;
+        Ok(self.restart_unless_held())
     }
 
-    /// The match was aborted for `reason`; any pause ends with it.
+    /// The match is quarantined at `at_ms` for `reason`; refused when it is
+    /// already.
+    pub(crate) fn quarantine(&mut self, reason: &str, at_ms: i64) -> HostResult<()> {
+        if let Some(why) = &self.quarantine {
+            return Err(refused(format!("the match is already quarantined ({why})")));
+        }
+        self.quarantine = Some(reason.to_owned());
+        self.stopped_at.get_or_insert(at_ms);
+        Ok(())
+    }
+
+    /// The quarantine is lifted. Returns since when the clocks were
+    /// stopped, if they run again now (not while a pause still holds
+    /// them). Refused when the match is not quarantined.
+    pub(crate) fn release(&mut self) -> HostResult<Option<i64>> {
+        if self.quarantine.take().is_none() {
+            return Err(refused("the match is not quarantined"));
+        }
+        Ok(self.restart_unless_held())
+    }
+
+    /// The clocks' stop ends unless a pause or a quarantine still holds
+    /// them: since when they were stopped, if they run again.
+    fn restart_unless_held(&mut self) -> Option<i64> {
+        if self.paused || self.quarantine.is_some() {
+            return None;
+        }
+        self.stopped_at.take()
+    }
+
+    /// The match was aborted for `reason`; any pause ends with it, and the
+    /// clocks stop for good. A quarantine's reason stays: the match ended
+    /// quarantined, and its plugin is not called for it again.
     pub(crate) fn note_abort(&mut self, reason: &str) {
-        self.paused_at = None;
+        self.end_pause();
         self.aborted = Some(reason.to_owned());
     }
 
-    /// A director decided the match's result; any pause ends with it.
+    /// A director decided the match's result; as for an abort, any pause
+    /// ends with it and a quarantine's reason stays.
     pub(crate) fn note_adjudication(&mut self) {
-        self.paused_at = None;
+        self.end_pause();
         self.adjudicated = true;
     }
 
-    /// After a restart, a pause still on counts from `now`.
-    pub(crate) fn restart_pause(&mut self, now: i64) {
-        if let Some(paused_at) = &mut self.paused_at {
-            *paused_at = now;
+    fn end_pause(&mut self) {
+        self.paused = false;
+        self.stopped_at = None;
+    }
+
+    /// After a restart, clocks still stopped count their stop from `now`.
+    pub(crate) fn restart_stop(&mut self, now: i64) {
+        if let Some(stopped_at) = &mut self.stopped_at {
+            *stopped_at = now;
         }
     }
 
-    /// The time the clocks read at `now`: stopped where a pause began.
+    /// The time the clocks read at `now`: where they stopped, while they
+    /// are stopped.
     pub(crate) fn clock_time(&self, now: i64) -> i64 {
-        self.paused_at.map_or(now, |paused| now.min(paused))
+        self.stopped_at.map_or(now, |stopped| now.min(stopped))
     }
 }

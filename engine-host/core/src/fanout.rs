@@ -9,8 +9,14 @@
 //! past events (its history is its log), and a live event lives only until
 //! every watcher has taken it.
 //!
-//! `Feed` is that part of a match: the count of events so far and the
-//! channel, created on the first watch.
+//! `Feed` is that part of a match: the count of events so far, the
+//! channel, created on the first watch, and the events of a sealed match
+//! (`Match::is_sealed`) since its quarantine. Those are the one exception
+//! to keeping no past events: telling a sealed match's history again would
+//! replay its log through the plugin it may not call, so its events from
+//! the quarantine on (the quarantine, and the abort or adjudication that
+//! may end it: host events whose views need no plugin) are kept as they
+//! are made, at most two per match.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -94,8 +100,8 @@ impl MatchEvent {
 }
 
 /// What the host, not the game, says happened: the `event_json` of a seat
-/// joining, resigning, running out of time or leaving the game, and of a
-/// director's control.
+/// joining, resigning, running out of time or leaving the game, of a
+/// director's control, and of a quarantine and its release.
 /// Every viewer is told the same.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -152,6 +158,15 @@ pub enum HostEvent {
         /// The seats.
         seats: Vec<u32>,
     },
+    /// The host quarantined the match: its plugin's worker died in one of
+    /// its calls. Clocks stopped, actions refused, no game events until it
+    /// is released.
+    Quarantined {
+        /// Why.
+        reason: String,
+    },
+    /// The admin lifted the quarantine: play goes on.
+    Released,
 }
 
 impl HostEvent {
@@ -169,6 +184,8 @@ pub(crate) struct Feed {
     /// The sequence number of the last event (0: none).
     seq: u64,
     live: Option<Channel>,
+    /// A sealed match's events since its quarantine, oldest first.
+    kept: Vec<Arc<MatchEvent>>,
 }
 
 /// The live channel, and how many of its watchers want views (the rest are
@@ -248,25 +265,45 @@ impl Feed {
     /// Counts the next event (the match at `version`, `finished` or not,
     /// at `at_ms`) and sends it to live watchers with `updates`, one per
     /// viewer; `None` when nobody watches (the event is only counted).
+    /// `keep`: the match is sealed, and the event (with its `updates`) is
+    /// kept as part of its history.
     pub(crate) fn publish(
         &mut self,
         version: u64,
         at_ms: i64,
         finished: bool,
         updates: Option<Vec<ViewerUpdate>>,
+        keep: bool,
     ) {
         self.seq += 1;
-        let (Some(updates), Some(live)) = (updates, &self.live) else {
+        let Some(updates) = updates else {
             return;
         };
-        let event = MatchEvent {
+        let event = Arc::new(MatchEvent {
             seq: self.seq,
             version,
             at_ms,
             updates,
             finished,
-        };
-        // No receiver is fine: the last watcher just left.
-        let _ = live.sender.send(Arc::new(event));
+        });
+        if keep {
+            self.kept.push(Arc::clone(&event));
+        }
+        if let Some(live) = &self.live {
+            // No receiver is fine: the last watcher just left.
+            let _ = live.sender.send(event);
+        }
+    }
+
+    /// A sealed match's events since its quarantine, oldest first (empty
+    /// for any other match).
+    pub(crate) fn kept(&self) -> &[Arc<MatchEvent>] {
+        &self.kept
+    }
+
+    /// The quarantine was lifted: the match's events are told by replaying
+    /// its log again, these with the rest.
+    pub(crate) fn forget_kept(&mut self) {
+        self.kept = Vec::new();
     }
 }

@@ -35,7 +35,7 @@ use crate::clock::Clocks;
 use crate::delay::SpectatorDelay;
 use crate::director::Director;
 use crate::error::{HostError, HostResult};
-use crate::fanout::{Feed, HostEvent};
+use crate::fanout::{Feed, HostEvent, MatchEvent};
 use crate::identity::SeatPlayer;
 use crate::legal::LegalCache;
 use crate::log::{Log, LogEntry};
@@ -214,6 +214,44 @@ impl Match {
         self.director.is_paused()
     }
 
+    /// Why the match is quarantined ([`Match::quarantine`]), or was when a
+    /// director ended it: in both cases nothing calls its plugin for it any
+    /// more (see [`Match::is_sealed`]).
+    pub fn quarantine_reason(&self) -> Option<&str> {
+        self.director.quarantine_reason()
+    }
+
+    /// Whether the match is quarantined now: not finished, and nothing but
+    /// a director's abort or adjudication, or the admin's release, applies.
+    pub fn is_quarantined(&self) -> bool {
+        self.quarantine_reason().is_some() && !self.stage.is_finished()
+    }
+
+    /// Whether the match's plugin is not called for it: it is quarantined,
+    /// or a director ended it while it was. The call that killed the
+    /// plugin's worker may have been any of the match's (a view, a board,
+    /// an event's description, a status after a move), and making it again
+    /// would kill the worker again, with the other matches it serves. Views
+    /// then show the host's part of the match alone, and its history is
+    /// told from the quarantine on (see [`crate::history`]).
+    pub fn is_sealed(&self) -> bool {
+        self.quarantine_reason().is_some()
+    }
+
+    /// A sealed match's events since its quarantine (see
+    /// [`crate::fanout`]); empty for any other match.
+    pub(crate) fn kept_events(&self) -> &[Arc<MatchEvent>] {
+        self.feed.kept()
+    }
+
+    /// The refusal of whatever a quarantined match cannot do.
+    pub(crate) fn quarantined(&self) -> HostError {
+        HostError::MatchQuarantined {
+            match_id: self.setup.match_id.clone(),
+            reason: self.quarantine_reason().unwrap_or_default().to_owned(),
+        }
+    }
+
     /// Why the match was aborted, if it was.
     pub fn abort_reason(&self) -> Option<&str> {
         self.director.abort_reason()
@@ -239,14 +277,19 @@ impl Match {
         self.setup.spectator_delay
     }
 
-    /// The position in the game's notation (hidden information included).
+    /// The position in the game's notation (hidden information included);
+    /// refused for a sealed match ([`Match::is_sealed`]).
     pub fn position(&self) -> HostResult<String> {
+        if self.is_sealed() {
+            return Err(self.quarantined());
+        }
         Ok(self.state.position()?)
     }
 
-    /// The seats to move now (none unless the match runs).
+    /// The seats to move now: none unless the match runs, and none while
+    /// it is quarantined (asking would call its plugin).
     pub(crate) fn movers(&self) -> HostResult<PlayerSet> {
-        if !self.stage.is_running() {
+        if !self.stage.is_running() || self.is_sealed() {
             return Ok(PlayerSet::EMPTY);
         }
         Ok(match self.state.status()? {
@@ -282,8 +325,14 @@ impl Match {
 
     /// Why each seat is out of the game, by seat (`None`: still in). The
     /// host's own reason comes first; a seat the plugin reports out beside
-    /// those is out by the game's rules.
+    /// those is out by the game's rules. A sealed match ([`Match::is_sealed`])
+    /// asks no plugin: its seats out by the rules are the ones noted as its
+    /// turns were played.
     pub fn out_reasons(&self) -> HostResult<Vec<Option<OutReason>>> {
+        if self.is_sealed() {
+            let noted = self.seats.rule_outs().iter().map(|r| r.seat);
+            return Ok(self.seats.out_reasons(noted));
+        }
         let out_by_rules = self.state.seats_out()?;
         Ok(self.seats.out_reasons(out_by_rules.iter().map(|o| o.seat)))
     }
@@ -323,6 +372,9 @@ impl Match {
         token_hash: [u8; 32],
         player: &SeatPlayer,
     ) -> HostResult<Player> {
+        if self.is_quarantined() {
+            return Err(self.quarantined());
+        }
         if !self.stage.is_waiting() {
             return Err(HostError::NoOpenSeat);
         }
@@ -370,8 +422,8 @@ impl Match {
     /// After a restart: running clocks restart now (the time the host was
     /// down is not charged to anyone).
     pub fn resume_clocks(&mut self, now: i64) {
-        // Still paused: the pause, too, counts from now.
-        self.director.restart_pause(now);
+        // Still paused or quarantined: the stop, too, counts from now.
+        self.director.restart_stop(now);
         self.clocks.restart_running(now);
     }
 
@@ -387,22 +439,24 @@ impl Match {
 
     /// When the first running clock runs out, and whose it is.
     pub fn clock_deadline(&self) -> Option<(i64, Player)> {
-        if !self.stage.is_running() || self.director.is_paused() {
+        if !self.stage.is_running() || self.director.clocks_stopped() {
             return None;
         }
         self.clocks.deadline()
     }
 
-    /// Time left for `seat` at `now` (a paused clock shows what it had left
-    /// when the pause began).
+    /// Time left for `seat` at `now` (a clock stopped by a pause or a
+    /// quarantine shows what it had left when it stopped).
     pub(crate) fn clock_remaining(&self, seat: Player, now: i64) -> Option<i64> {
         self.clocks.remaining(seat, self.director.clock_time(now))
     }
 
     /// Starts the clocks of the seats to move now that are not running (and
-    /// have not acted this turn); stops the others.
+    /// have not acted this turn); stops the others. A sealed match's clocks
+    /// stay as its quarantine stopped them (it does not know who is to
+    /// move without its plugin).
     pub(crate) fn start_clocks(&mut self, at: i64) -> HostResult<()> {
-        if !self.clocks.exist() {
+        if !self.clocks.exist() || self.is_sealed() {
             return Ok(());
         }
         let waiting = self.held.waiting(self.movers()?);

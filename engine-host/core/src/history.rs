@@ -17,6 +17,13 @@
 //! match takes no action); every log entry is one event; a move held for a
 //! simultaneous turn is one more, at the version it was submitted at
 //! ([`LoggedMove::held`](crate::LoggedMove::held)).
+//!
+//! A sealed match (quarantined, or ended while it was:
+//! [`Match::is_sealed`]) is never walked: a walk calls the plugin, which
+//! may not be called for it. Its history holds the events it kept since
+//! its quarantine (see [`crate::fanout`]) and tells those; asking for an
+//! earlier event is refused with [`HostError::MatchQuarantined`] until the
+//! quarantine is lifted.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -24,10 +31,10 @@ use std::sync::Arc;
 use tabletop_sdk::{DynGame, Viewer};
 
 use crate::error::{HostError, HostResult};
-use crate::fanout::{HostEvent, ViewerEvent, ViewerUpdate};
+use crate::fanout::{HostEvent, MatchEvent, ViewerEvent, ViewerUpdate};
 use crate::game_match::Match;
 use crate::game_match::replaying::{Chronicle, Happening, Sink};
-use crate::log::LogEntry;
+use crate::log::{LogEntry, seq_of_version};
 use crate::seat::SeatJoin;
 use crate::setup::MatchSetup;
 use crate::simultaneous::HeldAction;
@@ -46,7 +53,51 @@ impl Match {
             log: self.log().to_vec(),
             pending: self.held_actions().to_vec(),
             last_seq: self.event_seq(),
+            sealed: self.is_sealed().then(|| Sealed {
+                error: self.quarantined(),
+                kept: self.kept_events().to_vec(),
+            }),
         }
+    }
+}
+
+/// What a sealed match's history holds in place of a walk.
+struct Sealed {
+    /// The refusal of an event before the kept ones.
+    error: HostError,
+    /// The events since the quarantine, oldest first.
+    kept: Vec<Arc<MatchEvent>>,
+}
+
+impl Sealed {
+    /// Up to `limit` kept events after `after_seq`, as `viewer` was told
+    /// them; refused when an event before the kept ones is asked for.
+    fn events(
+        &self,
+        viewer: Viewer,
+        after_seq: u64,
+        limit: usize,
+        with_views: bool,
+    ) -> HostResult<Vec<ViewerEvent>> {
+        let first = self.kept.first().map_or(u64::MAX, |e| e.seq);
+        if after_seq.saturating_add(1) < first {
+            return Err(self.error.clone());
+        }
+        Ok(self
+            .kept
+            .iter()
+            .filter(|e| e.seq > after_seq)
+            .take(limit)
+            .map(|e| {
+                let mut event = e.for_viewer(viewer);
+                if let ViewerUpdate::Transition { view, .. } = &mut event.update
+                    && !with_views
+                {
+                    *view = None;
+                }
+                event
+            })
+            .collect())
     }
 }
 
@@ -59,6 +110,8 @@ pub struct History {
     log: Vec<LogEntry>,
     pending: Vec<HeldAction>,
     last_seq: u64,
+    /// Set for a sealed match: what its history tells without a walk.
+    sealed: Option<Sealed>,
 }
 
 impl std::fmt::Debug for History {
@@ -87,6 +140,10 @@ impl History {
             return Err(HostError::InvalidRequest(format!(
                 "version {version} is beyond the match's current version {current}"
             )));
+        }
+        if self.sealed.is_some() {
+            // Counted, not walked: the same number without the plugin.
+            return Ok(seq_of_version(&self.log, self.joins.len(), version));
         }
         let mut seq = 0;
         self.walk_until(
@@ -122,6 +179,9 @@ impl History {
         let mut events = Vec::new();
         if limit == 0 || after_seq >= self.last_seq {
             return Ok(events);
+        }
+        if let Some(sealed) = &self.sealed {
+            return sealed.events(viewer, after_seq, limit, with_views);
         }
         let last_seq = self.last_seq;
         self.walk_until(

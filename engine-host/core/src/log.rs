@@ -72,6 +72,15 @@ pub enum LogKind {
         /// The seats.
         seats: Vec<u32>,
     },
+    /// The host quarantined the match: its plugin's worker died in a call
+    /// on the match's game state. Nothing calls the plugin for the match
+    /// until [`LogKind::Release`]; its clocks stop like a pause's.
+    Quarantine {
+        /// Why, for a person (at most [`MAX_ABORT_REASON`](crate::director::MAX_ABORT_REASON) bytes).
+        reason: String,
+    },
+    /// The admin lifted the quarantine: play goes on where it stopped.
+    Release,
 }
 
 /// The moves of one log entry. A match keeps its whole log in memory, so an
@@ -193,4 +202,22 @@ pub(crate) fn held_before(log: &[LogEntry], version: u64) -> u64 {
         })
         .filter(|&held_at| held_at < version)
         .count() as u64
+}
+
+/// The sequence number of the event that produced `version` of a match
+/// with `log` and `joins` seats taken after creation (0 for version 0),
+/// counted without replaying: one event per entry, the seats taken after
+/// creation (told after the chance outcomes drawn at creation), and one per
+/// move held for a simultaneous turn (told at the version it was submitted
+/// at).
+pub(crate) fn seq_of_version(log: &[LogEntry], joins: usize, version: u64) -> u64 {
+    if version == 0 {
+        return 0;
+    }
+    let joins = if version > creation_entries(log) as u64 {
+        joins as u64
+    } else {
+        0
+    };
+    version + joins + held_before(log, version)
 }

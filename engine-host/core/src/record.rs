@@ -36,6 +36,13 @@
 //! `on_timeout` is written only when it is `out`; a record without it means
 //! `lose`, so records of earlier versions read as they did. `final_position`
 //! and `results` let an importer verify the replay.
+//! A `quarantine` entry (`{"type": "quarantine", "reason": "…"}`) records
+//! that the host quarantined the match (its plugin's worker died in one of
+//! its calls) and a `release` entry that the admin lifted it; a match
+//! replayed from a record with a quarantine not released is quarantined
+//! again. The final position of a match quarantined at export, or ended
+//! while it was, is empty: it would be the plugin's to write, and the
+//! plugin is not called for such a match.
 
 use serde::{Deserialize, Serialize};
 use tabletop_sdk::text::quote;
@@ -100,7 +107,9 @@ pub struct Record {
     pub state: Lifecycle,
     /// Final results (empty while running).
     pub results: Vec<SeatResult>,
-    /// The position after the last action (hidden information included).
+    /// The position after the last action (hidden information included);
+    /// empty for a match quarantined at export or ended while it was
+    /// (`Match::is_sealed`).
     pub final_position: String,
 }
 
@@ -129,7 +138,11 @@ impl Record {
             actions: m.log().to_vec(),
             state: m.lifecycle(),
             results: m.results().to_vec(),
-            final_position: m.position()?,
+            final_position: if m.is_sealed() {
+                String::new()
+            } else {
+                m.position()?
+            },
         })
     }
 
@@ -174,8 +187,14 @@ impl Record {
     }
 
     /// Checks a replayed match against what the record says it ended as.
+    /// The final position of a match that replays quarantined is not asked
+    /// of its plugin: the record states none.
     pub fn verify(&self, replayed: &Match) -> HostResult<()> {
-        let position = replayed.position()?;
+        let position = if replayed.is_sealed() {
+            String::new()
+        } else {
+            replayed.position()?
+        };
         if position != self.final_position {
             return Err(HostError::InvalidRecord(format!(
                 "the record replays to another final position than it states \

@@ -22,7 +22,8 @@ pub struct MatchView {
     pub lifecycle: Lifecycle,
     /// The viewer's seat (None: spectator).
     pub viewer_seat: Option<u32>,
-    /// The game's JSON view.
+    /// The game's JSON view (empty when [`ViewDetail::Summary`] leaves it
+    /// out, and for a match whose `quarantine_reason` is set).
     pub view_json: String,
     /// The text rendering.
     pub text: String,
@@ -38,6 +39,12 @@ pub struct MatchView {
     pub labels: std::collections::BTreeMap<String, String>,
     /// Whether a director has paused it.
     pub paused: bool,
+    /// Why the host quarantined it, while it is quarantined, and after a
+    /// director ended it while it was: its plugin is not called for it then,
+    /// so `view_json`, `position` and `svg` are empty, `to_move` too, and
+    /// `text` says why (see `Match::is_sealed`). Boxed, as it is rarely set:
+    /// views are moved by value through every answer of the host.
+    pub quarantine_reason: Option<Box<str>>,
     /// Why a director aborted it (None: not aborted).
     pub abort_reason: Option<String>,
     /// Whether a director decided its result.

@@ -1,14 +1,16 @@
 //! The engine's calls for a tournament director (organizers and the
 //! admin): the controls over one match, and the lifecycle feed of every
-//! match.
+//! match. And a match's quarantine: the host's own control over a match
+//! whose plugin's worker died in one of its calls, and the admin's lifting
+//! of it.
 
-use tabletop_core::{HostResult, MatchView, ViewDetail, now_ms};
+use tabletop_core::{HostError, HostResult, MatchView, ViewDetail, now_ms};
 use tabletop_sdk::Viewer;
 
 use super::access::{Caller, Need};
-use super::live::lock;
+use super::live::{LiveMatch, lock};
 use super::{Control, Engine};
-use crate::store::LifecycleRow;
+use crate::store::{Commit, LifecycleRow};
 
 impl Engine {
     /// Applies a director's control to a match (organizers and the
@@ -21,7 +23,14 @@ impl Engine {
         control: Control,
     ) -> HostResult<MatchView> {
         caller.require(Need::Organizer, "a director's control")?;
-        let slot = self.slot(match_id)?;
+        let slot = match (self.slot(match_id), &control) {
+            // A match not live here (its plugin absent, its replay faulted,
+            // the host died in it) can still be ended.
+            (Err(HostError::MatchUnavailable { .. }), Control::Abort { reason }) => {
+                return self.abort_dormant(match_id, reason);
+            }
+            (slot, _) => slot?,
+        };
         let mut m = lock(&slot);
         let before = m.version();
         let now = now_ms();
@@ -40,6 +49,56 @@ impl Engine {
         drop(m);
         commit.wait()?;
         tracing::info!(match_id, version = before + 1, "director's control applied");
+        view
+    }
+
+    /// Quarantines the match `match_id` for `reason` (the host does, when
+    /// the plugin's worker died in one of the match's calls): see
+    /// `Match::quarantine`. Stored, and told to watchers and the lifecycle
+    /// feed, before this returns. Refused for a match already quarantined
+    /// or finished.
+    pub fn quarantine(&self, match_id: &str, reason: &str) -> HostResult<()> {
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let commit = self.quarantine_locked(&mut m, reason)?;
+        drop(m);
+        commit.wait()
+    }
+
+    /// [`Engine::quarantine`] of a match whose lock the caller holds (the
+    /// call that found the fault): the write is queued, and the caller
+    /// waits for the commit once it has released the lock.
+    pub fn quarantine_locked(&self, m: &mut LiveMatch, reason: &str) -> HostResult<Commit> {
+        let before = m.version();
+        m.quarantine(reason, now_ms())?;
+        let commit = self.persist(m, before)?;
+        tracing::warn!(
+            match_id = %m.setup().match_id,
+            reason = m.quarantine_reason().unwrap_or_default(),
+            "match quarantined: nothing calls its plugin for it until a director ends it \
+             or the admin lifts the quarantine"
+        );
+        Ok(commit)
+    }
+
+    /// Lifts a match's quarantine (the admin only): play goes on where it
+    /// stopped. Stored, and told to watchers and the lifecycle feed, before
+    /// this returns the spectator's view after it, which calls the plugin
+    /// again.
+    pub fn lift_quarantine(&self, caller: &Caller, match_id: &str) -> HostResult<MatchView> {
+        caller.require(Need::Admin, "lifting a quarantine")?;
+        let slot = self.slot(match_id)?;
+        let mut m = lock(&slot);
+        let before = m.version();
+        m.release(now_ms())?;
+        let commit = self.persist(&mut m, before)?;
+        m.refresh_kept_legal_actions();
+        // The admin holds the admin token: the spectator delay is not for
+        // them, and the answer shows the match as it now is.
+        let view = m.undelayed_view(Viewer::Spectator, ViewDetail::Full);
+        drop(m);
+        commit.wait()?;
+        tracing::info!(match_id, version = before + 1, "quarantine lifted");
         view
     }
 

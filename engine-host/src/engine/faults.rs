@@ -9,7 +9,7 @@
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tabletop_core::{HostResult, now_ms};
+use tabletop_core::{HostResult, Lifecycle};
 use tabletop_loader::crumb::Crumb;
 use tabletop_loader::isolation::{Fault, Isolation};
 
@@ -80,8 +80,18 @@ impl Engine {
             "the host died in its plugin {}'s {} ({how})",
             crumb.plugin, crumb.call
         );
-        // AFTER-MERGE: append the quarantine to the stored log.
-        let _ = reason;
+        match self.quarantine_dormant(&crumb.match_id, &reason) {
+            Ok(()) => {
+                // Recovery must not replay it into the same crash.
+                self.unavailable.hold_back(&crumb.match_id);
+                tracing::warn!(match_id = %crumb.match_id, reason, "match quarantined");
+            }
+            Err(e) => tracing::error!(
+                match_id = %crumb.match_id,
+                error = %e,
+                "cannot quarantine the match the host died in"
+            ),
+        }
     }
 
     /// Quarantines the match `fault` was about, if it is held here.
@@ -91,18 +101,27 @@ impl Engine {
             return Ok(());
         };
         let Some(slot) = self.table.get(match_id) else {
+            // Not live: its replay faulted (at a start, or when it was read
+            // back). Quarantine what the store holds.
+            if self.unavailable.reason(match_id).is_some() {
+                let reason = format!(
+                    "its plugin's worker died in {} ({}) while it was replayed",
+                    fault.call, fault.how
+                );
+                self.quarantine_dormant(match_id, &reason)?;
+                self.unavailable
+                    .set_reason(match_id, format!("quarantined: {reason}"));
+            }
             return Ok(());
         };
         let commit = {
             let mut m = lock(&slot);
-            // AFTER-MERGE: if m.quarantine_reason().is_some() { return Ok(()); }
-            let before = m.version();
+            if m.quarantine_reason().is_some() || m.lifecycle() == Lifecycle::Finished {
+                return Ok(());
+            }
             let reason = format!("its plugin's worker died in {} ({})", fault.call, fault.how);
-            // AFTER-MERGE: m.quarantine(&reason, now_ms())?;
-            let _ = now_ms();
-            tracing::warn!(match_id, reason, "match quarantined");
             metrics().quarantined(&fault.game);
-            self.persist(&mut m, before)?
+            self.quarantine_locked(&mut m, &reason)?
         };
         commit.wait()
     }

@@ -1,7 +1,7 @@
 //! What a change means for a match's life: the lifecycle rows the store
 //! writes with it, in the same transaction (a platform's feed of created,
-//! seat filled, started, seat out, paused, resumed, time added, finished,
-//! aborted).
+//! seat filled, started, seat out, paused, resumed, time added,
+//! quarantined, released, finished, aborted).
 
 use tabletop_core::{Lifecycle, LogKind, Match, now_ms};
 
@@ -67,8 +67,9 @@ pub(super) fn joined(m: &Match, seat: u32, at_ms: i64) -> Vec<LifecycleEvent> {
 }
 
 /// The log entries after `version_before`: seats out (clock, resignation,
-/// absence, the game's rules), a director's pauses and added time, and the end if they ended
-/// the match (with results, adjudicated, or aborted).
+/// absence, the game's rules), a director's pauses and added time, the
+/// host's quarantines and their releases, and the end if they ended the
+/// match (with results, adjudicated, or aborted).
 pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
     let new = m.log().get(version_before as usize..).unwrap_or_default();
     let mut events = Vec::new();
@@ -96,6 +97,10 @@ pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
             LogKind::Abort { reason } => vec![LifecycleKind::Aborted {
                 reason: reason.clone(),
             }],
+            LogKind::Quarantine { reason } => vec![LifecycleKind::Quarantined {
+                reason: reason.clone(),
+            }],
+            LogKind::Release => vec![LifecycleKind::Released],
             LogKind::Moves { .. } => m
                 .rule_outs()
                 .iter()

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
-use tabletop_core::{HostError, HostResult, Lifecycle};
+use tabletop_core::{HostError, HostResult};
 
-use crate::store::{MatchQuery, StoredSummary};
+use crate::store::{ListedState, MatchQuery, StoredSummary};
 
 /// A listing's page size when the request names none, and its largest.
 const DEFAULT_PAGE: usize = 100;
@@ -24,8 +24,9 @@ pub struct MatchSummary {
     pub plugin_version: String,
     /// Seats.
     pub players: u32,
-    /// Life stage (None: unavailable).
-    pub lifecycle: Option<Lifecycle>,
+    /// Where it is in its life: its stage, or quarantined (None:
+    /// unavailable).
+    pub state: Option<ListedState>,
     /// Version.
     pub version: u64,
     /// Open seats.
@@ -47,7 +48,7 @@ impl MatchSummary {
             game: setup.game,
             plugin_version: setup.plugin_version,
             players: setup.players,
-            lifecycle: Some(summary.state),
+            state: Some(summary.state),
             version: summary.final_version.unwrap_or(0),
             open_seats: summary.open_seats,
             created_at_ms: setup.created_at_ms,
@@ -55,7 +56,7 @@ impl MatchSummary {
             labels: setup.labels,
         };
         if let Some(reason) = summary.unreadable {
-            listed.lifecycle = None;
+            listed.state = None;
             listed.version = 0;
             listed.unavailable_reason = reason;
         }
@@ -68,8 +69,8 @@ impl MatchSummary {
 pub struct ListQuery {
     /// Only this game.
     pub game: Option<String>,
-    /// Only this stage (`Some(None)`: only the unavailable).
-    pub state: Option<Option<Lifecycle>>,
+    /// Only this state (`Some(None)`: only the unavailable).
+    pub state: Option<Option<ListedState>>,
     /// Only matches with every one of these labels.
     pub labels: BTreeMap<String, String>,
     /// Only matches created at or after this time.

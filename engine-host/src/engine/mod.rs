@@ -40,6 +40,7 @@ mod catalog;
 mod create;
 mod creation;
 mod director;
+mod dormant;
 mod faults;
 pub mod inline;
 mod lifecycle;

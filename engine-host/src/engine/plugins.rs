@@ -127,10 +127,7 @@ impl Engine {
             let setup = m.setup();
             uses.entry((setup.game.clone(), setup.plugin_version.clone()))
                 .or_default()
-                .push((
-                    setup.match_id.clone(),
-                    false, /* AFTER-MERGE: m.quarantine_reason().is_some() */
-                ));
+                .push((setup.match_id.clone(), m.quarantine_reason().is_some()));
         }
         for ids in uses.values_mut() {
             ids.sort();

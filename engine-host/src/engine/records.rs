@@ -12,6 +12,7 @@ use super::access::{Caller, Need};
 use super::listing::{ListQuery, MatchSummary, Page};
 use super::live::lock;
 use super::{Engine, Resume, WatchStart};
+use crate::store::ListedState;
 
 impl Engine {
     /// A page of matches, oldest first (by creation time, then id): every
@@ -42,16 +43,16 @@ impl Engine {
     /// holds as of `now_ms`: unavailable here, or, in memory, its stage and
     /// the version spectators may see.
     fn as_held_now(&self, summary: &mut MatchSummary, now_ms: i64) {
-        if summary.lifecycle.is_none() {
+        if summary.state.is_none() {
             return;
         }
         if let Some((version, reason)) = self.unavailable.version_and_reason(&summary.match_id) {
-            summary.lifecycle = None;
+            summary.state = None;
             summary.version = version;
             summary.unavailable_reason = reason;
         } else if let Some(slot) = self.table.get(&summary.match_id) {
             let m = lock(&slot);
-            summary.lifecycle = Some(m.lifecycle());
+            summary.state = Some(ListedState::of(m.lifecycle(), m.is_quarantined()));
             // A listing is public: it shows what spectators may see.
             summary.version = m.spectator_horizon(now_ms).version;
         }

@@ -4,7 +4,7 @@
 use tabletop_core::{HostResult, now_ms};
 
 use super::live::lock;
-use super::{Engine, Recovered, lifecycle};
+use super::{Engine, Recovered, dormant, lifecycle};
 use crate::store::{Change, Commit};
 
 impl Engine {
@@ -18,6 +18,16 @@ impl Engine {
         let mut report = Recovered::default();
         for loaded in self.store.load_unfinished()? {
             let (setup, version, reason, stored) = match loaded {
+                // The host died in one of its plugin's calls: not replayed.
+                Ok(stored) if self.unavailable.is_held_back(&stored.setup.match_id) => (
+                    stored.setup.clone(),
+                    stored.log.len() as u64,
+                    format!(
+                        "quarantined: {}",
+                        dormant::quarantined_in(&stored.log).unwrap_or("the host died in it")
+                    ),
+                    Some(stored),
+                ),
                 Ok(stored) => match self.catalog.restore(&stored) {
                     Ok(m) => {
                         self.install_stored(m, stored);
@@ -54,6 +64,9 @@ impl Engine {
     /// that now restores is made live.
     pub(super) fn retry_unavailable(&self, game: &str, version: &str) {
         for stored in self.unavailable.stored_of(game, version) {
+            if self.unavailable.is_held_back(&stored.setup.match_id) {
+                continue;
+            }
             if let Ok(m) = self.catalog.restore(&stored) {
                 let id = stored.setup.match_id.clone();
                 self.install_stored(m, stored);

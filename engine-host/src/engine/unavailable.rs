@@ -2,13 +2,13 @@
 //! loaded, their log no longer replays, their row is damaged), with why:
 //! found at start, and retried when a plugin version is added.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
-use tabletop_core::{Lifecycle, MatchSetup};
+use tabletop_core::MatchSetup;
 
 use super::listing::MatchSummary;
-use crate::store::{MatchQuery, StoredMatch};
+use crate::store::{ListedState, MatchQuery, StoredMatch};
 
 /// A stored match that cannot be played here.
 #[derive(Debug, Clone)]
@@ -25,6 +25,9 @@ struct Unavailable {
 #[derive(Debug, Default)]
 pub struct UnavailableMatches {
     by_id: RwLock<BTreeMap<String, Unavailable>>,
+    /// Matches never to replay while the host runs: it died in one of their
+    /// plugin's calls (see `crate::crash_note`).
+    held_back: RwLock<BTreeSet<String>>,
 }
 
 impl UnavailableMatches {
@@ -49,6 +52,44 @@ impl UnavailableMatches {
                     stored,
                 },
             );
+    }
+
+    /// Keeps `match_id` from being replayed while the host runs.
+    pub fn hold_back(&self, match_id: &str) {
+        self.held_back
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(match_id.to_string());
+    }
+
+    /// Whether `match_id` must not be replayed.
+    pub fn is_held_back(&self, match_id: &str) -> bool {
+        self.held_back
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(match_id)
+    }
+
+    /// Says why `match_id`, listed, cannot be played now.
+    pub fn set_reason(&self, match_id: &str, reason: String) {
+        if let Some(u) = self
+            .by_id
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(match_id)
+        {
+            u.reason = reason;
+        }
+    }
+
+    /// Takes `match_id` off the list with what the store holds of it (if it
+    /// reads back): a control is being applied to it.
+    pub fn take(&self, match_id: &str) -> Option<Option<StoredMatch>> {
+        self.by_id
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id)
+            .map(|u| u.stored)
     }
 
     /// Takes `match_id` off the list: it plays again.
@@ -102,13 +143,13 @@ impl UnavailableMatches {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .values()
-            .filter(|u| query.selects(&u.setup, Lifecycle::Running))
+            .filter(|u| query.selects(&u.setup, ListedState::Running))
             .map(|u| MatchSummary {
                 match_id: u.setup.match_id.clone(),
                 game: u.setup.game.clone(),
                 plugin_version: u.setup.plugin_version.clone(),
                 players: u.setup.players,
-                lifecycle: None,
+                state: None,
                 version: u.version,
                 open_seats: Vec::new(),
                 created_at_ms: u.setup.created_at_ms,

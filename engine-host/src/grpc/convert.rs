@@ -6,17 +6,20 @@ use tabletop_proto::v1 as pb;
 use tabletop_sdk::{DynGame, OptionKind, OptionSpec};
 
 use crate::engine::{CredentialInfo, GameEntry, MatchSummary, PluginEntry};
+use crate::store::ListedState;
 use tabletop_core::error::HostError;
 use tabletop_core::{
     Lifecycle, MatchView, OnDeadline, OnTimeout, OutReason, SeatPlayer, SeatResult, SpectatorDelay,
     TimeControl,
 };
 
-pub fn lifecycle(l: Option<Lifecycle>) -> pb::MatchState {
-    match l {
-        Some(Lifecycle::Waiting) => pb::MatchState::Waiting,
-        Some(Lifecycle::Running) => pb::MatchState::Running,
-        Some(Lifecycle::Finished) => pb::MatchState::Finished,
+/// A match's state as the API says it (`None`: unavailable).
+pub fn state(s: Option<ListedState>) -> pb::MatchState {
+    match s {
+        Some(ListedState::Waiting) => pb::MatchState::Waiting,
+        Some(ListedState::Running) => pb::MatchState::Running,
+        Some(ListedState::Quarantined) => pb::MatchState::Quarantined,
+        Some(ListedState::Finished) => pb::MatchState::Finished,
         None => pb::MatchState::Unavailable,
     }
 }
@@ -108,13 +111,14 @@ fn seat_out_reason(reason: OutReason) -> pb::SeatOutReason {
 /// handed over, not copied.
 pub fn view(v: MatchView) -> pb::MatchView {
     let players: Vec<SeatPlayer> = v.seats.iter().map(|s| s.player.clone()).collect();
+    let quarantined = v.quarantine_reason.is_some() && v.lifecycle != Lifecycle::Finished;
     pb::MatchView {
         match_id: v.match_id,
         game: v.game,
         plugin_version: v.plugin_version,
         plugin_sha256: v.plugin_sha256,
         version: v.version,
-        state: lifecycle(Some(v.lifecycle)) as i32,
+        state: state(Some(ListedState::of(v.lifecycle, quarantined))) as i32,
         viewer_seat: v.viewer_seat,
         view_json: v.view_json,
         text: v.text,
@@ -152,6 +156,7 @@ pub fn view(v: MatchView) -> pb::MatchView {
         delayed: v.delayed,
         position: v.position.unwrap_or_default(),
         svg: v.svg,
+        quarantine_reason: v.quarantine_reason.map(String::from).unwrap_or_default(),
     }
 }
 
@@ -243,7 +248,7 @@ pub fn summary(s: &MatchSummary) -> pb::MatchSummary {
         game: s.game.clone(),
         plugin_version: s.plugin_version.clone(),
         players: s.players,
-        state: lifecycle(s.lifecycle) as i32,
+        state: state(s.state) as i32,
         version: s.version,
         open_seats: s.open_seats.clone(),
         created_at_ms: s.created_at_ms,

@@ -98,6 +98,8 @@ fn lifecycle_event(row: LifecycleRow) -> pb::LifecycleEvent {
             adjudicated,
         }),
         LifecycleKind::Aborted { reason } => le::Kind::Aborted(le::Aborted { reason }),
+        LifecycleKind::Quarantined { reason } => le::Kind::Quarantined(le::Quarantined { reason }),
+        LifecycleKind::Released => le::Kind::Released(le::Released {}),
         LifecycleKind::Unavailable { reason } => le::Kind::Unavailable(le::Unavailable { reason }),
     };
     pb::LifecycleEvent {

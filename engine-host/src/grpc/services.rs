@@ -23,11 +23,11 @@ use tonic::{Request, Response, Status};
 use super::convert;
 use super::status::to_status;
 use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, TryCreate};
-use crate::store::Commit;
+use crate::store::{Commit, ListedState};
 use tabletop_core::error::{HostError, HostResult};
 use tabletop_core::legal::LegalDetail;
 use tabletop_core::quote::quote;
-use tabletop_core::{Lifecycle, SeatPlayer, ViewDetail};
+use tabletop_core::{SeatPlayer, ViewDetail};
 
 /// The API over one engine; cheap to clone (one per service).
 #[derive(Debug, Clone)]
@@ -172,12 +172,13 @@ fn view_detail(detail: i32) -> HostResult<ViewDetail> {
     }
 }
 
-fn lifecycle_filter(state: i32) -> HostResult<Option<Option<Lifecycle>>> {
+fn state_filter(state: i32) -> HostResult<Option<Option<ListedState>>> {
     match pb::MatchState::try_from(state) {
         Ok(pb::MatchState::Unspecified) => Ok(None),
-        Ok(pb::MatchState::Waiting) => Ok(Some(Some(Lifecycle::Waiting))),
-        Ok(pb::MatchState::Running) => Ok(Some(Some(Lifecycle::Running))),
-        Ok(pb::MatchState::Finished) => Ok(Some(Some(Lifecycle::Finished))),
+        Ok(pb::MatchState::Waiting) => Ok(Some(Some(ListedState::Waiting))),
+        Ok(pb::MatchState::Running) => Ok(Some(Some(ListedState::Running))),
+        Ok(pb::MatchState::Quarantined) => Ok(Some(Some(ListedState::Quarantined))),
+        Ok(pb::MatchState::Finished) => Ok(Some(Some(ListedState::Finished))),
         Ok(pb::MatchState::Unavailable) => Ok(Some(None)),
         Err(_) => Err(HostError::InvalidRequest(format!(
             "unknown match state {state}"
@@ -447,7 +448,7 @@ impl Matches for Api {
         let r = request.into_inner();
         let query = ListQuery {
             game: (!r.game.is_empty()).then_some(r.game),
-            state: lifecycle_filter(r.state).map_err(to_status)?,
+            state: state_filter(r.state).map_err(to_status)?,
             labels: r.labels.into_iter().collect(),
             created_from_ms: r.created_from_ms,
             created_before_ms: r.created_before_ms,
@@ -609,6 +610,19 @@ impl Admin for Api {
         Ok(Response::new(pb::ListCredentialsResponse {
             credentials: credentials.iter().map(convert::credential).collect(),
         }))
+    }
+
+    async fn lift_quarantine(
+        &self,
+        request: Request<pb::LiftQuarantineRequest>,
+    ) -> Result<Response<pb::MatchView>, Status> {
+        let caller = self.caller(&request, &request.get_ref().admin_token)?;
+        let r = request.into_inner();
+        super::in_match(&r.match_id);
+        let view = self
+            .call(move |e| e.lift_quarantine(&caller, &r.match_id))
+            .await?;
+        Ok(Response::new(convert::view(view)))
     }
 }
 

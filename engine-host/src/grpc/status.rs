@@ -623,41 +623,38 @@ mod tests {
                 vec![],
             ),
             (
-                HostError::MatchQuarantined {
-                    match_id: text("m1"),
-                    reason: text("its plugin's worker died in apply"),
-                },
-                FailedPrecondition,
-                "MATCH_QUARANTINED",
-                vec![
-                    ("match_id", "m1"),
-                    ("quarantine_reason", "its plugin's worker died in apply"),
-                ],
-            ),
-            (
                 HostError::PluginSuspended {
-                    game: text("nim"),
-                    version: text("1.0.0"),
+                    game: text("war"),
+                    version: text("1"),
                     faults: 3,
                     window: Duration::from_secs(600),
                 },
                 FailedPrecondition,
                 "PLUGIN_SUSPENDED",
                 vec![
-                    ("game", "nim"),
-                    ("version", "1.0.0"),
+                    ("game", "war"),
+                    ("version", "1"),
                     ("faults", "3"),
                     ("window_s", "600"),
                 ],
             ),
             (
                 HostError::PluginRetired {
-                    game: text("nim"),
-                    version: text("1.0.0"),
+                    game: text("war"),
+                    version: text("1"),
                 },
                 FailedPrecondition,
                 "PLUGIN_RETIRED",
-                vec![("game", "nim"), ("version", "1.0.0")],
+                vec![("game", "war"), ("version", "1")],
+            ),
+            (
+                HostError::MatchQuarantined {
+                    match_id: text("m1"),
+                    reason: text("the worker died"),
+                },
+                FailedPrecondition,
+                "MATCH_QUARANTINED",
+                vec![("match_id", "m1"), ("quarantine_reason", "the worker died")],
             ),
             (
                 HostError::ShuttingDown,

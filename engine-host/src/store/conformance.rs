@@ -11,8 +11,8 @@ use tabletop_core::{
 };
 
 use super::{
-    Change, Commit, LifecycleEvent, LifecycleKind, MatchQuery, NewMatch, OutReason, Store,
-    StoredCredential, StoredMatch, StoredRequest,
+    Change, Commit, LifecycleEvent, LifecycleKind, ListedState, MatchQuery, NewMatch, OutReason,
+    Store, StoredCredential, StoredMatch, StoredRequest,
 };
 
 /// Generates one `#[test]` per check for the store `make(dir)` opens in a
@@ -28,6 +28,7 @@ macro_rules! store_conformance {
             a_write_to_an_unknown_match_fails_alone,
             finished_matches_are_not_loaded_at_start,
             listings_filter_and_page_in_creation_order,
+            a_quarantined_match_is_listed_quarantined_and_loaded_at_start_until_released,
             lifecycle_rows_are_numbered_in_commit_order,
             a_request_id_answers_once,
             join_codes_are_kept_until_the_seat_is_taken,
@@ -353,12 +354,12 @@ pub fn listings_filter_and_page_in_creation_order(store: &dyn Store) {
     };
     assert_eq!(ids(focus.clone()), ["m2a", "m2b", "m3"]);
     let finished = MatchQuery {
-        state: Some(Lifecycle::Finished),
+        state: Some(ListedState::Finished),
         ..MatchQuery::default()
     };
     assert_eq!(ids(finished), ["m3"]);
     let waiting = MatchQuery {
-        state: Some(Lifecycle::Waiting),
+        state: Some(ListedState::Waiting),
         ..MatchQuery::default()
     };
     assert_eq!(ids(waiting), ["m1"]);
@@ -381,10 +382,80 @@ pub fn listings_filter_and_page_in_creation_order(store: &dyn Store) {
     assert_eq!(ids(next_page), ["m3"]);
     let summary = store.list(&MatchQuery::default()).unwrap();
     assert_eq!(summary[0].open_seats, [1]);
-    assert_eq!(summary[0].state, Lifecycle::Waiting);
+    assert_eq!(summary[0].state, ListedState::Waiting);
     assert_eq!(summary[3].final_version, Some(2));
     assert_eq!(summary[2].final_version, None, "running");
-    assert_eq!(summary[3].state, Lifecycle::Finished);
+    assert_eq!(summary[3].state, ListedState::Finished);
+}
+
+/// A quarantine lists its match as quarantined, not running, and the match
+/// is loaded at start like any unfinished one; a release lists it running
+/// again.
+pub fn a_quarantined_match_is_listed_quarantined_and_loaded_at_start_until_released(
+    store: &dyn Store,
+) {
+    create(store, &stored("q", "g", 1, false));
+    create(store, &stored("r", "g", 2, false));
+    let quarantine = LogEntry {
+        version: 2,
+        at_ms: 5,
+        kind: LogKind::Quarantine {
+            reason: "the plugin's worker died".into(),
+        },
+    };
+    let quarantined = event(
+        "q",
+        LifecycleKind::Quarantined {
+            reason: "the plugin's worker died".into(),
+        },
+    );
+    append(
+        store,
+        "q",
+        Change {
+            entries: std::slice::from_ref(&quarantine),
+            lifecycle: std::slice::from_ref(&quarantined),
+            ..Change::default()
+        },
+    );
+    let ids = |state: ListedState| -> Vec<String> {
+        let query = MatchQuery {
+            state: Some(state),
+            ..MatchQuery::default()
+        };
+        let listed = store.list(&query).unwrap();
+        listed.into_iter().map(|m| m.setup.match_id).collect()
+    };
+    assert_eq!(ids(ListedState::Quarantined), ["q"]);
+    assert_eq!(ids(ListedState::Running), ["r"]);
+    let loaded = store.load("q").unwrap().unwrap();
+    assert_eq!(loaded.listed_state(), ListedState::Quarantined);
+    assert_eq!(loaded.state(), Lifecycle::Running);
+    let mut unfinished: Vec<String> = store
+        .load_unfinished()
+        .unwrap()
+        .into_iter()
+        .map(|m| m.expect("every match reads back").setup.match_id)
+        .collect();
+    unfinished.sort();
+    assert_eq!(unfinished, ["q", "r"]);
+
+    let release = LogEntry {
+        version: 3,
+        at_ms: 6,
+        kind: LogKind::Release,
+    };
+    append(
+        store,
+        "q",
+        Change {
+            entries: std::slice::from_ref(&release),
+            lifecycle: &[event("q", LifecycleKind::Released)],
+            ..Change::default()
+        },
+    );
+    assert!(ids(ListedState::Quarantined).is_empty());
+    assert_eq!(ids(ListedState::Running), ["q", "r"]);
 }
 
 /// Lifecycle rows are written with the change they describe and numbered

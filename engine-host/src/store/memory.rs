@@ -242,7 +242,7 @@ impl Store for MemoryStore {
             .by_creation
             .keys()
             .filter_map(|(_, id)| inner.matches.get(id))
-            .filter(|m| query.selects(&m.setup, m.state()))
+            .filter(|m| query.selects(&m.setup, m.listed_state()))
             .take(query.limit)
             .map(StoredMatch::summary)
             .collect())

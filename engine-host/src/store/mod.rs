@@ -281,6 +281,14 @@ pub enum LifecycleKind {
         /// How much, in ms.
         added_ms: i64,
     },
+    /// The host quarantined the match: its plugin's worker died in one of
+    /// the match's calls.
+    Quarantined {
+        /// Why.
+        reason: String,
+    },
+    /// The admin lifted the quarantine.
+    Released,
     /// The match is over.
     Finished {
         /// Every seat's result.
@@ -333,13 +341,40 @@ pub struct StoredRequest {
     pub response: Vec<u8>,
 }
 
+/// Where a match is in its life as listings show and filter it, and as
+/// the SQLite store's `state` column holds it: its stage, except that a
+/// match the host quarantined is quarantined until it is released or ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListedState {
+    /// It waits for players.
+    Waiting,
+    /// It is played.
+    Running,
+    /// It waits or runs, and is quarantined.
+    Quarantined,
+    /// It is over.
+    Finished,
+}
+
+impl ListedState {
+    /// The state of a match in `stage`, quarantined or not.
+    pub fn of(stage: Lifecycle, quarantined: bool) -> ListedState {
+        match stage {
+            Lifecycle::Finished => ListedState::Finished,
+            _ if quarantined => ListedState::Quarantined,
+            Lifecycle::Waiting => ListedState::Waiting,
+            Lifecycle::Running => ListedState::Running,
+        }
+    }
+}
+
 /// Which matches [`Store::list`] returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchQuery {
     /// Only this game.
     pub game: Option<String>,
-    /// Only matches in this stage.
-    pub state: Option<Lifecycle>,
+    /// Only matches in this state.
+    pub state: Option<ListedState>,
     /// Only matches with every one of these labels.
     pub labels: BTreeMap<String, String>,
     /// Only matches created at or after this time (ms since the epoch).
@@ -370,7 +405,7 @@ impl Default for MatchQuery {
 impl MatchQuery {
     /// Whether a match created as `setup`, now in `state`, is selected
     /// (the page bounds aside).
-    pub fn selects(&self, setup: &MatchSetup, state: Lifecycle) -> bool {
+    pub fn selects(&self, setup: &MatchSetup, state: ListedState) -> bool {
         self.game.as_ref().is_none_or(|g| *g == setup.game)
             && self.state.is_none_or(|s| s == state)
             && self
@@ -395,7 +430,7 @@ pub struct StoredSummary {
     /// How it was created.
     pub setup: MatchSetup,
     /// Where it is in its life.
-    pub state: Lifecycle,
+    pub state: ListedState,
     /// Its last version, once it is finished (a running match's is the
     /// host's to tell: it holds every running match).
     pub final_version: Option<u64>,
@@ -471,11 +506,28 @@ impl StoredMatch {
         }
     }
 
+    /// Where the match is in its life as listings show it: quarantined
+    /// when its log's last quarantine was not released and it is not
+    /// finished.
+    pub fn listed_state(&self) -> ListedState {
+        let quarantined = self
+            .log
+            .iter()
+            .rev()
+            .find_map(|e| match e.kind {
+                LogKind::Quarantine { .. } => Some(true),
+                LogKind::Release => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false);
+        ListedState::of(self.state(), quarantined)
+    }
+
     /// Its summary for a listing.
     pub fn summary(&self) -> StoredSummary {
         StoredSummary {
             setup: self.setup.clone(),
-            state: self.state(),
+            state: self.listed_state(),
             final_version: (self.state() == Lifecycle::Finished).then_some(self.log.len() as u64),
             open_seats: self
                 .seat_hashes

@@ -1,3 +1,4 @@
+from tabletop.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -13,6 +14,14 @@ class CredentialRole(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CREDENTIAL_ROLE_ORGANIZER: _ClassVar[CredentialRole]
 CREDENTIAL_ROLE_UNSPECIFIED: CredentialRole
 CREDENTIAL_ROLE_ORGANIZER: CredentialRole
+
+class LiftQuarantineRequest(_message.Message):
+    __slots__ = ("admin_token", "match_id")
+    ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    admin_token: str
+    match_id: str
+    def __init__(self, admin_token: _Optional[str] = ..., match_id: _Optional[str] = ...) -> None: ...
 
 class IssueCredentialRequest(_message.Message):
     __slots__ = ("admin_token", "name", "role")
@@ -73,20 +82,44 @@ class ListPluginsRequest(_message.Message):
     def __init__(self, admin_token: _Optional[str] = ...) -> None: ...
 
 class PluginInfo(_message.Message):
-    __slots__ = ("game", "version", "file", "sha256", "loaded_at_ms", "match_ids")
+    __slots__ = ("game", "version", "file", "sha256", "loaded_at_ms", "match_ids", "trusted", "worker_pid", "worker_starts", "faults", "recent_faults", "suspended", "quarantined_match_ids", "retired")
     GAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
     SHA256_FIELD_NUMBER: _ClassVar[int]
     LOADED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    TRUSTED_FIELD_NUMBER: _ClassVar[int]
+    WORKER_PID_FIELD_NUMBER: _ClassVar[int]
+    WORKER_STARTS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    RECENT_FAULTS_FIELD_NUMBER: _ClassVar[int]
+    SUSPENDED_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     file: str
     sha256: str
     loaded_at_ms: int
     match_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., file: _Optional[str] = ..., sha256: _Optional[str] = ..., loaded_at_ms: _Optional[int] = ..., match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    trusted: bool
+    worker_pid: int
+    worker_starts: int
+    faults: int
+    recent_faults: int
+    suspended: bool
+    quarantined_match_ids: _containers.RepeatedScalarFieldContainer[str]
+    retired: bool
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., file: _Optional[str] = ..., sha256: _Optional[str] = ..., loaded_at_ms: _Optional[int] = ..., match_ids: _Optional[_Iterable[str]] = ..., trusted: _Optional[bool] = ..., worker_pid: _Optional[int] = ..., worker_starts: _Optional[int] = ..., faults: _Optional[int] = ..., recent_faults: _Optional[int] = ..., suspended: _Optional[bool] = ..., quarantined_match_ids: _Optional[_Iterable[str]] = ..., retired: _Optional[bool] = ...) -> None: ...
+
+class RetirePluginRequest(_message.Message):
+    __slots__ = ("game", "version")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    version: str
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
 
 class ListPluginsResponse(_message.Message):
     __slots__ = ("plugins",)

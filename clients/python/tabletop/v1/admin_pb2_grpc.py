@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from tabletop.v1 import admin_pb2 as tabletop_dot_v1_dot_admin__pb2
+from tabletop.v1 import types_pb2 as tabletop_dot_v1_dot_types__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -65,6 +66,16 @@ class AdminStub:
                 request_serializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsResponse.FromString,
                 _registered_method=True)
+        self.RetirePlugin = channel.unary_unary(
+                '/tabletop.v1.Admin/RetirePlugin',
+                request_serializer=tabletop_dot_v1_dot_admin__pb2.RetirePluginRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_admin__pb2.PluginInfo.FromString,
+                _registered_method=True)
+        self.LiftQuarantine = channel.unary_unary(
+                '/tabletop.v1.Admin/LiftQuarantine',
+                request_serializer=tabletop_dot_v1_dot_admin__pb2.LiftQuarantineRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_types__pb2.MatchView.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
@@ -119,6 +130,31 @@ class AdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetirePlugin(self, request, context):
+        """Retires a plugin version: CreateMatch and ImportRecord of it are
+        refused (PLUGIN_RETIRED) from now on, and its worker process ends once
+        no match held here uses it. The matches it serves play on. Admin only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LiftQuarantine(self, request, context):
+        """Lifts a match's quarantine (MATCH_STATE_QUARANTINED): the server calls
+        its game's plugin for it again, and play goes on where it stopped, its
+        clocks running again unless a director's pause holds them. Answers the
+        spectator's view after it, without the spectator delay. Refused with
+        FAILED_PRECONDITION: CONTROL_REFUSED for a match that is not
+        quarantined, or that was quarantined while it waited for players
+        (nothing was played: abort it); MATCH_OVER for a finished one. Lift a
+        quarantine once the plugin's fault is understood (a fixed plugin is a
+        new version, which running matches do not take): a call that faults
+        again quarantines the match again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -151,6 +187,16 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.ListCredentials,
                     request_deserializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_admin__pb2.ListCredentialsResponse.SerializeToString,
+            ),
+            'RetirePlugin': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetirePlugin,
+                    request_deserializer=tabletop_dot_v1_dot_admin__pb2.RetirePluginRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_admin__pb2.PluginInfo.SerializeToString,
+            ),
+            'LiftQuarantine': grpc.unary_unary_rpc_method_handler(
+                    servicer.LiftQuarantine,
+                    request_deserializer=tabletop_dot_v1_dot_admin__pb2.LiftQuarantineRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_types__pb2.MatchView.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -316,6 +362,60 @@ class Admin:
             '/tabletop.v1.Admin/ListCredentials',
             tabletop_dot_v1_dot_admin__pb2.ListCredentialsRequest.SerializeToString,
             tabletop_dot_v1_dot_admin__pb2.ListCredentialsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetirePlugin(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Admin/RetirePlugin',
+            tabletop_dot_v1_dot_admin__pb2.RetirePluginRequest.SerializeToString,
+            tabletop_dot_v1_dot_admin__pb2.PluginInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LiftQuarantine(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.Admin/LiftQuarantine',
+            tabletop_dot_v1_dot_admin__pb2.LiftQuarantineRequest.SerializeToString,
+            tabletop_dot_v1_dot_types__pb2.MatchView.FromString,
             options,
             channel_credentials,
             insecure,

@@ -26,7 +26,7 @@ from tabletop.v1 import matches_pb2 as tabletop_dot_v1_dot_matches__pb2
 from tabletop.v1 import types_pb2 as tabletop_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atabletop/v1/director.proto\x12\x0btabletop.v1\x1a\x19tabletop/v1/matches.proto\x1a\x17tabletop/v1/types.proto\"N\n\x17ReissueSeatTokenRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\"\xc1\x01\n\x16\x46ollowLifecycleRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x14\n\x0c\x61\x66ter_cursor\x18\x02 \x01(\x04\x12\x0c\n\x04game\x18\x03 \x01(\t\x12?\n\x06labels\x18\x04 \x03(\x0b\x32/.tabletop.v1.FollowLifecycleRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xc1\t\n\x0eLifecycleEvent\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\r\n\x05\x61t_ms\x18\x03 \x01(\x03\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x37\n\x06labels\x18\x05 \x03(\x0b\x32\'.tabletop.v1.LifecycleEvent.LabelsEntry\x12\x36\n\x07\x63reated\x18\n \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.CreatedH\x00\x12=\n\x0bseat_filled\x18\x0b \x01(\x0b\x32&.tabletop.v1.LifecycleEvent.SeatFilledH\x00\x12\x36\n\x07started\x18\x0c \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.StartedH\x00\x12\x37\n\x08seat_out\x18\r \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.SeatOutH\x00\x12\x34\n\x06paused\x18\x0e \x01(\x0b\x32\".tabletop.v1.LifecycleEvent.PausedH\x00\x12\x36\n\x07resumed\x18\x0f \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.ResumedH\x00\x12;\n\ntime_added\x18\x10 \x01(\x0b\x32%.tabletop.v1.LifecycleEvent.TimeAddedH\x00\x12\x38\n\x08\x66inished\x18\x11 \x01(\x0b\x32$.tabletop.v1.LifecycleEvent.FinishedH\x00\x12\x36\n\x07\x61\x62orted\x18\x12 \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.AbortedH\x00\x12>\n\x0bunavailable\x18\x13 \x01(\x0b\x32\'.tabletop.v1.LifecycleEvent.UnavailableH\x00\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x61\n\x07\x43reated\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\x16\n\x0eplugin_version\x18\x02 \x01(\t\x12-\n\x0cseat_players\x18\x03 \x03(\x0b\x32\x17.tabletop.v1.SeatPlayer\x1a\x43\n\nSeatFilled\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06player\x18\x02 \x01(\x0b\x32\x17.tabletop.v1.SeatPlayer\x1a\t\n\x07Started\x1a?\n\x07SeatOut\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x06reason\x18\x02 \x01(\x0e\x32\x16.tabletop.v1.OutReason\x1a\x08\n\x06Paused\x1a\t\n\x07Resumed\x1a+\n\tTimeAdded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08\x61\x64\x64\x65\x64_ms\x18\x02 \x01(\x03\x1aK\n\x08\x46inished\x12*\n\x07results\x18\x01 \x03(\x0b\x32\x19.tabletop.v1.PlayerResult\x12\x13\n\x0b\x61\x64judicated\x18\x02 \x01(\x08\x1a\x19\n\x07\x41\x62orted\x12\x0e\n\x06reason\x18\x01 \x01(\t\x1a\x1d\n\x0bUnavailable\x12\x0e\n\x06reason\x18\x01 \x01(\tB\x06\n\x04kind\"J\n\x11\x41\x62ortMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"k\n\x16\x41\x64judicateMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12*\n\x07results\x18\x03 \x03(\x0b\x32\x19.tabletop.v1.PlayerResult\":\n\x11PauseMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\";\n\x12ResumeMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\"W\n\x0e\x41\x64\x64TimeRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08\x61\x64\x64\x65\x64_ms\x18\x04 \x01(\x03*\x9b\x01\n\tOutReason\x12\x1a\n\x16OUT_REASON_UNSPECIFIED\x10\x00\x12\x14\n\x10OUT_REASON_CLOCK\x10\x01\x12\x17\n\x13OUT_REASON_RESIGNED\x10\x02\x12\x15\n\x11OUT_REASON_ABSENT\x10\x03\x12\x13\n\x0fOUT_REASON_RULE\x10\x04\x12\x17\n\x13OUT_REASON_DIRECTOR\x10\x05\x32\x97\x04\n\x08\x44irector\x12U\n\x0f\x46ollowLifecycle\x12#.tabletop.v1.FollowLifecycleRequest\x1a\x1b.tabletop.v1.LifecycleEvent0\x01\x12\x44\n\nAbortMatch\x12\x1e.tabletop.v1.AbortMatchRequest\x1a\x16.tabletop.v1.MatchView\x12N\n\x0f\x41\x64judicateMatch\x12#.tabletop.v1.AdjudicateMatchRequest\x1a\x16.tabletop.v1.MatchView\x12\x44\n\nPauseMatch\x12\x1e.tabletop.v1.PauseMatchRequest\x1a\x16.tabletop.v1.MatchView\x12\x46\n\x0bResumeMatch\x12\x1f.tabletop.v1.ResumeMatchRequest\x1a\x16.tabletop.v1.MatchView\x12>\n\x07\x41\x64\x64Time\x12\x1b.tabletop.v1.AddTimeRequest\x1a\x16.tabletop.v1.MatchView\x12P\n\x10ReissueSeatToken\x12$.tabletop.v1.ReissueSeatTokenRequest\x1a\x16.tabletop.v1.SeatTokenb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atabletop/v1/director.proto\x12\x0btabletop.v1\x1a\x19tabletop/v1/matches.proto\x1a\x17tabletop/v1/types.proto\"N\n\x17ReissueSeatTokenRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\"\xc1\x01\n\x16\x46ollowLifecycleRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x14\n\x0c\x61\x66ter_cursor\x18\x02 \x01(\x04\x12\x0c\n\x04game\x18\x03 \x01(\t\x12?\n\x06labels\x18\x04 \x03(\x0b\x32/.tabletop.v1.FollowLifecycleRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xe6\n\n\x0eLifecycleEvent\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\r\n\x05\x61t_ms\x18\x03 \x01(\x03\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x37\n\x06labels\x18\x05 \x03(\x0b\x32\'.tabletop.v1.LifecycleEvent.LabelsEntry\x12\x36\n\x07\x63reated\x18\n \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.CreatedH\x00\x12=\n\x0bseat_filled\x18\x0b \x01(\x0b\x32&.tabletop.v1.LifecycleEvent.SeatFilledH\x00\x12\x36\n\x07started\x18\x0c \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.StartedH\x00\x12\x37\n\x08seat_out\x18\r \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.SeatOutH\x00\x12\x34\n\x06paused\x18\x0e \x01(\x0b\x32\".tabletop.v1.LifecycleEvent.PausedH\x00\x12\x36\n\x07resumed\x18\x0f \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.ResumedH\x00\x12;\n\ntime_added\x18\x10 \x01(\x0b\x32%.tabletop.v1.LifecycleEvent.TimeAddedH\x00\x12\x38\n\x08\x66inished\x18\x11 \x01(\x0b\x32$.tabletop.v1.LifecycleEvent.FinishedH\x00\x12\x36\n\x07\x61\x62orted\x18\x12 \x01(\x0b\x32#.tabletop.v1.LifecycleEvent.AbortedH\x00\x12>\n\x0bunavailable\x18\x13 \x01(\x0b\x32\'.tabletop.v1.LifecycleEvent.UnavailableH\x00\x12>\n\x0bquarantined\x18\x14 \x01(\x0b\x32\'.tabletop.v1.LifecycleEvent.QuarantinedH\x00\x12\x38\n\x08released\x18\x15 \x01(\x0b\x32$.tabletop.v1.LifecycleEvent.ReleasedH\x00\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x61\n\x07\x43reated\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\x16\n\x0eplugin_version\x18\x02 \x01(\t\x12-\n\x0cseat_players\x18\x03 \x03(\x0b\x32\x17.tabletop.v1.SeatPlayer\x1a\x43\n\nSeatFilled\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06player\x18\x02 \x01(\x0b\x32\x17.tabletop.v1.SeatPlayer\x1a\t\n\x07Started\x1a?\n\x07SeatOut\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x06reason\x18\x02 \x01(\x0e\x32\x16.tabletop.v1.OutReason\x1a\x08\n\x06Paused\x1a\t\n\x07Resumed\x1a+\n\tTimeAdded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08\x61\x64\x64\x65\x64_ms\x18\x02 \x01(\x03\x1aK\n\x08\x46inished\x12*\n\x07results\x18\x01 \x03(\x0b\x32\x19.tabletop.v1.PlayerResult\x12\x13\n\x0b\x61\x64judicated\x18\x02 \x01(\x08\x1a\x19\n\x07\x41\x62orted\x12\x0e\n\x06reason\x18\x01 \x01(\t\x1a\x1d\n\x0bUnavailable\x12\x0e\n\x06reason\x18\x01 \x01(\t\x1a\x1d\n\x0bQuarantined\x12\x0e\n\x06reason\x18\x01 \x01(\t\x1a\n\n\x08ReleasedB\x06\n\x04kind\"J\n\x11\x41\x62ortMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"k\n\x16\x41\x64judicateMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12*\n\x07results\x18\x03 \x03(\x0b\x32\x19.tabletop.v1.PlayerResult\":\n\x11PauseMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\";\n\x12ResumeMatchRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\"W\n\x0e\x41\x64\x64TimeRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08\x61\x64\x64\x65\x64_ms\x18\x04 \x01(\x03*\x9b\x01\n\tOutReason\x12\x1a\n\x16OUT_REASON_UNSPECIFIED\x10\x00\x12\x14\n\x10OUT_REASON_CLOCK\x10\x01\x12\x17\n\x13OUT_REASON_RESIGNED\x10\x02\x12\x15\n\x11OUT_REASON_ABSENT\x10\x03\x12\x13\n\x0fOUT_REASON_RULE\x10\x04\x12\x17\n\x13OUT_REASON_DIRECTOR\x10\x05\x32\x97\x04\n\x08\x44irector\x12U\n\x0f\x46ollowLifecycle\x12#.tabletop.v1.FollowLifecycleRequest\x1a\x1b.tabletop.v1.LifecycleEvent0\x01\x12\x44\n\nAbortMatch\x12\x1e.tabletop.v1.AbortMatchRequest\x1a\x16.tabletop.v1.MatchView\x12N\n\x0f\x41\x64judicateMatch\x12#.tabletop.v1.AdjudicateMatchRequest\x1a\x16.tabletop.v1.MatchView\x12\x44\n\nPauseMatch\x12\x1e.tabletop.v1.PauseMatchRequest\x1a\x16.tabletop.v1.MatchView\x12\x46\n\x0bResumeMatch\x12\x1f.tabletop.v1.ResumeMatchRequest\x1a\x16.tabletop.v1.MatchView\x12>\n\x07\x41\x64\x64Time\x12\x1b.tabletop.v1.AddTimeRequest\x1a\x16.tabletop.v1.MatchView\x12P\n\x10ReissueSeatToken\x12$.tabletop.v1.ReissueSeatTokenRequest\x1a\x16.tabletop.v1.SeatTokenb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,8 +37,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FOLLOWLIFECYCLEREQUEST_LABELSENTRY']._serialized_options = b'8\001'
   _globals['_LIFECYCLEEVENT_LABELSENTRY']._loaded_options = None
   _globals['_LIFECYCLEEVENT_LABELSENTRY']._serialized_options = b'8\001'
-  _globals['_OUTREASON']._serialized_start=1987
-  _globals['_OUTREASON']._serialized_end=2142
+  _globals['_OUTREASON']._serialized_start=2152
+  _globals['_OUTREASON']._serialized_end=2307
   _globals['_REISSUESEATTOKENREQUEST']._serialized_start=95
   _globals['_REISSUESEATTOKENREQUEST']._serialized_end=173
   _globals['_FOLLOWLIFECYCLEREQUEST']._serialized_start=176
@@ -46,39 +46,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FOLLOWLIFECYCLEREQUEST_LABELSENTRY']._serialized_start=324
   _globals['_FOLLOWLIFECYCLEREQUEST_LABELSENTRY']._serialized_end=369
   _globals['_LIFECYCLEEVENT']._serialized_start=372
-  _globals['_LIFECYCLEEVENT']._serialized_end=1589
+  _globals['_LIFECYCLEEVENT']._serialized_end=1754
   _globals['_LIFECYCLEEVENT_LABELSENTRY']._serialized_start=324
   _globals['_LIFECYCLEEVENT_LABELSENTRY']._serialized_end=369
-  _globals['_LIFECYCLEEVENT_CREATED']._serialized_start=1138
-  _globals['_LIFECYCLEEVENT_CREATED']._serialized_end=1235
-  _globals['_LIFECYCLEEVENT_SEATFILLED']._serialized_start=1237
-  _globals['_LIFECYCLEEVENT_SEATFILLED']._serialized_end=1304
-  _globals['_LIFECYCLEEVENT_STARTED']._serialized_start=1306
-  _globals['_LIFECYCLEEVENT_STARTED']._serialized_end=1315
-  _globals['_LIFECYCLEEVENT_SEATOUT']._serialized_start=1317
-  _globals['_LIFECYCLEEVENT_SEATOUT']._serialized_end=1380
-  _globals['_LIFECYCLEEVENT_PAUSED']._serialized_start=1382
-  _globals['_LIFECYCLEEVENT_PAUSED']._serialized_end=1390
-  _globals['_LIFECYCLEEVENT_RESUMED']._serialized_start=1392
-  _globals['_LIFECYCLEEVENT_RESUMED']._serialized_end=1401
-  _globals['_LIFECYCLEEVENT_TIMEADDED']._serialized_start=1403
-  _globals['_LIFECYCLEEVENT_TIMEADDED']._serialized_end=1446
-  _globals['_LIFECYCLEEVENT_FINISHED']._serialized_start=1448
-  _globals['_LIFECYCLEEVENT_FINISHED']._serialized_end=1523
-  _globals['_LIFECYCLEEVENT_ABORTED']._serialized_start=1525
-  _globals['_LIFECYCLEEVENT_ABORTED']._serialized_end=1550
-  _globals['_LIFECYCLEEVENT_UNAVAILABLE']._serialized_start=1552
-  _globals['_LIFECYCLEEVENT_UNAVAILABLE']._serialized_end=1581
-  _globals['_ABORTMATCHREQUEST']._serialized_start=1591
-  _globals['_ABORTMATCHREQUEST']._serialized_end=1665
-  _globals['_ADJUDICATEMATCHREQUEST']._serialized_start=1667
-  _globals['_ADJUDICATEMATCHREQUEST']._serialized_end=1774
-  _globals['_PAUSEMATCHREQUEST']._serialized_start=1776
-  _globals['_PAUSEMATCHREQUEST']._serialized_end=1834
-  _globals['_RESUMEMATCHREQUEST']._serialized_start=1836
-  _globals['_RESUMEMATCHREQUEST']._serialized_end=1895
-  _globals['_ADDTIMEREQUEST']._serialized_start=1897
-  _globals['_ADDTIMEREQUEST']._serialized_end=1984
-  _globals['_DIRECTOR']._serialized_start=2145
-  _globals['_DIRECTOR']._serialized_end=2680
+  _globals['_LIFECYCLEEVENT_CREATED']._serialized_start=1260
+  _globals['_LIFECYCLEEVENT_CREATED']._serialized_end=1357
+  _globals['_LIFECYCLEEVENT_SEATFILLED']._serialized_start=1359
+  _globals['_LIFECYCLEEVENT_SEATFILLED']._serialized_end=1426
+  _globals['_LIFECYCLEEVENT_STARTED']._serialized_start=1428
+  _globals['_LIFECYCLEEVENT_STARTED']._serialized_end=1437
+  _globals['_LIFECYCLEEVENT_SEATOUT']._serialized_start=1439
+  _globals['_LIFECYCLEEVENT_SEATOUT']._serialized_end=1502
+  _globals['_LIFECYCLEEVENT_PAUSED']._serialized_start=1504
+  _globals['_LIFECYCLEEVENT_PAUSED']._serialized_end=1512
+  _globals['_LIFECYCLEEVENT_RESUMED']._serialized_start=1514
+  _globals['_LIFECYCLEEVENT_RESUMED']._serialized_end=1523
+  _globals['_LIFECYCLEEVENT_TIMEADDED']._serialized_start=1525
+  _globals['_LIFECYCLEEVENT_TIMEADDED']._serialized_end=1568
+  _globals['_LIFECYCLEEVENT_FINISHED']._serialized_start=1570
+  _globals['_LIFECYCLEEVENT_FINISHED']._serialized_end=1645
+  _globals['_LIFECYCLEEVENT_ABORTED']._serialized_start=1647
+  _globals['_LIFECYCLEEVENT_ABORTED']._serialized_end=1672
+  _globals['_LIFECYCLEEVENT_UNAVAILABLE']._serialized_start=1674
+  _globals['_LIFECYCLEEVENT_UNAVAILABLE']._serialized_end=1703
+  _globals['_LIFECYCLEEVENT_QUARANTINED']._serialized_start=1705
+  _globals['_LIFECYCLEEVENT_QUARANTINED']._serialized_end=1734
+  _globals['_LIFECYCLEEVENT_RELEASED']._serialized_start=1736
+  _globals['_LIFECYCLEEVENT_RELEASED']._serialized_end=1746
+  _globals['_ABORTMATCHREQUEST']._serialized_start=1756
+  _globals['_ABORTMATCHREQUEST']._serialized_end=1830
+  _globals['_ADJUDICATEMATCHREQUEST']._serialized_start=1832
+  _globals['_ADJUDICATEMATCHREQUEST']._serialized_end=1939
+  _globals['_PAUSEMATCHREQUEST']._serialized_start=1941
+  _globals['_PAUSEMATCHREQUEST']._serialized_end=1999
+  _globals['_RESUMEMATCHREQUEST']._serialized_start=2001
+  _globals['_RESUMEMATCHREQUEST']._serialized_end=2060
+  _globals['_ADDTIMEREQUEST']._serialized_start=2062
+  _globals['_ADDTIMEREQUEST']._serialized_end=2149
+  _globals['_DIRECTOR']._serialized_start=2310
+  _globals['_DIRECTOR']._serialized_end=2845
 # @@protoc_insertion_point(module_scope)

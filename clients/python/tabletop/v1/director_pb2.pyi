@@ -54,7 +54,7 @@ class FollowLifecycleRequest(_message.Message):
     def __init__(self, admin_token: _Optional[str] = ..., after_cursor: _Optional[int] = ..., game: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class LifecycleEvent(_message.Message):
-    __slots__ = ("cursor", "match_id", "at_ms", "game", "labels", "created", "seat_filled", "started", "seat_out", "paused", "resumed", "time_added", "finished", "aborted", "unavailable")
+    __slots__ = ("cursor", "match_id", "at_ms", "game", "labels", "created", "seat_filled", "started", "seat_out", "paused", "resumed", "time_added", "finished", "aborted", "unavailable", "quarantined", "released")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +118,14 @@ class LifecycleEvent(_message.Message):
         REASON_FIELD_NUMBER: _ClassVar[int]
         reason: str
         def __init__(self, reason: _Optional[str] = ...) -> None: ...
+    class Quarantined(_message.Message):
+        __slots__ = ("reason",)
+        REASON_FIELD_NUMBER: _ClassVar[int]
+        reason: str
+        def __init__(self, reason: _Optional[str] = ...) -> None: ...
+    class Released(_message.Message):
+        __slots__ = ()
+        def __init__(self) -> None: ...
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     AT_MS_FIELD_NUMBER: _ClassVar[int]
@@ -133,6 +141,8 @@ class LifecycleEvent(_message.Message):
     FINISHED_FIELD_NUMBER: _ClassVar[int]
     ABORTED_FIELD_NUMBER: _ClassVar[int]
     UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_FIELD_NUMBER: _ClassVar[int]
+    RELEASED_FIELD_NUMBER: _ClassVar[int]
     cursor: int
     match_id: str
     at_ms: int
@@ -148,7 +158,9 @@ class LifecycleEvent(_message.Message):
     finished: LifecycleEvent.Finished
     aborted: LifecycleEvent.Aborted
     unavailable: LifecycleEvent.Unavailable
-    def __init__(self, cursor: _Optional[int] = ..., match_id: _Optional[str] = ..., at_ms: _Optional[int] = ..., game: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., created: _Optional[_Union[LifecycleEvent.Created, _Mapping]] = ..., seat_filled: _Optional[_Union[LifecycleEvent.SeatFilled, _Mapping]] = ..., started: _Optional[_Union[LifecycleEvent.Started, _Mapping]] = ..., seat_out: _Optional[_Union[LifecycleEvent.SeatOut, _Mapping]] = ..., paused: _Optional[_Union[LifecycleEvent.Paused, _Mapping]] = ..., resumed: _Optional[_Union[LifecycleEvent.Resumed, _Mapping]] = ..., time_added: _Optional[_Union[LifecycleEvent.TimeAdded, _Mapping]] = ..., finished: _Optional[_Union[LifecycleEvent.Finished, _Mapping]] = ..., aborted: _Optional[_Union[LifecycleEvent.Aborted, _Mapping]] = ..., unavailable: _Optional[_Union[LifecycleEvent.Unavailable, _Mapping]] = ...) -> None: ...
+    quarantined: LifecycleEvent.Quarantined
+    released: LifecycleEvent.Released
+    def __init__(self, cursor: _Optional[int] = ..., match_id: _Optional[str] = ..., at_ms: _Optional[int] = ..., game: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., created: _Optional[_Union[LifecycleEvent.Created, _Mapping]] = ..., seat_filled: _Optional[_Union[LifecycleEvent.SeatFilled, _Mapping]] = ..., started: _Optional[_Union[LifecycleEvent.Started, _Mapping]] = ..., seat_out: _Optional[_Union[LifecycleEvent.SeatOut, _Mapping]] = ..., paused: _Optional[_Union[LifecycleEvent.Paused, _Mapping]] = ..., resumed: _Optional[_Union[LifecycleEvent.Resumed, _Mapping]] = ..., time_added: _Optional[_Union[LifecycleEvent.TimeAdded, _Mapping]] = ..., finished: _Optional[_Union[LifecycleEvent.Finished, _Mapping]] = ..., aborted: _Optional[_Union[LifecycleEvent.Aborted, _Mapping]] = ..., unavailable: _Optional[_Union[LifecycleEvent.Unavailable, _Mapping]] = ..., quarantined: _Optional[_Union[LifecycleEvent.Quarantined, _Mapping]] = ..., released: _Optional[_Union[LifecycleEvent.Released, _Mapping]] = ...) -> None: ...
 
 class AbortMatchRequest(_message.Message):
     __slots__ = ("admin_token", "match_id", "reason")

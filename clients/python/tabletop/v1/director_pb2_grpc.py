@@ -80,7 +80,8 @@ class DirectorServicer:
 
     def FollowLifecycle(self, request, context):
         """Every step in the life of every match (created, seat filled, started,
-        seat out, paused, resumed, time added, finished, aborted, unavailable),
+        seat out, paused, resumed, time added, quarantined, released, finished,
+        aborted, unavailable),
         oldest first, then live as they happen; the stream does not end by
         itself. Each event carries a cursor: the number of its row in the
         store, written in the same transaction as the change it reports, and

@@ -111,7 +111,8 @@ class MatchesServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListLegalActions(self, request, context):
-        """The legal actions of the token's seat now (empty when not to move).
+        """The legal actions of the token's seat now (empty when not to move;
+        refused with MATCH_QUARANTINED while the match is quarantined).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

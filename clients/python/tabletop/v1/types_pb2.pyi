@@ -14,6 +14,7 @@ class MatchState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATE_RUNNING: _ClassVar[MatchState]
     MATCH_STATE_FINISHED: _ClassVar[MatchState]
     MATCH_STATE_UNAVAILABLE: _ClassVar[MatchState]
+    MATCH_STATE_QUARANTINED: _ClassVar[MatchState]
 
 class SeatOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -28,6 +29,7 @@ MATCH_STATE_WAITING: MatchState
 MATCH_STATE_RUNNING: MatchState
 MATCH_STATE_FINISHED: MatchState
 MATCH_STATE_UNAVAILABLE: MatchState
+MATCH_STATE_QUARANTINED: MatchState
 SEAT_OUT_REASON_UNSPECIFIED: SeatOutReason
 SEAT_OUT_REASON_CLOCK: SeatOutReason
 SEAT_OUT_REASON_RESIGNED: SeatOutReason
@@ -80,7 +82,7 @@ class SeatStatus(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., filled: _Optional[bool] = ..., to_move: _Optional[bool] = ..., has_acted: _Optional[bool] = ..., resigned: _Optional[bool] = ..., clock_remaining_ms: _Optional[int] = ..., out: _Optional[bool] = ..., out_reason: _Optional[_Union[SeatOutReason, str]] = ..., display_name: _Optional[str] = ..., external_id: _Optional[str] = ..., name: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed", "position", "svg", "plugin_sha256")
+    __slots__ = ("match_id", "game", "plugin_version", "version", "state", "viewer_seat", "view_json", "text", "to_move", "seats", "results", "pending_action", "unavailable_reason", "labels", "paused", "abort_reason", "adjudicated", "open_seat_deadline_ms", "spectator_delay", "delayed", "position", "svg", "plugin_sha256", "quarantine_reason")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -111,6 +113,7 @@ class MatchView(_message.Message):
     POSITION_FIELD_NUMBER: _ClassVar[int]
     SVG_FIELD_NUMBER: _ClassVar[int]
     PLUGIN_SHA256_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINE_REASON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     plugin_version: str
@@ -134,7 +137,8 @@ class MatchView(_message.Message):
     position: str
     svg: str
     plugin_sha256: str
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ..., spectator_delay: _Optional[_Union[SpectatorDelay, _Mapping]] = ..., delayed: _Optional[bool] = ..., position: _Optional[str] = ..., svg: _Optional[str] = ..., plugin_sha256: _Optional[str] = ...) -> None: ...
+    quarantine_reason: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., plugin_version: _Optional[str] = ..., version: _Optional[int] = ..., state: _Optional[_Union[MatchState, str]] = ..., viewer_seat: _Optional[int] = ..., view_json: _Optional[str] = ..., text: _Optional[str] = ..., to_move: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[PlayerResult, _Mapping]]] = ..., pending_action: _Optional[str] = ..., unavailable_reason: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., paused: _Optional[bool] = ..., abort_reason: _Optional[str] = ..., adjudicated: _Optional[bool] = ..., open_seat_deadline_ms: _Optional[int] = ..., spectator_delay: _Optional[_Union[SpectatorDelay, _Mapping]] = ..., delayed: _Optional[bool] = ..., position: _Optional[str] = ..., svg: _Optional[str] = ..., plugin_sha256: _Optional[str] = ..., quarantine_reason: _Optional[str] = ...) -> None: ...
 
 class SpectatorDelay(_message.Message):
     __slots__ = ("moves", "ms")

@@ -34,6 +34,13 @@ class WatchStub:
     that starts late, resumes after a disconnect or a server restart, or
     falls behind receives every event it missed, in order, without gap or
     duplicate. A match finished long ago answers the same as a live one.
+
+    A match whose `MatchView.quarantine_reason` is set (quarantined, or ended
+    while it was) is told from its quarantine on: telling the events before it
+    again would call the plugin that failed. A resume point before the
+    quarantine event, or a ListEvents page starting before it, is refused
+    with MATCH_QUARANTINED until the quarantine is lifted; a watch without a
+    resume point starts with the snapshot as usual.
     """
 
     def __init__(self, channel):
@@ -63,6 +70,13 @@ class WatchServicer:
     that starts late, resumes after a disconnect or a server restart, or
     falls behind receives every event it missed, in order, without gap or
     duplicate. A match finished long ago answers the same as a live one.
+
+    A match whose `MatchView.quarantine_reason` is set (quarantined, or ended
+    while it was) is told from its quarantine on: telling the events before it
+    again would call the plugin that failed. A resume point before the
+    quarantine event, or a ListEvents page starting before it, is refused
+    with MATCH_QUARANTINED until the quarantine is lifted; a watch without a
+    resume point starts with the snapshot as usual.
     """
 
     def WatchMatch(self, request, context):
@@ -117,6 +131,13 @@ class Watch:
     that starts late, resumes after a disconnect or a server restart, or
     falls behind receives every event it missed, in order, without gap or
     duplicate. A match finished long ago answers the same as a live one.
+
+    A match whose `MatchView.quarantine_reason` is set (quarantined, or ended
+    while it was) is told from its quarantine on: telling the events before it
+    again would call the plugin that failed. A resume point before the
+    quarantine event, or a ListEvents page starting before it, is refused
+    with MATCH_QUARANTINED until the quarantine is lifted; a watch without a
+    resume point starts with the snapshot as usual.
     """
 
     @staticmethod

@@ -31,14 +31,18 @@ impl Match {
             .map_err(|e| explained(self.state.as_ref(), seat, Attempt::Text(notation), e))
     }
 
-    /// Refuses an action of `seat` now: the match is not running or is
-    /// paused, the version is not `expected_version`, the seat is not to
-    /// move or has acted in this turn.
+    /// Refuses an action of `seat` now: the match is quarantined, is not
+    /// running or is paused, the version is not `expected_version`, the
+    /// seat is not to move or has acted in this turn. A quarantined match
+    /// is refused before anything asks its plugin.
     pub(crate) fn check_may_act(
         &self,
         seat: Player,
         expected_version: Option<u64>,
     ) -> HostResult<()> {
+        if self.is_quarantined() {
+            return Err(self.quarantined());
+        }
         match self.stage.lifecycle() {
             Lifecycle::Waiting => {
                 return Err(HostError::NotStarted);
@@ -294,12 +298,16 @@ impl Match {
     /// The legal actions of `seat` (with their notation, unless `detail`
     /// says ids only), answered without calling the plugin: `None` when that
     /// would need the plugin (no lists kept for this version, or their
-    /// notation not written yet).
+    /// notation not written yet) and for a quarantined match, whose
+    /// refusal [`Match::legal_actions`] gives.
     pub fn kept_legal_actions(
         &self,
         seat: Player,
         detail: LegalDetail,
     ) -> Option<Vec<(ActionId, String)>> {
+        if self.is_quarantined() {
+            return None;
+        }
         if !self.stage.is_running() || self.held.has(seat) {
             return Some(Vec::new());
         }
@@ -309,12 +317,16 @@ impl Match {
     /// The legal actions of `seat` (with their notation, unless `detail`
     /// says ids only). Lists every mover's actions and keeps them for this
     /// version, so the other movers' asks (and this seat's next) need no
-    /// plugin call.
+    /// plugin call. Refused with [`HostError::MatchQuarantined`] for a
+    /// quarantined match.
     pub fn legal_actions(
         &mut self,
         seat: Player,
         detail: LegalDetail,
     ) -> HostResult<Vec<(ActionId, String)>> {
+        if self.is_quarantined() {
+            return Err(self.quarantined());
+        }
         if let Some(list) = self.kept_legal_actions(seat, detail) {
             return Ok(list);
         }
@@ -356,7 +368,10 @@ impl Match {
     /// the change itself has happened, and the next ask will list again.
     pub fn refresh_kept_legal_actions(&mut self) {
         let stale = self.legal.is_stale(self.version());
-        if !self.stage.is_running() || (stale && self.keep_legal_actions().is_err()) {
+        if !self.stage.is_running()
+            || self.is_sealed()
+            || (stale && self.keep_legal_actions().is_err())
+        {
             self.legal.forget();
         }
     }
@@ -366,10 +381,11 @@ impl Match {
         self.legal.forget();
     }
 
-    /// The bot seats that must act now: the match runs and is not paused,
-    /// the seat is to move, and (in a simultaneous turn) has not acted yet.
+    /// The bot seats that must act now: the match runs and is neither
+    /// paused nor quarantined, the seat is to move, and (in a simultaneous
+    /// turn) has not acted yet.
     pub fn bot_seats_to_act(&self) -> HostResult<Vec<Player>> {
-        if !self.stage.is_running() || self.director.is_paused() {
+        if !self.stage.is_running() || self.director.is_paused() || self.is_quarantined() {
             return Ok(Vec::new());
         }
         let movers = self.movers()?;

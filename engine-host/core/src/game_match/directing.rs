@@ -1,15 +1,20 @@
 //! A director's controls over a match (abort, adjudicate, pause, resume,
-//! add time) and the open-seat deadline. The controls' own state and the
-//! checks of their arguments are [`crate::director`]'s; what a control does
-//! to the seats, the clocks, the stage and the held turn is coordinated
-//! here, in one function (`Match::direct`) used both live and when the log
-//! is replayed.
+//! add time), the host's quarantine and the admin's release of it, and the
+//! open-seat deadline. The controls' own state and the checks of their
+//! arguments are [`crate::director`]'s; what a control does to the seats,
+//! the clocks, the stage and the held turn is coordinated here, in one
+//! function (`Match::direct`) used both live and when the log is replayed.
+//!
+//! While a match is quarantined only an abort, an adjudication and the
+//! release apply; none of them calls the plugin.
 
 use tabletop_sdk::{Player, Status};
 
 use super::Match;
 use crate::clock::AddRefused;
-use crate::director::{OnDeadline, check_abort_reason, check_added_ms, check_results, refused};
+use crate::director::{
+    OnDeadline, capped_reason, check_abort_reason, check_added_ms, check_results, refused,
+};
 use crate::error::{HostError, HostResult};
 use crate::fanout::HostEvent;
 use crate::log::LogKind;
@@ -47,6 +52,28 @@ impl Match {
         self.control(LogKind::Resume, at_ms)
     }
 
+    /// Quarantines the match at `at_ms` (the host does, when the plugin's
+    /// worker died in one of the match's calls): its clocks stop like a
+    /// pause's, actions, resignations and joins are refused with
+    /// [`HostError::MatchQuarantined`], no bot moves, and nothing calls the
+    /// plugin for the match any more ([`Match::is_sealed`]). `reason` is
+    /// cut to [`MAX_ABORT_REASON`](crate::director::MAX_ABORT_REASON)
+    /// bytes. Refused ([`HostError::ControlRefused`]) for a match already
+    /// quarantined or finished. A director may abort or adjudicate it; the
+    /// admin may [`Match::release`] it.
+    pub fn quarantine(&mut self, reason: &str, at_ms: i64) -> HostResult<()> {
+        let reason = capped_reason(reason);
+        self.control(LogKind::Quarantine { reason }, at_ms)
+    }
+
+    /// Lifts the quarantine at `at_ms`: play goes on where it stopped, the
+    /// clocks restarting where they stopped unless a director's pause still
+    /// holds them. Refused ([`HostError::ControlRefused`]) for a match that
+    /// is not quarantined.
+    pub fn release(&mut self, at_ms: i64) -> HostResult<()> {
+        self.control(LogKind::Release, at_ms)
+    }
+
     /// Gives `seat` `ms` more time at `at_ms`: on its bank, or on its
     /// current move when the match has no bank.
     pub fn add_time(&mut self, seat: Player, ms: i64, at_ms: i64) -> HostResult<()> {
@@ -67,7 +94,9 @@ impl Match {
         let Some(deadline) = self.setup.open_seat_deadline else {
             return Ok(false);
         };
-        if !self.stage.is_waiting() || now < deadline.at_ms {
+        // A quarantined match's deadline waits, like its clocks: starting
+        // without the absent seats would call the plugin.
+        if !self.stage.is_waiting() || now < deadline.at_ms || self.is_quarantined() {
             return Ok(false);
         }
         let absent = self.seats.open();
@@ -95,9 +124,28 @@ impl Match {
     /// replayed. Returns what watchers are told.
     pub(crate) fn direct(&mut self, kind: &LogKind, at_ms: i64) -> HostResult<HostEvent> {
         if self.stage.is_finished() {
+            if let LogKind::Quarantine { .. } = kind {
+                return Err(refused("the match is over"));
+            }
             return Err(HostError::MatchOver {
                 clock_ran_out: false,
             });
+        }
+        // A second quarantine is the director part's to refuse.
+        let applies_in_quarantine = matches!(
+            kind,
+            LogKind::Abort { .. }
+                | LogKind::Adjudicate { .. }
+                | LogKind::Release
+                | LogKind::Quarantine { .. }
+        );
+        if let Some(reason) = self.quarantine_reason()
+            && !applies_in_quarantine
+        {
+            return Err(refused(format!(
+                "the match is quarantined ({reason}): abort or adjudicate it, or lift the \
+                 quarantine first"
+            )));
         }
         match kind {
             LogKind::Abort { reason } => {
@@ -127,12 +175,35 @@ impl Match {
                 Ok(HostEvent::Paused)
             }
             LogKind::Resume => {
-                let paused_at = self.director.resume()?;
-                // Each running clock restarts where it stopped: its start
-                // moves on by the pause.
-                self.clocks
-                    .delay_running(at_ms.saturating_sub(paused_at).max(0));
+                if let Some(stopped_at) = self.director.resume()? {
+                    self.restart_clocks(stopped_at, at_ms);
+                }
                 Ok(HostEvent::Resumed)
+            }
+            LogKind::Quarantine { reason } => {
+                self.director.quarantine(reason, at_ms)?;
+                // Kept lists would answer for a match that takes no action.
+                self.legal.forget();
+                Ok(HostEvent::Quarantined {
+                    reason: reason.clone(),
+                })
+            }
+            LogKind::Release => {
+                // Seats are taken again, when the log is replayed, before
+                // its first entry after creation: a seat taken after a
+                // release would be told before the quarantine.
+                if self.is_quarantined() && self.stage.is_waiting() {
+                    return Err(refused(
+                        "the match was quarantined while it waited for players and is not \
+                         released: abort it (nothing was played yet)",
+                    ));
+                }
+                if let Some(stopped_at) = self.director.release()? {
+                    self.restart_clocks(stopped_at, at_ms);
+                }
+                // Told again by replaying the log, as every other event.
+                self.feed.forget_kept();
+                Ok(HostEvent::Released)
             }
             LogKind::AddTime { seat, ms } => {
                 self.check_running("add time to")?;
@@ -152,6 +223,13 @@ impl Match {
                 "a move, chance or seat change is not a director's control".into(),
             )),
         }
+    }
+
+    /// The clocks stopped at `stopped_at` run again at `at_ms`: each running
+    /// clock restarts where it stopped, its start moved on by the stop.
+    fn restart_clocks(&mut self, stopped_at: i64, at_ms: i64) {
+        self.clocks
+            .delay_running(at_ms.saturating_sub(stopped_at).max(0));
     }
 
     fn check_running(&self, what: &str) -> HostResult<()> {

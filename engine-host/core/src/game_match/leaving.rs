@@ -49,14 +49,19 @@ impl Match {
     }
 
     /// `seat` resigns at `at_ms`: it leaves a match that plays on without
-    /// it, or the match ends. Refused for a finished match, for a seat
-    /// already out of the game (it has nothing left to give up), and, while
-    /// a director has paused the match, for one the seat would leave alone.
+    /// it, or the match ends. Refused for a finished match, for a
+    /// quarantined one (ending it is a director's; leaving it would call
+    /// its plugin), for a seat already out of the game (it has nothing left
+    /// to give up), and, while a director has paused the match, for one
+    /// the seat would leave alone.
     pub(crate) fn resign_at(&mut self, seat: Player, at_ms: i64) -> HostResult<()> {
         if self.stage.is_finished() {
             return Err(HostError::MatchOver {
                 clock_ran_out: false,
             });
+        }
+        if self.is_quarantined() {
+            return Err(self.quarantined());
         }
         let players = self.setup.players;
         if seat >= players {

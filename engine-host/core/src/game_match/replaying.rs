@@ -14,7 +14,7 @@ use tabletop_sdk::{DynGame, DynState, Move, Player, Status, Transition, Viewer};
 
 use super::Match;
 use crate::error::{HostError, HostResult};
-use crate::fanout::HostEvent;
+use crate::fanout::{HostEvent, ViewerUpdate};
 use crate::log::{LogEntry, LogKind, LoggedMoves, creation_entries};
 use crate::out::OutReason;
 use crate::seat::SeatJoin;
@@ -119,6 +119,10 @@ impl Match {
     /// replay scrubber shows. A spectator of a match under a spectator
     /// delay may ask only for the versions the delay shows now
     /// ([`Match::spectator_horizon`]). `detail` says how much it carries.
+    ///
+    /// A sealed match ([`Match::is_sealed`]) replays nothing: it answers
+    /// the versions from its quarantine on from the events it kept, and
+    /// refuses earlier ones with [`HostError::MatchQuarantined`].
     pub fn view_at_version(
         &self,
         viewer: Viewer,
@@ -135,7 +139,29 @@ impl Match {
                 "version {version} is beyond the match's current version {current}"
             )));
         }
+        if self.is_sealed() {
+            return self.kept_view(viewer, version, detail);
+        }
         self.replayed_view(viewer, version, detail)
+    }
+
+    /// A sealed match's view right after `version`, from the event that
+    /// made that version among the ones it kept; refused for a version
+    /// before its quarantine.
+    fn kept_view(&self, viewer: Viewer, version: u64, detail: ViewDetail) -> HostResult<MatchView> {
+        let kept = self.feed.kept().iter().rev().find(|e| e.version == version);
+        let view = kept.and_then(|event| match event.for_viewer(viewer).update {
+            ViewerUpdate::Transition { view, .. } => view,
+            ViewerUpdate::SeatActed { .. } => None,
+        });
+        let Some(view) = view else {
+            return Err(self.quarantined());
+        };
+        let mut view = MatchView::clone(&view);
+        if !detail.has_game_view() {
+            view.text.clear();
+        }
+        Ok(view)
     }
 
     /// The match as `viewer` saw it right after `version`, replayed (see
@@ -293,6 +319,22 @@ impl Match {
                 entry.version
             )));
         }
+        // Live, a quarantined match takes no move and loses no seat: a log
+        // that says otherwise was not written by a host, and replaying it
+        // would call the plugin. A director's control is for `direct` to
+        // refuse or apply.
+        let plays = matches!(
+            entry.kind,
+            LogKind::Moves { .. }
+                | LogKind::Chance { .. }
+                | LogKind::Resign { .. }
+                | LogKind::Timeout { .. }
+                | LogKind::Out { .. }
+                | LogKind::ResignOut { .. }
+        );
+        if plays && let Some(reason) = self.quarantine_reason() {
+            return Err(fail.because(format_args!("the match is quarantined ({reason})")));
+        }
         let at_ms = entry.at_ms;
         // After a move or a seat taken out the next movers' clocks start.
         let restarts_clocks = matches!(
@@ -316,7 +358,9 @@ impl Match {
             | LogKind::Pause
             | LogKind::Resume
             | LogKind::AddTime { .. }
-            | LogKind::Absent { .. } => {
+            | LogKind::Absent { .. }
+            | LogKind::Quarantine { .. }
+            | LogKind::Release => {
                 let event = self
                     .direct(&entry.kind, at_ms)
                     .map_err(|e| fail.because(e))?;
@@ -328,7 +372,12 @@ impl Match {
         if self.log.version() != index as u64 + 1 {
             return Err(fail.because("it did not log as itself"));
         }
-        if !self.stage.is_finished() && self.state.status()? == Status::Terminal {
+        // A sealed match's state is not asked; nothing since its quarantine
+        // changed it.
+        if !self.stage.is_finished()
+            && !self.is_sealed()
+            && self.state.status()? == Status::Terminal
+        {
             self.finish_normally()?;
         }
         Ok((happened, restarts_clocks))

@@ -2,6 +2,11 @@
 //! spectator's under the spectator delay) and the events live watchers are
 //! sent. A view reads every part, and an event is counted by the feed and
 //! described with the views of the moment, so both are coordinated here.
+//!
+//! A sealed match (quarantined, or ended while it was: `Match::is_sealed`)
+//! is shown without its plugin: the host's part (seats, clocks, version,
+//! stage, labels, the quarantine's reason), no game view, board or
+//! position, nobody to move, and a text that says why.
 
 use std::sync::Arc;
 
@@ -11,7 +16,7 @@ use super::Match;
 use crate::delay::SpectatorHorizon;
 use crate::error::HostResult;
 use crate::fanout::{HostEvent, Subscription, ViewerUpdate};
-use crate::log::{creation_entries, held_before};
+use crate::log::seq_of_version;
 use crate::seat::SeatInfo;
 use crate::setup::now_ms;
 use crate::view::{MatchView, ViewDetail};
@@ -69,7 +74,10 @@ impl Match {
                 name: names.next(),
             })
             .collect();
+        let sealed = self.is_sealed();
         let pending_action = match viewer {
+            // Its notation is the plugin's to write.
+            _ if sealed => None,
             Viewer::Seat(p) => match self.held.by(p) {
                 Some(held) => Some(self.state.action_to_string(p, held.action)?),
                 None => None,
@@ -88,15 +96,17 @@ impl Match {
                 Viewer::Seat(p) => Some(p),
                 Viewer::Spectator => None,
             },
-            view_json: if game_view {
+            view_json: if game_view && !sealed {
                 self.state.view(viewer)?
             } else {
                 String::new()
             },
-            text: if game_view {
-                self.state.render_text(viewer)?
-            } else {
+            text: if !game_view {
                 String::new()
+            } else if sealed {
+                self.sealed_text()
+            } else {
+                self.state.render_text(viewer)?
             },
             to_move: movers.iter().collect(),
             seats,
@@ -104,6 +114,7 @@ impl Match {
             pending_action,
             labels: self.setup.labels.clone(),
             paused: self.director.is_paused(),
+            quarantine_reason: self.quarantine_reason().map(Box::from),
             abort_reason: self.director.abort_reason().map(str::to_owned),
             adjudicated: self.director.is_adjudicated(),
             open_seat_deadline_ms: self
@@ -113,23 +124,43 @@ impl Match {
                 .map(|d| d.at_ms),
             spectator_delay: self.setup.spectator_delay,
             delayed: false,
-            position: if game_view && self.position_is_public() {
+            position: if game_view && self.position_is_public() && !sealed {
                 Some(self.state.position()?)
             } else {
                 None
             },
             svg: match detail {
-                ViewDetail::Board => self.state.render_svg(viewer)?,
+                ViewDetail::Board if !sealed => self.state.render_svg(viewer)?,
                 _ => None,
             },
         })
     }
 
+    /// The text a sealed match's view shows in place of the game's.
+    fn sealed_text(&self) -> String {
+        let reason = self.quarantine_reason().unwrap_or_default();
+        if self.stage.is_finished() {
+            format!(
+                "This match ended while it was quarantined: {reason}\n\
+                 Its game's plugin is not called for it, so its board is not shown.\n"
+            )
+        } else {
+            format!(
+                "This match is quarantined: {reason}\n\
+                 Its game's plugin failed in a call for this match. No move can be made\n\
+                 until the admin lifts the quarantine; a director may abort or adjudicate\n\
+                 the match.\n"
+            )
+        }
+    }
+
     /// Whether spectators see the match behind: it has a spectator delay
     /// and runs (a waiting match has nothing to hide yet, a finished one
-    /// nothing left to).
+    /// nothing left to), and is not quarantined (its view holds nothing of
+    /// the game then, and showing it behind would replay its log through
+    /// the plugin it may not call).
     pub fn spectator_delay_applies(&self) -> bool {
-        self.setup.spectator_delay.is_some() && self.stage.is_running()
+        self.setup.spectator_delay.is_some() && self.stage.is_running() && !self.is_sealed()
     }
 
     /// What spectators may see of the match at `now_ms` (see
@@ -163,16 +194,7 @@ impl Match {
     /// simultaneous turn (told at the version it was submitted at). The
     /// same number [`crate::History::seq_of_version`] finds by a walk.
     pub fn seq_of_version(&self, version: u64) -> u64 {
-        if version == 0 {
-            return 0;
-        }
-        let log = self.log.entries();
-        let joins = if version > creation_entries(log) as u64 {
-            self.seats.joins().len() as u64
-        } else {
-            0
-        };
-        version + joins + held_before(log, version)
+        seq_of_version(self.log.entries(), self.seats.joins().len(), version)
     }
 
     /// The match as spectators may see it at `now_ms`: under a delay, as
@@ -204,16 +226,20 @@ impl Match {
 
     /// Counts the next event and sends `updates` (one per viewer) to live
     /// watchers, if any.
+    /// A sealed match's events are kept with their views (see
+    /// [`crate::fanout`]).
     fn publish(&mut self, at_ms: i64, updates: Option<Vec<ViewerUpdate>>) {
         let (version, finished) = (self.version(), self.stage.is_finished());
-        self.feed.publish(version, at_ms, finished, updates);
+        let keep = self.is_sealed();
+        self.feed.publish(version, at_ms, finished, updates, keep);
     }
 
     /// The views after a change, for every viewer, with the clocks as of
     /// `at_ms` (what a replay of the log shows at the same place); `None`
-    /// each when no watcher wants views.
+    /// each when no watcher wants views, unless the match is sealed (its
+    /// events are kept, views and all, and its views need no plugin).
     fn views_at(&self, at_ms: i64) -> HostResult<Vec<Option<Arc<MatchView>>>> {
-        let wanted = self.feed.wants_views();
+        let wanted = self.feed.wants_views() || self.is_sealed();
         self.viewers()
             .map(|viewer| {
                 if !wanted {
@@ -257,7 +283,7 @@ impl Match {
 
     /// Publishes what the host says happened: every viewer is told the same.
     pub(crate) fn publish_host_event(&mut self, event: &HostEvent, at_ms: i64) -> HostResult<()> {
-        if !self.feed.is_watched() {
+        if !self.feed.is_watched() && !self.is_sealed() {
             self.publish(at_ms, None);
             return Ok(());
         }

@@ -1,11 +1,12 @@
 //! The match core's own tests: sequences, simultaneous turns with clocks,
-//! the legal-action cache, what viewers are told and bot turns, on
-//! in-process games.
+//! the legal-action cache, what viewers are told, bot turns and
+//! quarantined matches, on in-process games.
 
 mod bots;
 mod clocks;
 mod legal_cache;
 mod placing;
+mod quarantine;
 mod sequences;
 mod simultaneous;
 mod watching;

@@ -7,7 +7,7 @@
 //! the game's answers over a unix socket. A worker gets a cleared
 //! environment, a cap on its address space, and no descriptor but its
 //! socket and its output pipes; its output is logged by the host, named and
-//! rate-limited ([`output`]); a call that overruns its deadline kills it.
+//! rate-limited; a call that overruns its deadline kills it.
 //!
 //! When a worker dies, the call that killed it is answered with a fault
 //! ([`tabletop_sdk::ErrorKind::ProcessDied`]) and reported to the host's

@@ -39,6 +39,8 @@ fn read_lines(mut stream: impl Read, plugin: &str, stream_name: &str, lines_per_
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
+        // A flood is reported while it lasts, once a second.
+        limit.report_dropped_now_and_then(plugin, stream_name);
         for &byte in &chunk[..read] {
             if byte == b'\n' {
                 limit.log(plugin, stream_name, &line, cut);
@@ -63,6 +65,7 @@ struct LineBudget {
     tokens: f64,
     refilled: Instant,
     dropped: u64,
+    reported: Option<Instant>,
 }
 
 impl LineBudget {
@@ -72,6 +75,7 @@ impl LineBudget {
             tokens: f64::from(per_second),
             refilled: Instant::now(),
             dropped: 0,
+            reported: None,
         }
     }
 
@@ -94,6 +98,15 @@ impl LineBudget {
         tracing::info!(target: "plugin_output", plugin, stream, "{text}{more}");
     }
 
+    fn report_dropped_now_and_then(&mut self, plugin: &str, stream: &str) {
+        if self
+            .reported
+            .is_none_or(|at| at.elapsed() >= Duration::from_secs(1))
+        {
+            self.report_dropped(plugin, stream);
+        }
+    }
+
     fn report_dropped(&mut self, plugin: &str, stream: &str) {
         if self.dropped > 0 {
             tracing::warn!(
@@ -104,6 +117,7 @@ impl LineBudget {
                 "the plugin wrote more lines than the log takes; these were dropped"
             );
             self.dropped = 0;
+            self.reported = Some(Instant::now());
         }
     }
 }

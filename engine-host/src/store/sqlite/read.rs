@@ -11,13 +11,13 @@ use std::collections::HashMap;
 
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, SeatJoin};
+use tabletop_core::{HeldAction, HostError, HostResult, LogEntry, SeatJoin};
 
 use super::write::state_name;
 use super::{db_error, json_error};
 use crate::store::{
-    DamagedMatch, LifecycleRow, MatchQuery, StoredCredential, StoredMatch, StoredRequest,
-    StoredSummary, damaged_setup,
+    DamagedMatch, LifecycleRow, ListedState, MatchQuery, StoredCredential, StoredMatch,
+    StoredRequest, StoredSummary, damaged_setup,
 };
 use tabletop_core::quote::quote;
 
@@ -103,7 +103,8 @@ pub(super) fn load_unfinished(
 ) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>> {
     let rows = conn
         .prepare(&format!(
-            "SELECT {MATCH_COLUMNS} FROM matches WHERE state IN ('waiting', 'running') \
+            "SELECT {MATCH_COLUMNS} FROM matches \
+             WHERE state IN ('waiting', 'running', 'quarantined') \
              ORDER BY created_at_ms, match_id"
         ))
         .and_then(|mut s| {
@@ -378,9 +379,10 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
             Err(other) => return Err(other),
         };
         let state = match state.as_str() {
-            "waiting" => Lifecycle::Waiting,
-            "running" => Lifecycle::Running,
-            _ => Lifecycle::Finished,
+            "waiting" => ListedState::Waiting,
+            "running" => ListedState::Running,
+            "quarantined" => ListedState::Quarantined,
+            _ => ListedState::Finished,
         };
         let mut open_seats: Vec<u32> = open
             .unwrap_or_default()

@@ -2,10 +2,12 @@
 //! (and a savepoint of its own when a batch must fail one write alone).
 
 use rusqlite::{Connection, params};
-use tabletop_core::{HeldAction, HostError, HostResult, Lifecycle, LogEntry, SeatJoin, SeatResult};
+use tabletop_core::{HeldAction, HostError, HostResult, LogEntry, SeatJoin, SeatResult};
 
 use super::{db_error, json_error};
-use crate::store::{LifecycleEvent, LifecycleKind, StoredCredential, StoredMatch, StoredRequest};
+use crate::store::{
+    LifecycleEvent, LifecycleKind, ListedState, StoredCredential, StoredMatch, StoredRequest,
+};
 
 /// One write for the writer thread.
 #[derive(Debug)]
@@ -56,12 +58,14 @@ impl Write {
     }
 }
 
-/// The `state` column's value for a stage.
-pub(super) fn state_name(state: Lifecycle) -> &'static str {
+/// The `state` column's value for a listed state. The column is plain
+/// text with no constraint, so `quarantined` is a value like the others.
+pub(super) fn state_name(state: ListedState) -> &'static str {
     match state {
-        Lifecycle::Waiting => "waiting",
-        Lifecycle::Running => "running",
-        Lifecycle::Finished => "finished",
+        ListedState::Waiting => "waiting",
+        ListedState::Running => "running",
+        ListedState::Quarantined => "quarantined",
+        ListedState::Finished => "finished",
     }
 }
 
@@ -142,6 +146,24 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
                     "UPDATE matches SET state = 'running' WHERE match_id = ?1 AND state = 'waiting'",
                     params![match_id],
                 )?;
+            }
+            for event in lifecycle {
+                match event.kind {
+                    LifecycleKind::Quarantined { .. } => cached(
+                        conn,
+                        "UPDATE matches SET state = 'quarantined' \
+                         WHERE match_id = ?1 AND state IN ('waiting', 'running')",
+                        params![match_id],
+                    )?,
+                    // Back to its stage: only a running match is released.
+                    LifecycleKind::Released => cached(
+                        conn,
+                        "UPDATE matches SET state = 'running' \
+                         WHERE match_id = ?1 AND state = 'quarantined'",
+                        params![match_id],
+                    )?,
+                    _ => 0,
+                };
             }
             insert_lifecycle(conn, lifecycle)
         }
@@ -235,8 +257,8 @@ fn create(
     request: Option<&StoredRequest>,
 ) -> HostResult<()> {
     let setup = &stored.setup;
-    let state = stored.state();
-    let finished = state == Lifecycle::Finished;
+    let state = stored.listed_state();
+    let finished = state == ListedState::Finished;
     cached(
         conn,
         "INSERT INTO matches (match_id, setup_json, pending_json, results_json, game, state, \

@@ -39,6 +39,9 @@
 // | GAME_NOT_LOADED | FAILED_PRECONDITION | game, version | ImportRecord: the record's plugin version is not loaded |
 // | MATCH_PAUSED | FAILED_PRECONDITION | | a director paused the match; actions wait until it resumes |
 // | CONTROL_REFUSED | FAILED_PRECONDITION | | a director's control does not apply to the match as it is (pausing a paused match, adding time to a match without a clock) |
+// | MATCH_QUARANTINED | FAILED_PRECONDITION | match_id, quarantine_reason | the match is quarantined: its plugin's worker died in one of its calls; a director may abort or adjudicate it, the admin may lift it |
+// | PLUGIN_SUSPENDED | FAILED_PRECONDITION | game, version, faults, window_s | CreateMatch, ImportRecord: the plugin faulted too often lately (`--plugin-faults` within `--plugin-fault-window-s`) and takes no new matches until its faults age out |
+// | PLUGIN_RETIRED | FAILED_PRECONDITION | game, version | CreateMatch, ImportRecord: the admin retired this plugin version; it takes no new matches |
 // | REQUEST_ID_REUSED | ALREADY_EXISTS | request_id, match_id | CreateMatch: the `request_id` was used for a different request |
 // | AMBIGUOUS_GAME_VERSION | FAILED_PRECONDITION | game, version, files (comma-separated) | CreateMatch, ImportRecord: files with different content claim this game version; none is chosen until all but one are removed |
 // | PLUGIN_CONFLICT | FAILED_PRECONDITION | game, version, existing_file | LoadPlugin: another file provides this game version |
@@ -56,7 +59,8 @@
 // | REQUEST_TIMEOUT | DEADLINE_EXCEEDED | timeout_ms | the call took longer than the request timeout (`--request-timeout-ms`) |
 // | REPLY_TOO_LARGE | RESOURCE_EXHAUSTED | | the reply is larger than the server's cap (`--max-reply-bytes`) |
 // | PLUGIN_TIMEOUT | INTERNAL | deadline_ms | the game's plugin did not answer in time |
-// | PLUGIN_FAULT | INTERNAL | | the game's plugin failed (a bug in the plugin) |
+// | PLUGIN_FAULT | UNAVAILABLE | | the game's plugin failed in this call (a bug in the plugin); when its worker died, the match is quarantined |
+// | PLUGIN_RESTARTED | UNAVAILABLE | | the plugin's worker died during the call because of another match's call; nothing changed: call again |
 // | INTERNAL | INTERNAL | | a fault of the server |
 //
 // The table is written from the server's own (engine-host/src/grpc/reason.rs)
@@ -559,7 +563,10 @@ export type GetViewRequest = Message<"tabletop.v1.GetViewRequest"> & {
   /**
    * The match as it was right after this version (0: as created), clocks as
    * of that log entry's time, replayed from the log: the same answer
-   * whenever it is asked. Absent: the match now.
+   * whenever it is asked. Absent: the match now. A match whose
+   * `quarantine_reason` is set answers only the versions from its
+   * quarantine on (a replay would call its plugin); an earlier one is
+   * refused with MATCH_QUARANTINED until the quarantine is lifted.
    *
    * @generated from field: optional uint64 at_version = 3;
    */
@@ -1267,7 +1274,8 @@ export const Matches: GenService<{
     output: typeof MatchViewSchema;
   },
   /**
-   * The legal actions of the token's seat now (empty when not to move).
+   * The legal actions of the token's seat now (empty when not to move;
+   * refused with MATCH_QUARANTINED while the match is quarantined).
    *
    * @generated from rpc tabletop.v1.Matches.ListLegalActions
    */

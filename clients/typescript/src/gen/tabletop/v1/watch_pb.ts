@@ -283,6 +283,13 @@ export const SeatActedSchema: GenMessage<SeatActed> = /*@__PURE__*/
  * falls behind receives every event it missed, in order, without gap or
  * duplicate. A match finished long ago answers the same as a live one.
  *
+ * A match whose `MatchView.quarantine_reason` is set (quarantined, or ended
+ * while it was) is told from its quarantine on: telling the events before it
+ * again would call the plugin that failed. A resume point before the
+ * quarantine event, or a ListEvents page starting before it, is refused
+ * with MATCH_QUARANTINED until the quarantine is lifted; a watch without a
+ * resume point starts with the snapshot as usual.
+ *
  * @generated from service tabletop.v1.Watch
  */
 export const Watch: GenService<{
