@@ -3,7 +3,7 @@
 //! that dies inside a trusted plugin can say so on its next start (and
 //! quarantine the match) instead of dying there again and again.
 //!
-//! Each call on a trusted plugin's state ([`Tracked`]) notes itself in a
+//! Each call on a trusted plugin's state notes itself in a
 //! thread-local slot of fixed size and clears it after: two stores into
 //! thread-local memory, nothing a call can measure. engine-host's fatal
 //! signal handler and exit hook read the slot with [`write_current`], which
