@@ -359,9 +359,20 @@ pub async fn legal(
 /// Builds a C example into `dir` as a shared library, every warning an
 /// error and every symbol hidden but the exported entry point.
 pub fn build_c_example(source: &str, dir: &Path) -> PathBuf {
-    let root = workspace_dir();
     let stem = source.trim_end_matches(".c");
     let library = dir.join(format!("lib{stem}.{}", std::env::consts::DLL_EXTENSION));
+    compile_c(
+        &workspace_dir().join("examples/c-plugin").join(source),
+        &[],
+        &library,
+    );
+    library
+}
+
+/// Compiles the plugin source `source` with the macro definitions
+/// `defines` into the shared library `library`: the strict build every C
+/// plugin of the tests gets.
+fn compile_c(source: &Path, defines: &[String], library: &Path) {
     let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args([
             "-shared",
@@ -373,19 +384,20 @@ pub fn build_c_example(source: &str, dir: &Path) -> PathBuf {
             "-pedantic",
             "-Werror",
         ])
+        .args(defines)
         .arg("-I")
-        .arg(root.join("include"))
+        .arg(workspace_dir().join("include"))
         .arg("-o")
-        .arg(&library)
-        .arg(root.join("examples/c-plugin").join(source))
+        .arg(library)
+        .arg(source)
         .output()
-        .expect("a C compiler (cc) to build the example plugin");
+        .expect("a C compiler (cc) to build a C plugin");
     assert!(
         output.status.success(),
-        "{source} does not compile:\n{}",
+        "{} does not compile:\n{}",
+        source.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    library
 }
 
 /// Builds the faulty Connect Four fixture
@@ -427,30 +439,13 @@ pub fn build_faulty_plugin(kind: &str, place: &str, dir: &Path) -> PathBuf {
         "libfaulty_{kind}_{place}.{}",
         std::env::consts::DLL_EXTENSION
     ));
-    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args([
-            "-shared",
-            "-fPIC",
-            "-fvisibility=hidden",
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-pedantic",
-            "-Werror",
-        ])
-        .arg(format!("-DFAULT_KIND=FAULT_{}", kind.to_uppercase()))
-        .arg(format!("-DFAULT_WHERE=WHERE_{}", place.to_uppercase()))
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg("-o")
-        .arg(&library)
-        .arg(&source)
-        .output()
-        .expect("a C compiler (cc) to build the faulty plugin");
-    assert!(
-        output.status.success(),
-        "the faulty plugin ({kind}, {place}) does not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    compile_c(
+        &source,
+        &[
+            format!("-DFAULT_KIND=FAULT_{}", kind.to_uppercase()),
+            format!("-DFAULT_WHERE=WHERE_{}", place.to_uppercase()),
+        ],
+        &library,
     );
     library
 }
