@@ -141,11 +141,6 @@ impl TrustList {
             None => Trusted::No,
         }
     }
-
-    /// Whether it trusts anything by name or directory.
-    pub fn is_empty(&self) -> bool {
-        !self.everything && self.builds.is_empty() && self.files.is_empty()
-    }
 }
 
 /// What a trust list says of one file.

@@ -5,7 +5,6 @@
 //! other state is made again from its recipe in a fresh worker at its next
 //! call, which then goes on as if nothing happened.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -13,14 +12,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
-use tabletop_sdk::{
-    ActionId, Attempt, Chance, DynGame, DynState, ErrorKind, GameError, Manifest, Move, Player,
-    PlayerResult, Refusal, SeatOut, Status, Transition, Viewer,
-};
+use tabletop_sdk::{ActionId, DynGame, DynState, ErrorKind, GameError, Manifest, Player, Status};
 
 use super::process::{CallError, Death, Process, WorkerSpec};
-use super::protocol::{Answer, AttemptText, Handle, Origin, Recipe, Request, Step, Thought};
+use super::protocol::{Answer, Handle, Origin, Recipe, Request, Step, Thought};
 use super::{Fault, FaultSink, FaultWindow};
+
+mod dyn_state;
 
 /// How long a search may overrun its limit before its worker is killed:
 /// the search checks its clock between iterations, each far shorter.
@@ -421,30 +419,16 @@ impl RemoteState {
         request: impl Fn(Handle) -> Request,
         deadline: Option<Duration>,
     ) -> Result<Answer, GameError> {
-        for _ in 0..2 {
+        twice(&self.shared, self.label.as_deref(), || {
             let (process, handle) = self.placed()?;
             let request = request(handle);
-            let answered = match deadline {
+            let answer = match deadline {
                 Some(deadline) => process.call_within(&request, deadline),
                 None => process.call(&request),
             };
-            match answered {
-                Ok(answer) => return Ok(answer),
-                Err(error) => {
-                    match settle(
-                        &self.shared,
-                        self.label.as_deref(),
-                        &request,
-                        &process,
-                        error,
-                    ) {
-                        Settled::Again => continue,
-                        Settled::Fail(e) => return Err(e),
-                    }
-                }
-            }
-        }
-        Err(interrupted(&self.shared.label))
+            Ok((process, request, answer))
+        })
+        .map(|(_, answer)| answer)
     }
 
     /// A new state in the same worker made by `request` (given the source's
@@ -454,36 +438,21 @@ impl RemoteState {
         recipe: Recipe,
         request: impl Fn(Handle, Handle) -> Request,
     ) -> Result<Box<dyn DynState>, GameError> {
-        for _ in 0..2 {
+        let (process, handle) = twice(&self.shared, self.label.as_deref(), || {
             let (process, of) = self.placed()?;
             let handle = process.new_handle();
             let request = request(of, handle);
-            match process.call(&request) {
-                Ok(_) => {
-                    return Ok(Box::new(RemoteState {
-                        shared: Arc::clone(&self.shared),
-                        place: RefCell::new(Place { process, handle }),
-                        recipe,
-                        label: self.label.clone(),
-                        legal: Vec::new(),
-                        known: RefCell::default(),
-                    }));
-                }
-                Err(error) => {
-                    match settle(
-                        &self.shared,
-                        self.label.as_deref(),
-                        &request,
-                        &process,
-                        error,
-                    ) {
-                        Settled::Again => continue,
-                        Settled::Fail(e) => return Err(e),
-                    }
-                }
-            }
-        }
-        Err(interrupted(&self.shared.label))
+            let answer = process.call(&request).map(|_| handle);
+            Ok((process, request, answer))
+        })?;
+        Ok(Box::new(RemoteState {
+            shared: Arc::clone(&self.shared),
+            place: RefCell::new(Place { process, handle }),
+            recipe,
+            label: self.label.clone(),
+            legal: Vec::new(),
+            known: RefCell::default(),
+        }))
     }
 
     /// A bot's choice for `seat`, searched inside the worker (see
@@ -555,15 +524,33 @@ impl Drop for RemoteState {
 /// Makes a state from `recipe` in the serving worker (started if the last
 /// one died): a new state, or one made again by replay.
 fn make_place(shared: &Shared, recipe: &Recipe, label: Option<&str>) -> Result<Place, GameError> {
-    for _ in 0..2 {
+    twice(shared, label, || {
         let process = shared.process()?;
         let handle = process.new_handle();
         let request = Request::Make {
             handle,
             recipe: recipe.clone(),
         };
-        match process.call(&request) {
-            Ok(_) => return Ok(Place { process, handle }),
+        let answer = process.call(&request).map(|_| handle);
+        Ok((process, request, answer))
+    })
+    .map(|(process, handle)| Place { process, handle })
+}
+
+/// A call made once, or again once more when the worker had ended before
+/// it (the state is made again in a fresh worker by the next `once`): the
+/// answer with the worker that gave it, or the error a failed call comes
+/// to (see [`settle`]). `once` gives the worker it called, the request and
+/// the call's answer.
+fn twice<T>(
+    shared: &Shared,
+    label: Option<&str>,
+    mut once: impl FnMut() -> Result<(Arc<Process>, Request, Result<T, CallError>), GameError>,
+) -> Result<(Arc<Process>, T), GameError> {
+    for _ in 0..2 {
+        let (process, request, answer) = once()?;
+        match answer {
+            Ok(value) => return Ok((process, value)),
             Err(error) => match settle(shared, label, &request, &process, error) {
                 Settled::Again => continue,
                 Settled::Fail(e) => return Err(e),
@@ -605,320 +592,4 @@ fn interrupted(plugin: &str) -> GameError {
         ErrorKind::Interrupted,
         format!("the worker of {plugin} ended during the call (another call killed it); try again"),
     )
-}
-
-impl DynState for RemoteState {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn set_label(&mut self, label: &str) {
-        self.label = Some(Arc::from(label));
-    }
-
-    fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
-        self.derive(self.recipe.clone(), |of, handle| Request::Clone {
-            of,
-            handle,
-        })
-    }
-
-    fn status(&self) -> Result<Status, GameError> {
-        if let Some(status) = self.known.borrow().status {
-            return Ok(status);
-        }
-        match self.call(|handle| Request::Status { handle })? {
-            Answer::Status(status) => {
-                self.known.borrow_mut().status = Some(status);
-                Ok(status)
-            }
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn chance(&self) -> Result<Chance, GameError> {
-        match self.call(|handle| Request::Chance { handle })? {
-            Answer::Chance(chance) => Ok(chance),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn results(&self) -> Result<Vec<PlayerResult>, GameError> {
-        match self.call(|handle| Request::Results { handle })? {
-            Answer::Results(results) => Ok(results),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn legal_actions(&self, player: Player, out: &mut Vec<ActionId>) -> Result<(), GameError> {
-        out.clear();
-        out.extend_from_slice(&self.known_legal(player)?);
-        Ok(())
-    }
-
-    fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
-        self.legal = self.known_legal(player)?;
-        Ok(&self.legal)
-    }
-
-    fn apply(&mut self, moves: &[Move]) -> Result<(), GameError> {
-        self.apply_and_lend_legal(moves, None).map(|_| ())
-    }
-
-    fn apply_and_lend_legal(
-        &mut self,
-        moves: &[Move],
-        player: Option<Player>,
-    ) -> Result<(Status, &[ActionId]), GameError> {
-        match self.call(|handle| Request::ApplyAndLegal {
-            handle,
-            moves: moves.to_vec(),
-            player,
-        }) {
-            Ok(Answer::StatusAndActions(status, actions)) => {
-                self.record(Step::Apply(moves.to_vec()));
-                let known = match player {
-                    // The list is the lowest mover's: the one kept.
-                    None => Known::after_change(status, actions.clone()),
-                    Some(_) => Known {
-                        status: Some(status),
-                        ..Known::default()
-                    },
-                };
-                *self.known.get_mut() = known;
-                self.legal = actions;
-                Ok((status, &self.legal))
-            }
-            Ok(_) => Err(out_of_turn()),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
-        match self.call(|handle| Request::ApplyChance { handle, outcome })? {
-            Answer::StatusAndActions(status, actions) => {
-                self.record(Step::Chance(outcome));
-                *self.known.get_mut() = Known::after_change(status, actions);
-                Ok(())
-            }
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn view(&self, viewer: Viewer) -> Result<String, GameError> {
-        text(self.call(|handle| Request::View { handle, viewer })?)
-    }
-
-    fn render_text(&self, viewer: Viewer) -> Result<String, GameError> {
-        text(self.call(|handle| Request::Text { handle, viewer })?)
-    }
-
-    fn event(
-        &self,
-        before: &dyn DynState,
-        transition: &Transition,
-        viewer: Viewer,
-    ) -> Result<String, GameError> {
-        let before = before
-            .as_any()
-            .downcast_ref::<RemoteState>()
-            .ok_or_else(|| GameError::internal("`before` is a state of another game"))?;
-        for _ in 0..2 {
-            let (_, before_handle) = before.placed()?;
-            let answer = self.call(|handle| Request::Event {
-                handle,
-                before: before_handle,
-                transition: transition.clone(),
-                viewer,
-            });
-            match answer {
-                // `before` was in a worker that ended between the two
-                // placements: place it again.
-                Err(e)
-                    if e.kind == ErrorKind::Internal
-                        && !before.place.borrow().process.is_alive() =>
-                {
-                    continue;
-                }
-                answer => return text(answer?),
-            }
-        }
-        Err(interrupted(&self.shared.label))
-    }
-
-    fn position(&self) -> Result<String, GameError> {
-        text(self.call(|handle| Request::Position { handle })?)
-    }
-
-    fn action_to_string(&self, player: Player, action: ActionId) -> Result<String, GameError> {
-        let known = self
-            .known
-            .borrow()
-            .notations
-            .iter()
-            .find(|(p, a, _)| *p == player && *a == action)
-            .map(|(_, _, text)| text.clone());
-        if let Some(text) = known {
-            return Ok(text);
-        }
-        text(self.call(|handle| Request::ActionText {
-            handle,
-            player,
-            action,
-        })?)
-    }
-
-    fn actions_to_strings(
-        &self,
-        player: Player,
-        ids: &[ActionId],
-        text: &mut String,
-        ends: &mut Vec<u32>,
-    ) -> Result<(), GameError> {
-        match self.call(|handle| Request::ActionTexts {
-            handle,
-            player,
-            ids: ids.to_vec(),
-        })? {
-            Answer::Texts(joined, offsets) => {
-                let mut known = self.known.borrow_mut();
-                known.notations.clear();
-                let mut start = 0;
-                for (&id, &end) in ids.iter().zip(&offsets).take(KNOWN_NOTATIONS) {
-                    let notation = joined.get(start as usize..end as usize).unwrap_or_default();
-                    known.notations.push((player, id, notation.to_string()));
-                    start = end;
-                }
-                let base = text.len() as u32;
-                text.push_str(&joined);
-                ends.extend(offsets.into_iter().map(|end| base + end));
-                Ok(())
-            }
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn parse_action(&self, player: Player, text: &str) -> Result<ActionId, GameError> {
-        match self.call(|handle| Request::ParseAction {
-            handle,
-            player,
-            text: text.to_string(),
-        })? {
-            Answer::Action(action) => Ok(action),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn expand_notation(
-        &self,
-        player: Player,
-        text: &str,
-    ) -> Result<Option<Vec<String>>, GameError> {
-        match self.call(|handle| Request::ExpandNotation {
-            handle,
-            player,
-            text: text.to_string(),
-        })? {
-            Answer::Expanded(expanded) => Ok(expanded),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn resample(&self, viewer: Viewer, random: u64) -> Result<Box<dyn DynState>, GameError> {
-        let recipe = Recipe {
-            origin: Origin::Resampled {
-                of: Box::new(self.recipe.clone()),
-                viewer,
-                random,
-            },
-            steps: Vec::new(),
-        };
-        self.derive(recipe, |of, handle| Request::Resample {
-            of,
-            handle,
-            viewer,
-            random,
-        })
-    }
-
-    fn remove_player(&mut self, player: Player) -> Result<(), GameError> {
-        self.call(|handle| Request::RemovePlayer { handle, player })?;
-        self.record(Step::Remove(player));
-        *self.known.get_mut() = Known::default();
-        Ok(())
-    }
-
-    fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
-        match self.call(|handle| Request::SeatsOut { handle })? {
-            Answer::SeatsOut(out) => Ok(out),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn explain_refusal(
-        &self,
-        player: Player,
-        attempt: Attempt<'_>,
-    ) -> Result<Option<Refusal>, GameError> {
-        let attempt = match attempt {
-            Attempt::Id(id) => AttemptText::Id(id),
-            Attempt::Text(text) => AttemptText::Text(text.to_string()),
-        };
-        match self.call(|handle| Request::ExplainRefusal {
-            handle,
-            player,
-            attempt: attempt.clone(),
-        })? {
-            Answer::Refusal(refusal) => Ok(refusal),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn action_space(&self) -> Result<u64, GameError> {
-        match self.call(|handle| Request::ActionSpace { handle })? {
-            Answer::Number(space) => Ok(space),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn evaluate(&self, values: &mut [f64]) -> Result<bool, GameError> {
-        let seats = values.len() as u32;
-        match self.call(|handle| Request::Evaluate { handle, seats })? {
-            Answer::Values(None) => Ok(false),
-            Answer::Values(Some(found)) if found.len() == values.len() => {
-                values.copy_from_slice(&found);
-                Ok(true)
-            }
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn render_svg(&self, viewer: Viewer) -> Result<Option<String>, GameError> {
-        match self.call(|handle| Request::Svg { handle, viewer })? {
-            Answer::MaybeText(svg) => Ok(svg),
-            _ => Err(out_of_turn()),
-        }
-    }
-
-    fn action_targets(
-        &self,
-        player: Player,
-        ids: &[ActionId],
-    ) -> Result<Option<Vec<Vec<String>>>, GameError> {
-        match self.call(|handle| Request::Targets {
-            handle,
-            player,
-            ids: ids.to_vec(),
-        })? {
-            Answer::Targets(targets) => Ok(targets),
-            _ => Err(out_of_turn()),
-        }
-    }
-}
-
-fn text(answer: Answer) -> Result<String, GameError> {
-    match answer {
-        Answer::Text(text) => Ok(text),
-        _ => Err(out_of_turn()),
-    }
 }

@@ -109,11 +109,11 @@ fn serve(worker: &Worker, connection: UnixStream) {
     let mut writer = BufWriter::new(writer);
     let mut buffer = Vec::new();
     while let Ok(Some(request)) = read_frame::<Request>(&mut reader, &mut buffer) {
-        if let Request::Drop { handle } = request {
-            worker.remove(handle);
+        let answered = !matches!(request, Request::Drop { .. });
+        let reply = worker.answer(request);
+        if !answered {
             continue;
         }
-        let reply = worker.answer(request);
         if write_frame(&mut writer, &reply)
             .and_then(|()| writer.flush())
             .is_err()
