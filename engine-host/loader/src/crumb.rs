@@ -11,7 +11,6 @@
 
 use std::any::Any;
 use std::cell::Cell;
-use std::sync::Arc;
 
 use tabletop_sdk::{
     ActionId, Attempt, Chance, DynState, GameError, Move, Player, PlayerResult, Refusal, SeatOut,
@@ -34,24 +33,28 @@ thread_local! {
     static CURRENT: Cell<Option<Note>> = const { Cell::new(None) };
 }
 
-/// Runs `call` noted as `name` on a state labelled `label` of `plugin`.
-fn noting<T>(
-    plugin: &'static str,
-    label: Option<&str>,
-    name: &'static str,
-    call: impl FnOnce() -> T,
-) -> T {
-    let mut note = Note {
-        plugin,
-        label: [0; LABEL_BYTES],
-        label_len: 0,
-        call: name,
-    };
-    if let Some(label) = label {
-        let len = label.len().min(LABEL_BYTES);
-        note.label[..len].copy_from_slice(&label.as_bytes()[..len]);
-        note.label_len = len;
+impl Note {
+    /// The note of a call on a state labelled `label` of `plugin`, its call
+    /// to be named: made once per state, so a call only copies it.
+    fn new(plugin: &'static str, label: Option<&str>) -> Note {
+        let mut note = Note {
+            plugin,
+            label: [0; LABEL_BYTES],
+            label_len: 0,
+            call: "",
+        };
+        if let Some(label) = label {
+            let len = label.len().min(LABEL_BYTES);
+            note.label[..len].copy_from_slice(&label.as_bytes()[..len]);
+            note.label_len = len;
+        }
+        note
     }
+}
+
+/// Runs `call` noted by `note` as the call `name`.
+fn noting<T>(mut note: Note, name: &'static str, call: impl FnOnce() -> T) -> T {
+    note.call = name;
     let outer = CURRENT.with(|slot| slot.replace(Some(note)));
     let result = call();
     CURRENT.with(|slot| slot.set(outer));
@@ -109,35 +112,30 @@ impl Crumb {
 /// A state of a plugin in the host, each call noted (see the module docs).
 pub(crate) struct Tracked {
     inner: Box<dyn DynState>,
-    plugin: &'static str,
-    label: Option<Arc<str>>,
+    /// The plugin and the state's label, each call's note but its name.
+    note: Note,
 }
 
 impl Tracked {
     pub(crate) fn new(inner: Box<dyn DynState>, plugin: &'static str) -> Tracked {
         Tracked {
             inner,
-            plugin,
-            label: None,
+            note: Note::new(plugin, None),
         }
     }
 
     fn note<T>(&self, name: &'static str, call: impl FnOnce(&dyn DynState) -> T) -> T {
-        noting(self.plugin, self.label.as_deref(), name, || {
-            call(self.inner.as_ref())
-        })
+        noting(self.note, name, || call(self.inner.as_ref()))
     }
 
     fn note_mut<T>(&mut self, name: &'static str, call: impl FnOnce(&mut dyn DynState) -> T) -> T {
-        let (plugin, label) = (self.plugin, self.label.clone());
-        noting(plugin, label.as_deref(), name, || call(self.inner.as_mut()))
+        noting(self.note, name, || call(self.inner.as_mut()))
     }
 
     fn wrap(&self, inner: Box<dyn DynState>) -> Box<dyn DynState> {
         Box::new(Tracked {
             inner,
-            plugin: self.plugin,
-            label: self.label.clone(),
+            note: self.note,
         })
     }
 }
@@ -148,7 +146,7 @@ impl DynState for Tracked {
     }
 
     fn set_label(&mut self, label: &str) {
-        self.label = Some(Arc::from(label));
+        self.note = Note::new(self.note.plugin, Some(label));
     }
 
     fn clone_state(&self) -> Result<Box<dyn DynState>, GameError> {
@@ -173,8 +171,7 @@ impl DynState for Tracked {
     }
 
     fn lend_legal_actions(&mut self, player: Player) -> Result<&[ActionId], GameError> {
-        let (plugin, label) = (self.plugin, self.label.clone());
-        noting(plugin, label.as_deref(), "legal_actions", || {
+        noting(self.note, "legal_actions", || {
             self.inner.lend_legal_actions(player)
         })
     }
@@ -188,8 +185,7 @@ impl DynState for Tracked {
         moves: &[Move],
         player: Option<Player>,
     ) -> Result<(Status, &[ActionId]), GameError> {
-        let (plugin, label) = (self.plugin, self.label.clone());
-        noting(plugin, label.as_deref(), "apply", || {
+        noting(self.note, "apply", || {
             self.inner.apply_and_lend_legal(moves, player)
         })
     }
@@ -301,7 +297,7 @@ mod tests {
     fn a_call_leaves_its_breadcrumb_while_it_runs_and_none_after() {
         let mut out = [0u8; 128];
         assert_eq!(write_current(&mut out), 0);
-        let inside = noting("nim@1.0.0", Some("m1"), "apply", || {
+        let inside = noting(Note::new("nim@1.0.0", Some("m1")), "apply", || {
             let len = write_current(&mut out);
             String::from_utf8(out[..len].to_vec()).unwrap()
         });
