@@ -414,7 +414,7 @@ fn compile_c(source: &Path, defines: &[String], library: &Path) {
 /// each manifest call also prints a line to stdout). `place` is the call:
 /// `apply` (the `ply` applying the trigger move), `svg` (the svg-board
 /// extension's render, on the trigger state) or `evaluate` (the evaluate
-/// extension, on the trigger state).
+/// extension, on the trigger state or one ply past it).
 ///
 /// The trigger: the first six plies all in column `g` (index 6, the
 /// rightmost), filling it. The trigger move is the sixth `g`, the game's sixth

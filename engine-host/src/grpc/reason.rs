@@ -238,7 +238,8 @@ reasons! {
     /// worker died, the match is quarantined
     PluginFault = Some("PLUGIN_FAULT"), Unavailable, &[], Some("PluginFault");
     /// the plugin's worker died during the call because of another match's
-    /// call; nothing changed: call again
+    /// call, and again when the call was made again; nothing changed: call
+    /// again
     PluginRestarted = Some("PLUGIN_RESTARTED"), Unavailable, &[], None;
     /// a fault of the server
     Internal = Some("INTERNAL"), Internal, &[], None;

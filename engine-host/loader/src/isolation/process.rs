@@ -11,7 +11,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -44,11 +44,25 @@ pub struct WorkerSpec {
 pub(crate) struct Death {
     /// The signal or exit code, or why the host killed it.
     pub how: String,
-    /// Calls in the worker when its end was seen: with one, that call is
-    /// the one that ended it.
-    pub in_flight: usize,
+    /// The matches (labels) of the calls in the worker when its end was
+    /// seen: when there is one call, or all are one match's, that match's
+    /// call ended it.
+    pub in_flight: Vec<Option<String>>,
     /// Whether the host killed it for overrunning a call's deadline.
     pub killed_for_deadline: bool,
+    /// Whether a culprit call has reported the fault: one death is one
+    /// fault, however many of its match's calls it ended.
+    pub reported: Arc<AtomicBool>,
+}
+
+impl Death {
+    /// Whether the call of match `label` that saw this death ended it.
+    fn blames(&self, label: Option<&str>) -> bool {
+        match self.in_flight.as_slice() {
+            [_] => true,
+            calls => label.is_some() && calls.iter().all(|call| call.as_deref() == label),
+        }
+    }
 }
 
 /// Why a call has no answer.
@@ -60,7 +74,8 @@ pub(crate) enum CallError {
     /// state again in a fresh one and call again.
     Stale,
     /// The worker ended during the call. `culprit`: this call ended it
-    /// (the only call in it, or the one whose deadline passed).
+    /// (the one whose deadline passed, or the only call in it, or one of
+    /// the only match's calls in it).
     Died { death: Death, culprit: bool },
 }
 
@@ -75,7 +90,8 @@ pub(crate) struct Process {
     socket: PathBuf,
     idle: Mutex<Vec<Connection>>,
     next_handle: AtomicU64,
-    in_flight: AtomicUsize,
+    /// The match (label) of each call in the worker.
+    in_flight: Mutex<Vec<Option<String>>>,
     death: OnceLock<Death>,
     call_deadline: Duration,
     started: Instant,
@@ -140,7 +156,7 @@ impl Process {
             socket,
             idle: Mutex::new(Vec::new()),
             next_handle: AtomicU64::new(1),
-            in_flight: AtomicUsize::new(0),
+            in_flight: Mutex::new(Vec::new()),
             death: OnceLock::new(),
             call_deadline: spec.call_deadline,
             started: Instant::now(),
@@ -155,7 +171,7 @@ impl Process {
             let noticed = Arc::downgrade(&process);
             let on_end = move || {
                 if let Some(process) = noticed.upgrade() {
-                    process.died(String::new(), false, false);
+                    process.died(String::new(), false, None);
                 }
             };
             capture(stderr, label, "stderr", rate, Some(Box::new(on_end)));
@@ -186,30 +202,34 @@ impl Process {
         self.next_handle.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Calls the worker with the default deadline.
-    pub(crate) fn call(&self, request: &Request) -> Result<Answer, CallError> {
-        self.call_within(request, self.call_deadline)
+    /// Calls the worker with the default deadline, for the match labelled
+    /// `label` (none: not a match's call).
+    pub(crate) fn call(&self, request: &Request, label: Option<&str>) -> Result<Answer, CallError> {
+        self.call_within(request, self.call_deadline, label)
     }
 
-    /// Calls the worker; a call without an answer within `deadline` kills
-    /// it.
+    /// Calls the worker for the match labelled `label`; a call without an
+    /// answer within `deadline` kills it.
     pub(crate) fn call_within(
         &self,
         request: &Request,
         deadline: Duration,
+        label: Option<&str>,
     ) -> Result<Answer, CallError> {
         if !self.is_alive() {
             return Err(CallError::Stale);
         }
         let Ok(mut connection) = self.connection() else {
             // Its socket refuses connections: it has ended.
-            self.died(String::new(), false, false);
+            self.died(String::new(), false, None);
             return Err(CallError::Stale);
         };
-        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        // A call counts as in flight until its outcome is recorded: were it
+        // let go before its `died`, the stderr watcher could record the
+        // death in between without it, and blame nobody.
+        self.calls().push(label.map(str::to_string));
         let answered = connection.exchange(request, deadline);
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
-        match answered {
+        let outcome = match answered {
             Ok(reply) => {
                 self.idle
                     .lock()
@@ -219,8 +239,9 @@ impl Process {
             }
             // The request never reached a live worker: it had ended before.
             Err(Exchange::Unsent) => {
-                self.died(String::new(), false, false);
-                Err(CallError::Stale)
+                self.call_ended(label);
+                self.died(String::new(), false, None);
+                return Err(CallError::Stale);
             }
             Err(Exchange::Unanswered(e)) if is_timeout(&e) => Err(self.died(
                 format!(
@@ -229,9 +250,25 @@ impl Process {
                     request.name()
                 ),
                 true,
-                true,
+                label,
             )),
-            Err(Exchange::Unanswered(_)) => Err(self.died(String::new(), false, true)),
+            Err(Exchange::Unanswered(_)) => Err(self.died(String::new(), false, label)),
+        };
+        self.call_ended(label);
+        outcome
+    }
+
+    fn calls(&self) -> std::sync::MutexGuard<'_, Vec<Option<String>>> {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A call of `label` is no longer in the worker.
+    fn call_ended(&self, label: Option<&str>) {
+        let mut calls = self.calls();
+        if let Some(at) = calls.iter().position(|call| call.as_deref() == label) {
+            calls.swap_remove(at);
         }
     }
 
@@ -254,7 +291,7 @@ impl Process {
 
     /// Ends the worker (the host retires it, or stops).
     pub(crate) fn stop(&self) {
-        self.died("stopped by the host".into(), false, false);
+        self.died("stopped by the host".into(), false, None);
     }
 
     fn connection(&self) -> std::io::Result<Connection> {
@@ -277,19 +314,20 @@ impl Process {
     /// Records the worker's end (the first to see it kills and reaps it)
     /// and says what the call that saw it is told. `killed_by`: why this
     /// call killed it (empty: it ended by itself); `by_deadline`: this
-    /// call's deadline passed; `in_call`: the end came while this call was
-    /// in the worker (its request was sent).
-    fn died(&self, killed_by: String, by_deadline: bool, in_call: bool) -> CallError {
+    /// call's deadline passed; `label`: the match whose call saw it (none:
+    /// no call, or not a match's).
+    fn died(&self, killed_by: String, by_deadline: bool, label: Option<&str>) -> CallError {
         let mut first = false;
         let death = self.death.get_or_init(|| {
             first = true;
-            // Calls in it when its end was seen, this one included.
-            let in_flight = self.in_flight.load(Ordering::SeqCst) + usize::from(in_call);
+            // Calls in it when its end was seen (a calling one included).
+            let in_flight = self.calls().clone();
             let how = self.reap(&killed_by);
             Death {
                 how,
                 in_flight,
                 killed_for_deadline: by_deadline,
+                reported: Arc::default(),
             }
         });
         if first {
@@ -300,8 +338,7 @@ impl Process {
             let _ = std::fs::remove_file(&self.socket);
             tracing::info!(plugin = %self.label, generation = self.generation, how = %death.how, "a plugin worker ended");
         }
-        let culprit =
-            (first && by_deadline) || (!death.killed_for_deadline && death.in_flight == 1);
+        let culprit = (first && by_deadline) || (!death.killed_for_deadline && death.blames(label));
         CallError::Died {
             death: death.clone(),
             culprit,

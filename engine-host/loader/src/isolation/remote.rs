@@ -20,10 +20,6 @@ use super::{Fault, FaultSink, FaultWindow};
 
 mod dyn_state;
 
-/// How long a search may overrun its limit before its worker is killed:
-/// the search checks its clock between iterations, each far shorter.
-const SEARCH_GRACE: Duration = Duration::from_secs(1);
-
 /// The most restarts of one plugin's worker within [`RESTART_WINDOW`].
 const MAX_RESTARTS: usize = 10;
 
@@ -94,7 +90,7 @@ impl WorkerGame {
     ) -> Result<WorkerGame, String> {
         let first = Process::start(&spec, file, name, 1)
             .map_err(|e| format!("its worker process would not start: {e}"))?;
-        let described = match first.call(&Request::Describe) {
+        let described = match first.call(&Request::Describe, None) {
             Ok(Answer::Described(described)) => described,
             Ok(_) => return Err("its worker answered out of turn".into()),
             Err(CallError::Game(e)) => return Err(e.message),
@@ -261,6 +257,7 @@ impl Shared {
     }
 
     /// A call of the state labelled `label` killed the worker.
+    /// Reported once for a death that ended several of the match's calls.
     fn fault(&self, label: Option<&str>, call: &str, death: &Death, age: Duration) -> GameError {
         let (game, version) = self.label.split_once('@').unwrap_or((&self.label, ""));
         let fault = Fault {
@@ -270,6 +267,9 @@ impl Shared {
             call: call.to_string(),
             how: death.how.clone(),
         };
+        if death.reported.swap(true, Ordering::SeqCst) {
+            return GameError::new(ErrorKind::ProcessDied, fault.to_string());
+        }
         tracing::error!(
             plugin = %self.label,
             match_id = label.unwrap_or("-"),
@@ -423,8 +423,8 @@ impl RemoteState {
             let (process, handle) = self.placed()?;
             let request = request(handle);
             let answer = match deadline {
-                Some(deadline) => process.call_within(&request, deadline),
-                None => process.call(&request),
+                Some(deadline) => process.call_within(&request, deadline, self.label.as_deref()),
+                None => process.call(&request, self.label.as_deref()),
             };
             Ok((process, request, answer))
         })
@@ -442,7 +442,9 @@ impl RemoteState {
             let (process, of) = self.placed()?;
             let handle = process.new_handle();
             let request = request(of, handle);
-            let answer = process.call(&request).map(|_| handle);
+            let answer = process
+                .call(&request, self.label.as_deref())
+                .map(|_| handle);
             Ok((process, request, answer))
         })?;
         Ok(Box::new(RemoteState {
@@ -457,9 +459,10 @@ impl RemoteState {
 
     /// A bot's choice for `seat`, searched inside the worker (see
     /// `tabletop_mcts::Bot::think_within`): the search is given `limit`,
-    /// and the worker is killed if it has not answered within a second
-    /// more (or the call deadline, if shorter) — a search stuck in the
-    /// plugin holds its bot thread that long and no longer.
+    /// and the worker is killed if it has not answered within the call
+    /// deadline more. The search runs at idle priority, so on a busy
+    /// machine it may wait long for a core: a tighter bound would blame
+    /// the plugin, and quarantine its match, for the machine's load.
     pub fn think(
         &self,
         spec: &str,
@@ -468,7 +471,7 @@ impl RemoteState {
         seed: u64,
         limit: Duration,
     ) -> Result<(ActionId, u64, Duration), GameError> {
-        let deadline = limit + self.shared.spec.call_deadline.min(SEARCH_GRACE);
+        let deadline = limit + self.shared.spec.call_deadline;
         let answer = self.call_within(
             |handle| Request::Think {
                 handle,
@@ -531,14 +534,15 @@ fn make_place(shared: &Shared, recipe: &Recipe, label: Option<&str>) -> Result<P
             handle,
             recipe: recipe.clone(),
         };
-        let answer = process.call(&request).map(|_| handle);
+        let answer = process.call(&request, label).map(|_| handle);
         Ok((process, request, answer))
     })
     .map(|(process, handle)| Place { process, handle })
 }
 
 /// A call made once, or again once more when the worker had ended before
-/// it (the state is made again in a fresh worker by the next `once`): the
+/// it or another call ended it during it (the state is made again in a
+/// fresh worker by the next `once`): the
 /// answer with the worker that gave it, or the error a failed call comes
 /// to (see [`settle`]). `once` gives the worker it called, the request and
 /// the call's answer.
@@ -562,8 +566,8 @@ fn twice<T>(
 
 /// What a failed call comes to.
 enum Settled {
-    /// The worker had ended before the call: make the state again and call
-    /// again.
+    /// The worker had ended before the call, or another call ended it: make
+    /// the state again and call again.
     Again,
     /// The call's answer.
     Fail(GameError),
@@ -583,13 +587,16 @@ fn settle(
             death,
             culprit: true,
         } => Settled::Fail(shared.fault(label, request.name(), &death, process.age())),
-        CallError::Died { culprit: false, .. } => Settled::Fail(interrupted(&shared.label)),
+        CallError::Died { culprit: false, .. } => Settled::Again,
     }
 }
 
 fn interrupted(plugin: &str) -> GameError {
     GameError::new(
         ErrorKind::Interrupted,
-        format!("the worker of {plugin} ended during the call (another call killed it); try again"),
+        format!(
+            "the worker of {plugin} ended during the call, and again when it was made again \
+             (other calls killed it); try again"
+        ),
     )
 }

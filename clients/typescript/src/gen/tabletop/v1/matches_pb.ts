@@ -60,7 +60,7 @@
 // | REPLY_TOO_LARGE | RESOURCE_EXHAUSTED | | the reply is larger than the server's cap (`--max-reply-bytes`) |
 // | PLUGIN_TIMEOUT | INTERNAL | deadline_ms | the game's plugin did not answer in time |
 // | PLUGIN_FAULT | UNAVAILABLE | | the game's plugin failed in this call (a bug in the plugin); when its worker died, the match is quarantined |
-// | PLUGIN_RESTARTED | UNAVAILABLE | | the plugin's worker died during the call because of another match's call; nothing changed: call again |
+// | PLUGIN_RESTARTED | UNAVAILABLE | | the plugin's worker died during the call because of another match's call, and again when the call was made again; nothing changed: call again |
 // | INTERNAL | INTERNAL | | a fault of the server |
 //
 // The table is written from the server's own (engine-host/src/grpc/reason.rs)
