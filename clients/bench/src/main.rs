@@ -429,6 +429,8 @@ fn emit<R: Serialize>(report: &R, json: bool, text: fn(&R)) -> Result<(), String
 /// One side of the comparison (engine or echo), measured over the rounds it
 /// runs: counters and latencies accumulate in one [`Live`], and time and CPU
 /// are summed over the rounds only, not the other side's turns between them.
+/// The server's CPU includes its child processes': engine-host's plugin
+/// workers do part of its work.
 struct Meter {
     name: String,
     pid: Option<u32>,
@@ -436,6 +438,7 @@ struct Meter {
     live: Arc<Live>,
     elapsed: Duration,
     server_cpu_s: Option<f64>,
+    children_cpu_s: Option<f64>,
     client_cpu_s: Option<f64>,
 }
 
@@ -449,6 +452,7 @@ impl Meter {
             elapsed: Duration::ZERO,
             // Without a pid there is no server CPU to add up.
             server_cpu_s: pid.map(|_| 0.0),
+            children_cpu_s: pid.map(|_| 0.0),
             client_cpu_s: Some(0.0),
         }
     }
@@ -461,7 +465,7 @@ impl Meter {
     {
         let me = std::process::id();
         let client_cpu0 = proc::cpu_seconds(me);
-        let server_cpu0 = self.pid.and_then(proc::cpu_seconds);
+        let server_cpu0 = self.pid.and_then(proc::tree_cpu_seconds);
         let start = Instant::now();
         let progress = (!self.quiet).then(|| {
             let live = self.live.clone();
@@ -495,10 +499,16 @@ impl Meter {
                 _ => None,
             };
         };
+        let server_cpu1 = self.pid.and_then(proc::tree_cpu_seconds);
         add(
             &mut self.server_cpu_s,
-            server_cpu0,
-            self.pid.and_then(proc::cpu_seconds),
+            server_cpu0.map(|c| c.total),
+            server_cpu1.map(|c| c.total),
+        );
+        add(
+            &mut self.children_cpu_s,
+            server_cpu0.map(|c| c.children),
+            server_cpu1.map(|c| c.children),
         );
         add(&mut self.client_cpu_s, client_cpu0, proc::cpu_seconds(me));
         out
@@ -509,6 +519,7 @@ impl Meter {
         let mut summary = self.live.summary(&self.name, self.elapsed);
         summary.server_peak_rss_bytes = self.pid.and_then(proc::peak_rss_bytes);
         summary.set_cpu(self.server_cpu_s, self.client_cpu_s);
+        summary.set_children_cpu(self.children_cpu_s);
         summary
     }
 }
@@ -554,6 +565,13 @@ fn print_table(report: &Report) {
         row(&g.engine, g.throughput_ratio);
         if let Some(r) = g.cpu_ratio {
             println!("    server CPU per action, echo ÷ engine: {r:.2}");
+        }
+        if let Some(us) = g
+            .engine
+            .server_children_cpu_us_per_action
+            .filter(|&us| us > 0.0)
+        {
+            println!("    of the server's CPU per action, its plugin workers': {us:.0} µs");
         }
         if let (Some(r), Some(busy)) = (g.total_cpu_ratio, g.engine.cores_busy) {
             let echo_busy = g

@@ -1,6 +1,6 @@
 //! Processes the tool measures: spawning a server, and reading its memory
-//! and CPU time and the machine's CPU model from /proc through `procfs`
-//! (Linux; elsewhere the figures are absent).
+//! and CPU time (with its plugin workers') and the machine's CPU model from
+//! /proc through `procfs` (Linux; elsewhere the figures are absent).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -126,6 +126,25 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     os::cpu_seconds(pid)
 }
 
+/// CPU seconds of a process and its child processes so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeCpu {
+    /// The process and its children together.
+    pub total: f64,
+    /// Of it, the children: those it has waited for, and those running now.
+    pub children: f64,
+}
+
+/// User + system CPU seconds of a process and of its child processes (an
+/// engine-host's plugin workers, whose calls are part of its work): a
+/// child's CPU is counted while it runs and, once the process has reaped
+/// it, in the process's own `cutime`/`cstime`, so a worker that ends
+/// between two readings is still counted. A child that ends and is not
+/// reaped by the second reading is missed.
+pub fn tree_cpu_seconds(pid: u32) -> Option<TreeCpu> {
+    os::tree_cpu_seconds(pid)
+}
+
 /// The model name of the first CPU (`/proc/cpuinfo`), if known.
 pub fn cpu_model() -> Option<String> {
     os::cpu_model()
@@ -147,7 +166,7 @@ mod os {
     use procfs::Current;
     use procfs::process::Process;
 
-    use super::Memory;
+    use super::{Memory, TreeCpu};
 
     fn process(pid: u32) -> Option<Process> {
         Process::new(i32::try_from(pid).ok()?).ok()
@@ -174,6 +193,27 @@ mod os {
         Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64)
     }
 
+    pub fn tree_cpu_seconds(pid: u32) -> Option<TreeCpu> {
+        let stat = process(pid)?.stat().ok()?;
+        let reaped = |s: &procfs::process::Stat| u64::try_from(s.cutime + s.cstime).unwrap_or(0);
+        let own = stat.utime + stat.stime;
+        let mut children = reaped(&stat);
+        let parent = i32::try_from(pid).ok()?;
+        for child in procfs::process::all_processes().ok()?.flatten() {
+            // A process that ended while the listing was read has no stat.
+            if let Ok(s) = child.stat()
+                && s.ppid == parent
+            {
+                children += s.utime + s.stime + reaped(&s);
+            }
+        }
+        let ticks = procfs::ticks_per_second() as f64;
+        Some(TreeCpu {
+            total: (own + children) as f64 / ticks,
+            children: children as f64 / ticks,
+        })
+    }
+
     pub fn cpu_model() -> Option<String> {
         let info = procfs::CpuInfo::current().ok()?;
         info.model_name(0).map(|m| m.trim().to_string())
@@ -197,6 +237,10 @@ mod os {
         None
     }
 
+    pub fn tree_cpu_seconds(_pid: u32) -> Option<super::TreeCpu> {
+        None
+    }
+
     pub fn cpu_model() -> Option<String> {
         None
     }
@@ -217,6 +261,36 @@ mod tests {
             let peak = peak_rss_bytes(me).expect("this process's peak RSS");
             assert!(peak >= rss, "peak {peak} < RSS {rss}");
             assert!(cpu_seconds(me).is_some());
+        }
+    }
+
+    #[test]
+    fn a_process_tree_counts_a_child_running_and_reaped() {
+        if cfg!(target_os = "linux") {
+            let me = std::process::id();
+            let mut busy = std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .expect("sh starts");
+            // /proc counts CPU in ticks: wait for the child's first.
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            let running = loop {
+                let tree = tree_cpu_seconds(me).expect("this process's tree");
+                if tree.children > 0.0 || std::time::Instant::now() > until {
+                    break tree;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            let _ = busy.kill();
+            let _ = busy.wait();
+            assert!(running.children > 0.0, "{running:?}");
+            assert!(running.total >= running.children, "{running:?}");
+            // Reaped, it is in this process's `cutime`.
+            let reaped = tree_cpu_seconds(me).expect("this process's tree");
+            assert!(
+                reaped.children >= running.children,
+                "{reaped:?} < {running:?}"
+            );
         }
     }
 
