@@ -16,6 +16,9 @@
 //!   player's SubmitAction p99 alone and under the flood (flood.rs).
 //! - `bots`: paced players at half the host's maximum; their SubmitAction
 //!   p99 alone and while server-side bots search (bots.rs).
+//! - `isolation`: what a plugin worker's death costs: a fresh worker's
+//!   start, a match rebuilt by replay, and thousands of matches rebuilt
+//!   after one kill (isolation.rs).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
@@ -24,6 +27,7 @@ mod echo;
 mod flood;
 mod history;
 mod history_cost;
+mod isolation;
 mod load;
 mod memory;
 mod paging;
@@ -89,6 +93,9 @@ enum Command {
     /// Paced players at half the host's maximum, alone and while
     /// server-side bots search: their SubmitAction latency in each.
     Bots(bots::BotsArgs),
+    /// What a plugin worker's death costs: a fresh worker's start, the
+    /// replay that rebuilds a match, and many matches rebuilt at once.
+    Isolation(isolation::IsolationArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -224,6 +231,7 @@ fn main() -> std::process::ExitCode {
             Command::Paging(args) => paging::paging(args).await,
             Command::Flood(args) => flood::flood_command(args).await,
             Command::Bots(args) => bots::bots_command(args).await,
+            Command::Isolation(args) => isolation::isolation(args).await,
         }
     });
     match result {

@@ -2,8 +2,10 @@
 //! and CPU time (with its plugin workers') and the machine's CPU model from
 //! /proc through `procfs` (Linux; elsewhere the figures are absent).
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -45,11 +47,59 @@ pub const BENCH_LIMITS: [&str; 6] = [
     "0",
 ];
 
+/// The lines a spawned server wrote on stderr, kept as they come (the
+/// latest [`HostLog::KEPT`]).
+#[derive(Debug, Clone, Default)]
+pub struct HostLog {
+    lines: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl HostLog {
+    /// The most lines kept; older ones are dropped.
+    pub const KEPT: usize = 100_000;
+
+    /// The lines kept so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Keeps `line`.
+    pub fn push(&self, line: String) {
+        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.len() == Self::KEPT {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+}
+
 /// Starts `program args.. --listen 127.0.0.1:0` and waits (up to 60 s) for its
 /// `listening on ADDR` line. With `data_dir` (engine-host), [`BENCH_LIMITS`]
 /// come before `args`, and a fresh scratch directory is passed as
 /// `--data-dir` and removed afterwards.
 pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Spawned, String> {
+    start(program, args, data_dir, None).await
+}
+
+/// [`spawn`]s an engine-host (with a scratch data directory) and keeps the
+/// lines it writes on stderr, its log.
+pub async fn spawn_logged(program: &Path, args: &[String]) -> Result<(Spawned, HostLog), String> {
+    let log = HostLog::default();
+    let spawned = start(program, args, true, Some(log.clone())).await?;
+    Ok((spawned, log))
+}
+
+async fn start(
+    program: &Path,
+    args: &[String],
+    data_dir: bool,
+    log: Option<HostLog>,
+) -> Result<Spawned, String> {
     let mut command = Command::new(program);
     if data_dir {
         command.args(BENCH_LIMITS);
@@ -68,13 +118,25 @@ pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Sp
     };
     command
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(if log.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdin(Stdio::null())
         .kill_on_drop(true);
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
     let pid = child.id().ok_or("the server exited at once")?;
+    if let (Some(log), Some(stderr)) = (log, child.stderr.take()) {
+        let mut lines = BufReader::new(stderr).lines();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                log.push(line);
+            }
+        });
+    }
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let mut lines = BufReader::new(stdout).lines();
     let wait = async {
@@ -102,6 +164,23 @@ pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Sp
         url: format!("http://{addr}"),
         data_dir: dir,
     })
+}
+
+/// Kills process `pid` outright (SIGKILL), as a crash would end it.
+#[cfg(unix)]
+pub fn kill(pid: u32) -> Result<(), String> {
+    let raw = i32::try_from(pid).map_err(|_| format!("no process {pid}"))?;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(raw),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .map_err(|e| format!("cannot kill process {pid}: {e}"))
+}
+
+/// Elsewhere the tool kills nothing.
+#[cfg(not(unix))]
+pub fn kill(pid: u32) -> Result<(), String> {
+    Err(format!("cannot kill process {pid}: only on unix"))
 }
 
 /// The resident set size of a process, in bytes (`VmRSS`).
