@@ -179,6 +179,9 @@ pub struct Player {
     pace: Option<Duration>,
     /// When the next paced action is due.
     next_due: Option<Instant>,
+    /// Stop playing a match once its version reaches this (`None`: play
+    /// it to the end).
+    stop_at_version: Option<u64>,
 }
 
 /// A match a [`Player`] created and holds every seat of.
@@ -208,7 +211,15 @@ impl Player {
             bearer: None,
             pace: None,
             next_due: None,
+            stop_at_version: None,
         }
+    }
+
+    /// The same player, leaving each match once its version (the state
+    /// changes so far) reaches `version`, running.
+    pub fn stopping_at_version(mut self, version: u64) -> Player {
+        self.stop_at_version = Some(version);
+        self
     }
 
     /// Waits until the next paced action is due (at once without a pace).
@@ -280,8 +291,8 @@ impl Player {
         })
     }
 
-    /// Plays `created` until it ends or the deadline passes. Returns whether
-    /// it was played to the end.
+    /// Plays `created` until it ends, the deadline passes or its version
+    /// reaches the player's stop. Returns whether it was played to the end.
     pub async fn play(&mut self, created: Created, live: &Live, deadline: Instant) -> bool {
         let Created {
             match_id,
@@ -294,6 +305,12 @@ impl Player {
                 return true;
             }
             if view.state != pb::MatchState::Running as i32 || view.to_move.is_empty() {
+                return false;
+            }
+            if self
+                .stop_at_version
+                .is_some_and(|stop| view.version >= stop)
+            {
                 return false;
             }
             let to_move = view.to_move.clone();

@@ -16,6 +16,9 @@
 //!   player's SubmitAction p99 alone and under the flood (flood.rs).
 //! - `bots`: paced players at half the host's maximum; their SubmitAction
 //!   p99 alone and while server-side bots search (bots.rs).
+//! - `isolation`: what a plugin worker's death costs: a fresh worker's
+//!   start, a match rebuilt by replay, and thousands of matches rebuilt
+//!   after one kill (isolation.rs).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
@@ -24,6 +27,7 @@ mod echo;
 mod flood;
 mod history;
 mod history_cost;
+mod isolation;
 mod load;
 mod memory;
 mod paging;
@@ -89,6 +93,9 @@ enum Command {
     /// Paced players at half the host's maximum, alone and while
     /// server-side bots search: their SubmitAction latency in each.
     Bots(bots::BotsArgs),
+    /// What a plugin worker's death costs: a fresh worker's start, the
+    /// replay that rebuilds a match, and many matches rebuilt at once.
+    Isolation(isolation::IsolationArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -224,6 +231,7 @@ fn main() -> std::process::ExitCode {
             Command::Paging(args) => paging::paging(args).await,
             Command::Flood(args) => flood::flood_command(args).await,
             Command::Bots(args) => bots::bots_command(args).await,
+            Command::Isolation(args) => isolation::isolation(args).await,
         }
     });
     match result {
@@ -429,6 +437,8 @@ fn emit<R: Serialize>(report: &R, json: bool, text: fn(&R)) -> Result<(), String
 /// One side of the comparison (engine or echo), measured over the rounds it
 /// runs: counters and latencies accumulate in one [`Live`], and time and CPU
 /// are summed over the rounds only, not the other side's turns between them.
+/// The server's CPU includes its child processes': engine-host's plugin
+/// workers do part of its work.
 struct Meter {
     name: String,
     pid: Option<u32>,
@@ -436,6 +446,7 @@ struct Meter {
     live: Arc<Live>,
     elapsed: Duration,
     server_cpu_s: Option<f64>,
+    children_cpu_s: Option<f64>,
     client_cpu_s: Option<f64>,
 }
 
@@ -449,6 +460,7 @@ impl Meter {
             elapsed: Duration::ZERO,
             // Without a pid there is no server CPU to add up.
             server_cpu_s: pid.map(|_| 0.0),
+            children_cpu_s: pid.map(|_| 0.0),
             client_cpu_s: Some(0.0),
         }
     }
@@ -461,7 +473,7 @@ impl Meter {
     {
         let me = std::process::id();
         let client_cpu0 = proc::cpu_seconds(me);
-        let server_cpu0 = self.pid.and_then(proc::cpu_seconds);
+        let server_cpu0 = self.pid.and_then(proc::tree_cpu_seconds);
         let start = Instant::now();
         let progress = (!self.quiet).then(|| {
             let live = self.live.clone();
@@ -495,10 +507,16 @@ impl Meter {
                 _ => None,
             };
         };
+        let server_cpu1 = self.pid.and_then(proc::tree_cpu_seconds);
         add(
             &mut self.server_cpu_s,
-            server_cpu0,
-            self.pid.and_then(proc::cpu_seconds),
+            server_cpu0.map(|c| c.total),
+            server_cpu1.map(|c| c.total),
+        );
+        add(
+            &mut self.children_cpu_s,
+            server_cpu0.map(|c| c.children),
+            server_cpu1.map(|c| c.children),
         );
         add(&mut self.client_cpu_s, client_cpu0, proc::cpu_seconds(me));
         out
@@ -509,6 +527,7 @@ impl Meter {
         let mut summary = self.live.summary(&self.name, self.elapsed);
         summary.server_peak_rss_bytes = self.pid.and_then(proc::peak_rss_bytes);
         summary.set_cpu(self.server_cpu_s, self.client_cpu_s);
+        summary.set_children_cpu(self.children_cpu_s);
         summary
     }
 }
@@ -554,6 +573,13 @@ fn print_table(report: &Report) {
         row(&g.engine, g.throughput_ratio);
         if let Some(r) = g.cpu_ratio {
             println!("    server CPU per action, echo ÷ engine: {r:.2}");
+        }
+        if let Some(us) = g
+            .engine
+            .server_children_cpu_us_per_action
+            .filter(|&us| us > 0.0)
+        {
+            println!("    of the server's CPU per action, its plugin workers': {us:.0} µs");
         }
         if let (Some(r), Some(busy)) = (g.total_cpu_ratio, g.engine.cores_busy) {
             let echo_busy = g

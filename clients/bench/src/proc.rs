@@ -1,9 +1,11 @@
 //! Processes the tool measures: spawning a server, and reading its memory
-//! and CPU time and the machine's CPU model from /proc through `procfs`
-//! (Linux; elsewhere the figures are absent).
+//! and CPU time (with its plugin workers') and the machine's CPU model from
+//! /proc through `procfs` (Linux; elsewhere the figures are absent).
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -45,11 +47,59 @@ pub const BENCH_LIMITS: [&str; 6] = [
     "0",
 ];
 
+/// The lines a spawned server wrote on stderr, kept as they come (the
+/// latest [`HostLog::KEPT`]).
+#[derive(Debug, Clone, Default)]
+pub struct HostLog {
+    lines: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl HostLog {
+    /// The most lines kept; older ones are dropped.
+    pub const KEPT: usize = 100_000;
+
+    /// The lines kept so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Keeps `line`.
+    pub fn push(&self, line: String) {
+        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.len() == Self::KEPT {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+}
+
 /// Starts `program args.. --listen 127.0.0.1:0` and waits (up to 60 s) for its
 /// `listening on ADDR` line. With `data_dir` (engine-host), [`BENCH_LIMITS`]
 /// come before `args`, and a fresh scratch directory is passed as
 /// `--data-dir` and removed afterwards.
 pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Spawned, String> {
+    start(program, args, data_dir, None).await
+}
+
+/// [`spawn`]s an engine-host (with a scratch data directory) and keeps the
+/// lines it writes on stderr, its log.
+pub async fn spawn_logged(program: &Path, args: &[String]) -> Result<(Spawned, HostLog), String> {
+    let log = HostLog::default();
+    let spawned = start(program, args, true, Some(log.clone())).await?;
+    Ok((spawned, log))
+}
+
+async fn start(
+    program: &Path,
+    args: &[String],
+    data_dir: bool,
+    log: Option<HostLog>,
+) -> Result<Spawned, String> {
     let mut command = Command::new(program);
     if data_dir {
         command.args(BENCH_LIMITS);
@@ -68,13 +118,25 @@ pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Sp
     };
     command
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(if log.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdin(Stdio::null())
         .kill_on_drop(true);
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
     let pid = child.id().ok_or("the server exited at once")?;
+    if let (Some(log), Some(stderr)) = (log, child.stderr.take()) {
+        let mut lines = BufReader::new(stderr).lines();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                log.push(line);
+            }
+        });
+    }
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let mut lines = BufReader::new(stdout).lines();
     let wait = async {
@@ -104,6 +166,23 @@ pub async fn spawn(program: &Path, args: &[String], data_dir: bool) -> Result<Sp
     })
 }
 
+/// Kills process `pid` outright (SIGKILL), as a crash would end it.
+#[cfg(unix)]
+pub fn kill(pid: u32) -> Result<(), String> {
+    let raw = i32::try_from(pid).map_err(|_| format!("no process {pid}"))?;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(raw),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .map_err(|e| format!("cannot kill process {pid}: {e}"))
+}
+
+/// Elsewhere the tool kills nothing.
+#[cfg(not(unix))]
+pub fn kill(pid: u32) -> Result<(), String> {
+    Err(format!("cannot kill process {pid}: only on unix"))
+}
+
 /// The resident set size of a process, in bytes (`VmRSS`).
 pub fn rss_bytes(pid: u32) -> Option<u64> {
     os::status(pid).and_then(|s| s.rss_kib).map(kib_to_bytes)
@@ -124,6 +203,25 @@ pub fn own_rss_bytes() -> Option<u64> {
 /// User + system CPU seconds of a process so far (`/proc/<pid>/stat`).
 pub fn cpu_seconds(pid: u32) -> Option<f64> {
     os::cpu_seconds(pid)
+}
+
+/// CPU seconds of a process and its child processes so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeCpu {
+    /// The process and its children together.
+    pub total: f64,
+    /// Of it, the children: those it has waited for, and those running now.
+    pub children: f64,
+}
+
+/// User + system CPU seconds of a process and of its child processes (an
+/// engine-host's plugin workers, whose calls are part of its work): a
+/// child's CPU is counted while it runs and, once the process has reaped
+/// it, in the process's own `cutime`/`cstime`, so a worker that ends
+/// between two readings is still counted. A child that ends and is not
+/// reaped by the second reading is missed.
+pub fn tree_cpu_seconds(pid: u32) -> Option<TreeCpu> {
+    os::tree_cpu_seconds(pid)
 }
 
 /// The model name of the first CPU (`/proc/cpuinfo`), if known.
@@ -147,7 +245,7 @@ mod os {
     use procfs::Current;
     use procfs::process::Process;
 
-    use super::Memory;
+    use super::{Memory, TreeCpu};
 
     fn process(pid: u32) -> Option<Process> {
         Process::new(i32::try_from(pid).ok()?).ok()
@@ -174,6 +272,27 @@ mod os {
         Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64)
     }
 
+    pub fn tree_cpu_seconds(pid: u32) -> Option<TreeCpu> {
+        let stat = process(pid)?.stat().ok()?;
+        let reaped = |s: &procfs::process::Stat| u64::try_from(s.cutime + s.cstime).unwrap_or(0);
+        let own = stat.utime + stat.stime;
+        let mut children = reaped(&stat);
+        let parent = i32::try_from(pid).ok()?;
+        for child in procfs::process::all_processes().ok()?.flatten() {
+            // A process that ended while the listing was read has no stat.
+            if let Ok(s) = child.stat()
+                && s.ppid == parent
+            {
+                children += s.utime + s.stime + reaped(&s);
+            }
+        }
+        let ticks = procfs::ticks_per_second() as f64;
+        Some(TreeCpu {
+            total: (own + children) as f64 / ticks,
+            children: children as f64 / ticks,
+        })
+    }
+
     pub fn cpu_model() -> Option<String> {
         let info = procfs::CpuInfo::current().ok()?;
         info.model_name(0).map(|m| m.trim().to_string())
@@ -197,6 +316,10 @@ mod os {
         None
     }
 
+    pub fn tree_cpu_seconds(_pid: u32) -> Option<super::TreeCpu> {
+        None
+    }
+
     pub fn cpu_model() -> Option<String> {
         None
     }
@@ -217,6 +340,36 @@ mod tests {
             let peak = peak_rss_bytes(me).expect("this process's peak RSS");
             assert!(peak >= rss, "peak {peak} < RSS {rss}");
             assert!(cpu_seconds(me).is_some());
+        }
+    }
+
+    #[test]
+    fn a_process_tree_counts_a_child_running_and_reaped() {
+        if cfg!(target_os = "linux") {
+            let me = std::process::id();
+            let mut busy = std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .expect("sh starts");
+            // /proc counts CPU in ticks: wait for the child's first.
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            let running = loop {
+                let tree = tree_cpu_seconds(me).expect("this process's tree");
+                if tree.children > 0.0 || std::time::Instant::now() > until {
+                    break tree;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            let _ = busy.kill();
+            let _ = busy.wait();
+            assert!(running.children > 0.0, "{running:?}");
+            assert!(running.total >= running.children, "{running:?}");
+            // Reaped, it is in this process's `cutime`.
+            let reaped = tree_cpu_seconds(me).expect("this process's tree");
+            assert!(
+                reaped.children >= running.children,
+                "{reaped:?} < {running:?}"
+            );
         }
     }
 

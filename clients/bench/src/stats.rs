@@ -98,6 +98,15 @@ impl Phase {
         };
     }
 
+    /// Records the CPU the server's child processes (its plugin workers)
+    /// used during the phase: already part of the server's CPU, shown apart.
+    pub fn set_children_cpu(&mut self, children_cpu_s: Option<f64>) {
+        self.server_children_cpu_s = children_cpu_s;
+        self.server_children_cpu_us_per_action = children_cpu_s
+            .filter(|_| self.actions > 0)
+            .map(|s| s * 1e6 / self.actions as f64);
+    }
+
     /// Server and client CPU microseconds per action together, if both are known.
     pub fn total_cpu_us_per_action(&self) -> Option<f64> {
         Some(self.server_cpu_us_per_action? + self.client_cpu_us_per_action?)
@@ -204,13 +213,18 @@ pub struct Phase {
     pub sizes: Sizes,
     /// The server's peak resident memory (VmHWM), if known.
     pub server_peak_rss_bytes: Option<u64>,
-    /// CPU seconds the server used during the phase, if known.
+    /// CPU seconds the server used during the phase, if known, its child
+    /// processes (engine-host's plugin workers) included.
     pub server_cpu_s: Option<f64>,
+    /// Of `server_cpu_s`, the server's child processes'.
+    pub server_children_cpu_s: Option<f64>,
     /// CPU seconds this tool used during the phase.
     pub client_cpu_s: Option<f64>,
     /// Server CPU microseconds per action: unlike throughput, this does not
     /// depend on how much CPU a shared machine handed out.
     pub server_cpu_us_per_action: Option<f64>,
+    /// Of `server_cpu_us_per_action`, the server's child processes'.
+    pub server_children_cpu_us_per_action: Option<f64>,
     /// This tool's CPU microseconds per action: the players' side of the
     /// same work (encoding requests, decoding answers, HTTP/2).
     pub client_cpu_us_per_action: Option<f64>,
@@ -258,6 +272,8 @@ mod tests {
         assert_eq!(phase.server_cpu_us_per_action, Some(50.0));
         assert_eq!(phase.client_cpu_us_per_action, Some(25.0));
         assert_eq!(phase.total_cpu_us_per_action(), Some(75.0));
+        phase.set_children_cpu(Some(0.04));
+        assert_eq!(phase.server_children_cpu_us_per_action, Some(10.0));
         let busy = phase.cores_busy.unwrap();
         assert!((busy - 0.15).abs() < 1e-9, "{busy}");
         // Without the server's pid nothing adds up to a total.

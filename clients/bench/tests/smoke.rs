@@ -1,8 +1,9 @@
 //! Smoke test of the load tool against the real engine-host binary with the
 //! real built plugins (all found next to this test's binary, in
-//! target/<profile>): a second of load and baseline, a small memory run, and
-//! small history and history-cost runs.
-//! Build first: `cargo build -p engine-host -p war -p tabletop-bench`.
+//! target/<profile>): a second of load and baseline, a small memory run,
+//! small history and history-cost runs, and a small isolation run.
+//! Build first: `cargo build -p engine-host -p tabletop-bench -p focus -p lanza
+//! -p lanzeloth -p war`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -258,4 +259,63 @@ fn history_cost_loads_and_replays_each_game_asked() {
     assert!(war["events_per_match"].as_f64().expect("events") > 0.0);
     assert!(war["first_read_ms"].as_f64().expect("first") > 0.0);
     assert!(war["watch_views_us_per_event"].as_f64().expect("µs") > 0.0);
+}
+
+#[test]
+fn isolation_times_a_worker_start_and_a_replay_for_every_game() {
+    for game in ["focus", "lanza", "lanzeloth", "war"] {
+        built(&format!(
+            "{}{game}{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        ));
+    }
+    let host = built("engine-host");
+    let report = bench(&[
+        "isolation",
+        "--spawn-server",
+        host.to_str().expect("utf-8 path"),
+        "--starts",
+        "2",
+        "--matches",
+        "2",
+        "--plies",
+        "12",
+        "--held",
+        "40",
+        "--held-plies",
+        "2",
+        "--concurrency",
+        "4",
+        "--json",
+    ]);
+    let games = report["games"].as_array().expect("games");
+    let names: Vec<&str> = games
+        .iter()
+        .map(|g| g["game"].as_str().expect("name"))
+        .collect();
+    for game in ["focus", "lanza", "lanzeloth", "war"] {
+        assert!(names.contains(&game), "{game} missing: {report}");
+    }
+    for g in games {
+        let start = &g["worker_start"]["first_view_ms"];
+        assert_eq!(start["runs"], 2, "{g}");
+        assert!(start["median"].as_f64().expect("start ms") > 0.0, "{g}");
+        let rebuild = &g["rebuild"];
+        assert_eq!(rebuild["matches"], 2, "{g}");
+        assert!(rebuild["plies"]["median"].as_f64().expect("plies") > 0.0);
+        // A difference of two timings: a number, of either sign.
+        assert!(rebuild["ms_per_100_plies"]["median"].is_f64(), "{g}");
+    }
+    let held = &report["held"];
+    assert_eq!(held["game"], "focus");
+    assert_eq!(held["matches"], 40);
+    assert!(held["seconds"].as_f64().expect("seconds") > 0.0, "{held}");
+    // The tool killed workers between calls: no call is blamed for it.
+    for plugin in report["plugins"].as_array().expect("plugins") {
+        assert_eq!(plugin["trusted"], false, "{plugin}");
+        assert_eq!(plugin["faults"], 0, "{plugin}");
+        assert_eq!(plugin["quarantined"], 0, "{plugin}");
+        assert!(plugin["kills"].as_u64().expect("kills") >= 3, "{plugin}");
+    }
 }
