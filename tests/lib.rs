@@ -420,9 +420,21 @@ fn compile_c(source: &Path, defines: &[String], library: &Path) {
 /// rightmost), filling it. The trigger move is the sixth `g`, the game's sixth
 /// ply; the trigger state is the board just after it, holding exactly those
 /// six discs (a later board does not count: the state keeps no history).
-/// A test plays `g` six times (five, and a search bot looking one move
-/// ahead, for `evaluate`); random play gets there once in 7^6 matches.
+/// A test plays `g` six times (five, and a search bot to move, for
+/// `evaluate`); random play gets there once in 7^6 matches. The game's
+/// version is 1.0.0; [`build_fixed_plugin`] builds its fix.
 pub fn build_faulty_plugin(kind: &str, place: &str, dir: &Path) -> PathBuf {
+    build_faulty(kind, place, false, dir)
+}
+
+/// `dir/libfaulty_<kind>_<place>_fixed.so`: version 1.0.1 of the game
+/// [`build_faulty_plugin`] builds, which plays on where 1.0.0 misbehaves
+/// (the fixed build a quarantined match moves to).
+pub fn build_fixed_plugin(kind: &str, place: &str, dir: &Path) -> PathBuf {
+    build_faulty(kind, place, true, dir)
+}
+
+fn build_faulty(kind: &str, place: &str, fixed: bool, dir: &Path) -> PathBuf {
     const KINDS: [&str; 6] = ["segv", "abort", "exit", "loop", "memory", "flood"];
     const PLACES: [&str; 3] = ["apply", "svg", "evaluate"];
     assert!(
@@ -436,16 +448,17 @@ pub fn build_faulty_plugin(kind: &str, place: &str, dir: &Path) -> PathBuf {
     let root = workspace_dir();
     let source = root.join("tests/fixtures/faulty-plugin/faulty_connect_four.c");
     let library = dir.join(format!(
-        "libfaulty_{kind}_{place}.{}",
+        "libfaulty_{kind}_{place}{}.{}",
+        if fixed { "_fixed" } else { "" },
         std::env::consts::DLL_EXTENSION
     ));
-    compile_c(
-        &source,
-        &[
-            format!("-DFAULT_KIND=FAULT_{}", kind.to_uppercase()),
-            format!("-DFAULT_WHERE=WHERE_{}", place.to_uppercase()),
-        ],
-        &library,
-    );
+    let mut defines = vec![
+        format!("-DFAULT_KIND=FAULT_{}", kind.to_uppercase()),
+        format!("-DFAULT_WHERE=WHERE_{}", place.to_uppercase()),
+    ];
+    if fixed {
+        defines.push("-DFAULT_FIXED".into());
+    }
+    compile_c(&source, &defines, &library);
     library
 }

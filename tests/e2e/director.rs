@@ -675,6 +675,7 @@ async fn lifting_a_quarantine_is_the_admins_alone_and_refused_for_a_match_not_qu
     let lift = |match_id: &str| pb::LiftQuarantineRequest {
         admin_token: String::new(),
         match_id: match_id.to_string(),
+        plugin_version: String::new(),
     };
 
     let refused = admin

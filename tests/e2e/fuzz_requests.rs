@@ -476,6 +476,11 @@ async fn send(fz: &mut Fuzzer, c: &mut Clients, rpc: Rpc, table: &mut Table) -> 
             let message = pb::LiftQuarantineRequest {
                 admin_token: fz.admin_token(),
                 match_id: fz.match_id(table),
+                plugin_version: if fz.chance(50) {
+                    fz.text()
+                } else {
+                    String::new()
+                },
             };
             let r = fz.request(message);
             done(c.admin.lift_quarantine(r).await)

@@ -2,10 +2,12 @@
 //! spins, eats memory or floods its output on one rare path — in the call
 //! that applies a move, in the SVG board, in `evaluate` during a bot's
 //! search — costs only the match whose call it was. The host keeps
-//! serving, the other matches keep playing with every acknowledged action
-//! kept, the poisoned match is quarantined with its reason, nothing is left
-//! spinning, and a restart serves at once. A trusted plugin that crashes
-//! the host is named on the next start, and its match quarantined.
+//! serving, the other matches (Focus and Lanza, bots and watchers) keep
+//! playing with every acknowledged action kept, the poisoned match is
+//! quarantined with its reason, nothing is left spinning, and a restart
+//! serves at once. A trusted plugin that crashes the host is named on the
+//! next start, and its match quarantined. A quarantined match moves to a
+//! fixed build of its game and plays on.
 //!
 //! The plugins are `tests/fixtures/faulty-plugin/faulty_connect_four.c`,
 //! built per fault (see `tabletop_tests::build_faulty_plugin`): Connect Four
@@ -17,7 +19,7 @@ use std::time::{Duration, Instant};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::director_client::DirectorClient;
 use tabletop_proto::v1::matches_client::MatchesClient;
-use tabletop_tests::{Host, HostOptions, as_admin, build_faulty_plugin};
+use tabletop_tests::{Host, HostOptions, as_admin, build_faulty_plugin, build_fixed_plugin};
 use tonic::Code;
 use tonic::transport::Channel;
 
@@ -126,13 +128,13 @@ async fn five_in_g(matches: &mut MatchesClient<Channel>, match_id: &str, tokens:
 
 /// One action in the match that plays beside the faults; notes the
 /// version acknowledged.
-async fn play_lanza(
+async fn play_beside(
     matches: &mut MatchesClient<Channel>,
-    lanza: &str,
+    match_id: &str,
     tokens: &[String],
     acknowledged: &mut u64,
 ) {
-    let played = play_first_legal(matches, lanza, tokens)
+    let played = play_first_legal(matches, match_id, tokens)
         .await
         .expect("the played match plays on");
     *acknowledged = (*acknowledged).max(played.view.expect("a view").version);
@@ -144,11 +146,26 @@ fn assert_plugin_fault(refused: &tonic::Status, what: &str) {
     assert_eq!(reason(refused), "PLUGIN_FAULT", "{what}: {refused:?}");
 }
 
-/// Waits until the match is quarantined; its view then.
+/// Waits until the match is quarantined; its view then. A view asked for
+/// while the match's worker dies may fail with the match's fault.
 async fn quarantined(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb::MatchView {
     let until = Instant::now() + Duration::from_secs(60);
     loop {
-        let view = spectator(matches, match_id).await;
+        let asked = matches
+            .get_view(pb::GetViewRequest {
+                match_id: match_id.to_string(),
+                ..Default::default()
+            })
+            .await;
+        let view = match asked {
+            Ok(view) => view.into_inner(),
+            Err(refused) => {
+                assert_plugin_fault(&refused, match_id);
+                assert!(Instant::now() < until, "match {match_id} still faults");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
         if view.state == pb::MatchState::Quarantined as i32 {
             return view;
         }
@@ -208,18 +225,22 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
     let mut host = isolating_host(&plugins, &data, &log, &[]).await;
     let mut matches = host.matches().await;
 
-    // A match played between the faults (by its seats' first legal
-    // actions), and a Focus match its bots play, watched.
-    let (lanza, lanza_tokens) = create(&mut matches, "focus", 2, 3).await;
-    let (focus, _) = new_match(
-        &mut matches,
-        "focus",
-        None,
-        &[(0, "mcts:5ms"), (1, "mcts:5ms")],
-    )
-    .await;
+    // A Focus match played between the faults (by its seats' first legal
+    // actions), and a Focus and a Lanza match their bots play, watched.
+    let (played, played_tokens) = create(&mut matches, "focus", 2, 3).await;
     let mut watch = host.watch().await;
-    let mut focus_events = crate::support::watch_as_spectator(&mut watch, &focus).await;
+    let mut bot_matches = Vec::new();
+    for game in ["focus", "lanza"] {
+        let (id, _) = new_match(
+            &mut matches,
+            game,
+            None,
+            &[(0, "mcts:5ms"), (1, "mcts:5ms")],
+        )
+        .await;
+        let events = crate::support::watch_as_spectator(&mut watch, &id).await;
+        bot_matches.push((game, id, events));
+    }
     let mut acknowledged = 0;
 
     // A fault in the call that applies the sixth disc in g.
@@ -238,7 +259,7 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
             // killed the worker and answered the call.
             assert!(started.elapsed() < Duration::from_secs(15), "answered late");
         }
-        play_lanza(&mut matches, &lanza, &lanza_tokens, &mut acknowledged).await;
+        play_beside(&mut matches, &played, &played_tokens, &mut acknowledged).await;
         poisoned.push((game, id, kind, tokens));
     }
 
@@ -258,7 +279,7 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
         .expect_err("drawing the trigger state faults");
     assert_plugin_fault(&refused, "faulty-segv-svg");
     poisoned.push(("faulty-segv-svg".into(), svg_match, "segv", tokens));
-    play_lanza(&mut matches, &lanza, &lanza_tokens, &mut acknowledged).await;
+    play_beside(&mut matches, &played, &played_tokens, &mut acknowledged).await;
 
     // Memory: each SVG board of the trigger state takes 200 MB more, until
     // the worker's cap stops it.
@@ -284,7 +305,7 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
     let refused = refused.expect("the memory cap ends the worker");
     assert_plugin_fault(&refused, "faulty-memory-svg");
     poisoned.push(("faulty-memory-svg".into(), memory, "abort", tokens));
-    play_lanza(&mut matches, &lanza, &lanza_tokens, &mut acknowledged).await;
+    play_beside(&mut matches, &played, &played_tokens, &mut acknowledged).await;
 
     // A bot's search: on five discs in g, the bot drops into g and its
     // playout evaluates one ply past the trigger state.
@@ -296,7 +317,7 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
     )
     .await;
     poisoned.push(("faulty-abort-evaluate".into(), searched, "abort", tokens));
-    play_lanza(&mut matches, &lanza, &lanza_tokens, &mut acknowledged).await;
+    play_beside(&mut matches, &played, &played_tokens, &mut acknowledged).await;
 
     // A flood of output is logged in part and costs the match nothing.
     let (flood, tokens) = new_match(&mut matches, "faulty-flood-apply", None, &[]).await;
@@ -329,23 +350,27 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
     }
 
     // The other matches played on: the played one from where it was, the
-    // Focus bots with their watcher told.
-    let lanza_now = spectator(&mut matches, &lanza).await;
-    assert!(lanza_now.version >= acknowledged);
-    play_lanza(&mut matches, &lanza, &lanza_tokens, &mut acknowledged).await;
-    let focus_version = spectator(&mut matches, &focus).await.version;
-    let until = Instant::now() + Duration::from_secs(30);
-    while spectator(&mut matches, &focus).await.version == focus_version
-        && spectator(&mut matches, &focus).await.state != pb::MatchState::Finished as i32
-    {
-        assert!(Instant::now() < until, "the Focus bots stopped");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    // bots with their watchers told.
+    let played_now = spectator(&mut matches, &played).await;
+    assert!(played_now.version >= acknowledged);
+    play_beside(&mut matches, &played, &played_tokens, &mut acknowledged).await;
+    for (game, id, events) in &mut bot_matches {
+        let version = spectator(&mut matches, id).await.version;
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let now = spectator(&mut matches, id).await;
+            if now.version > version || now.state == pb::MatchState::Finished as i32 {
+                break;
+            }
+            assert!(Instant::now() < until, "the {game} bots stopped");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let told = tokio::time::timeout(Duration::from_secs(10), events.message())
+            .await
+            .expect("the watcher is told")
+            .expect("the stream is sound");
+        assert!(told.is_some(), "the {game} watcher's stream ended");
     }
-    let told = tokio::time::timeout(Duration::from_secs(10), focus_events.message())
-        .await
-        .expect("the watcher is told")
-        .expect("the stream is sound");
-    assert!(told.is_some(), "the Focus watcher's stream ended");
     assert!(host.is_running(), "the host never died");
     let host_log = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
@@ -353,17 +378,23 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
         "the flood is logged in part, named"
     );
 
-    // Nothing is left spinning once the bots are done: their match ends by
+    // Nothing is left spinning once the bots are done: their matches end by
     // a director's abort (on a busy machine the bots, at idle priority,
-    // would take long to finish it).
-    DirectorClient::new(host.channel().await)
-        .abort_match(as_admin(pb::AbortMatchRequest {
-            match_id: focus.clone(),
-            reason: "the test has seen enough".into(),
-            ..Default::default()
-        }))
-        .await
-        .expect("the bots' match is aborted");
+    // would take long to finish them).
+    let mut director = DirectorClient::new(host.channel().await);
+    for (game, id, _) in &bot_matches {
+        let aborted = director
+            .abort_match(as_admin(pb::AbortMatchRequest {
+                match_id: id.clone(),
+                reason: "the test has seen enough".into(),
+                ..Default::default()
+            }))
+            .await;
+        // A match its bots finished first is over already.
+        if let Err(refused) = aborted {
+            assert_eq!(reason(&refused), "MATCH_OVER", "{game}: {refused:?}");
+        }
+    }
     let busy = busy_ms(host.pid(), Duration::from_millis(1_000));
     assert!(
         busy < 500,
@@ -387,7 +418,7 @@ async fn plugins_that_fault_on_a_rare_path_cost_only_their_own_match() {
             "{game} after a restart: {view:?}"
         );
     }
-    play_first_legal(&mut matches, &lanza, &lanza_tokens)
+    play_first_legal(&mut matches, &played, &played_tokens)
         .await
         .expect("the played match plays on after the restart");
 }
@@ -418,7 +449,8 @@ async fn a_trusted_plugin_that_kills_the_host_has_its_match_quarantined_at_the_n
     }
 
     let restarted_log = log.with_extension("2");
-    let host = isolating_host(&plugins, &data, &restarted_log, &["--trust-plugin", &trust]).await;
+    let mut host =
+        isolating_host(&plugins, &data, &restarted_log, &["--trust-plugin", &trust]).await;
     let mut matches = host.matches().await;
     // Not replayed into the same crash: listed unavailable, quarantined.
     let refused = crate::support::view_of(&mut matches, &id, "", None)
@@ -445,6 +477,111 @@ async fn a_trusted_plugin_that_kills_the_host_has_its_match_quarantined_at_the_n
         .await
         .expect("a quarantined match can be aborted");
     assert_eq!(aborted.into_inner().state, pb::MatchState::Finished as i32);
+
+    // Again, with the fix on disk for the next start: the match held back
+    // moves to it and plays the move that killed the host.
+    let (id, tokens) = new_match(&mut matches, "faulty-segv-apply", None, &[]).await;
+    five_in_g(&mut matches, &id, &tokens).await;
+    drop_disc(&mut matches, &id, &tokens, 5, "g")
+        .await
+        .expect_err("the host dies in the trusted plugin again");
+    let until = Instant::now() + Duration::from_secs(10);
+    while host.is_running() {
+        assert!(Instant::now() < until, "the host died again");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    build_fixed_plugin("segv", "apply", &plugins);
+    let host = isolating_host(
+        &plugins,
+        &data,
+        &log.with_extension("3"),
+        &["--trust-plugin", &trust],
+    )
+    .await;
+    let mut matches = host.matches().await;
+    let lifted = host
+        .admin()
+        .await
+        .lift_quarantine(as_admin(pb::LiftQuarantineRequest {
+            match_id: id.clone(),
+            plugin_version: "1.0.1".into(),
+            ..Default::default()
+        }))
+        .await
+        .expect("the held-back match moves to the fixed build")
+        .into_inner();
+    assert_eq!(lifted.state, pb::MatchState::Running as i32, "{lifted:?}");
+    drop_disc(&mut matches, &id, &tokens, 5, "g")
+        .await
+        .expect("the fixed build applies the move");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quarantined_match_plays_on_with_a_fixed_build_also_after_a_restart() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let plugins = plugins_with(root.path(), &[("segv", "apply")]);
+    let data = root.path().join("data");
+    let log = root.path().join("host.log");
+    let mut host = isolating_host(&plugins, &data, &log, &[]).await;
+    let mut matches = host.matches().await;
+    let (id, tokens) = new_match(&mut matches, "faulty-segv-apply", None, &[]).await;
+    five_in_g(&mut matches, &id, &tokens).await;
+    let refused = drop_disc(&mut matches, &id, &tokens, 5, "g")
+        .await
+        .expect_err("the trigger move faults");
+    assert_plugin_fault(&refused, "faulty-segv-apply");
+    quarantined(&mut matches, &id).await;
+
+    // The fix is a new version, hot-added beside the faulty one.
+    let fixed = build_fixed_plugin("segv", "apply", &plugins);
+    let mut admin = host.admin().await;
+    admin
+        .load_plugin(as_admin(pb::LoadPluginRequest {
+            path: fixed.display().to_string(),
+            ..Default::default()
+        }))
+        .await
+        .expect("the fixed build loads");
+    let lift = |version: &str| {
+        as_admin(pb::LiftQuarantineRequest {
+            match_id: id.clone(),
+            plugin_version: version.into(),
+            ..Default::default()
+        })
+    };
+    let unknown = admin
+        .lift_quarantine(lift("9.9.9"))
+        .await
+        .expect_err("no such build");
+    assert_eq!(unknown.code(), Code::NotFound, "{unknown:?}");
+    assert_eq!(
+        spectator(&mut matches, &id).await.state,
+        pb::MatchState::Quarantined as i32,
+        "a refused lift leaves the match quarantined"
+    );
+    let lifted = admin
+        .lift_quarantine(lift("1.0.1"))
+        .await
+        .expect("the match moves to the fixed build")
+        .into_inner();
+    assert_eq!(lifted.state, pb::MatchState::Running as i32, "{lifted:?}");
+    assert_eq!(lifted.plugin_version, "1.0.1");
+    assert_eq!(lifted.plugin_sha256, sha256_of(&fixed));
+    drop_disc(&mut matches, &id, &tokens, 5, "g")
+        .await
+        .expect("the fixed build applies the trigger move");
+
+    // A restart replays the whole match through the fixed build.
+    assert!(host.terminate().await, "a clean stop");
+    let host = isolating_host(&plugins, &data, &log.with_extension("2"), &[]).await;
+    let mut matches = host.matches().await;
+    let view = spectator(&mut matches, &id).await;
+    assert_eq!(view.state, pb::MatchState::Running as i32, "{view:?}");
+    assert_eq!(view.plugin_version, "1.0.1");
+    assert_eq!(view.version, lifted.version + 1, "{view:?}");
+    drop_disc(&mut matches, &id, &tokens, 6, "a")
+        .await
+        .expect("the match plays on after the restart");
 }
 
 /// The hex SHA-256 of a file, as `--trust-plugin` names a build.

@@ -105,12 +105,14 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
         }
         Command::LiftQuarantine {
             match_id,
+            plugin_version,
             admin_token,
         } => {
             AdminClient::new(channel)
                 .lift_quarantine(pb::LiftQuarantineRequest {
                     admin_token,
                     match_id,
+                    plugin_version,
                 })
                 .await?
         }

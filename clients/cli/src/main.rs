@@ -385,6 +385,10 @@ pub enum Command {
     LiftQuarantine {
         /// The match.
         match_id: String,
+        /// Play on with this loaded version of the game (a fixed build):
+        /// the match's whole history is replayed through it first.
+        #[arg(long = "to-version", default_value = "")]
+        plugin_version: String,
         /// The admin token in the request (the global --credential, or
         /// TABLETOP_ADMIN_TOKEN, is enough).
         #[arg(long, default_value = "")]

@@ -109,7 +109,11 @@ fn describe(kind: &LogKind) -> String {
         LogKind::Quarantine { reason } => format!(
             "the server quarantines the match (its plugin failed in one of its calls): {reason}"
         ),
-        LogKind::Release => "the admin lifts the quarantine".into(),
+        LogKind::Release { build: None } => "the admin lifts the quarantine".into(),
+        LogKind::Release { build: Some(build) } => format!(
+            "the admin lifts the quarantine; the match plays on with version {} of its game",
+            build.version
+        ),
         LogKind::Absent { seats } => format!(
             "seats {} were not taken by the deadline and are out",
             seats

@@ -664,13 +664,19 @@ class Client:
         )
 
     @_typed_errors
-    def lift_quarantine(self, match_id: str, *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
+    def lift_quarantine(
+        self, match_id: str, *, plugin_version: str = "", admin_token: Optional[str] = None
+    ) -> types_pb2.MatchView:
         """Lifts a match's quarantine (``MATCH_STATE_QUARANTINED``: the server
-        stopped calling its plugin for it): play goes on where it stopped.
-        Raises :class:`tabletop.errors.ControlRefused` for a match that is
-        not quarantined."""
+        stopped calling its plugin for it): play goes on where it stopped,
+        with ``plugin_version`` through that loaded version of its game (a
+        fixed build), which first replays the whole match. Raises
+        :class:`tabletop.errors.ControlRefused` for a match that is not
+        quarantined, :class:`tabletop.errors.UnknownGame` for a version not
+        loaded."""
         return self.admin.LiftQuarantine(
-            admin_pb2.LiftQuarantineRequest(match_id=match_id), metadata=self._auth(admin_token)
+            admin_pb2.LiftQuarantineRequest(match_id=match_id, plugin_version=plugin_version),
+            metadata=self._auth(admin_token),
         )
 
 

@@ -494,6 +494,9 @@ def test_lifting_a_quarantine_is_refused_for_a_match_not_quarantined(
     with pytest.raises(tabletop.ControlRefused) as refused:
         director.lift_quarantine(match.match_id)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(tabletop.UnknownGame) as unknown:
+        director.lift_quarantine(match.match_id, plugin_version="9.9.9")
+    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
     with pytest.raises(tabletop.TokenRequired) as anonymous:
         client.lift_quarantine(match.match_id)
     assert anonymous.value.credential == "admin"

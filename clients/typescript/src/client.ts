@@ -625,11 +625,21 @@ export class Client {
 
   /**
    * Lifts a match's quarantine (`MatchState.QUARANTINED`: the server stopped
-   * calling its plugin for it): play goes on where it stopped. Rejects with
-   * `ControlRefused` for a match that is not quarantined.
+   * calling its plugin for it): play goes on where it stopped, with
+   * `pluginVersion` through that loaded version of its game (a fixed build),
+   * which first replays the whole match. Rejects with `ControlRefused` for a
+   * match that is not quarantined, `UnknownGame` for a version not loaded.
    */
-  liftQuarantine(matchId: string, opts: AdminOptions = {}): Promise<MatchView> {
-    return typed(this.admin.liftQuarantine({ matchId }, withCredential(opts.adminToken)));
+  liftQuarantine(
+    matchId: string,
+    opts: AdminOptions & { pluginVersion?: string } = {},
+  ): Promise<MatchView> {
+    return typed(
+      this.admin.liftQuarantine(
+        { matchId, pluginVersion: opts.pluginVersion ?? "" },
+        withCredential(opts.adminToken),
+      ),
+    );
   }
 }
 

@@ -23,6 +23,7 @@ import {
   RequestIdReused,
   TabletopError,
   TokenRequired,
+  UnknownGame,
   connect,
   type LifecycleEvent,
   type MatchSummary,
@@ -285,6 +286,14 @@ test("lifting a quarantine is refused for a match not quarantined", async () => 
     assert.equal(err.code, Code.FailedPrecondition);
     return true;
   });
+  await assert.rejects(
+    host.director.liftQuarantine(match.matchId, { pluginVersion: "9.9.9" }),
+    (err: unknown) => {
+      assert.ok(err instanceof UnknownGame, String(err));
+      assert.equal(err.code, Code.NotFound);
+      return true;
+    },
+  );
   await assert.rejects(host.client.liftQuarantine(match.matchId), (err: unknown) => {
     assert.ok(err instanceof TokenRequired, String(err));
     assert.equal(err.credential, "admin");

@@ -95,7 +95,7 @@ pub use game_match::{Match, Submitted};
 pub use history::History;
 pub use identity::SeatPlayer;
 pub use legal::LegalDetail;
-pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves};
+pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves, PluginBuild};
 pub use out::{OutReason, RuleOut};
 pub use record::Record;
 pub use seat::{Seat, SeatInfo, SeatJoin, SeatResult};

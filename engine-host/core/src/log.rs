@@ -80,7 +80,25 @@ pub enum LogKind {
         reason: String,
     },
     /// The admin lifted the quarantine: play goes on where it stopped.
-    Release,
+    Release {
+        /// The build of the game the match plays on with from here (a
+        /// fixed one), its whole log replayed through it; none: the build
+        /// it had. A replay takes the last build a release names for every
+        /// entry, from the first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        build: Option<PluginBuild>,
+    },
+}
+
+/// A build of a match's game: its version and, when known, the hex SHA-256
+/// of its file (see [`MatchSetup::plugin_sha256`](crate::MatchSetup::plugin_sha256)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginBuild {
+    /// The plugin version.
+    pub version: String,
+    /// The file's hex SHA-256.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// The moves of one log entry. A match keeps its whole log in memory, so an

@@ -8,6 +8,7 @@ use crate::clock::TimeControl;
 use crate::delay::SpectatorDelay;
 use crate::director::OpenSeatDeadline;
 use crate::identity::SeatPlayer;
+use crate::log::{LogEntry, LogKind};
 
 /// Everything needed to create a match (also what a record starts from).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +51,22 @@ pub struct MatchSetup {
     /// Who plays the seats taken at creation, as the creator said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seat_players: Vec<SeatPlayer>,
+}
+
+impl MatchSetup {
+    /// The setup with the build a release in `log` last moved the match to
+    /// ([`LogKind::Release`]): the build its whole log replays through.
+    pub fn with_build_of(mut self, log: &[LogEntry]) -> MatchSetup {
+        let moved_to = log.iter().rev().find_map(|entry| match &entry.kind {
+            LogKind::Release { build } => build.as_ref(),
+            _ => None,
+        });
+        if let Some(build) = moved_to {
+            self.plugin_version = build.version.clone();
+            self.plugin_sha256 = build.sha256.clone();
+        }
+        self
+    }
 }
 
 /// Most labels a match may have.

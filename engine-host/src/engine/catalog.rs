@@ -350,10 +350,10 @@ impl Catalog {
     }
 
     /// Rebuilds one stored match by replaying its log through the plugin
-    /// build it was created with ([`Catalog::build_for`]), or says why it
-    /// cannot be played here.
+    /// build it was created with, or the one a release moved it to
+    /// ([`Catalog::build_for`]), or says why it cannot be played here.
     pub fn restore(&self, stored: &StoredMatch) -> Result<Match, String> {
-        let setup = &stored.setup;
+        let setup = &stored.setup.clone().with_build_of(&stored.log);
         let plugin = self.build_for(
             &setup.match_id,
             &setup.game,

@@ -4,12 +4,13 @@
 //! whose plugin's worker died in one of its calls, and the admin's lifting
 //! of it.
 
-use tabletop_core::{HostError, HostResult, MatchView, ViewDetail, now_ms};
-use tabletop_sdk::Viewer;
+use tabletop_core::{HostError, HostResult, MatchView, PluginBuild, ViewDetail, now_ms};
+use tabletop_sdk::{DynGame, Viewer};
 
 use super::access::{Caller, Need};
 use super::live::{LiveMatch, lock};
-use super::{Control, Engine};
+use super::table::Slot;
+use super::{Control, Engine, dormant};
 use crate::store::{Commit, LifecycleRow};
 
 impl Engine {
@@ -82,15 +83,40 @@ impl Engine {
     }
 
     /// Lifts a match's quarantine (the admin only): play goes on where it
-    /// stopped. Stored, and told to watchers and the lifecycle feed, before
-    /// this returns the spectator's view after it, which calls the plugin
-    /// again.
-    pub fn lift_quarantine(&self, caller: &Caller, match_id: &str) -> HostResult<MatchView> {
+    /// stopped — with `plugin_version`, through that loaded build of its
+    /// game (a fixed one), which first replays the match's whole log; a
+    /// match held back at the start (the host died in one of its calls) is
+    /// made live through it. Stored, and told to watchers and the
+    /// lifecycle feed, before this returns the spectator's view after it,
+    /// which calls the plugin again.
+    pub fn lift_quarantine(
+        &self,
+        caller: &Caller,
+        match_id: &str,
+        plugin_version: Option<&str>,
+    ) -> HostResult<MatchView> {
         caller.require(Need::Admin, "lifting a quarantine")?;
-        let slot = self.slot(match_id)?;
+        let slot = match plugin_version {
+            None => self.slot(match_id)?,
+            Some(version) => self.move_to_build(match_id, version)?,
+        };
         let mut m = lock(&slot);
         let before = m.version();
-        m.release(now_ms())?;
+        match plugin_version {
+            None => m.release(now_ms())?,
+            Some(version) => {
+                let plugin = self.catalog.for_new_match(&m.setup().game, Some(version))?;
+                let build = PluginBuild {
+                    version: plugin.manifest().version.clone(),
+                    sha256: Some(plugin.sha256().to_string()),
+                };
+                m.release_to(plugin, build, now_ms())?;
+                let trust = self
+                    .inline
+                    .trust_for(&m.setup().game, &m.setup().plugin_version);
+                m.set_trust(trust);
+            }
+        }
         let commit = self.persist(&mut m, before)?;
         m.refresh_kept_legal_actions();
         // The admin holds the admin token: the spectator delay is not for
@@ -100,6 +126,38 @@ impl Engine {
         commit.wait()?;
         tracing::info!(match_id, version = before + 1, "quarantine lifted");
         view
+    }
+
+    /// The slot of the quarantined match `match_id`, to be moved to
+    /// `version` of its game: a match held back at the start is made live
+    /// through that build (its log replayed through it; it stays
+    /// quarantined until the release).
+    fn move_to_build(&self, match_id: &str, version: &str) -> HostResult<Slot> {
+        let reason = match self.slot(match_id) {
+            Err(HostError::MatchUnavailable { reason, .. }) => reason,
+            slot => return slot,
+        };
+        let Some(mut stored) = self.store.load(match_id)? else {
+            return self.slot(match_id);
+        };
+        if dormant::quarantined_in(&stored.log).is_none() {
+            return Err(HostError::ControlRefused(format!(
+                "the match is not quarantined but unavailable: {reason}"
+            )));
+        }
+        let plugin = self
+            .catalog
+            .for_new_match(&stored.setup.game, Some(version))?;
+        stored.setup.plugin_version = plugin.manifest().version.clone();
+        stored.setup.plugin_sha256 = Some(plugin.sha256().to_string());
+        let m = self.catalog.restore(&stored).map_err(|reason| {
+            HostError::ControlRefused(format!(
+                "version {version} of {} does not replay the match: {reason}",
+                stored.setup.game
+            ))
+        })?;
+        self.unavailable.remove(match_id);
+        Ok(self.install_stored(m, stored))
     }
 
     /// Checks that `caller` may follow the lifecycle feed.

@@ -19,7 +19,7 @@ pub(super) fn quarantined_in(log: &[LogEntry]) -> Option<&str> {
     for entry in log.iter().rev() {
         match &entry.kind {
             LogKind::Quarantine { reason } => return Some(reason),
-            LogKind::Release => return None,
+            LogKind::Release { .. } => return None,
             _ => {}
         }
     }

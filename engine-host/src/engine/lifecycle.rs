@@ -100,7 +100,7 @@ pub(super) fn ended(m: &Match, version_before: u64) -> Vec<LifecycleEvent> {
             LogKind::Quarantine { reason } => vec![LifecycleKind::Quarantined {
                 reason: reason.clone(),
             }],
-            LogKind::Release => vec![LifecycleKind::Released],
+            LogKind::Release { .. } => vec![LifecycleKind::Released],
             LogKind::Moves { .. } => m
                 .rule_outs()
                 .iter()

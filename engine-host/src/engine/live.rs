@@ -68,6 +68,12 @@ impl LiveMatch {
         &self.trust
     }
 
+    /// Its plugin's calls are trusted as `trust` says: it moved to
+    /// another build of its game.
+    pub(super) fn set_trust(&mut self, trust: Arc<Trust>) {
+        self.trust = trust;
+    }
+
     /// Since when it has been over in memory; `None` while it is not.
     pub(super) fn finished_at(&self) -> Option<Instant> {
         self.finished_at

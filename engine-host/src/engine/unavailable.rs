@@ -92,9 +92,13 @@ impl UnavailableMatches {
             .map(|u| u.stored)
     }
 
-    /// Takes `match_id` off the list: it plays again.
+    /// Takes `match_id` off the list, held back or not: it plays again.
     pub fn remove(&self, match_id: &str) {
         self.by_id
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(match_id);
+        self.held_back
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(match_id);

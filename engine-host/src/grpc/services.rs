@@ -620,7 +620,10 @@ impl Admin for Api {
         let r = request.into_inner();
         super::in_match(&r.match_id);
         let view = self
-            .call(move |e| e.lift_quarantine(&caller, &r.match_id))
+            .call(move |e| {
+                let version = Some(r.plugin_version.as_str()).filter(|v| !v.is_empty());
+                e.lift_quarantine(&caller, &r.match_id, version)
+            })
             .await?;
         Ok(Response::new(convert::view(view)))
     }

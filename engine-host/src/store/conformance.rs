@@ -443,7 +443,12 @@ pub fn a_quarantined_match_is_listed_quarantined_and_loaded_at_start_until_relea
     let release = LogEntry {
         version: 3,
         at_ms: 6,
-        kind: LogKind::Release,
+        kind: LogKind::Release {
+            build: Some(tabletop_core::PluginBuild {
+                version: "1.0.1".into(),
+                sha256: Some(BUILD_SHA256.into()),
+            }),
+        },
     };
     append(
         store,

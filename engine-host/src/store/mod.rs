@@ -516,7 +516,7 @@ impl StoredMatch {
             .rev()
             .find_map(|e| match e.kind {
                 LogKind::Quarantine { .. } => Some(true),
-                LogKind::Release => Some(false),
+                LogKind::Release { .. } => Some(false),
                 _ => None,
             })
             .unwrap_or(false);

@@ -16,12 +16,14 @@ CREDENTIAL_ROLE_UNSPECIFIED: CredentialRole
 CREDENTIAL_ROLE_ORGANIZER: CredentialRole
 
 class LiftQuarantineRequest(_message.Message):
-    __slots__ = ("admin_token", "match_id")
+    __slots__ = ("admin_token", "match_id", "plugin_version")
     ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     admin_token: str
     match_id: str
-    def __init__(self, admin_token: _Optional[str] = ..., match_id: _Optional[str] = ...) -> None: ...
+    plugin_version: str
+    def __init__(self, admin_token: _Optional[str] = ..., match_id: _Optional[str] = ..., plugin_version: _Optional[str] = ...) -> None: ...
 
 class IssueCredentialRequest(_message.Message):
     __slots__ = ("admin_token", "name", "role")

@@ -147,9 +147,10 @@ class AdminServicer:
         FAILED_PRECONDITION: CONTROL_REFUSED for a match that is not
         quarantined, or that was quarantined while it waited for players
         (nothing was played: abort it); MATCH_OVER for a finished one. Lift a
-        quarantine once the plugin's fault is understood (a fixed plugin is a
-        new version, which running matches do not take): a call that faults
-        again quarantines the match again.
+        quarantine once the plugin's fault is understood: with
+        `plugin_version`, the match moves to that build of its game (a fixed
+        one, loaded beside the faulty one), its whole history replayed through
+        it first; a call that faults again quarantines the match again.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -8,16 +8,20 @@
 //! While a match is quarantined only an abort, an adjudication and the
 //! release apply; none of them calls the plugin.
 
-use tabletop_sdk::{Player, Status};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use tabletop_sdk::{DynGame, Player, Status};
 
 use super::Match;
+use super::replaying::Chronicle;
 use crate::clock::AddRefused;
 use crate::director::{
     OnDeadline, capped_reason, check_abort_reason, check_added_ms, check_results, refused,
 };
 use crate::error::{HostError, HostResult};
 use crate::fanout::HostEvent;
-use crate::log::LogKind;
+use crate::log::{LogKind, PluginBuild};
 use crate::out::OutReason;
 use crate::seat::SeatResult;
 use crate::stage::Lifecycle;
@@ -71,7 +75,54 @@ impl Match {
     /// holds them. Refused ([`HostError::ControlRefused`]) for a match that
     /// is not quarantined.
     pub fn release(&mut self, at_ms: i64) -> HostResult<()> {
-        self.control(LogKind::Release, at_ms)
+        self.control(LogKind::Release { build: None }, at_ms)
+    }
+
+    /// Lifts the quarantine at `at_ms` as [`Match::release`] does, the match
+    /// playing on with `game`, another build of its game (`build` names it:
+    /// a fixed one). The whole log is replayed through it first; if an
+    /// entry does not replay, the error names it and the match stays
+    /// quarantined with the build it had.
+    pub fn release_to(
+        &mut self,
+        game: Arc<dyn DynGame>,
+        build: PluginBuild,
+        at_ms: i64,
+    ) -> HostResult<()> {
+        if !self.is_quarantined() {
+            return Err(refused("the match is not quarantined"));
+        }
+        if game.manifest().name != self.setup.game {
+            return Err(refused(format!(
+                "{} is not a build of {}",
+                game.manifest().name,
+                self.setup.game
+            )));
+        }
+        let mut setup = self.setup.clone();
+        setup.plugin_version = build.version.clone();
+        setup.plugin_sha256 = build.sha256.clone();
+        let chronicle = Chronicle {
+            token_hashes: self.seats.token_hashes(),
+            joins: self.seats.joins(),
+            log: self.log.entries(),
+            pending: self.held.all(),
+            notes_rule_outs: true,
+        };
+        let replayed = Match::walk(game, setup, chronicle, u64::MAX, &mut |_, _| {
+            Ok(ControlFlow::Continue(()))
+        })?;
+        let game = std::mem::replace(&mut self.game, replayed.game);
+        let state = std::mem::replace(&mut self.state, replayed.state);
+        let setup = std::mem::replace(&mut self.setup, replayed.setup);
+        if let Err(refusal) = self.control(LogKind::Release { build: Some(build) }, at_ms) {
+            self.game = game;
+            self.state = state;
+            self.setup = setup;
+            return Err(refusal);
+        }
+        self.legal.forget();
+        Ok(())
     }
 
     /// Gives `seat` `ms` more time at `at_ms`: on its bank, or on its
@@ -136,7 +187,7 @@ impl Match {
             kind,
             LogKind::Abort { .. }
                 | LogKind::Adjudicate { .. }
-                | LogKind::Release
+                | LogKind::Release { .. }
                 | LogKind::Quarantine { .. }
         );
         if let Some(reason) = self.quarantine_reason()
@@ -188,7 +239,7 @@ impl Match {
                     reason: reason.clone(),
                 })
             }
-            LogKind::Release => {
+            LogKind::Release { .. } => {
                 // Seats are taken again, when the log is replayed, before
                 // its first entry after creation: a seat taken after a
                 // release would be told before the quarantine.

@@ -360,7 +360,7 @@ impl Match {
             | LogKind::AddTime { .. }
             | LogKind::Absent { .. }
             | LogKind::Quarantine { .. }
-            | LogKind::Release => {
+            | LogKind::Release { .. } => {
                 let event = self
                     .direct(&entry.kind, at_ms)
                     .map_err(|e| fail.because(e))?;
