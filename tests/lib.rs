@@ -191,9 +191,10 @@ impl Host {
             .arg(&plugin_dir)
             .arg("--data-dir")
             .arg(&data_dir)
-            .arg("--admin-token")
-            .arg(ADMIN_TOKEN)
             .args(&options.args)
+            // In the environment, as the README says: arguments are
+            // readable by every user of the machine.
+            .env("TABLETOP_ADMIN_TOKEN", ADMIN_TOKEN)
             .env("RUST_LOG", "warn")
             // One cache of passing plugin checks for every host of the run:
             // each built plugin is checked once, not at every host start.

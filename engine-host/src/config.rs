@@ -34,9 +34,16 @@ pub struct Config {
     pub data_dir: PathBuf,
 
     /// Admin token for Admin calls and running-match exports. If unset, one is
-    /// generated and written to DATA_DIR/admin-token.
+    /// generated and written to DATA_DIR/admin-token. Every user of the
+    /// machine can read a process's arguments: pass it in the environment
+    /// (TABLETOP_ADMIN_TOKEN) or in a file (--admin-token-file) instead.
     #[arg(long, env = "TABLETOP_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+
+    /// A file holding the admin token (its first line), readable by its
+    /// owner alone.
+    #[arg(long, env = "TABLETOP_ADMIN_TOKEN_FILE")]
+    pub admin_token_file: Option<PathBuf>,
 
     /// Longest a single plugin call may take before the request fails.
     #[arg(long, env = "TABLETOP_CALL_DEADLINE_MS", default_value_t = 10_000)]

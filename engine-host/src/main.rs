@@ -44,12 +44,41 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-/// The configured admin token, or the one in DATA_DIR/admin-token, or a new one
-/// written there (readable only by the owner). A token file other users can
-/// read is refused: whoever reads it can load native code into the host.
+/// The configured admin token (given, or in the --admin-token-file), or the
+/// one in DATA_DIR/admin-token, or a new one written there (readable only by
+/// the owner). A token file other users can read is refused: whoever reads
+/// it can load native code into the host. An empty token counts as none.
 fn admin_token(config: &Config) -> Result<String, String> {
-    if let Some(token) = &config.admin_token {
-        return Ok(token.clone());
+    let given = config.admin_token.as_deref().filter(|t| !t.is_empty());
+    match (given, &config.admin_token_file) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "the admin token is given twice: --admin-token-file, and --admin-token or \
+                 TABLETOP_ADMIN_TOKEN"
+                    .into(),
+            );
+        }
+        (Some(token), None) => {
+            if std::env::args().any(|a| a == "--admin-token" || a.starts_with("--admin-token=")) {
+                tracing::warn!(
+                    "--admin-token shows the token to every user of this machine (in the \
+                     process's arguments): pass it with TABLETOP_ADMIN_TOKEN or \
+                     --admin-token-file"
+                );
+            }
+            return Ok(token.to_string());
+        }
+        (None, Some(file)) => {
+            let token = std::fs::read_to_string(file)
+                .map_err(|e| format!("cannot read the admin token file {}: {e}", file.display()))?;
+            refuse_if_shared(file)?;
+            let token = token.lines().next().unwrap_or_default().trim();
+            if token.is_empty() {
+                return Err(format!("the admin token file {} is empty", file.display()));
+            }
+            return Ok(token.to_string());
+        }
+        (None, None) => {}
     }
     let file = config.data_dir.join("admin-token");
     if let Ok(token) = std::fs::read_to_string(&file)

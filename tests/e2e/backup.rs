@@ -125,9 +125,14 @@ async fn a_backup_where_no_file_can_be_made_is_refused_as_a_bad_path() {
     let host = Host::start().await;
     let mut admin = host.admin().await;
     let temp = tempfile::tempdir().unwrap();
+    let busy = temp.path().join("busy.sqlite3");
+    std::fs::write(temp.path().join("busy.sqlite3.partial"), b"another backup").unwrap();
     for path in [
         temp.path().join("no such directory").join("backup.sqlite3"),
         temp.path().join("x".repeat(300)),
+        temp.path().join("nodir/../w"),
+        std::path::PathBuf::from("relative.sqlite3"),
+        busy.clone(),
     ] {
         let refused = admin.backup(backup_request(&path)).await.unwrap_err();
         assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
@@ -138,4 +143,15 @@ async fn a_backup_where_no_file_can_be_made_is_refused_as_a_bad_path() {
         );
         assert!(!path.exists());
     }
+    // Nothing was left behind, and the other backup's copy is untouched.
+    let mut left: Vec<_> = std::fs::read_dir(temp.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["busy.sqlite3.partial"]);
+    assert_eq!(
+        std::fs::read(temp.path().join("busy.sqlite3.partial")).unwrap(),
+        b"another backup"
+    );
 }

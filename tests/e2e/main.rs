@@ -20,6 +20,7 @@ mod data_dir;
 mod delay;
 mod director;
 mod durable;
+mod edges;
 mod foundation;
 mod fuzz_requests;
 mod history;

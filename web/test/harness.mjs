@@ -44,9 +44,9 @@ export async function startHost({ pluginDir } = {}) {
       "--web-listen", "127.0.0.1:0",
       "--plugin-dir", pluginDir ?? dirname(binary),
       "--data-dir", join(dataDir, "data"),
-      "--admin-token", ADMIN_TOKEN,
     ],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
+    // The token in the environment: a process's arguments are readable by every user.
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn", TABLETOP_ADMIN_TOKEN: ADMIN_TOKEN } },
   );
   let stderr = "";
   child.stderr.setEncoding("utf8");

@@ -104,7 +104,22 @@ async fn start(
     if data_dir {
         command.args(BENCH_LIMITS);
     }
-    command.args(args).arg("--listen").arg("127.0.0.1:0");
+    // An admin token goes in the environment, as the README says: the
+    // server warns of one in its arguments, which every user can read.
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--admin-token" => {
+                if let Some(token) = rest.next() {
+                    command.env("TABLETOP_ADMIN_TOKEN", token);
+                }
+            }
+            _ => {
+                command.arg(arg);
+            }
+        }
+    }
+    command.arg("--listen").arg("127.0.0.1:0");
     let dir = if data_dir {
         let dir = std::env::temp_dir().join(format!(
             "tabletop-bench-{}-{}",

@@ -112,14 +112,10 @@ fn spawn_host(bot_threads: u32) -> Result<(SpawnedHost, String, String), CliErro
     let data_dir = std::env::temp_dir().join(format!("tabletop-arena-{}", std::process::id()));
     let admin_token = tabletop_core::tokens::new_token();
     let mut child = Command::new(&binary)
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--store",
-            "memory",
-            "--admin-token",
-        ])
-        .arg(&admin_token)
+        .args(["--listen", "127.0.0.1:0", "--store", "memory"])
+        // In the environment: a process's arguments are readable by every
+        // user of the machine.
+        .env("TABLETOP_ADMIN_TOKEN", &admin_token)
         .arg("--data-dir")
         .arg(&data_dir)
         .arg("--bot-threads")

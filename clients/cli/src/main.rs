@@ -413,7 +413,8 @@ pub enum Command {
     /// file on the server's machine (admin); start a server with it as
     /// DATA_DIR/matches.sqlite3 to resume from it.
     Backup {
-        /// Path of the new file on the server's machine.
+        /// Path of the new file on the server's machine: absolute, in a
+        /// directory that exists.
         file: String,
         /// The admin token in the request (the global --credential, or
         /// TABLETOP_ADMIN_TOKEN, is enough).

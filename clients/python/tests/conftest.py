@@ -50,9 +50,10 @@ class Host:
                 "--listen", "127.0.0.1:0",
                 "--plugin-dir", str(binary.parent),
                 "--data-dir", str(tmp / "data"),
-                "--admin-token", ADMIN_TOKEN,
                 *extra_args,
             ],
+            # In the environment: a process's arguments are readable by every user.
+            env={**os.environ, "TABLETOP_ADMIN_TOKEN": ADMIN_TOKEN},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -56,11 +56,10 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
       dirname(binary),
       "--data-dir",
       join(dataDir, "data"),
-      "--admin-token",
-      ADMIN_TOKEN,
       ...extraArgs,
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    // The token in the environment: a process's arguments are readable by every user.
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TABLETOP_ADMIN_TOKEN: ADMIN_TOKEN } },
   );
   let stderr = "";
   child.stderr?.setEncoding("utf8");

@@ -445,7 +445,7 @@ impl fmt::Display for HostError {
             } => f.write_str("this seat is invite-only: joining it needs its join code"),
             HostError::ExportNeedsAdmin => f.write_str(
                 "the match is still running: its record reveals hidden information, so \
-                 exporting it needs the admin token",
+                 exporting it needs an organizer credential or the admin token",
             ),
             HostError::BadToken {
                 credential: Credential::Seat,

@@ -46,15 +46,17 @@ impl SeatPlayer {
 }
 
 /// Checks a display name (at most [`MAX_DISPLAY_NAME_CHARS`] characters, no
-/// control characters) and an external id (at most
-/// [`MAX_EXTERNAL_ID_BYTES`] bytes, no control characters).
+/// control characters, none that reorders or hides text) and an external id
+/// (at most [`MAX_EXTERNAL_ID_BYTES`] bytes, no control characters).
 pub fn check_identity(display_name: &str, external_id: &str) -> Result<(), String> {
     if display_name.chars().count() > MAX_DISPLAY_NAME_CHARS
-        || display_name.chars().any(char::is_control)
+        || display_name
+            .chars()
+            .any(|c| c.is_control() || reorders_or_hides(c))
     {
         return Err(format!(
-            "a display name is at most {MAX_DISPLAY_NAME_CHARS} characters with no control \
-             characters"
+            "a display name is at most {MAX_DISPLAY_NAME_CHARS} characters with no control, \
+             bidirectional or zero-width characters"
         ));
     }
     if external_id.len() > MAX_EXTERNAL_ID_BYTES || external_id.chars().any(char::is_control) {
@@ -63,6 +65,21 @@ pub fn check_identity(display_name: &str, external_id: &str) -> Result<(), Strin
         ));
     }
     Ok(())
+}
+
+/// Whether `c` reorders the text around it (the bidirectional controls:
+/// U+202E shows `evil` as `live`) or takes no space (zero-width
+/// characters): in a name, either lets one player pass for another.
+fn reorders_or_hides(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
 }
 
 /// Longest bot spec, in bytes.
@@ -131,5 +148,19 @@ mod tests {
         assert!(check_identity("ana\n", "x").is_err());
         assert!(check_identity("ana", &"x".repeat(MAX_EXTERNAL_ID_BYTES + 1)).is_err());
         assert!(check_identity("ana", "a\u{7}").is_err());
+    }
+
+    #[test]
+    fn names_that_reorder_or_hide_text_are_refused() {
+        assert!(check_identity("Ana María", "x").is_ok());
+        assert!(check_identity("عمر", "x").is_ok());
+        for name in [
+            "ana\u{202E}evil",
+            "a\u{200B}na",
+            "\u{2066}ana",
+            "ana\u{FEFF}",
+        ] {
+            assert!(check_identity(name, "x").is_err(), "{name:?}");
+        }
     }
 }

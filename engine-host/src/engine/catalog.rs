@@ -375,10 +375,11 @@ impl Catalog {
     }
 }
 
-/// Logs what became of a file offered: one line naming it. Returns whether
-/// a new plugin was loaded.
+/// Logs what became of a file offered: one line naming it (quoted, its
+/// control characters escaped: a caller's path must not forge log lines).
+/// Returns whether a new plugin was loaded.
 pub fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered) -> bool {
-    let file = file.display();
+    let file = format!("{file:?}");
     match added {
         Ok(Added::New { game, version }) => {
             match offered {
@@ -413,7 +414,10 @@ pub fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered)
             false
         }
         Err(e) => {
-            tracing::warn!("refused plugin file {file}: {e}");
+            tracing::warn!(
+                "refused plugin file {file}: {}",
+                e.to_string().escape_debug()
+            );
             false
         }
     }

@@ -379,11 +379,17 @@ fn check_request(manifest: &Manifest, request: &NewMatch) -> HostResult<()> {
             check_timeout_out(manifest, request.players)?;
         }
     }
-    for &seat in &request.open_seats {
+    for (at, &seat) in request.open_seats.iter().enumerate() {
         if seat >= request.players {
             return Err(HostError::InvalidSetup(format!(
                 "open seat {seat} does not exist (seats 0..{})",
                 request.players
+            )));
+        }
+        // Each open seat gets one join code.
+        if request.open_seats[..at].contains(&seat) {
+            return Err(HostError::InvalidSetup(format!(
+                "open seat {seat} is listed twice"
             )));
         }
     }

@@ -33,8 +33,13 @@ pub(super) fn backup(conn: &Connection, to: &Path) -> HostResult<Backup> {
             quote(&to.display().to_string())
         )));
     }
-    let partial = partial_path(to);
-    let _ = std::fs::remove_file(&partial);
+    let partial = partial_backup_path(to);
+    if partial.exists() {
+        return Err(HostError::InvalidRequest(format!(
+            "{} exists: another backup may be writing it",
+            quote(&partial.display().to_string())
+        )));
+    }
     let copied = (|| -> HostResult<u64> {
         // The file cannot be created where the caller asked (no such
         // directory, a name too long, no permission): the path is wrong.
@@ -63,7 +68,10 @@ pub(super) fn backup(conn: &Connection, to: &Path) -> HostResult<Backup> {
             return Err(e);
         }
     };
-    std::fs::rename(&partial, to).map_err(|e| failed("rename", &e))?;
+    if let Err(e) = std::fs::rename(&partial, to) {
+        let _ = std::fs::remove_file(&partial);
+        return Err(failed("rename", &e));
+    }
     if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
         let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
     }
@@ -75,8 +83,8 @@ pub(super) fn backup(conn: &Connection, to: &Path) -> HostResult<Backup> {
     })
 }
 
-/// Where the copy is written before it is renamed into place.
-fn partial_path(to: &Path) -> PathBuf {
+/// Where a backup to `to` is written before it is renamed into place.
+pub fn partial_backup_path(to: &Path) -> PathBuf {
     let mut name = to.as_os_str().to_owned();
     name.push(".partial");
     PathBuf::from(name)

@@ -15,6 +15,7 @@ pub mod memory;
 mod migrations;
 pub mod sqlite;
 
+pub use backup::partial_backup_path;
 pub use memory::MemoryStore;
 
 use std::collections::BTreeMap;

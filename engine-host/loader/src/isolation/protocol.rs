@@ -254,6 +254,25 @@ pub(crate) struct Thought {
     pub elapsed: Duration,
 }
 
+/// What a change (an action, a chance outcome) left: everything the host
+/// asks of a state after a move, so a move costs one round trip — the
+/// status, the legal actions of the lowest mover (or of the player the
+/// request named), their notations (which the next move's log entry takes)
+/// and the seats out of the game. What the plugin could not say is left
+/// out (`None`): the change stands, and the host asks for it when needed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Changed {
+    pub status: Status,
+    pub legal: Vec<ActionId>,
+    /// The notations of `legal` joined, with each one's end offset; none
+    /// for a list longer than the host keeps.
+    pub notations: Option<(String, Vec<u32>)>,
+    pub seats_out: Option<Vec<SeatOut>>,
+}
+
+/// The most notations a state keeps, and a change's answer carries.
+pub(crate) const KNOWN_NOTATIONS: usize = 1024;
+
 /// A successful answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Answer {
@@ -263,7 +282,7 @@ pub(crate) enum Answer {
     Chance(Chance),
     Results(Vec<PlayerResult>),
     Actions(Vec<ActionId>),
-    StatusAndActions(Status, Vec<ActionId>),
+    Changed(Changed),
     Text(String),
     /// Notations and their end offsets (`DynState::actions_to_strings`).
     Texts(String, Vec<u32>),

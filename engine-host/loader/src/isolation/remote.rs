@@ -12,10 +12,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
-use tabletop_sdk::{ActionId, DynGame, DynState, ErrorKind, GameError, Manifest, Player, Status};
+use tabletop_sdk::{
+    ActionId, DynGame, DynState, ErrorKind, GameError, Manifest, Player, SeatOut, Status,
+};
 
 use super::process::{CallError, Death, Process, WorkerSpec};
-use super::protocol::{Answer, Handle, Origin, Recipe, Request, Step, Thought};
+use super::protocol::{
+    Answer, Changed, Handle, KNOWN_NOTATIONS, Origin, Recipe, Request, Step, Thought,
+};
 use super::{Fault, FaultSink, FaultWindow};
 
 mod dyn_state;
@@ -355,23 +359,45 @@ struct Known {
     legal: Option<(Player, Vec<ActionId>)>,
     /// Notations of actions, from the last list of them.
     notations: Vec<(Player, ActionId, String)>,
+    /// The seats out of the game.
+    seats_out: Option<Vec<SeatOut>>,
 }
 
-/// The most notations kept per state.
-const KNOWN_NOTATIONS: usize = 1024;
-
 impl Known {
-    /// After a change whose answer was `status` and, for its lowest mover,
-    /// `legal`.
-    fn after_change(status: Status, legal: Vec<ActionId>) -> Known {
-        let legal = match status {
-            Status::ToMove(movers) => movers.iter().next().map(|mover| (mover, legal)),
+    /// After a change whose answer was `changed`, its list that of
+    /// `player` (none: the lowest mover's).
+    fn after_change(changed: Changed, player: Option<Player>) -> Known {
+        let Changed {
+            status,
+            legal,
+            notations,
+            seats_out,
+        } = changed;
+        let lowest = match status {
+            Status::ToMove(movers) => movers.iter().next(),
             _ => None,
         };
+        let Some(owner) = player.or(lowest) else {
+            return Known {
+                status: Some(status),
+                seats_out,
+                ..Known::default()
+            };
+        };
+        let mut texts = Vec::new();
+        if let Some((joined, ends)) = notations {
+            let mut start = 0;
+            for (&id, &end) in legal.iter().zip(&ends).take(KNOWN_NOTATIONS) {
+                let notation = joined.get(start as usize..end as usize).unwrap_or_default();
+                texts.push((owner, id, notation.to_string()));
+                start = end;
+            }
+        }
         Known {
             status: Some(status),
-            legal,
-            notations: Vec::new(),
+            legal: Some((owner, legal)),
+            notations: texts,
+            seats_out,
         }
     }
 }

@@ -19,11 +19,11 @@ use std::time::Duration;
 
 use tabletop_mcts::Bot;
 use tabletop_sdk::import::ImportedGame;
-use tabletop_sdk::{Attempt, DynGame, DynState, GameError, Status};
+use tabletop_sdk::{ActionId, Attempt, DynGame, DynState, GameError, Player, Status};
 
 use super::protocol::{
-    Answer, AttemptText, Description, Handle, Origin, Recipe, Reply, Request, Step, Thought,
-    error_reply, read_frame, write_frame,
+    Answer, AttemptText, Changed, Description, Handle, KNOWN_NOTATIONS, Origin, Recipe, Reply,
+    Request, Step, Thought, error_reply, read_frame, write_frame,
 };
 
 /// The exit code of a worker that could not start (the file would not
@@ -218,7 +218,17 @@ impl Worker {
                 let state = with(handle)?;
                 let mut state = lock(&state);
                 let (status, legal) = state.apply_and_lend_legal(&moves, player)?;
-                Ok(Answer::StatusAndActions(status, legal.to_vec()))
+                let legal = legal.to_vec();
+                let owner = player.or(match status {
+                    Status::ToMove(movers) => movers.iter().next(),
+                    _ => None,
+                });
+                Ok(Answer::Changed(changed(
+                    state.as_ref(),
+                    status,
+                    legal,
+                    owner,
+                )))
             }
             Request::ApplyChance { handle, outcome } => {
                 let state = with(handle)?;
@@ -227,14 +237,20 @@ impl Worker {
                 // The answer the host would ask for next: the status, and
                 // the lowest mover's legal actions.
                 let status = state.status()?;
-                let legal = match status {
-                    Status::ToMove(movers) => match movers.iter().next() {
-                        Some(mover) => state.lend_legal_actions(mover)?.to_vec(),
-                        None => Vec::new(),
-                    },
-                    _ => Vec::new(),
+                let owner = match status {
+                    Status::ToMove(movers) => movers.iter().next(),
+                    _ => None,
                 };
-                Ok(Answer::StatusAndActions(status, legal))
+                let legal = match owner {
+                    Some(mover) => state.lend_legal_actions(mover)?.to_vec(),
+                    None => Vec::new(),
+                };
+                Ok(Answer::Changed(changed(
+                    state.as_ref(),
+                    status,
+                    legal,
+                    owner,
+                )))
             }
             Request::View { handle, viewer } => {
                 Ok(Answer::Text(lock(&with(handle)?).view(viewer)?))
@@ -378,4 +394,30 @@ impl Worker {
 /// shim left it (the shim poisons it itself).
 fn lock(state: &Shared) -> std::sync::MutexGuard<'_, Box<dyn DynState>> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The answer to a change: `status`, `owner`'s `legal` actions, and what
+/// the host asks next, each left out if the plugin fails to say it (the
+/// change itself stands).
+fn changed(
+    state: &dyn DynState,
+    status: Status,
+    legal: Vec<ActionId>,
+    owner: Option<Player>,
+) -> Changed {
+    let notations = owner
+        .filter(|_| !legal.is_empty() && legal.len() <= KNOWN_NOTATIONS)
+        .and_then(|owner| {
+            let (mut text, mut ends) = (String::new(), Vec::new());
+            state
+                .actions_to_strings(owner, &legal, &mut text, &mut ends)
+                .ok()
+                .map(|()| (text, ends))
+        });
+    Changed {
+        status,
+        legal,
+        notations,
+        seats_out: state.seats_out().ok(),
+    }
 }

@@ -11,8 +11,10 @@ use tabletop_sdk::{
     SeatOut, Status, Transition, Viewer,
 };
 
-use super::{KNOWN_NOTATIONS, Known, RemoteState, interrupted, out_of_turn};
-use crate::isolation::protocol::{Answer, AttemptText, Origin, Recipe, Request, Step};
+use super::{Known, RemoteState, interrupted, out_of_turn};
+use crate::isolation::protocol::{
+    Answer, AttemptText, KNOWN_NOTATIONS, Origin, Recipe, Request, Step,
+};
 
 impl DynState for RemoteState {
     fn as_any(&self) -> &dyn Any {
@@ -82,18 +84,11 @@ impl DynState for RemoteState {
             moves: moves.to_vec(),
             player,
         }) {
-            Ok(Answer::StatusAndActions(status, actions)) => {
+            Ok(Answer::Changed(changed)) => {
                 self.record(Step::Apply(moves.to_vec()));
-                let known = match player {
-                    // The list is the lowest mover's: the one kept.
-                    None => Known::after_change(status, actions.clone()),
-                    Some(_) => Known {
-                        status: Some(status),
-                        ..Known::default()
-                    },
-                };
-                *self.known.get_mut() = known;
-                self.legal = actions;
+                let status = changed.status;
+                self.legal = changed.legal.clone();
+                *self.known.get_mut() = Known::after_change(changed, player);
                 Ok((status, &self.legal))
             }
             Ok(_) => Err(out_of_turn()),
@@ -103,9 +98,9 @@ impl DynState for RemoteState {
 
     fn apply_chance(&mut self, outcome: u64) -> Result<(), GameError> {
         match self.call(|handle| Request::ApplyChance { handle, outcome })? {
-            Answer::StatusAndActions(status, actions) => {
+            Answer::Changed(changed) => {
                 self.record(Step::Chance(outcome));
-                *self.known.get_mut() = Known::after_change(status, actions);
+                *self.known.get_mut() = Known::after_change(changed, None);
                 Ok(())
             }
             _ => Err(out_of_turn()),
@@ -256,6 +251,9 @@ impl DynState for RemoteState {
     }
 
     fn seats_out(&self) -> Result<Vec<SeatOut>, GameError> {
+        if let Some(out) = &self.known.borrow().seats_out {
+            return Ok(out.clone());
+        }
         match self.call(|handle| Request::SeatsOut { handle })? {
             Answer::SeatsOut(out) => Ok(out),
             _ => Err(out_of_turn()),

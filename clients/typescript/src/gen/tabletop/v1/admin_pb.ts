@@ -505,8 +505,11 @@ export type BackupRequest = Message<"tabletop.v1.BackupRequest"> & {
   adminToken: string;
 
   /**
-   * Path of the new file on the server's machine; an existing file is never
-   * overwritten.
+   * Path of the new file on the server's machine: absolute, without `.` or
+   * `..`, in a directory that exists. An existing file is never
+   * overwritten, and a copy in progress beside it (`PATH.partial`, another
+   * backup's) is never replaced: INVALID_ARGUMENT, as for any other path
+   * refused. The copy in progress is removed when a backup fails.
    *
    * @generated from field: string path = 2;
    */
