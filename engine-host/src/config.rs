@@ -229,6 +229,17 @@ pub struct Config {
     )]
     pub anonymous_create: AnonymousCreate,
 
+    /// An anonymous caller's match whose open seats are not all taken this
+    /// many seconds after creation is aborted (a shorter deadline of its
+    /// own stands); 0: no bound. Organizers' matches wait as they say.
+    #[arg(
+        long,
+        env = "TABLETOP_ANONYMOUS_OPEN_SEAT_WAIT_S",
+        default_value_t = 3_600,
+        value_parser = clap::value_parser!(u64).range(0..=2_592_000)
+    )]
+    pub anonymous_open_seat_wait_s: u64,
+
     /// Log format: `text` (coloured only when stderr is a terminal) or
     /// `json`, one object per line (fields in the README).
     #[arg(long, env = "TABLETOP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]

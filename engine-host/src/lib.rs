@@ -48,3 +48,4 @@ pub mod malloc;
 pub mod metrics;
 pub mod shutdown;
 pub mod store;
+pub mod throttle;

@@ -436,6 +436,10 @@ async fn run(
             .with_isolation(isolation(&config)?)
             .with_request_key(request_key(&config)?)
             .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
+            .with_anonymous_wait(
+                (config.anonymous_open_seat_wait_s > 0)
+                    .then(|| Duration::from_secs(config.anonymous_open_seat_wait_s)),
+            )
             .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms)),
     );
     // A host that died inside a trusted plugin's call left a note: quarantine

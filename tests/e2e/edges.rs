@@ -6,7 +6,7 @@ use tabletop_proto::v1 as pb;
 use tabletop_tests::{Host, HostOptions, as_admin};
 use tonic::Code;
 
-use crate::support::{create, reason};
+use crate::support::{create, reason, spectator};
 
 #[tokio::test]
 async fn an_open_seat_listed_twice_is_refused_not_given_two_join_codes() {
@@ -130,4 +130,58 @@ async fn the_admin_token_comes_from_a_private_file_and_never_shows_in_the_argume
         .await
         .expect_err("another token is not");
     assert_eq!(refused.code(), Code::PermissionDenied, "{refused:?}");
+}
+
+#[tokio::test]
+async fn an_anonymous_match_nobody_joins_is_aborted_after_the_hosts_wait() {
+    let host = Host::start_with(HostOptions {
+        args: vec!["--anonymous-open-seat-wait-s".into(), "1".into()],
+        ..Default::default()
+    })
+    .await;
+    let mut matches = host.matches().await;
+    let waiting = || pb::CreateMatchRequest {
+        game: "focus".into(),
+        players: 2,
+        open_seats: vec![1],
+        ..Default::default()
+    };
+    let anonymous = matches
+        .create_match(waiting())
+        .await
+        .expect("anyone may create")
+        .into_inner()
+        .match_id;
+    let organized = matches
+        .create_match(as_admin(waiting()))
+        .await
+        .expect("the admin creates")
+        .into_inner()
+        .match_id;
+    assert!(
+        spectator(&mut matches, &anonymous)
+            .await
+            .open_seat_deadline_ms
+            .is_some(),
+        "the anonymous match shows its deadline"
+    );
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let view = spectator(&mut matches, &anonymous).await;
+        if view.state == pb::MatchState::Finished as i32 {
+            assert!(!view.abort_reason.is_empty(), "{view:?}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the match still waits: {view:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let view = spectator(&mut matches, &organized).await;
+    assert_eq!(view.state, pb::MatchState::Waiting as i32, "{view:?}");
+    assert_eq!(
+        view.open_seat_deadline_ms, None,
+        "an organizer's wait is its own"
+    );
 }

@@ -174,6 +174,13 @@ async fn the_cli_connects_over_tls_with_its_ca_file() {
         }
     };
     let ca = pki.ca.display().to_string();
+    let without_ca = cli(vec!["games".into()], vec![]).await;
+    assert!(!without_ca.status.success());
+    assert!(
+        String::from_utf8_lossy(&without_ca.stderr).contains("--ca-file"),
+        "the refusal says what is missing: {}",
+        String::from_utf8_lossy(&without_ca.stderr)
+    );
     let games = cli(vec!["--ca-file".into(), ca.clone(), "games".into()], vec![]).await;
     assert!(
         games.status.success(),

@@ -84,6 +84,15 @@ impl Tls {
 pub async fn connect(server: &str, credential: &str, tls: &Tls) -> Result<Conn, CliError> {
     let bearer = Bearer::new(credential)?;
     let tls = tls.config()?;
+    // Without a CA the client has nothing to check the server's
+    // certificate with, and the call would fail with a bare "operation was
+    // canceled".
+    if tls.is_none() && server.starts_with("https://") {
+        return Err(CliError::Usage(format!(
+            "{server} is a TLS server: give its CA certificate with --ca-file (or \
+             TABLETOP_CA_FILE)"
+        )));
+    }
     let address = match (&tls, server.strip_prefix("http://")) {
         (Some(_), Some(rest)) => format!("https://{rest}"),
         _ => server.to_string(),
@@ -95,9 +104,10 @@ pub async fn connect(server: &str, credential: &str, tls: &Tls) -> Result<Conn, 
             .tls_config(tls)
             .map_err(|e| CliError::Usage(format!("cannot use the TLS files: {e}")))?;
     }
-    let channel = endpoint
-        .connect()
-        .await
-        .map_err(|e| CliError::Connect(server.to_string(), e.to_string()))?;
+    let channel = endpoint.connect().await.map_err(|e| {
+        let mut why = e.to_string();
+        let _ = crate::error::write_sources(&mut why, &e);
+        CliError::Connect(server.to_string(), why)
+    })?;
     Ok(InterceptedService::new(channel, bearer))
 }

@@ -20,11 +20,26 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Connect(server, e) => write!(f, "cannot connect to {server}: {e}"),
-            CliError::Status(s) => write!(f, "{:?}: {}", s.code(), s.message()),
+            CliError::Status(s) => {
+                write!(f, "{:?}: {}", s.code(), s.message())?;
+                write_sources(f, s)
+            }
             CliError::Usage(m) => f.write_str(m),
             CliError::Io(e) => write!(f, "{e}"),
         }
     }
+}
+
+/// Writes the causes of `error`, each after `: `. A failure below gRPC (TLS,
+/// the connection) says what it was only in its sources: "transport error"
+/// alone does not name the certificate a TLS handshake refused.
+pub fn write_sources(f: &mut impl fmt::Write, error: &dyn std::error::Error) -> fmt::Result {
+    let mut source = error.source();
+    while let Some(cause) = source {
+        write!(f, ": {cause}")?;
+        source = cause.source();
+    }
+    Ok(())
 }
 
 impl From<tonic::Status> for CliError {

@@ -25,6 +25,7 @@ impl Engine {
             .catalog
             .for_new_match(&request.game, request.version.as_deref())?;
         self.creation.check(caller, plugin.manifest(), &request)?;
+        let request = self.creation.bounded(caller, request);
         let request = Creation::scoped(caller, request);
         if let Some(answered) = self.answered(&request)? {
             return Ok(answered);
@@ -88,6 +89,7 @@ impl Engine {
         if let Err(e) = self.creation.check(caller, manifest, &request) {
             return TryCreate::Ran(Err(e), Commit::done());
         }
+        let request = self.creation.bounded(caller, request);
         let trust = self.inline.trust_for(&manifest.name, &manifest.version);
         // A request id is looked up in the store first, which may wait on
         // the disk: not on this thread.

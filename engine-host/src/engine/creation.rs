@@ -8,6 +8,7 @@
 //! the same ones without the store keeping any secret.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use tabletop_core::director::MAX_OPEN_SEAT_WAIT_MS;
@@ -149,6 +150,9 @@ pub struct Creation {
     request_key: [u8; 32],
     /// Whether a caller without a credential may create matches.
     anonymous_create: bool,
+    /// The longest an anonymous caller's match waits for its open seats
+    /// before it is aborted (none: as long as its creator says).
+    anonymous_wait: Option<Duration>,
 }
 
 impl Default for Creation {
@@ -157,6 +161,7 @@ impl Default for Creation {
         Creation {
             request_key: rand::random(),
             anonymous_create: true,
+            anonymous_wait: None,
         }
     }
 }
@@ -176,6 +181,34 @@ impl Creation {
             anonymous_create: allowed,
             ..self
         }
+    }
+
+    /// Bounds the wait of an anonymous caller's match for its open seats.
+    pub fn with_anonymous_wait(self, wait: Option<Duration>) -> Creation {
+        Creation {
+            anonymous_wait: wait,
+            ..self
+        }
+    }
+
+    /// `request` with the wait for its open seats bounded when `caller` is
+    /// anonymous: such a match is aborted once the wait ends with a seat
+    /// still open (its creator's shorter deadline, or start without the
+    /// absent seats, stands). Matches nobody joins then cannot fill the
+    /// host's live matches for everyone; an organizer's wait is its own.
+    pub fn bounded(&self, caller: &Caller, mut request: NewMatch) -> NewMatch {
+        let (Caller::Anonymous, Some(limit)) = (caller, self.anonymous_wait) else {
+            return request;
+        };
+        if request.open_seats.is_empty() {
+            return request;
+        }
+        let limit_ms = i64::try_from(limit.as_millis()).unwrap_or(i64::MAX);
+        request.open_seat_wait = Some(match request.open_seat_wait {
+            Some((wait_ms, on_deadline)) => (wait_ms.min(limit_ms), on_deadline),
+            None => (limit_ms, OnDeadline::Abort),
+        });
+        request
     }
 
     /// Refuses a creation `caller` may not make (see [`super::access`]).

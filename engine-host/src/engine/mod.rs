@@ -273,6 +273,15 @@ impl Engine {
         }
     }
 
+    /// Aborts an anonymous caller's match whose open seats are not all
+    /// taken within `wait` (none: no bound).
+    pub fn with_anonymous_wait(self, wait: Option<Duration>) -> Engine {
+        Engine {
+            creation: self.creation.with_anonymous_wait(wait),
+            ..self
+        }
+    }
+
     /// Derives the seat tokens of idempotent creations from `key` (kept
     /// in the data directory, so a retry after a restart gets the same
     /// tokens); without it a random key lasts as long as the engine.

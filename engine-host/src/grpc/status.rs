@@ -12,6 +12,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use super::reason::Reason;
+use crate::throttle::Throttle;
 use tabletop_core::error::HostError;
 use tabletop_core::quote::{cap_message, quote};
 
@@ -120,7 +121,12 @@ impl Described {
         let code = self.code();
         let message = cap_message(message);
         if code == Code::Internal {
-            tracing::error!(error = %message, reason = %self.sent, "internal error");
+            // One cause (a full disk) fails every call alike: the line
+            // once a second, saying how many it stands for.
+            static INTERNAL: Throttle = Throttle::new(Duration::from_secs(1));
+            if let Some(held_back) = INTERNAL.admit() {
+                tracing::error!(error = %message, reason = %self.sent, held_back, "internal error");
+            }
         }
         let metadata: HashMap<String, String> = self
             .metadata

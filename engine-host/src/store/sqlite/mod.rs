@@ -80,6 +80,7 @@ use super::{
     Backup, Change, Commit, DamagedMatch, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch,
     Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
 };
+use crate::throttle::Throttle;
 use write::Write;
 
 /// Most writes committed in one transaction.
@@ -551,7 +552,16 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                 });
             }
             Err(e) => {
-                tracing::error!(error = %e, writes = batch.len(), "match store commit failed");
+                // Every write fails alike (a full disk): the line once a second.
+                static COMMIT_FAILED: Throttle = Throttle::new(Duration::from_secs(1));
+                if let Some(held_back) = COMMIT_FAILED.admit() {
+                    tracing::error!(
+                        error = %e,
+                        writes = batch.len(),
+                        held_back,
+                        "match store commit failed"
+                    );
+                }
                 let message = format!("the match store could not commit: {e}");
                 for (_, done) in batch {
                     let _ = done.send(Err(HostError::Internal(message.clone())));
