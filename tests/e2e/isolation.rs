@@ -177,6 +177,15 @@ async fn quarantined(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb
     }
 }
 
+/// Waits for `host` to die: a trusted plugin's crash is the host's.
+async fn has_died(host: &mut Host) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while host.is_running() {
+        assert!(Instant::now() < until, "the host outlived its plugin's crash");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// CPU time (ms) the host and its children (the workers) used in `span`.
 fn busy_ms(host_pid: u32, span: Duration) -> u64 {
     let total = || -> u64 {
@@ -439,14 +448,7 @@ async fn a_trusted_plugin_that_kills_the_host_has_its_match_quarantined_at_the_n
     drop_disc(&mut matches, &id, &tokens, 5, "g")
         .await
         .expect_err("the host dies in the trusted plugin");
-    let until = Instant::now() + Duration::from_secs(10);
-    while host.is_running() {
-        assert!(
-            Instant::now() < until,
-            "a trusted plugin's crash is the host's"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    has_died(&mut host).await;
 
     let restarted_log = log.with_extension("2");
     let mut host =
@@ -485,11 +487,7 @@ async fn a_trusted_plugin_that_kills_the_host_has_its_match_quarantined_at_the_n
     drop_disc(&mut matches, &id, &tokens, 5, "g")
         .await
         .expect_err("the host dies in the trusted plugin again");
-    let until = Instant::now() + Duration::from_secs(10);
-    while host.is_running() {
-        assert!(Instant::now() < until, "the host died again");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    has_died(&mut host).await;
     build_fixed_plugin("segv", "apply", &plugins);
     let host = isolating_host(
         &plugins,
