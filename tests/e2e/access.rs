@@ -34,17 +34,24 @@ fn request<T>(secret: &str, message: T) -> tonic::Request<T> {
     }
 }
 
-/// A running two-seat Focus match the admin created, with one open
-/// invite-only seat if `open` (then it waits): (id, seat 0's token, the
-/// open seat's join code).
-async fn admin_match(matches: &mut MatchesClient<Channel>, open: bool) -> (String, String, String) {
+/// A running two-seat Focus match the holder of `owner` created (so of
+/// its tenant), with one open invite-only seat if `open` (then it waits):
+/// (id, seat 0's token, the open seat's join code).
+async fn match_of(
+    matches: &mut MatchesClient<Channel>,
+    owner: &str,
+    open: bool,
+) -> (String, String, String) {
     let created = matches
-        .create_match(as_admin(pb::CreateMatchRequest {
-            game: "focus".into(),
-            players: 2,
-            open_seats: if open { vec![1] } else { vec![] },
-            ..Default::default()
-        }))
+        .create_match(request(
+            owner,
+            pb::CreateMatchRequest {
+                game: "focus".into(),
+                players: 2,
+                open_seats: if open { vec![1] } else { vec![] },
+                ..Default::default()
+            },
+        ))
         .await
         .expect("the admin creates")
         .into_inner();
@@ -64,14 +71,19 @@ enum Needs {
     /// An organizer, and an anonymous caller is told PERMISSION_DENIED
     /// rather than asked for a credential: choosing a secret.
     OrganizerForSecrets,
+    /// An organizer of the match's tenant (or the admin): the calls on one
+    /// match that only its director may make.
+    TenantOrganizer,
     Admin,
 }
 
 /// Every call of the table that a bearer credential decides, made once by
-/// the caller holding `secret`: its outcome, by call name.
+/// the caller holding `secret` on matches the holder of `owner` created:
+/// its outcome, by call name.
 async fn attempt_every_call(
     host: &Host,
     secret: &str,
+    owner: &str,
 ) -> Vec<(&'static str, Needs, Result<(), tonic::Status>)> {
     let mut matches = host.matches().await;
     let mut director = DirectorClient::new(host.channel().await);
@@ -105,7 +117,7 @@ async fn attempt_every_call(
         .map(drop);
     outcomes.push(("create with a seed", Needs::OrganizerForSecrets, r));
 
-    let (waiting, _, _) = admin_match(&mut matches, true).await;
+    let (waiting, _, _) = match_of(&mut matches, owner, true).await;
     let r = matches
         .join_match(request(
             secret,
@@ -120,11 +132,11 @@ async fn attempt_every_call(
         .map(drop);
     outcomes.push((
         "join an invite-only seat without its code",
-        Needs::Organizer,
+        Needs::TenantOrganizer,
         r,
     ));
 
-    let (running, _, _) = admin_match(&mut matches, false).await;
+    let (running, _, _) = match_of(&mut matches, owner, false).await;
     let r = matches
         .get_view(request(
             secret,
@@ -151,7 +163,7 @@ async fn attempt_every_call(
         ))
         .await
         .map(drop);
-    outcomes.push(("export a running match's record", Needs::Organizer, r));
+    outcomes.push(("export a running match's record", Needs::TenantOrganizer, r));
     let r = director
         .reissue_seat_token(request(
             secret,
@@ -163,7 +175,7 @@ async fn attempt_every_call(
         ))
         .await
         .map(drop);
-    outcomes.push(("re-issue a seat token", Needs::Organizer, r));
+    outcomes.push(("re-issue a seat token", Needs::TenantOrganizer, r));
     let r = director
         .pause_match(request(
             secret,
@@ -174,7 +186,7 @@ async fn attempt_every_call(
         ))
         .await
         .map(drop);
-    outcomes.push(("pause", Needs::Organizer, r));
+    outcomes.push(("pause", Needs::TenantOrganizer, r));
     let r = director
         .abort_match(request(
             secret,
@@ -186,7 +198,7 @@ async fn attempt_every_call(
         ))
         .await
         .map(drop);
-    outcomes.push(("abort", Needs::Organizer, r));
+    outcomes.push(("abort", Needs::TenantOrganizer, r));
     let r = match director
         .follow_lifecycle(request(secret, pb::FollowLifecycleRequest::default()))
         .await
@@ -264,15 +276,17 @@ async fn attempt_every_call(
 async fn the_organizer_can_do_exactly_its_table_and_nothing_more() {
     let host = Host::start().await;
     let (_, organizer) = issue_organizer(&host, "spring open").await;
-    for (caller, secret, rank) in [
-        ("anonymous", "", 0),
-        ("organizer", organizer.as_str(), 1),
-        ("admin", ADMIN_TOKEN, 2),
+    // Each caller on matches of its own tenant (an anonymous caller's are
+    // the admin's); across tenants see the test after this one.
+    for (caller, secret, owner, rank) in [
+        ("anonymous", "", ADMIN_TOKEN, 0),
+        ("organizer", organizer.as_str(), organizer.as_str(), 1),
+        ("admin", ADMIN_TOKEN, ADMIN_TOKEN, 2),
     ] {
-        for (call, needs, outcome) in attempt_every_call(&host, secret).await {
+        for (call, needs, outcome) in attempt_every_call(&host, secret, owner).await {
             let allowed = match needs {
                 Needs::Anyone => true,
-                Needs::Organizer | Needs::OrganizerForSecrets => rank >= 1,
+                Needs::Organizer | Needs::OrganizerForSecrets | Needs::TenantOrganizer => rank >= 1,
                 Needs::Admin => rank >= 2,
             };
             match (&outcome, allowed) {
@@ -491,7 +505,7 @@ async fn a_reissued_seat_token_replaces_the_lost_one() {
     let host = Host::start().await;
     let (_, organizer) = issue_organizer(&host, "club").await;
     let mut matches = host.matches().await;
-    let (match_id, old, _) = admin_match(&mut matches, false).await;
+    let (match_id, old, _) = match_of(&mut matches, &organizer, false).await;
     let reissued = DirectorClient::new(host.channel().await)
         .reissue_seat_token(with_credential(
             &organizer,
@@ -750,4 +764,212 @@ async fn anonymous_creation_can_be_turned_off() {
         .create_match(with_credential(&organizer, new()))
         .await
         .expect("the organizer creates");
+}
+
+/// An organizer credential in tenant `tenant` (empty: its own): (id, the
+/// tenant it got, secret).
+async fn issue_in_tenant(host: &Host, name: &str, tenant: &str) -> (String, String, String) {
+    let issued = host
+        .admin()
+        .await
+        .issue_credential(as_admin(pb::IssueCredentialRequest {
+            name: name.into(),
+            tenant: tenant.into(),
+            ..Default::default()
+        }))
+        .await
+        .expect("the admin issues a credential")
+        .into_inner();
+    let info = issued.credential.expect("the credential");
+    (info.credential_id, info.tenant, issued.secret)
+}
+
+/// The matches whose rows the lifecycle feed shows the holder of `secret`
+/// (every row is durable already: read until a pause).
+async fn followed(host: &Host, secret: &str) -> std::collections::BTreeSet<String> {
+    let mut feed = DirectorClient::new(host.channel().await)
+        .follow_lifecycle(with_credential(
+            secret,
+            pb::FollowLifecycleRequest::default(),
+        ))
+        .await
+        .expect("follow")
+        .into_inner();
+    let mut seen = std::collections::BTreeSet::new();
+    while let Ok(Some(Ok(event))) =
+        tokio::time::timeout(Duration::from_millis(500), feed.next()).await
+    {
+        seen.insert(event.match_id);
+    }
+    seen
+}
+
+#[tokio::test]
+async fn every_call_of_the_table_across_tenants_keeps_each_organizer_to_its_own() {
+    let host = Host::start().await;
+    let (own_id, own_tenant, _) = issue_in_tenant(&host, "a platform of its own", "").await;
+    assert_eq!(
+        own_tenant, own_id,
+        "without a tenant, a credential is its own"
+    );
+    let (_, spring, owner) = issue_in_tenant(&host, "spring desk", "spring").await;
+    assert_eq!(spring, "spring");
+    let (_, _, colleague) = issue_in_tenant(&host, "spring desk 2", "spring").await;
+    let (_, _, stranger) = issue_in_tenant(&host, "autumn desk", "autumn").await;
+    let bad = host
+        .admin()
+        .await
+        .issue_credential(as_admin(pb::IssueCredentialRequest {
+            name: "bad".into(),
+            tenant: "Not/A Tenant".into(),
+            ..Default::default()
+        }))
+        .await
+        .expect_err("a tenant is a short lowercase name");
+    assert_eq!(reason(&bad), "INVALID_REQUEST");
+
+    // Every call on the spring tenant's matches: by a colleague in spring,
+    // by the admin, and by an organizer of another tenant, who may make
+    // the public calls and those that touch no match of spring's, and is
+    // refused the rest as not permitted.
+    for (caller, secret, same_tenant) in [
+        ("spring colleague", colleague.as_str(), true),
+        ("admin", ADMIN_TOKEN, true),
+        ("autumn organizer", stranger.as_str(), false),
+    ] {
+        for (call, needs, outcome) in attempt_every_call(&host, secret, &owner).await {
+            let allowed = match needs {
+                Needs::Anyone | Needs::Organizer | Needs::OrganizerForSecrets => true,
+                Needs::TenantOrganizer => same_tenant,
+                Needs::Admin => secret == ADMIN_TOKEN,
+            };
+            match (&outcome, allowed) {
+                (Ok(()), true) => {}
+                (Err(status), true) => assert!(
+                    !refused_for_caller(status),
+                    "{caller}: {call} must be allowed: {status:?}"
+                ),
+                (Ok(()), false) => panic!("{caller}: {call} must be refused"),
+                (Err(status), false) => {
+                    // In another tenant's match an organizer is a walk-in:
+                    // the invite-only seat asks for its join code.
+                    let expected = if call.starts_with("join") {
+                        (Code::Unauthenticated, "TOKEN_REQUIRED")
+                    } else {
+                        (Code::PermissionDenied, "NOT_PERMITTED")
+                    };
+                    assert_eq!(
+                        (status.code(), reason(status).as_str()),
+                        expected,
+                        "{caller}: {call}: {}",
+                        status.message()
+                    );
+                }
+            }
+        }
+    }
+
+    // The feed: each organizer follows its own tenant's matches alone; the
+    // admin follows every tenant's.
+    let mut matches = host.matches().await;
+    let (spring_match, _, _) = match_of(&mut matches, &owner, false).await;
+    let (autumn_match, _, _) = match_of(&mut matches, &stranger, false).await;
+    let (admin_match, _, _) = match_of(&mut matches, ADMIN_TOKEN, false).await;
+    let by_spring = followed(&host, &colleague).await;
+    assert!(by_spring.contains(&spring_match));
+    assert!(!by_spring.contains(&autumn_match), "another tenant's match");
+    assert!(!by_spring.contains(&admin_match), "the admin's match");
+    let by_autumn = followed(&host, &stranger).await;
+    assert!(by_autumn.contains(&autumn_match));
+    assert!(!by_autumn.contains(&spring_match), "another tenant's match");
+    let by_admin = followed(&host, ADMIN_TOKEN).await;
+    for id in [&spring_match, &autumn_match, &admin_match] {
+        assert!(by_admin.contains(id), "the admin follows {id}");
+    }
+
+    // The re-issue attack of the issue: the stranger cannot take a seat
+    // token of spring's, so spring's player keeps playing.
+    let (victim, token, _) = match_of(&mut matches, &owner, false).await;
+    let refused = DirectorClient::new(host.channel().await)
+        .reissue_seat_token(with_credential(
+            &stranger,
+            pb::ReissueSeatTokenRequest {
+                match_id: victim.clone(),
+                seat: 0,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect_err("another tenant's organizer re-issues nothing");
+    assert_eq!(reason(&refused), "NOT_PERMITTED");
+    matches
+        .list_legal_actions(pb::ListLegalActionsRequest {
+            match_id: victim,
+            seat_token: token,
+            ids_only: true,
+        })
+        .await
+        .expect("the player's token still plays the seat");
+}
+
+/// The seed of the running Lanzeloth match created by the holder of
+/// `secret` with `seed`, as its record (exported by its creator) says.
+async fn dealt_seed(matches: &mut MatchesClient<Channel>, secret: &str, seed: u64) -> u64 {
+    let created = matches
+        .create_match(with_credential(
+            secret,
+            pb::CreateMatchRequest {
+                game: "lanzeloth".into(),
+                players: 3,
+                seed: Some(seed),
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("create with a seed")
+        .into_inner();
+    let record = matches
+        .export_record(with_credential(
+            secret,
+            pb::ExportRecordRequest {
+                match_id: created.match_id,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("its creator exports it")
+        .into_inner()
+        .record_json;
+    let record: serde_json::Value = serde_json::from_str(&record).expect("JSON");
+    record["seed"].as_u64().expect("a seed")
+}
+
+#[tokio::test]
+async fn a_chosen_seed_deals_alike_within_a_tenant_and_never_clones_another_tenants_match() {
+    let host = Host::start().await;
+    let (_, _, spring) = issue_in_tenant(&host, "spring desk", "spring").await;
+    let (_, _, colleague) = issue_in_tenant(&host, "spring desk 2", "spring").await;
+    let (_, _, autumn) = issue_in_tenant(&host, "autumn desk", "autumn").await;
+    let mut matches = host.matches().await;
+    let victim = dealt_seed(&mut matches, &spring, 42).await;
+    assert_eq!(
+        dealt_seed(&mut matches, &colleague, 42).await,
+        victim,
+        "within its tenant a seed reproduces the deal"
+    );
+    assert_ne!(
+        dealt_seed(&mut matches, &autumn, 42).await,
+        victim,
+        "another tenant choosing the same seed gets another deal"
+    );
+    assert_ne!(
+        dealt_seed(&mut matches, &autumn, victim).await,
+        victim,
+        "nor by choosing the stream's own seed"
+    );
+    assert_eq!(
+        dealt_seed(&mut matches, ADMIN_TOKEN, 42).await,
+        42,
+        "the admin's tenant deals a chosen seed as it always did"
+    );
 }

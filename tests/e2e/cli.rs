@@ -288,7 +288,27 @@ async fn the_cli_issues_credentials_names_players_and_reissues_tokens() {
     let issued = json(&cli(&host, &["--json", "credential", "issue", "cup office"]).await);
     let secret = issued["secret"].as_str().expect("a secret").to_string();
     let id = issued["credential_id"].as_str().expect("an id").to_string();
+    assert_eq!(issued["tenant"], id.as_str(), "without --tenant, its own");
     let organizer = [("TABLETOP_CREDENTIAL", secret.as_str())];
+    let other = json(
+        &cli(
+            &host,
+            &[
+                "--json",
+                "credential",
+                "issue",
+                "rival",
+                "--tenant",
+                "rival-cup",
+            ],
+        )
+        .await,
+    );
+    assert_eq!(other["tenant"], "rival-cup");
+    let rival = [(
+        "TABLETOP_CREDENTIAL",
+        other["secret"].as_str().expect("a secret"),
+    )];
 
     // The organizer chooses a seed and names seat 0; seat 1 is by invitation.
     let created = json(&succeeded(
@@ -346,6 +366,14 @@ async fn the_cli_issues_credentials_names_players_and_reissues_tokens() {
         "{shown}"
     );
 
+    // Another tenant's organizer does not direct the match.
+    let across = cli_as(&host, &rival, &["pause", &match_id]).await;
+    assert!(
+        String::from_utf8_lossy(&across.stderr).contains("PermissionDenied"),
+        "{}",
+        String::from_utf8_lossy(&across.stderr)
+    );
+
     // A lost token: the organizer re-issues it and the old one stops working.
     let old = created["seats"][0]["token"]
         .as_str()
@@ -378,6 +406,7 @@ async fn the_cli_issues_credentials_names_players_and_reissues_tokens() {
     );
     let listed = cli(&host, &["credential", "list"]).await;
     assert!(listed.contains(&id) && listed.contains("valid"), "{listed}");
+    assert!(listed.contains("tenant rival-cup"), "{listed}");
     cli(&host, &["credential", "revoke", &id]).await;
     let refused = cli_as(&host, &organizer, &["new", "focus", "--seed", "8"]).await;
     assert!(

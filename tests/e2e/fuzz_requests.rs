@@ -448,6 +448,11 @@ async fn send(fz: &mut Fuzzer, c: &mut Clients, rpc: Rpc, table: &mut Table) -> 
                 admin_token: fz.admin_token(),
                 name: fz.text(),
                 role: fz.enum_value(1),
+                tenant: if fz.chance(50) {
+                    String::new()
+                } else {
+                    fz.text()
+                },
             };
             let r = fz.request(message);
             done(c.admin.issue_credential(r).await)

@@ -33,6 +33,7 @@ fn credential_json(c: &pb::CredentialInfo) -> serde_json::Value {
     serde_json::json!({
         "credential_id": c.credential_id,
         "name": c.name,
+        "tenant": c.tenant,
         "issued_at_ms": c.issued_at_ms,
         "revoked_at_ms": c.revoked_at_ms,
     })
@@ -40,8 +41,14 @@ fn credential_json(c: &pb::CredentialInfo) -> serde_json::Value {
 
 fn credential_line(c: &pb::CredentialInfo) -> String {
     match c.revoked_at_ms {
-        Some(at) => format!("{}  {}  revoked at {at}", c.credential_id, c.name),
-        None => format!("{}  {}  valid", c.credential_id, c.name),
+        Some(at) => format!(
+            "{}  {}  tenant {}  revoked at {at}",
+            c.credential_id, c.name, c.tenant
+        ),
+        None => format!(
+            "{}  {}  tenant {}  valid",
+            c.credential_id, c.name, c.tenant
+        ),
     }
 }
 
@@ -74,12 +81,13 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
         } => {
             let mut admin = AdminClient::new(channel);
             match action {
-                CredentialAction::Issue { name } => {
+                CredentialAction::Issue { name, tenant } => {
                     let issued = admin
                         .issue_credential(pb::IssueCredentialRequest {
                             admin_token,
                             name,
                             role: pb::CredentialRole::Organizer as i32,
+                            tenant,
                         })
                         .await?
                         .into_inner();
@@ -89,7 +97,12 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
                         value["secret"] = issued.secret.into();
                         print_json(&value);
                     } else {
-                        outln!("credential {} for {}", info.credential_id, info.name);
+                        outln!(
+                            "credential {} for {} in tenant {}",
+                            info.credential_id,
+                            info.name,
+                            info.tenant
+                        );
                         outln!("secret {}", issued.secret);
                     }
                 }

@@ -444,6 +444,10 @@ pub enum CredentialAction {
     Issue {
         /// Who it is for.
         name: String,
+        /// The tenant whose matches it runs (1 to 63 of a-z, 0-9, `.`, `_`,
+        /// `-`); without it, a new tenant of its own, named after its id.
+        #[arg(long, default_value = "")]
+        tenant: String,
     },
     /// Revoke a credential: calls with it are refused from then on.
     Revoke {

@@ -637,14 +637,18 @@ class Client:
         return list(self.admin.ListPlugins(admin_pb2.ListPluginsRequest(), metadata=self._auth(admin_token)).plugins)
 
     @_typed_errors
-    def issue_credential(self, name: str, *, admin_token: Optional[str] = None) -> admin_pb2.IssueCredentialResponse:
-        """Issues an organizer credential for ``name`` (1 to 64 characters).
-        The response's ``secret`` is shown this once (the server keeps only
-        its hash): give it to the organizer, who connects with
-        ``credential=secret``; ``credential.credential_id`` names it for
+    def issue_credential(
+        self, name: str, *, tenant: str = "", admin_token: Optional[str] = None
+    ) -> admin_pb2.IssueCredentialResponse:
+        """Issues an organizer credential for ``name`` (1 to 64 characters)
+        in ``tenant`` (1 to 63 of a-z, 0-9, ``.``, ``_``, ``-``; empty: a new
+        tenant of its own, named after its id). An organizer runs only its
+        tenant's matches. The response's ``secret`` is shown this once (the
+        server keeps only its hash): give it to the organizer, who connects
+        with ``credential=secret``; ``credential.credential_id`` names it for
         :meth:`revoke_credential`."""
         return self.admin.IssueCredential(
-            admin_pb2.IssueCredentialRequest(name=name, role=admin_pb2.CREDENTIAL_ROLE_ORGANIZER),
+            admin_pb2.IssueCredentialRequest(name=name, role=admin_pb2.CREDENTIAL_ROLE_ORGANIZER, tenant=tenant),
             metadata=self._auth(admin_token),
         )
 

@@ -624,6 +624,27 @@ def test_an_organizer_credential_chooses_seeds_and_directs_but_does_not_administ
     assert anonymous_admin.value.credential == "admin"
 
 
+def test_an_organizer_runs_only_its_own_tenants_matches(host: Host, director: tabletop.Client) -> None:
+    own = director.issue_credential("own tenant")
+    assert own.credential.tenant == own.credential.credential_id, "without a tenant, its own"
+    spring = director.issue_credential("spring desk", tenant="spring")
+    assert spring.credential.tenant == "spring"
+    with pytest.raises(tabletop.TabletopError) as bad_tenant:
+        director.issue_credential("bad tenant", tenant="Not A Name")
+    assert bad_tenant.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    colleague = director.issue_credential("spring desk 2", tenant="spring")
+    with tabletop.connect(host.address, credential=spring.secret) as a, tabletop.connect(
+        host.address, credential=own.secret
+    ) as b, tabletop.connect(host.address, credential=colleague.secret) as c:
+        match = a.create_match("focus", 2, seed=5)
+        with pytest.raises(tabletop.NotPermitted) as other_tenant:
+            b.pause_match(match.match_id)
+        assert other_tenant.value.credential == "admin"
+        with pytest.raises(tabletop.NotPermitted):
+            b.export_record(match.match_id)
+        assert c.pause_match(match.match_id).paused, "a colleague in the same tenant directs it"
+
+
 def test_a_revoked_credential_is_refused(host: Host, director: tabletop.Client) -> None:
     issued = director.issue_credential("revoked platform")
     with tabletop.connect(host.address, credential=issued.secret) as organizer:

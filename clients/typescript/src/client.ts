@@ -170,6 +170,12 @@ export interface AdminOptions {
 }
 
 /** Options of `adjudicateMatch`. */
+/** Options of `issueCredential`. */
+export interface IssueCredentialOptions extends AdminOptions {
+  /** The tenant whose matches the credential runs; absent: its own. */
+  tenant?: string;
+}
+
 export interface AdjudicateOptions extends AdminOptions {
   /** Scores by seat (informative; 0 if absent). */
   scores?: ReadonlyMap<number, number> | Readonly<Record<number, number>>;
@@ -599,14 +605,20 @@ export class Client {
   }
 
   /**
-   * Issues an organizer credential for `name` (1 to 64 characters). The
-   * response's `secret` is shown this once (the server keeps only its hash):
-   * give it to the organizer, who connects with `{ credential: secret }`;
-   * `credential.credentialId` names it for `revokeCredential`.
+   * Issues an organizer credential for `name` (1 to 64 characters) in
+   * `opts.tenant` (1 to 63 of a-z, 0-9, `.`, `_`, `-`; empty or absent: a new
+   * tenant of its own, named after its id). An organizer runs only its
+   * tenant's matches. The response's `secret` is shown this once (the server
+   * keeps only its hash): give it to the organizer, who connects with
+   * `{ credential: secret }`; `credential.credentialId` names it for
+   * `revokeCredential`.
    */
-  issueCredential(name: string, opts: AdminOptions = {}): Promise<IssueCredentialResponse> {
+  issueCredential(name: string, opts: IssueCredentialOptions = {}): Promise<IssueCredentialResponse> {
     return typed(
-      this.admin.issueCredential({ name, role: CredentialRole.ORGANIZER }, withCredential(opts.adminToken)),
+      this.admin.issueCredential(
+        { name, role: CredentialRole.ORGANIZER, tenant: opts.tenant ?? "" },
+        withCredential(opts.adminToken),
+      ),
     );
   }
 

@@ -16,6 +16,7 @@ export {
   finalResults,
   type Action,
   type AdjudicateOptions,
+  type IssueCredentialOptions,
   type AdminOptions,
   type ConnectOptions,
   type CreateMatchOptions,

@@ -338,6 +338,7 @@ test("an organizer credential chooses seeds and directs but does not administer"
   assert.ok(issued.secret && issued.credential?.credentialId);
   assert.equal(issued.credential.name, "spring platform");
   assert.equal(issued.credential.role, CredentialRole.ORGANIZER);
+  assert.equal(issued.credential.tenant, issued.credential.credentialId, "without a tenant, its own");
   const listed = (await host.director.listCredentials()).find((c) => c.credentialId === issued.credential!.credentialId);
   assert.ok(listed, "listed");
   assert.equal(listed.revokedAtMs, undefined);
@@ -369,6 +370,25 @@ test("an organizer credential chooses seeds and directs but does not administer"
   const anonymousAdmin = await refusal(host.client.listPlugins());
   assert.ok(anonymousAdmin instanceof TokenRequired, String(anonymousAdmin));
   assert.equal(anonymousAdmin.credential, "admin");
+});
+
+test("an organizer runs only its own tenant's matches", async () => {
+  const spring = await host.director.issueCredential("spring desk", { tenant: "spring" });
+  assert.equal(spring.credential?.tenant, "spring");
+  const other = await host.director.issueCredential("another platform");
+  const a = connect(host.address, { credential: spring.secret });
+  const b = connect(host.address, { credential: other.secret });
+  try {
+    const match = await a.createMatch("focus", { seed: 5 });
+    const refused = await refusal(b.pauseMatch(match.matchId));
+    assert.ok(refused instanceof NotPermitted, String(refused));
+    assert.equal(refused.credential, "admin");
+    assert.ok((await refusal(b.exportRecord(match.matchId))) instanceof NotPermitted);
+    assert.ok((await host.director.pauseMatch(match.matchId)).paused, "the admin directs every tenant's");
+  } finally {
+    a.close();
+    b.close();
+  }
 });
 
 test("a revoked credential is refused", async () => {

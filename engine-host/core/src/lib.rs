@@ -44,6 +44,7 @@
 //!     labels: Default::default(),
 //!     open_seat_deadline: None,
 //!     spectator_delay: None,
+//!     tenant: String::new(),
 //!     seat_players: Vec::new(),
 //! };
 //! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];
@@ -99,7 +100,7 @@ pub use log::{LogEntry, LogKind, LoggedMove, LoggedMoves, PluginBuild};
 pub use out::{OutReason, RuleOut};
 pub use record::Record;
 pub use seat::{Seat, SeatInfo, SeatJoin, SeatResult};
-pub use setup::{MatchSetup, now_ms};
+pub use setup::{MAX_TENANT, MatchSetup, check_tenant, now_ms, tenant_seed};
 pub use simultaneous::HeldAction;
 pub use stage::Lifecycle;
 pub use tabletop_sdk::Viewer;

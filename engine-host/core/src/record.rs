@@ -162,6 +162,7 @@ impl Record {
             labels: self.labels.clone(),
             open_seat_deadline: self.open_seat_deadline,
             spectator_delay: self.spectator_delay,
+            tenant: String::new(),
             seat_players: self.seat_players.clone(),
         }
     }

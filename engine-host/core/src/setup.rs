@@ -51,6 +51,12 @@ pub struct MatchSetup {
     /// Who plays the seats taken at creation, as the creator said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seat_players: Vec<SeatPlayer>,
+    /// The tenant the match belongs to: whose organizers may direct,
+    /// export and follow it while it runs. Empty for the admin's tenant,
+    /// which holds every match no organizer created (and every match
+    /// stored before tenants, unless the migration found its creator).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tenant: String,
 }
 
 impl MatchSetup {
@@ -116,4 +122,70 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// Longest tenant name, in bytes.
+pub const MAX_TENANT: usize = 63;
+
+/// Checks a tenant's name: 1 to [`MAX_TENANT`] lowercase letters, digits,
+/// `.`, `_` or `-` (the admin's tenant, empty, is never named).
+pub fn check_tenant(tenant: &str) -> Result<(), String> {
+    let well_formed = !tenant.is_empty()
+        && tenant.len() <= MAX_TENANT
+        && tenant
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c));
+    if well_formed {
+        Ok(())
+    } else {
+        let shown: String = tenant.chars().take(MAX_TENANT).collect();
+        Err(format!(
+            "tenant `{shown}` is not 1 to {MAX_TENANT} lowercase letters, digits, `.`, `_` or `-`"
+        ))
+    }
+}
+
+/// The seed of the chance stream of a match whose creator in `tenant`
+/// chose `seed`: the same within a tenant, so a chosen seed reproduces its
+/// matches there, and unrelated across tenants, so that nobody reproduces
+/// another tenant's deal by choosing its seed (reaching a given stream
+/// from another tenant means finding a SHA-256 preimage). The admin's
+/// tenant (empty) keeps the seed as chosen, so its matches, and every match
+/// made before tenants, deal as they always did.
+pub fn tenant_seed(tenant: &str, seed: u64) -> u64 {
+    if tenant.is_empty() {
+        return seed;
+    }
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(b"tabletop tenant seed\0");
+    hasher.update((tenant.len() as u64).to_le_bytes());
+    hasher.update(tenant.as_bytes());
+    hasher.update(seed.to_le_bytes());
+    let digest = hasher.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(first)
+}
+
+#[cfg(test)]
+mod tenant_tests {
+    use super::*;
+
+    #[test]
+    fn a_chosen_seed_deals_alike_within_a_tenant_and_apart_across_tenants() {
+        assert_eq!(tenant_seed("", 7), 7, "the admin's tenant keeps the seed");
+        assert_eq!(tenant_seed("spring", 7), tenant_seed("spring", 7));
+        assert_ne!(tenant_seed("spring", 7), tenant_seed("autumn", 7));
+        assert_ne!(tenant_seed("spring", 7), 7);
+        assert_ne!(tenant_seed("spring", 7), tenant_seed("spring", 8));
+    }
+
+    #[test]
+    fn tenant_names_are_short_lowercase_words() {
+        assert!(check_tenant("spring-open.2026_a").is_ok());
+        for bad in ["", "Spring", "a b", "x/y", &"a".repeat(MAX_TENANT + 1)] {
+            assert!(check_tenant(bad).is_err(), "{bad:?}");
+        }
+    }
 }

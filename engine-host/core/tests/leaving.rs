@@ -27,6 +27,7 @@ fn setup(players: u32, start_position: Option<&str>) -> MatchSetup {
         time_control: None,
         labels: Default::default(),
         open_seat_deadline: None,
+        tenant: String::new(),
         seat_players: Vec::new(),
         spectator_delay: None,
     }

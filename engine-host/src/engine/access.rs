@@ -13,9 +13,14 @@
 //! | CreateMatch (no seed, no hidden-information start position) | unless `--anonymous-create deny` | yes | yes |
 //! | CreateMatch with a seed or a hidden-information start position | no | yes | yes |
 //! | JoinMatch of an invite-only seat | with its join code | yes | yes |
-//! | Director: feed, abort, adjudicate, pause, resume, add time, re-issue a seat token | no | yes | yes |
-//! | ExportRecord of a running match | no | yes | yes |
+//! | Director: feed, abort, adjudicate, pause, resume, add time, re-issue a seat token | no | its tenant's matches | yes |
+//! | ExportRecord of a running match | no | its tenant's matches | yes |
 //! | ImportRecord, plugins, backups, credentials | no | no | yes |
+//!
+//! Every organizer credential belongs to a tenant (by default one of its
+//! own, named after its id), and every match to the tenant of the
+//! organizer who created it; the admin's tenant (empty) holds the rest. An
+//! organizer runs only its tenant's matches; the admin runs all of them.
 //!
 //! Credentials are stored as SHA-256 hashes; a revoked one is refused at
 //! once. The issued secrets are 128-bit random, so a plain hash is enough
@@ -26,7 +31,7 @@ use std::sync::{Arc, RwLock, RwLockWriteGuard};
 
 use tabletop_core::error::Credential;
 use tabletop_core::tokens::{hash_token, hashes_equal, new_token};
-use tabletop_core::{HostError, HostResult, now_ms};
+use tabletop_core::{HostError, HostResult, check_tenant, now_ms};
 
 use crate::store::{Store, StoredCredential};
 
@@ -41,12 +46,15 @@ pub const MAX_CREDENTIAL_NAME: usize = 64;
 pub enum Caller {
     /// No credential.
     Anonymous,
-    /// An organizer credential: its id and name.
+    /// An organizer credential: its id, name and tenant.
     Organizer {
         /// The credential's id.
         credential_id: String,
         /// Who it was issued to.
         name: String,
+        /// The tenant whose matches it runs (never empty: that is the
+        /// admin's).
+        tenant: String,
     },
     /// The admin token.
     Admin,
@@ -85,6 +93,43 @@ impl Caller {
     pub fn is_organizer(&self) -> bool {
         !matches!(self, Caller::Anonymous)
     }
+
+    /// The tenant the caller's matches belong to: an organizer's own, the
+    /// admin's (empty) for the admin and for anonymous callers, whose
+    /// matches nobody but the admin directs.
+    pub fn tenant(&self) -> &str {
+        match self {
+            Caller::Organizer { tenant, .. } => tenant,
+            Caller::Admin | Caller::Anonymous => "",
+        }
+    }
+
+    /// Whether the caller runs matches of `tenant`: the admin runs every
+    /// tenant's, an organizer its own tenant's only.
+    pub fn runs(&self, tenant: &str) -> bool {
+        match self {
+            Caller::Admin => true,
+            Caller::Organizer { tenant: own, .. } => own == tenant,
+            Caller::Anonymous => false,
+        }
+    }
+
+    /// Refuses a caller who may not do `what` to a match of `tenant`: an
+    /// organizer's call on another tenant's match is refused as not
+    /// permitted. Match ids are public (listings, spectator views), so
+    /// answering as if the match did not exist would hide nothing and
+    /// mislead a platform about its own mistake; the refusal names no
+    /// tenant.
+    pub fn require_tenant(&self, need: Need, what: &str, tenant: &str) -> HostResult<()> {
+        self.require(need, what)?;
+        if self.runs(tenant) {
+            return Ok(());
+        }
+        Err(HostError::NotPermitted {
+            what: format!("{what} of another tenant's match"),
+            needed: Credential::Admin,
+        })
+    }
 }
 
 /// An issued credential, as listings show it.
@@ -98,12 +143,15 @@ pub struct CredentialInfo {
     pub issued_at_ms: i64,
     /// When it was revoked.
     pub revoked_at_ms: Option<i64>,
+    /// The tenant whose matches it runs.
+    pub tenant: String,
 }
 
 impl From<&StoredCredential> for CredentialInfo {
     fn from(c: &StoredCredential) -> CredentialInfo {
         CredentialInfo {
             credential_id: c.credential_id.clone(),
+            tenant: c.tenant.clone(),
             name: c.name.clone(),
             issued_at_ms: c.issued_at_ms,
             revoked_at_ms: c.revoked_at_ms,
@@ -149,6 +197,7 @@ impl Credentials {
             index.get(&hash).map(|c| Caller::Organizer {
                 credential_id: c.credential_id.clone(),
                 name: c.name.clone(),
+                tenant: c.tenant.clone(),
             })
         })?
         .ok_or(HostError::BadToken {
@@ -156,9 +205,15 @@ impl Credentials {
         })
     }
 
-    /// Issues an organizer credential for `name`: its description and its
+    /// Issues an organizer credential for `name` in `tenant` (empty: a new
+    /// tenant of its own, named after its id): its description and its
     /// secret (returned here only).
-    pub fn issue(&self, caller: &Caller, name: &str) -> HostResult<(CredentialInfo, String)> {
+    pub fn issue(
+        &self,
+        caller: &Caller,
+        name: &str,
+        tenant: &str,
+    ) -> HostResult<(CredentialInfo, String)> {
         caller.require(Need::Admin, "issuing a credential")?;
         let name = name.trim();
         if name.is_empty()
@@ -170,9 +225,18 @@ impl Credentials {
                  characters"
             )));
         }
+        if !tenant.is_empty() {
+            check_tenant(tenant).map_err(HostError::InvalidRequest)?;
+        }
         let secret = new_token();
+        let credential_id = format!("cred-{}", &new_token()[..12]);
         let stored = StoredCredential {
-            credential_id: format!("cred-{}", &new_token()[..12]),
+            tenant: if tenant.is_empty() {
+                credential_id.clone()
+            } else {
+                tenant.to_string()
+            },
+            credential_id,
             name: name.to_string(),
             role: ORGANIZER_ROLE.to_string(),
             secret_hash: hash_token(&secret),

@@ -31,7 +31,7 @@ impl Engine {
             return Ok(answered);
         }
         let retry = request.request_id.is_some().then(|| request.clone());
-        let (created, commit) = self.create_match_queued(&plugin, request)?;
+        let (created, commit) = self.create_match_queued(&plugin, request, caller.tenant())?;
         if let Err(e) = commit.wait() {
             self.discard(&created.match_id);
             // The same request id may have been stored meanwhile by a
@@ -100,7 +100,7 @@ impl Engine {
         else {
             return TryCreate::Declined(request);
         };
-        match caught(|| self.create_match_queued(&plugin, request)) {
+        match caught(|| self.create_match_queued(&plugin, request, caller.tenant())) {
             Ok((created, commit)) => TryCreate::Ran(Ok(created), commit),
             Err(e) => TryCreate::Ran(Err(e), Commit::done()),
         }
@@ -112,19 +112,20 @@ impl Engine {
         self.table.discard(match_id);
     }
 
-    /// Creates and installs a match of `plugin` (the one `request` names),
-    /// and queues its write.
+    /// Creates and installs a match of `plugin` (the one `request` names)
+    /// in `tenant`, and queues its write.
     fn create_match_queued(
         &self,
         plugin: &Arc<Plugin>,
         request: NewMatch,
+        tenant: &str,
     ) -> HostResult<(Created, Commit)> {
         let Prepared {
             mut setup,
             seats,
             request,
             view_detail,
-        } = self.creation.prepare(plugin.manifest(), request)?;
+        } = self.creation.prepare(plugin.manifest(), request, tenant)?;
         // The build it is created with, which it replays through.
         setup.plugin_sha256 = Some(plugin.sha256().to_string());
         let game: Arc<dyn DynGame> = Arc::<Plugin>::clone(plugin);
@@ -217,7 +218,8 @@ impl Engine {
 
     /// Joins an open seat: `seat`, or the seat `join_code` opens, or the
     /// lowest open seat anyone may take. An invite-only seat needs its
-    /// code, unless an organizer or the admin seats the player.
+    /// code, unless an organizer of the match's tenant or the admin seats
+    /// the player.
     pub fn join(
         &self,
         caller: &Caller,
@@ -228,7 +230,10 @@ impl Engine {
     ) -> HostResult<(u32, String, MatchView)> {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
-        let seat = m.seat_to_join(caller.is_organizer(), seat, join_code)?;
+        // An organizer seats players in its own tenant's matches; in another's
+        // it needs the seat's join code like anyone.
+        let by_organizer = caller.runs(&m.setup().tenant);
+        let seat = m.seat_to_join(by_organizer, seat, join_code)?;
         let player = seated_player(player)?;
         let token = new_token();
         let hash = hash_token(&token);

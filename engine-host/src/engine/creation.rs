@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use tabletop_core::director::MAX_OPEN_SEAT_WAIT_MS;
 use tabletop_core::error::Credential;
 use tabletop_core::identity::{check_bot_spec, check_seat_players};
-use tabletop_core::setup::check_labels;
+use tabletop_core::setup::{check_labels, tenant_seed};
 use tabletop_core::tokens::{hash_token, new_token};
 use tabletop_core::{
     HostError, HostResult, MatchSetup, MatchView, OnDeadline, OnTimeout, OpenSeatDeadline, Record,
@@ -290,9 +290,14 @@ impl Creation {
     }
 
     /// Checks `request` for a game of `manifest` and makes what the match
-    /// is created from: its setup, its seats' secrets, and the request id
-    /// to store.
-    pub fn prepare(&self, manifest: &Manifest, request: NewMatch) -> HostResult<Prepared> {
+    /// is created from in `tenant`: its setup, its seats' secrets, and the
+    /// request id to store.
+    pub fn prepare(
+        &self,
+        manifest: &Manifest,
+        request: NewMatch,
+        tenant: &str,
+    ) -> HostResult<Prepared> {
         check_request(manifest, &request)?;
         // The request as the caller sent it is what a retry is compared
         // with, before the bots are named among the seat players.
@@ -310,7 +315,7 @@ impl Creation {
         let seats = self.seats_of(&request);
         let view_detail = request.view_detail;
         let request_id = request.request_id.clone();
-        let setup = setup_of(manifest, request);
+        let setup = setup_of(manifest, request, tenant);
         let request = request_id.map(|request_id| StoredRequest {
             request_id,
             request_hash: sent_hash,
@@ -366,11 +371,14 @@ impl Creation {
     }
 }
 
-/// The setup of a new match of `manifest` as `request` asks: a new id, its
-/// seed (drawn unless asked for) and its creation time now.
-fn setup_of(manifest: &Manifest, request: NewMatch) -> MatchSetup {
+/// The setup of a new match of `manifest` in `tenant` as `request` asks: a
+/// new id, its seed (drawn unless asked for; a chosen one mixed with the
+/// tenant, see [`tenant_seed`]) and its creation time now.
+fn setup_of(manifest: &Manifest, request: NewMatch, tenant: &str) -> MatchSetup {
     let match_id = new_match_id();
-    let seed = request.seed.unwrap_or_else(rand::random);
+    let seed = request
+        .seed
+        .map_or_else(rand::random, |seed| tenant_seed(tenant, seed));
     let created_at_ms = now_ms();
     MatchSetup {
         match_id,
@@ -392,6 +400,7 @@ fn setup_of(manifest: &Manifest, request: NewMatch) -> MatchSetup {
             }),
         spectator_delay: request.spectator_delay.filter(|d| !d.is_none()),
         seat_players: request.seat_players,
+        tenant: tenant.to_string(),
     }
 }
 

@@ -23,16 +23,19 @@ impl Engine {
         match_id: &str,
         control: Control,
     ) -> HostResult<MatchView> {
-        caller.require(Need::Organizer, "a director's control")?;
+        const WHAT: &str = "a director's control";
+        caller.require(Need::Organizer, WHAT)?;
         let slot = match (self.slot(match_id), &control) {
             // A match not live here (its plugin absent, its replay faulted,
             // the host died in it) can still be ended.
             (Err(HostError::MatchUnavailable { .. }), Control::Abort { reason }) => {
+                caller.require_tenant(Need::Organizer, WHAT, &self.dormant_tenant(match_id)?)?;
                 return self.abort_dormant(match_id, reason);
             }
             (slot, _) => slot?,
         };
         let mut m = lock(&slot);
+        caller.require_tenant(Need::Organizer, WHAT, &m.setup().tenant)?;
         let before = m.version();
         let now = now_ms();
         match control {
@@ -160,6 +163,19 @@ impl Engine {
         Ok(self.install_stored(m, stored))
     }
 
+    /// The tenant of a match not live here: as listed unavailable, or as
+    /// stored (the admin's when its data does not read back).
+    fn dormant_tenant(&self, match_id: &str) -> HostResult<String> {
+        if let Some(tenant) = self.unavailable.tenant(match_id) {
+            return Ok(tenant);
+        }
+        Ok(self
+            .store
+            .load(match_id)?
+            .map(|stored| stored.setup.tenant)
+            .unwrap_or_default())
+    }
+
     /// Checks that `caller` may follow the lifecycle feed.
     pub fn check_feed_access(&self, caller: &Caller) -> HostResult<()> {
         caller.require(Need::Organizer, "following the lifecycle feed")
@@ -173,9 +189,11 @@ impl Engine {
         match_id: &str,
         seat: u32,
     ) -> HostResult<String> {
-        caller.require(Need::Organizer, "re-issuing a seat token")?;
+        const WHAT: &str = "re-issuing a seat token";
+        caller.require(Need::Organizer, WHAT)?;
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
+        caller.require_tenant(Need::Organizer, WHAT, &m.setup().tenant)?;
         let token = tabletop_core::tokens::new_token();
         let hash = tabletop_core::tokens::hash_token(&token);
         let previous = m.reissue_token(seat, hash)?;

@@ -50,6 +50,7 @@ impl Engine {
             at_ms,
             game: setup.game.clone(),
             labels: setup.labels.clone(),
+            tenant: setup.tenant.clone(),
             kind: event,
         };
         let results = ends.clone().unwrap_or_default();

@@ -14,6 +14,7 @@ fn event(m: &Match, at_ms: i64, kind: LifecycleKind) -> LifecycleEvent {
         at_ms,
         game: setup.game.clone(),
         labels: setup.labels.clone(),
+        tenant: setup.tenant.clone(),
         kind,
     }
 }
@@ -29,6 +30,7 @@ pub(super) fn unavailable(
         at_ms,
         game: setup.game.clone(),
         labels: setup.labels.clone(),
+        tenant: setup.tenant.clone(),
         kind: LifecycleKind::Unavailable {
             reason: reason.to_string(),
         },

@@ -324,14 +324,16 @@ impl Engine {
         self.credentials.authenticate(secret)
     }
 
-    /// Issues an organizer credential for `name`: its description and its
-    /// secret (returned here only).
+    /// Issues an organizer credential for `name` in `tenant` (empty: a
+    /// tenant of its own): its description and its secret (returned here
+    /// only).
     pub fn issue_credential(
         &self,
         caller: &Caller,
         name: &str,
+        tenant: &str,
     ) -> HostResult<(CredentialInfo, String)> {
-        self.credentials.issue(caller, name)
+        self.credentials.issue(caller, name, tenant)
     }
 
     /// Revokes a credential: calls with it are refused from now on.

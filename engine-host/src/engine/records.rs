@@ -58,14 +58,18 @@ impl Engine {
         }
     }
 
-    /// The record of a match: organizers and the admin only while it
-    /// runs (it holds the seed and every hidden card).
+    /// The record of a match: its tenant's organizers and the admin only
+    /// while it runs (it holds the seed and every hidden card).
     pub fn export(&self, caller: &Caller, match_id: &str) -> HostResult<String> {
         let slot = self.slot(match_id)?;
         let m = lock(&slot);
         if m.lifecycle() != Lifecycle::Finished {
             caller
-                .require(Need::Organizer, "exporting a running match's record")
+                .require_tenant(
+                    Need::Organizer,
+                    "exporting a running match's record",
+                    &m.setup().tenant,
+                )
                 .map_err(|e| match e {
                     HostError::TokenRequired { .. } => HostError::ExportNeedsAdmin,
                     other => other,

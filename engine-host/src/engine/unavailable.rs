@@ -92,6 +92,16 @@ impl UnavailableMatches {
             .map(|u| u.stored)
     }
 
+    /// The tenant of `match_id`, if it is listed (the admin's for a match
+    /// whose stored data does not read back).
+    pub fn tenant(&self, match_id: &str) -> Option<String> {
+        self.by_id
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .map(|u| u.setup.tenant.clone())
+    }
+
     /// Takes `match_id` off the list, held back or not: it plays again.
     pub fn remove(&self, match_id: &str) {
         self.by_id

@@ -67,6 +67,7 @@ pub fn credential(c: &CredentialInfo) -> pb::CredentialInfo {
         role: pb::CredentialRole::Organizer as i32,
         issued_at_ms: c.issued_at_ms,
         revoked_at_ms: c.revoked_at_ms,
+        tenant: c.tenant.clone(),
     }
 }
 

@@ -37,11 +37,14 @@ const FEED_PAGE: usize = 256;
 struct FeedFilter {
     game: String,
     labels: BTreeMap<String, String>,
+    /// Who follows: an organizer sees its own tenant's matches only.
+    follower: Caller,
 }
 
 impl FeedFilter {
     fn selects(&self, event: &LifecycleEvent) -> bool {
-        (self.game.is_empty() || event.game == self.game)
+        self.follower.runs(&event.tenant)
+            && (self.game.is_empty() || event.game == self.game)
             && self
                 .labels
                 .iter()
@@ -153,10 +156,12 @@ impl Director for Api {
         }
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
+        let follower = caller.clone();
         self.call(move |e| e.check_feed_access(&caller)).await?;
         let filter = FeedFilter {
             game: r.game,
             labels: r.labels.into_iter().collect(),
+            follower,
         };
         let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
         let api = self.clone();

@@ -581,7 +581,7 @@ impl Admin for Api {
             }
         }
         let (info, secret) = self
-            .call(move |e| e.issue_credential(&caller, &r.name))
+            .call(move |e| e.issue_credential(&caller, &r.name, &r.tenant))
             .await?;
         Ok(Response::new(pb::IssueCredentialResponse {
             credential: Some(convert::credential(&info)),

@@ -81,6 +81,7 @@ pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMat
             labels: Default::default(),
             open_seat_deadline: None,
             spectator_delay: None,
+            tenant: String::new(),
             seat_players: vec![],
         },
         seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],
@@ -155,6 +156,7 @@ fn event(id: &str, kind: LifecycleKind) -> LifecycleEvent {
         at_ms: 5,
         game: "g".into(),
         labels: [("round".to_string(), "1".to_string())].into(),
+        tenant: String::new(),
         kind,
     }
 }
@@ -630,6 +632,7 @@ pub fn credentials_are_kept_hashed_and_revoked_for_good(store: &dyn Store) {
         secret_hash: [at as u8; 32],
         issued_at_ms: at,
         revoked_at_ms: None,
+        tenant: format!("tenant-{id}"),
     };
     assert!(store.credentials().unwrap().is_empty());
     store.issue_credential(&credential("c1", 1)).unwrap();

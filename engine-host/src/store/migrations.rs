@@ -24,7 +24,10 @@
 //! there; 4 indexes match labels; 5 adds join codes, joining players'
 //! identities and issued credentials; 6 the bot that took a seat; 7 the
 //! content hash of the plugin file a match was created with (NULL for the
-//! matches already there, which replay as they did).
+//! matches already there, which replay as they did); 8 tenants: each
+//! credential's (its own id for those already there) and each match's (the
+//! tenant of the credential whose request id created it, the admin's for
+//! the rest).
 //! Version 1's statements are `IF NOT EXISTS`, so a file written before the
 //! schema carried a version (version 0, tables present) takes it without
 //! change.
@@ -34,7 +37,7 @@ use rusqlite::Connection;
 use tabletop_core::{HostError, HostResult};
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const SQLITE_MIGRATIONS: [(&str, &str); 7] = [
+const SQLITE_MIGRATIONS: [(&str, &str); 8] = [
     (
         "V1__matches_seats_and_log",
         include_str!("../../migrations/sqlite/V1__matches_seats_and_log.sql"),
@@ -62,6 +65,10 @@ const SQLITE_MIGRATIONS: [(&str, &str); 7] = [
     (
         "V7__plugin_builds",
         include_str!("../../migrations/sqlite/V7__plugin_builds.sql"),
+    ),
+    (
+        "V8__tenants",
+        include_str!("../../migrations/sqlite/V8__tenants.sql"),
     ),
 ];
 

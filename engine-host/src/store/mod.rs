@@ -187,6 +187,8 @@ pub struct StoredCredential {
     pub issued_at_ms: i64,
     /// When it was revoked, if it was.
     pub revoked_at_ms: Option<i64>,
+    /// The tenant whose matches it runs.
+    pub tenant: String,
 }
 
 /// A new match for [`Store::create_match`].
@@ -231,6 +233,10 @@ pub struct LifecycleEvent {
     /// The match's labels, for the same reason.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// The match's tenant (empty: the admin's), so a feed keeps to its
+    /// follower's tenant without reading the match.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tenant: String,
     /// What happened.
     #[serde(flatten)]
     pub kind: LifecycleKind,
@@ -482,6 +488,7 @@ pub fn damaged_setup(match_id: &str, game: &str, created_at_ms: i64) -> MatchSet
         labels: BTreeMap::new(),
         open_seat_deadline: None,
         spectator_delay: None,
+        tenant: String::new(),
         seat_players: Vec::new(),
     }
 }

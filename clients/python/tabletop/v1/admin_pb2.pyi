@@ -26,28 +26,32 @@ class LiftQuarantineRequest(_message.Message):
     def __init__(self, admin_token: _Optional[str] = ..., match_id: _Optional[str] = ..., plugin_version: _Optional[str] = ...) -> None: ...
 
 class IssueCredentialRequest(_message.Message):
-    __slots__ = ("admin_token", "name", "role")
+    __slots__ = ("admin_token", "name", "role", "tenant")
     ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     admin_token: str
     name: str
     role: CredentialRole
-    def __init__(self, admin_token: _Optional[str] = ..., name: _Optional[str] = ..., role: _Optional[_Union[CredentialRole, str]] = ...) -> None: ...
+    tenant: str
+    def __init__(self, admin_token: _Optional[str] = ..., name: _Optional[str] = ..., role: _Optional[_Union[CredentialRole, str]] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class CredentialInfo(_message.Message):
-    __slots__ = ("credential_id", "name", "role", "issued_at_ms", "revoked_at_ms")
+    __slots__ = ("credential_id", "name", "role", "issued_at_ms", "revoked_at_ms", "tenant")
     CREDENTIAL_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     ISSUED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     REVOKED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     credential_id: str
     name: str
     role: CredentialRole
     issued_at_ms: int
     revoked_at_ms: int
-    def __init__(self, credential_id: _Optional[str] = ..., name: _Optional[str] = ..., role: _Optional[_Union[CredentialRole, str]] = ..., issued_at_ms: _Optional[int] = ..., revoked_at_ms: _Optional[int] = ...) -> None: ...
+    tenant: str
+    def __init__(self, credential_id: _Optional[str] = ..., name: _Optional[str] = ..., role: _Optional[_Union[CredentialRole, str]] = ..., issued_at_ms: _Optional[int] = ..., revoked_at_ms: _Optional[int] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class IssueCredentialResponse(_message.Message):
     __slots__ = ("credential", "secret")

@@ -106,10 +106,11 @@ class AdminServicer:
         raise NotImplementedError('Method not implemented!')
 
     def IssueCredential(self, request, context):
-        """Issues an organizer credential: create matches (also with a seed or a
-        hidden-information start position), seat players without join codes,
-        re-issue seat tokens, the Director service, and records of running
-        matches; not plugins, backups or credentials. Its secret is in this
+        """Issues an organizer credential in a tenant: create matches (also with a
+        seed or a hidden-information start position) in that tenant, and, for
+        that tenant's matches only, seat players without join codes, re-issue
+        seat tokens, the Director service, and records of running matches; not
+        plugins, backups or credentials. Its secret is in this
         response only; the server keeps its SHA-256.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

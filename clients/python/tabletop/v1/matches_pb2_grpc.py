@@ -143,8 +143,9 @@ class MatchesServicer:
 
     def ExportRecord(self, request, context):
         """A self-contained, replayable record of a match (JSON). While the match runs
-        only with the admin token: the seed and chance outcomes reveal hidden
-        information. Anyone may export a finished match.
+        only with an organizer credential of the match's tenant or the admin
+        token: the seed and chance outcomes reveal hidden information. Anyone may
+        export a finished match.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -19,6 +19,7 @@ fn lanza_with_bot() -> Match {
         labels: Default::default(),
         open_seat_deadline: None,
         spectator_delay: None,
+        tenant: String::new(),
         seat_players: vec![SeatPlayer {
             seat: 1,
             display_name: "random".into(),

@@ -42,6 +42,7 @@ fn placing_setup() -> MatchSetup {
         labels: Default::default(),
         open_seat_deadline: None,
         spectator_delay: None,
+        tenant: String::new(),
         seat_players: Vec::new(),
     }
 }
@@ -81,6 +82,7 @@ fn lanza_match_timed(t0: i64, time_control: Option<TimeControl>) -> Match {
         labels: Default::default(),
         open_seat_deadline: None,
         spectator_delay: None,
+        tenant: String::new(),
         seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));

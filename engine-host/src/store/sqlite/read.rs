@@ -466,8 +466,8 @@ pub(super) fn request(conn: &Connection, request_id: &str) -> HostResult<Option<
 pub(super) fn credentials(conn: &Connection) -> HostResult<Vec<StoredCredential>> {
     let mut statement = conn
         .prepare_cached(
-            "SELECT credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms \
-             FROM credentials ORDER BY issued_at_ms, credential_id",
+            "SELECT credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms, \
+             tenant FROM credentials ORDER BY issued_at_ms, credential_id",
         )
         .map_err(db_error)?;
     let rows = statement
@@ -479,12 +479,13 @@ pub(super) fn credentials(conn: &Connection) -> HostResult<Vec<StoredCredential>
                 row.get::<_, Vec<u8>>(3)?,
                 row.get::<_, i64>(4)?,
                 row.get::<_, Option<i64>>(5)?,
+                row.get::<_, String>(6)?,
             ))
         })
         .map_err(db_error)?;
     let mut out = Vec::new();
     for row in rows {
-        let (credential_id, name, role, hash, issued_at_ms, revoked_at_ms) =
+        let (credential_id, name, role, hash, issued_at_ms, revoked_at_ms, tenant) =
             row.map_err(db_error)?;
         let secret_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
             HostError::Internal(format!(
@@ -498,6 +499,7 @@ pub(super) fn credentials(conn: &Connection) -> HostResult<Vec<StoredCredential>
             secret_hash,
             issued_at_ms,
             revoked_at_ms,
+            tenant,
         });
     }
     Ok(out)

@@ -5,6 +5,7 @@
 use super::*;
 use tabletop_core::{HeldAction, LogEntry, LogKind, LoggedMove};
 
+use crate::store::LifecycleKind;
 use crate::store::conformance::stored;
 
 crate::store_conformance!(|dir: &Path| SqliteStore::open(&dir.join("matches.sqlite3")).unwrap());
@@ -414,7 +415,8 @@ fn a_store_from_before_builds_were_recorded_migrates_and_its_matches_read_back_w
     let old = Connection::open(&path).unwrap();
     old.execute_batch(
         "ALTER TABLE matches DROP COLUMN plugin_sha256; \
-         DELETE FROM refinery_schema_history WHERE version = 7; \
+         ALTER TABLE credentials DROP COLUMN tenant; \
+         DELETE FROM refinery_schema_history WHERE version >= 7; \
          PRAGMA user_version = 6;",
     )
     .unwrap();
@@ -471,5 +473,89 @@ fn a_match_records_the_content_hash_of_its_plugin_build() {
         column.as_deref(),
         Some(crate::store::conformance::BUILD_SHA256)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a host from before tenants left (schema version 7: credentials
+/// without a tenant, setups and lifecycle rows without one): migration 8
+/// makes each credential a tenant of its own, gives the match created with
+/// a credential's request id that credential's tenant (setup and lifecycle
+/// rows), and leaves every other match in the admin's tenant.
+#[test]
+fn a_store_from_before_tenants_migrates_credentials_and_matches_into_their_tenants() {
+    let dir = tempfile_dir();
+    let path = dir.join("matches.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .issue_credential(&StoredCredential {
+            credential_id: "cred-0123456789ab".into(),
+            name: "spring open".into(),
+            role: "organizer".into(),
+            secret_hash: [3; 32],
+            issued_at_ms: 1,
+            revoked_at_ms: None,
+            tenant: "ignored-by-the-downgrade".into(),
+        })
+        .unwrap();
+    let by_organizer = stored("a", "g", 1, true);
+    let by_admin = stored("b", "g", 2, true);
+    let created = |id: &str| LifecycleEvent {
+        match_id: id.into(),
+        at_ms: 1,
+        game: "g".into(),
+        labels: Default::default(),
+        tenant: String::new(),
+        kind: LifecycleKind::Created {
+            players: 2,
+            plugin_version: "1.0.0".into(),
+            seat_players: vec![],
+        },
+    };
+    for (m, request_id) in [
+        (&by_organizer, "cred-0123456789ab/r1"),
+        (&by_admin, "admin/r1"),
+    ] {
+        store
+            .create_match(&NewMatch {
+                stored: m,
+                lifecycle: &[created(&m.setup.match_id)],
+                request: Some(&StoredRequest {
+                    request_id: request_id.into(),
+                    request_hash: [1; 32],
+                    match_id: m.setup.match_id.clone(),
+                    response: Vec::new(),
+                }),
+            })
+            .and_then(Commit::wait)
+            .unwrap();
+    }
+    drop(store);
+    let old = Connection::open(&path).unwrap();
+    old.execute_batch(
+        "ALTER TABLE credentials DROP COLUMN tenant; \
+         DELETE FROM refinery_schema_history WHERE version = 8; \
+         PRAGMA user_version = 7;",
+    )
+    .unwrap();
+    drop(old);
+
+    let store = SqliteStore::open(&path).unwrap();
+    let credentials = store.credentials().unwrap();
+    assert_eq!(credentials[0].tenant, "cred-0123456789ab");
+    assert_eq!(
+        store.load("a").unwrap().unwrap().setup.tenant,
+        "cred-0123456789ab"
+    );
+    assert_eq!(store.load("b").unwrap().unwrap().setup.tenant, "");
+    let rows = store.lifecycle_after(0, 10).unwrap();
+    let tenant_of = |id: &str| {
+        rows.iter()
+            .find(|r| r.event.match_id == id)
+            .map(|r| r.event.tenant.clone())
+    };
+    assert_eq!(tenant_of("a").as_deref(), Some("cred-0123456789ab"));
+    assert_eq!(tenant_of("b").as_deref(), Some(""));
+    drop(store);
+    assert_eq!(recorded_schema_version(&path), migrations::latest());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -225,15 +225,16 @@ pub(super) fn apply(conn: &Connection, write: &Write) -> HostResult<()> {
         Write::IssueCredential(c) => cached(
             conn,
             "INSERT INTO credentials \
-             (credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             (credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms, tenant) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 c.credential_id,
                 c.name,
                 c.role,
                 c.secret_hash.to_vec(),
                 c.issued_at_ms,
-                c.revoked_at_ms
+                c.revoked_at_ms,
+                c.tenant
             ],
         )
         .map(drop),

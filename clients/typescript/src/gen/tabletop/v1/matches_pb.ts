@@ -201,8 +201,8 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
   /**
    * Let anyone join the open seats without a code. By default each open
    * seat is invite-only: the response carries a join code per open seat,
-   * and JoinMatch needs it (an organizer or the admin may seat a player
-   * without one).
+   * and JoinMatch needs it (an organizer of the match's tenant or the admin
+   * may seat a player without one).
    *
    * @generated from field: bool public_open_seats = 14;
    */
@@ -215,8 +215,9 @@ export type CreateMatchRequest = Message<"tabletop.v1.CreateMatchRequest"> & {
    * token (GetView, also `at_version`; WatchMatch, also resumed; ListEvents)
    * and ListMatches' `version`, whoever calls, organizers and the admin
    * included, so a platform rebroadcasting with its credential cannot leak
-   * the live match. Live: seats (their own view), and for organizers the
-   * lifecycle feed, the Director's controls and ExportRecord. Once the match
+   * the live match. Live: seats (their own view), and for organizers of the
+   * match's tenant the lifecycle feed, the Director's controls and
+   * ExportRecord. Once the match
    * is finished the delay ends and everything shows. Kept in the match's
    * setup (records, restarts) and part of what makes a `request_id` retry
    * the same request. Absent (or both bounds 0): no delay. Out of range:
@@ -469,7 +470,8 @@ export type JoinMatchRequest = Message<"tabletop.v1.JoinMatchRequest"> & {
 
   /**
    * The seat's join code (from CreateMatchResponse.join_codes); not needed
-   * for a public seat, or with an organizer credential or the admin token.
+   * for a public seat, or with an organizer credential of the match's tenant
+   * or the admin token.
    *
    * @generated from field: string join_code = 3;
    */
@@ -1318,8 +1320,9 @@ export const Matches: GenService<{
   },
   /**
    * A self-contained, replayable record of a match (JSON). While the match runs
-   * only with the admin token: the seed and chance outcomes reveal hidden
-   * information. Anyone may export a finished match.
+   * only with an organizer credential of the match's tenant or the admin
+   * token: the seed and chance outcomes reveal hidden information. Anyone may
+   * export a finished match.
    *
    * @generated from rpc tabletop.v1.Matches.ExportRecord
    */
