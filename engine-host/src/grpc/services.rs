@@ -70,7 +70,7 @@ impl Api {
     /// Serves `engine`; a core call that takes longer than `deadline` (a stuck
     /// plugin) fails with INTERNAL instead of holding the caller forever.
     /// Open streams end once `draining` turns true (shutdown), or when what
-    /// opened them is withdrawn ([`Api::stream_end`]).
+    /// opened them is withdrawn (`Api::stream_end`).
     pub fn new(engine: Arc<Engine>, deadline: Duration, draining: watch::Receiver<bool>) -> Api {
         Api {
             engine,
