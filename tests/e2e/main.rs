@@ -34,6 +34,7 @@ mod performance;
 mod platform;
 mod plugin_check;
 mod replay;
+mod revocation;
 mod shorthand;
 mod store_damage;
 mod support;

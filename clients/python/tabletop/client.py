@@ -481,7 +481,10 @@ class Client:
         The iterator ends when the match has finished. Breaking out of the loop
         (or closing the generator) cancels the stream. A server that shuts
         down ends it with :class:`tabletop.errors.ShuttingDown`: watch again
-        with ``after_seq`` to resume.
+        with ``after_seq`` to resume. Revoking the client's credential, or
+        re-issuing the token of the seat it watches as, ends it within a
+        second with :class:`tabletop.errors.BadToken` (``credential``:
+        ``bearer`` or ``seat``), as a new call with it would be refused.
         """
         stream = self.watcher.WatchMatch(
             watch_pb2.WatchMatchRequest(
@@ -558,7 +561,9 @@ class Client:
         ``after_cursor`` set to it to receive every later event once, with
         no gap, also after a restart of either side. The feed does not end
         by itself: follow it in a ``with`` block, or call
-        :meth:`LifecycleFeed.cancel` (from any thread) to stop.
+        :meth:`LifecycleFeed.cancel` (from any thread) to stop. Revoking
+        the credential it was opened with ends it within a second with
+        :class:`tabletop.errors.BadToken`.
         """
         stream = self.director.FollowLifecycle(
             director_pb2.FollowLifecycleRequest(after_cursor=after_cursor, game=game, labels=dict(labels or {})),
@@ -687,7 +692,8 @@ class Client:
 class LifecycleFeed:
     """The lifecycle feed being followed: an iterator of ``LifecycleEvent``
     that raises typed errors (:class:`tabletop.errors.ShuttingDown` when
-    the server stops: follow again from the last cursor).
+    the server stops: follow again from the last cursor;
+    :class:`tabletop.errors.BadToken` when its credential is revoked).
 
     :meth:`cancel` ends the iteration cleanly, also from another thread
     while it waits for the next event; so does leaving a ``with`` block

@@ -128,7 +128,9 @@ class TokenRequired(TabletopError):
 
 class BadToken(TabletopError):
     """``BAD_TOKEN`` (PERMISSION_DENIED): the token is not one the server
-    knows for this: wrong, revoked, or a join code already used."""
+    knows for this: wrong, revoked, or a join code already used. Also ends a
+    stream (watch, lifecycle feed) whose credential was revoked or whose
+    seat token was re-issued."""
 
     @property
     def credential(self) -> str:

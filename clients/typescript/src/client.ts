@@ -457,6 +457,9 @@ export class Client {
    * iteration ends when the match has finished. Breaking out of a
    * `for await` loop cancels the stream; so does `signal`. A server that
    * shuts down ends it with `ShuttingDown`: watch again with `afterSeq`.
+   * Revoking the client's credential, or re-issuing the token of the seat
+   * it watches as, ends it within a second with `BadToken` (`credential`:
+   * `bearer` or `seat`), as a new call with it would be refused.
    */
   watch(matchId: string, token = "", opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
     return typedStream(
@@ -526,7 +529,8 @@ export class Client {
    * with no gap, also after a restart of either side. The feed does not end
    * by itself: break out of the `for await` loop, or abort `signal` (the
    * iteration then ends without an error). A server that shuts down ends it
-   * with `ShuttingDown`.
+   * with `ShuttingDown`; revoking the credential it was opened with ends it
+   * within a second with `BadToken`.
    */
   async *followLifecycle(opts: FollowLifecycleOptions = {}): AsyncIterable<LifecycleEvent> {
     const stream = this.director.followLifecycle(

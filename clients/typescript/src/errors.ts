@@ -176,7 +176,9 @@ export class TokenRequired extends TabletopError {
 
 /**
  * `BAD_TOKEN` (PERMISSION_DENIED): the token is not one the server knows for
- * this: wrong, revoked, or a join code already used.
+ * this: wrong, revoked, or a join code already used. Also ends a stream
+ * (watch, lifecycle feed) whose credential was revoked or whose seat token
+ * was re-issued.
  */
 export class BadToken extends TabletopError {
   /**

@@ -23,7 +23,8 @@
 //! organizer runs only its tenant's matches; the admin runs all of them.
 //!
 //! Credentials are stored as SHA-256 hashes; a revoked one is refused at
-//! once. The issued secrets are 128-bit random, so a plain hash is enough
+//! once, by every call that presents it, and ends the streams it opened
+//! (see `withdrawals`). The issued secrets are 128-bit random, so a plain hash is enough
 //! (nothing to brute-force).
 
 use std::collections::HashMap;
@@ -203,6 +204,25 @@ impl Credentials {
         .ok_or(HostError::BadToken {
             credential: Credential::Bearer,
         })
+    }
+
+    /// Refuses `caller` as a new call with its credential would be
+    /// refused now: an organizer whose credential was revoked since it was
+    /// authenticated is told BAD_TOKEN. No credential and the admin token
+    /// stay what they were.
+    pub fn check_still_valid(&self, caller: &Caller) -> HostResult<()> {
+        let Caller::Organizer { credential_id, .. } = caller else {
+            return Ok(());
+        };
+        let valid = self
+            .with_credentials(|index| index.values().any(|c| c.credential_id == *credential_id))?;
+        if valid {
+            Ok(())
+        } else {
+            Err(HostError::BadToken {
+                credential: Credential::Bearer,
+            })
+        }
     }
 
     /// Issues an organizer credential for `name` in `tenant` (empty: a new

@@ -182,7 +182,8 @@ impl Engine {
     }
 
     /// Gives a taken seat a new token (its player lost theirs); the old
-    /// one stops working at once. Organizers and the admin.
+    /// one stops working at once, and the streams it opened are told to
+    /// end. Organizers and the admin.
     pub fn reissue_seat_token(
         &self,
         caller: &Caller,
@@ -202,6 +203,11 @@ impl Engine {
             m.reissue_token(seat, previous)?;
             return Err(e);
         }
+        drop(m);
+        self.withdrawals.tell(super::Withdrawn::SeatToken {
+            match_id: match_id.to_string(),
+            seat,
+        });
         tracing::info!(match_id, seat, "seat token re-issued");
         Ok(token)
     }

@@ -18,6 +18,7 @@
 //! | `Bots` | `bots.rs` | the queue of matches a bot may move in, and the bots' search |
 //! | `FaultQueue` | `faults.rs` | plugin workers' faults on their way to quarantining a match |
 //! | `InlineCalls` | `inline.rs` | the calls running on callers' threads, and each plugin's trust |
+//! | `Withdrawals` | `withdrawals.rs` | revoked credentials and re-issued seat tokens, told to the streams they opened |
 //!
 //! Besides the parts, `lifecycle.rs` says what a change means for the
 //! lifecycle feed, `listing.rs` pages a listing, and `search_thread.rs`
@@ -53,12 +54,14 @@ mod recovery;
 mod search_thread;
 mod table;
 mod unavailable;
+mod withdrawals;
 
 pub use access::{Caller, CredentialInfo, Need};
 pub use catalog::{GameEntry, Offered};
 pub use creation::{Created, NewMatch};
 pub use listing::{ListQuery, MatchSummary};
 pub use live::LiveMatch;
+pub use withdrawals::{OpenedWith, SeatGrant, Withdrawn};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -82,6 +85,7 @@ use inline::{DEFAULT_INLINE_LIMIT, InlineCalls};
 use live::SeatHashes;
 use table::{MatchTable, Slot};
 use unavailable::UnavailableMatches;
+use withdrawals::Withdrawals;
 
 use crate::metrics::{MatchCounts, metrics};
 use crate::store::{Commit, Store, StoredMatch};
@@ -215,6 +219,8 @@ pub struct Engine {
     bots: Bots,
     /// Faults of plugin workers, for the quarantine thread.
     faults: faults::FaultQueue,
+    /// Revocations and re-issued seat tokens, for the streams they end.
+    withdrawals: Withdrawals,
 }
 
 /// Runs a call on the caller's thread; a panic in host code becomes an
@@ -241,6 +247,7 @@ impl Engine {
             inline: Arc::new(InlineCalls::new(Some(DEFAULT_INLINE_LIMIT))),
             bots: Bots::default(),
             faults: faults::FaultQueue::default(),
+            withdrawals: Withdrawals::default(),
         }
     }
 
@@ -336,13 +343,38 @@ impl Engine {
         self.credentials.issue(caller, name, tenant)
     }
 
-    /// Revokes a credential: calls with it are refused from now on.
+    /// Revokes a credential: calls with it are refused from now on, and
+    /// the streams it opened are told to end.
     pub fn revoke_credential(
         &self,
         caller: &Caller,
         credential_id: &str,
     ) -> HostResult<CredentialInfo> {
-        self.credentials.revoke(caller, credential_id)
+        let info = self.credentials.revoke(caller, credential_id)?;
+        self.withdrawals
+            .tell(Withdrawn::Credential(info.credential_id.clone()));
+        Ok(info)
+    }
+
+    /// Every withdrawal of a credential or a seat token from now on: a
+    /// stream subscribes before it checks what it is opened with, and asks
+    /// [`Engine::still_open`] when one concerns it.
+    pub fn withdrawals(&self) -> tokio::sync::broadcast::Receiver<Withdrawn> {
+        self.withdrawals.subscribe()
+    }
+
+    /// Refuses a stream opened with `opened` as a new call with the same
+    /// credential and seat token would be refused now (a revoked
+    /// credential, a re-issued seat token: BAD_TOKEN); `Ok` while both
+    /// still hold. Takes the match's lock for a seat token.
+    pub fn still_open(&self, opened: &OpenedWith) -> HostResult<()> {
+        self.credentials.check_still_valid(&opened.caller)?;
+        if let Some(grant) = &opened.seat {
+            let slot = self.slot(&grant.match_id)?;
+            let m = live::lock(&slot);
+            m.seat_of(&grant.token)?;
+        }
+        Ok(())
     }
 
     /// Every credential issued, revoked ones included, oldest first.

@@ -17,14 +17,13 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::director_server::Director;
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::services::Api;
 use super::status::to_status;
-use super::watch::{OUTBOUND_BUFFER, UntilDrained};
-use crate::engine::{Caller, Control};
+use super::watch::{OUTBOUND_BUFFER, UntilEnded};
+use crate::engine::{Caller, Control, OpenedWith};
 use crate::store::{LifecycleEvent, LifecycleKind, LifecycleRow, OutReason};
 
 /// A stream of lifecycle events.
@@ -154,9 +153,15 @@ impl Director for Api {
         if self.is_draining() {
             return Err(to_status(HostError::ShuttingDown));
         }
+        // Subscribed before the checks, so a revocation after them is told.
+        let withdrawals = self.engine.withdrawals();
         let caller = self.caller(&request, &request.get_ref().admin_token)?;
         let r = request.into_inner();
         let follower = caller.clone();
+        let opened = OpenedWith {
+            caller: caller.clone(),
+            seat: None,
+        };
         self.call(move |e| e.check_feed_access(&caller)).await?;
         let filter = FeedFilter {
             game: r.game,
@@ -204,11 +209,10 @@ impl Director for Api {
                 }
             }
         });
-        Ok(Response::new(Box::pin(UntilDrained {
-            events: ReceiverStream::new(rx),
-            drained: self.drained(),
-            ended: false,
-        })))
+        Ok(Response::new(Box::pin(UntilEnded::new(
+            rx,
+            self.stream_end(opened, withdrawals),
+        ))))
     }
 
     async fn abort_match(

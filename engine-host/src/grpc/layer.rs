@@ -1,8 +1,9 @@
 //! The tower layer in front of every service: who calls (their credential's
-//! key), the limits ([`super::limits`]) and the request timeout, a client
-//! certificate for the Admin service when the listener asks for them, the
-//! request's tracing span, and the call's metrics (method, status code,
-//! latency). A refusal never reaches a handler: the layer answers it with
+//! key, and the refusal of a credential that is malformed, unknown or
+//! revoked, whatever the call), the limits ([`super::limits`]) and the
+//! request timeout, a client certificate for the Admin service when the
+//! listener asks for them, the request's tracing span, and the call's
+//! metrics (method, status code, latency). A refusal never reaches a handler: the layer answers it with
 //! the status, its `ErrorInfo` and a `RetryInfo` delay.
 
 use std::collections::HashMap;
@@ -25,9 +26,10 @@ use tracing::Instrument;
 use super::auth::{AUTHORIZATION, parse_bearer};
 use super::limits::{Key, Limiter, Refusal};
 use super::reason::Reason;
-use super::status::Described;
+use super::status::{Described, to_status};
 use crate::engine::{Caller, Engine};
 use crate::metrics::{LimitKind, RpcStats, metrics};
+use tabletop_core::HostError;
 
 /// The paths of the calls that create a match.
 const CREATING: [&str; 2] = [
@@ -190,7 +192,7 @@ where
             match_id = tracing::field::Empty,
             credential = tracing::field::Empty
         );
-        let key = self.key(request.headers());
+        let (key, presented) = self.presented(request.headers());
         span.record("credential", key.name());
         let observed = move |response: Response<Body>, stats| {
             let code = code_of(response.headers());
@@ -252,6 +254,17 @@ where
                     };
                 }
             };
+        // Every call checks the credential it presents, also a call that
+        // needs none: a revoked credential is refused, not taken for
+        // anonymous. Counted against its key first, so a client repeating
+        // a bad credential is limited like any other.
+        if let Err(refused) = presented {
+            drop(permit);
+            return Box::pin(std::future::ready(Ok(observed(
+                to_status(refused).into_http(),
+                stats,
+            ))));
+        }
         let timeout = self
             .shared
             .guards
@@ -286,19 +299,23 @@ where
 }
 
 impl<S> Ops<S> {
-    /// Who a call counts against: its bearer credential's key.
-    fn key(&self, headers: &HeaderMap) -> Key {
+    /// Who a call counts against (its bearer credential's key), and the
+    /// refusal of the credential it presents, if that is malformed,
+    /// unknown or revoked: the refusal a handler would answer.
+    fn presented(&self, headers: &HeaderMap) -> (Key, Result<(), HostError>) {
         let Some(value) = headers.get(AUTHORIZATION) else {
-            return Key::Anonymous;
+            return (Key::Anonymous, Ok(()));
         };
-        let Some(secret) = value.to_str().ok().and_then(|text| parse_bearer(text).ok()) else {
-            return Key::Unrecognized;
-        };
-        match self.shared.engine.authenticate(secret) {
-            Ok(Caller::Anonymous) => Key::Anonymous,
-            Ok(Caller::Admin) => Key::Admin,
-            Ok(Caller::Organizer { credential_id, .. }) => Key::Credential(credential_id),
-            Err(_) => Key::Unrecognized,
+        let secret = value
+            .to_str()
+            .map_err(|_| HostError::InvalidRequest("the authorization metadata is not text".into()))
+            .and_then(parse_bearer);
+        let caller = secret.and_then(|secret| self.shared.engine.authenticate(secret));
+        match caller {
+            Ok(Caller::Anonymous) => (Key::Anonymous, Ok(())),
+            Ok(Caller::Admin) => (Key::Admin, Ok(())),
+            Ok(Caller::Organizer { credential_id, .. }) => (Key::Credential(credential_id), Ok(())),
+            Err(refused) => (Key::Unrecognized, Err(refused)),
         }
     }
 }

@@ -17,12 +17,12 @@ use std::time::Duration;
 
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::{admin_server::Admin, catalog_server::Catalog, matches_server::Matches};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::status::to_status;
-use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, TryCreate};
+use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, OpenedWith, TryCreate, Withdrawn};
 use crate::store::{Commit, ListedState};
 use tabletop_core::error::{HostError, HostResult};
 use tabletop_core::legal::LegalDetail;
@@ -69,7 +69,8 @@ impl<T> From<Option<(HostResult<T>, Commit)>> for Tried<T, ()> {
 impl Api {
     /// Serves `engine`; a core call that takes longer than `deadline` (a stuck
     /// plugin) fails with INTERNAL instead of holding the caller forever.
-    /// Open Watch streams end once `draining` turns true (shutdown).
+    /// Open streams end once `draining` turns true (shutdown), or when what
+    /// opened them is withdrawn (`Api::stream_end`).
     pub fn new(engine: Arc<Engine>, deadline: Duration, draining: watch::Receiver<bool>) -> Api {
         Api {
             engine,
@@ -90,6 +91,52 @@ impl Api {
         Box::pin(async move {
             if draining.wait_for(|d| *d).await.is_err() {
                 std::future::pending::<()>().await;
+            }
+        })
+    }
+
+    /// Resolves, with the status that ends it, when a stream opened with
+    /// `opened` must end: the server starts shutting down (SHUTTING_DOWN),
+    /// or what it was opened with is withdrawn — its organizer credential
+    /// revoked, its seat token re-issued — and a new call with it would be
+    /// refused (that refusal: BAD_TOKEN). `withdrawals` was subscribed to
+    /// before the stream's credential was checked, so nothing withdrawn
+    /// since that check is missed.
+    pub(super) fn stream_end(
+        &self,
+        opened: OpenedWith,
+        mut withdrawals: broadcast::Receiver<Withdrawn>,
+    ) -> Pin<Box<dyn Future<Output = Status> + Send>> {
+        let drained = self.drained();
+        let api = self.clone();
+        let withdrawn = async move {
+            if !opened.can_be_withdrawn() {
+                return std::future::pending::<Status>().await;
+            }
+            loop {
+                let concerned = match withdrawals.recv().await {
+                    Ok(withdrawn) => withdrawn.concerns(&opened),
+                    // Some withdrawals went untold: any may be this one's.
+                    Err(broadcast::error::RecvError::Lagged(_)) => true,
+                    Err(broadcast::error::RecvError::Closed) => {
+                        return std::future::pending::<Status>().await;
+                    }
+                };
+                if !concerned {
+                    continue;
+                }
+                let check = opened.clone();
+                // A seat token's check takes the match's lock: off the
+                // async workers, as every call that takes it.
+                if let Err(status) = api.call(move |e| e.still_open(&check)).await {
+                    return status;
+                }
+            }
+        };
+        Box::pin(async move {
+            tokio::select! {
+                () = drained => to_status(HostError::ShuttingDown),
+                status = withdrawn => status,
             }
         })
     }

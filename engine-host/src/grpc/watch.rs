@@ -29,31 +29,48 @@ use tonic::{Request, Response, Status};
 use super::convert;
 use super::services::Api;
 use super::status::to_status;
-use crate::engine::Resume;
+use crate::engine::{OpenedWith, Resume, SeatGrant};
 
 /// A stream of watch events.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
 
-/// A stream's messages until the server starts shutting down; then one
-/// last UNAVAILABLE status (reason SHUTTING_DOWN) and the end, whatever
-/// the match does. Without it an open Watch (or lifecycle feed) stream
-/// would hold a graceful shutdown until its grace period ran out.
-pub(super) struct UntilDrained<T> {
-    pub(super) events: ReceiverStream<Result<T, Status>>,
-    pub(super) drained: Pin<Box<dyn Future<Output = ()> + Send>>,
-    pub(super) ended: bool,
+/// A stream's messages until `end` resolves: then its status, one last
+/// message, and the end, whatever the match or the feed does. `end` is
+/// [`Api::stream_end`]: the server shutting down (without it an open
+/// stream would hold a graceful shutdown until its grace period ran out),
+/// or the withdrawal of the credential or seat token that opened the
+/// stream. It is polled first, so events still queued are not sent once
+/// it has resolved.
+pub(super) struct UntilEnded<T> {
+    events: ReceiverStream<Result<T, Status>>,
+    end: Pin<Box<dyn Future<Output = Status> + Send>>,
+    ended: bool,
 }
 
-impl<T> Stream for UntilDrained<T> {
+impl<T> UntilEnded<T> {
+    /// `events` until `end` resolves.
+    pub(super) fn new(
+        events: mpsc::Receiver<Result<T, Status>>,
+        end: Pin<Box<dyn Future<Output = Status> + Send>>,
+    ) -> UntilEnded<T> {
+        UntilEnded {
+            events: ReceiverStream::new(events),
+            end,
+            ended: false,
+        }
+    }
+}
+
+impl<T> Stream for UntilEnded<T> {
     type Item = Result<T, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if self.ended {
             return Poll::Ready(None);
         }
-        if self.drained.as_mut().poll(cx).is_ready() {
+        if let Poll::Ready(status) = self.end.as_mut().poll(cx) {
             self.ended = true;
-            return Poll::Ready(Some(Err(to_status(HostError::ShuttingDown))));
+            return Poll::Ready(Some(Err(status)));
         }
         Pin::new(&mut self.events).poll_next(cx)
     }
@@ -246,7 +263,13 @@ impl Watcher {
     /// The live feed, from where the catch-up left off.
     async fn follow(&mut self, mut receiver: broadcast::Receiver<Arc<tabletop_core::MatchEvent>>) {
         loop {
-            match receiver.recv().await {
+            // A stream ended by its withdrawal or its client drops the
+            // queue's receiver: stop then, not at the match's next event.
+            let received = tokio::select! {
+                received = receiver.recv() => received,
+                () = self.tx.closed() => return,
+            };
+            match received {
                 Ok(event) => {
                     let event = event.for_viewer(self.viewer);
                     if let Next::Done = self.send(&event).await {
@@ -283,14 +306,28 @@ impl Watch for Api {
         if self.is_draining() {
             return Err(to_status(HostError::ShuttingDown));
         }
+        // Subscribed before the checks, so a withdrawal after them is told.
+        let withdrawals = self.engine.withdrawals();
+        let caller = self.caller(&request, "")?;
         let r = request.into_inner();
         super::in_match(&r.match_id);
         let resume = resume_point(r.after_seq, r.from_version);
-        let (match_id, token) = (r.match_id.clone(), r.seat_token);
+        let (match_id, token) = (r.match_id.clone(), r.seat_token.clone());
         let with_views = !r.omit_views;
         let start = self
             .call(move |e| e.watch(&match_id, &token, resume, with_views))
             .await?;
+        let opened = OpenedWith {
+            caller,
+            seat: match start.viewer {
+                Viewer::Seat(seat) => Some(SeatGrant {
+                    match_id: r.match_id.clone(),
+                    seat,
+                    token: r.seat_token,
+                }),
+                Viewer::Spectator => None,
+            },
+        };
         let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
         let mut watcher = Watcher {
             api: self.clone(),
@@ -323,11 +360,10 @@ impl Watch for Api {
             let _views = start.subscription.views;
             watcher.follow(start.subscription.receiver).await;
         });
-        Ok(Response::new(Box::pin(UntilDrained {
-            events: ReceiverStream::new(rx),
-            drained: self.drained(),
-            ended: false,
-        })))
+        Ok(Response::new(Box::pin(UntilEnded::new(
+            rx,
+            self.stream_end(opened, withdrawals),
+        ))))
     }
 
     async fn list_events(
