@@ -111,6 +111,7 @@ mod tests {
         Caller::Organizer {
             credential_id: id.into(),
             name: "cup".into(),
+            tenant: id.into(),
         }
     }
 
