@@ -506,18 +506,9 @@ async fn a_reissued_seat_token_replaces_the_lost_one() {
     let (_, organizer) = issue_organizer(&host, "club").await;
     let mut matches = host.matches().await;
     let (match_id, old, _) = match_of(&mut matches, &organizer, false).await;
-    let reissued = DirectorClient::new(host.channel().await)
-        .reissue_seat_token(with_credential(
-            &organizer,
-            pb::ReissueSeatTokenRequest {
-                match_id: match_id.clone(),
-                seat: 0,
-                ..Default::default()
-            },
-        ))
+    let reissued = crate::support::reissue(&host, &organizer, &match_id, 0)
         .await
-        .expect("the organizer re-issues")
-        .into_inner();
+        .expect("the organizer re-issues");
     assert_eq!(reissued.seat, 0);
     assert_ne!(reissued.token, old);
     let as_seat = |token: &str| pb::ListLegalActionsRequest {
@@ -890,15 +881,7 @@ async fn every_call_of_the_table_across_tenants_keeps_each_organizer_to_its_own(
     // The re-issue attack of the issue: the stranger cannot take a seat
     // token of spring's, so spring's player keeps playing.
     let (victim, token, _) = match_of(&mut matches, &owner, false).await;
-    let refused = DirectorClient::new(host.channel().await)
-        .reissue_seat_token(with_credential(
-            &stranger,
-            pb::ReissueSeatTokenRequest {
-                match_id: victim.clone(),
-                seat: 0,
-                ..Default::default()
-            },
-        ))
+    let refused = crate::support::reissue(&host, &stranger, &victim, 0)
         .await
         .expect_err("another tenant's organizer re-issues nothing");
     assert_eq!(reason(&refused), "NOT_PERMITTED");

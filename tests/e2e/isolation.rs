@@ -181,7 +181,10 @@ async fn quarantined(matches: &mut MatchesClient<Channel>, match_id: &str) -> pb
 async fn has_died(host: &mut Host) {
     let until = Instant::now() + Duration::from_secs(10);
     while host.is_running() {
-        assert!(Instant::now() < until, "the host outlived its plugin's crash");
+        assert!(
+            Instant::now() < until,
+            "the host outlived its plugin's crash"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

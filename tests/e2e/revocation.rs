@@ -289,18 +289,9 @@ async fn reissuing_a_seat_token_ends_the_watch_it_opened_within_a_second() {
     next_message(&mut as_seat_1, "seat 1's snapshot").await;
 
     let old = tokens[0].clone();
-    let reissued = DirectorClient::new(host.channel().await)
-        .reissue_seat_token(with_credential(
-            &organizer,
-            pb::ReissueSeatTokenRequest {
-                match_id: match_id.clone(),
-                seat: 0,
-                ..Default::default()
-            },
-        ))
+    let reissued = crate::support::reissue(&host, &organizer, &match_id, 0)
         .await
-        .expect("the organizer re-issues seat 0's token")
-        .into_inner();
+        .expect("the organizer re-issues seat 0's token");
     let ended = ends_within(&mut as_seat_0, WITHIN).await;
     assert_eq!(ended.code(), Code::PermissionDenied, "{ended:?}");
     assert_eq!(reason(&ended), "BAD_TOKEN", "{ended:?}");

@@ -235,6 +235,26 @@ pub async fn issue_organizer(host: &tabletop_tests::Host, name: &str) -> (String
     (info.credential_id, issued.secret)
 }
 
+/// Re-issues `seat`'s token in `match_id` with the credential `secret`.
+pub async fn reissue(
+    host: &tabletop_tests::Host,
+    secret: &str,
+    match_id: &str,
+    seat: u32,
+) -> Result<pb::ReissueSeatTokenResponse, tonic::Status> {
+    tabletop_proto::v1::director_client::DirectorClient::new(host.channel().await)
+        .reissue_seat_token(tabletop_tests::with_credential(
+            secret,
+            pb::ReissueSeatTokenRequest {
+                match_id: match_id.to_string(),
+                seat,
+                ..Default::default()
+            },
+        ))
+        .await
+        .map(tonic::Response::into_inner)
+}
+
 /// Waits up to `patience` until the match is finished; its final spectator
 /// view.
 pub async fn finished_by_itself(
