@@ -241,7 +241,7 @@ pub async fn reissue(
     secret: &str,
     match_id: &str,
     seat: u32,
-) -> Result<pb::ReissueSeatTokenResponse, tonic::Status> {
+) -> Result<pb::SeatToken, tonic::Status> {
     tabletop_proto::v1::director_client::DirectorClient::new(host.channel().await)
         .reissue_seat_token(tabletop_tests::with_credential(
             secret,
