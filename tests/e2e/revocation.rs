@@ -62,16 +62,23 @@ fn same_refusal(a: &tonic::Status, b: &tonic::Status) -> bool {
     a.code() == b.code() && reason(a) == reason(b) && credential(a) == credential(b)
 }
 
-/// A running two-seat Focus match the admin created: (id, the seat tokens).
-async fn admin_match(matches: &mut MatchesClient<Channel>) -> (String, Vec<String>) {
+/// A running two-seat Focus match the organizer `secret` created, in its
+/// tenant: (id, the seat tokens).
+async fn organizer_match(
+    matches: &mut MatchesClient<Channel>,
+    secret: &str,
+) -> (String, Vec<String>) {
     let created = matches
-        .create_match(as_admin(pb::CreateMatchRequest {
-            game: "focus".into(),
-            players: 2,
-            ..Default::default()
-        }))
+        .create_match(with_credential(
+            secret,
+            pb::CreateMatchRequest {
+                game: "focus".into(),
+                players: 2,
+                ..Default::default()
+            },
+        ))
         .await
-        .expect("the admin creates")
+        .expect("the organizer creates")
         .into_inner();
     let tokens = created.seats.iter().map(|s| s.token.clone()).collect();
     (created.match_id, tokens)
@@ -102,7 +109,8 @@ async fn revoking_a_credential_ends_its_feed_and_watch_within_a_second_with_bad_
     let (revoked_id, revoked) = issue_organizer(&host, "spring open").await;
     let (_, kept) = issue_organizer(&host, "autumn cup").await;
     let mut matches = host.matches().await;
-    let (match_id, _) = admin_match(&mut matches).await;
+    let (match_id, _) = organizer_match(&mut matches, &revoked).await;
+    organizer_match(&mut matches, &kept).await;
     let mut director = DirectorClient::new(host.channel().await);
     let follow = |secret: &str| with_credential(secret, pb::FollowLifecycleRequest::default());
     let mut feed = director
@@ -165,7 +173,7 @@ async fn revoking_a_credential_ends_its_feed_and_watch_within_a_second_with_bad_
     );
 
     // A stream of another credential goes on, and is told what follows.
-    let (later, _) = admin_match(&mut matches).await;
+    let (later, _) = organizer_match(&mut matches, &kept).await;
     loop {
         let event = next_message(&mut kept_feed, "the other organizer's feed after").await;
         if event.match_id == later {
@@ -179,7 +187,7 @@ async fn a_revoked_credential_is_refused_by_every_call_also_one_that_needs_none(
     let host = Host::start().await;
     let (id, organizer) = issue_organizer(&host, "spring open").await;
     let mut matches = host.matches().await;
-    let (match_id, _) = admin_match(&mut matches).await;
+    let (match_id, _) = organizer_match(&mut matches, &organizer).await;
     let mut catalog = host.catalog().await;
     let list_games = || pb::ListGamesRequest::default();
     catalog
@@ -273,7 +281,7 @@ async fn reissuing_a_seat_token_ends_the_watch_it_opened_within_a_second() {
     let host = Host::start().await;
     let (_, organizer) = issue_organizer(&host, "club").await;
     let mut matches = host.matches().await;
-    let (match_id, mut tokens) = admin_match(&mut matches).await;
+    let (match_id, mut tokens) = organizer_match(&mut matches, &organizer).await;
     let mut watch = host.watch().await;
     let mut as_seat_0 = watch
         .watch_match(watch_request(&match_id, &tokens[0]))

@@ -375,11 +375,11 @@ impl Catalog {
     }
 }
 
-/// Logs what became of a file offered: one line naming it (quoted, its
-/// control characters escaped: a caller's path must not forge log lines).
-/// Returns whether a new plugin was loaded.
+/// Logs what became of a file offered: one line naming it (its control
+/// characters escaped: a caller's path must not forge log lines). Returns
+/// whether a new plugin was loaded.
 pub fn log_offer(file: &Path, added: &Result<Added, AddError>, offered: Offered) -> bool {
-    let file = format!("{file:?}");
+    let file = file.display().to_string().escape_debug().to_string();
     match added {
         Ok(Added::New { game, version }) => {
             match offered {
