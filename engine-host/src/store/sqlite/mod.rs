@@ -71,7 +71,9 @@ use rusqlite::Connection;
 
 use tabletop_core::{HostError, HostResult, SeatJoin};
 
+mod check;
 mod read;
+mod scan;
 mod wal;
 mod write;
 
@@ -225,9 +227,11 @@ impl SqliteStore {
     pub fn open_with(path: &Path, inline_fsync_below: Duration) -> HostResult<SqliteStore> {
         let lock = StoreLock::take(path)?;
         let fresh = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+        check::writable(path)?;
         warn_if_wal_damaged(path);
         let mut conn = open(path)?;
         let applied = migrations::migrate(&mut conn)?;
+        warn_if_pages_damaged(&conn, path);
         if fresh {
             tracing::info!(
                 store = %path.display(),
@@ -254,12 +258,21 @@ impl SqliteStore {
         let last_fsync_us = Arc::new(AtomicU64::new(micros(started.elapsed())));
         // Every row already in the file is durable: the fsync above covers
         // any a process that died before its own fsync left in the WAL.
-        let last_row: i64 = conn
-            .query_row("SELECT COALESCE(MAX(seq), 0) FROM lifecycle", [], |row| {
-                row.get(0)
-            })
-            .map_err(db_error)?;
-        let (tail_tx, tail) = tokio::sync::watch::channel(last_row as u64);
+        let (reached, marker) = match check::Reached::of_store(&conn) {
+            Ok(reached) => (
+                reached,
+                Some(Arc::new(check::CommitMarker::open(path, reached)?)),
+            ),
+            Err(e) => {
+                tracing::error!(
+                    store = %path.display(),
+                    "the match store's last rows do not read ({e}): whether it lost \
+                     acknowledged writes cannot be told, and none will be noted"
+                );
+                (check::Reached::default(), None)
+            }
+        };
+        let (tail_tx, tail) = tokio::sync::watch::channel(reached.lifecycle_row as u64);
         let tail_tx = Arc::new(tail_tx);
         let syncer_wal = wal
             .try_clone()
@@ -268,13 +281,17 @@ impl SqliteStore {
         let (committed_tx, committed_rx) = mpsc::channel::<Committed>();
         let syncer_last_fsync_us = Arc::clone(&last_fsync_us);
         let syncer_tail = Arc::clone(&tail_tx);
+        let syncer_marker = marker.clone();
         std::thread::Builder::new()
             .name("store-syncer".into())
             .spawn(move || {
                 syncer(
                     &syncer_wal,
                     &syncer_last_fsync_us,
-                    &syncer_tail,
+                    &Durable {
+                        tail: &syncer_tail,
+                        marker: syncer_marker.as_deref(),
+                    },
                     committed_rx,
                 )
             })
@@ -285,6 +302,7 @@ impl SqliteStore {
             inline_below_us: micros(inline_fsync_below),
             syncer: committed_tx,
             tail: tail_tx,
+            marker,
         };
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
@@ -388,6 +406,26 @@ fn warn_if_wal_damaged(path: &Path) {
     );
 }
 
+/// Runs SQLite's quick check of every page at start and, when pages do
+/// not parse, says so: the reads step around them (`scan.rs`), so only the
+/// matches whose rows they held are unavailable, each logged with its id.
+fn warn_if_pages_damaged(conn: &Connection, path: &Path) {
+    let problems = check::damaged_pages(conn, 20);
+    if problems.is_empty() {
+        return;
+    }
+    read::damage_found();
+    tracing::error!(
+        store = %path.display(),
+        "the match store is damaged: {}. The host serves what reads; the matches whose rows \
+         lie in damaged pages are unavailable, each named in the log. Stop the host and run \
+         `tabletop store check {}` to see every damaged match and salvage the rest into a new \
+         file",
+        problems.join("; "),
+        path.display()
+    );
+}
+
 /// The file named like `path` with `suffix` appended (`matches.sqlite3-wal`).
 fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -408,6 +446,15 @@ fn sync_dir(path: &Path) -> std::io::Result<()> {
 struct Committed {
     callers: Vec<(tokio::sync::oneshot::Sender<HostResult<()>>, HostResult<()>)>,
     last_lifecycle_row: Option<u64>,
+    /// The number of the batch's last log row, if it wrote any.
+    last_log_row: Option<u64>,
+}
+
+/// Who learns that a batch is durable: the feed (its lifecycle rows) and
+/// the commit marker (`check.rs`).
+struct Durable<'a> {
+    tail: &'a tokio::sync::watch::Sender<u64>,
+    marker: Option<&'a check::CommitMarker>,
 }
 
 fn micros(duration: Duration) -> u64 {
@@ -430,19 +477,20 @@ fn fsync(wal: &std::fs::File, last_fsync_us: &AtomicU64) -> std::io::Result<()> 
 /// Tells each caller of a committed batch its outcome, now that the fsync
 /// that followed the commit has returned `synced`, and the feed that its
 /// lifecycle rows are durable.
-fn acknowledge(
-    batch: Committed,
-    synced: &std::io::Result<()>,
-    tail: &tokio::sync::watch::Sender<u64>,
-) {
+fn acknowledge(batch: Committed, synced: &std::io::Result<()>, durable: &Durable<'_>) {
     if synced.is_ok()
         && let Some(row) = batch.last_lifecycle_row
     {
-        tail.send_if_modified(|last| {
+        durable.tail.send_if_modified(|last| {
             let newer = row > *last;
             *last = (*last).max(row);
             newer
         });
+    }
+    if synced.is_ok()
+        && let Some(marker) = durable.marker
+    {
+        marker.record(batch.last_log_row, batch.last_lifecycle_row);
     }
     for (done, outcome) in batch.callers {
         let outcome = match synced {
@@ -466,12 +514,17 @@ struct Flusher {
     inline_below_us: u64,
     syncer: mpsc::Sender<Committed>,
     tail: Arc<tokio::sync::watch::Sender<u64>>,
+    marker: Option<Arc<check::CommitMarker>>,
 }
 
 impl Flusher {
     fn flush(&self, batch: Committed) {
         if self.last_fsync_us.load(Ordering::Relaxed) < self.inline_below_us {
-            acknowledge(batch, &fsync(&self.wal, &self.last_fsync_us), &self.tail);
+            let durable = Durable {
+                tail: &self.tail,
+                marker: self.marker.as_deref(),
+            };
+            acknowledge(batch, &fsync(&self.wal, &self.last_fsync_us), &durable);
         } else if let Err(mpsc::SendError(batch)) = self.syncer.send(batch) {
             for (done, _) in batch.callers {
                 let _ = done.send(Err(HostError::Internal(
@@ -488,7 +541,7 @@ impl Flusher {
 fn syncer(
     wal: &std::fs::File,
     last_fsync_us: &AtomicU64,
-    tail: &tokio::sync::watch::Sender<u64>,
+    durable: &Durable<'_>,
     committed: mpsc::Receiver<Committed>,
 ) {
     while let Ok(first) = committed.recv() {
@@ -496,8 +549,9 @@ fn syncer(
         for more in committed.try_iter() {
             batch.callers.extend(more.callers);
             batch.last_lifecycle_row = more.last_lifecycle_row.or(batch.last_lifecycle_row);
+            batch.last_log_row = more.last_log_row.or(batch.last_log_row);
         }
-        acknowledge(batch, &fsync(wal, last_fsync_us), tail);
+        acknowledge(batch, &fsync(wal, last_fsync_us), durable);
     }
 }
 
@@ -540,7 +594,12 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                 let last_lifecycle_row = batch
                     .iter()
                     .any(|(write, _)| write.has_lifecycle())
-                    .then(|| last_lifecycle_row(&conn))
+                    .then(|| last_row(&conn, "lifecycle"))
+                    .flatten();
+                let last_log_row = batch
+                    .iter()
+                    .any(|(write, _)| write.has_log())
+                    .then(|| last_row(&conn, "log"))
                     .flatten();
                 flusher.flush(Committed {
                     callers: batch
@@ -549,6 +608,7 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                         .map(|((_, done), outcome)| (done, outcome))
                         .collect(),
                     last_lifecycle_row,
+                    last_log_row,
                 });
             }
             Err(e) => {
@@ -574,11 +634,11 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
     }
 }
 
-/// The number of the last lifecycle row committed (`None` if it cannot be
-/// read: the feed then learns of the rows with the next batch that has
-/// some).
-fn last_lifecycle_row(conn: &Connection) -> Option<u64> {
-    conn.prepare_cached("SELECT MAX(seq) FROM lifecycle")
+/// The number of the last row of `table` (`lifecycle` or `log`) committed
+/// (`None` if it cannot be read: the feed and the commit marker then learn
+/// of the rows with the next batch that has some).
+fn last_row(conn: &Connection, table: &str) -> Option<u64> {
+    conn.prepare_cached(&format!("SELECT MAX(rowid) FROM {table}"))
         .and_then(|mut statement| statement.query_row([], |row| row.get::<_, Option<i64>>(0)))
         .ok()
         .flatten()

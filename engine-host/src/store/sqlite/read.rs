@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use tabletop_core::{HeldAction, HostError, HostResult, LogEntry, SeatJoin};
 
 use super::write::state_name;
-use super::{db_error, json_error};
+use super::{db_error, scan};
 use crate::store::{
     DamagedMatch, LifecycleRow, ListedState, MatchQuery, StoredCredential, StoredMatch,
     StoredRequest, StoredSummary, damaged_setup,
@@ -79,21 +79,68 @@ fn unreadable(match_id: &str, what: &str, e: impl std::fmt::Display) -> HostErro
 
 /// One match by id.
 pub(super) fn load(conn: &Connection, match_id: &str) -> HostResult<Option<StoredMatch>> {
-    let row = conn
+    let Some(row) = match_by_id(conn, match_id)? else {
+        return Ok(None);
+    };
+    let mut scan = LogScan::default();
+    if row.log_json.is_none() {
+        scan = log_rows(conn, row.first_log_seq, Some(match_id))?;
+        if let Some(reason) = scan.lost_tail(conn, match_id, row.first_log_seq) {
+            return Err(HostError::MatchUnavailable {
+                match_id: match_id.to_string(),
+                reason,
+            });
+        }
+    }
+    assemble(conn, row, &mut scan).map(Some)
+}
+
+/// The `matches` row of `match_id`. The lookup goes through the table's
+/// index of ids; when that index is damaged, the table is searched
+/// without it.
+fn match_by_id(conn: &Connection, match_id: &str) -> HostResult<Option<MatchRow>> {
+    let by_index = conn
         .prepare_cached(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE match_id = ?1"
         ))
-        .and_then(|mut s| s.query_row(params![match_id], match_row).optional())
-        .map_err(db_error)?;
-    let Some(row) = row else { return Ok(None) };
-    let log = match &row.log_json {
-        Some(_) => None,
-        None => Some(log_rows(conn, row.first_log_seq, match_id)?),
-    };
-    let mut logs = log
-        .map(|log| HashMap::from([(match_id.to_string(), log)]))
-        .unwrap_or_default();
-    assemble(conn, row, &mut logs, &HashMap::new()).map(Some)
+        .and_then(|mut s| s.query_row(params![match_id], match_row).optional());
+    match by_index {
+        Ok(Some(row)) => return Ok(Some(row)),
+        Ok(None) if !damage_seen() => return Ok(None),
+        Ok(None) => {}
+        Err(e) if scan::is_corruption(&e) => note_damage(conn, "the index of match ids", &e),
+        Err(e) => return Err(db_error(e)),
+    }
+    let mut found = None;
+    scan::scan(
+        conn,
+        &format!(
+            "SELECT rowid, {MATCH_COLUMNS} FROM matches NOT INDEXED \
+             WHERE rowid >= ?1 AND match_id = ?2 ORDER BY rowid"
+        ),
+        i64::MIN,
+        &[&match_id],
+        |_, r, _| {
+            found = offset_row(r).ok();
+            false
+        },
+    )
+    .map_err(db_error)?;
+    Ok(found)
+}
+
+/// [`match_row`] of a row whose first column is its rowid.
+fn offset_row(row: &Row<'_>) -> rusqlite::Result<MatchRow> {
+    Ok(MatchRow {
+        match_id: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+        setup: row.get(2)?,
+        pending: row.get(3)?,
+        results: row.get(4)?,
+        first_log_seq: row.get::<_, Option<i64>>(5)?.unwrap_or(0),
+        log_json: row.get(6)?,
+        game: row.get(7)?,
+        created_at_ms: row.get(8)?,
+    })
 }
 
 /// Every match not finished, with one pass over the log rows they need;
@@ -101,32 +148,26 @@ pub(super) fn load(conn: &Connection, match_id: &str) -> HostResult<Option<Store
 pub(super) fn load_unfinished(
     conn: &Connection,
 ) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>> {
-    let rows = conn
-        .prepare(&format!(
-            "SELECT {MATCH_COLUMNS} FROM matches \
-             WHERE state IN ('waiting', 'running', 'quarantined') \
-             ORDER BY created_at_ms, match_id"
-        ))
-        .and_then(|mut s| {
-            s.query_map([], match_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(db_error)?;
+    let rows = unfinished_rows(conn)?;
     let from = rows
         .iter()
         .map(|r| r.first_log_seq)
         .min()
         .unwrap_or(i64::MAX);
-    let (mut logs, damaged_logs) = if rows.is_empty() {
-        (HashMap::new(), HashMap::new())
+    let mut scan = if rows.is_empty() {
+        LogScan::default()
     } else {
-        log_rows_by_match(conn, from)?
+        log_rows(conn, from, None)?
     };
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
+        if let Some(reason) = scan.lost_tail(conn, &row.match_id, row.first_log_seq) {
+            out.push(Err(row.damaged(reason)));
+            continue;
+        }
         let damaged = |reason| row.damaged(reason);
         let placeholder = damaged(String::new());
-        match assemble(conn, row, &mut logs, &damaged_logs) {
+        match assemble(conn, row, &mut scan) {
             Ok(stored) => out.push(Ok(stored)),
             Err(HostError::MatchUnavailable { reason, .. }) => out.push(Err(DamagedMatch {
                 reason,
@@ -138,85 +179,186 @@ pub(super) fn load_unfinished(
     Ok(out)
 }
 
-/// The log of one match from its rows in `log`, in the order written.
-fn log_rows(conn: &Connection, from: i64, match_id: &str) -> HostResult<Vec<LogEntry>> {
-    let mut statement = conn
-        .prepare_cached(
-            "SELECT entry_json FROM log WHERE rowid >= ?1 AND match_id = ?2 ORDER BY rowid",
-        )
-        .map_err(db_error)?;
-    let mut rows = statement.query(params![from, match_id]).map_err(db_error)?;
-    let mut log = Vec::new();
-    while let Some(row) = rows.next().map_err(db_error)? {
-        let text = row
-            .get_ref(0)
-            .and_then(|v| Ok(v.as_str()?))
-            .map_err(|e| unreadable(match_id, "log entry", e))?;
-        log.push(serde_json::from_str(text).map_err(|e| unreadable(match_id, "log entry", e))?);
+/// The `matches` rows of every match not finished, oldest first: through
+/// the index of states, or, when it is damaged, by a scan of the table
+/// that steps over damaged pages of it.
+fn unfinished_rows(conn: &Connection) -> HostResult<Vec<MatchRow>> {
+    let by_index = conn
+        .prepare(&format!(
+            "SELECT {MATCH_COLUMNS} FROM matches \
+             WHERE state IN ('waiting', 'running', 'quarantined') \
+             ORDER BY created_at_ms, match_id"
+        ))
+        .and_then(|mut s| {
+            s.query_map([], match_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        });
+    match by_index {
+        Ok(rows) => return Ok(rows),
+        Err(e) if scan::is_corruption(&e) => {
+            note_damage(conn, "the index of match states", &e);
+        }
+        Err(e) => return Err(db_error(e)),
     }
-    Ok(log)
+    let mut rows = Vec::new();
+    let gaps = scan::scan(
+        conn,
+        &format!(
+            "SELECT rowid, {MATCH_COLUMNS}, CAST(state AS TEXT) FROM matches NOT INDEXED \
+             WHERE rowid >= ?1 ORDER BY rowid"
+        ),
+        i64::MIN,
+        &[],
+        |_, r, _| {
+            let unfinished = matches!(
+                r.get::<_, Option<String>>(9).ok().flatten().as_deref(),
+                Some("waiting" | "running" | "quarantined")
+            );
+            if unfinished && let Ok(row) = offset_row(r) {
+                rows.push(row);
+            }
+            true
+        },
+    )
+    .map_err(db_error)?;
+    for gap in gaps {
+        tracing::error!(
+            store = %store_path(conn),
+            "the match store is damaged: {} of its matches table do not read ({}); \
+             the matches in them are not loaded",
+            gap.rows(),
+            gap.error
+        );
+    }
+    rows.sort_by(|a, b| (a.created_at_ms, &a.match_id).cmp(&(b.created_at_ms, &b.match_id)));
+    Ok(rows)
 }
 
-/// The log entries of one match by id, and why the log of a match whose
-/// entries do not read back cannot be told.
-type LogsByMatch = (HashMap<String, Vec<LogEntry>>, HashMap<String, String>);
+/// What a pass over the log read: each match's entries, the matches whose
+/// entries do not read back (with the reason), where each match's last
+/// entry was, and the damaged parts of the table it stepped over.
+#[derive(Debug, Default)]
+struct LogScan {
+    logs: HashMap<String, Vec<LogEntry>>,
+    damaged: HashMap<String, String>,
+    last_row: HashMap<String, (i64, i64)>,
+    gaps: Vec<scan::Gap>,
+}
 
-/// Every log row from `from` on, by match, in the order written; a match
-/// with an entry that does not read back is set apart with the reason.
-fn log_rows_by_match(conn: &Connection, from: i64) -> HostResult<LogsByMatch> {
-    let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::new();
-    let mut damaged: HashMap<String, String> = HashMap::new();
-    let mut statement = conn
-        .prepare("SELECT match_id, entry_json FROM log WHERE rowid >= ?1 ORDER BY rowid")
-        .map_err(db_error)?;
-    let mut rows = statement.query(params![from]).map_err(db_error)?;
-    while let Some(row) = rows.next().map_err(db_error)? {
+impl LogScan {
+    /// Why the log of `match_id` (its rows from `first_log_seq` on) cannot
+    /// be told whole: a damaged part of the table lies after its last row
+    /// read, so later entries of it may be there.
+    fn lost_tail(&self, conn: &Connection, match_id: &str, first_log_seq: i64) -> Option<String> {
+        let after = self
+            .last_row
+            .get(match_id)
+            .map_or(first_log_seq, |(rowid, _)| rowid + 1);
+        let gap = self.gaps.iter().find(|g| g.last >= after)?;
+        Some(gap_reason(conn, gap))
+    }
+}
+
+/// Why a match whose log may lie in `gap` is unavailable.
+fn gap_reason(conn: &Connection, gap: &scan::Gap) -> String {
+    format!(
+        "its log may continue in {} of the log in {}, a damaged part of the file ({}); \
+         the match store is damaged",
+        gap.rows(),
+        store_name(conn),
+        gap.error
+    )
+}
+
+/// The log rows from `from` on (of `only` one match, or of every match),
+/// by match, in the order written, stepping over damaged pages: a match
+/// whose entry does not read back, or whose versions jump across a damaged
+/// part, is set apart with the reason.
+fn log_rows(conn: &Connection, from: i64, only: Option<&str>) -> HostResult<LogScan> {
+    let mut out = LogScan::default();
+    let (select, extra): (&str, &[&dyn rusqlite::ToSql]) = match &only {
+        Some(id) => (
+            "SELECT rowid, match_id, version, entry_json FROM log \
+             WHERE rowid >= ?1 AND match_id = ?2 ORDER BY rowid",
+            &[id as &dyn rusqlite::ToSql][..],
+        ),
+        None => (
+            "SELECT rowid, match_id, version, entry_json FROM log \
+             WHERE rowid >= ?1 ORDER BY rowid",
+            &[],
+        ),
+    };
+    let gaps = scan::scan(conn, select, from, extra, |seq, row, gaps_so_far| {
         // Borrowed from the row: no String per column of every entry.
-        let Ok(match_id) = row.get_ref(0).and_then(|v| Ok(v.as_str()?)) else {
+        let Ok(match_id) = row.get_ref(1).and_then(|v| Ok(v.as_str()?)) else {
             // A row naming no match belongs to none that could be loaded.
-            continue;
+            return true;
         };
-        if damaged.contains_key(match_id) {
-            continue;
+        if out.damaged.contains_key(match_id) {
+            return true;
+        }
+        let version = row.get::<_, i64>(2).unwrap_or(0);
+        let previous = out.last_row.get(match_id).copied();
+        // Versions that jump across a damaged part lost entries there.
+        if let Some((last_seq, last_version)) = previous
+            && version != last_version + 1
+            && let Some(gap) = gaps_so_far
+                .iter()
+                .find(|g| g.first > last_seq && g.last < seq)
+        {
+            out.logs.remove(match_id);
+            out.damaged
+                .insert(match_id.to_string(), gap_reason(conn, gap));
+            return true;
         }
         let entry = row
-            .get_ref(1)
+            .get_ref(3)
             .map_err(|e| e.to_string())
             .and_then(|v| v.as_str().map_err(|e| e.to_string()))
             .and_then(|text| serde_json::from_str::<LogEntry>(text).map_err(|e| e.to_string()));
         match entry {
-            Ok(entry) => match logs.get_mut(match_id) {
-                Some(entries) => entries.push(entry),
-                None => {
-                    logs.insert(match_id.to_string(), vec![entry]);
+            Ok(entry) => {
+                out.last_row.insert(match_id.to_string(), (seq, version));
+                match out.logs.get_mut(match_id) {
+                    Some(entries) => entries.push(entry),
+                    None => {
+                        out.logs.insert(match_id.to_string(), vec![entry]);
+                    }
                 }
-            },
+            }
             Err(e) => {
                 let HostError::MatchUnavailable { reason, .. } =
                     unreadable(match_id, "log entry", e)
                 else {
                     unreachable!("unreadable() makes a MatchUnavailable")
                 };
-                logs.remove(match_id);
-                damaged.insert(match_id.to_string(), reason);
+                out.logs.remove(match_id);
+                out.damaged.insert(match_id.to_string(), reason);
             }
         }
+        true
+    })
+    .map_err(db_error)?;
+    for gap in &gaps {
+        tracing::error!(
+            store = %store_path(conn),
+            "the match store is damaged: {} of its log do not read ({}); every match whose \
+             log may continue there is unavailable",
+            gap.rows(),
+            gap.error
+        );
     }
-    Ok((logs, damaged))
+    out.gaps = gaps;
+    Ok(out)
 }
 
 /// A match from its row, its seats, and its log (from `log_json`, or taken
 /// from `logs`); `damaged_logs` names the matches whose log rows did not
 /// read back. Data that does not read back answers
 /// [`HostError::MatchUnavailable`].
-fn assemble(
-    conn: &Connection,
-    row: MatchRow,
-    logs: &mut HashMap<String, Vec<LogEntry>>,
-    damaged_logs: &HashMap<String, String>,
-) -> HostResult<StoredMatch> {
+fn assemble(conn: &Connection, row: MatchRow, scan: &mut LogScan) -> HostResult<StoredMatch> {
     let id = row.match_id.as_str();
-    if let Some(reason) = damaged_logs.get(id) {
+    if let Some(reason) = scan.damaged.get(id) {
         return Err(HostError::MatchUnavailable {
             match_id: id.to_string(),
             reason: reason.clone(),
@@ -234,29 +376,16 @@ fn assemble(
         .map_err(|e| unreadable(id, "results", e))?;
     let log = match &row.log_json {
         Some(json) => serde_json::from_str(json).map_err(|e| unreadable(id, "log", e))?,
-        None => logs.remove(id).unwrap_or_default(),
+        None => scan.logs.remove(id).unwrap_or_default(),
     };
-    let seat_rows = conn
-        .prepare_cached(
-            "SELECT seat, token_hash, joined_at_ms, join_order, join_code_hash, display_name, \
-             external_id, bot FROM seats WHERE match_id = ?1 ORDER BY seat",
-        )
-        .and_then(|mut s| {
-            s.query_map(params![id], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, Option<Vec<u8>>>(1)?,
-                    row.get::<_, Option<i64>>(2)?,
-                    row.get::<_, Option<i64>>(3)?,
-                    row.get::<_, Option<Vec<u8>>>(4)?,
-                    row.get::<_, Option<String>>(5)?,
-                    row.get::<_, Option<String>>(6)?,
-                    row.get::<_, Option<String>>(7)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| unreadable(id, "seats", e))?;
+    let seat_rows = match seat_rows(conn, id, "") {
+        Err(e) if scan::is_corruption(&e) => {
+            note_damage(conn, "the index of seats", &e);
+            seat_rows(conn, id, "NOT INDEXED")
+        }
+        read => read,
+    }
+    .map_err(|e| unreadable(id, "seats", e))?;
     let mut seat_hashes = Vec::with_capacity(seat_rows.len());
     let mut join_code_hashes = Vec::with_capacity(seat_rows.len());
     let mut joins = Vec::new();
@@ -299,8 +428,200 @@ fn assemble(
     })
 }
 
-/// A page of matches (see [`MatchQuery`]).
+/// A seat's columns as stored.
+type SeatRow = (
+    i64,
+    Option<Vec<u8>>,
+    Option<i64>,
+    Option<i64>,
+    Option<Vec<u8>>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+/// The seat rows of match `id`, read through the table's index or, with
+/// `indexed` "NOT INDEXED", without it.
+fn seat_rows(conn: &Connection, id: &str, indexed: &str) -> rusqlite::Result<Vec<SeatRow>> {
+    conn.prepare_cached(&format!(
+        "SELECT seat, token_hash, joined_at_ms, join_order, join_code_hash, display_name, \
+         external_id, bot FROM seats {indexed} WHERE match_id = ?1 ORDER BY seat"
+    ))?
+    .query_map(params![id], |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, Option<Vec<u8>>>(1)?,
+            row.get::<_, Option<i64>>(2)?,
+            row.get::<_, Option<i64>>(3)?,
+            row.get::<_, Option<Vec<u8>>>(4)?,
+            row.get::<_, Option<String>>(5)?,
+            row.get::<_, Option<String>>(6)?,
+            row.get::<_, Option<String>>(7)?,
+        ))
+    })?
+    .collect()
+}
+
+/// Set once any read of this process met a damaged part of a store: from
+/// then on an id the index does not find is looked for without it too.
+static DAMAGE_SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a read has met damage (see [`DAMAGE_SEEN`]).
+fn damage_seen() -> bool {
+    DAMAGE_SEEN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Records that a store is damaged (the start's check found it so, see
+/// `check.rs`).
+pub(super) fn damage_found() {
+    DAMAGE_SEEN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Logs that `what` of the store does not read, and that reads go
+/// around it from now on.
+fn note_damage(conn: &Connection, what: &str, e: &rusqlite::Error) {
+    damage_found();
+    static DAMAGE: crate::throttle::Throttle =
+        crate::throttle::Throttle::new(std::time::Duration::from_secs(10));
+    if let Some(held_back) = DAMAGE.admit() {
+        tracing::error!(
+            store = %store_path(conn),
+            held_back,
+            "the match store is damaged: {what} does not read ({e}); reads go around it"
+        );
+    }
+}
+
+/// The store's path, as logs name it.
+fn store_path(conn: &Connection) -> &str {
+    conn.path().unwrap_or("the match store")
+}
+
+/// The store's file name, as reasons name it (a caller has no use for
+/// the host's directories).
+pub(super) fn store_name(conn: &Connection) -> String {
+    conn.path()
+        .map(std::path::Path::new)
+        .and_then(|p| p.file_name())
+        .map_or_else(
+            || "the match store".into(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+}
+
+/// A page of matches (see [`MatchQuery`]), through the tables' indexes;
+/// when a page the listing meets is damaged, from a scan of the tables
+/// that steps over damaged pages (slower: every row is read and sorted).
 pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<StoredSummary>> {
+    match list_indexed(conn, query) {
+        Err(e) if scan::is_corruption(&e) => {
+            note_damage(conn, "a page the listing meets", &e);
+            list_by_scan(conn, query)
+        }
+        Err(e) => Err(db_error(e)),
+        Ok(page) => Ok(page),
+    }
+}
+
+/// A listed match's state as its `state` column says.
+fn listed_state(state: &str) -> ListedState {
+    match state {
+        "waiting" => ListedState::Waiting,
+        "running" => ListedState::Running,
+        "quarantined" => ListedState::Quarantined,
+        _ => ListedState::Finished,
+    }
+}
+
+/// A listed match's setup from its column, or, when it does not read
+/// back, what its other columns say and why.
+fn listed_setup(
+    setup: Option<String>,
+    match_id: &str,
+    game: &str,
+    created_at_ms: i64,
+) -> (tabletop_core::MatchSetup, Option<String>) {
+    let parsed = setup
+        .ok_or_else(|| unreadable(match_id, "setup", "it is missing"))
+        .and_then(|setup| {
+            serde_json::from_str::<tabletop_core::MatchSetup>(&setup)
+                .map_err(|e| unreadable(match_id, "setup", e))
+        });
+    match parsed {
+        Ok(setup) => (setup, None),
+        Err(HostError::MatchUnavailable { reason, .. }) => {
+            (damaged_setup(match_id, game, created_at_ms), Some(reason))
+        }
+        Err(other) => (
+            damaged_setup(match_id, game, created_at_ms),
+            Some(other.to_string()),
+        ),
+    }
+}
+
+/// [`list`] without the indexes: every `matches` and `seats` row that
+/// reads, filtered, sorted and cut to the page here.
+fn list_by_scan(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<StoredSummary>> {
+    let mut open: HashMap<String, Vec<u32>> = HashMap::new();
+    scan::scan(
+        conn,
+        "SELECT rowid, CAST(match_id AS TEXT), seat FROM seats NOT INDEXED \
+         WHERE rowid >= ?1 AND token_hash IS NULL ORDER BY rowid",
+        i64::MIN,
+        &[],
+        |_, row, _| {
+            if let (Ok(Some(id)), Ok(seat)) =
+                (row.get::<_, Option<String>>(1), row.get::<_, i64>(2))
+            {
+                open.entry(id).or_default().push(seat as u32);
+            }
+            true
+        },
+    )
+    .map_err(db_error)?;
+    let mut out = Vec::new();
+    scan::scan(
+        conn,
+        "SELECT rowid, CAST(setup_json AS TEXT), CAST(state AS TEXT), final_version, \
+         CAST(match_id AS TEXT), CAST(game AS TEXT), CAST(created_at_ms AS INTEGER) \
+         FROM matches NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid",
+        i64::MIN,
+        &[],
+        |_, row, _| {
+            let column = |i| row.get::<_, Option<String>>(i).ok().flatten();
+            let match_id = column(4).unwrap_or_default();
+            let game = column(5).unwrap_or_default();
+            let created_at_ms = row.get::<_, Option<i64>>(6).ok().flatten().unwrap_or(0);
+            let (setup, unreadable) = listed_setup(column(1), &match_id, &game, created_at_ms);
+            let state = listed_state(column(2).as_deref().unwrap_or(""));
+            if query.selects(&setup, state) {
+                let mut open_seats = open.remove(&match_id).unwrap_or_default();
+                open_seats.sort_unstable();
+                out.push(StoredSummary {
+                    setup,
+                    state,
+                    final_version: row
+                        .get::<_, Option<i64>>(3)
+                        .ok()
+                        .flatten()
+                        .map(|v| v as u64),
+                    open_seats,
+                    unreadable,
+                });
+            }
+            true
+        },
+    )
+    .map_err(db_error)?;
+    out.sort_by(|a, b| {
+        (a.setup.created_at_ms, &a.setup.match_id).cmp(&(b.setup.created_at_ms, &b.setup.match_id))
+    });
+    out.truncate(query.limit);
+    Ok(out)
+}
+
+/// [`list`] through the indexes.
+fn list_indexed(conn: &Connection, query: &MatchQuery) -> rusqlite::Result<Vec<StoredSummary>> {
     let (after_at, after_id) = match &query.after {
         Some((at, id)) => (Some(*at), Some(id.as_str())),
         None => (None, None),
@@ -329,9 +650,8 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
         values.push(key.clone().into());
         values.push(value.clone().into());
     }
-    let mut statement = conn
-        .prepare_cached(&format!(
-            "SELECT CAST(m.setup_json AS TEXT), m.state, m.final_version, \
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT CAST(m.setup_json AS TEXT), m.state, m.final_version, \
                     (SELECT group_concat(seat) FROM seats s \
                      WHERE s.match_id = m.match_id AND s.token_hash IS NULL), \
                     CAST(m.match_id AS TEXT), CAST(m.game AS TEXT), \
@@ -342,48 +662,27 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
                AND (?4 IS NULL OR m.created_at_ms < ?4) \
                AND (?5 IS NULL OR (m.created_at_ms, m.match_id) > (?5, ?6)){labels} \
              ORDER BY m.created_at_ms, m.match_id LIMIT ?7"
+    ))?;
+    let rows = statement.query_map(rusqlite::params_from_iter(values), |row| {
+        Ok((
+            row.get::<_, Option<String>>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, Option<i64>>(2)?,
+            row.get::<_, Option<String>>(3)?,
+            (
+                row.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                row.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                row.get::<_, Option<i64>>(6)?.unwrap_or(0),
+            ),
         ))
-        .map_err(db_error)?;
-    let rows = statement
-        .query_map(rusqlite::params_from_iter(values), |row| {
-            Ok((
-                row.get::<_, Option<String>>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, Option<i64>>(2)?,
-                row.get::<_, Option<String>>(3)?,
-                (
-                    row.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                    row.get::<_, Option<String>>(5)?.unwrap_or_default(),
-                    row.get::<_, Option<i64>>(6)?.unwrap_or(0),
-                ),
-            ))
-        })
-        .map_err(db_error)?;
+    })?;
     let mut out = Vec::new();
     for row in rows {
-        let (setup, state, final_version, open, (match_id, game, created_at_ms)) =
-            row.map_err(db_error)?;
+        let (setup, state, final_version, open, (match_id, game, created_at_ms)) = row?;
         // A setup that does not read back lists the match as unavailable,
         // with what its other columns say; the listing goes on.
-        let parsed = setup
-            .ok_or_else(|| unreadable(&match_id, "setup", "it is missing"))
-            .and_then(|setup| {
-                serde_json::from_str::<tabletop_core::MatchSetup>(&setup)
-                    .map_err(|e| unreadable(&match_id, "setup", e))
-            });
-        let (setup, unreadable) = match parsed {
-            Ok(setup) => (setup, None),
-            Err(HostError::MatchUnavailable { reason, .. }) => {
-                (damaged_setup(&match_id, &game, created_at_ms), Some(reason))
-            }
-            Err(other) => return Err(other),
-        };
-        let state = match state.as_str() {
-            "waiting" => ListedState::Waiting,
-            "running" => ListedState::Running,
-            "quarantined" => ListedState::Quarantined,
-            _ => ListedState::Finished,
-        };
+        let (setup, unreadable) = listed_setup(setup, &match_id, &game, created_at_ms);
+        let state = listed_state(&state);
         let mut open_seats: Vec<u32> = open
             .unwrap_or_default()
             .split(',')
@@ -401,33 +700,67 @@ pub(super) fn list(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<Stor
     Ok(out)
 }
 
-/// Lifecycle rows after `after_seq`.
+/// Lifecycle rows after `after_seq`. Rows in a damaged part of the table,
+/// or that do not read back, are stepped over (they are lost to the feed)
+/// and logged, naming the file and the rows.
 pub(super) fn lifecycle_after(
     conn: &Connection,
     after_seq: u64,
     limit: usize,
 ) -> HostResult<Vec<LifecycleRow>> {
-    let mut statement = conn
-        .prepare_cached(
-            "SELECT seq, event_json FROM lifecycle WHERE seq > ?1 ORDER BY seq LIMIT ?2",
-        )
-        .map_err(db_error)?;
-    let rows = statement
-        .query_map(
-            params![
-                i64::try_from(after_seq).unwrap_or(i64::MAX),
-                i64::try_from(limit).unwrap_or(i64::MAX)
-            ],
-            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
-        )
-        .map_err(db_error)?;
     let mut out = Vec::new();
-    for row in rows {
-        let (seq, json) = row.map_err(db_error)?;
-        out.push(LifecycleRow {
-            seq: seq as u64,
-            event: serde_json::from_str(&json).map_err(json_error)?,
-        });
+    let mut unreadable_rows = Vec::new();
+    let gaps = scan::scan(
+        conn,
+        "SELECT seq, CAST(event_json AS TEXT) FROM lifecycle WHERE seq >= ?1 ORDER BY seq",
+        i64::try_from(after_seq.saturating_add(1)).unwrap_or(i64::MAX),
+        &[],
+        |seq, row, _| {
+            let event = row
+                .get::<_, Option<String>>(1)
+                .map_err(|e| e.to_string())
+                .and_then(|json| {
+                    serde_json::from_str(json.as_deref().unwrap_or("")).map_err(|e| e.to_string())
+                });
+            match event {
+                Ok(event) => out.push(LifecycleRow {
+                    seq: seq as u64,
+                    event,
+                }),
+                Err(e) => unreadable_rows.push((seq, e)),
+            }
+            out.len() < limit
+        },
+    )
+    .map_err(db_error)?;
+    if !gaps.is_empty() || !unreadable_rows.is_empty() {
+        static FEED_DAMAGE: crate::throttle::Throttle =
+            crate::throttle::Throttle::new(std::time::Duration::from_secs(10));
+        damage_found();
+        if let Some(held_back) = FEED_DAMAGE.admit() {
+            let mut what: Vec<String> = gaps
+                .iter()
+                .map(|g| {
+                    format!(
+                        "{} are in a damaged part of the file ({})",
+                        g.rows(),
+                        g.error
+                    )
+                })
+                .collect();
+            what.extend(
+                unreadable_rows
+                    .iter()
+                    .map(|(seq, e)| format!("row {seq} does not read back ({})", quote(e))),
+            );
+            tracing::error!(
+                store = %store_path(conn),
+                held_back,
+                "the match store is damaged: of its lifecycle feed, {}; the feed goes on \
+                 without them",
+                what.join("; ")
+            );
+        }
     }
     Ok(out)
 }

@@ -45,6 +45,15 @@ pub(super) enum Write {
 }
 
 impl Write {
+    /// Whether it writes log rows.
+    pub(super) fn has_log(&self) -> bool {
+        match self {
+            Write::Create { stored, .. } => !stored.log.is_empty(),
+            Write::Append { entries, .. } => !entries.is_empty(),
+            _ => false,
+        }
+    }
+
     /// Whether it writes lifecycle rows.
     pub(super) fn has_lifecycle(&self) -> bool {
         match self {
