@@ -50,7 +50,7 @@ fn succeeded(output: std::process::Output) -> String {
     String::from_utf8(output.stdout).expect("utf-8 output")
 }
 
-fn cli_binary() -> std::path::PathBuf {
+pub(crate) fn cli_binary() -> std::path::PathBuf {
     target_dir().join(format!("tabletop{}", std::env::consts::EXE_SUFFIX))
 }
 

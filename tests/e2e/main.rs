@@ -37,6 +37,7 @@ mod replay;
 mod revocation;
 mod shorthand;
 mod store_damage;
+mod store_pages;
 mod support;
 mod tls;
 mod web;

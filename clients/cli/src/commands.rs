@@ -145,6 +145,9 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
         Command::Plugin { .. } => Err(CliError::Usage(
             "`plugin check` is local and was handled before connecting".into(),
         )),
+        Command::Store { .. } => Err(CliError::Usage(
+            "`store check` is local and was handled before connecting".into(),
+        )),
         Command::Replay { file, .. } => Err(CliError::Usage(format!(
             "replay of {} is local and was handled before connecting",
             file.display()

@@ -48,6 +48,7 @@ mod events;
 mod listing;
 mod render;
 mod replay;
+mod store;
 
 use clap::{Parser, Subcommand};
 
@@ -301,6 +302,13 @@ pub enum Command {
         #[command(subcommand)]
         action: PluginAction,
     },
+    /// Work with a host's match store file on this machine, no server
+    /// needed (stop the host first).
+    Store {
+        /// What to do.
+        #[command(subcommand)]
+        action: store::StoreAction,
+    },
     /// Load a plugin file on the server (admin).
     LoadPlugin {
         /// Path on the server's machine.
@@ -487,6 +495,9 @@ fn main() -> std::process::ExitCode {
     } = &cli.command
     {
         return std::process::ExitCode::from(check::run(check, cli.json));
+    }
+    if let Command::Store { action } = &cli.command {
+        return std::process::ExitCode::from(store::run(action, cli.json));
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -37,7 +37,7 @@ use rusqlite::Connection;
 use tabletop_core::{HostError, HostResult};
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const SQLITE_MIGRATIONS: [(&str, &str); 8] = [
+const SQLITE_MIGRATIONS: [(&str, &str); 9] = [
     (
         "V1__matches_seats_and_log",
         include_str!("../../migrations/sqlite/V1__matches_seats_and_log.sql"),
@@ -69,6 +69,10 @@ const SQLITE_MIGRATIONS: [(&str, &str); 8] = [
     (
         "V8__tenants",
         include_str!("../../migrations/sqlite/V8__tenants.sql"),
+    ),
+    (
+        "V9__log_marks",
+        include_str!("../../migrations/sqlite/V9__log_marks.sql"),
     ),
 ];
 

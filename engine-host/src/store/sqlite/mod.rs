@@ -72,7 +72,9 @@ use rusqlite::Connection;
 use tabletop_core::{HostError, HostResult, SeatJoin};
 
 mod check;
+mod marks;
 mod read;
+mod salvage;
 mod scan;
 mod wal;
 mod write;
@@ -83,6 +85,7 @@ use super::{
     Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
 };
 use crate::throttle::Throttle;
+pub use salvage::{FileReport, check_file};
 use write::Write;
 
 /// Most writes committed in one transaction.
@@ -231,7 +234,9 @@ impl SqliteStore {
         warn_if_wal_damaged(path);
         let mut conn = open(path)?;
         let applied = migrations::migrate(&mut conn)?;
-        warn_if_pages_damaged(&conn, path);
+        if warn_if_pages_damaged(&conn, path) {
+            conn = salvage::rebuild_if_only_indexes(path, conn)?;
+        }
         if fresh {
             tracing::info!(
                 store = %path.display(),
@@ -407,12 +412,14 @@ fn warn_if_wal_damaged(path: &Path) {
 }
 
 /// Runs SQLite's quick check of every page at start and, when pages do
-/// not parse, says so: the reads step around them (`scan.rs`), so only the
-/// matches whose rows they held are unavailable, each logged with its id.
-fn warn_if_pages_damaged(conn: &Connection, path: &Path) {
+/// not parse, says so and answers `true`: the file is rebuilt when only
+/// its indexes are damaged (`salvage.rs`), and otherwise the reads step
+/// around the damage (`scan.rs`), so only the matches whose rows it held
+/// are unavailable, each logged with its id.
+fn warn_if_pages_damaged(conn: &Connection, path: &Path) -> bool {
     let problems = check::damaged_pages(conn, 20);
     if problems.is_empty() {
-        return;
+        return false;
     }
     read::damage_found();
     tracing::error!(
@@ -424,6 +431,7 @@ fn warn_if_pages_damaged(conn: &Connection, path: &Path) {
         problems.join("; "),
         path.display()
     );
+    true
 }
 
 /// The file named like `path` with `suffix` appended (`matches.sqlite3-wal`).
@@ -558,6 +566,7 @@ fn syncer(
 /// The writer thread: batches queued writes into one transaction each, and
 /// hands each committed batch to the flusher; answers reads in between.
 fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
+    let mut marking = marks::Marking::start(&conn);
     while let Ok(first) = jobs.recv() {
         let first = match first {
             Job::Write(queued) => queued,
@@ -601,6 +610,11 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                     .any(|(write, _)| write.has_log())
                     .then(|| last_row(&conn, "log"))
                     .flatten();
+                for ((write, _), outcome) in batch.iter().zip(&outcomes) {
+                    if let (Some((match_id, rows)), Ok(())) = (write.log_rows(), outcome) {
+                        marking.wrote(match_id, rows);
+                    }
+                }
                 flusher.flush(Committed {
                     callers: batch
                         .into_iter()
@@ -610,6 +624,7 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
                     last_lifecycle_row,
                     last_log_row,
                 });
+                marking.reached(&conn, last_log_row, false);
             }
             Err(e) => {
                 // Every write fails alike (a full disk): the line once a second.
@@ -632,6 +647,7 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
             read(&conn);
         }
     }
+    marking.reached(&conn, None, true);
 }
 
 /// The number of the last row of `table` (`lifecycle` or `log`) committed

@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use tabletop_core::{HeldAction, HostError, HostResult, LogEntry, SeatJoin};
 
 use super::write::state_name;
-use super::{db_error, scan};
+use super::{db_error, marks, scan};
 use crate::store::{
     DamagedMatch, LifecycleRow, ListedState, MatchQuery, StoredCredential, StoredMatch,
     StoredRequest, StoredSummary, damaged_setup,
@@ -129,6 +129,31 @@ fn match_by_id(conn: &Connection, match_id: &str) -> HostResult<Option<MatchRow>
     Ok(found)
 }
 
+/// Every match id the `matches` table holds, with whether it is finished,
+/// and the rows of the table that could not be read.
+pub(super) type MatchIds = (Vec<(String, bool)>, Vec<scan::Gap>);
+
+/// Every match id the `matches` table holds, with whether it is
+/// finished, read past damaged pages; and the rows it could not read.
+pub(super) fn match_ids(conn: &Connection) -> rusqlite::Result<MatchIds> {
+    let mut ids = Vec::new();
+    let gaps = scan::scan(
+        conn,
+        "SELECT rowid, CAST(match_id AS TEXT), CAST(state AS TEXT) FROM matches NOT INDEXED \
+         WHERE rowid >= ?1 ORDER BY rowid",
+        i64::MIN,
+        &[],
+        |_, row, _| {
+            if let Ok(Some(id)) = row.get::<_, Option<String>>(1) {
+                let state = row.get::<_, Option<String>>(2).ok().flatten();
+                ids.push((id, state.as_deref() == Some("finished")));
+            }
+            true
+        },
+    )?;
+    Ok((ids, gaps))
+}
+
 /// [`match_row`] of a row whose first column is its rowid.
 fn offset_row(row: &Row<'_>) -> rusqlite::Result<MatchRow> {
     Ok(MatchRow {
@@ -241,20 +266,37 @@ fn unfinished_rows(conn: &Connection) -> HostResult<Vec<MatchRow>> {
 struct LogScan {
     logs: HashMap<String, Vec<LogEntry>>,
     damaged: HashMap<String, String>,
+    /// Each match's last row read: its rowid and version.
     last_row: HashMap<String, (i64, i64)>,
     gaps: Vec<scan::Gap>,
+    /// When there are gaps: the marks of the stretches they lie in, and
+    /// the log's last row (if it reads), which ends a gap open to the end.
+    marks: marks::Marks,
+    end: Option<i64>,
 }
 
 impl LogScan {
     /// Why the log of `match_id` (its rows from `first_log_seq` on) cannot
     /// be told whole: a damaged part of the table lies after its last row
-    /// read, so later entries of it may be there.
+    /// read, and the log's marks do not show that the match wrote nothing
+    /// there.
     fn lost_tail(&self, conn: &Connection, match_id: &str, first_log_seq: i64) -> Option<String> {
         let after = self
             .last_row
             .get(match_id)
             .map_or(first_log_seq, |(rowid, _)| rowid + 1);
-        let gap = self.gaps.iter().find(|g| g.last >= after)?;
+        let gap = self.gaps.iter().find(|g| {
+            let first = g.first.max(after);
+            let last = if g.last == i64::MAX {
+                match self.end {
+                    Some(end) => end,
+                    None => return true,
+                }
+            } else {
+                g.last
+            };
+            first <= last && !self.marks.clears(match_id, first, last)
+        })?;
         Some(gap_reason(conn, gap))
     }
 }
@@ -299,9 +341,10 @@ fn log_rows(conn: &Connection, from: i64, only: Option<&str>) -> HostResult<LogS
         }
         let version = row.get::<_, i64>(2).unwrap_or(0);
         let previous = out.last_row.get(match_id).copied();
-        // Versions that jump across a damaged part lost entries there.
-        if let Some((last_seq, last_version)) = previous
-            && version != last_version + 1
+        // Versions that jump across a damaged part lost entries there (a
+        // match's first entry is version 1).
+        let (last_seq, last_version) = previous.unwrap_or((i64::MIN, 0));
+        if version != last_version + 1
             && let Some(gap) = gaps_so_far
                 .iter()
                 .find(|g| g.first > last_seq && g.last < seq)
@@ -347,6 +390,12 @@ fn log_rows(conn: &Connection, from: i64, only: Option<&str>) -> HostResult<LogS
             gap.rows(),
             gap.error
         );
+    }
+    if let Some(first) = gaps.first() {
+        out.marks = marks::Marks::read(conn, first.first);
+        out.end = conn
+            .query_row("SELECT MAX(rowid) FROM log", [], |row| row.get(0))
+            .ok();
     }
     out.gaps = gaps;
     Ok(out)

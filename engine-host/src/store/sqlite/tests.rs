@@ -416,6 +416,7 @@ fn a_store_from_before_builds_were_recorded_migrates_and_its_matches_read_back_w
     old.execute_batch(
         "ALTER TABLE matches DROP COLUMN plugin_sha256; \
          ALTER TABLE credentials DROP COLUMN tenant; \
+         DROP TABLE log_marks; \
          DELETE FROM refinery_schema_history WHERE version >= 7; \
          PRAGMA user_version = 6;",
     )
@@ -533,7 +534,8 @@ fn a_store_from_before_tenants_migrates_credentials_and_matches_into_their_tenan
     let old = Connection::open(&path).unwrap();
     old.execute_batch(
         "ALTER TABLE credentials DROP COLUMN tenant; \
-         DELETE FROM refinery_schema_history WHERE version = 8; \
+         DROP TABLE log_marks; \
+         DELETE FROM refinery_schema_history WHERE version >= 8; \
          PRAGMA user_version = 7;",
     )
     .unwrap();

@@ -47,10 +47,19 @@ pub(super) enum Write {
 impl Write {
     /// Whether it writes log rows.
     pub(super) fn has_log(&self) -> bool {
+        self.log_rows().is_some()
+    }
+
+    /// The match it writes log rows of, and how many.
+    pub(super) fn log_rows(&self) -> Option<(&str, usize)> {
         match self {
-            Write::Create { stored, .. } => !stored.log.is_empty(),
-            Write::Append { entries, .. } => !entries.is_empty(),
-            _ => false,
+            Write::Create { stored, .. } if !stored.log.is_empty() => {
+                Some((stored.setup.match_id.as_str(), stored.log.len()))
+            }
+            Write::Append {
+                match_id, entries, ..
+            } if !entries.is_empty() => Some((match_id.as_str(), entries.len())),
+            _ => None,
         }
     }
 
