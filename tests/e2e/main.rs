@@ -38,5 +38,6 @@ mod revocation;
 mod shorthand;
 mod store_damage;
 mod support;
+mod tenant_quotas;
 mod tls;
 mod web;
