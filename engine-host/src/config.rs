@@ -304,6 +304,23 @@ pub struct Config {
     #[arg(long, env = "TABLETOP_MAX_LIVE_MATCHES", default_value_t = 1_000_000)]
     pub max_live_matches: usize,
 
+    /// Most live (waiting or running) matches of one tenant; an
+    /// organizer's creation beyond it is refused (RESOURCE_EXHAUSTED,
+    /// reason LIVE_MATCH_LIMIT, metadata `tenant`). The admin and anonymous
+    /// callers are not bound. 0: no limit, the default: a fair share
+    /// depends on how many tenants share the server, which only its
+    /// operator knows, and a server of one tenant needs none.
+    #[arg(long, env = "TABLETOP_TENANT_MAX_LIVE_MATCHES", default_value_t = 0)]
+    pub tenant_max_live_matches: usize,
+
+    /// Most matches one tenant's credentials together create or import per
+    /// minute; a minute's worth may come at once (RESOURCE_EXHAUSTED,
+    /// reason CREATION_QUOTA, metadata `tenant`). The admin and anonymous
+    /// callers are not bound. 0: no limit, the default, for the reason
+    /// `--tenant-max-live-matches` has.
+    #[arg(long, env = "TABLETOP_TENANT_CREATES_PER_MINUTE", default_value_t = 0)]
+    pub tenant_creates_per_minute: u32,
+
     /// Longest a call may take to answer, in ms (a Watch or lifecycle
     /// stream: to start; Backup is not cut); then it fails with
     /// DEADLINE_EXCEEDED (reason REQUEST_TIMEOUT). 0: no limit.
@@ -441,6 +458,8 @@ impl Config {
             credential_rate: self.credential_rate,
             creates_per_minute: self.creates_per_minute,
             live_matches: self.max_live_matches,
+            tenant_live_matches: self.tenant_max_live_matches,
+            tenant_creates_per_minute: self.tenant_creates_per_minute,
         }
     }
 

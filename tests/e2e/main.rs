@@ -39,5 +39,6 @@ mod shorthand;
 mod store_damage;
 mod store_pages;
 mod support;
+mod tenant_quotas;
 mod tls;
 mod web;

@@ -393,6 +393,11 @@ impl Engine {
         self.table.unfinished()
     }
 
+    /// How many matches of `tenant` are waiting or running.
+    pub fn tenant_live_matches(&self, tenant: &str) -> usize {
+        self.table.unfinished_in(tenant)
+    }
+
     /// The matches held, by state, for the metrics.
     pub fn match_counts(&self) -> MatchCounts {
         let held = self.table.held();
@@ -482,7 +487,7 @@ impl Engine {
         let change = m.change_since(version_before, &lifecycle);
         let commit = self.store.append(&m.setup().match_id, &change)?;
         if m.stored() {
-            self.table.one_finished();
+            self.table.one_finished(&m.setup().tenant);
             metrics().match_finished(&m.setup().game);
         }
         self.bots.poke_if_due(m);

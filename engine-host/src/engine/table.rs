@@ -1,5 +1,6 @@
 //! The matches the host holds in memory, by id: how many of them are not
-//! finished, and which have a clock that may run out.
+//! finished (in all and per tenant), and which have a clock that may run
+//! out.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
@@ -23,6 +24,10 @@ pub struct MatchTable {
     /// How many of `slots` are not finished: the live-match cap reads it
     /// on every creation, so it is kept rather than counted.
     unfinished: AtomicUsize,
+    /// How many of `slots` are not finished, per tenant (a tenant with none
+    /// has no entry, so the map is bounded by the live matches): the
+    /// tenant's live-match cap reads it on every creation by an organizer.
+    unfinished_by_tenant: Mutex<HashMap<String, usize>>,
     /// Matches whose clock may still run out.
     clocked: Mutex<BTreeSet<String>>,
 }
@@ -50,12 +55,19 @@ impl MatchTable {
                 .insert(id.clone());
         }
         let unfinished = live.finished_at().is_none();
+        let tenant = live.setup().tenant.clone();
         let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
         match slots.entry(id) {
             Entry::Occupied(held) => (Arc::clone(held.get()), false),
             Entry::Vacant(free) => {
                 if unfinished {
                     self.unfinished.fetch_add(1, Ordering::Relaxed);
+                    *self
+                        .unfinished_by_tenant
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entry(tenant)
+                        .or_insert(0) += 1;
                 }
                 (Arc::clone(free.insert(Arc::new(Mutex::new(live)))), true)
             }
@@ -69,24 +81,46 @@ impl MatchTable {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(match_id);
-        if let Some(slot) = removed
-            && lock(&slot).finished_at().is_none()
-        {
-            self.one_finished();
+        if let Some(slot) = removed {
+            let m = lock(&slot);
+            if m.finished_at().is_none() {
+                self.one_finished(&m.setup().tenant);
+            }
         }
         self.stop_clock(match_id);
     }
 
-    /// One match held has finished (or an unfinished one left).
-    pub fn one_finished(&self) {
+    /// One match held, of `tenant`, has finished (or an unfinished one
+    /// left).
+    pub fn one_finished(&self, tenant: &str) {
         let _ = self
             .unfinished
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        let mut by_tenant = self
+            .unfinished_by_tenant
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = by_tenant.get_mut(tenant) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                by_tenant.remove(tenant);
+            }
+        }
     }
 
     /// How many matches held are waiting or running.
     pub fn unfinished(&self) -> usize {
         self.unfinished.load(Ordering::Relaxed)
+    }
+
+    /// How many matches held of `tenant` are waiting or running.
+    pub fn unfinished_in(&self, tenant: &str) -> usize {
+        self.unfinished_by_tenant
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(tenant)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// How many matches are held.

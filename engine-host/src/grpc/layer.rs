@@ -75,10 +75,11 @@ struct Shared {
 
 /// A refusal held before it is answered, one of at most
 /// [`MAX_HELD_REFUSALS`]. A refusal of a credential's own limit (its calls
-/// in flight, rate, creations, or the live-match cap) is answered after its
-/// retry delay, clamped to [`HOLD_REFUSAL`]: a client that retries at once,
-/// ignoring the delay, is paced by the server instead of spending its CPU
-/// on refusals. The server's own load shedding answers at once.
+/// in flight, rate, creations, its tenant's quotas, or the live-match cap)
+/// is answered after its retry delay, clamped to [`HOLD_REFUSAL`]: a
+/// client that retries at once, ignoring the delay, is paced by the server
+/// instead of spending its CPU on refusals. The server's own load
+/// shedding answers at once.
 struct Held(Arc<AtomicUsize>);
 
 impl Held {
@@ -216,44 +217,48 @@ where
         }
         let creates = CREATING.contains(&path);
         let engine = &self.shared.engine;
-        let permit =
-            match self
-                .shared
-                .limiter
-                .admit(&key, creates, || engine.live_matches(), started)
-            {
-                Ok(permit) => permit,
-                Err(refusal) => {
-                    metrics().refused(refusal.kind);
-                    if let Some(count) = refusal.log {
-                        let _entered = span.enter();
-                        tracing::warn!(
-                            limit = refusal.kind.name(),
-                            credential = %refusal.key,
-                            method,
-                            max = refusal.limit,
-                            retry_after_ms = refusal.retry_after.as_millis() as u64,
-                            refused = count,
-                            "call refused by a limit"
-                        );
-                    }
-                    let response = observed(refusal_status(&refusal).into_http(), stats);
-                    let held = (refusal.kind != LimitKind::ServerCalls)
-                        .then(|| Held::take(&self.shared.held))
-                        .flatten();
-                    return match held {
-                        Some(slot) => {
-                            let hold = refusal.retry_after.clamp(HOLD_REFUSAL.0, HOLD_REFUSAL.1);
-                            Box::pin(async move {
-                                tokio::time::sleep(hold).await;
-                                drop(slot);
-                                Ok(response)
-                            })
-                        }
-                        None => Box::pin(std::future::ready(Ok(response))),
-                    };
+        let live_matches = |tenant: Option<&str>| match tenant {
+            None => engine.live_matches(),
+            Some(tenant) => engine.tenant_live_matches(tenant),
+        };
+        let permit = match self
+            .shared
+            .limiter
+            .admit(&key, creates, live_matches, started)
+        {
+            Ok(permit) => permit,
+            Err(refusal) => {
+                metrics().refused(refusal.kind);
+                if let Some(count) = refusal.log {
+                    let _entered = span.enter();
+                    tracing::warn!(
+                        limit = refusal.kind.name(),
+                        credential = %refusal.key,
+                        tenant = refusal.tenant.as_deref(),
+                        method,
+                        max = refusal.limit,
+                        retry_after_ms = refusal.retry_after.as_millis() as u64,
+                        refused = count,
+                        "call refused by a limit"
+                    );
                 }
-            };
+                let response = observed(refusal_status(&refusal).into_http(), stats);
+                let held = (refusal.kind != LimitKind::ServerCalls)
+                    .then(|| Held::take(&self.shared.held))
+                    .flatten();
+                return match held {
+                    Some(slot) => {
+                        let hold = refusal.retry_after.clamp(HOLD_REFUSAL.0, HOLD_REFUSAL.1);
+                        Box::pin(async move {
+                            tokio::time::sleep(hold).await;
+                            drop(slot);
+                            Ok(response)
+                        })
+                    }
+                    None => Box::pin(std::future::ready(Ok(response))),
+                };
+            }
+        };
         // Every call checks the credential it presents, also a call that
         // needs none: a revoked credential is refused, not taken for
         // anonymous. Counted against its key first, so a client repeating
@@ -314,7 +319,17 @@ impl<S> Ops<S> {
         match caller {
             Ok(Caller::Anonymous) => (Key::Anonymous, Ok(())),
             Ok(Caller::Admin) => (Key::Admin, Ok(())),
-            Ok(Caller::Organizer { credential_id, .. }) => (Key::Credential(credential_id), Ok(())),
+            Ok(Caller::Organizer {
+                credential_id,
+                tenant,
+                ..
+            }) => (
+                Key::Credential {
+                    id: credential_id,
+                    tenant,
+                },
+                Ok(()),
+            ),
             Err(refused) => (Key::Unrecognized, Err(refused)),
         }
     }
@@ -399,17 +414,46 @@ pub fn refusal_status(refusal: &Refusal) -> Status {
                 refusal.limit
             ),
         ),
+        LimitKind::TenantCreatesPerMinute => (
+            Reason::CreationQuota,
+            format!(
+                "tenant `{}` created its {} matches of the last minute (its credentials \
+                 together); try again in {} ms",
+                tenant_of(refusal),
+                refusal.limit,
+                refusal.retry_after.as_millis()
+            ),
+        ),
+        LimitKind::TenantLiveMatches => (
+            Reason::LiveMatchLimit,
+            format!(
+                "tenant `{}` holds its most live matches ({}); try again when some of them \
+                 have ended (in {} ms or later)",
+                tenant_of(refusal),
+                refusal.limit,
+                refusal.retry_after.as_millis()
+            ),
+        ),
         // The limiter does not refuse by time; a call cut by the timeout
         // is answered by `timed_out`.
         LimitKind::Timeout => return timed_out(Duration::from_millis(refusal.limit)),
     };
-    Described::new(reason)
+    let described = Described::new(reason)
         .with("limit", refusal.kind.name())
         .with("max", refusal.limit)
         .with("credential", &refusal.key)
-        .with("retry_after_ms", refusal.retry_after.as_millis())
-        .retry_after(refusal.retry_after)
-        .into_status(&message)
+        .with("retry_after_ms", refusal.retry_after.as_millis());
+    match &refusal.tenant {
+        Some(tenant) => described.with("tenant", tenant),
+        None => described,
+    }
+    .retry_after(refusal.retry_after)
+    .into_status(&message)
+}
+
+/// The tenant a refusal of a tenant's limit names.
+fn tenant_of(refusal: &Refusal) -> &str {
+    refusal.tenant.as_deref().unwrap_or_default()
 }
 
 fn timed_out(limit: Duration) -> Status {
@@ -571,6 +615,7 @@ mod tests {
             let status = refusal_status(&Refusal {
                 kind,
                 key: "cred-1".into(),
+                tenant: None,
                 limit: 7,
                 retry_after: Duration::from_millis(250),
                 log: None,
@@ -590,6 +635,36 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_by_a_tenants_limit_names_the_tenant_and_the_wait() {
+        for (kind, reason) in [
+            (LimitKind::TenantCreatesPerMinute, "CREATION_QUOTA"),
+            (LimitKind::TenantLiveMatches, "LIVE_MATCH_LIMIT"),
+        ] {
+            let status = refusal_status(&Refusal {
+                kind,
+                key: "cred-1".into(),
+                tenant: Some("spring".into()),
+                limit: 4,
+                retry_after: Duration::from_millis(1500),
+                log: None,
+            });
+            assert_eq!(status.code(), Code::ResourceExhausted, "{kind:?}");
+            assert!(
+                status.message().contains("tenant `spring`")
+                    && status.message().contains("1500 ms"),
+                "{}",
+                status.message()
+            );
+            let info = status.get_details_error_info().expect("ErrorInfo");
+            assert_eq!(info.reason, reason);
+            assert_eq!(info.metadata["limit"], kind.name());
+            assert_eq!(info.metadata["tenant"], "spring");
+            assert_eq!(info.metadata["credential"], "cred-1");
+            assert_eq!(info.metadata["max"], "4");
+        }
+    }
+
+    #[test]
     fn the_layer_sends_its_reasons_of_the_table() {
         let mut statuses: Vec<Status> = [
             LimitKind::ServerCalls,
@@ -603,6 +678,7 @@ mod tests {
             refusal_status(&Refusal {
                 kind,
                 key: "anonymous".into(),
+                tenant: None,
                 limit: 1,
                 retry_after: Duration::from_millis(1),
                 log: None,

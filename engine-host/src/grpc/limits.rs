@@ -1,9 +1,11 @@
 //! The limits every call passes before a handler sees it, keyed on who
 //! calls: the server's calls in flight (beyond it calls are shed at once,
 //! UNAVAILABLE), and per caller key its calls in flight, its calls per
-//! second, and for calls that create a match the live matches and its
-//! creations per minute (RESOURCE_EXHAUSTED). Every refusal says how long
-//! to wait. The gRPC layer ([`super::layer`]) applies them; this module
+//! second, and for calls that create a match the server's live matches and
+//! the key's creations per minute (RESOURCE_EXHAUSTED); an organizer's
+//! creation also passes its tenant's live matches and the creations per
+//! minute of all the tenant's credentials together. Every refusal says how
+//! long to wait. The gRPC layer ([`super::layer`]) applies them; this module
 //! holds only the counting, so it is tested without a server.
 //!
 //! **The key.** A caller is who its bearer credential says: the admin, or
@@ -15,6 +17,12 @@
 //! shares another, `unrecognized` (the engine refuses those calls anyway).
 //! A credential sent in a request's `admin_token` field rather than the
 //! metadata is not visible here, so such a call counts as anonymous.
+//!
+//! **The tenant.** An organizer credential belongs to a tenant, which the
+//! key carries. The admin and anonymous callers create in the admin's
+//! tenant, which the server-wide limits already bound, so tenant limits
+//! apply to organizers only: they share one server among platforms, and
+//! the admin is the operator.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -39,6 +47,12 @@ pub struct LimitConfig {
     /// Live (waiting or running) matches the server holds; a creation
     /// beyond it is refused.
     pub live_matches: usize,
+    /// Live matches one tenant holds; an organizer's creation beyond it is
+    /// refused.
+    pub tenant_live_matches: usize,
+    /// Matches one tenant's credentials together create per minute (a
+    /// bucket, as for `creates_per_minute`).
+    pub tenant_creates_per_minute: u32,
 }
 
 /// Who a call is counted against.
@@ -50,8 +64,13 @@ pub enum Key {
     Unrecognized,
     /// The admin token.
     Admin,
-    /// An organizer credential, by its id.
-    Credential(String),
+    /// An organizer credential.
+    Credential {
+        /// Its id.
+        id: String,
+        /// The tenant it belongs to (never the admin's, which is empty).
+        tenant: String,
+    },
 }
 
 impl Key {
@@ -61,7 +80,16 @@ impl Key {
             Key::Anonymous => "anonymous",
             Key::Unrecognized => "unrecognized",
             Key::Admin => "admin",
-            Key::Credential(id) => id,
+            Key::Credential { id, .. } => id,
+        }
+    }
+
+    /// The tenant whose limits the key's creations pass: an organizer's;
+    /// `None` for everyone else, whom tenant limits do not bind.
+    pub fn tenant(&self) -> Option<&str> {
+        match self {
+            Key::Credential { tenant, .. } => Some(tenant),
+            Key::Anonymous | Key::Unrecognized | Key::Admin => None,
         }
     }
 }
@@ -95,6 +123,12 @@ impl Bucket {
         } else {
             Err(Duration::from_secs_f64((1.0 - self.tokens) / per_second))
         }
+    }
+
+    /// Puts back a token taken for a call that another limit then refused,
+    /// so a refused call spends nothing.
+    fn give_back(&mut self, capacity: u32) {
+        self.tokens = (self.tokens + 1.0).min(f64::from(capacity));
     }
 }
 
@@ -130,7 +164,8 @@ pub struct KeyState {
     in_flight: AtomicUsize,
     rate: Mutex<Bucket>,
     creates: Mutex<Bucket>,
-    logs: [LogGate; 6],
+    /// One per [`LimitKind`], by its discriminant.
+    logs: [LogGate; 8],
 }
 
 impl KeyState {
@@ -152,6 +187,8 @@ pub struct Refusal {
     pub kind: LimitKind,
     /// The key it counted against.
     pub key: String,
+    /// The tenant, when the limit is a tenant's.
+    pub tenant: Option<String>,
     /// The limit's number.
     pub limit: u64,
     /// How long the caller should wait before trying again.
@@ -196,6 +233,9 @@ pub struct Limiter {
     admin: Arc<KeyState>,
     /// Organizer credentials by id: bounded by the credentials issued.
     credentials: RwLock<HashMap<String, Arc<KeyState>>>,
+    /// Each tenant's creations bucket, by tenant: bounded by the tenants
+    /// of the credentials issued.
+    tenants: RwLock<HashMap<String, Arc<Mutex<Bucket>>>>,
 }
 
 impl Limiter {
@@ -210,6 +250,7 @@ impl Limiter {
             unrecognized: Arc::new(KeyState::new("unrecognized", &config, now)),
             admin: Arc::new(KeyState::new("admin", &config, now)),
             credentials: RwLock::new(HashMap::new()),
+            tenants: RwLock::new(HashMap::new()),
         })
     }
 
@@ -223,7 +264,7 @@ impl Limiter {
             Key::Anonymous => Arc::clone(&self.anonymous),
             Key::Unrecognized => Arc::clone(&self.unrecognized),
             Key::Admin => Arc::clone(&self.admin),
-            Key::Credential(id) => {
+            Key::Credential { id, .. } => {
                 if let Some(state) = self
                     .credentials
                     .read()
@@ -243,14 +284,40 @@ impl Limiter {
         }
     }
 
+    /// The creations bucket of `tenant`.
+    fn tenant_creates(&self, tenant: &str, now: Instant) -> Arc<Mutex<Bucket>> {
+        if let Some(bucket) = self
+            .tenants
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(tenant)
+        {
+            return Arc::clone(bucket);
+        }
+        Arc::clone(
+            self.tenants
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(tenant.to_string())
+                .or_insert_with(|| {
+                    Arc::new(Mutex::new(Bucket::full(
+                        self.config.tenant_creates_per_minute,
+                        now,
+                    )))
+                }),
+        )
+    }
+
     /// Admits a call by `key` at `now`, or refuses it. A call that creates
-    /// a match (`creates`) also passes the live-match cap, asking
-    /// `live_matches` for the count, and the key's creations per minute.
+    /// a match (`creates`) also passes the live-match caps, asking
+    /// `live_matches` for the server's count (`None`) or a tenant's
+    /// (`Some(tenant)`), and the creations per minute of the key and of its
+    /// tenant.
     pub fn admit(
         self: &Arc<Self>,
         key: &Key,
         creates: bool,
-        live_matches: impl FnOnce() -> usize,
+        live_matches: impl Fn(Option<&str>) -> usize,
         now: Instant,
     ) -> Result<Permit, Refusal> {
         let config = &self.config;
@@ -263,6 +330,7 @@ impl Limiter {
         if config.server_calls > 0 && in_flight >= config.server_calls {
             return Err(self.refusal(
                 &state,
+                None,
                 LimitKind::ServerCalls,
                 config.server_calls,
                 BUSY_RETRY,
@@ -274,6 +342,7 @@ impl Limiter {
         if config.credential_calls > 0 && key_in_flight >= config.credential_calls {
             return Err(self.refusal(
                 &state,
+                None,
                 LimitKind::CredentialCalls,
                 config.credential_calls,
                 BUSY_RETRY,
@@ -289,6 +358,7 @@ impl Limiter {
             if let Err(wait) = taken {
                 return Err(self.refusal(
                     &state,
+                    None,
                     LimitKind::CredentialRate,
                     config.credential_rate,
                     wait,
@@ -297,38 +367,99 @@ impl Limiter {
             }
         }
         if creates {
-            if config.live_matches > 0 && live_matches() >= config.live_matches {
+            self.admit_creation(key, &state, live_matches, now)?;
+        }
+        Ok(permit)
+    }
+
+    /// The limits of a call that creates a match. The caps on live matches
+    /// come first: a creation they refuse spends no creation token.
+    fn admit_creation(
+        &self,
+        key: &Key,
+        state: &KeyState,
+        live_matches: impl Fn(Option<&str>) -> usize,
+        now: Instant,
+    ) -> Result<(), Refusal> {
+        let config = &self.config;
+        let tenant = key.tenant();
+        if config.live_matches > 0 && live_matches(None) >= config.live_matches {
+            return Err(self.refusal(
+                state,
+                None,
+                LimitKind::LiveMatches,
+                config.live_matches,
+                LIVE_MATCHES_RETRY,
+                now,
+            ));
+        }
+        if let Some(tenant) = tenant
+            && config.tenant_live_matches > 0
+            && live_matches(Some(tenant)) >= config.tenant_live_matches
+        {
+            return Err(self.refusal(
+                state,
+                Some(tenant),
+                LimitKind::TenantLiveMatches,
+                config.tenant_live_matches,
+                LIVE_MATCHES_RETRY,
+                now,
+            ));
+        }
+        if config.creates_per_minute > 0 {
+            let taken = state
+                .creates
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(config.creates_per_minute, Duration::from_secs(60), now);
+            if let Err(wait) = taken {
                 return Err(self.refusal(
-                    &state,
-                    LimitKind::LiveMatches,
-                    config.live_matches,
-                    LIVE_MATCHES_RETRY,
+                    state,
+                    None,
+                    LimitKind::CreatesPerMinute,
+                    config.creates_per_minute,
+                    wait,
                     now,
                 ));
             }
-            if config.creates_per_minute > 0 {
-                let taken = state
-                    .creates
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take(config.creates_per_minute, Duration::from_secs(60), now);
-                if let Err(wait) = taken {
-                    return Err(self.refusal(
-                        &state,
-                        LimitKind::CreatesPerMinute,
-                        config.creates_per_minute,
-                        wait,
-                        now,
-                    ));
+        }
+        if let Some(tenant) = tenant
+            && config.tenant_creates_per_minute > 0
+        {
+            let taken = self
+                .tenant_creates(tenant, now)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(
+                    config.tenant_creates_per_minute,
+                    Duration::from_secs(60),
+                    now,
+                );
+            if let Err(wait) = taken {
+                if config.creates_per_minute > 0 {
+                    state
+                        .creates
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .give_back(config.creates_per_minute);
                 }
+                return Err(self.refusal(
+                    state,
+                    Some(tenant),
+                    LimitKind::TenantCreatesPerMinute,
+                    config.tenant_creates_per_minute,
+                    wait,
+                    now,
+                ));
             }
         }
-        Ok(permit)
+        Ok(())
     }
 
     fn refusal(
         &self,
         state: &KeyState,
+        tenant: Option<&str>,
         kind: LimitKind,
         limit: impl TryInto<u64>,
         retry_after: Duration,
@@ -337,6 +468,7 @@ impl Limiter {
         Refusal {
             kind,
             key: state.name.clone(),
+            tenant: tenant.map(str::to_string),
             limit: limit.try_into().unwrap_or(u64::MAX),
             // Whole milliseconds, rounded up and at least one: a client
             // that reads the metadata's `retry_after_ms` must not retry
@@ -367,11 +499,22 @@ mod tests {
             credential_rate: 0,
             creates_per_minute: 0,
             live_matches: 0,
+            tenant_live_matches: 0,
+            tenant_creates_per_minute: 0,
         }
     }
 
+    /// An organizer credential in a tenant of its own.
     fn org(id: &str) -> Key {
-        Key::Credential(id.to_string())
+        member(id, id)
+    }
+
+    /// An organizer credential in `tenant`.
+    fn member(id: &str, tenant: &str) -> Key {
+        Key::Credential {
+            id: id.to_string(),
+            tenant: tenant.to_string(),
+        }
     }
 
     #[test]
@@ -381,7 +524,7 @@ mod tests {
         let permits: Vec<Permit> = (0..1000)
             .map(|_| {
                 limiter
-                    .admit(&Key::Anonymous, true, || 1 << 30, now)
+                    .admit(&Key::Anonymous, true, |_| 1 << 30, now)
                     .unwrap()
             })
             .collect();
@@ -397,17 +540,17 @@ mod tests {
             ..config()
         });
         let now = Instant::now();
-        let first = limiter.admit(&org("a"), false, || 0, now).unwrap();
-        let _second = limiter.admit(&org("b"), false, || 0, now).unwrap();
+        let first = limiter.admit(&org("a"), false, |_| 0, now).unwrap();
+        let _second = limiter.admit(&org("b"), false, |_| 0, now).unwrap();
         let refused = limiter
-            .admit(&Key::Anonymous, false, || 0, now)
+            .admit(&Key::Anonymous, false, |_| 0, now)
             .unwrap_err();
         assert_eq!(refused.kind, LimitKind::ServerCalls);
         assert_eq!(refused.retry_after, BUSY_RETRY);
         assert_eq!(refused.limit, 2);
         assert_eq!(limiter.in_flight(), 2, "a refused call is not in flight");
         drop(first);
-        assert!(limiter.admit(&Key::Anonymous, false, || 0, now).is_ok());
+        assert!(limiter.admit(&Key::Anonymous, false, |_| 0, now).is_ok());
     }
 
     #[test]
@@ -417,14 +560,14 @@ mod tests {
             ..config()
         });
         let now = Instant::now();
-        let held = limiter.admit(&org("flood"), false, || 0, now).unwrap();
-        let refused = limiter.admit(&org("flood"), false, || 0, now).unwrap_err();
+        let held = limiter.admit(&org("flood"), false, |_| 0, now).unwrap();
+        let refused = limiter.admit(&org("flood"), false, |_| 0, now).unwrap_err();
         assert_eq!(refused.kind, LimitKind::CredentialCalls);
         assert_eq!(refused.key, "flood");
-        assert!(limiter.admit(&org("calm"), false, || 0, now).is_ok());
-        assert!(limiter.admit(&Key::Admin, false, || 0, now).is_ok());
+        assert!(limiter.admit(&org("calm"), false, |_| 0, now).is_ok());
+        assert!(limiter.admit(&Key::Admin, false, |_| 0, now).is_ok());
         drop(held);
-        assert!(limiter.admit(&org("flood"), false, || 0, now).is_ok());
+        assert!(limiter.admit(&org("flood"), false, |_| 0, now).is_ok());
     }
 
     #[test]
@@ -435,22 +578,22 @@ mod tests {
         });
         let start = Instant::now();
         for _ in 0..10 {
-            drop(limiter.admit(&Key::Anonymous, false, || 0, start).unwrap());
+            drop(limiter.admit(&Key::Anonymous, false, |_| 0, start).unwrap());
         }
         let refused = limiter
-            .admit(&Key::Anonymous, false, || 0, start)
+            .admit(&Key::Anonymous, false, |_| 0, start)
             .unwrap_err();
         assert_eq!(refused.kind, LimitKind::CredentialRate);
         assert_eq!(refused.retry_after, Duration::from_millis(100));
         assert!(
             limiter
-                .admit(&Key::Unrecognized, false, || 0, start)
+                .admit(&Key::Unrecognized, false, |_| 0, start)
                 .is_ok(),
             "unknown credentials are counted apart from anonymous callers"
         );
         let later = start + Duration::from_millis(100);
-        assert!(limiter.admit(&Key::Anonymous, false, || 0, later).is_ok());
-        assert!(limiter.admit(&Key::Anonymous, false, || 0, later).is_err());
+        assert!(limiter.admit(&Key::Anonymous, false, |_| 0, later).is_ok());
+        assert!(limiter.admit(&Key::Anonymous, false, |_| 0, later).is_err());
     }
 
     #[test]
@@ -461,15 +604,15 @@ mod tests {
         });
         let start = Instant::now();
         for _ in 0..2 {
-            drop(limiter.admit(&org("p"), true, || 0, start).unwrap());
+            drop(limiter.admit(&org("p"), true, |_| 0, start).unwrap());
         }
-        drop(limiter.admit(&org("p"), false, || 0, start).unwrap());
-        let refused = limiter.admit(&org("p"), true, || 0, start).unwrap_err();
+        drop(limiter.admit(&org("p"), false, |_| 0, start).unwrap());
+        let refused = limiter.admit(&org("p"), true, |_| 0, start).unwrap_err();
         assert_eq!(refused.kind, LimitKind::CreatesPerMinute);
         assert_eq!(refused.retry_after, Duration::from_secs(30));
-        assert!(limiter.admit(&org("q"), true, || 0, start).is_ok());
+        assert!(limiter.admit(&org("q"), true, |_| 0, start).is_ok());
         let later = start + Duration::from_secs(30);
-        assert!(limiter.admit(&org("p"), true, || 0, later).is_ok());
+        assert!(limiter.admit(&org("p"), true, |_| 0, later).is_ok());
     }
 
     #[test]
@@ -480,12 +623,12 @@ mod tests {
             ..config()
         });
         let now = Instant::now();
-        let refused = limiter.admit(&Key::Admin, true, || 5, now).unwrap_err();
+        let refused = limiter.admit(&Key::Admin, true, |_| 5, now).unwrap_err();
         assert_eq!(refused.kind, LimitKind::LiveMatches);
         assert_eq!(refused.retry_after, LIVE_MATCHES_RETRY);
-        assert!(limiter.admit(&Key::Admin, false, || 5, now).is_ok());
+        assert!(limiter.admit(&Key::Admin, false, |_| 5, now).is_ok());
         assert!(
-            limiter.admit(&Key::Admin, true, || 4, now).is_ok(),
+            limiter.admit(&Key::Admin, true, |_| 4, now).is_ok(),
             "a creation refused for the cap did not use the quota"
         );
     }
@@ -497,21 +640,142 @@ mod tests {
             ..config()
         });
         let start = Instant::now();
-        drop(limiter.admit(&Key::Anonymous, false, || 0, start).unwrap());
+        drop(limiter.admit(&Key::Anonymous, false, |_| 0, start).unwrap());
         let logs: Vec<Option<u64>> = (0..5)
             .map(|_| {
                 limiter
-                    .admit(&Key::Anonymous, false, || 0, start)
+                    .admit(&Key::Anonymous, false, |_| 0, start)
                     .unwrap_err()
                     .log
             })
             .collect();
         assert_eq!(logs, vec![Some(1), None, None, None, None]);
         let later = start + Duration::from_millis(1_500);
-        drop(limiter.admit(&Key::Anonymous, false, || 0, later).unwrap());
+        drop(limiter.admit(&Key::Anonymous, false, |_| 0, later).unwrap());
         let next = limiter
-            .admit(&Key::Anonymous, false, || 0, later)
+            .admit(&Key::Anonymous, false, |_| 0, later)
             .unwrap_err();
         assert_eq!(next.log, Some(5), "the four not logged and this one");
+    }
+
+    #[test]
+    fn a_tenants_live_match_cap_binds_all_its_credentials_and_no_one_else() {
+        let limiter = Limiter::new(LimitConfig {
+            tenant_live_matches: 2,
+            ..config()
+        });
+        let now = Instant::now();
+        // The server holds many, of which the tenant "full" holds two.
+        let live = |tenant: Option<&str>| match tenant {
+            None => 100,
+            Some("full") => 2,
+            Some(_) => 1,
+        };
+        for id in ["a", "b"] {
+            let refused = limiter
+                .admit(&member(id, "full"), true, live, now)
+                .unwrap_err();
+            assert_eq!(refused.kind, LimitKind::TenantLiveMatches);
+            assert_eq!(refused.key, id);
+            assert_eq!(refused.tenant.as_deref(), Some("full"));
+            assert_eq!(refused.limit, 2);
+            assert_eq!(refused.retry_after, LIVE_MATCHES_RETRY);
+        }
+        assert!(
+            limiter
+                .admit(&member("a", "full"), false, live, now)
+                .is_ok(),
+            "calls that create nothing pass"
+        );
+        assert!(
+            limiter
+                .admit(&member("c", "other"), true, live, now)
+                .is_ok()
+        );
+        assert!(limiter.admit(&Key::Admin, true, live, now).is_ok());
+        assert!(limiter.admit(&Key::Anonymous, true, live, now).is_ok());
+        let one_ended = |tenant: Option<&str>| if tenant == Some("full") { 1 } else { 0 };
+        assert!(
+            limiter
+                .admit(&member("b", "full"), true, one_ended, now)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn the_server_cap_is_checked_before_the_tenants() {
+        let limiter = Limiter::new(LimitConfig {
+            live_matches: 3,
+            tenant_live_matches: 1,
+            ..config()
+        });
+        let refused = limiter
+            .admit(&member("a", "t"), true, |_| 3, Instant::now())
+            .unwrap_err();
+        assert_eq!(refused.kind, LimitKind::LiveMatches);
+        assert_eq!(refused.tenant, None);
+    }
+
+    #[test]
+    fn a_tenants_creations_per_minute_are_summed_over_its_credentials() {
+        let limiter = Limiter::new(LimitConfig {
+            creates_per_minute: 2,
+            tenant_creates_per_minute: 3,
+            ..config()
+        });
+        let start = Instant::now();
+        for key in [member("a", "t"), member("a", "t"), member("b", "t")] {
+            drop(limiter.admit(&key, true, |_| 0, start).unwrap());
+        }
+        let refused = limiter
+            .admit(&member("b", "t"), true, |_| 0, start)
+            .unwrap_err();
+        assert_eq!(refused.kind, LimitKind::TenantCreatesPerMinute);
+        assert_eq!(refused.key, "b");
+        assert_eq!(refused.tenant.as_deref(), Some("t"));
+        assert_eq!(refused.limit, 3);
+        assert_eq!(refused.retry_after, Duration::from_secs(20));
+        assert_eq!(
+            limiter
+                .admit(&member("a", "t"), true, |_| 0, start)
+                .unwrap_err()
+                .kind,
+            LimitKind::CreatesPerMinute,
+            "a credential's own quota still counts"
+        );
+        assert!(limiter.admit(&member("c", "u"), true, |_| 0, start).is_ok());
+        assert!(limiter.admit(&Key::Admin, true, |_| 0, start).is_ok());
+        let later = start + Duration::from_secs(20);
+        assert!(limiter.admit(&member("b", "t"), true, |_| 0, later).is_ok());
+    }
+
+    #[test]
+    fn a_creation_its_tenant_refuses_keeps_its_credentials_token() {
+        let limiter = Limiter::new(LimitConfig {
+            creates_per_minute: 1,
+            tenant_creates_per_minute: 2,
+            ..config()
+        });
+        let start = Instant::now();
+        drop(
+            limiter
+                .admit(&member("a", "t"), true, |_| 0, start)
+                .unwrap(),
+        );
+        drop(
+            limiter
+                .admit(&member("b", "t"), true, |_| 0, start)
+                .unwrap(),
+        );
+        for _ in 0..3 {
+            let refused = limiter
+                .admit(&member("c", "t"), true, |_| 0, start)
+                .unwrap_err();
+            assert_eq!(refused.kind, LimitKind::TenantCreatesPerMinute);
+        }
+        // Half a minute refills one of the tenant's two tokens and half of
+        // a credential's one: only a credential that spent nothing has one.
+        let later = start + Duration::from_secs(30);
+        assert!(limiter.admit(&member("c", "t"), true, |_| 0, later).is_ok());
     }
 }

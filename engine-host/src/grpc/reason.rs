@@ -46,6 +46,22 @@ const LIMIT_KEYS: &[MetadataKey] = &[
     key("retry_after_ms"),
 ];
 
+/// The metadata of a refusal by a limit that is the server's or the
+/// credential's, or its tenant's: then also which tenant.
+const QUOTA_KEYS: &[MetadataKey] = &[
+    key("limit"),
+    key("max"),
+    key_about(
+        "credential",
+        "the key counted: admin, anonymous, unrecognized or an id",
+    ),
+    key("retry_after_ms"),
+    key_about(
+        "tenant",
+        "when the limit is the tenant's: limit tenant_creates_per_minute or tenant_live_matches",
+    ),
+];
+
 /// Defines [`Reason`] and its table from one list: each row's meaning is
 /// its variant's doc comment, so the list cannot leave a reason out of
 /// [`Reason::ALL`] or undescribed.
@@ -223,11 +239,13 @@ reasons! {
         Some("Throttled");
     /// the caller's credential is over its calls per second (`--credential-rate`)
     RateLimited = Some("RATE_LIMITED"), ResourceExhausted, LIMIT_KEYS, Some("Throttled");
-    /// the caller's credential created or imported its most matches of the
-    /// last minute (`--creates-per-minute`)
-    CreationQuota = Some("CREATION_QUOTA"), ResourceExhausted, LIMIT_KEYS, Some("Throttled");
-    /// the server holds its most live matches (`--max-live-matches`)
-    LiveMatchLimit = Some("LIVE_MATCH_LIMIT"), ResourceExhausted, LIMIT_KEYS, Some("Throttled");
+    /// the caller's credential, or all its tenant's credentials together,
+    /// created or imported their most matches of the last minute
+    /// (`--creates-per-minute`, `--tenant-creates-per-minute`)
+    CreationQuota = Some("CREATION_QUOTA"), ResourceExhausted, QUOTA_KEYS, Some("Throttled");
+    /// the server, or the caller's tenant, holds its most live matches
+    /// (`--max-live-matches`, `--tenant-max-live-matches`)
+    LiveMatchLimit = Some("LIVE_MATCH_LIMIT"), ResourceExhausted, QUOTA_KEYS, Some("Throttled");
     /// the call took longer than the request timeout (`--request-timeout-ms`)
     RequestTimeout = Some("REQUEST_TIMEOUT"), DeadlineExceeded, &[key("timeout_ms")], None;
     /// the reply is larger than the server's cap (`--max-reply-bytes`)

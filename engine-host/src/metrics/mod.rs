@@ -68,17 +68,23 @@ pub enum LimitKind {
     CreatesPerMinute,
     /// The live matches the server holds.
     LiveMatches,
+    /// One tenant's matches created per minute, by all its credentials.
+    TenantCreatesPerMinute,
+    /// The live matches one tenant holds.
+    TenantLiveMatches,
     /// The request timeout.
     Timeout,
 }
 
 impl LimitKind {
-    const ALL: [LimitKind; 6] = [
+    const ALL: [LimitKind; 8] = [
         LimitKind::ServerCalls,
         LimitKind::CredentialCalls,
         LimitKind::CredentialRate,
         LimitKind::CreatesPerMinute,
         LimitKind::LiveMatches,
+        LimitKind::TenantCreatesPerMinute,
+        LimitKind::TenantLiveMatches,
         LimitKind::Timeout,
     ];
 
@@ -90,6 +96,8 @@ impl LimitKind {
             LimitKind::CredentialRate => "credential_rate",
             LimitKind::CreatesPerMinute => "credential_creates_per_minute",
             LimitKind::LiveMatches => "live_matches",
+            LimitKind::TenantCreatesPerMinute => "tenant_creates_per_minute",
+            LimitKind::TenantLiveMatches => "tenant_live_matches",
             LimitKind::Timeout => "request_timeout",
         }
     }
@@ -762,6 +770,7 @@ mod tests {
             "tabletop_plugin_call_seconds_count{game=\"war\",call=\"submit\"} 1",
             "tabletop_limit_refusals_total{limit=\"credential_creates_per_minute\"} 1",
             "tabletop_limit_refusals_total{limit=\"live_matches\"} 0",
+            "tabletop_limit_refusals_total{limit=\"tenant_live_matches\"} 0",
             "# TYPE tabletop_matches gauge",
             "tabletop_matches{state=\"live\"} 2",
             "tabletop_matches{state=\"finished\"} 1",
