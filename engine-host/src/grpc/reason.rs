@@ -225,7 +225,8 @@ reasons! {
     /// server requires one for Admin (`--tls-client-ca`)
     ClientCertificateRequired = Some("CLIENT_CERTIFICATE_REQUIRED"), Unauthenticated,
         &[key_about("credential", "client_certificate")], None;
-    /// the match's plugin version is not loaded here
+    /// the match's plugin version is not loaded here, or its stored data
+    /// is damaged (`unavailable_reason` says which)
     MatchUnavailable = Some("MATCH_UNAVAILABLE"), Unavailable,
         &[key("match_id"), key("unavailable_reason")], None;
     /// the server is stopping: ends every open Watch stream

@@ -49,7 +49,7 @@
 // | BAD_TOKEN | PERMISSION_DENIED | credential (seat, admin, bearer, join_code) | the token is not one this server knows for this (wrong, or revoked) |
 // | NOT_PERMITTED | PERMISSION_DENIED | credential (the weakest that would do: organizer or admin) | the caller's valid credential does not allow this call |
 // | CLIENT_CERTIFICATE_REQUIRED | UNAUTHENTICATED | credential (client_certificate) | an Admin call on a connection without a client certificate, when the server requires one for Admin (`--tls-client-ca`) |
-// | MATCH_UNAVAILABLE | UNAVAILABLE | match_id, unavailable_reason | the match's plugin version is not loaded here |
+// | MATCH_UNAVAILABLE | UNAVAILABLE | match_id, unavailable_reason | the match's plugin version is not loaded here, or its stored data is damaged (`unavailable_reason` says which) |
 // | SHUTTING_DOWN | UNAVAILABLE | | the server is stopping: ends every open Watch stream |
 // | SERVER_BUSY | UNAVAILABLE | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the server is serving its most calls at once (`--max-calls-in-flight`); answered at once |
 // | TOO_MANY_CALLS_IN_FLIGHT | RESOURCE_EXHAUSTED | limit, max, credential (the key counted: admin, anonymous, unrecognized or an id), retry_after_ms | the caller's credential has its most calls in flight (`--credential-calls-in-flight`) |
