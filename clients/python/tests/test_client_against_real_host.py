@@ -15,7 +15,9 @@ import sys
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
+from typing import Callable, Iterator, TypeVar
 
 import grpc
 import pytest
@@ -27,6 +29,15 @@ from tabletop.v1 import admin_pb2, matches_pb2, types_pb2, watch_pb2
 from conftest import ADMIN_TOKEN, PYTHON_CLIENT, TOURNAMENT_EXAMPLE, Host, run_bot
 
 BOT_DEADLINE_S = 150
+
+#: How soon a stream must end once what opened it is withdrawn: the server
+#: promises a second; the rest is slack for a loaded machine.
+WITHDRAWN_WITHIN_S = 3.0
+
+#: How long a stream that must go on is given to deliver its next message.
+PATIENCE_S = 10.0
+
+T = TypeVar("T")
 
 
 def players_for(game: tabletop.GameInfo) -> int:
@@ -664,6 +675,75 @@ def test_a_revoked_credential_is_refused(host: Host, director: tabletop.Client) 
     assert not director.view(match.match_id).paused
 
 
+def next_within(stream: Iterator[T], stop: Callable[[], None], what: str, within_s: float = PATIENCE_S) -> T:
+    """The stream's next message; fails the test if none comes within
+    ``within_s`` (``stop`` then ends the stream, so the test never hangs)."""
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(next, stream)
+        try:
+            return waiting.result(timeout=within_s)
+        except FutureTimeout:
+            stop()
+            pytest.fail(f"{what}: nothing within {within_s}s")
+        except StopIteration:
+            pytest.fail(f"{what}: the stream ended")
+
+
+def refusal_ending(
+    stream: Iterator[object], stop: Callable[[], None], what: str, within_s: float = WITHDRAWN_WITHIN_S
+) -> tabletop.TabletopError:
+    """The typed error the stream ends with within ``within_s``; messages
+    already on their way are skipped. Fails the test if the stream ends
+    without an error or is still open then (``stop`` then ends it)."""
+
+    def drain() -> None:
+        for _ in stream:
+            pass
+
+    with ThreadPoolExecutor(1) as pool:
+        ending = pool.submit(drain)
+        try:
+            ending.result(timeout=within_s)
+        except tabletop.TabletopError as err:
+            return err
+        except FutureTimeout:
+            stop()
+            pytest.fail(f"{what}: still open {within_s}s after")
+    pytest.fail(f"{what}: the stream ended without saying why")
+
+
+def test_revoking_a_credential_ends_the_lifecycle_feed_it_opened_with_bad_token(
+    host: Host, director: tabletop.Client
+) -> None:
+    issued = director.issue_credential("revoked follower")
+    labels = {"table": unique("revoked-feed")}
+    with tabletop.connect(host.address, credential=issued.secret) as organizer:
+        match = organizer.create_match("focus", 2, seed=82, labels=labels)
+        feed = organizer.follow_lifecycle(labels=labels)
+        try:
+            # The feed delivers while the credential holds.
+            created = next_within(feed, feed.cancel, "the feed before the revocation")
+            assert (created.match_id, created.WhichOneof("kind")) == (match.match_id, "created")
+
+            director.revoke_credential(issued.credential.credential_id)
+            ended = refusal_ending(feed, feed.cancel, "the feed after the revocation")
+        finally:
+            feed.cancel()
+        assert isinstance(ended, tabletop.BadToken), repr(ended)
+        assert ended.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert ended.reason == "BAD_TOKEN"
+        assert ended.credential == "bearer"
+
+        # The same refusal a new feed with the credential gets.
+        with pytest.raises(tabletop.BadToken) as refollowed:
+            next(organizer.follow_lifecycle(labels=labels))
+        assert (refollowed.value.code(), refollowed.value.reason, refollowed.value.credential) == (
+            ended.code(),
+            ended.reason,
+            ended.credential,
+        )
+
+
 def test_credential_and_admin_token_are_one_setting(host: Host) -> None:
     with tabletop.connect(host.address, admin_token=ADMIN_TOKEN) as old_style:
         assert old_style.credential == ADMIN_TOKEN
@@ -748,6 +828,40 @@ def test_a_reissued_seat_token_replaces_the_old_one(client: tabletop.Client, org
     assert old.value.credential == "seat"
     response = found.act(found.legal_actions()[0])
     assert response.view.version == match.created_view.version + 1
+
+
+def test_reissuing_a_seat_token_ends_the_watch_it_opened_with_bad_token(host: Host, organizer: tabletop.Client) -> None:
+    match = organizer.create_match("focus", 2, seed=92)
+    lost_seat = match.created_view.to_move[0]
+    old_token = match.tokens[lost_seat]
+    # The player's own connection: closing it is what ends a watch that
+    # wrongly stays open.
+    with tabletop.connect(host.address) as player:
+        watch = player.watch(match.match_id, old_token)
+        snapshot = next_within(watch, player.close, "the watch before the re-issue")
+        assert snapshot.WhichOneof("kind") == "snapshot"
+
+        found = organizer.reissue_seat_token(match.match_id, lost_seat)
+        ended = refusal_ending(watch, player.close, "the watch with the old token")
+        assert isinstance(ended, tabletop.BadToken), repr(ended)
+        assert ended.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert ended.reason == "BAD_TOKEN"
+        assert ended.credential == "seat"
+        with pytest.raises(tabletop.BadToken) as rewatched:
+            next(iter(player.watch(match.match_id, old_token)))
+        assert (rewatched.value.code(), rewatched.value.reason, rewatched.value.credential) == (
+            ended.code(),
+            ended.reason,
+            ended.credential,
+        )
+
+        # The new token watches and plays on where the old one stopped.
+        renewed = player.watch(match.match_id, found.token)
+        snapshot = next_within(renewed, player.close, "the watch with the new token")
+        assert snapshot.WhichOneof("kind") == "snapshot" and snapshot.version == match.created_view.version
+        player.act(match.match_id, found.token, player.legal_actions(match.match_id, found.token).actions[0])
+        moved = next_within(renewed, player.close, "the move, to the new token's watch")
+        assert moved.WhichOneof("kind") == "transition" and moved.version == match.created_view.version + 1
 
 
 def test_the_random_bot_plays_in_the_cli_arena_as_an_external_bot(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
  * The TypeScript client's tournament-platform calls against the real
  * engine-host and the real plugins: labels, paging, idempotent creation, the
  * lifecycle feed, the director's controls, the admin's lift of a
- * quarantine, credentials, invite-only seats, seat identities and reissued
- * tokens.
+ * quarantine, credentials (and the end of the streams a revoked one
+ * opened), invite-only seats, seat identities and reissued tokens (and the
+ * end of the watches the old one opened).
  */
 
 import assert from "node:assert/strict";
@@ -27,6 +28,7 @@ import {
   connect,
   type LifecycleEvent,
   type MatchSummary,
+  type WatchEvent,
 } from "../src/index.js";
 import { ADMIN_TOKEN, testHost } from "./harness.js";
 
@@ -333,6 +335,74 @@ async function refusal(call: Promise<unknown>): Promise<TabletopError> {
   return err;
 }
 
+/** How soon a stream must end once what opened it is withdrawn: the server
+ * promises a second; the rest is slack for a loaded machine. */
+const WITHDRAWN_WITHIN_MS = 3_000;
+
+/** How long a stream that must go on is given to deliver its next message. */
+const PATIENCE_MS = 10_000;
+
+/** A stream read message by message within time limits. */
+interface BoundedStream<T> {
+  /** The stream's next message, within `PATIENCE_MS`. */
+  next(what: string): Promise<T>;
+  /**
+   * The typed error the stream ends with within `WITHDRAWN_WITHIN_MS`;
+   * messages already on their way are skipped.
+   */
+  refusal(what: string): Promise<TabletopError>;
+  /** Stops reading (harmless once the stream has ended). */
+  close(): void;
+}
+
+/**
+ * `open` opens the stream with a signal that is aborted when a limit
+ * passes, so a stream that goes quiet fails the test instead of hanging it.
+ */
+function bounded<T>(open: (signal: AbortSignal) => AsyncIterable<T>): BoundedStream<T> {
+  const controller = new AbortController();
+  const items = open(controller.signal)[Symbol.asyncIterator]();
+  async function within<R>(ms: number, what: string, step: () => Promise<R>): Promise<R> {
+    const timer = setTimeout(() => controller.abort(), ms);
+    try {
+      const result = await step();
+      // An aborted feed ends without an error; an aborted watch throws.
+      if (controller.signal.aborted) assert.fail(`${what}: still waiting after ${ms} ms`);
+      return result;
+    } catch (e) {
+      if (controller.signal.aborted) assert.fail(`${what}: still waiting after ${ms} ms`);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return {
+    async next(what: string): Promise<T> {
+      const next = await within(PATIENCE_MS, what, () => items.next());
+      if (next.done) assert.fail(`${what}: the stream ended`);
+      return next.value;
+    },
+    async refusal(what: string): Promise<TabletopError> {
+      const err = await within(WITHDRAWN_WITHIN_MS, what, async () => {
+        for (;;) {
+          let next: IteratorResult<T>;
+          try {
+            next = await items.next();
+          } catch (e) {
+            return e;
+          }
+          if (next.done) assert.fail(`${what}: the stream ended without saying why`);
+        }
+      });
+      assert.ok(err instanceof TabletopError, String(err));
+      return err;
+    },
+    close(): void {
+      controller.abort();
+    },
+  };
+}
+
 test("an organizer credential chooses seeds and directs but does not administer", async () => {
   const issued = await host.director.issueCredential("spring platform");
   assert.ok(issued.secret && issued.credential?.credentialId);
@@ -410,6 +480,37 @@ test("a revoked credential is refused", async () => {
     assert.ok((await refusal(platform.createMatch("focus"))) instanceof BadToken);
     assert.equal((await host.director.view(match.matchId)).paused, false);
   } finally {
+    platform.close();
+  }
+});
+
+test("revoking a credential ends the lifecycle feed it opened with BadToken", async () => {
+  const issued = await host.director.issueCredential("revoked follower");
+  const labels = { table: unique("revoked-feed") };
+  const platform = connect(host.address, { credential: issued.secret });
+  const feed = bounded((signal) => platform.followLifecycle({ labels, signal }));
+  try {
+    const match = await platform.createMatch("focus", { seed: 82, labels });
+    // The feed delivers while the credential holds.
+    const created = await feed.next("the feed before the revocation");
+    assert.deepEqual([created.matchId, created.kind.case], [match.matchId, "created"]);
+
+    await host.director.revokeCredential(issued.credential!.credentialId);
+    const ended = await feed.refusal("the feed after the revocation");
+    assert.ok(ended instanceof BadToken, String(ended));
+    assert.equal(ended.code, Code.PermissionDenied);
+    assert.equal(ended.reason, "BAD_TOKEN");
+    assert.equal(ended.credential, "bearer");
+
+    // The same refusal a new feed with the credential gets.
+    const refollowed = await refusal(take((signal) => platform.followLifecycle({ labels, signal }), 1));
+    assert.ok(refollowed instanceof BadToken, String(refollowed));
+    assert.deepEqual(
+      [refollowed.code, refollowed.reason, refollowed.credential],
+      [ended.code, ended.reason, ended.credential],
+    );
+  } finally {
+    feed.close();
     platform.close();
   }
 });
@@ -521,4 +622,44 @@ test("a reissued seat token replaces the old one", async () => {
   assert.equal(old.credential, "seat");
   const [action] = await found.legalActions();
   assert.equal((await found.act(action!)).view?.version, match.createdView.version + 1n);
+});
+
+test("reissuing a seat token ends the watch it opened with BadToken", async () => {
+  const match = await host.organizer.createMatch("focus", { seed: 92 });
+  const lostSeat = match.createdView.toMove[0]!;
+  const oldToken = match.tokens.get(lostSeat)!;
+  const player = host.client;
+  const watch = bounded((signal) => player.watch(match.matchId, oldToken, { signal }));
+  let renewed: BoundedStream<WatchEvent> | undefined;
+  try {
+    const snapshot = await watch.next("the watch before the re-issue");
+    assert.equal(snapshot.kind.case, "snapshot");
+
+    const found = await host.organizer.reissueSeatToken(match.matchId, lostSeat);
+    const ended = await watch.refusal("the watch with the old token");
+    assert.ok(ended instanceof BadToken, String(ended));
+    assert.equal(ended.code, Code.PermissionDenied);
+    assert.equal(ended.reason, "BAD_TOKEN");
+    assert.equal(ended.credential, "seat");
+    const rewatched = await refusal(take((signal) => player.watch(match.matchId, oldToken, { signal }), 1));
+    assert.ok(rewatched instanceof BadToken, String(rewatched));
+    assert.deepEqual(
+      [rewatched.code, rewatched.reason, rewatched.credential],
+      [ended.code, ended.reason, ended.credential],
+    );
+
+    // The new token watches and plays on where the old one stopped.
+    renewed = bounded((signal) => player.watch(match.matchId, found.token, { signal }));
+    const renewedSnapshot = await renewed.next("the watch with the new token");
+    assert.equal(renewedSnapshot.kind.case, "snapshot");
+    assert.equal(renewedSnapshot.version, match.createdView.version);
+    const [action] = (await player.legalActions(match.matchId, found.token)).actions;
+    await player.act(match.matchId, found.token, action!);
+    const moved = await renewed.next("the move, to the new token's watch");
+    assert.equal(moved.kind.case, "transition");
+    assert.equal(moved.version, match.createdView.version + 1n);
+  } finally {
+    watch.close();
+    renewed?.close();
+  }
 });
