@@ -421,7 +421,6 @@ fn warn_if_pages_damaged(conn: &Connection, path: &Path) -> bool {
     if problems.is_empty() {
         return false;
     }
-    read::damage_found();
     tracing::error!(
         store = %path.display(),
         "the match store is damaged: {}. The host serves what reads; the matches whose rows \

@@ -170,8 +170,19 @@ fn drop_statements(conn: &Connection) {
 /// reads whole, so the damage was only in its indexes: the copy takes the
 /// file's place and the damaged file is kept beside it. Answers the
 /// connection to use: the rebuilt file's, or `conn` itself when tables are
-/// damaged too (the reads then step around the damage, match by match).
+/// damaged too (the reads then step around the damage, match by match, and
+/// an id an index does not find is looked for without it).
 pub(super) fn rebuild_if_only_indexes(path: &Path, conn: Connection) -> HostResult<Connection> {
+    let rebuilt = rebuild(path, conn)?;
+    if rebuilt.is_err() {
+        read::damage_found();
+    }
+    Ok(rebuilt.unwrap_or_else(|kept| kept))
+}
+
+/// [`rebuild_if_only_indexes`]: `Ok` with the rebuilt file's connection, or
+/// `Err` with `conn` when the file stays as it is.
+fn rebuild(path: &Path, conn: Connection) -> HostResult<Result<Connection, Connection>> {
     let rebuilt = beside(path, ".rebuilding");
     let _ = std::fs::remove_file(&rebuilt);
     let copied = match copy_into(&conn, &rebuilt, &HashSet::new()) {
@@ -179,7 +190,7 @@ pub(super) fn rebuild_if_only_indexes(path: &Path, conn: Connection) -> HostResu
         Err(e) => {
             let _ = std::fs::remove_file(&rebuilt);
             tracing::error!(store = %path.display(), "cannot rebuild the damaged match store: {e}");
-            return Ok(conn);
+            return Ok(Err(conn));
         }
     };
     if !copied.gaps.is_empty() {
@@ -194,7 +205,7 @@ pub(super) fn rebuild_if_only_indexes(path: &Path, conn: Connection) -> HostResu
             store = %path.display(),
             "the match store's damage reaches its rows: {lost}. The host serves the rest"
         );
-        return Ok(conn);
+        return Ok(Err(conn));
     }
     let fresh = Connection::open(&rebuilt)
         .map(|c| check::damaged_pages(&c, 5))
@@ -206,7 +217,7 @@ pub(super) fn rebuild_if_only_indexes(path: &Path, conn: Connection) -> HostResu
             "the rebuilt match store does not check either ({}); the host serves the damaged one",
             fresh.join("; ")
         );
-        return Ok(conn);
+        return Ok(Err(conn));
     }
     drop(conn);
     let kept = beside(path, &format!(".damaged-{}", tabletop_core::now_ms()));
@@ -235,7 +246,7 @@ pub(super) fn rebuild_if_only_indexes(path: &Path, conn: Connection) -> HostResu
     );
     let mut conn = open(path)?;
     migrations::migrate(&mut conn)?;
-    Ok(conn)
+    Ok(Ok(conn))
 }
 
 /// What [`check_file`] found.
@@ -279,6 +290,10 @@ pub fn check_file(path: &Path, salvage_to: Option<&Path>) -> HostResult<FileRepo
         problems: check::damaged_pages(&conn, 100),
         ..FileReport::default()
     };
+    if !report.problems.is_empty() {
+        // An index may be wrong without failing: look past it for ids.
+        read::damage_found();
+    }
     let ids = read::match_ids(&conn).map_err(super::db_error)?;
     for gap in ids.1 {
         report
