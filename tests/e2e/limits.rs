@@ -305,3 +305,71 @@ async fn a_credential_flooding_creation_is_refused_while_another_plays_on() {
         assert!(retry_delay(status) > Duration::ZERO);
     }
 }
+
+/// GetView with `token` until one is refused (at most 40 calls).
+async fn view_until_refused(
+    matches: &mut tabletop_proto::v1::matches_client::MatchesClient<tonic::transport::Channel>,
+    match_id: &str,
+    token: &str,
+) -> Option<tonic::Status> {
+    for _ in 0..40 {
+        match crate::support::view_of(matches, match_id, token, None).await {
+            Err(status) if status.code() == Code::ResourceExhausted => return Some(status),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A player acting with a seat token is its seat's own key: a spectator
+/// flooding the server, another player past its rate, or calls with
+/// made-up tokens hold up no player, and each is refused on its own key.
+#[tokio::test]
+async fn players_are_limited_per_seat_not_with_every_spectator() {
+    let host = Host::start_with(HostOptions {
+        args: vec!["--credential-rate".into(), "5".into()],
+        ..Default::default()
+    })
+    .await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(as_admin(new_focus()))
+        .await
+        .expect("create")
+        .into_inner();
+    let mut tokens = vec![String::new(); 2];
+    for seat in created.seats {
+        tokens[seat.seat as usize] = seat.token;
+    }
+    let id = created.match_id;
+
+    let spectator = view_until_refused(&mut matches, &id, "")
+        .await
+        .expect("a spectator past the rate is refused");
+    assert_eq!(reason(&spectator), "RATE_LIMITED");
+    assert_eq!(metadata(&spectator, "credential"), "anonymous");
+    for token in &tokens {
+        for _ in 0..4 {
+            crate::support::view_of(&mut matches, &id, token, None)
+                .await
+                .expect("a player is not held up by the spectators' key");
+        }
+    }
+
+    let flooding = view_until_refused(&mut matches, &id, &tokens[0])
+        .await
+        .expect("a player past its seat's rate is refused");
+    assert_eq!(reason(&flooding), "RATE_LIMITED");
+    assert_eq!(metadata(&flooding, "credential"), "seat", "never its token");
+    crate::support::view_of(&mut matches, &id, &tokens[1], None)
+        .await
+        .expect("the other seat plays on");
+
+    let made_up = view_until_refused(&mut matches, &id, "a-token-no-seat-holds")
+        .await
+        .expect("made-up tokens share one bucket");
+    assert_eq!(metadata(&made_up, "credential"), "unproven seat token");
+    crate::support::view_of(&mut matches, &id, &tokens[1], None)
+        .await
+        .expect("the other seat still plays on");
+}

@@ -24,7 +24,7 @@ use tower::{Layer, Service};
 use tracing::Instrument;
 
 use super::auth::{AUTHORIZATION, parse_bearer};
-use super::limits::{Key, Limiter, Refusal};
+use super::limits::{Key, Limiter, Refusal, SeatCharge};
 use super::reason::Reason;
 use super::status::{Described, to_status};
 use crate::engine::{Caller, Engine};
@@ -35,6 +35,18 @@ use tabletop_core::HostError;
 const CREATING: [&str; 2] = [
     "/tabletop.v1.Matches/CreateMatch",
     "/tabletop.v1.Matches/ImportRecord",
+];
+
+/// The methods that take a seat token (field 2 of each request): called
+/// without a credential, each is charged by its handler against the seat
+/// the token names ([`SeatCharge`]).
+const SEAT_CALLS: [&str; 6] = [
+    "/tabletop.v1.Matches/GetView",
+    "/tabletop.v1.Matches/ListLegalActions",
+    "/tabletop.v1.Matches/SubmitAction",
+    "/tabletop.v1.Matches/Resign",
+    "/tabletop.v1.Watch/WatchMatch",
+    "/tabletop.v1.Watch/ListEvents",
 ];
 
 /// The Admin service's path prefix.
@@ -193,8 +205,11 @@ where
             match_id = tracing::field::Empty,
             credential = tracing::field::Empty
         );
-        let (key, presented) = self.presented(request.headers());
+        let (mut key, presented) = self.presented(request.headers());
         span.record("credential", key.name());
+        if key == Key::Anonymous && SEAT_CALLS.contains(&path) {
+            key = Key::SeatCall;
+        }
         let observed = move |response: Response<Body>, stats| {
             let code = code_of(response.headers());
             let mut response = response.map(|body| ObservedBody::new(body, stats, started));
@@ -275,6 +290,12 @@ where
             .guards
             .timeout
             .filter(|_| !UNTIMED.contains(&path));
+        let mut request = request;
+        if key == Key::SeatCall {
+            request
+                .extensions_mut()
+                .insert(SeatCharge::new(Arc::clone(&self.shared.limiter)));
+        }
         // The clone answers this call; `self.inner` stays ready for the
         // next (tower's rule for a service polled ready).
         let clone = self.inner.clone();

@@ -11,9 +11,10 @@
 //! **The key.** A caller is who its bearer credential says: the admin, or
 //! an organizer credential by its id (the secret is hashed and looked up,
 //! never kept). Behind a load balancer every caller has the balancer's
-//! address, so the peer address is never the key. Every caller without a
-//! credential shares one key, `anonymous` (players acting with seat tokens,
-//! spectators), and every call with a credential the host does not know
+//! address, so the peer address is never the key. A player acting with a
+//! seat token is its seat's own key ([`SeatCharge`]); every other caller
+//! without a credential (spectators, a token no seat holds) shares one key,
+//! `anonymous`, and every call with a credential the host does not know
 //! shares another, `unrecognized` (the engine refuses those calls anyway).
 //! A credential sent in a request's `admin_token` field rather than the
 //! metadata is not visible here, so such a call counts as anonymous.
@@ -28,6 +29,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
+
+use sha2::Digest;
 
 use crate::metrics::LimitKind;
 
@@ -64,6 +67,10 @@ pub enum Key {
     Unrecognized,
     /// The admin token.
     Admin,
+    /// A call without a credential to a method that takes a seat token:
+    /// admitted past the server's cap only, and charged by its handler once
+    /// the token is read ([`SeatCharge`]).
+    SeatCall,
     /// An organizer credential.
     Credential {
         /// Its id.
@@ -77,7 +84,7 @@ impl Key {
     /// How logs and refusals name the key.
     pub fn name(&self) -> &str {
         match self {
-            Key::Anonymous => "anonymous",
+            Key::Anonymous | Key::SeatCall => "anonymous",
             Key::Unrecognized => "unrecognized",
             Key::Admin => "admin",
             Key::Credential { id, .. } => id,
@@ -89,7 +96,7 @@ impl Key {
     pub fn tenant(&self) -> Option<&str> {
         match self {
             Key::Credential { tenant, .. } => Some(tenant),
-            Key::Anonymous | Key::Unrecognized | Key::Admin => None,
+            Key::Anonymous | Key::SeatCall | Key::Unrecognized | Key::Admin => None,
         }
     }
 }
@@ -123,6 +130,14 @@ impl Bucket {
         } else {
             Err(Duration::from_secs_f64((1.0 - self.tokens) / per_second))
         }
+    }
+
+    /// Whether the bucket has refilled by `now`: forgetting it then changes
+    /// nothing, since a new one starts full.
+    fn is_full(&self, capacity: u32, period: Duration, now: Instant) -> bool {
+        let per_second = f64::from(capacity) / period.as_secs_f64();
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens + elapsed * per_second >= f64::from(capacity)
     }
 
     /// Puts back a token taken for a call that another limit then refused,
@@ -236,7 +251,29 @@ pub struct Limiter {
     /// Each tenant's creations bucket, by tenant: bounded by the tenants
     /// of the credentials issued.
     tenants: RwLock<HashMap<String, Arc<Mutex<Bucket>>>>,
+    /// Each seat's calls-per-second bucket, by its token's hash.
+    seats: Mutex<SeatBuckets>,
+    /// How refusals of a seat's calls are named and logged (never by its
+    /// token).
+    seat: Arc<KeyState>,
+    /// The calls of tokens with no bucket yet (a seat's first call, or a
+    /// token no seat holds): a bucket of their own, so spectators flooding
+    /// the anonymous key do not hold up a player's first call.
+    unproven: Arc<KeyState>,
 }
+
+/// The seats' buckets: a token gets one only once a call with it has
+/// succeeded, so tokens no seat holds never make one, and the map is
+/// bounded by the seats held. Buckets back to full (idle for a second or
+/// more) are swept out as the map grows.
+#[derive(Debug)]
+struct SeatBuckets {
+    buckets: HashMap<[u8; 32], Bucket>,
+    sweep_at: usize,
+}
+
+/// The fewest seat buckets kept before a sweep.
+const SEAT_SWEEP_FLOOR: usize = 4096;
 
 impl Limiter {
     /// Counters for `config`, every bucket full.
@@ -251,6 +288,12 @@ impl Limiter {
             admin: Arc::new(KeyState::new("admin", &config, now)),
             credentials: RwLock::new(HashMap::new()),
             tenants: RwLock::new(HashMap::new()),
+            seats: Mutex::new(SeatBuckets {
+                buckets: HashMap::new(),
+                sweep_at: SEAT_SWEEP_FLOOR,
+            }),
+            seat: Arc::new(KeyState::new("seat", &config, now)),
+            unproven: Arc::new(KeyState::new("unproven seat token", &config, now)),
         })
     }
 
@@ -261,7 +304,7 @@ impl Limiter {
 
     fn state(&self, key: &Key, now: Instant) -> Arc<KeyState> {
         match key {
-            Key::Anonymous => Arc::clone(&self.anonymous),
+            Key::Anonymous | Key::SeatCall => Arc::clone(&self.anonymous),
             Key::Unrecognized => Arc::clone(&self.unrecognized),
             Key::Admin => Arc::clone(&self.admin),
             Key::Credential { id, .. } => {
@@ -336,6 +379,10 @@ impl Limiter {
                 BUSY_RETRY,
                 now,
             ));
+        }
+        if *key == Key::SeatCall {
+            // Charged by its handler, against its seat (SeatCharge).
+            return Ok(permit);
         }
         let key_in_flight = state.in_flight.fetch_add(1, Ordering::Relaxed);
         permit.key = Some(Arc::clone(&state));
@@ -485,6 +532,92 @@ impl Limiter {
     /// Calls in flight now.
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Takes a token from `state`'s calls-per-second bucket.
+    fn charge_rate(&self, state: &KeyState, now: Instant) -> Result<(), Refusal> {
+        let rate = self.config.credential_rate;
+        let taken = state.rate.lock().unwrap_or_else(|e| e.into_inner()).take(
+            rate,
+            Duration::from_secs(1),
+            now,
+        );
+        taken.map_err(|wait| self.refusal(state, None, LimitKind::CredentialRate, rate, wait, now))
+    }
+}
+
+/// The charge of a call without a credential to a method that takes a seat
+/// token, made by its handler once it has read the token: a spectator's
+/// (no token) against the anonymous key; a token's against its seat's own
+/// bucket when it has one, else against one bucket shared by every token
+/// without one (a seat's first call, after which [`SeatCharge::proven`]
+/// gives the token its bucket, and tokens no seat holds). So players share
+/// no bucket with each other or with spectators, and a made-up token buys
+/// no bucket of its own.
+#[derive(Debug, Clone)]
+pub struct SeatCharge {
+    limiter: Arc<Limiter>,
+}
+
+/// A token charged to the anonymous key that gets a bucket of its own once
+/// its call succeeds.
+#[derive(Debug)]
+pub struct Unproven([u8; 32]);
+
+impl SeatCharge {
+    /// The charge of calls admitted by `limiter`.
+    pub fn new(limiter: Arc<Limiter>) -> SeatCharge {
+        SeatCharge { limiter }
+    }
+
+    /// Charges a call presenting `token` (empty: none) at `now`; answers
+    /// the token to pass to [`SeatCharge::proven`] when the call succeeds,
+    /// if it has no bucket yet.
+    pub fn charge(&self, token: &str, now: Instant) -> Result<Option<Unproven>, Refusal> {
+        let limiter = &self.limiter;
+        let rate = limiter.config.credential_rate;
+        if rate == 0 {
+            return Ok(None);
+        }
+        if token.is_empty() {
+            return limiter.charge_rate(&limiter.anonymous, now).map(|()| None);
+        }
+        let hash: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        let seat_taken = limiter
+            .seats
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .buckets
+            .get_mut(&hash)
+            .map(|bucket| bucket.take(rate, Duration::from_secs(1), now));
+        match seat_taken {
+            Some(Ok(())) => Ok(None),
+            Some(Err(wait)) => Err(limiter.refusal(
+                &limiter.seat,
+                None,
+                LimitKind::CredentialRate,
+                rate,
+                wait,
+                now,
+            )),
+            None => limiter
+                .charge_rate(&limiter.unproven, now)
+                .map(|()| Some(Unproven(hash))),
+        }
+    }
+
+    /// Gives a token whose call succeeded its own bucket (full: this call
+    /// was charged to the shared one).
+    pub fn proven(&self, token: Unproven, now: Instant) {
+        let rate = self.limiter.config.credential_rate;
+        let mut seats = self.limiter.seats.lock().unwrap_or_else(|e| e.into_inner());
+        if seats.buckets.len() >= seats.sweep_at {
+            seats
+                .buckets
+                .retain(|_, bucket| !bucket.is_full(rate, Duration::from_secs(1), now));
+            seats.sweep_at = (seats.buckets.len() * 2).max(SEAT_SWEEP_FLOOR);
+        }
+        seats.buckets.insert(token.0, Bucket::full(rate, now));
     }
 }
 
@@ -777,5 +910,77 @@ mod tests {
         // a credential's one: only a credential that spent nothing has one.
         let later = start + Duration::from_secs(30);
         assert!(limiter.admit(&member("c", "t"), true, |_| 0, later).is_ok());
+    }
+
+    fn seat_limiter(rate: u32) -> (Arc<Limiter>, SeatCharge) {
+        let limiter = Limiter::new(LimitConfig {
+            credential_rate: rate,
+            ..config()
+        });
+        let charge = SeatCharge::new(Arc::clone(&limiter));
+        (limiter, charge)
+    }
+
+    #[test]
+    fn a_seat_token_gets_its_own_bucket_once_a_call_with_it_succeeded() {
+        let (_, charge) = seat_limiter(2);
+        let now = Instant::now();
+        let first = charge.charge("seat-a", now).expect("a first call");
+        charge.proven(first.expect("no bucket yet"), now);
+        for _ in 0..2 {
+            assert!(
+                matches!(charge.charge("seat-a", now), Ok(None)),
+                "its own bucket"
+            );
+        }
+        let refused = charge
+            .charge("seat-a", now)
+            .expect_err("its bucket is empty");
+        assert_eq!(refused.kind, LimitKind::CredentialRate);
+        assert_eq!(refused.key, "seat", "never named by its token");
+        // Another seat, and spectators, are not held up by it.
+        let other = charge.charge("seat-b", now).expect("another seat");
+        charge.proven(other.expect("no bucket yet"), now);
+        assert!(matches!(charge.charge("seat-b", now), Ok(None)));
+        assert!(matches!(charge.charge("", now), Ok(None)), "a spectator");
+    }
+
+    #[test]
+    fn made_up_tokens_share_one_bucket_and_spectators_another() {
+        let (_, charge) = seat_limiter(3);
+        let now = Instant::now();
+        for n in 0..3 {
+            assert!(charge.charge(&format!("made-up-{n}"), now).is_ok());
+        }
+        let refused = charge
+            .charge("made-up-3", now)
+            .expect_err("tokens without a bucket share one");
+        assert_eq!(refused.key, "unproven seat token");
+        for _ in 0..3 {
+            assert!(charge.charge("", now).is_ok(), "spectators have their own");
+        }
+        assert_eq!(charge.charge("", now).expect_err("spent").key, "anonymous");
+    }
+
+    #[test]
+    fn idle_seat_buckets_are_swept_as_the_map_grows() {
+        let (limiter, charge) = seat_limiter(1);
+        let start = Instant::now();
+        for n in 0..SEAT_SWEEP_FLOOR {
+            let token = charge
+                .charge(&format!("seat-{n}"), start + Duration::from_secs(n as u64))
+                .expect("a first call")
+                .expect("no bucket");
+            charge.proven(token, start + Duration::from_secs(n as u64));
+        }
+        let later = start + Duration::from_secs(SEAT_SWEEP_FLOOR as u64 + 10);
+        let token = charge
+            .charge("seat-new", later)
+            .expect("call")
+            .expect("new");
+        charge.proven(token, later);
+        let seats = limiter.seats.lock().expect("seats");
+        assert_eq!(seats.buckets.len(), 1, "every idle full bucket went");
+        assert_eq!(seats.sweep_at, SEAT_SWEEP_FLOOR);
     }
 }

@@ -13,6 +13,7 @@ pub mod director;
 pub mod layer;
 pub mod limits;
 pub mod reason;
+mod seat_calls;
 pub mod services;
 pub mod status;
 pub mod tls;

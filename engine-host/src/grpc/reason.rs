@@ -41,7 +41,7 @@ const LIMIT_KEYS: &[MetadataKey] = &[
     key("max"),
     key_about(
         "credential",
-        "the key counted: admin, anonymous, unrecognized or an id",
+        "the key counted: admin, anonymous, seat, unproven seat token, unrecognized or an id",
     ),
     key("retry_after_ms"),
 ];
@@ -53,7 +53,7 @@ const QUOTA_KEYS: &[MetadataKey] = &[
     key("max"),
     key_about(
         "credential",
-        "the key counted: admin, anonymous, unrecognized or an id",
+        "the key counted: admin, anonymous, seat, unproven seat token, unrecognized or an id",
     ),
     key("retry_after_ms"),
     key_about(

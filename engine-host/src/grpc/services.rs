@@ -21,6 +21,7 @@ use tokio::sync::{broadcast, watch};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use super::seat_calls;
 use super::status::to_status;
 use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, OpenedWith, TryCreate, Withdrawn};
 use crate::store::{Commit, ListedState};
@@ -349,6 +350,7 @@ impl Matches for Api {
         &self,
         request: Request<pb::GetViewRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let charged = seat_calls::charge(&request, &request.get_ref().seat_token)?;
         let r = request.into_inner();
         super::in_match(&r.match_id);
         let detail = if r.svg {
@@ -361,6 +363,7 @@ impl Matches for Api {
             let view = self
                 .call(move |e| e.view_at_version(&r.match_id, &r.seat_token, version, detail))
                 .await?;
+            charged.succeeded();
             return Ok(Response::new(convert::view(view)));
         }
         let tried = self
@@ -374,6 +377,7 @@ impl Matches for Api {
                 move |e, ()| e.view(&r.match_id, &r.seat_token, detail),
             )
             .await?;
+        charged.succeeded();
         Ok(Response::new(convert::view(view)))
     }
 
@@ -381,6 +385,7 @@ impl Matches for Api {
         &self,
         request: Request<pb::ListLegalActionsRequest>,
     ) -> Result<Response<pb::ListLegalActionsResponse>, Status> {
+        let charged = seat_calls::charge(&request, &request.get_ref().seat_token)?;
         let r = request.into_inner();
         super::in_match(&r.match_id);
         // Kept lists are answered here on the worker: no plugin call, so no
@@ -404,6 +409,7 @@ impl Matches for Api {
                 move |e, ()| e.legal_actions(&r.match_id, &r.seat_token, detail),
             )
             .await?;
+        charged.succeeded();
         let (actions, action_ids) = match detail {
             LegalDetail::Full => (
                 {
@@ -433,6 +439,7 @@ impl Matches for Api {
         &self,
         request: Request<pb::SubmitActionRequest>,
     ) -> Result<Response<pb::SubmitActionResponse>, Status> {
+        let charged = seat_calls::charge(&request, &request.get_ref().seat_token)?;
         let r = request.into_inner();
         super::in_match(&r.match_id);
         let action = match r.action {
@@ -470,6 +477,7 @@ impl Matches for Api {
                 },
             )
             .await?;
+        charged.succeeded();
         Ok(Response::new(pb::SubmitActionResponse {
             view: Some(convert::view(view)),
             pending,
@@ -480,11 +488,13 @@ impl Matches for Api {
         &self,
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::MatchView>, Status> {
+        let charged = seat_calls::charge(&request, &request.get_ref().seat_token)?;
         let r = request.into_inner();
         super::in_match(&r.match_id);
         let view = self
             .call(move |e| e.resign(&r.match_id, &r.seat_token))
             .await?;
+        charged.succeeded();
         Ok(Response::new(convert::view(view)))
     }
 

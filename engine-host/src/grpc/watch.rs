@@ -306,6 +306,7 @@ impl Watch for Api {
         if self.is_draining() {
             return Err(to_status(HostError::ShuttingDown));
         }
+        let charged = super::seat_calls::charge(&request, &request.get_ref().seat_token)?;
         // Subscribed before the checks, so a withdrawal after them is told.
         let withdrawals = self.engine.withdrawals();
         let caller = self.caller(&request, "")?;
@@ -317,6 +318,7 @@ impl Watch for Api {
         let start = self
             .call(move |e| e.watch(&match_id, &token, resume, with_views))
             .await?;
+        charged.succeeded();
         let opened = OpenedWith {
             caller,
             seat: match start.viewer {
@@ -370,6 +372,7 @@ impl Watch for Api {
         &self,
         request: Request<pb::ListEventsRequest>,
     ) -> Result<Response<pb::ListEventsResponse>, Status> {
+        let charged = super::seat_calls::charge(&request, &request.get_ref().seat_token)?;
         let r = request.into_inner();
         super::in_match(&r.match_id);
         let limit = match r.page_size as usize {
@@ -385,6 +388,7 @@ impl Watch for Api {
         let (events, last_seq) = self
             .call(move |e| e.list_events(&r.match_id, &r.seat_token, resume, limit, with_views))
             .await?;
+        charged.succeeded();
         Ok(Response::new(pb::ListEventsResponse {
             events: events.iter().map(|e| event_message(e, false)).collect(),
             last_seq,
