@@ -84,7 +84,10 @@ fn damage_page(db: &Path, page: i64) {
 async fn listed(host: &Host) -> BTreeMap<String, pb::MatchSummary> {
     host.matches()
         .await
-        .list_matches(pb::ListMatchesRequest::default())
+        .list_matches(pb::ListMatchesRequest {
+            page_size: 1000,
+            ..Default::default()
+        })
         .await
         .expect("the listing works")
         .into_inner()
@@ -218,6 +221,58 @@ async fn a_damaged_page_of_the_log_costs_only_the_matches_that_wrote_near_it() {
         played += 1;
     }
     assert!(played > 0, "some match was away from the damage");
+}
+
+/// A damaged page of the seats: a match missing a seat's row is
+/// unavailable, named with the damage; the host starts and the rest play on.
+#[tokio::test]
+async fn a_damaged_page_of_the_seats_costs_only_the_matches_whose_seats_it_held() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let data = root.path().join("data");
+    let mut host = host_on(&data, None).await;
+    let mut tokens = BTreeMap::new();
+    for _ in 0..120 {
+        let (id, seat_tokens) = focus_with_moves(&host, 1).await;
+        tokens.insert(id, seat_tokens);
+    }
+    assert!(host.terminate().await, "a clean stop");
+    let db = store(&data);
+    let seat_leaves = leaves(&db, "seats");
+    assert!(
+        seat_leaves.len() >= 3,
+        "the seats span pages: {seat_leaves:?}"
+    );
+    damage_page(&db, seat_leaves[seat_leaves.len() / 2]);
+
+    let log = root.path().join("host.log");
+    let host = host_on(&data, Some(&log)).await;
+    let all = listed(&host).await;
+    assert_eq!(all.len(), 120, "every match is listed");
+    let unavailable: Vec<&pb::MatchSummary> = all
+        .values()
+        .filter(|m| m.state == pb::MatchState::Unavailable as i32)
+        .collect();
+    assert!(
+        !unavailable.is_empty() && unavailable.len() < 60,
+        "{} of 120 unavailable",
+        unavailable.len()
+    );
+    for summary in &unavailable {
+        assert!(summary.unavailable_reason.contains("seats"), "{summary:?}");
+    }
+    let text = std::fs::read_to_string(&log).expect("the host's log");
+    assert!(
+        text.contains("of its seats do not read") && text.contains("matches.sqlite3"),
+        "{text}"
+    );
+    let mut matches = host.matches().await;
+    let (id, seat_tokens) = tokens
+        .iter()
+        .find(|(id, _)| all[*id].state == pb::MatchState::Running as i32)
+        .expect("a match whose seats read");
+    play_first_legal(&mut matches, id, seat_tokens)
+        .await
+        .expect("it plays on");
 }
 
 /// A damaged index costs no match: the host finds every match by a scan

@@ -122,7 +122,7 @@ impl Marks {
             conn,
             "SELECT seq, from_log_row, to_log_row, CAST(match_ids AS TEXT) FROM log_marks \
              WHERE seq >= ?1 AND to_log_row >= ?2 ORDER BY seq",
-            i64::MIN,
+            0,
             &[&from],
             |_, row, _| {
                 let mark = (|| {

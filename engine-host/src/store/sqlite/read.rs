@@ -1,6 +1,10 @@
 //! The SQLite store's reads, run on the writer's connection between
 //! batches (it holds the file locked, see the store's documentation).
 //!
+//! The file runs past 800 lines because each read sits beside the way it
+//! reads around damage (a damaged page, index or row): the two change
+//! together, and a reader checks one against the other.
+//!
 //! Where a match's log is read from: a finished match's whole log is kept
 //! in its row (`log_json`), so reading it back by id is one row; a running
 //! match's entries are rows of `log`, written in the order they happened
@@ -118,7 +122,7 @@ fn match_by_id(conn: &Connection, match_id: &str) -> HostResult<Option<MatchRow>
             "SELECT rowid, {MATCH_COLUMNS} FROM matches NOT INDEXED \
              WHERE rowid >= ?1 AND match_id = ?2 ORDER BY rowid"
         ),
-        i64::MIN,
+        0,
         &[&match_id],
         |_, r, _| {
             found = offset_row(r).ok();
@@ -141,7 +145,7 @@ pub(super) fn match_ids(conn: &Connection) -> rusqlite::Result<MatchIds> {
         conn,
         "SELECT rowid, CAST(match_id AS TEXT), CAST(state AS TEXT) FROM matches NOT INDEXED \
          WHERE rowid >= ?1 ORDER BY rowid",
-        i64::MIN,
+        0,
         &[],
         |_, row, _| {
             if let Ok(Some(id)) = row.get::<_, Option<String>>(1) {
@@ -232,7 +236,7 @@ fn unfinished_rows(conn: &Connection) -> HostResult<Vec<MatchRow>> {
             "SELECT rowid, {MATCH_COLUMNS}, CAST(state AS TEXT) FROM matches NOT INDEXED \
              WHERE rowid >= ?1 ORDER BY rowid"
         ),
-        i64::MIN,
+        0,
         &[],
         |_, r, _| {
             let unfinished = matches!(
@@ -273,9 +277,84 @@ struct LogScan {
     /// the log's last row (if it reads), which ends a gap open to the end.
     marks: marks::Marks,
     end: Option<i64>,
+    /// Once a page of the seats table is found damaged: every seat row that
+    /// reads, by match, and whether any row did not (read once for all).
+    seats: Option<(HashMap<String, Vec<SeatRow>>, Vec<scan::Gap>)>,
 }
 
 impl LogScan {
+    /// The seat rows of match `id` (of `players` seats) from a scan of the
+    /// seats table that steps over its damaged pages: answered when the
+    /// match has a row for every seat, or when nothing was stepped over.
+    fn seats_read_around_damage(
+        &mut self,
+        conn: &Connection,
+        id: &str,
+        players: usize,
+    ) -> HostResult<Vec<SeatRow>> {
+        if self.seats.is_none() {
+            let mut by_match: HashMap<String, Vec<SeatRow>> = HashMap::new();
+            let gaps = scan::scan(
+                conn,
+                "SELECT rowid, CAST(match_id AS TEXT), seat, token_hash, joined_at_ms, \
+                 join_order, join_code_hash, display_name, external_id, bot \
+                 FROM seats NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid",
+                0,
+                &[],
+                |_, row, _| {
+                    let read = (|| -> rusqlite::Result<(String, SeatRow)> {
+                        Ok((
+                            row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                            (
+                                row.get(2)?,
+                                row.get(3)?,
+                                row.get(4)?,
+                                row.get(5)?,
+                                row.get(6)?,
+                                row.get(7)?,
+                                row.get(8)?,
+                                row.get(9)?,
+                            ),
+                        ))
+                    })();
+                    if let Ok((match_id, seat)) = read {
+                        by_match.entry(match_id).or_default().push(seat);
+                    }
+                    true
+                },
+            )
+            .map_err(|e| unreadable(id, "seats", e))?;
+            for gap in &gaps {
+                tracing::error!(
+                    store = %store_path(conn),
+                    "the match store is damaged: {} of its seats do not read ({}); a match \
+                     missing a seat's row is unavailable",
+                    gap.rows(),
+                    gap.error
+                );
+            }
+            self.seats = Some((by_match, gaps));
+        }
+        let (by_match, gaps) = self.seats.as_ref().expect("read above");
+        let mut rows = by_match.get(id).cloned().unwrap_or_default();
+        rows.sort_by_key(|row| row.0);
+        if rows.len() < players
+            && let Some(gap) = gaps.first()
+        {
+            return Err(HostError::MatchUnavailable {
+                match_id: id.to_string(),
+                reason: format!(
+                    "its seats may lie in {} of the seats in {}, a damaged part of the file \
+                     ({}); the match store is damaged",
+                    gap.rows(),
+                    store_name(conn),
+                    gap.error
+                ),
+            });
+        }
+        Ok(rows)
+    }
+
     /// Why the log of `match_id` (its rows from `first_log_seq` on) cannot
     /// be told whole: a damaged part of the table lies after its last row
     /// read, and the log's marks do not show that the match wrote nothing
@@ -299,6 +378,11 @@ impl LogScan {
         })?;
         Some(gap_reason(conn, gap))
     }
+}
+
+/// How many seats a match created as `setup` has.
+fn setup_players(setup: &tabletop_core::MatchSetup) -> usize {
+    setup.players as usize
 }
 
 /// Why a match whose log may lie in `gap` is unavailable.
@@ -429,12 +513,11 @@ fn assemble(conn: &Connection, row: MatchRow, scan: &mut LogScan) -> HostResult<
     };
     let seat_rows = match seat_rows(conn, id, "") {
         Err(e) if scan::is_corruption(&e) => {
-            note_damage(conn, "the index of seats", &e);
-            seat_rows(conn, id, "NOT INDEXED")
+            note_damage(conn, "a page of the seats", &e);
+            scan.seats_read_around_damage(conn, id, setup_players(&setup))?
         }
-        read => read,
-    }
-    .map_err(|e| unreadable(id, "seats", e))?;
+        read => read.map_err(|e| unreadable(id, "seats", e))?,
+    };
     let mut seat_hashes = Vec::with_capacity(seat_rows.len());
     let mut join_code_hashes = Vec::with_capacity(seat_rows.len());
     let mut joins = Vec::new();
@@ -616,7 +699,7 @@ fn list_by_scan(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<StoredS
         conn,
         "SELECT rowid, CAST(match_id AS TEXT), seat FROM seats NOT INDEXED \
          WHERE rowid >= ?1 AND token_hash IS NULL ORDER BY rowid",
-        i64::MIN,
+        0,
         &[],
         |_, row, _| {
             if let (Ok(Some(id)), Ok(seat)) =
@@ -634,7 +717,7 @@ fn list_by_scan(conn: &Connection, query: &MatchQuery) -> HostResult<Vec<StoredS
         "SELECT rowid, CAST(setup_json AS TEXT), CAST(state AS TEXT), final_version, \
          CAST(match_id AS TEXT), CAST(game AS TEXT), CAST(created_at_ms AS INTEGER) \
          FROM matches NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid",
-        i64::MIN,
+        0,
         &[],
         |_, row, _| {
             let column = |i| row.get::<_, Option<String>>(i).ok().flatten();
@@ -844,45 +927,65 @@ pub(super) fn request(conn: &Connection, request_id: &str) -> HostResult<Option<
     }))
 }
 
-/// Every issued credential, oldest first.
+/// Every issued credential, oldest first. Credentials in a damaged part
+/// of the file are logged and left out: their holders are refused until
+/// the admin issues them new ones.
 pub(super) fn credentials(conn: &Connection) -> HostResult<Vec<StoredCredential>> {
-    let mut statement = conn
-        .prepare_cached(
-            "SELECT credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms, \
-             tenant FROM credentials ORDER BY issued_at_ms, credential_id",
-        )
-        .map_err(db_error)?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, Vec<u8>>(3)?,
-                row.get::<_, i64>(4)?,
-                row.get::<_, Option<i64>>(5)?,
-                row.get::<_, String>(6)?,
-            ))
-        })
-        .map_err(db_error)?;
     let mut out = Vec::new();
-    for row in rows {
-        let (credential_id, name, role, hash, issued_at_ms, revoked_at_ms, tenant) =
-            row.map_err(db_error)?;
-        let secret_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
-            HostError::Internal(format!(
-                "the match store's credential {credential_id} has a malformed secret hash"
-            ))
-        })?;
-        out.push(StoredCredential {
-            credential_id,
-            name,
-            role,
-            secret_hash,
-            issued_at_ms,
-            revoked_at_ms,
-            tenant,
-        });
+    let mut unreadable_rows = Vec::new();
+    let gaps = scan::scan(
+        conn,
+        "SELECT rowid, credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms, \
+         tenant FROM credentials WHERE rowid >= ?1 ORDER BY rowid",
+        0,
+        &[],
+        |rowid, row, _| {
+            let read = (|| -> rusqlite::Result<StoredCredential> {
+                let hash: Vec<u8> = row.get(4)?;
+                let secret_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
+                    rusqlite::Error::InvalidColumnType(
+                        4,
+                        "secret_hash".into(),
+                        rusqlite::types::Type::Blob,
+                    )
+                })?;
+                Ok(StoredCredential {
+                    credential_id: row.get(1)?,
+                    name: row.get(2)?,
+                    role: row.get(3)?,
+                    secret_hash,
+                    issued_at_ms: row.get(5)?,
+                    revoked_at_ms: row.get(6)?,
+                    tenant: row.get(7)?,
+                })
+            })();
+            match read {
+                Ok(credential) => out.push(credential),
+                Err(e) => unreadable_rows.push(format!("row {rowid} ({e})")),
+            }
+            true
+        },
+    )
+    .map_err(db_error)?;
+    let lost: Vec<String> = gaps
+        .iter()
+        .map(|g| format!("{} ({})", g.rows(), g.error))
+        .chain(unreadable_rows)
+        .collect();
+    if !lost.is_empty() {
+        static CREDENTIAL_DAMAGE: crate::throttle::Throttle =
+            crate::throttle::Throttle::new(std::time::Duration::from_secs(60));
+        damage_found();
+        if let Some(held_back) = CREDENTIAL_DAMAGE.admit() {
+            tracing::error!(
+                store = %store_path(conn),
+                held_back,
+                "the match store is damaged: of its credentials, {} do not read; their holders \
+                 are refused until the admin issues them new ones",
+                lost.join("; ")
+            );
+        }
     }
+    out.sort_by(|a, b| (a.issued_at_ms, &a.credential_id).cmp(&(b.issued_at_ms, &b.credential_id)));
     Ok(out)
 }

@@ -93,7 +93,7 @@ pub(super) fn copy_into(
                 "SELECT rowid, {list} FROM {} NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid",
                 ident(&table)
             ),
-            i64::MIN,
+            0,
             &[],
             |_, row, _| {
                 let values: rusqlite::Result<Vec<Value>> = (0..=columns.len())

@@ -122,7 +122,7 @@ fn resume_point(
             Err(e) => Err(e),
         }
     };
-    // Rowids are at most i64::MAX; 62 doublings pass any of them.
+    // Rowids are at most i64::MAX; 63 doublings pass any of them.
     let mut bad = damaged_from;
     let mut step: i64 = 1;
     let good = loop {
@@ -130,7 +130,8 @@ fn resume_point(
         if reads(probe)? {
             break probe;
         }
-        if probe == i64::MAX {
+        if probe == i64::MAX || probe <= bad {
+            // Past the largest rowid, or no further to go.
             return Ok(None);
         }
         bad = probe;
@@ -161,9 +162,10 @@ mod tests {
     use super::*;
     use rusqlite::params;
 
-    /// A file with `rows` log-like rows, with a leaf page in the middle of
-    /// the table overwritten with garbage, and a connection to it.
-    fn damaged_table(rows: i64) -> (tempfile::TempDir, Connection) {
+    /// A file with `rows` log-like rows, with the leaf page `pick` chooses
+    /// of the table's leaves overwritten with garbage, and a connection to
+    /// it.
+    fn damaged_table(rows: i64, pick: fn(usize) -> usize) -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("t.sqlite3");
         let conn = Connection::open(&path).expect("open");
@@ -184,7 +186,7 @@ mod tests {
             .expect("leaves")
             .collect::<rusqlite::Result<_>>()
             .expect("leaves");
-        let target = leaves[leaves.len() / 2];
+        let target = leaves[pick(leaves.len())];
         drop(conn);
         let mut bytes = std::fs::read(&path).expect("read");
         let at = (target as usize - 1) * 4096;
@@ -196,7 +198,7 @@ mod tests {
 
     #[test]
     fn a_scan_steps_over_a_damaged_leaf_and_reports_the_rows_it_could_not_read() {
-        let (_dir, conn) = damaged_table(2000);
+        let (_dir, conn) = damaged_table(2000, |leaves| leaves / 2);
         let mut read = Vec::new();
         let gaps = scan(
             &conn,
@@ -218,6 +220,27 @@ mod tests {
             .filter(|r| !(gap.first..=gap.last).contains(r))
             .collect();
         assert_eq!(read, expected);
+    }
+
+    #[test]
+    fn a_scan_whose_first_page_is_damaged_goes_on_after_it() {
+        let (_dir, conn) = damaged_table(2000, |_| 0);
+        let mut read = Vec::new();
+        let gaps = scan(
+            &conn,
+            "SELECT seq FROM t WHERE seq >= ?1 ORDER BY seq",
+            0,
+            &[],
+            |rowid, _, _| {
+                read.push(rowid);
+                true
+            },
+        )
+        .expect("the scan goes on past the damage");
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert_eq!(gaps[0].first, 0, "{gaps:?}");
+        assert_eq!(read.first(), Some(&(gaps[0].last + 1)));
+        assert_eq!(read.last(), Some(&2000));
     }
 
     #[test]
