@@ -279,8 +279,11 @@ struct LogScan {
     end: Option<i64>,
     /// Once a page of the seats table is found damaged: every seat row that
     /// reads, by match, and whether any row did not (read once for all).
-    seats: Option<(HashMap<String, Vec<SeatRow>>, Vec<scan::Gap>)>,
+    seats: Option<SeatsAroundDamage>,
 }
+
+/// Every seat row that reads, by match, and the rows that did not.
+type SeatsAroundDamage = (HashMap<String, Vec<SeatRow>>, Vec<scan::Gap>);
 
 impl LogScan {
     /// The seat rows of match `id` (of `players` seats) from a scan of the
