@@ -27,25 +27,7 @@ async fn host_on(data_dir: &Path, log: Option<&Path>, rust_log: &str) -> Host {
 /// Creates a Focus match and plays its first move; returns its id and
 /// the seat tokens.
 async fn focus_with_a_move(host: &Host) -> (String, Vec<String>) {
-    let mut matches = host.matches().await;
-    let created = matches
-        .create_match(pb::CreateMatchRequest {
-            game: "focus".into(),
-            players: 2,
-            ..Default::default()
-        })
-        .await
-        .expect("create")
-        .into_inner();
-    let mut tokens = vec![String::new(); 2];
-    for seat in created.seats {
-        tokens[seat.seat as usize] = seat.token;
-    }
-    let id = created.match_id;
-    play_first_legal(&mut matches, &id, &tokens)
-        .await
-        .expect("a move");
-    (id, tokens)
+    crate::store_pages::focus_with_moves(host, 1).await
 }
 
 fn listed(matches: &[pb::MatchSummary], id: &str) -> pb::MatchSummary {

@@ -27,7 +27,7 @@ async fn host_on(data_dir: &Path, log: Option<&Path>) -> Host {
 
 /// Creates a Focus match and plays `moves` moves in it; returns its id
 /// and seat tokens.
-async fn focus_with_moves(host: &Host, moves: usize) -> (String, Vec<String>) {
+pub(crate) async fn focus_with_moves(host: &Host, moves: usize) -> (String, Vec<String>) {
     let mut matches = host.matches().await;
     let created = matches
         .create_match(pb::CreateMatchRequest {
