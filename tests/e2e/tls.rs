@@ -245,3 +245,47 @@ async fn the_cli_connects_over_tls_with_its_ca_file() {
     );
     assert!(String::from_utf8_lossy(&plugins.stdout).contains("focus"));
 }
+
+/// A server whose certificate is itself a CA (a self-signed CA:TRUE
+/// certificate, a common mistake): the CLI that trusts it still refuses the
+/// connection, and says why, not a bare "transport error".
+#[tokio::test]
+async fn the_cli_names_why_a_server_certificate_that_is_a_ca_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut params =
+        CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()]).expect("params");
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "tabletop self-signed CA");
+    let key = KeyPair::generate().expect("key");
+    let cert = params.self_signed(&key).expect("certificate");
+    let cert_path = write(dir.path(), "self.pem", cert.pem());
+    let key_path = write(dir.path(), "self.key", key.serialize_pem());
+    let host = Host::start_with(HostOptions {
+        args: vec![
+            "--tls-cert".into(),
+            cert_path.display().to_string(),
+            "--tls-key".into(),
+            key_path.display().to_string(),
+        ],
+        ..Default::default()
+    })
+    .await;
+    let output = tokio::process::Command::new(
+        target_dir().join(format!("tabletop{}", std::env::consts::EXE_SUFFIX)),
+    )
+    .args(["--server", &https(&host), "--ca-file"])
+    .arg(&cert_path)
+    .arg("games")
+    .env_remove("TABLETOP_CA_FILE")
+    .output()
+    .await
+    .expect("run the CLI");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("invalid peer certificate") && stderr.contains("CaUsedAsEndEntity"),
+        "the cause is named: {stderr}"
+    );
+}
