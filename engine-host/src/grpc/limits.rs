@@ -119,10 +119,10 @@ impl Bucket {
     /// Takes a token, or says how long until one is there. `capacity`
     /// tokens refill per `period`.
     fn take(&mut self, capacity: u32, period: Duration, now: Instant) -> Result<(), Duration> {
-        let capacity = f64::from(capacity);
-        let per_second = capacity / period.as_secs_f64();
-        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
-        self.tokens = (self.tokens + elapsed * per_second).min(capacity);
+        let per_second = f64::from(capacity) / period.as_secs_f64();
+        self.tokens = self
+            .refilled(capacity, period, now)
+            .min(f64::from(capacity));
         self.at = now;
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
@@ -132,12 +132,17 @@ impl Bucket {
         }
     }
 
+    /// The tokens the bucket would hold at `now`, before the cap.
+    fn refilled(&self, capacity: u32, period: Duration, now: Instant) -> f64 {
+        let per_second = f64::from(capacity) / period.as_secs_f64();
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens + elapsed * per_second
+    }
+
     /// Whether the bucket has refilled by `now`: forgetting it then changes
     /// nothing, since a new one starts full.
     fn is_full(&self, capacity: u32, period: Duration, now: Instant) -> bool {
-        let per_second = f64::from(capacity) / period.as_secs_f64();
-        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
-        self.tokens + elapsed * per_second >= f64::from(capacity)
+        self.refilled(capacity, period, now) >= f64::from(capacity)
     }
 
     /// Puts back a token taken for a call that another limit then refused,
@@ -397,21 +402,7 @@ impl Limiter {
             ));
         }
         if config.credential_rate > 0 {
-            let taken = state.rate.lock().unwrap_or_else(|e| e.into_inner()).take(
-                config.credential_rate,
-                Duration::from_secs(1),
-                now,
-            );
-            if let Err(wait) = taken {
-                return Err(self.refusal(
-                    &state,
-                    None,
-                    LimitKind::CredentialRate,
-                    config.credential_rate,
-                    wait,
-                    now,
-                ));
-            }
+            self.charge_rate(&state, now)?;
         }
         if creates {
             self.admit_creation(key, &state, live_matches, now)?;

@@ -35,14 +35,17 @@ const fn key_about(name: &'static str, about: &'static str) -> MetadataKey {
 /// to whatever refused one of its steps: which step, of how many.
 pub const STEP_KEYS: [MetadataKey; 2] = [key_about("step", "counting from 1"), key("steps")];
 
+/// Which key a limit counted, in every refusal by a limit.
+const CREDENTIAL_KEY: MetadataKey = key_about(
+    "credential",
+    "the key counted: admin, anonymous, seat, unproven seat token, unrecognized or an id",
+);
+
 /// The metadata of every refusal by a limit of the layer.
 const LIMIT_KEYS: &[MetadataKey] = &[
     key("limit"),
     key("max"),
-    key_about(
-        "credential",
-        "the key counted: admin, anonymous, seat, unproven seat token, unrecognized or an id",
-    ),
+    CREDENTIAL_KEY,
     key("retry_after_ms"),
 ];
 
@@ -51,10 +54,7 @@ const LIMIT_KEYS: &[MetadataKey] = &[
 const QUOTA_KEYS: &[MetadataKey] = &[
     key("limit"),
     key("max"),
-    key_about(
-        "credential",
-        "the key counted: admin, anonymous, seat, unproven seat token, unrecognized or an id",
-    ),
+    CREDENTIAL_KEY,
     key("retry_after_ms"),
     key_about(
         "tenant",
