@@ -40,16 +40,12 @@ pub(super) struct Marking {
 }
 
 impl Marking {
-    /// Starts marking after the last row of the log in `conn`.
-    pub(super) fn start(conn: &Connection) -> Marking {
-        let last: Option<i64> = conn
-            .query_row("SELECT COALESCE(MAX(rowid), 0) FROM log", [], |row| {
-                row.get(0)
-            })
-            .ok();
+    /// Starts marking after `last_log_row`, where the log ends (`None`:
+    /// its end could not be read, and nothing is marked).
+    pub(super) fn start(last_log_row: Option<i64>) -> Marking {
         Marking {
-            from: last.map(|last| last + 1),
-            to: last.unwrap_or(0),
+            from: last_log_row.map(|last| last + 1),
+            to: last_log_row.unwrap_or(0),
             matches: BTreeSet::new(),
             rows: 0,
         }
@@ -216,7 +212,7 @@ mod tests {
              INSERT INTO log (seq, match_id) VALUES (1, 'old');",
         )
         .expect("schema");
-        let mut marking = Marking::start(&conn);
+        let mut marking = Marking::start(Some(1));
         marking.wrote("a", MARK_EVERY - 1);
         marking.reached(&conn, Some(MARK_EVERY as u64), false);
         assert!(Marks::read(&conn, 0).marks.is_empty(), "not due yet");

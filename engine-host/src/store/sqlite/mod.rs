@@ -277,6 +277,9 @@ impl SqliteStore {
                 (check::Reached::default(), None)
             }
         };
+        // The log's end, when the store's last rows read (the marker is
+        // kept only then).
+        let marking = marks::Marking::start(marker.is_some().then_some(reached.log_row));
         let (tail_tx, tail) = tokio::sync::watch::channel(reached.lifecycle_row as u64);
         let tail_tx = Arc::new(tail_tx);
         let syncer_wal = wal
@@ -311,7 +314,7 @@ impl SqliteStore {
         };
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || writer(conn, rx, flusher))
+            .spawn(move || writer(conn, rx, flusher, marking))
             .map_err(|e| HostError::Internal(format!("cannot start the store writer: {e}")))?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
@@ -563,9 +566,14 @@ fn syncer(
 }
 
 /// The writer thread: batches queued writes into one transaction each, and
-/// hands each committed batch to the flusher; answers reads in between.
-fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>, flusher: Flusher) {
-    let mut marking = marks::Marking::start(&conn);
+/// hands each committed batch to the flusher, marking the log as it goes
+/// (`marks.rs`); answers reads in between.
+fn writer(
+    mut conn: Connection,
+    jobs: mpsc::Receiver<Job>,
+    flusher: Flusher,
+    mut marking: marks::Marking,
+) {
     while let Ok(first) = jobs.recv() {
         let first = match first {
             Job::Write(queued) => queued,

@@ -44,15 +44,20 @@ const MATCH_COLUMNS: &str = "CAST(match_id AS TEXT), CAST(setup_json AS TEXT), \
      CAST(log_json AS TEXT), CAST(game AS TEXT), CAST(created_at_ms AS INTEGER)";
 
 fn match_row(row: &Row<'_>) -> rusqlite::Result<MatchRow> {
+    match_row_from(row, 0)
+}
+
+/// [`match_row`] of a row whose [`MATCH_COLUMNS`] start at column `first`.
+fn match_row_from(row: &Row<'_>, first: usize) -> rusqlite::Result<MatchRow> {
     Ok(MatchRow {
-        match_id: row.get::<_, Option<String>>(0)?.unwrap_or_default(),
-        setup: row.get(1)?,
-        pending: row.get(2)?,
-        results: row.get(3)?,
-        first_log_seq: row.get::<_, Option<i64>>(4)?.unwrap_or(0),
-        log_json: row.get(5)?,
-        game: row.get(6)?,
-        created_at_ms: row.get(7)?,
+        match_id: row.get::<_, Option<String>>(first)?.unwrap_or_default(),
+        setup: row.get(first + 1)?,
+        pending: row.get(first + 2)?,
+        results: row.get(first + 3)?,
+        first_log_seq: row.get::<_, Option<i64>>(first + 4)?.unwrap_or(0),
+        log_json: row.get(first + 5)?,
+        game: row.get(first + 6)?,
+        created_at_ms: row.get(first + 7)?,
     })
 }
 
@@ -125,7 +130,7 @@ fn match_by_id(conn: &Connection, match_id: &str) -> HostResult<Option<MatchRow>
         0,
         &[&match_id],
         |_, r, _| {
-            found = offset_row(r).ok();
+            found = match_row_from(r, 1).ok();
             false
         },
     )
@@ -156,20 +161,6 @@ pub(super) fn match_ids(conn: &Connection) -> rusqlite::Result<MatchIds> {
         },
     )?;
     Ok((ids, gaps))
-}
-
-/// [`match_row`] of a row whose first column is its rowid.
-fn offset_row(row: &Row<'_>) -> rusqlite::Result<MatchRow> {
-    Ok(MatchRow {
-        match_id: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
-        setup: row.get(2)?,
-        pending: row.get(3)?,
-        results: row.get(4)?,
-        first_log_seq: row.get::<_, Option<i64>>(5)?.unwrap_or(0),
-        log_json: row.get(6)?,
-        game: row.get(7)?,
-        created_at_ms: row.get(8)?,
-    })
 }
 
 /// Every match not finished, with one pass over the log rows they need;
@@ -243,7 +234,7 @@ fn unfinished_rows(conn: &Connection) -> HostResult<Vec<MatchRow>> {
                 r.get::<_, Option<String>>(9).ok().flatten().as_deref(),
                 Some("waiting" | "running" | "quarantined")
             );
-            if unfinished && let Ok(row) = offset_row(r) {
+            if unfinished && let Ok(row) = match_row_from(r, 1) {
                 rows.push(row);
             }
             true
@@ -299,25 +290,17 @@ impl LogScan {
             let mut by_match: HashMap<String, Vec<SeatRow>> = HashMap::new();
             let gaps = scan::scan(
                 conn,
-                "SELECT rowid, CAST(match_id AS TEXT), seat, token_hash, joined_at_ms, \
-                 join_order, join_code_hash, display_name, external_id, bot \
-                 FROM seats NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid",
+                &format!(
+                    "SELECT rowid, CAST(match_id AS TEXT), {SEAT_COLUMNS} \
+                     FROM seats NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid"
+                ),
                 0,
                 &[],
                 |_, row, _| {
                     let read = (|| -> rusqlite::Result<(String, SeatRow)> {
                         Ok((
                             row.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                            (
-                                row.get(2)?,
-                                row.get(3)?,
-                                row.get(4)?,
-                                row.get(5)?,
-                                row.get(6)?,
-                                row.get(7)?,
-                                row.get(8)?,
-                                row.get(9)?,
-                            ),
+                            seat_row_from(row, 2)?,
                         ))
                     })();
                     if let Ok((match_id, seat)) = read {
@@ -514,7 +497,7 @@ fn assemble(conn: &Connection, row: MatchRow, scan: &mut LogScan) -> HostResult<
         Some(json) => serde_json::from_str(json).map_err(|e| unreadable(id, "log", e))?,
         None => scan.logs.remove(id).unwrap_or_default(),
     };
-    let seat_rows = match seat_rows(conn, id, "") {
+    let seat_rows = match seat_rows(conn, id) {
         Err(e) if scan::is_corruption(&e) => {
             note_damage(conn, "a page of the seats", &e);
             scan.seats_read_around_damage(conn, id, setup_players(&setup))?
@@ -575,26 +558,31 @@ type SeatRow = (
     Option<String>,
 );
 
-/// The seat rows of match `id`, read through the table's index or, with
-/// `indexed` "NOT INDEXED", without it.
-fn seat_rows(conn: &Connection, id: &str, indexed: &str) -> rusqlite::Result<Vec<SeatRow>> {
+/// The seat rows of match `id`, through the table's index.
+fn seat_rows(conn: &Connection, id: &str) -> rusqlite::Result<Vec<SeatRow>> {
     conn.prepare_cached(&format!(
-        "SELECT seat, token_hash, joined_at_ms, join_order, join_code_hash, display_name, \
-         external_id, bot FROM seats {indexed} WHERE match_id = ?1 ORDER BY seat"
+        "SELECT {SEAT_COLUMNS} FROM seats WHERE match_id = ?1 ORDER BY seat"
     ))?
-    .query_map(params![id], |row| {
-        Ok((
-            row.get::<_, i64>(0)?,
-            row.get::<_, Option<Vec<u8>>>(1)?,
-            row.get::<_, Option<i64>>(2)?,
-            row.get::<_, Option<i64>>(3)?,
-            row.get::<_, Option<Vec<u8>>>(4)?,
-            row.get::<_, Option<String>>(5)?,
-            row.get::<_, Option<String>>(6)?,
-            row.get::<_, Option<String>>(7)?,
-        ))
-    })?
+    .query_map(params![id], |row| seat_row_from(row, 0))?
     .collect()
+}
+
+/// The columns of a [`SeatRow`].
+const SEAT_COLUMNS: &str = "seat, token_hash, joined_at_ms, join_order, join_code_hash, \
+     display_name, external_id, bot";
+
+/// A [`SeatRow`] from a row whose [`SEAT_COLUMNS`] start at column `first`.
+fn seat_row_from(row: &Row<'_>, first: usize) -> rusqlite::Result<SeatRow> {
+    Ok((
+        row.get(first)?,
+        row.get(first + 1)?,
+        row.get(first + 2)?,
+        row.get(first + 3)?,
+        row.get(first + 4)?,
+        row.get(first + 5)?,
+        row.get(first + 6)?,
+        row.get(first + 7)?,
+    ))
 }
 
 /// Set once any read of this process met a damaged part of a store: from

@@ -130,7 +130,6 @@ pub(super) fn copy_into(
             .gaps
             .extend(gaps.into_iter().map(|gap| (table.clone(), gap)));
     }
-    drop_statements(&dest);
     // The feed's counter: a cursor handed out once is never handed out
     // again, even for rows that were lost.
     if let Ok(seq) = src.query_row(
@@ -159,11 +158,6 @@ pub(super) fn copy_into(
         .and_then(|()| sync_dir(to))
         .map_err(|e| fail(&e))?;
     Ok(copied)
-}
-
-/// Clears the statement cache, whose statements hold the tables.
-fn drop_statements(conn: &Connection) {
-    conn.flush_prepared_statement_cache();
 }
 
 /// Rebuilds the damaged store at `path` (open on `conn`) when every table
