@@ -337,6 +337,41 @@ pub struct Config {
         value_parser = clap::value_parser!(u64).range(1024..)
     )]
     pub max_reply_bytes: u64,
+
+    /// Most bytes of messages one Watch stream or lifecycle feed queues for
+    /// its client; more waits until the client reads.
+    #[arg(
+        long,
+        env = "TABLETOP_STREAM_BUFFER_BYTES",
+        default_value_t = 64 * 1024,
+        value_parser = clap::value_parser!(u64).range(1024..=(1 << 30))
+    )]
+    pub stream_buffer_bytes: u64,
+
+    /// How long a stream's queue may stay full before the stream is cut
+    /// (UNAVAILABLE, reason STREAM_FELL_BEHIND, with the position to resume
+    /// after), in ms.
+    #[arg(
+        long,
+        env = "TABLETOP_STREAM_PATIENCE_MS",
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub stream_patience_ms: u64,
+
+    /// Most Watch streams and lifecycle feeds open on the server at once
+    /// (RESOURCE_EXHAUSTED, reason STREAM_LIMIT).
+    #[arg(long, env = "TABLETOP_MAX_STREAMS", default_value_t = 20_000)]
+    pub max_streams: usize,
+
+    /// Most streams one organizer credential (or all callers without a
+    /// credential or seat together: spectators) holds open.
+    #[arg(long, env = "TABLETOP_MAX_STREAMS_PER_CALLER", default_value_t = 4_096)]
+    pub max_streams_per_caller: usize,
+
+    /// Most streams one seat holds open.
+    #[arg(long, env = "TABLETOP_MAX_STREAMS_PER_SEAT", default_value_t = 16)]
+    pub max_streams_per_seat: usize,
 }
 
 /// Blocking-pool threads per core unless `--blocking-threads` says. The
@@ -450,6 +485,23 @@ pub enum LogFormat {
 }
 
 impl Config {
+    /// How many streams may be open.
+    pub fn stream_caps(&self) -> crate::grpc::StreamCaps {
+        crate::grpc::StreamCaps {
+            server: self.max_streams,
+            per_caller: self.max_streams_per_caller,
+            per_seat: self.max_streams_per_seat,
+        }
+    }
+
+    /// How much one stream queues, and for how long.
+    pub fn stream_budget(&self) -> crate::grpc::StreamBudget {
+        crate::grpc::StreamBudget {
+            bytes: usize::try_from(self.stream_buffer_bytes).unwrap_or(usize::MAX),
+            patience: std::time::Duration::from_millis(self.stream_patience_ms),
+        }
+    }
+
     /// The limits every call passes.
     pub fn limits(&self) -> crate::grpc::limits::LimitConfig {
         crate::grpc::limits::LimitConfig {

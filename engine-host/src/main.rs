@@ -579,6 +579,8 @@ async fn run(
             guards: config.guards(),
             max_reply_bytes: usize::try_from(config.max_reply_bytes).unwrap_or(usize::MAX),
             tls,
+            stream_caps: config.stream_caps(),
+            stream_budget: config.stream_budget(),
         },
         stop,
     )

@@ -38,6 +38,7 @@ mod revocation;
 mod shorthand;
 mod store_damage;
 mod store_pages;
+mod streams;
 mod support;
 mod tenant_quotas;
 mod tls;

@@ -5,36 +5,9 @@ use std::collections::HashMap;
 
 use tabletop_proto::v1 as pb;
 use tabletop_tests::{Host, HostOptions, as_admin};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_stream::StreamExt;
 
-use crate::support::{legal, submit};
-
-/// Every sample of a scrape, by its name with labels as written.
-async fn scrape(address: &str) -> HashMap<String, f64> {
-    let mut stream = tokio::net::TcpStream::connect(address)
-        .await
-        .expect("connect to the metrics endpoint");
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n")
-        .await
-        .expect("send");
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .await
-        .expect("read the answer");
-    let (head, body) = response.split_once("\r\n\r\n").expect("a head and a body");
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert!(head.contains("text/plain; version=0.0.4"), "{head}");
-    body.lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(|l| {
-            let (name, value) = l.rsplit_once(' ').expect("a sample");
-            (name.to_string(), value.parse().expect("a number"))
-        })
-        .collect()
-}
+use crate::support::{legal, scrape, submit};
 
 fn rpcs(method: &str, code: &str) -> String {
     let (service, method) = method.split_once('/').expect("service/method");

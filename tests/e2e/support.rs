@@ -274,3 +274,31 @@ pub async fn finished_by_itself(
     .await;
     waited.unwrap_or_else(|_| panic!("match {match_id} did not finish by itself"))
 }
+
+/// Every sample of a scrape of the host's metrics endpoint at `address`, by
+/// its name with labels as written.
+pub async fn scrape(address: &str) -> std::collections::HashMap<String, f64> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address)
+        .await
+        .expect("connect to the metrics endpoint");
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .expect("send");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .await
+        .expect("read the answer");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.contains("text/plain; version=0.0.4"), "{head}");
+    body.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (name, value) = l.rsplit_once(' ').expect("a sample");
+            (name.to_string(), value.parse().expect("a number"))
+        })
+        .collect()
+}

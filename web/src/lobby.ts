@@ -9,6 +9,8 @@
  * needs one) it asks ListMatches every two seconds.
  */
 
+import { ConnectError } from "@connectrpc/connect";
+import { errorInfo } from "../../clients/typescript/src/errors.js";
 import type { GameInfo } from "../../clients/typescript/src/gen/tabletop/v1/catalog_pb.js";
 import type { LifecycleEvent } from "../../clients/typescript/src/gen/tabletop/v1/director_pb.js";
 import { CreateMatchRequestSchema, type CreateMatchResponse } from "../../clients/typescript/src/gen/tabletop/v1/matches_pb.js";
@@ -315,15 +317,28 @@ export function lobbyPage(root: HTMLElement, signal: AbortSignal): void {
 
   const followFeed = async (game: string, labels: Record<string, string>, stop: AbortSignal) => {
     listNote.textContent = "live from the lifecycle feed";
-    try {
-      for await (const event of director.followLifecycle({ afterCursor: 0n, game, labels }, { signal: stop })) {
-        apply(rows, event);
-        drawSoon();
+    let afterCursor = 0n;
+    for (;;) {
+      try {
+        for await (const event of director.followLifecycle({ afterCursor, game, labels }, { signal: stop })) {
+          afterCursor = event.cursor;
+          apply(rows, event);
+          drawSoon();
+        }
+        return;
+      } catch (error) {
+        if (wasCancelled(error) || stop.aborted) return;
+        // Cut for reading too slowly (a busy tab): every row queued before
+        // the cut arrived, so follow on after the server's last at once.
+        const info = error instanceof ConnectError ? errorInfo(error) : undefined;
+        if (info?.reason === "STREAM_FELL_BEHIND" && info.metadata.after_cursor !== undefined) {
+          afterCursor = BigInt(info.metadata.after_cursor);
+          continue;
+        }
+        listNote.textContent = `the lifecycle feed: ${describeError(error)}; listing every ${POLL_MS / 1000} s instead`;
+        void poll(game, labels, stop);
+        return;
       }
-    } catch (error) {
-      if (wasCancelled(error) || stop.aborted) return;
-      listNote.textContent = `the lifecycle feed: ${describeError(error)}; listing every ${POLL_MS / 1000} s instead`;
-      void poll(game, labels, stop);
     }
   };
 

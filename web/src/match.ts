@@ -283,6 +283,9 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
           events.append(h("li", { class: "event note" }, "Earlier events are not told while the match is quarantined."));
           continue;
         }
+        // Cut for reading too slowly (a busy tab): every event queued before
+        // the cut arrived, so watch on after the last at once.
+        if (error instanceof ConnectError && errorInfo(error)?.reason === "STREAM_FELL_BEHIND") continue;
         if (!stream.signal.aborted) {
           message.textContent = `${describeError(error)} (watching again in a second)`;
           await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -475,18 +475,31 @@ async fn watch(
     from_version: Option<u64>,
     json: bool,
 ) -> CliResult {
-    let mut stream = WatchClient::new(channel)
-        .watch_match(pb::WatchMatchRequest {
-            match_id,
-            seat_token: token,
-            from_version,
-            after_seq: None,
-            omit_views: false,
-        })
-        .await?
-        .into_inner();
+    let mut watcher = WatchClient::new(channel);
+    let mut request = pb::WatchMatchRequest {
+        match_id,
+        seat_token: token,
+        from_version,
+        after_seq: None,
+        omit_views: false,
+    };
+    let mut stream = watcher.watch_match(request.clone()).await?.into_inner();
     while let Some(message) = stream.next().await {
-        let message = message?;
+        let message = match message {
+            Ok(message) => message,
+            Err(status) => match crate::resume::after_fell_behind(&status, "after_seq") {
+                // Cut for reading too slowly (a paused terminal): every
+                // event queued before the cut arrived, so watch on after
+                // the last of them.
+                Some(after_seq) => {
+                    request.after_seq = Some(after_seq);
+                    request.from_version = None;
+                    stream = watcher.watch_match(request.clone()).await?.into_inner();
+                    continue;
+                }
+                None => return Err(status.into()),
+            },
+        };
         let (event, view) = match message.kind {
             Some(pb::watch_event::Kind::Snapshot(view)) => (None, Some(view)),
             Some(pb::watch_event::Kind::Transition(t)) => (Some(t.event_json), t.view),

@@ -133,9 +133,28 @@ async fn feed(
     request: pb::FollowLifecycleRequest,
     json: bool,
 ) -> CliResult {
-    let mut events = director.follow_lifecycle(request).await?.into_inner();
+    let mut request = request;
+    let mut events = director
+        .follow_lifecycle(request.clone())
+        .await?
+        .into_inner();
     while let Some(event) = events.next().await {
-        let event = event?;
+        let event = match event {
+            Ok(event) => event,
+            Err(status) => match crate::resume::after_fell_behind(&status, "after_cursor") {
+                // Cut for reading too slowly: every row queued before the
+                // cut arrived, so follow on after the last of them.
+                Some(after_cursor) => {
+                    request.after_cursor = after_cursor;
+                    events = director
+                        .follow_lifecycle(request.clone())
+                        .await?
+                        .into_inner();
+                    continue;
+                }
+                None => return Err(status.into()),
+            },
+        };
         if json {
             outln!("{}", event_json(&event));
         } else {

@@ -48,6 +48,7 @@ mod events;
 mod listing;
 mod render;
 mod replay;
+mod resume;
 mod store;
 
 use clap::{Parser, Subcommand};

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional, Seque
 
 import grpc
 
-from tabletop.errors import from_rpc_error
+from tabletop.errors import StreamFellBehind, from_rpc_error
 
 from tabletop.v1 import (
     admin_pb2,
@@ -479,29 +479,40 @@ class Client:
         works at any time, also for a match finished long ago.
 
         The iterator ends when the match has finished. Breaking out of the loop
-        (or closing the generator) cancels the stream. A server that shuts
+        (or closing the generator) cancels the stream. A client that reads
+        too slowly is cut by the server (``STREAM_FELL_BEHIND``) and this
+        iterator opens the stream again after the last event received, so
+        the caller sees nothing of it. A server that shuts
         down ends it with :class:`tabletop.errors.ShuttingDown`: watch again
         with ``after_seq`` to resume. Revoking the client's credential, or
         re-issuing the token of the seat it watches as, ends it within a
         second with :class:`tabletop.errors.BadToken` (``credential``:
         ``bearer`` or ``seat``), as a new call with it would be refused.
         """
-        stream = self.watcher.WatchMatch(
-            watch_pb2.WatchMatchRequest(
-                match_id=match_id,
-                seat_token=token,
-                from_version=from_version,
-                after_seq=after_seq,
-                omit_views=omit_views,
+        while True:
+            stream = self.watcher.WatchMatch(
+                watch_pb2.WatchMatchRequest(
+                    match_id=match_id,
+                    seat_token=token,
+                    from_version=from_version,
+                    after_seq=after_seq,
+                    omit_views=omit_views,
+                )
             )
-        )
-        try:
-            yield from stream
-        except grpc.RpcError as err:
-            raise from_rpc_error(err) from err
-        finally:
-            stream.cancel()
-
+            try:
+                yield from stream
+                return
+            except grpc.RpcError as err:
+                typed = from_rpc_error(err)
+                # The server cut a stream this client read too slowly: every
+                # event it queued arrived before the cut, so the stream goes
+                # on after the last of them, with no gap and none twice.
+                if isinstance(typed, StreamFellBehind) and typed.after_seq is not None:
+                    after_seq, from_version = typed.after_seq, None
+                    continue
+                raise typed from err
+            finally:
+                stream.cancel()
 
     @_typed_errors
     def list_events(
@@ -565,11 +576,15 @@ class Client:
         the credential it was opened with ends it within a second with
         :class:`tabletop.errors.BadToken`.
         """
-        stream = self.director.FollowLifecycle(
-            director_pb2.FollowLifecycleRequest(after_cursor=after_cursor, game=game, labels=dict(labels or {})),
-            metadata=self._auth(admin_token),
-        )
-        return LifecycleFeed(stream)
+        metadata = self._auth(admin_token)
+
+        def follow(after: int) -> Any:
+            return self.director.FollowLifecycle(
+                director_pb2.FollowLifecycleRequest(after_cursor=after, game=game, labels=dict(labels or {})),
+                metadata=metadata,
+            )
+
+        return LifecycleFeed(follow, after_cursor)
 
     @_typed_errors
     def abort_match(self, match_id: str, reason: str = "", *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
@@ -693,6 +708,8 @@ class LifecycleFeed:
     """The lifecycle feed being followed: an iterator of ``LifecycleEvent``
     that raises typed errors (:class:`tabletop.errors.ShuttingDown` when
     the server stops: follow again from the last cursor;
+    ``STREAM_FELL_BEHIND``, a cut for reading too slowly, is not raised: the
+    feed is followed again after the last event received;
     :class:`tabletop.errors.BadToken` when its credential is revoked).
 
     :meth:`cancel` ends the iteration cleanly, also from another thread
@@ -700,23 +717,31 @@ class LifecycleFeed:
     around it.
     """
 
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
+    def __init__(self, follow: Callable[[int], Any], after_cursor: int) -> None:
+        self._follow = follow
+        self._stream = follow(after_cursor)
         self._cancelled = False
 
     def __iter__(self) -> "LifecycleFeed":
         return self
 
     def __next__(self) -> director_pb2.LifecycleEvent:
-        try:
-            event: director_pb2.LifecycleEvent = next(self._stream)
-            return event
-        except grpc.RpcError as err:
-            # Our own cancel() ends the stream with CANCELLED: that is the
-            # end of the iteration, not an error.
-            if self._cancelled:
-                raise StopIteration from None
-            raise from_rpc_error(err) from err
+        while True:
+            try:
+                event: director_pb2.LifecycleEvent = next(self._stream)
+                return event
+            except grpc.RpcError as err:
+                # Our own cancel() ends the stream with CANCELLED: that is the
+                # end of the iteration, not an error.
+                if self._cancelled:
+                    raise StopIteration from None
+                typed = from_rpc_error(err)
+                # Cut for reading too slowly: every row queued before the cut
+                # arrived, so the feed goes on after the last of them.
+                if isinstance(typed, StreamFellBehind) and typed.after_cursor is not None:
+                    self._stream = self._follow(typed.after_cursor)
+                    continue
+                raise typed from err
 
     def cancel(self) -> None:
         """Stops following."""

@@ -167,6 +167,24 @@ class ShuttingDown(TabletopError):
     """``SHUTTING_DOWN``: the server is stopping; reconnect to its successor."""
 
 
+class StreamFellBehind(TabletopError):
+    """``STREAM_FELL_BEHIND``: the server cut a stream whose client read
+    nothing while its queue was full; ``watch`` and ``follow_lifecycle``
+    open it again by themselves after the last event received."""
+
+    @property
+    def after_seq(self) -> Optional[int]:
+        """A Watch stream's last event the server queued."""
+        value = self.metadata.get("after_seq")
+        return int(value) if value is not None else None
+
+    @property
+    def after_cursor(self) -> Optional[int]:
+        """A lifecycle feed's last row the server queued."""
+        value = self.metadata.get("after_cursor")
+        return int(value) if value is not None else None
+
+
 class RequestIdReused(TabletopError):
     """``REQUEST_ID_REUSED``: ``create_match`` was given a ``request_id`` that
     an earlier, different request used (a retry must repeat the request
@@ -253,6 +271,8 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "BAD_TOKEN": BadToken,
     "NOT_PERMITTED": NotPermitted,
     "SHUTTING_DOWN": ShuttingDown,
+    "STREAM_FELL_BEHIND": StreamFellBehind,
+    "STREAM_LIMIT": Throttled,
     "SERVER_BUSY": Throttled,
     "TOO_MANY_CALLS_IN_FLIGHT": Throttled,
     "RATE_LIMITED": Throttled,

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -53,7 +54,13 @@ class Host:
                 *extra_args,
             ],
             # In the environment: a process's arguments are readable by every user.
-            env={**os.environ, "TABLETOP_ADMIN_TOKEN": ADMIN_TOKEN},
+            # One cache of passing plugin checks for every host of the run
+            # (the Rust tests' too): each built plugin is checked once.
+            env={
+                "TABLETOP_PLUGIN_CHECK_CACHE": str(binary.parent.parent / "plugin-check-cache"),
+                **os.environ,
+                "TABLETOP_ADMIN_TOKEN": ADMIN_TOKEN,
+            },
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -67,7 +74,8 @@ class Host:
         self.address = first.removeprefix("listening on ")
         # Drain both pipes so the host never blocks on a full pipe buffer.
         self.stderr_lines: list[str] = []
-        threading.Thread(target=self._drain, args=(self.process.stdout, None), daemon=True).start()
+        self.stdout_lines: list[str] = []
+        threading.Thread(target=self._drain, args=(self.process.stdout, self.stdout_lines), daemon=True).start()
         threading.Thread(target=self._drain, args=(self.process.stderr, self.stderr_lines), daemon=True).start()
 
     @staticmethod
@@ -75,6 +83,21 @@ class Host:
         for line in pipe:  # type: ignore[attr-defined]
             if sink is not None:
                 sink.append(line)
+
+    def metrics(self) -> dict[str, float]:
+        """The host's metrics (started with ``--metrics-listen``), by sample name."""
+        import urllib.request
+
+        deadline = time.monotonic() + 10
+        while not any(line.startswith("metrics on ") for line in self.stdout_lines):
+            assert time.monotonic() < deadline, "no `metrics on` line"
+            time.sleep(0.01)
+        address = next(line for line in self.stdout_lines if line.startswith("metrics on "))
+        address = address.removeprefix("metrics on ").strip()
+        with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as answer:
+            text = answer.read().decode()
+        samples = (line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))
+        return {name: float(value) for name, value in samples}
 
     def stop(self) -> None:
         self.process.terminate()

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -884,3 +885,30 @@ def test_the_random_bot_plays_in_the_cli_arena_as_an_external_bot(tmp_path: Path
         assert match["record"]["state"] == "finished", match["record"]["state"]
         assert any(a["moves"][0]["seat"] == match["seats"].index("py")
                    for a in match["record"]["actions"] if a.get("moves")), "the Python bot moved"
+
+
+def test_a_watcher_too_slow_for_its_stream_is_cut_and_resumed_with_every_event_once(
+    tmp_path: Path,
+) -> None:
+    # A host that cuts a stream whose client leaves 1 KiB unread for 200 ms.
+    slow_host = Host(
+        tmp_path,
+        ["--store", "memory", "--stream-buffer-bytes", "1024", "--stream-patience-ms", "200", "--metrics-listen", "127.0.0.1:0"],
+    )
+    try:
+        with tabletop.connect(slow_host.address, admin_token=ADMIN_TOKEN) as client:
+            match = client.create_match("war", 2, seed=11, bots={0: "random", 1: "random"})
+            while match.view().state != types_pb2.MATCH_STATE_FINISHED:
+                time.sleep(0.05)
+            everything = [e.seq for e in client.watch(match.match_id, from_version=0)]
+            assert len(everything) > 100, "enough events, with their views, to fill the windows"
+
+            seen = []
+            for event in client.watch(match.match_id, from_version=0):
+                seen.append(event.seq)
+                if len(seen) <= 2:
+                    time.sleep(1.5)  # reads nothing: the queue stays full
+            assert seen == everything, "every event once, across the cuts"
+            assert slow_host.metrics()["tabletop_streams_cut_total"] >= 1, "the server cut the stream"
+    finally:
+        slow_host.stop()

@@ -45,7 +45,7 @@ import {
 } from "./gen/tabletop/v1/matches_pb.js";
 import { MatchState, type MatchView, type SeatPlayerSchema } from "./gen/tabletop/v1/types_pb.js";
 import { type ListEventsResponse, Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
-import { toTabletopError, typed, typedStream } from "./errors.js";
+import { StreamFellBehind, toTabletopError, typed, typedStream } from "./errors.js";
 
 /** The default server address. */
 export const DEFAULT_SERVER = "127.0.0.1:50051";
@@ -455,25 +455,39 @@ export class Client {
    * first event): every past event after that point, then live ones, with no
    * gap and none twice, at any time, also for a match finished long ago. The
    * iteration ends when the match has finished. Breaking out of a
-   * `for await` loop cancels the stream; so does `signal`. A server that
-   * shuts down ends it with `ShuttingDown`: watch again with `afterSeq`.
+   * `for await` loop cancels the stream; so does `signal`. A client that
+   * reads too slowly is cut by the server (`STREAM_FELL_BEHIND`) and this
+   * iterator opens the stream again after the last event received, so the
+   * caller sees nothing of it. A server that shuts down ends it with
+   * `ShuttingDown`: watch again with `afterSeq`.
    * Revoking the client's credential, or re-issuing the token of the seat
    * it watches as, ends it within a second with `BadToken` (`credential`:
    * `bearer` or `seat`), as a new call with it would be refused.
    */
-  watch(matchId: string, token = "", opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
-    return typedStream(
-      this.watcher.watchMatch(
-        {
-          matchId,
-          seatToken: token,
-          fromVersion: opts.fromVersion,
-          afterSeq: opts.afterSeq,
-          omitViews: opts.omitViews ?? false,
-        },
-        { signal: opts.signal },
-      ),
-    );
+  async *watch(matchId: string, token = "", opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
+    let afterSeq = opts.afterSeq;
+    let fromVersion = opts.fromVersion;
+    for (;;) {
+      const stream = typedStream(
+        this.watcher.watchMatch(
+          { matchId, seatToken: token, fromVersion, afterSeq, omitViews: opts.omitViews ?? false },
+          { signal: opts.signal },
+        ),
+      );
+      try {
+        yield* stream;
+        return;
+      } catch (e) {
+        // The server cut a stream read too slowly: every event it queued
+        // arrived before the cut, so the stream goes on after the last.
+        if (e instanceof StreamFellBehind && e.afterSeq !== undefined) {
+          afterSeq = e.afterSeq;
+          fromVersion = undefined;
+          continue;
+        }
+        throw e;
+      }
+    }
   }
 
   /**
@@ -528,25 +542,34 @@ export class Client {
    * again with `afterCursor` set to it to receive every later event once,
    * with no gap, also after a restart of either side. The feed does not end
    * by itself: break out of the `for await` loop, or abort `signal` (the
-   * iteration then ends without an error). A server that shuts down ends it
-   * with `ShuttingDown`; revoking the credential it was opened with ends it
+   * iteration then ends without an error). A cut for reading too slowly
+   * (`STREAM_FELL_BEHIND`) is not thrown: the feed is followed again after
+   * the last event received. A server that shuts down ends it with
+   * `ShuttingDown`; revoking the credential it was opened with ends it
    * within a second with `BadToken`.
    */
   async *followLifecycle(opts: FollowLifecycleOptions = {}): AsyncIterable<LifecycleEvent> {
-    const stream = this.director.followLifecycle(
-      {
-        afterCursor: BigInt(opts.afterCursor ?? 0),
-        game: opts.game ?? "",
-        labels: opts.labels ?? {},
-      },
-      { ...withCredential(opts.adminToken), signal: opts.signal },
-    );
-    try {
-      yield* stream;
-    } catch (e) {
-      // The caller stopped following: the end, not an error.
-      if (opts.signal?.aborted) return;
-      throw toTabletopError(e);
+    let afterCursor = BigInt(opts.afterCursor ?? 0);
+    for (;;) {
+      const stream = this.director.followLifecycle(
+        { afterCursor, game: opts.game ?? "", labels: opts.labels ?? {} },
+        { ...withCredential(opts.adminToken), signal: opts.signal },
+      );
+      try {
+        yield* stream;
+        return;
+      } catch (e) {
+        // The caller stopped following: the end, not an error.
+        if (opts.signal?.aborted) return;
+        const typedError = toTabletopError(e);
+        // Cut for reading too slowly: every row queued before the cut
+        // arrived, so the feed goes on after the last of them.
+        if (typedError instanceof StreamFellBehind && typedError.afterCursor !== undefined) {
+          afterCursor = typedError.afterCursor;
+          continue;
+        }
+        throw typedError;
+      }
     }
   }
 

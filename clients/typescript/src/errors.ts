@@ -217,6 +217,24 @@ export class UnknownGame extends TabletopError {}
 export class ShuttingDown extends TabletopError {}
 
 /**
+ * `STREAM_FELL_BEHIND`: the server cut a stream whose client read nothing
+ * while its queue was full; `watch` and `followLifecycle` open it again by
+ * themselves after the last event received.
+ */
+export class StreamFellBehind extends TabletopError {
+  /** A Watch stream's last event the server queued. */
+  get afterSeq(): bigint | undefined {
+    const value = this.info.after_seq;
+    return value === undefined ? undefined : BigInt(value);
+  }
+  /** A lifecycle feed's last row the server queued. */
+  get afterCursor(): bigint | undefined {
+    const value = this.info.after_cursor;
+    return value === undefined ? undefined : BigInt(value);
+  }
+}
+
+/**
  * `REQUEST_ID_REUSED`: `createMatch` was given a `requestId` that an
  * earlier, different request used (a retry must repeat the request exactly).
  */
@@ -305,6 +323,8 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   BAD_TOKEN: BadToken,
   NOT_PERMITTED: NotPermitted,
   SHUTTING_DOWN: ShuttingDown,
+  STREAM_FELL_BEHIND: StreamFellBehind,
+  STREAM_LIMIT: Throttled,
   SERVER_BUSY: Throttled,
   TOO_MANY_CALLS_IN_FLIGHT: Throttled,
   RATE_LIMITED: Throttled,

@@ -43,6 +43,7 @@ export {
   PluginFault,
   RequestIdReused,
   ShuttingDown,
+  StreamFellBehind,
   StaleVersion,
   TabletopError,
   TokenRequired,

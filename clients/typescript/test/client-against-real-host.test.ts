@@ -24,13 +24,14 @@ import {
   TokenRequired,
   UnknownGame,
   UnknownMatch,
+  connect,
   eventView,
   finalResults,
   type GameInfo,
   type WatchEvent,
 } from "../src/index.js";
 import { seededRandom } from "../examples/random-bot.js";
-import { PACKAGE_DIR, RANDOM_BOT, testHost } from "./harness.js";
+import { ADMIN_TOKEN, PACKAGE_DIR, RANDOM_BOT, startHost, testHost } from "./harness.js";
 
 const BOT_DEADLINE_MS = 150_000;
 
@@ -406,5 +407,41 @@ test("the README example plays a complete match", async () => {
     assert.match(r.stdout, /ranks by seat:/);
   } finally {
     rmSync(file, { force: true });
+  }
+});
+
+test("a watcher too slow for its stream is cut and resumed with every event once", async () => {
+  // A host that cuts a stream whose client leaves 1 KiB unread for 200 ms.
+  const slowHost = await startHost([
+    "--store",
+    "memory",
+    "--stream-buffer-bytes",
+    "1024",
+    "--stream-patience-ms",
+    "200",
+    "--metrics-listen",
+    "127.0.0.1:0",
+  ]);
+  try {
+    const client = connect(slowHost.address, { credential: ADMIN_TOKEN });
+    const match = await client.createMatch("war", { seed: 11, bots: { 0: "random", 1: "random" } });
+    while ((await client.view(match.matchId)).state !== MatchState.FINISHED) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const everything: bigint[] = [];
+    for await (const event of client.watch(match.matchId, "", { fromVersion: 0n })) everything.push(event.seq);
+    assert.ok(everything.length > 100, "enough events, with their views, to fill the windows");
+
+    const seen: bigint[] = [];
+    for await (const event of client.watch(match.matchId, "", { fromVersion: 0n })) {
+      seen.push(event.seq);
+      // Reads nothing for a while: the server's queue stays full.
+      if (seen.length <= 2) await new Promise((r) => setTimeout(r, 1500));
+    }
+    assert.deepEqual(seen, everything, "every event once, across the cuts");
+    const metrics = await slowHost.metrics();
+    assert.ok((metrics.get("tabletop_streams_cut_total") ?? 0) >= 1, "the server cut the stream");
+  } finally {
+    await slowHost.stop();
   }
 });

@@ -37,6 +37,8 @@ export const ADMIN_TOKEN = "x";
 
 export interface Host {
   address: string;
+  /** The host's metrics by sample name (started with `--metrics-listen`). */
+  metrics(): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +61,16 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
       ...extraArgs,
     ],
     // The token in the environment: a process's arguments are readable by every user.
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TABLETOP_ADMIN_TOKEN: ADMIN_TOKEN } },
+    // One cache of passing plugin checks for every host of the run (the
+    // Rust tests' too): each built plugin is checked once.
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        TABLETOP_PLUGIN_CHECK_CACHE: join(dirname(dirname(binary)), "plugin-check-cache"),
+        ...process.env,
+        TABLETOP_ADMIN_TOKEN: ADMIN_TOKEN,
+      },
+    },
   );
   let stderr = "";
   child.stderr?.setEncoding("utf8");
@@ -68,6 +79,14 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
     if (stderr.length < 20_000) stderr += chunk;
   });
   const lines = createInterface({ input: child.stdout! });
+  // Read from the start: the metrics address, the second line, may come in
+  // the same chunk as the first. Reading on keeps the host from blocking on
+  // a full pipe.
+  let metricsAddress: string | undefined;
+  lines.on("line", (line) => {
+    const metrics = /^metrics on (\S+)$/.exec(line.trim());
+    if (metrics) metricsAddress = metrics[1];
+  });
   const first = await new Promise<string>((resolveLine, reject) => {
     lines.once("line", resolveLine);
     child.once("exit", (code) => reject(new Error(`engine-host exited (${code}) before listening:\n${stderr}`)));
@@ -78,10 +97,22 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
     child.kill("SIGKILL");
     throw new Error(`engine-host printed ${JSON.stringify(first)} instead of "listening on ADDR":\n${stderr}`);
   }
-  // Keep reading stdout so the host never blocks on a full pipe.
-  lines.on("line", () => {});
   return {
     address: match[1]!,
+    async metrics() {
+      for (let waited = 0; !metricsAddress; waited += 10) {
+        if (waited > 10_000) throw new Error("no `metrics on` line: start the host with --metrics-listen");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const text = await (await fetch(`http://${metricsAddress}/metrics`)).text();
+      const samples = new Map<string, number>();
+      for (const line of text.split("\n")) {
+        if (!line || line.startsWith("#")) continue;
+        const space = line.lastIndexOf(" ");
+        samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+      }
+      return samples;
+    },
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));

@@ -15,14 +15,15 @@ use tabletop_core::SeatResult;
 use tabletop_core::error::HostError;
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::director_server::Director;
-use tokio::sync::mpsc;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use super::outbound::{NotSent, fell_behind};
 use super::services::Api;
 use super::status::to_status;
-use super::watch::{OUTBOUND_BUFFER, UntilEnded};
+use super::streams::Opener;
+use super::watch::UntilEnded;
 use crate::engine::{Caller, Control, OpenedWith};
 use crate::store::{LifecycleEvent, LifecycleKind, LifecycleRow, OutReason};
 
@@ -162,13 +163,14 @@ impl Director for Api {
             caller: caller.clone(),
             seat: None,
         };
+        let slot = self.streams.open(Opener::of(&caller, None))?;
         self.call(move |e| e.check_feed_access(&caller)).await?;
         let filter = FeedFilter {
             game: r.game,
             labels: r.labels.into_iter().collect(),
             follower,
         };
-        let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
+        let (tx, rx) = super::outbound::queue(self.stream_budget);
         let api = self.clone();
         let mut tail = self.engine.lifecycle_tail();
         let mut cursor = r.after_cursor;
@@ -181,7 +183,7 @@ impl Director for Api {
                     let rows = match api.call(move |e| e.lifecycle_page(after, FEED_PAGE)).await {
                         Ok(rows) => rows,
                         Err(status) => {
-                            let _ = tx.send(Err(status)).await;
+                            tx.end_with(status);
                             return;
                         }
                     };
@@ -189,12 +191,22 @@ impl Director for Api {
                         break;
                     }
                     for row in rows {
-                        cursor = row.seq;
-                        if filter.selects(&row.event)
-                            && tx.send(Ok(lifecycle_event(row))).await.is_err()
-                        {
-                            return;
+                        let seq = row.seq;
+                        if filter.selects(&row.event) {
+                            match tx.send(lifecycle_event(row)).await {
+                                Ok(()) => {}
+                                Err(NotSent::Gone) => return,
+                                Err(NotSent::Behind) => {
+                                    tx.end_with(fell_behind(
+                                        "after_cursor",
+                                        cursor,
+                                        api.stream_budget,
+                                    ));
+                                    return;
+                                }
+                            }
                         }
+                        cursor = seq;
                     }
                 }
                 // Then wait until a later row is durable, or the follower
@@ -212,6 +224,7 @@ impl Director for Api {
         Ok(Response::new(Box::pin(UntilEnded::new(
             rx,
             self.stream_end(opened, withdrawals),
+            slot,
         ))))
     }
 

@@ -12,10 +12,12 @@ mod convert;
 pub mod director;
 pub mod layer;
 pub mod limits;
+mod outbound;
 pub mod reason;
 mod seat_calls;
 pub mod services;
 pub mod status;
+pub mod streams;
 pub mod tls;
 pub mod watch;
 pub mod web;
@@ -37,7 +39,9 @@ use tonic::service::Routes;
 use crate::engine::Engine;
 use layer::{Guards, OpsLayer};
 use limits::Limiter;
+pub use outbound::StreamBudget;
 use services::Api;
+pub use streams::StreamCaps;
 
 /// How the server is run, besides what it serves.
 #[derive(Debug, Clone)]
@@ -53,6 +57,11 @@ pub struct ServeOptions {
     pub max_reply_bytes: usize,
     /// TLS for the listeners; `None`: plaintext.
     pub tls: Option<tonic::transport::ServerTlsConfig>,
+    /// How many streams may be open.
+    pub stream_caps: StreamCaps,
+    /// How much one stream queues, and for how long its client may leave
+    /// its queue full.
+    pub stream_budget: StreamBudget,
 }
 
 /// Notes the match a call is about on the call's span (made by the layer),
@@ -91,7 +100,8 @@ pub async fn serve(
             tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
         ],
     );
-    let api = Api::new(engine, options.deadline, draining_rx.clone());
+    let api = Api::new(engine, options.deadline, draining_rx.clone())
+        .with_streams(options.stream_caps, options.stream_budget);
     let max_reply = options.max_reply_bytes;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CatalogServer<Api>>().await;

@@ -231,6 +231,17 @@ reasons! {
         &[key("match_id"), key("unavailable_reason")], None;
     /// the server is stopping: ends every open Watch stream
     ShuttingDown = Some("SHUTTING_DOWN"), Unavailable, &[], Some("ShuttingDown");
+    /// a Watch stream or lifecycle feed whose client read nothing while its
+    /// queue was full (`--stream-buffer-bytes`) for `--stream-patience-ms`:
+    /// open it again after the last event or row received
+    StreamFellBehind = Some("STREAM_FELL_BEHIND"), Unavailable,
+        &[key_about("after_seq", "Watch streams: the last event queued"),
+          key_about("after_cursor", "lifecycle feeds: the last row queued"),
+          key("buffer_bytes")],
+        Some("StreamFellBehind");
+    /// the server, the caller or the seat has its most streams open
+    /// (`--max-streams`, `--max-streams-per-caller`, `--max-streams-per-seat`)
+    StreamLimit = Some("STREAM_LIMIT"), ResourceExhausted, LIMIT_KEYS, Some("Throttled");
     /// the server is serving its most calls at once (`--max-calls-in-flight`);
     /// answered at once
     ServerBusy = Some("SERVER_BUSY"), Unavailable, LIMIT_KEYS, Some("Throttled");

@@ -21,8 +21,10 @@ use tokio::sync::{broadcast, watch};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use super::outbound::StreamBudget;
 use super::seat_calls;
 use super::status::to_status;
+use super::streams::{OpenStreams, StreamCaps};
 use crate::engine::{ActionRef, Engine, ListQuery, NewMatch, OpenedWith, TryCreate, Withdrawn};
 use crate::store::{Commit, ListedState};
 use tabletop_core::error::{HostError, HostResult};
@@ -36,6 +38,10 @@ pub struct Api {
     pub(super) engine: Arc<Engine>,
     deadline: Duration,
     draining: watch::Receiver<bool>,
+    /// The streams open, counted against their openers.
+    pub(super) streams: Arc<OpenStreams>,
+    /// How much each stream queues.
+    pub(super) stream_budget: StreamBudget,
 }
 
 /// A core call tried on the calling thread.
@@ -77,6 +83,17 @@ impl Api {
             engine,
             deadline,
             draining,
+            streams: Arc::new(OpenStreams::new(StreamCaps::default())),
+            stream_budget: StreamBudget::default(),
+        }
+    }
+
+    /// The same API with streams capped by `caps`, each queueing `budget`.
+    pub fn with_streams(self, caps: StreamCaps, budget: StreamBudget) -> Api {
+        Api {
+            streams: Arc::new(OpenStreams::new(caps)),
+            stream_budget: budget,
+            ..self
         }
     }
 

@@ -23,12 +23,13 @@ use tabletop_proto::v1::watch_server::Watch;
 use tabletop_sdk::Viewer;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::Stream;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use super::outbound::{NotSent, Outbound, Queued, fell_behind};
 use super::services::Api;
 use super::status::to_status;
+use super::streams::{Opener, StreamSlot};
 use crate::engine::{OpenedWith, Resume, SeatGrant};
 
 /// A stream of watch events.
@@ -40,23 +41,27 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>>
 /// stream would hold a graceful shutdown until its grace period ran out),
 /// or the withdrawal of the credential or seat token that opened the
 /// stream. It is polled first, so events still queued are not sent once
-/// it has resolved.
+/// it has resolved. The stream holds its place among the open streams
+/// until it is dropped.
 pub(super) struct UntilEnded<T> {
-    events: ReceiverStream<Result<T, Status>>,
+    events: mpsc::UnboundedReceiver<Queued<T>>,
     end: Pin<Box<dyn Future<Output = Status> + Send>>,
     ended: bool,
+    _slot: StreamSlot,
 }
 
 impl<T> UntilEnded<T> {
-    /// `events` until `end` resolves.
+    /// `events` until `end` resolves, open in `slot`.
     pub(super) fn new(
-        events: mpsc::Receiver<Result<T, Status>>,
+        events: mpsc::UnboundedReceiver<Queued<T>>,
         end: Pin<Box<dyn Future<Output = Status> + Send>>,
+        slot: StreamSlot,
     ) -> UntilEnded<T> {
         UntilEnded {
-            events: ReceiverStream::new(events),
+            events,
             end,
             ended: false,
+            _slot: slot,
         }
     }
 }
@@ -72,14 +77,11 @@ impl<T> Stream for UntilEnded<T> {
             self.ended = true;
             return Poll::Ready(Some(Err(status)));
         }
-        Pin::new(&mut self.events).poll_next(cx)
+        self.events
+            .poll_recv(cx)
+            .map(|queued| queued.map(Queued::into_message))
     }
 }
-
-/// Messages a watcher's outbound queue holds before its task waits; a client
-/// slower than that makes the task lag on the match's feed, and a lagging
-/// task catches up from the history instead of holding anyone back.
-pub(super) const OUTBOUND_BUFFER: usize = 16;
 
 /// Past events read from the history per call: a page is one walk through
 /// the log, and its views are held until sent.
@@ -149,7 +151,7 @@ struct Watcher {
     match_id: String,
     viewer: Viewer,
     omit_views: bool,
-    tx: mpsc::Sender<Result<pb::WatchEvent, Status>>,
+    tx: Outbound<pb::WatchEvent>,
     /// The last event sent.
     sent: u64,
 }
@@ -162,17 +164,38 @@ enum Next {
 
 impl Watcher {
     /// Sends `event` unless it was sent already; `Done` when the client is
-    /// gone or the match is over.
+    /// gone, has fallen behind (its stream is cut) or the match is over.
     async fn send(&mut self, event: &ViewerEvent) -> Next {
         if event.seq <= self.sent {
             return Next::More;
         }
-        self.sent = event.seq;
         let message = event_message(event, self.omit_views);
-        if self.tx.send(Ok(message)).await.is_err() || event.finished {
+        if !self.queue(message).await {
+            return Next::Done;
+        }
+        self.sent = event.seq;
+        if event.finished {
             return Next::Done;
         }
         Next::More
+    }
+
+    /// Queues `message`; false when the client is gone or fell behind, whose
+    /// stream is then cut, resuming after the last event queued.
+    async fn queue(&self, message: pb::WatchEvent) -> bool {
+        match self.tx.send(message).await {
+            Ok(()) => true,
+            Err(NotSent::Gone) => false,
+            Err(NotSent::Behind) => {
+                self.fail(fell_behind("after_seq", self.sent, self.api.stream_budget));
+                false
+            }
+        }
+    }
+
+    /// Ends the stream with `status`.
+    fn fail(&self, status: Status) {
+        self.tx.end_with(status);
     }
 
     /// Sends every event of `history` after the last one sent, a page at a
@@ -197,7 +220,7 @@ impl Watcher {
                 Ok(page) if !page.is_empty() => page,
                 Ok(_) => return Next::More,
                 Err(status) => {
-                    let _ = self.tx.send(Err(status)).await;
+                    self.fail(status);
                     return Next::Done;
                 }
             };
@@ -225,7 +248,7 @@ impl Watcher {
             let horizon = match self.api.call(move |e| e.spectator_horizon(&id)).await {
                 Ok(horizon) => horizon,
                 Err(status) => {
-                    let _ = self.tx.send(Err(status)).await;
+                    self.fail(status);
                     return;
                 }
             };
@@ -234,7 +257,7 @@ impl Watcher {
                 history = match self.api.call(move |e| e.history(&id)).await {
                     Ok(history) => history,
                     Err(status) => {
-                        let _ = self.tx.send(Err(status)).await;
+                        self.fail(status);
                         return;
                     }
                 };
@@ -281,7 +304,7 @@ impl Watcher {
                     let history = match self.api.call(move |e| e.history(&id)).await {
                         Ok(history) => history,
                         Err(status) => {
-                            let _ = self.tx.send(Err(status)).await;
+                            self.fail(status);
                             return;
                         }
                     };
@@ -319,6 +342,11 @@ impl Watch for Api {
             .call(move |e| e.watch(&match_id, &token, resume, with_views))
             .await?;
         charged.succeeded();
+        let seat = match start.viewer {
+            Viewer::Seat(seat) => Some((r.match_id.as_str(), seat)),
+            Viewer::Spectator => None,
+        };
+        let slot = self.streams.open(Opener::of(&caller, seat))?;
         let opened = OpenedWith {
             caller,
             seat: match start.viewer {
@@ -330,7 +358,7 @@ impl Watch for Api {
                 Viewer::Spectator => None,
             },
         };
-        let (tx, rx) = mpsc::channel(OUTBOUND_BUFFER);
+        let (tx, rx) = super::outbound::queue(self.stream_budget);
         let mut watcher = Watcher {
             api: self.clone(),
             match_id: r.match_id,
@@ -342,7 +370,7 @@ impl Watch for Api {
         tokio::spawn(async move {
             let _open = metrics().watch_stream();
             if let Some(view) = start.snapshot {
-                if watcher.tx.send(Ok(snapshot_event(view))).await.is_err() || start.finished {
+                if !watcher.queue(snapshot_event(view)).await || start.finished {
                     return;
                 }
             } else if start.finished && watcher.sent >= start.history.last_seq() {
@@ -365,6 +393,7 @@ impl Watch for Api {
         Ok(Response::new(Box::pin(UntilEnded::new(
             rx,
             self.stream_end(opened, withdrawals),
+            slot,
         ))))
     }
 

@@ -385,6 +385,9 @@ pub struct Metrics {
     read_back: Counter,
     watch_streams: Gauge,
     lifecycle_streams: Gauge,
+    stream_buffered_bytes: Gauge,
+    streams_cut: Counter,
+    streams_refused: Counter,
     store_commit: Histogram,
     store_fsync: Histogram,
     demotions: Counter,
@@ -429,6 +432,9 @@ impl Default for Metrics {
             read_back: Counter::default(),
             watch_streams: Gauge::default(),
             lifecycle_streams: Gauge::default(),
+            stream_buffered_bytes: Gauge::default(),
+            streams_cut: Counter::default(),
+            streams_refused: Counter::default(),
             store_commit: Histogram::default(),
             store_fsync: Histogram::default(),
             demotions: Counter::default(),
@@ -507,6 +513,21 @@ impl Default for Metrics {
             "tabletop_lifecycle_streams",
             "Open lifecycle feeds (FollowLifecycle)",
             m.lifecycle_streams.clone(),
+        );
+        r.register(
+            "tabletop_stream_buffered_bytes",
+            "Bytes of messages queued for streams' clients (each stream at most --stream-buffer-bytes)",
+            m.stream_buffered_bytes.clone(),
+        );
+        r.register(
+            "tabletop_streams_cut",
+            "Streams cut because their client fell behind (STREAM_FELL_BEHIND)",
+            m.streams_cut.clone(),
+        );
+        r.register(
+            "tabletop_streams_refused",
+            "Streams refused by a stream cap (STREAM_LIMIT)",
+            m.streams_refused.clone(),
         );
         r.register(
             "tabletop_store_commit_seconds",
@@ -662,6 +683,26 @@ impl Metrics {
     pub fn lifecycle_stream(&'static self) -> StreamGauge {
         self.lifecycle_streams.inc();
         StreamGauge(&self.lifecycle_streams)
+    }
+
+    /// `bytes` more (or, negative, fewer) queued for streams' clients.
+    pub fn stream_buffered(&self, bytes: i64) {
+        self.stream_buffered_bytes.inc_by(bytes);
+    }
+
+    /// Bytes queued for streams' clients now.
+    pub fn stream_buffered_now(&self) -> i64 {
+        self.stream_buffered_bytes.get()
+    }
+
+    /// A stream cut because its client fell behind.
+    pub fn stream_cut(&self) {
+        self.streams_cut.inc();
+    }
+
+    /// A stream refused by a cap.
+    pub fn stream_refused(&self) {
+        self.streams_refused.inc();
     }
 
     /// One store commit (a batch of writes in one transaction).
