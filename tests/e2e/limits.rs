@@ -373,3 +373,76 @@ async fn players_are_limited_per_seat_not_with_every_spectator() {
         .await
         .expect("the other seat still plays on");
 }
+
+#[tokio::test]
+async fn a_call_is_charged_by_its_cost_so_heavy_reads_run_out_of_rate_where_light_calls_do_not() {
+    let host = Host::start_with(HostOptions {
+        args: vec![
+            "--store".into(),
+            "memory".into(),
+            "--credential-rate".into(),
+            "200".into(),
+        ],
+        ..Default::default()
+    })
+    .await;
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(as_admin(pb::CreateMatchRequest {
+            game: "war".into(),
+            players: 2,
+            seed: Some(5),
+            bots: [0, 1]
+                .map(|seat| pb::SeatBot {
+                    seat,
+                    spec: "random".into(),
+                })
+                .to_vec(),
+            ..Default::default()
+        }))
+        .await
+        .expect("a War match of bots")
+        .into_inner();
+    crate::support::finished_by_itself(&mut matches, &created.match_id, Duration::from_secs(60))
+        .await;
+    let (heavy_id, heavy) = issue_organizer(&host, "heavy").await;
+    let (_, light) = issue_organizer(&host, "light").await;
+    let mut watch = host.watch().await;
+    let every_event_with_views = || pb::ListEventsRequest {
+        match_id: created.match_id.clone(),
+        page_size: 100,
+        include_views: true,
+        ..Default::default()
+    };
+    // Each answer is megabytes of views (a client takes 4 MiB at most): a
+    // few spend a second's rate.
+    let mut served = 0;
+    let refused = loop {
+        match watch
+            .list_events(with_credential(&heavy, every_event_with_views()))
+            .await
+        {
+            Ok(page) => {
+                assert_eq!(page.into_inner().events.len(), 100, "a heavy answer");
+                served += 1;
+                assert!(served < 10, "ten heavy answers within a rate of 200 calls");
+            }
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(reason(&refused), "RATE_LIMITED", "{refused:?}");
+    assert_eq!(metadata(&refused, "credential"), heavy_id);
+    // As many light calls as the heavy ones, and a hundred more, pass.
+    for n in 0..served + 100 {
+        matches
+            .get_view(with_credential(
+                &light,
+                pb::GetViewRequest {
+                    match_id: created.match_id.clone(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .unwrap_or_else(|e| panic!("light call {n}: {e}"));
+    }
+}

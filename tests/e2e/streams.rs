@@ -306,7 +306,10 @@ async fn the_cli_watching_through_a_stalled_pipe_is_cut_and_resumes_with_every_e
         tokio::time::sleep(pause).await;
         let mut text = String::new();
         stdout.read_to_string(&mut text).await.expect("read");
-        assert!(child.wait().await.expect("exit").success(), "the CLI ends well");
+        assert!(
+            child.wait().await.expect("exit").success(),
+            "the CLI ends well"
+        );
         text
     };
     let fast = read_all(watch(), Duration::ZERO).await;

@@ -24,6 +24,7 @@ use tower::{Layer, Service};
 use tracing::Instrument;
 
 use super::auth::{AUTHORIZATION, parse_bearer};
+use super::cost::CallCost;
 use super::limits::{Key, Limiter, Refusal, SeatCharge};
 use super::reason::Reason;
 use super::status::{Described, to_status};
@@ -210,9 +211,9 @@ where
         if key == Key::Anonymous && SEAT_CALLS.contains(&path) {
             key = Key::SeatCall;
         }
-        let observed = move |response: Response<Body>, stats| {
+        let observed = move |response: Response<Body>, stats, cost: Option<CallCost>| {
             let code = code_of(response.headers());
-            let mut response = response.map(|body| ObservedBody::new(body, stats, started));
+            let mut response = response.map(|body| ObservedBody::new(body, stats, started, cost));
             // A trailers-only answer (an error) has its status in the
             // headers and nothing to come: it is counted now, before the
             // client can see it.
@@ -228,7 +229,11 @@ where
             let status = client_cert_required();
             let _entered = span.enter();
             tracing::warn!("admin call without a client certificate refused");
-            return Box::pin(std::future::ready(Ok(observed(status.into_http(), stats))));
+            return Box::pin(std::future::ready(Ok(observed(
+                status.into_http(),
+                stats,
+                None,
+            ))));
         }
         let creates = CREATING.contains(&path);
         let engine = &self.shared.engine;
@@ -257,7 +262,7 @@ where
                         "call refused by a limit"
                     );
                 }
-                let response = observed(refusal_status(&refusal).into_http(), stats);
+                let response = observed(refusal_status(&refusal).into_http(), stats, None);
                 let held = (refusal.kind != LimitKind::ServerCalls)
                     .then(|| Held::take(&self.shared.held))
                     .flatten();
@@ -283,6 +288,7 @@ where
             return Box::pin(std::future::ready(Ok(observed(
                 to_status(refused).into_http(),
                 stats,
+                None,
             ))));
         }
         let timeout = self
@@ -291,11 +297,12 @@ where
             .timeout
             .filter(|_| !UNTIMED.contains(&path));
         let mut request = request;
-        if key == Key::SeatCall {
-            request
-                .extensions_mut()
-                .insert(SeatCharge::new(Arc::clone(&self.shared.limiter)));
-        }
+        let seat_charge = (key == Key::SeatCall).then(|| {
+            let charge = SeatCharge::new(Arc::clone(&self.shared.limiter));
+            request.extensions_mut().insert(charge.clone());
+            charge
+        });
+        let cost = CallCost::new(Arc::clone(&self.shared.limiter), &key, seat_charge);
         // The clone answers this call; `self.inner` stays ready for the
         // next (tower's rule for a service polled ready).
         let clone = self.inner.clone();
@@ -303,7 +310,7 @@ where
         let in_flight = InFlight::new();
         Box::pin(
             async move {
-                let call = inner.call(request);
+                let call = cost.meter(inner.call(request));
                 let answer = match timeout {
                     Some(limit) => match tokio::time::timeout(limit, call).await {
                         Ok(answer) => answer,
@@ -317,7 +324,7 @@ where
                 };
                 drop(in_flight);
                 drop(permit);
-                answer.map(|response| observed(response, stats))
+                answer.map(|response| observed(response, stats, Some(cost)))
             }
             .instrument(span),
         )
@@ -506,23 +513,34 @@ pub struct ObservedBody {
     stats: Arc<RpcStats>,
     started: Instant,
     counted: bool,
+    /// What the call costs its caller's rate (none for a refusal).
+    cost: Option<CallCost>,
 }
 
 impl ObservedBody {
-    fn new(inner: Body, stats: Arc<RpcStats>, started: Instant) -> ObservedBody {
+    fn new(
+        inner: Body,
+        stats: Arc<RpcStats>,
+        started: Instant,
+        cost: Option<CallCost>,
+    ) -> ObservedBody {
         ObservedBody {
             inner,
             stats,
             started,
             counted: false,
+            cost,
         }
     }
 
-    /// Counts the call once, with `code`.
+    /// Counts the call once, with `code`, and charges what it cost.
     fn finish(&mut self, code: i32) {
         if !self.counted {
             self.counted = true;
             self.stats.finished(code, self.started.elapsed());
+            if let Some(cost) = &mut self.cost {
+                cost.settle(Instant::now());
+            }
         }
     }
 }
@@ -580,7 +598,12 @@ impl http_body::Body for ObservedBody {
                     self.finish(code_of(&trailers).unwrap_or(Code::Unknown as i32));
                     Poll::Ready(Some(Ok(Frame::trailers(trailers))))
                 }
-                Err(frame) => Poll::Ready(Some(Ok(frame))),
+                Err(frame) => {
+                    if let (Some(cost), Some(data)) = (&mut self.cost, frame.data_ref()) {
+                        cost.sent(data.len());
+                    }
+                    Poll::Ready(Some(Ok(frame)))
+                }
             };
         }
         polled

@@ -139,6 +139,16 @@ impl Bucket {
         self.tokens + elapsed * per_second
     }
 
+    /// Takes `tokens` a call owed once answered, into debt if need be but
+    /// no deeper than a period's worth, which later calls wait out.
+    fn spend(&mut self, tokens: f64, capacity: u32, period: Duration, now: Instant) {
+        let refilled = self
+            .refilled(capacity, period, now)
+            .min(f64::from(capacity));
+        self.tokens = (refilled - tokens).max(-f64::from(capacity));
+        self.at = now;
+    }
+
     /// Whether the bucket has refilled by `now`: forgetting it then changes
     /// nothing, since a new one starts full.
     fn is_full(&self, capacity: u32, period: Duration, now: Instant) -> bool {
@@ -526,6 +536,18 @@ impl Limiter {
     }
 
     /// Takes a token from `state`'s calls-per-second bucket.
+    /// Charges `key` the `tokens` a call it made owed once answered
+    /// ([`super::cost`]).
+    pub fn spend(&self, key: &Key, tokens: f64, now: Instant) {
+        let rate = self.config.credential_rate;
+        if rate == 0 {
+            return;
+        }
+        let state = self.state(key, now);
+        let mut bucket = state.rate.lock().unwrap_or_else(|e| e.into_inner());
+        bucket.spend(tokens, rate, Duration::from_secs(1), now);
+    }
+
     fn charge_rate(&self, state: &KeyState, now: Instant) -> Result<(), Refusal> {
         let rate = self.config.credential_rate;
         let taken = state.rate.lock().unwrap_or_else(|e| e.into_inner()).take(
@@ -548,6 +570,9 @@ impl Limiter {
 #[derive(Debug, Clone)]
 pub struct SeatCharge {
     limiter: Arc<Limiter>,
+    /// The token charged (its hash; `None`: a spectator's call), once
+    /// charged: what the call owes when answered goes to the same bucket.
+    charged: Arc<Mutex<Option<Option<[u8; 32]>>>>,
 }
 
 /// A token charged to the anonymous key that gets a bucket of its own once
@@ -558,7 +583,38 @@ pub struct Unproven([u8; 32]);
 impl SeatCharge {
     /// The charge of calls admitted by `limiter`.
     pub fn new(limiter: Arc<Limiter>) -> SeatCharge {
-        SeatCharge { limiter }
+        SeatCharge {
+            limiter,
+            charged: Arc::default(),
+        }
+    }
+
+    /// Charges the bucket this call was charged to the `tokens` it owed
+    /// once answered: the seat's own, the shared one of tokens without a
+    /// bucket, or the anonymous key's.
+    pub fn spend(&self, tokens: f64, now: Instant) {
+        let limiter = &self.limiter;
+        let rate = limiter.config.credential_rate;
+        let charged = *self.charged.lock().unwrap_or_else(|e| e.into_inner());
+        let hash = match charged {
+            None => return,
+            Some(None) => return limiter.spend(&Key::Anonymous, tokens, now),
+            Some(Some(hash)) => hash,
+        };
+        let period = Duration::from_secs(1);
+        let mut seats = limiter.seats.lock().unwrap_or_else(|e| e.into_inner());
+        match seats.buckets.get_mut(&hash) {
+            Some(bucket) => bucket.spend(tokens, rate, period, now),
+            None => {
+                drop(seats);
+                let mut shared = limiter
+                    .unproven
+                    .rate
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                shared.spend(tokens, rate, period, now);
+            }
+        }
     }
 
     /// Charges a call presenting `token` (empty: none) at `now`; answers
@@ -571,9 +627,11 @@ impl SeatCharge {
             return Ok(None);
         }
         if token.is_empty() {
+            *self.charged.lock().unwrap_or_else(|e| e.into_inner()) = Some(None);
             return limiter.charge_rate(&limiter.anonymous, now).map(|()| None);
         }
         let hash: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        *self.charged.lock().unwrap_or_else(|e| e.into_inner()) = Some(Some(hash));
         let seat_taken = limiter
             .seats
             .lock()

@@ -9,6 +9,7 @@
 
 pub mod auth;
 mod convert;
+pub mod cost;
 pub mod director;
 pub mod layer;
 pub mod limits;

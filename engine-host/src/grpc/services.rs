@@ -216,9 +216,18 @@ impl Api {
     {
         let engine = Arc::clone(&self.engine);
         crate::metrics::metrics().pool_call();
-        let job = tokio::task::spawn_blocking(move || f(&engine));
+        let job = tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
+            let result = f(&engine);
+            (result, started.elapsed())
+        });
         match tokio::time::timeout(deadline, job).await {
-            Ok(Ok(result)) => result.map_err(to_status),
+            Ok(Ok((result, ran))) => {
+                // What the call costs its caller's rate: the work done for
+                // it, not the wait for a pool thread.
+                super::cost::add_work(ran);
+                result.map_err(to_status)
+            }
             Ok(Err(join)) => Err(to_status(HostError::Internal(format!(
                 "the host failed while serving the call: {join}"
             )))),
