@@ -129,7 +129,7 @@ pub struct ArenaArgs {
 const MIN_STEP_SAMPLES: u64 = 100;
 
 /// How long the stalled streams are read at the end.
-const SETTLE_STALLED: Duration = Duration::from_secs(3);
+const SETTLE_STALLED: Duration = Duration::from_secs(2);
 
 /// What the host processes used, plugin workers included.
 #[derive(Debug, Default, Serialize)]

@@ -328,12 +328,17 @@ fn arena_plays_thinking_players_spectators_and_stalled_clients_without_losing_an
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     );
-    built(&focus);
+    // Focus alone in the plugin directory: the host checks every plugin
+    // file before it listens, and the others are not played here.
+    let plugins = tempfile::tempdir().expect("a scratch directory");
+    std::fs::copy(built(&focus), plugins.path().join(&focus)).expect("focus copied");
     let host = built("engine-host");
     let report = bench(&[
         "arena",
         "--server",
         host.to_str().expect("utf-8 path"),
+        "--server-arg=--plugin-dir",
+        &format!("--server-arg={}", plugins.path().display()),
         "--game",
         "focus",
         "--players",

@@ -54,17 +54,12 @@ impl Rpc {
     }
 }
 
-/// The code and `ErrorInfo` reason of a failed call (`-` without one), and
-/// the reason's metadata.
-pub fn reason_of(status: &tonic::Status) -> (String, String, BTreeMap<String, String>) {
+/// The code and `ErrorInfo` reason of a failed call (`-` without one).
+pub fn reason_of(status: &tonic::Status) -> (String, String) {
     let code = format!("{:?}", status.code());
     match status.get_error_details().error_info() {
-        Some(info) => (
-            code,
-            info.reason.clone(),
-            info.metadata.clone().into_iter().collect(),
-        ),
-        None => (code, "-".to_string(), BTreeMap::new()),
+        Some(info) => (code, info.reason.clone()),
+        None => (code, "-".to_string()),
     }
 }
 
@@ -157,7 +152,7 @@ impl Tally {
 
     /// Counts a failed call of `caller`.
     pub fn error(&self, caller: Caller, status: &tonic::Status) {
-        let (code, reason, _) = reason_of(status);
+        let (code, reason) = reason_of(status);
         *self
             .errors
             .lock()
@@ -363,6 +358,37 @@ mod tests {
         assert_eq!(summary.rpc_latency_us["SubmitAction"].count, 605);
         let none = tally.summary(Duration::from_secs(1), 100);
         assert_eq!(none.submit_p99_passed_ceiling_at_players, None);
+    }
+
+    #[test]
+    fn a_cut_as_fallen_behind_is_read_from_its_error_info() {
+        let info = |code, reason: &str| {
+            tonic::Status::with_error_details(
+                code,
+                "cut",
+                tonic_types::ErrorDetails::with_error_info(
+                    reason,
+                    "tabletop",
+                    [("after_seq".to_string(), "41".to_string())],
+                ),
+            )
+        };
+        let cut = info(tonic::Code::Unavailable, FELL_BEHIND);
+        assert!(fell_behind(&cut));
+        let (code, reason) = reason_of(&cut);
+        assert_eq!(
+            (code.as_str(), reason.as_str()),
+            ("Unavailable", FELL_BEHIND)
+        );
+        assert!(!fell_behind(&info(
+            tonic::Code::Unavailable,
+            "SHUTTING_DOWN"
+        )));
+        assert!(!fell_behind(&info(
+            tonic::Code::ResourceExhausted,
+            FELL_BEHIND
+        )));
+        assert!(!fell_behind(&tonic::Status::unavailable("no details")));
     }
 
     #[test]
