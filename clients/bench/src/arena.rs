@@ -175,6 +175,11 @@ struct Report {
     #[serde(flatten)]
     tally: TallySummary,
     host_use: HostUse,
+    /// CPU seconds this tool used over the run: on a machine it shares with
+    /// the host, what the players' side took from the host's cores.
+    tool_cpu_s: Option<f64>,
+    /// Of the machine's cores, how many this tool kept busy on average.
+    tool_cores_busy: Option<f64>,
 }
 
 /// One host and what runs against it.
@@ -315,6 +320,7 @@ pub async fn arena(args: ArenaArgs) -> Result<(), String> {
     let pids: Vec<u32> = hosts.iter().filter_map(|h| h.pid).collect();
     let sampler = tokio::spawn(sample_memory(pids.clone(), stop.clone()));
     let cpu_before = host_cpu(&pids);
+    let tool_cpu_before = proc::cpu_seconds(std::process::id());
     let start = Instant::now();
     let think = ThinkTime {
         median: Duration::from_millis(args.think_median_ms),
@@ -397,6 +403,10 @@ pub async fn arena(args: ArenaArgs) -> Result<(), String> {
     let full_seconds = full_since.0.elapsed().as_secs_f64();
     let full_actions = tally.actions.load(Ordering::Relaxed) - full_since.1;
     let cpu_after = host_cpu(&pids);
+    let tool_cpu_s = match (tool_cpu_before, proc::cpu_seconds(std::process::id())) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
     if let Some(p) = progress {
         p.abort();
     }
@@ -448,6 +458,8 @@ pub async fn arena(args: ArenaArgs) -> Result<(), String> {
                 .sum(),
             plugin_workers: memory.workers,
         },
+        tool_cpu_s,
+        tool_cores_busy: tool_cpu_s.map(|c| c / seconds.max(1e-9)),
     };
     crate::emit(&report, args.json, print_table)?;
     drop(spawned);
@@ -603,4 +615,7 @@ fn print_table(r: &Report) {
         mib(u.peak_rss_bytes),
         mib(u.peak_rss_each_summed_bytes)
     );
+    if let (Some(cpu), Some(busy)) = (r.tool_cpu_s, r.tool_cores_busy) {
+        println!("this tool: CPU {cpu:.1} s ({busy:.2} cores busy)");
+    }
 }
