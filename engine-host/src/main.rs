@@ -182,6 +182,28 @@ fn private_files() {
 #[cfg(not(unix))]
 fn private_files() {}
 
+/// Raises the soft limit on open files to the hard limit: every client
+/// connection, every store file and every plugin worker's pipes is a file
+/// descriptor, and the usual soft default (1024) refuses connections long
+/// before a large arena (thousands of players, spectators and watch streams)
+/// is seated. The hard limit stays the operator's to set.
+#[cfg(unix)]
+fn raise_open_file_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => {
+            if let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+                tracing::warn!(soft, hard, error = %e, "cannot raise the open-file limit");
+            }
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "cannot read the open-file limit"),
+    }
+}
+
+#[cfg(not(unix))]
+fn raise_open_file_limit() {}
+
 /// The key the tokens of idempotent creations are derived from, kept in
 /// DATA_DIR/request-key (owner-only) so a retry after a restart gets the
 /// same tokens; a new one is written when there is none.
@@ -254,6 +276,7 @@ fn main() -> ExitCode {
     init_logging(config.log_format);
     tabletop_loader::file::set_max_plugin_bytes(config.max_plugin_bytes);
     private_files();
+    raise_open_file_limit();
     // Before any thread starts: see `shutdown::listen`.
     let stop = match shutdown::listen() {
         Ok(stop) => stop,

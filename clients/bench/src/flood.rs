@@ -93,7 +93,7 @@ struct Report {
 
 /// The host's default limits, passed after the load tool's own (which
 /// turn the per-credential limits off) so the flood meets them.
-fn default_limits() -> Vec<String> {
+pub(crate) fn default_limits() -> Vec<String> {
     let defaults = engine_host::config::Config::parse_from(["engine-host"]);
     vec![
         "--credential-rate".into(),

@@ -19,9 +19,13 @@
 //! - `isolation`: what a plugin worker's death costs: a fresh worker's
 //!   start, a match rebuilt by replay, and thousands of matches rebuilt
 //!   after one kill (isolation.rs).
+//! - `arena`: a tournament platform's arena: thousands of players who think,
+//!   watch their seat's stream and reconnect, spectators, stalled clients,
+//!   a pairing loop and the lifecycle feed (arena.rs, arena/).
 //!
 //! See BENCHMARKS.md at the repository root for how the figures are used.
 
+mod arena;
 mod bots;
 mod echo;
 mod flood;
@@ -96,6 +100,10 @@ enum Command {
     /// What a plugin worker's death costs: a fresh worker's start, the
     /// replay that rebuilds a match, and many matches rebuilt at once.
     Isolation(isolation::IsolationArgs),
+    /// A platform's arena: players who think, watch and reconnect,
+    /// spectators, stalled clients, a pairing loop and the lifecycle feed;
+    /// latency per RPC and per ramp step, the host's CPU and memory.
+    Arena(arena::ArenaArgs),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -232,6 +240,7 @@ fn main() -> std::process::ExitCode {
             Command::Flood(args) => flood::flood_command(args).await,
             Command::Bots(args) => bots::bots_command(args).await,
             Command::Isolation(args) => isolation::isolation(args).await,
+            Command::Arena(args) => arena::arena(args).await,
         }
     });
     match result {

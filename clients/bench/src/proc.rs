@@ -1,6 +1,7 @@
 //! Processes the tool measures: spawning a server, and reading its memory
-//! and CPU time (with its plugin workers') and the machine's CPU model from
-//! /proc through `procfs` (Linux; elsewhere the figures are absent).
+//! and CPU time (each with its plugin workers', summed) and the machine's
+//! CPU model from /proc through `procfs` (Linux; elsewhere the figures are
+//! absent).
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -239,6 +240,24 @@ pub fn tree_cpu_seconds(pid: u32) -> Option<TreeCpu> {
     os::tree_cpu_seconds(pid)
 }
 
+/// Resident memory of a process and of its child processes (an
+/// engine-host's plugin workers) together, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TreeRss {
+    /// The sum of their resident set sizes now (`VmRSS`).
+    pub rss_bytes: u64,
+    /// The sum of each one's own peak (`VmHWM`): at least the peak of the
+    /// sum, more when they peaked at different times.
+    pub peaks_bytes: u64,
+    /// The child processes counted.
+    pub children: u32,
+}
+
+/// [`TreeRss`] of `pid` and its children running now.
+pub fn tree_rss(pid: u32) -> Option<TreeRss> {
+    os::tree_rss(pid)
+}
+
 /// The model name of the first CPU (`/proc/cpuinfo`), if known.
 pub fn cpu_model() -> Option<String> {
     os::cpu_model()
@@ -308,6 +327,27 @@ mod os {
         })
     }
 
+    pub fn tree_rss(pid: u32) -> Option<super::TreeRss> {
+        let own = status(pid)?;
+        let mut tree = super::TreeRss {
+            rss_bytes: super::kib_to_bytes(own.rss_kib.unwrap_or(0)),
+            peaks_bytes: super::kib_to_bytes(own.peak_rss_kib.unwrap_or(0)),
+            children: 0,
+        };
+        let parent = i32::try_from(pid).ok()?;
+        for child in procfs::process::all_processes().ok()?.flatten() {
+            if let Ok(s) = child.stat()
+                && s.ppid == parent
+                && let Some(memory) = memory(child)
+            {
+                tree.rss_bytes += super::kib_to_bytes(memory.rss_kib.unwrap_or(0));
+                tree.peaks_bytes += super::kib_to_bytes(memory.peak_rss_kib.unwrap_or(0));
+                tree.children += 1;
+            }
+        }
+        Some(tree)
+    }
+
     pub fn cpu_model() -> Option<String> {
         let info = procfs::CpuInfo::current().ok()?;
         info.model_name(0).map(|m| m.trim().to_string())
@@ -332,6 +372,10 @@ mod os {
     }
 
     pub fn tree_cpu_seconds(_pid: u32) -> Option<super::TreeCpu> {
+        None
+    }
+
+    pub fn tree_rss(_pid: u32) -> Option<super::TreeRss> {
         None
     }
 
@@ -385,6 +429,26 @@ mod tests {
                 reaped.children >= running.children,
                 "{reaped:?} < {running:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_process_tree_sums_its_childrens_memory() {
+        if cfg!(target_os = "linux") {
+            let me = std::process::id();
+            let alone = tree_rss(me).expect("this process's tree");
+            let mut child = std::process::Command::new("sleep")
+                .arg("30")
+                .spawn()
+                .expect("sleep starts");
+            let with = tree_rss(me).expect("this process's tree");
+            let _ = child.kill();
+            let _ = child.wait();
+            // Other tests' children may come and go meanwhile: the sleep is
+            // one child at least.
+            assert!(with.children >= 1, "{with:?} vs {alone:?}");
+            assert!(with.peaks_bytes >= with.rss_bytes, "{with:?}");
+            assert!(with.rss_bytes > 0, "{with:?}");
         }
     }
 

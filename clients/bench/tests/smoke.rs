@@ -1,7 +1,8 @@
 //! Smoke test of the load tool against the real engine-host binary with the
 //! real built plugins (all found next to this test's binary, in
 //! target/<profile>): a second of load and baseline, a small memory run,
-//! small history and history-cost runs, and a small isolation run.
+//! small history and history-cost runs, a small isolation run, and a small
+//! arena.
 //! Build first: `cargo build -p engine-host -p tabletop-bench -p focus -p lanza
 //! -p lanzeloth -p war`.
 
@@ -317,5 +318,144 @@ fn isolation_times_a_worker_start_and_a_replay_for_every_game() {
         assert_eq!(plugin["faults"], 0, "{plugin}");
         assert_eq!(plugin["quarantined"], 0, "{plugin}");
         assert!(plugin["kills"].as_u64().expect("kills") >= 3, "{plugin}");
+    }
+}
+
+#[test]
+fn arena_plays_thinking_players_spectators_and_stalled_clients_without_losing_an_event() {
+    let focus = format!(
+        "{}focus{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    // Focus alone in the plugin directory: the host checks every plugin
+    // file before it listens, and the others are not played here.
+    let plugins = tempfile::tempdir().expect("a scratch directory");
+    std::fs::copy(built(&focus), plugins.path().join(&focus)).expect("focus copied");
+    let host = built("engine-host");
+    let report = bench(&[
+        "arena",
+        "--server",
+        host.to_str().expect("utf-8 path"),
+        "--server-arg=--plugin-dir",
+        &format!("--server-arg={}", plugins.path().display()),
+        "--game",
+        "focus",
+        "--players",
+        "200",
+        "--connections",
+        "8",
+        "--spectators",
+        "20",
+        "--stalled",
+        "10",
+        "--stalled-connections",
+        "2",
+        "--think-median-ms",
+        "50",
+        "--reconnect-share",
+        "0.3",
+        "--ramp-step",
+        "100",
+        "--ramp-every",
+        "1.5",
+        "--duration",
+        "3",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(
+        report["actions"].as_u64().expect("actions") > 200,
+        "{report}"
+    );
+    assert!(report["actions_per_s_full"].as_f64().expect("rate") > 0.0);
+    // 200 players in matches of two, a fifth of them with a bot seat.
+    assert!(
+        report["matches_created"].as_u64().expect("created") >= 100,
+        "{report}"
+    );
+    assert_eq!(report["honest_failures"], 0, "{report}");
+    assert_eq!(
+        report["errors"]["honest"],
+        serde_json::json!({}),
+        "{report}"
+    );
+    assert_eq!(
+        report["errors"]["platform"],
+        serde_json::json!({}),
+        "{report}"
+    );
+    assert!(
+        report["reconnects"].as_u64().expect("reconnects") > 0,
+        "{report}"
+    );
+    assert_eq!(report["lost_events"], 0, "{report}");
+    assert_eq!(report["duplicated_events"], 0, "{report}");
+    for rpc in [
+        "CreateMatch",
+        "ListLegalActions",
+        "SubmitAction",
+        "WatchMatch",
+        "FollowLifecycle",
+    ] {
+        let latency = &report["rpc_latency_us"][rpc];
+        assert!(
+            latency["count"].as_u64().expect("count") > 0,
+            "{rpc}: {report}"
+        );
+        assert!(latency["p99"].as_u64().expect("p99") >= latency["p50"].as_u64().expect("p50"));
+    }
+    assert!(
+        report["move_to_opponent_stream_us"]["count"]
+            .as_u64()
+            .expect("count")
+            > 0
+    );
+    assert!(report["feed_lag_us"]["count"].as_u64().expect("count") > 0);
+    assert!(report["spectator_streams"].as_u64().expect("spectators") > 0);
+    let stalled = &report["stalled"];
+    let opened = stalled["opened"].as_u64().expect("opened");
+    assert_eq!(opened, 10, "{report}");
+    let settled = ["cut_fell_behind", "ended", "still_open"]
+        .iter()
+        .map(|k| stalled[*k].as_u64().expect("count"))
+        .sum::<u64>()
+        + report["errors"]["stalled"]
+            .as_object()
+            .expect("stalled errors")
+            .values()
+            .map(|n| n.as_u64().expect("n"))
+            .sum::<u64>();
+    assert_eq!(
+        settled, opened,
+        "every stalled stream is accounted for: {report}"
+    );
+    let steps: Vec<u64> = report["ramp_steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["players"].as_u64().expect("players"))
+        .collect();
+    assert_eq!(steps, [100, 200], "{report}");
+    assert!(
+        report
+            .as_object()
+            .expect("object")
+            .contains_key("submit_p99_passed_ceiling_at_players"),
+        "{report}"
+    );
+    if cfg!(target_os = "linux") {
+        let host_use = &report["host_use"];
+        assert!(host_use["cpu_s"].as_f64().expect("cpu") > 0.0, "{host_use}");
+        assert!(
+            host_use["peak_rss_bytes"].as_u64().expect("rss") > 0,
+            "{host_use}"
+        );
+        // Focus is not trusted here: it runs in a plugin worker, counted
+        // with the host.
+        assert!(
+            host_use["plugin_workers"].as_u64().expect("workers") >= 1,
+            "{host_use}"
+        );
     }
 }
