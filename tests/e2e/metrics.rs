@@ -11,7 +11,7 @@ use tokio_stream::StreamExt;
 use crate::support::{legal, submit};
 
 /// Every sample of a scrape, by its name with labels as written.
-async fn scrape(address: &str) -> HashMap<String, f64> {
+pub(crate) async fn scrape(address: &str) -> HashMap<String, f64> {
     let mut stream = tokio::net::TcpStream::connect(address)
         .await
         .expect("connect to the metrics endpoint");

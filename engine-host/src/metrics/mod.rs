@@ -12,6 +12,7 @@
 //! [`Metrics::render`] writes them all (a labelled family from its first
 //! series on: before the first call, `tabletop_rpcs_total` is not listed).
 
+mod bots;
 mod histogram;
 pub mod http;
 
@@ -391,6 +392,7 @@ pub struct Metrics {
     pool_calls: Counter,
     bot_searches: Histogram,
     bot_iterations: Counter,
+    bots: bots::BotMetrics,
     plugin_faults: Family<GameLabels, Counter>,
     quarantines: Family<GameLabels, Counter>,
     worker_counter: Arc<OnceLock<WorkerCounter>>,
@@ -435,6 +437,7 @@ impl Default for Metrics {
             pool_calls: Counter::default(),
             bot_searches: Histogram::default(),
             bot_iterations: Counter::default(),
+            bots: bots::BotMetrics::default(),
             plugin_faults: Family::default(),
             quarantines: Family::default(),
             worker_counter: Arc::default(),
@@ -555,6 +558,7 @@ impl Default for Metrics {
             "Search iterations (playouts) run by server-side bots",
             m.bot_iterations.clone(),
         );
+        m.bots.register(&mut r);
         Metrics {
             registry: r,
             ..metrics
@@ -776,6 +780,7 @@ mod tests {
             "tabletop_matches{state=\"finished\"} 1",
             "tabletop_watch_streams 0",
             "tabletop_bot_search_iterations_total 0",
+            "tabletop_bot_searches_queued 0",
             "tabletop_store_commit_seconds_count 0",
             "tabletop_plugin_faults_total{game=\"faulty\"} 1",
             "tabletop_matches_quarantined_total{game=\"faulty\"} 1",
@@ -798,7 +803,7 @@ mod tests {
         );
         assert!(!text.contains(".."), "a help text ends in one full stop");
         let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
-        assert_eq!(types.len(), 22, "{text}");
+        assert_eq!(types.len(), 25, "{text}");
         let mut unique = types.clone();
         unique.sort_unstable();
         unique.dedup();
