@@ -19,6 +19,9 @@ const PATIENCE: Duration = Duration::from_secs(60);
 /// A two-seat Lanza match (short) with `bots` seated and every other seat
 /// open to anyone.
 fn lanza_with(bots: &[(u32, &str)]) -> pb::CreateMatchRequest {
+    let open_seats: Vec<u32> = (0..2)
+        .filter(|seat| bots.iter().all(|&(bot, _)| bot != *seat))
+        .collect();
     pb::CreateMatchRequest {
         game: "lanza".into(),
         players: 2,
@@ -30,21 +33,28 @@ fn lanza_with(bots: &[(u32, &str)]) -> pb::CreateMatchRequest {
                 spec: spec.into(),
             })
             .collect(),
-        open_seats: (0..2)
-            .filter(|seat| bots.iter().all(|&(bot, _)| bot != *seat))
-            .collect(),
-        public_open_seats: true,
+        public_open_seats: !open_seats.is_empty(),
+        open_seats,
         ..Default::default()
     }
 }
 
-/// Waits until the bot in seat 0 of `match_id` has made its first move
-/// (Lanza's orders are simultaneous: it shows as having acted).
-async fn first_bot_move(matches: &mut MatchesClient<Channel>, match_id: &str) {
+/// Takes the open seat of `match_id` (which starts it), and waits until
+/// the bot in seat 0 has made its first move (Lanza's orders are
+/// simultaneous: it shows as having acted, then waits for the joined seat,
+/// so it searches once).
+async fn join_and_wait_for_the_bot(matches: &mut MatchesClient<Channel>, match_id: &str) {
+    matches
+        .join_match(pb::JoinMatchRequest {
+            match_id: match_id.to_string(),
+            ..Default::default()
+        })
+        .await
+        .expect("join the open seat");
     tokio::time::timeout(PATIENCE, async {
         loop {
             let view = spectator(matches, match_id).await;
-            if view.version > 0 || view.seats[0].has_acted {
+            if view.seats[0].has_acted {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -85,13 +95,13 @@ async fn a_creators_long_searches_leave_another_creators_bot_its_own_budget() {
             .await
             .expect("an anonymous bot match");
     }
-    let started = Instant::now();
     let other = matches
         .create_match(as_admin(lanza_with(&[(0, "mcts:100ms")])))
         .await
         .expect("the admin's bot match")
         .into_inner();
-    first_bot_move(&mut matches, &other.match_id).await;
+    let started = Instant::now();
+    join_and_wait_for_the_bot(&mut matches, &other.match_id).await;
     let took = started.elapsed();
     assert!(
         took < Duration::from_secs(3),
@@ -133,7 +143,7 @@ async fn an_anonymous_creators_bot_thinks_within_the_anonymous_cap() {
             .await
             .expect("a bot match")
             .into_inner();
-        first_bot_move(&mut matches, &created.match_id).await;
+        join_and_wait_for_the_bot(&mut matches, &created.match_id).await;
         let after = searched(&scrape(&address).await);
         let (count, seconds) = (after.0 - before.0, after.1 - before.1);
         assert_eq!(count, 1.0, "one search so far");
