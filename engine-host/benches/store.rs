@@ -46,6 +46,7 @@ fn stored(match_id: String) -> StoredMatch {
             open_seat_deadline: None,
             spectator_delay: None,
             tenant: String::new(),
+            creator: String::new(),
             seat_players: vec![],
         },
         seat_hashes: vec![Some([7; 32]), Some([9; 32])],

@@ -196,15 +196,30 @@ pub struct Config {
     pub blocking_threads: Option<u32>,
 
     /// Threads that run the server-side bots' searches, which is also the
-    /// most searches that run at once; the matches whose bots must move
-    /// beyond that wait in line (no RPC waits for a bot). The threads run
-    /// at a lower CPU priority than the server's. Default: one less than
-    /// the cores, at least 1. 0 runs no bot at all: bot seats wait (their
+    /// most searches that run at once (in this process and in plugin
+    /// workers together); the matches whose bots must move beyond that
+    /// wait in their creator's queue, served in turn (no RPC waits for a
+    /// bot). The searches run at the lowest CPU priority and share the
+    /// cores the server leaves idle, each ending at its own time limit.
+    /// Default: four per core. 0 runs no bot at all: bot seats wait (their
     /// clocks run) until a host with bot threads serves their matches, the
     /// operator's way to serve every other match while a bot's search takes
     /// the host down.
     #[arg(long, env = "TABLETOP_BOT_THREADS")]
     pub bot_threads: Option<u32>,
+
+    /// The most bot searches the matches of one creator run at once: one
+    /// organizer credential, the admin, or all anonymous callers together.
+    /// Its other matches wait for one of its own searches to end, so a
+    /// creator with many long-thinking bots holds no more of the
+    /// `--bot-threads` slots than this.
+    #[arg(
+        long,
+        env = "TABLETOP_BOT_SEARCHES_PER_CREATOR",
+        default_value_t = 2,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub bot_searches_per_creator: u32,
 
     /// The longest a server-side bot thinks about one move, in ms, whatever
     /// its spec asks for (a bot with a clock also keeps within three
@@ -216,6 +231,18 @@ pub struct Config {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub bot_max_think_ms: u64,
+
+    /// The longest a bot of a match an anonymous caller created thinks
+    /// about one move, in ms (within `--bot-max-think-ms`). All anonymous
+    /// callers share it, as they share one rate bucket; an organizer
+    /// credential's and the admin's matches have `--bot-max-think-ms`.
+    #[arg(
+        long,
+        env = "TABLETOP_ANONYMOUS_BOT_MAX_THINK_MS",
+        default_value_t = 1_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub anonymous_bot_max_think_ms: u64,
 
     /// Whether a caller without a credential may create matches (never
     /// with a seed or a hidden-information start position: those need an
@@ -385,6 +412,15 @@ pub struct Config {
 /// "History and memory").
 pub const BLOCKING_THREADS_PER_CORE: usize = 8;
 
+/// Bot threads (search slots) per core unless `--bot-threads` says. The
+/// searches run under `SCHED_IDLE` and end at their own wall-clock limits,
+/// so more slots than cores costs the server nothing and lets a short
+/// bot's search start while long ones run; each running search holds a
+/// tree of at most the spec's node cap, which bounds their memory. Four per
+/// core lets two creators at `--bot-searches-per-creator`'s default search
+/// beside each other on one core.
+pub const BOT_THREADS_PER_CORE: usize = 4;
+
 /// The blocking pool's default size on a machine with few cores, so a few
 /// calls stuck in a plugin still leave room for the rest.
 pub const MIN_BLOCKING_THREADS: usize = 16;
@@ -544,12 +580,12 @@ impl Config {
         })
     }
 
-    /// The bot pool's size: `--bot-threads`, or one less than `cores`
-    /// (at least 1).
+    /// The bot pool's size: `--bot-threads`, or [`BOT_THREADS_PER_CORE`]
+    /// per core (at least 1 core counted).
     pub fn bot_threads(&self, cores: usize) -> usize {
         match self.bot_threads {
             Some(n) => n as usize,
-            None => cores.saturating_sub(1).max(1),
+            None => cores.max(1) * BOT_THREADS_PER_CORE,
         }
     }
 
@@ -581,11 +617,15 @@ mod tests {
     }
 
     #[test]
-    fn the_bot_pool_leaves_a_core_to_the_server_unless_told_and_may_be_empty() {
+    fn the_bot_pool_has_a_few_slots_per_core_unless_told_and_may_be_empty() {
         let config = Config::parse_from(["engine-host"]);
-        assert_eq!(config.bot_threads(1), 1);
-        assert_eq!(config.bot_threads(2), 1);
-        assert_eq!(config.bot_threads(8), 7);
+        assert_eq!(config.bot_threads(0), BOT_THREADS_PER_CORE);
+        assert_eq!(config.bot_threads(2), 2 * BOT_THREADS_PER_CORE);
+        assert_eq!(config.bot_searches_per_creator, 2);
+        assert_eq!(config.anonymous_bot_max_think_ms, 1_000);
+        assert!(
+            Config::try_parse_from(["engine-host", "--bot-searches-per-creator", "0"]).is_err()
+        );
         let config = Config::parse_from(["engine-host", "--bot-threads", "3"]);
         assert_eq!(config.bot_threads(2), 3);
         let config = Config::parse_from(["engine-host", "--bot-threads", "0"]);

@@ -463,7 +463,9 @@ async fn run(
                 (config.anonymous_open_seat_wait_s > 0)
                     .then(|| Duration::from_secs(config.anonymous_open_seat_wait_s)),
             )
-            .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms)),
+            .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms))
+            .with_anonymous_bot_max_think(Duration::from_millis(config.anonymous_bot_max_think_ms))
+            .with_bot_searches_per_creator(config.bot_searches_per_creator as usize),
     );
     // A host that died inside a trusted plugin's call left a note: quarantine
     // that match before recovery replays it into the same crash.

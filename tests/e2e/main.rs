@@ -6,6 +6,7 @@ mod access;
 mod arena;
 mod backup;
 mod boards;
+mod bot_budgets;
 mod bots;
 mod builds;
 mod c_plugin;

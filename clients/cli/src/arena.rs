@@ -120,6 +120,10 @@ fn spawn_host(bot_threads: u32) -> Result<(SpawnedHost, String, String), CliErro
         .arg(&data_dir)
         .arg("--bot-threads")
         .arg(bot_threads.to_string())
+        // Every match is the admin's: one creator, whose searches may fill
+        // every slot.
+        .arg("--bot-searches-per-creator")
+        .arg(bot_threads.max(1).to_string())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

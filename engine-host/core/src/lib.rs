@@ -45,6 +45,7 @@
 //!     open_seat_deadline: None,
 //!     spectator_delay: None,
 //!     tenant: String::new(),
+//!     creator: String::new(),
 //!     seat_players: Vec::new(),
 //! };
 //! let tokens = vec![Some(tabletop_core::tokens::hash_token("a")), Some(tabletop_core::tokens::hash_token("b"))];

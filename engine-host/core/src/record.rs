@@ -163,6 +163,7 @@ impl Record {
             open_seat_deadline: self.open_seat_deadline,
             spectator_delay: self.spectator_delay,
             tenant: String::new(),
+            creator: String::new(),
             seat_players: self.seat_players.clone(),
         }
     }

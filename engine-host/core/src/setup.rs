@@ -57,6 +57,13 @@ pub struct MatchSetup {
     /// stored before tenants, unless the migration found its creator).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
+    /// Who created it, as the host keys its bots' budgets and search
+    /// slots: `anonymous`, `admin` or `credential:<id>`. Empty when the
+    /// host did not record it (matches stored before creators were kept).
+    /// Not part of a record: a record says what was played, not by whose
+    /// credential.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub creator: String,
 }
 
 impl MatchSetup {

@@ -28,6 +28,7 @@ fn setup(players: u32, start_position: Option<&str>) -> MatchSetup {
         labels: Default::default(),
         open_seat_deadline: None,
         tenant: String::new(),
+        creator: String::new(),
         seat_players: Vec::new(),
         spectator_delay: None,
     }

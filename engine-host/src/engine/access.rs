@@ -39,6 +39,12 @@ use crate::store::{Store, StoredCredential};
 /// The role an organizer credential is stored with.
 pub const ORGANIZER_ROLE: &str = "organizer";
 
+/// The creator key of every match an anonymous caller creates.
+pub const ANONYMOUS_CREATOR: &str = "anonymous";
+
+/// The creator key of the matches the admin creates or imports.
+pub const ADMIN_CREATOR: &str = "admin";
+
 /// Longest credential name, in characters.
 pub const MAX_CREDENTIAL_NAME: usize = 64;
 
@@ -102,6 +108,19 @@ impl Caller {
         match self {
             Caller::Organizer { tenant, .. } => tenant,
             Caller::Admin | Caller::Anonymous => "",
+        }
+    }
+
+    /// The creator a match this caller creates records
+    /// ([`tabletop_core::MatchSetup::creator`]), which its bots' budget and
+    /// search slots are keyed by: each organizer credential its own, the
+    /// admin one, and every anonymous caller the same one, since nothing
+    /// tells anonymous callers apart.
+    pub fn creator_key(&self) -> String {
+        match self {
+            Caller::Organizer { credential_id, .. } => format!("credential:{credential_id}"),
+            Caller::Admin => ADMIN_CREATOR.to_string(),
+            Caller::Anonymous => ANONYMOUS_CREATOR.to_string(),
         }
     }
 

@@ -1,5 +1,5 @@
-//! The engine's bot threads: each takes a queued match and makes one bot
-//! move in it, as [`super::bots`] describes.
+//! The engine's bot threads: each takes the match the queue serves next and
+//! makes one bot move in it, as [`super::bots`] describes.
 
 use std::sync::Arc;
 
@@ -20,7 +20,8 @@ impl Engine {
     }
 
     /// Starts `threads` bot threads, each with its search thread, making the
-    /// queued matches' bot moves until [`BotQueue::stop`].
+    /// queued matches' bot moves until [`BotQueue::stop`]: at most `threads`
+    /// searches run at once.
     pub fn spawn_bot_threads(self: &Arc<Self>, threads: usize) {
         for index in 0..threads {
             let engine = Arc::clone(self);
@@ -29,8 +30,8 @@ impl Engine {
                 std::thread::Builder::new()
                     .name(format!("bot-{index}"))
                     .spawn(move || {
-                        while let Some(match_id) = engine.bots.queue().next() {
-                            engine.bot_move_logged(&match_id, &searcher);
+                        while let Some(ticket) = engine.bots.queue().next() {
+                            engine.bot_move_logged(&ticket.match_id, &ticket.creator, &searcher);
                         }
                     })
             });
@@ -45,16 +46,17 @@ impl Engine {
     /// moves were played.
     pub fn play_queued_bot_moves(&self) -> usize {
         let mut played = 0;
-        while let Some(match_id) = self.bots.queue().try_next() {
-            if self.bot_move_logged(&match_id, &Searcher::Inline) == BotMove::Played {
+        while let Some(ticket) = self.bots.queue().try_next() {
+            let moved = self.bot_move_logged(&ticket.match_id, &ticket.creator, &Searcher::Inline);
+            if let BotMove::Played(_) = moved {
                 played += 1;
             }
         }
         played
     }
 
-    fn bot_move_logged(&self, match_id: &str, searcher: &Searcher) -> BotMove {
-        match self.bot_move(match_id, searcher) {
+    fn bot_move_logged(&self, match_id: &str, creator: &str, searcher: &Searcher) -> BotMove {
+        match self.bot_move(match_id, creator, searcher) {
             Ok(done) => done,
             Err(e) => {
                 tracing::warn!(match_id, error = %e, "a bot could not move");
@@ -63,23 +65,23 @@ impl Engine {
         }
     }
 
-    /// One bot move in `match_id`, if a bot must act there, its search run
-    /// by `searcher`.
-    fn bot_move(&self, match_id: &str, searcher: &Searcher) -> HostResult<BotMove> {
+    /// One bot move in `match_id`, made by `creator`, if a bot must act
+    /// there, its search run by `searcher`.
+    fn bot_move(&self, match_id: &str, creator: &str, searcher: &Searcher) -> HostResult<BotMove> {
         let slot = self.slot(match_id)?;
         let turn = self.bots.turn(&lock(&slot))?;
         let Some(turn) = turn else {
             return Ok(BotMove::Idle);
         };
-        let (turn, action) = self.bots.think(match_id, turn, searcher)?;
+        let (turn, thought) = self.bots.think(match_id, creator, turn, searcher)?;
         let mut commit = Commit::done();
         let submitted = {
             let mut m = lock(&slot);
-            self.submit_bot_action(&mut m, &turn, action, &mut commit)
+            self.submit_bot_action(&mut m, &turn, thought.action, &mut commit)
         };
         commit.wait()?;
         match submitted {
-            Ok(()) => Ok(BotMove::Played),
+            Ok(()) => Ok(BotMove::Played(thought)),
             Err(
                 HostError::StaleVersion { .. }
                 | HostError::NotYourTurn { .. }
@@ -87,7 +89,7 @@ impl Engine {
                 | HostError::MatchPaused
                 | HostError::PluginRestarted(_),
             ) => {
-                self.bots.queue().poke(match_id);
+                self.bots.queue().poke(creator, match_id);
                 Ok(BotMove::Replan)
             }
             Err(HostError::MatchOver { .. }) => Ok(BotMove::Idle),

@@ -31,7 +31,7 @@ impl Engine {
             return Ok(answered);
         }
         let retry = request.request_id.is_some().then(|| request.clone());
-        let (created, commit) = self.create_match_queued(&plugin, request, caller.tenant())?;
+        let (created, commit) = self.create_match_queued(&plugin, request, caller)?;
         if let Err(e) = commit.wait() {
             self.discard(&created.match_id);
             // The same request id may have been stored meanwhile by a
@@ -100,7 +100,7 @@ impl Engine {
         else {
             return TryCreate::Declined(request);
         };
-        match caught(|| self.create_match_queued(&plugin, request, caller.tenant())) {
+        match caught(|| self.create_match_queued(&plugin, request, caller)) {
             Ok((created, commit)) => TryCreate::Ran(Ok(created), commit),
             Err(e) => TryCreate::Ran(Err(e), Commit::done()),
         }
@@ -113,19 +113,22 @@ impl Engine {
     }
 
     /// Creates and installs a match of `plugin` (the one `request` names)
-    /// in `tenant`, and queues its write.
+    /// in `caller`'s tenant, and queues its write.
     fn create_match_queued(
         &self,
         plugin: &Arc<Plugin>,
         request: NewMatch,
-        tenant: &str,
+        caller: &Caller,
     ) -> HostResult<(Created, Commit)> {
         let Prepared {
             mut setup,
             seats,
             request,
             view_detail,
-        } = self.creation.prepare(plugin.manifest(), request, tenant)?;
+        } = self
+            .creation
+            .prepare(plugin.manifest(), request, caller.tenant())?;
+        setup.creator = caller.creator_key();
         // The build it is created with, which it replays through.
         setup.plugin_sha256 = Some(plugin.sha256().to_string());
         let game: Arc<dyn DynGame> = Arc::<Plugin>::clone(plugin);
@@ -203,6 +206,7 @@ impl Engine {
         creation::check_record(plugin.manifest(), &record)?;
         let seats = NewSeats::for_record(record.players);
         let mut setup = record.setup(creation::new_match_id());
+        setup.creator = caller.creator_key();
         // The build it replays through from now on.
         setup.plugin_sha256 = Some(plugin.sha256().to_string());
         let game: Arc<dyn DynGame> = plugin;

@@ -401,6 +401,7 @@ fn setup_of(manifest: &Manifest, request: NewMatch, tenant: &str) -> MatchSetup 
         spectator_delay: request.spectator_delay.filter(|d| !d.is_none()),
         seat_players: request.seat_players,
         tenant: tenant.to_string(),
+        creator: String::new(),
     }
 }
 

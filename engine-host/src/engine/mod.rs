@@ -36,6 +36,7 @@
 mod access;
 mod backup;
 mod bot_moves;
+mod bot_queue;
 pub mod bots;
 mod catalog;
 mod create;
@@ -270,6 +271,23 @@ impl Engine {
         }
     }
 
+    /// The longest a bot of an anonymous caller's match thinks about one
+    /// move (within [`Engine::with_bot_max_think`]'s cap).
+    pub fn with_anonymous_bot_max_think(self, limit: Duration) -> Engine {
+        Engine {
+            bots: self.bots.with_anonymous_max_think(limit),
+            ..self
+        }
+    }
+
+    /// The most bot searches one creator's matches run at once.
+    pub fn with_bot_searches_per_creator(self, searches: usize) -> Engine {
+        Engine {
+            bots: self.bots.with_searches_per_creator(searches),
+            ..self
+        }
+    }
+
     /// Whether callers without a credential may create matches (without a
     /// seed or a hidden-information start position, which always need
     /// one); by default they may.
@@ -470,12 +488,12 @@ impl Engine {
         let trust = self
             .inline
             .trust_for(&m.setup().game, &m.setup().plugin_version);
-        let bot_to_act =
-            (m.has_bots() && bots::bots_to_act(&m)).then(|| m.setup().match_id.clone());
+        let bot_to_act = (m.has_bots() && bots::bots_to_act(&m))
+            .then(|| (bots::creator_of(m.setup()), m.setup().match_id.clone()));
         let live = LiveMatch::new(m, trust, store_holds_pending, join_codes);
         let (slot, installed) = self.table.insert(live);
-        if let Some(match_id) = bot_to_act.filter(|_| installed) {
-            self.bots.queue().poke(&match_id);
+        if let Some((creator, match_id)) = bot_to_act.filter(|_| installed) {
+            self.bots.queue().poke(&creator, &match_id);
         }
         slot
     }

@@ -12,6 +12,7 @@
 //! [`Metrics::render`] writes them all (a labelled family from its first
 //! series on: before the first call, `tabletop_rpcs_total` is not listed).
 
+mod bots;
 mod histogram;
 pub mod http;
 
@@ -394,6 +395,7 @@ pub struct Metrics {
     pool_calls: Counter,
     bot_searches: Histogram,
     bot_iterations: Counter,
+    bots: bots::BotMetrics,
     plugin_faults: Family<GameLabels, Counter>,
     quarantines: Family<GameLabels, Counter>,
     worker_counter: Arc<OnceLock<WorkerCounter>>,
@@ -441,6 +443,7 @@ impl Default for Metrics {
             pool_calls: Counter::default(),
             bot_searches: Histogram::default(),
             bot_iterations: Counter::default(),
+            bots: bots::BotMetrics::default(),
             plugin_faults: Family::default(),
             quarantines: Family::default(),
             worker_counter: Arc::default(),
@@ -576,6 +579,7 @@ impl Default for Metrics {
             "Search iterations (playouts) run by server-side bots",
             m.bot_iterations.clone(),
         );
+        m.bots.register(&mut r);
         Metrics {
             registry: r,
             ..metrics
@@ -817,6 +821,7 @@ mod tests {
             "tabletop_matches{state=\"finished\"} 1",
             "tabletop_watch_streams 0",
             "tabletop_bot_search_iterations_total 0",
+            "tabletop_bot_searches_queued 0",
             "tabletop_store_commit_seconds_count 0",
             "tabletop_plugin_faults_total{game=\"faulty\"} 1",
             "tabletop_matches_quarantined_total{game=\"faulty\"} 1",
@@ -839,7 +844,7 @@ mod tests {
         );
         assert!(!text.contains(".."), "a help text ends in one full stop");
         let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
-        assert_eq!(types.len(), 22, "{text}");
+        assert_eq!(types.len(), 24, "{text}");
         let mut unique = types.clone();
         unique.sort_unstable();
         unique.dedup();

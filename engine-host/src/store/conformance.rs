@@ -82,6 +82,7 @@ pub fn stored(id: &str, game: &str, created_at_ms: i64, open: bool) -> StoredMat
             open_seat_deadline: None,
             spectator_delay: None,
             tenant: String::new(),
+            creator: String::new(),
             seat_players: vec![],
         },
         seat_hashes: vec![Some([7; 32]), if open { None } else { Some([8; 32]) }],

@@ -489,6 +489,7 @@ pub fn damaged_setup(match_id: &str, game: &str, created_at_ms: i64) -> MatchSet
         open_seat_deadline: None,
         spectator_delay: None,
         tenant: String::new(),
+        creator: String::new(),
         seat_players: Vec::new(),
     }
 }

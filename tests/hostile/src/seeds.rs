@@ -183,6 +183,7 @@ pub fn record_seeds(game: Arc<dyn DynGame>) -> Vec<Seed> {
                 open_seat_deadline: None,
                 spectator_delay: None,
                 tenant: String::new(),
+                creator: String::new(),
                 seat_players: if extras {
                     vec![SeatPlayer {
                         seat: 0,

@@ -20,6 +20,7 @@ fn lanza_with_bot() -> Match {
         open_seat_deadline: None,
         spectator_delay: None,
         tenant: String::new(),
+        creator: String::new(),
         seat_players: vec![SeatPlayer {
             seat: 1,
             display_name: "random".into(),

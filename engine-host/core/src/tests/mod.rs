@@ -43,6 +43,7 @@ fn placing_setup() -> MatchSetup {
         open_seat_deadline: None,
         spectator_delay: None,
         tenant: String::new(),
+        creator: String::new(),
         seat_players: Vec::new(),
     }
 }
@@ -83,6 +84,7 @@ fn lanza_match_timed(t0: i64, time_control: Option<TimeControl>) -> Match {
         open_seat_deadline: None,
         spectator_delay: None,
         tenant: String::new(),
+        creator: String::new(),
         seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));

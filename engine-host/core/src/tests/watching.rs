@@ -43,6 +43,7 @@ fn a_late_replay_tells_every_viewer_exactly_what_the_live_feed_told_them() {
         open_seat_deadline: None,
         spectator_delay: None,
         tenant: String::new(),
+        creator: String::new(),
         seat_players: Vec::new(),
     };
     let game: Arc<dyn DynGame> = Arc::new(InProcess::new(lanza::Lanza));
