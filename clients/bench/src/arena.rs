@@ -69,6 +69,10 @@ pub struct ArenaArgs {
     /// The game played.
     #[arg(long, default_value = "focus")]
     game: String,
+    /// A game option for every match, `KEY=VALUE` (repeatable), e.g.
+    /// `--option max_turns=40` so matches end and players pair again.
+    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = parse_option)]
+    options: Vec<(String, String)>,
     /// Players (people at a client), all seated by the end of the ramp.
     #[arg(long, default_value_t = 10_000)]
     players: usize,
@@ -286,6 +290,7 @@ pub async fn arena(args: ArenaArgs) -> Result<(), String> {
             bot_spec: args.bot_spec.clone(),
             bearer: Some(bearer(&secret)?),
             seed: args.seed.wrapping_add(index as u64),
+            options: args.options.iter().cloned().collect(),
         };
         background.spawn(platform::pairing_loop(
             channels.clone(),
@@ -618,4 +623,11 @@ fn print_table(r: &Report) {
     if let (Some(cpu), Some(busy)) = (r.tool_cpu_s, r.tool_cores_busy) {
         println!("this tool: CPU {cpu:.1} s ({busy:.2} cores busy)");
     }
+}
+
+/// A `KEY=VALUE` game option.
+fn parse_option(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(key, value)| (key.to_string(), value.to_string()))
+        .ok_or_else(|| format!("`{text}` is not KEY=VALUE"))
 }

@@ -133,6 +133,9 @@ pub struct Pairing {
     /// `Bearer SECRET` of the platform's credential; `None`: anonymous.
     pub bearer: Option<MetadataValue<Ascii>>,
     pub seed: u64,
+    /// The game's options for every match (`max_turns` makes matches end
+    /// and their players pair again within a run).
+    pub options: std::collections::HashMap<String, String>,
 }
 
 /// Creations in flight at once: a ramp step seats its players quickly
@@ -187,6 +190,7 @@ pub async fn pairing_loop(
                 game: pairing.game.clone(),
                 players: pairing.seats,
                 labels: [("arena".to_string(), pairing.run_id.clone())].into(),
+                options: pairing.options.clone(),
                 request_id: format!("{}-{created}", pairing.run_id),
                 view_detail: pb::ViewDetail::Summary as i32,
                 bots: if bot_next {
