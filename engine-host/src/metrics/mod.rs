@@ -15,6 +15,9 @@
 mod bots;
 mod histogram;
 pub mod http;
+mod streams;
+
+pub use streams::StreamGauge;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, OnceLock, RwLock};
@@ -384,11 +387,7 @@ pub struct Metrics {
     match_counter: Arc<OnceLock<MatchCounter>>,
     unloaded: Counter,
     read_back: Counter,
-    watch_streams: Gauge,
-    lifecycle_streams: Gauge,
-    stream_buffered_bytes: Gauge,
-    streams_cut: Counter,
-    streams_refused: Counter,
+    streams: streams::StreamMetrics,
     store_commit: Histogram,
     store_fsync: Histogram,
     demotions: Counter,
@@ -432,11 +431,7 @@ impl Default for Metrics {
             match_counter: Arc::default(),
             unloaded: Counter::default(),
             read_back: Counter::default(),
-            watch_streams: Gauge::default(),
-            lifecycle_streams: Gauge::default(),
-            stream_buffered_bytes: Gauge::default(),
-            streams_cut: Counter::default(),
-            streams_refused: Counter::default(),
+            streams: streams::StreamMetrics::default(),
             store_commit: Histogram::default(),
             store_fsync: Histogram::default(),
             demotions: Counter::default(),
@@ -507,31 +502,7 @@ impl Default for Metrics {
             "Matches read back from the store into memory when asked for",
             m.read_back.clone(),
         );
-        r.register(
-            "tabletop_watch_streams",
-            "Open Watch streams (WatchMatch)",
-            m.watch_streams.clone(),
-        );
-        r.register(
-            "tabletop_lifecycle_streams",
-            "Open lifecycle feeds (FollowLifecycle)",
-            m.lifecycle_streams.clone(),
-        );
-        r.register(
-            "tabletop_stream_buffered_bytes",
-            "Bytes of messages queued for streams' clients (each stream at most --stream-buffer-bytes)",
-            m.stream_buffered_bytes.clone(),
-        );
-        r.register(
-            "tabletop_streams_cut",
-            "Streams cut because their client fell behind (STREAM_FELL_BEHIND)",
-            m.streams_cut.clone(),
-        );
-        r.register(
-            "tabletop_streams_refused",
-            "Streams refused by a stream cap (STREAM_LIMIT)",
-            m.streams_refused.clone(),
-        );
+        m.streams.register(&mut r);
         r.register(
             "tabletop_store_commit_seconds",
             "Time to commit one batch of store writes (SQLite store)",
@@ -584,16 +555,6 @@ impl Default for Metrics {
             registry: r,
             ..metrics
         }
-    }
-}
-
-/// An open stream counted in a gauge until it is dropped.
-#[derive(Debug)]
-pub struct StreamGauge(&'static Gauge);
-
-impl Drop for StreamGauge {
-    fn drop(&mut self) {
-        self.0.dec();
     }
 }
 
@@ -675,38 +636,6 @@ impl Metrics {
     /// A match read back from the store into memory.
     pub fn read_back(&self) {
         self.read_back.inc();
-    }
-
-    /// Counts an open Watch stream until the guard drops.
-    pub fn watch_stream(&'static self) -> StreamGauge {
-        self.watch_streams.inc();
-        StreamGauge(&self.watch_streams)
-    }
-
-    /// Counts an open lifecycle feed until the guard drops.
-    pub fn lifecycle_stream(&'static self) -> StreamGauge {
-        self.lifecycle_streams.inc();
-        StreamGauge(&self.lifecycle_streams)
-    }
-
-    /// `bytes` more (or, negative, fewer) queued for streams' clients.
-    pub fn stream_buffered(&self, bytes: i64) {
-        self.stream_buffered_bytes.inc_by(bytes);
-    }
-
-    /// Bytes queued for streams' clients now.
-    pub fn stream_buffered_now(&self) -> i64 {
-        self.stream_buffered_bytes.get()
-    }
-
-    /// A stream cut because its client fell behind.
-    pub fn stream_cut(&self) {
-        self.streams_cut.inc();
-    }
-
-    /// A stream refused by a cap.
-    pub fn stream_refused(&self) {
-        self.streams_refused.inc();
     }
 
     /// One store commit (a batch of writes in one transaction).
