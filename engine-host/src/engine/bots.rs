@@ -17,7 +17,7 @@
 //! No RPC waits for a bot: calls only poke. The pool has `--bot-threads`
 //! threads, which is also the most searches that run at once, and one
 //! creator runs at most `--bot-searches-per-creator` of them; the rest wait
-//! in their creator's queue, served round-robin (see [`super::bot_queue`]).
+//! in their creator's queue, served round-robin (see `bot_queue`).
 //! Each bot thread hands its searches to a search thread of its own that
 //! runs under `SCHED_IDLE` (nice 19 where that is refused): the searches
 //! running at once share the cores the server leaves idle, and each ends at

@@ -15,7 +15,7 @@
 //! layer sets for the handler's future ([`CallCost::meter`]); the reply's
 //! bytes are counted as the layer's body sends them. A streaming call pays
 //! for its start only: its stream's messages are bounded by the stream's
-//! own budget ([`super::outbound`]).
+//! own budget (`outbound`).
 
 use std::future::Future;
 use std::sync::Arc;

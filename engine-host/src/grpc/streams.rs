@@ -2,7 +2,7 @@
 //! opened them and against the server.
 //!
 //! A stream holds memory for as long as it is open (its queue, bounded by
-//! [`super::outbound`], and its task), so it counts for its whole life, not
+//! `outbound`, and its task), so it counts for its whole life, not
 //! only while it starts: a slot is taken when the stream is opened and given
 //! back when the stream ends. A seat's streams count against the seat, an
 //! organizer's against its credential, and streams opened without either
