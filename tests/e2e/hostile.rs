@@ -487,6 +487,7 @@ fn threads_of(pid: u32) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_slow_calls_keeps_threads_bounded_and_the_plugin_comes_back_inline() {
     const POOL: usize = 16;
+    const BOT_THREADS: usize = 2;
     let (counter, _) = crate::durable::fixtures().await;
     let root = tempfile::tempdir().expect("temp dir");
     let log = root.path().join("host.log");
@@ -499,6 +500,8 @@ async fn a_burst_of_slow_calls_keeps_threads_bounded_and_the_plugin_comes_back_i
             &POOL.to_string(),
             "--call-deadline-ms",
             "60000",
+            "--bot-threads",
+            &BOT_THREADS.to_string(),
         ]
         .map(String::from)
         .to_vec(),
@@ -549,9 +552,10 @@ async fn a_burst_of_slow_calls_keeps_threads_bounded_and_the_plugin_comes_back_i
     sampling.store(false, std::sync::atomic::Ordering::Relaxed);
     let most = sampler.await.expect("sampler");
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // The pool, the async workers, and a few threads of the host's own
-    // (signals, clocks, store writer and syncer, watchers).
-    let bound = POOL + workers + 16;
+    // The pool, the async workers, the bot threads and their search
+    // threads, and a few threads of the host's own (signals, clocks, store
+    // writer and syncer, watchers).
+    let bound = POOL + workers + 2 * BOT_THREADS + 16;
     assert!(most > 0, "threads were counted");
     assert!(
         most <= bound,

@@ -773,7 +773,7 @@ mod tests {
         );
         assert!(!text.contains(".."), "a help text ends in one full stop");
         let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
-        assert_eq!(types.len(), 24, "{text}");
+        assert_eq!(types.len(), 27, "{text}");
         let mut unique = types.clone();
         unique.sort_unstable();
         unique.dedup();
