@@ -2,16 +2,18 @@
 //!
 //! A call is admitted for one token of its key's bucket (`--credential-rate`
 //! per second). Once answered it pays for what it took beyond a cheap
-//! call's share: one token per [`WORK_UNIT`] the handlers' core calls ran
-//! past the first unit (replays, renders, rows read all take time there),
+//! call's share: one token per [`WORK_UNIT`] of CPU the handlers' core
+//! calls used past the first unit (replays, renders, rows read all take it;
+//! waits for locks and fsyncs do not),
 //! and one per [`BYTES_UNIT`] of reply past the first unit. The bucket may
 //! go into debt by up to a second's worth of tokens, which the key's later
 //! calls wait out. So the rate is a budget of server work per second, not a
 //! count of calls: a credential that asks for a thousand events with views
 //! at a time gets a few dozen such answers a second, not twenty thousand.
 //!
-//! The work is measured where it runs: each core call a handler makes
-//! adds its running time to its call's meter ([`add_work`]), which the
+//! The work is measured where it runs: each core call a handler makes on
+//! the blocking pool adds its thread's CPU time to its call's meter
+//! ([`add_work`]), which the
 //! layer sets for the handler's future ([`CallCost::meter`]); the reply's
 //! bytes are counted as the layer's body sends them. A streaming call pays
 //! for its start only: its stream's messages are bounded by the stream's
@@ -34,6 +36,15 @@ pub const BYTES_UNIT: u64 = 16 * 1024;
 tokio::task_local! {
     /// The running time of the current call's core calls, in µs.
     static CALL_WORK: Arc<AtomicU64>;
+}
+
+/// The CPU time the calling thread has used: a call's work, unlike its
+/// wall time, leaves out its waits for locks and fsyncs. Zero where the
+/// clock cannot be read.
+pub fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
 }
 
 /// Adds `ran` to the meter of the call being served, if it has one.

@@ -217,14 +217,14 @@ impl Api {
         let engine = Arc::clone(&self.engine);
         crate::metrics::metrics().pool_call();
         let job = tokio::task::spawn_blocking(move || {
-            let started = std::time::Instant::now();
+            let started = super::cost::thread_cpu();
             let result = f(&engine);
-            (result, started.elapsed())
+            (result, super::cost::thread_cpu().saturating_sub(started))
         });
         match tokio::time::timeout(deadline, job).await {
             Ok(Ok((result, ran))) => {
-                // What the call costs its caller's rate: the work done for
-                // it, not the wait for a pool thread.
+                // What the call costs its caller's rate: the CPU it took,
+                // not its waits (for a pool thread, a lock, an fsync).
                 super::cost::add_work(ran);
                 result.map_err(to_status)
             }
