@@ -387,29 +387,12 @@ async fn a_call_is_charged_by_its_cost_so_heavy_reads_run_out_of_rate_where_ligh
     })
     .await;
     let mut matches = host.matches().await;
-    let created = matches
-        .create_match(as_admin(pb::CreateMatchRequest {
-            game: "war".into(),
-            players: 2,
-            seed: Some(5),
-            bots: [0, 1]
-                .map(|seat| pb::SeatBot {
-                    seat,
-                    spec: "random".into(),
-                })
-                .to_vec(),
-            ..Default::default()
-        }))
-        .await
-        .expect("a War match of bots")
-        .into_inner();
-    crate::support::finished_by_itself(&mut matches, &created.match_id, Duration::from_secs(60))
-        .await;
+    let match_id = crate::support::finished_random_war(&host, 5).await;
     let (heavy_id, heavy) = issue_organizer(&host, "heavy").await;
     let (_, light) = issue_organizer(&host, "light").await;
     let mut watch = host.watch().await;
     let every_event_with_views = || pb::ListEventsRequest {
-        match_id: created.match_id.clone(),
+        match_id: match_id.clone(),
         page_size: 100,
         include_views: true,
         ..Default::default()
@@ -438,7 +421,7 @@ async fn a_call_is_charged_by_its_cost_so_heavy_reads_run_out_of_rate_where_ligh
             .get_view(with_credential(
                 &light,
                 pb::GetViewRequest {
-                    match_id: created.match_id.clone(),
+                    match_id: match_id.clone(),
                     ..Default::default()
                 },
             ))

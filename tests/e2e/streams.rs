@@ -11,34 +11,10 @@ use tabletop_tests::{Host, HostOptions};
 use tokio_stream::StreamExt;
 use tonic::transport::{Channel, Endpoint};
 
-use crate::support::{finished_by_itself, reason, scrape};
+use crate::support::{reason, scrape};
 
 /// The budget the tests give each stream.
 const BUDGET: usize = 4096;
-
-/// A finished War match between two random bots: hundreds of events to
-/// send to every stream that watches it from the start.
-async fn finished_war(host: &Host) -> String {
-    let mut matches = host.matches().await;
-    let created = matches
-        .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
-            game: "war".into(),
-            players: 2,
-            seed: Some(7),
-            bots: [0, 1]
-                .map(|seat| pb::SeatBot {
-                    seat,
-                    spec: "random".into(),
-                })
-                .to_vec(),
-            ..Default::default()
-        }))
-        .await
-        .expect("create a War match of bots")
-        .into_inner();
-    finished_by_itself(&mut matches, &created.match_id, Duration::from_secs(60)).await;
-    created.match_id
-}
 
 /// A connection whose streams take 1 KiB each before they stall: a client
 /// that stops reading stops the server's sending after about that. (The
@@ -86,7 +62,7 @@ async fn streams_that_never_read_hold_their_budget_at_most_are_cut_with_their_cu
     })
     .await;
     let metrics = host.metrics_address.clone().expect("metrics");
-    let match_id = finished_war(&host).await;
+    let match_id = crate::support::finished_random_war(&host, 7).await;
     let mut all = Vec::new();
     let mut drained = WatchClient::new(host.channel().await);
     let mut stream = drained
@@ -289,7 +265,7 @@ async fn the_cli_watching_through_a_stalled_pipe_is_cut_and_resumes_with_every_e
         ..Default::default()
     })
     .await;
-    let match_id = finished_war(&host).await;
+    let match_id = crate::support::finished_random_war(&host, 7).await;
     let watch = || {
         tokio::process::Command::new(crate::cli::cli_binary())
             .args(["--server", &host.url, "--json", "watch", &match_id])

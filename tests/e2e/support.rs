@@ -302,3 +302,32 @@ pub async fn scrape(address: &str) -> std::collections::HashMap<String, f64> {
         })
         .collect()
 }
+
+/// A finished War match between two random bots, created by the admin with
+/// `seed`: hundreds of events, each with a large view.
+pub async fn finished_random_war(host: &tabletop_tests::Host, seed: u64) -> String {
+    let mut matches = host.matches().await;
+    let created = matches
+        .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
+            game: "war".into(),
+            players: 2,
+            seed: Some(seed),
+            bots: [0, 1]
+                .map(|seat| pb::SeatBot {
+                    seat,
+                    spec: "random".into(),
+                })
+                .to_vec(),
+            ..Default::default()
+        }))
+        .await
+        .expect("create a War match of bots")
+        .into_inner();
+    finished_by_itself(
+        &mut matches,
+        &created.match_id,
+        std::time::Duration::from_secs(60),
+    )
+    .await;
+    created.match_id
+}
