@@ -77,11 +77,22 @@ impl SizeSums {
 
 /// Connects `count` separate HTTP/2 connections to `url`.
 pub async fn connect(url: &str, count: usize) -> Result<Vec<Channel>, String> {
-    let mut channels = Vec::with_capacity(count);
+    connect_with(url, count, |endpoint| endpoint.tcp_nodelay(true)).await
+}
+
+/// Connects `count` (at least one) separate HTTP/2 connections to `url`,
+/// each endpoint set up by `configure`.
+pub async fn connect_with(
+    url: &str,
+    count: usize,
+    configure: impl Fn(tonic::transport::Endpoint) -> tonic::transport::Endpoint,
+) -> Result<Vec<Channel>, String> {
+    let mut channels = Vec::with_capacity(count.max(1));
     for _ in 0..count.max(1) {
-        let endpoint = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| format!("bad address {url}: {e}"))?
-            .tcp_nodelay(true);
+        let endpoint = configure(
+            tonic::transport::Endpoint::from_shared(url.to_string())
+                .map_err(|e| format!("bad address {url}: {e}"))?,
+        );
         channels.push(
             endpoint
                 .connect()

@@ -35,20 +35,12 @@ pub const STALLED_CONNECTION_WINDOW: u32 = 256 * 1024;
 /// Connects `count` connections whose windows are small, for stalled
 /// clients.
 pub async fn connect_stalled(url: &str, count: usize) -> Result<Vec<Channel>, String> {
-    let mut channels = Vec::with_capacity(count.max(1));
-    for _ in 0..count.max(1) {
-        let endpoint = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| format!("bad address {url}: {e}"))?
+    crate::load::connect_with(url, count, |endpoint| {
+        endpoint
             .initial_stream_window_size(STALLED_STREAM_WINDOW)
-            .initial_connection_window_size(STALLED_CONNECTION_WINDOW);
-        channels.push(
-            endpoint
-                .connect()
-                .await
-                .map_err(|e| format!("cannot connect to {url}: {e}"))?,
-        );
-    }
-    Ok(channels)
+            .initial_connection_window_size(STALLED_CONNECTION_WINDOW)
+    })
+    .await
 }
 
 /// Watches random live matches as a spectator until `stop`.
