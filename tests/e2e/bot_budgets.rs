@@ -10,7 +10,7 @@ use tabletop_tests::{Host, HostOptions, as_admin};
 use tonic::transport::Channel;
 
 use crate::support::scrape;
-use crate::support::{E2E_MAX_TURNS, spectator};
+use crate::support::{E2E_MAX_TURNS, seat_bots, spectator};
 
 /// A guard against a hang, not the assertion: the bots here move in
 /// about a second at most.
@@ -26,13 +26,7 @@ fn lanza_with(bots: &[(u32, &str)]) -> pb::CreateMatchRequest {
         game: "lanza".into(),
         players: 2,
         options: [("max_turns".to_string(), E2E_MAX_TURNS.to_string())].into(),
-        bots: bots
-            .iter()
-            .map(|&(seat, spec)| pb::SeatBot {
-                seat,
-                spec: spec.into(),
-            })
-            .collect(),
+        bots: seat_bots(bots),
         public_open_seats: !open_seats.is_empty(),
         open_seats,
         ..Default::default()

@@ -17,7 +17,7 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::support::{E2E_MAX_TURNS, finished_by_itself, legal, spectator, submit};
+use crate::support::{E2E_MAX_TURNS, finished_by_itself, legal, seat_bots, spectator, submit};
 
 /// A guard against a hang, not a timing assertion: bot matches with tiny
 /// budgets finish in a fraction of it.
@@ -71,13 +71,7 @@ fn bot_match(
         } else {
             Default::default()
         },
-        bots: bots
-            .iter()
-            .map(|&(seat, spec)| pb::SeatBot {
-                seat,
-                spec: spec.into(),
-            })
-            .collect(),
+        bots: seat_bots(bots),
         ..Default::default()
     }
 }

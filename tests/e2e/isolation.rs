@@ -79,13 +79,7 @@ async fn new_match(
             players: 2,
             seed: Some(5),
             start_position: position.map(str::to_string),
-            bots: bots
-                .iter()
-                .map(|&(seat, spec)| pb::SeatBot {
-                    seat,
-                    spec: spec.into(),
-                })
-                .collect(),
+            bots: crate::support::seat_bots(bots),
             ..Default::default()
         }))
         .await

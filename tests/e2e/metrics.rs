@@ -159,12 +159,7 @@ async fn bot_searches_are_counted_with_their_iterations() {
             game: "focus".into(),
             players: 2,
             options: [("max_turns".to_string(), "6".to_string())].into(),
-            bots: (0..2)
-                .map(|seat| pb::SeatBot {
-                    seat,
-                    spec: "mcts:16".into(),
-                })
-                .collect(),
+            bots: crate::support::seat_bots(&[(0, "mcts:16"), (1, "mcts:16")]),
             ..Default::default()
         })
         .await

@@ -312,12 +312,7 @@ pub async fn finished_random_war(host: &tabletop_tests::Host, seed: u64) -> Stri
             game: "war".into(),
             players: 2,
             seed: Some(seed),
-            bots: [0, 1]
-                .map(|seat| pb::SeatBot {
-                    seat,
-                    spec: "random".into(),
-                })
-                .to_vec(),
+            bots: seat_bots(&[(0, "random"), (1, "random")]),
             ..Default::default()
         }))
         .await
@@ -330,4 +325,14 @@ pub async fn finished_random_war(host: &tabletop_tests::Host, seed: u64) -> Stri
     )
     .await;
     created.match_id
+}
+
+/// The server-side bots of a CreateMatchRequest, by seat and spec.
+pub fn seat_bots(bots: &[(u32, &str)]) -> Vec<pb::SeatBot> {
+    bots.iter()
+        .map(|&(seat, spec)| pb::SeatBot {
+            seat,
+            spec: spec.into(),
+        })
+        .collect()
 }
