@@ -195,6 +195,12 @@ pub struct Config {
     )]
     pub blocking_threads: Option<u32>,
 
+    /// Most of one caller's calls on the blocking pool at once (a seat for
+    /// a seat token's call; a credential; the anonymous key); the rest wait
+    /// without a thread. Default: a quarter of the pool. 0: no limit.
+    #[arg(long, env = "TABLETOP_POOL_CALLS_PER_CALLER")]
+    pub pool_calls_per_caller: Option<u32>,
+
     /// Threads that run the server-side bots' searches, which is also the
     /// most searches that run at once (in this process and in plugin
     /// workers together); the matches whose bots must move beyond that
@@ -586,6 +592,15 @@ impl Config {
         match self.bot_threads {
             Some(n) => n as usize,
             None => cores.max(1) * BOT_THREADS_PER_CORE,
+        }
+    }
+
+    /// One caller's share of the blocking pool: `--pool-calls-per-caller`,
+    /// or a quarter of the pool on `cores` cores (at least 1).
+    pub fn pool_calls_per_caller(&self, cores: usize) -> usize {
+        match self.pool_calls_per_caller {
+            Some(n) => n as usize,
+            None => (self.blocking_threads(cores) / 4).max(1),
         }
     }
 

@@ -13,7 +13,8 @@
 //!   worker that received them or on the blocking pool with a deadline, and
 //!   maps errors to statuses in one place; in front of it the layer of limits
 //!   and metrics, and the web page;
-//! - [`metrics`], [`config`] (the flags), [`shutdown`] (the stop signals);
+//! - [`metrics`], [`config`] (the flags), [`shutdown`] (the stop signals),
+//!   [`logging`] (log lines that name their call);
 //! - [`malloc`] (glibc's malloc settings) and [`crash_note`] (the note a
 //!   host leaves when it dies in a trusted plugin's call): the crate's only
 //!   `unsafe` (the crate denies `unsafe_code` elsewhere; every other
@@ -43,6 +44,7 @@ pub mod config;
 pub mod crash_note;
 pub mod engine;
 pub mod grpc;
+pub mod logging;
 #[allow(unsafe_code)]
 pub mod malloc;
 pub mod metrics;

@@ -15,6 +15,7 @@ use engine_host::config::{
     WorkerArgs,
 };
 use engine_host::engine::{Engine, Offered};
+use engine_host::logging::LineFormat;
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
 use engine_host::{crash_note, malloc, shutdown};
@@ -29,19 +30,15 @@ use tracing_subscriber::EnvFilter;
 fn init_logging(format: LogFormat) {
     use std::io::IsTerminal;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
+    tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr);
-    match format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_span_list(false)
-            .init(),
-    }
+        .with_writer(std::io::stderr)
+        .event_format(match format {
+            LogFormat::Text => LineFormat::Text,
+            LogFormat::Json => LineFormat::Json,
+        })
+        .init();
 }
 
 /// The configured admin token (given, or in the --admin-token-file), or the
@@ -606,6 +603,8 @@ async fn run(
             tls,
             stream_caps: config.stream_caps(),
             stream_budget: config.stream_budget(),
+            pool_calls_per_caller: config
+                .pool_calls_per_caller(std::thread::available_parallelism().map_or(1, |n| n.get())),
         },
         stop,
     )

@@ -100,9 +100,68 @@ async fn a_credential_past_its_creations_per_minute_is_refused_alone_and_told_wh
         .collect();
     assert_eq!(lines.len(), 1, "one line for the refusal:\n{log}");
     assert!(
-        lines[0].contains("credential_creates_per_minute") && lines[0].contains(&flooder_id),
+        lines[0].contains("credential_creates_per_minute"),
         "{}",
         lines[0]
+    );
+    assert!(
+        lines[0].contains(&format!(
+            "rpc{{method=tabletop.v1.Matches/CreateMatch credential={flooder_id}}}"
+        )),
+        "the line names the call it was written in: {}",
+        lines[0]
+    );
+}
+
+#[tokio::test]
+async fn a_json_log_line_carries_its_fields_and_the_call_it_was_written_in() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let log_file = root.path().join("host.log");
+    let host = Host::start_with(HostOptions {
+        args: vec![
+            "--creates-per-minute".into(),
+            "1".into(),
+            "--log-format".into(),
+            "json".into(),
+        ],
+        log_file: Some(log_file.clone()),
+        ..Default::default()
+    })
+    .await;
+    let (flooder_id, flooder) = issue_organizer(&host, "flooder").await;
+    let mut matches = host.matches().await;
+    matches
+        .create_match(with_credential(&flooder, new_focus()))
+        .await
+        .expect("within the quota");
+    matches
+        .create_match(with_credential(&flooder, new_focus()))
+        .await
+        .expect_err("past the quota");
+    let log = std::fs::read_to_string(&log_file).expect("the host's log");
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    let refusal = lines
+        .iter()
+        .find(|line| line["message"] == "call refused by a limit")
+        .unwrap_or_else(|| panic!("no refusal line in\n{log}"));
+    assert_eq!(refusal["level"], "WARN", "{refusal}");
+    assert_eq!(
+        refusal["limit"], "credential_creates_per_minute",
+        "{refusal}"
+    );
+    assert_eq!(refusal["max"], 1, "a number stays a number: {refusal}");
+    assert_eq!(refusal["span"]["name"], "rpc", "{refusal}");
+    assert_eq!(
+        refusal["span"]["method"], "tabletop.v1.Matches/CreateMatch",
+        "{refusal}"
+    );
+    assert_eq!(
+        refusal["span"]["credential"],
+        flooder_id.as_str(),
+        "{refusal}"
     );
 }
 
@@ -397,8 +456,8 @@ async fn a_call_is_charged_by_its_cost_so_heavy_reads_run_out_of_rate_where_ligh
         include_views: true,
         ..Default::default()
     };
-    // Each answer is megabytes of views (a client takes 4 MiB at most): a
-    // few spend a second's rate.
+    // Each answer is a page's most, a mebibyte of views, and their
+    // replay: a few spend a second's rate.
     let mut served = 0;
     let refused = loop {
         match watch
@@ -406,7 +465,19 @@ async fn a_call_is_charged_by_its_cost_so_heavy_reads_run_out_of_rate_where_ligh
             .await
         {
             Ok(page) => {
-                assert_eq!(page.into_inner().events.len(), 100, "a heavy answer");
+                let bytes: usize = page
+                    .into_inner()
+                    .events
+                    .iter()
+                    .map(|e| match &e.kind {
+                        Some(pb::watch_event::Kind::Transition(t)) => t
+                            .view
+                            .as_ref()
+                            .map_or(0, |v| v.view_json.len() + v.text.len()),
+                        _ => 0,
+                    })
+                    .sum();
+                assert!(bytes >= 1 << 19, "a heavy answer: {bytes} bytes of views");
                 served += 1;
                 assert!(served < 10, "ten heavy answers within a rate of 200 calls");
             }

@@ -514,3 +514,66 @@ async fn the_memory_store_drops_the_oldest_finished_matches_and_says_they_expire
         "a running match is never dropped"
     );
 }
+
+/// The bytes of text an event carries: its description and its view's.
+fn text_bytes(event: &pb::WatchEvent) -> usize {
+    match &event.kind {
+        Some(pb::watch_event::Kind::Transition(t)) => {
+            t.event_json.len()
+                + t.view
+                    .as_ref()
+                    .map_or(0, |v| v.view_json.len() + v.text.len())
+        }
+        _ => 0,
+    }
+}
+
+#[tokio::test]
+async fn a_page_of_large_views_ends_at_a_mebibyte_and_the_pages_hold_every_event_once() {
+    const PAGE_BYTES: usize = 1 << 20;
+    let host = Host::start().await;
+    let match_id = crate::support::finished_random_war(&host, 3).await;
+    let mut watch = host.watch().await;
+    let page = |after_seq: u64, include_views: bool| pb::ListEventsRequest {
+        match_id: match_id.clone(),
+        after_seq,
+        page_size: 1000,
+        include_views,
+        ..Default::default()
+    };
+    let bare = watch
+        .list_events(page(0, false))
+        .await
+        .expect("the events without views")
+        .into_inner();
+    let everything: Vec<u64> = bare.events.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        everything,
+        (1..=bare.last_seq).collect::<Vec<_>>(),
+        "without views, one page holds the whole match"
+    );
+    let mut seen = Vec::new();
+    let mut pages = 0;
+    while seen.last().copied().unwrap_or(0) < bare.last_seq {
+        let events = watch
+            .list_events(page(seen.last().copied().unwrap_or(0), true))
+            .await
+            .expect("a page of events with views")
+            .into_inner()
+            .events;
+        let bytes: usize = events.iter().map(text_bytes).sum();
+        let last = events.last().map_or(0, text_bytes);
+        assert!(
+            !events.is_empty() && bytes - last < PAGE_BYTES,
+            "a page ends with the event that reaches 1 MiB ({bytes} bytes in {} events)",
+            events.len()
+        );
+        seen.extend(events.iter().map(|e| e.seq));
+        pages += 1;
+    }
+    assert!(
+        pages > 1,
+        "War's views do not fit one page of a thousand events"
+    );
+    assert_eq!(seen, everything, "every event once, in order");
+}

@@ -66,6 +66,23 @@ pub struct ViewerEvent {
     pub finished: bool,
 }
 
+impl ViewerEvent {
+    /// About how many bytes the event takes in a reply: its text fields,
+    /// which are nearly all of it (a page of events stops at a byte budget
+    /// by this measure).
+    pub fn text_bytes(&self) -> usize {
+        match &self.update {
+            ViewerUpdate::Transition { event_json, view } => {
+                event_json.len()
+                    + view
+                        .as_ref()
+                        .map_or(0, |v| v.view_json.len() + v.text.len())
+            }
+            ViewerUpdate::SeatActed { .. } => 0,
+        }
+    }
+}
+
 /// One change, prepared for every viewer (seats in order, then the
 /// spectator): what live watchers receive.
 #[derive(Debug)]

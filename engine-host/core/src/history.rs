@@ -61,6 +61,23 @@ impl Match {
     }
 }
 
+/// How much one page of events may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Events, at most.
+    pub events: usize,
+    /// Bytes of text ([`ViewerEvent::text_bytes`]): the page ends with the
+    /// event that reaches them.
+    pub bytes: usize,
+}
+
+impl Page {
+    /// Whether a page of `events` events and `bytes` bytes is full.
+    fn is_full(self, events: usize, bytes: usize) -> bool {
+        events >= self.events || bytes >= self.bytes
+    }
+}
+
 /// What a sealed match's history holds in place of a walk.
 struct Sealed {
     /// The refusal of an event before the kept ones.
@@ -76,28 +93,29 @@ impl Sealed {
         &self,
         viewer: Viewer,
         after_seq: u64,
-        limit: usize,
+        page: Page,
         with_views: bool,
     ) -> HostResult<Vec<ViewerEvent>> {
         let first = self.kept.first().map_or(u64::MAX, |e| e.seq);
         if after_seq.saturating_add(1) < first {
             return Err(self.error.clone());
         }
-        Ok(self
-            .kept
-            .iter()
-            .filter(|e| e.seq > after_seq)
-            .take(limit)
-            .map(|e| {
-                let mut event = e.for_viewer(viewer);
-                if let ViewerUpdate::Transition { view, .. } = &mut event.update
-                    && !with_views
-                {
-                    *view = None;
-                }
-                event
-            })
-            .collect())
+        let mut events = Vec::new();
+        let mut bytes = 0;
+        for kept in self.kept.iter().filter(|e| e.seq > after_seq) {
+            let mut event = kept.for_viewer(viewer);
+            if let ViewerUpdate::Transition { view, .. } = &mut event.update
+                && !with_views
+            {
+                *view = None;
+            }
+            bytes += event.text_bytes();
+            events.push(event);
+            if page.is_full(events.len(), bytes) {
+                break;
+            }
+        }
+        Ok(events)
     }
 }
 
@@ -176,13 +194,37 @@ impl History {
         limit: usize,
         with_views: bool,
     ) -> HostResult<Vec<ViewerEvent>> {
+        self.page_of_events(
+            viewer,
+            after_seq,
+            Page {
+                events: limit,
+                bytes: usize::MAX,
+            },
+            with_views,
+        )
+    }
+
+    /// The events after `after_seq` that fill `page`, as `viewer` was told
+    /// them, each with its view when `with_views`: the page ends at its
+    /// count of events, or with the event that reaches its bytes, so a
+    /// page of large views stops early instead of being built whole and
+    /// refused as too large to send. Never empty while events remain.
+    pub fn page_of_events(
+        &self,
+        viewer: Viewer,
+        after_seq: u64,
+        page: Page,
+        with_views: bool,
+    ) -> HostResult<Vec<ViewerEvent>> {
         let mut events = Vec::new();
-        if limit == 0 || after_seq >= self.last_seq {
+        if page.events == 0 || after_seq >= self.last_seq {
             return Ok(events);
         }
         if let Some(sealed) = &self.sealed {
-            return sealed.events(viewer, after_seq, limit, with_views);
+            return sealed.events(viewer, after_seq, page, with_views);
         }
+        let mut bytes = 0;
         let last_seq = self.last_seq;
         self.walk_until(
             &mut |m, happened| {
@@ -224,7 +266,8 @@ impl History {
                         && m.lifecycle() == Lifecycle::Finished,
                     update,
                 });
-                if events.len() >= limit || seq >= last_seq {
+                bytes += events.last().map_or(0, ViewerEvent::text_bytes);
+                if page.is_full(events.len(), bytes) || seq >= last_seq {
                     return Ok(ControlFlow::Break(()));
                 }
                 Ok(ControlFlow::Continue(()))

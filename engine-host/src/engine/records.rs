@@ -132,15 +132,15 @@ impl Engine {
         Ok(Arc::new(m.history()))
     }
 
-    /// A page of past events (ListEvents): up to `limit` after `resume`,
-    /// as the viewer whose token is `token` was told them; and the
+    /// A page of past events (ListEvents): those after `resume` that fill
+    /// `page`, as the viewer whose token is `token` was told them; and the
     /// sequence number of the match's latest event.
     pub fn list_events(
         &self,
         match_id: &str,
         token: &str,
         resume: Resume,
-        limit: usize,
+        page: tabletop_core::history::Page,
         with_views: bool,
     ) -> HostResult<(Vec<ViewerEvent>, u64)> {
         let slot = self.slot(match_id)?;
@@ -151,7 +151,7 @@ impl Engine {
             (viewer, m.history(), visible)
         };
         let after = after_seq(&history, resume, &visible)?;
-        let mut events = history.events(viewer, after, limit, with_views)?;
+        let mut events = history.page_of_events(viewer, after, page, with_views)?;
         events.retain(|event| event.seq <= visible.seq);
         Ok((events, visible.seq))
     }

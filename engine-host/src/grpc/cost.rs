@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::limits::{Key, Limiter, SeatCharge};
+use super::pool_share::Sharer;
 
 /// Handler time one token pays for: 20,000 tokens a second (the default
 /// rate) are one core's worth.
@@ -34,8 +35,16 @@ pub const WORK_UNIT: Duration = Duration::from_micros(50);
 pub const BYTES_UNIT: u64 = 16 * 1024;
 
 tokio::task_local! {
-    /// The running time of the current call's core calls, in µs.
-    static CALL_WORK: Arc<AtomicU64>;
+    /// The current call's meter.
+    static CALL: Arc<Meter>;
+}
+
+/// What a call's core calls add to as they run, and whom they are for.
+#[derive(Debug)]
+struct Meter {
+    /// The running time of the call's core calls, in µs.
+    work: AtomicU64,
+    payer: Payer,
 }
 
 /// The CPU time the calling thread has used: a call's work, unlike its
@@ -50,7 +59,20 @@ pub fn thread_cpu() -> Duration {
 /// Adds `ran` to the meter of the call being served, if it has one.
 pub fn add_work(ran: Duration) {
     let micros = u64::try_from(ran.as_micros()).unwrap_or(u64::MAX);
-    let _ = CALL_WORK.try_with(|work| work.fetch_add(micros, Ordering::Relaxed));
+    let _ = CALL.try_with(|meter| meter.work.fetch_add(micros, Ordering::Relaxed));
+}
+
+/// Whose share of the blocking pool the call being served takes
+/// (`pool_share`): the bucket it pays into. `None` outside a call.
+pub fn sharer() -> Option<Sharer> {
+    CALL.try_with(|meter| match &meter.payer {
+        Payer::Key(key) => Sharer::Key(key.clone()),
+        Payer::Seat(seat) => match seat.charged_to() {
+            Some(hash) => Sharer::Seat(hash),
+            None => Sharer::Key(Key::Anonymous),
+        },
+    })
+    .ok()
 }
 
 /// The tokens a call owes beyond the one it was admitted for.
@@ -74,8 +96,7 @@ enum Payer {
 #[derive(Debug)]
 pub struct CallCost {
     limiter: Arc<Limiter>,
-    payer: Payer,
-    work: Arc<AtomicU64>,
+    meter: Arc<Meter>,
     bytes: u64,
     settled: bool,
 }
@@ -86,11 +107,13 @@ impl CallCost {
     pub fn new(limiter: Arc<Limiter>, key: &Key, seat: Option<SeatCharge>) -> CallCost {
         CallCost {
             limiter,
-            payer: match seat {
-                Some(seat) => Payer::Seat(seat),
-                None => Payer::Key(key.clone()),
-            },
-            work: Arc::default(),
+            meter: Arc::new(Meter {
+                work: AtomicU64::new(0),
+                payer: match seat {
+                    Some(seat) => Payer::Seat(seat),
+                    None => Payer::Key(key.clone()),
+                },
+            }),
             bytes: 0,
             settled: false,
         }
@@ -98,7 +121,7 @@ impl CallCost {
 
     /// `call` with this cost's meter running for every core call it makes.
     pub fn meter<F: Future>(&self, call: F) -> impl Future<Output = F::Output> {
-        CALL_WORK.scope(Arc::clone(&self.work), call)
+        CALL.scope(Arc::clone(&self.meter), call)
     }
 
     /// Counts `bytes` more of the reply.
@@ -112,12 +135,12 @@ impl CallCost {
         if std::mem::replace(&mut self.settled, true) {
             return;
         }
-        let work = Duration::from_micros(self.work.load(Ordering::Relaxed));
+        let work = Duration::from_micros(self.meter.work.load(Ordering::Relaxed));
         let tokens = owed(work, self.bytes);
         if tokens <= 0.0 {
             return;
         }
-        match &self.payer {
+        match &self.meter.payer {
             Payer::Key(key) => self.limiter.spend(key, tokens, now),
             Payer::Seat(seat) => seat.spend(tokens, now),
         }
@@ -160,6 +183,6 @@ mod tests {
             add_work(Duration::from_millis(3));
         })
         .await;
-        assert_eq!(cost.work.load(Ordering::Relaxed), 5000);
+        assert_eq!(cost.meter.work.load(Ordering::Relaxed), 5000);
     }
 }

@@ -21,7 +21,6 @@ use prost::Message;
 use tonic::body::Body;
 use tonic::{Code, Status};
 use tower::{Layer, Service};
-use tracing::Instrument;
 
 use super::auth::{AUTHORIZATION, parse_bearer};
 use super::cost::CallCost;
@@ -29,6 +28,7 @@ use super::limits::{Key, Limiter, Refusal, SeatCharge};
 use super::reason::Reason;
 use super::status::{Described, to_status};
 use crate::engine::{Caller, Engine};
+use crate::logging::{self, CallContext};
 use crate::metrics::{LimitKind, RpcStats, metrics};
 use tabletop_core::HostError;
 
@@ -49,6 +49,9 @@ const SEAT_CALLS: [&str; 6] = [
     "/tabletop.v1.Watch/WatchMatch",
     "/tabletop.v1.Watch/ListEvents",
 ];
+
+/// The label of a path that is no method served.
+const UNKNOWN: &str = "unknown";
 
 /// The Admin service's path prefix.
 const ADMIN_PREFIX: &str = "/tabletop.v1.Admin/";
@@ -79,8 +82,8 @@ struct Shared {
     engine: Arc<Engine>,
     limiter: Arc<Limiter>,
     guards: Guards,
-    /// Every method served, by path, with its metrics.
-    methods: HashMap<String, (String, Arc<RpcStats>)>,
+    /// Every method served, by path, with its label and its metrics.
+    methods: HashMap<String, (Arc<str>, Arc<RpcStats>)>,
     unknown: Arc<RpcStats>,
     /// Refusals being held now.
     held: Arc<AtomicUsize>,
@@ -141,7 +144,7 @@ impl OpsLayer {
                     for method in &service.method {
                         let label = format!("{full}/{}", method.name());
                         let stats = metrics().rpc(&label);
-                        methods.insert(format!("/{label}"), (label, stats));
+                        methods.insert(format!("/{label}"), (Arc::from(label), stats));
                     }
                 }
             }
@@ -152,7 +155,7 @@ impl OpsLayer {
                 limiter,
                 guards,
                 methods,
-                unknown: metrics().rpc("unknown"),
+                unknown: metrics().rpc(UNKNOWN),
                 held: Arc::new(AtomicUsize::new(0)),
             }),
         }
@@ -197,17 +200,12 @@ where
         let started = Instant::now();
         let path = request.uri().path();
         let (method, stats) = match self.shared.methods.get(path) {
-            Some((label, stats)) => (label.as_str(), Arc::clone(stats)),
-            None => ("unknown", Arc::clone(&self.shared.unknown)),
+            Some((label, stats)) => (Arc::clone(label), Arc::clone(stats)),
+            None => (Arc::from(UNKNOWN), Arc::clone(&self.shared.unknown)),
         };
-        let span = tracing::info_span!(
-            "rpc",
-            method,
-            match_id = tracing::field::Empty,
-            credential = tracing::field::Empty
-        );
         let (mut key, presented) = self.presented(request.headers());
-        span.record("credential", key.name());
+        let call = CallContext::new(method, key.label());
+        let _entered = logging::enter(Some(Arc::clone(&call)));
         if key == Key::Anonymous && SEAT_CALLS.contains(&path) {
             key = Key::SeatCall;
         }
@@ -227,7 +225,6 @@ where
             && !has_client_cert(&request)
         {
             let status = client_cert_required();
-            let _entered = span.enter();
             tracing::warn!("admin call without a client certificate refused");
             return Box::pin(std::future::ready(Ok(observed(
                 status.into_http(),
@@ -250,12 +247,10 @@ where
             Err(refusal) => {
                 metrics().refused(refusal.kind);
                 if let Some(count) = refusal.log {
-                    let _entered = span.enter();
                     tracing::warn!(
                         limit = refusal.kind.name(),
                         credential = %refusal.key,
                         tenant = refusal.tenant.as_deref(),
-                        method,
                         max = refusal.limit,
                         retry_after_ms = refusal.retry_after.as_millis() as u64,
                         refused = count,
@@ -308,26 +303,23 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let in_flight = InFlight::new();
-        Box::pin(
-            async move {
-                let call = cost.meter(inner.call(request));
-                let answer = match timeout {
-                    Some(limit) => match tokio::time::timeout(limit, call).await {
-                        Ok(answer) => answer,
-                        Err(_) => {
-                            metrics().refused(LimitKind::Timeout);
-                            tracing::warn!(timeout_ms = limit.as_millis() as u64, "call timed out");
-                            Ok(timed_out(limit).into_http())
-                        }
-                    },
-                    None => call.await,
-                };
-                drop(in_flight);
-                drop(permit);
-                answer.map(|response| observed(response, stats, Some(cost)))
-            }
-            .instrument(span),
-        )
+        Box::pin(logging::in_call(call, async move {
+            let call = cost.meter(inner.call(request));
+            let answer = match timeout {
+                Some(limit) => match tokio::time::timeout(limit, call).await {
+                    Ok(answer) => answer,
+                    Err(_) => {
+                        metrics().refused(LimitKind::Timeout);
+                        tracing::warn!(timeout_ms = limit.as_millis() as u64, "call timed out");
+                        Ok(timed_out(limit).into_http())
+                    }
+                },
+                None => call.await,
+            };
+            drop(in_flight);
+            drop(permit);
+            answer.map(|response| observed(response, stats, Some(cost)))
+        }))
     }
 }
 

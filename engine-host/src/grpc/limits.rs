@@ -59,7 +59,7 @@ pub struct LimitConfig {
 }
 
 /// Who a call is counted against.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Key {
     /// No credential.
     Anonymous,
@@ -88,6 +88,16 @@ impl Key {
             Key::Unrecognized => "unrecognized",
             Key::Admin => "admin",
             Key::Credential { id, .. } => id,
+        }
+    }
+
+    /// [`Key::name`], owned where it must be, for a call's log lines.
+    pub fn label(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Key::Anonymous | Key::SeatCall => "anonymous".into(),
+            Key::Unrecognized => "unrecognized".into(),
+            Key::Admin => "admin".into(),
+            Key::Credential { id, .. } => id.clone().into(),
         }
     }
 
@@ -615,6 +625,15 @@ impl SeatCharge {
                 shared.spend(tokens, rate, period, now);
             }
         }
+    }
+
+    /// The seat (its token's hash) the call was charged to, once charged
+    /// to one; `None` for a call charged to the anonymous key or not yet.
+    pub fn charged_to(&self) -> Option<[u8; 32]> {
+        self.charged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .flatten()
     }
 
     /// Charges a call presenting `token` (empty: none) at `now`; answers

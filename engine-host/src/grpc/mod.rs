@@ -14,6 +14,7 @@ pub mod director;
 pub mod layer;
 pub mod limits;
 mod outbound;
+pub mod pool_share;
 pub mod reason;
 mod seat_calls;
 pub mod services;
@@ -63,12 +64,14 @@ pub struct ServeOptions {
     /// How much one stream queues, and for how long its client may leave
     /// its queue full.
     pub stream_budget: StreamBudget,
+    /// Most of one caller's calls on the blocking pool at once (0: no
+    /// limit; see [`pool_share`]).
+    pub pool_calls_per_caller: usize,
 }
 
-/// Notes the match a call is about on the call's span (made by the layer),
-/// so every log line of the call names it.
+/// Notes the match a call is about, for the log lines written in it.
 pub(crate) fn in_match(match_id: &str) {
-    tracing::Span::current().record("match_id", match_id);
+    crate::logging::note_match(match_id);
 }
 
 /// How long calls in flight may take to finish after a shutdown signal: a
@@ -102,7 +105,8 @@ pub async fn serve(
         ],
     );
     let api = Api::new(engine, options.deadline, draining_rx.clone())
-        .with_streams(options.stream_caps, options.stream_budget);
+        .with_streams(options.stream_caps, options.stream_budget)
+        .with_pool_shares(options.pool_calls_per_caller);
     let max_reply = options.max_reply_bytes;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CatalogServer<Api>>().await;

@@ -22,6 +22,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::outbound::StreamBudget;
+use super::pool_share::PoolShares;
 use super::seat_calls;
 use super::status::to_status;
 use super::streams::{OpenStreams, StreamCaps};
@@ -42,6 +43,8 @@ pub struct Api {
     pub(super) streams: Arc<OpenStreams>,
     /// How much each stream queues.
     pub(super) stream_budget: StreamBudget,
+    /// Each caller's share of the blocking pool.
+    pool: Arc<PoolShares>,
 }
 
 /// A core call tried on the calling thread.
@@ -85,6 +88,7 @@ impl Api {
             draining,
             streams: Arc::new(OpenStreams::new(StreamCaps::default())),
             stream_budget: StreamBudget::default(),
+            pool: PoolShares::new(0),
         }
     }
 
@@ -93,6 +97,15 @@ impl Api {
         Api {
             streams: Arc::new(OpenStreams::new(caps)),
             stream_budget: budget,
+            ..self
+        }
+    }
+
+    /// Api with each caller's calls on the blocking pool capped at
+    /// `per_caller` at once (0: no cap).
+    pub fn with_pool_shares(self, per_caller: usize) -> Api {
+        Api {
+            pool: PoolShares::new(per_caller),
             ..self
         }
     }
@@ -215,13 +228,28 @@ impl Api {
         F: FnOnce(&Engine) -> HostResult<T> + Send + 'static,
     {
         let engine = Arc::clone(&self.engine);
+        // Waits, holding no thread, while the caller has its share of the
+        // pool in use; the wait counts against the call's deadline too.
+        let waited_from = tokio::time::Instant::now();
+        let place = match super::cost::sharer() {
+            Some(sharer) => match tokio::time::timeout(deadline, self.pool.enter(sharer)).await {
+                Ok(place) => place,
+                Err(_) => return Err(to_status(timed_out())),
+            },
+            None => None,
+        };
+        let deadline = deadline.saturating_sub(waited_from.elapsed());
         crate::metrics::metrics().pool_call();
+        let call = crate::logging::current_call();
         let job = tokio::task::spawn_blocking(move || {
+            let _entered = crate::logging::enter(call);
             let started = super::cost::thread_cpu();
             let result = f(&engine);
             (result, super::cost::thread_cpu().saturating_sub(started))
         });
-        match tokio::time::timeout(deadline, job).await {
+        let answered = tokio::time::timeout(deadline, job).await;
+        drop(place);
+        match answered {
             Ok(Ok((result, ran))) => {
                 // What the call costs its caller's rate: the CPU it took,
                 // not its waits (for a pool thread, a lock, an fsync).

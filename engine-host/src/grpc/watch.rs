@@ -17,6 +17,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tabletop_core::error::HostError;
+use tabletop_core::history::Page;
 use tabletop_core::{History, MatchView, ViewerEvent, ViewerUpdate, now_ms};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::watch_server::Watch;
@@ -90,6 +91,11 @@ const CATCH_UP_PAGE: usize = 64;
 /// ListEvents' page size when the request names none, and its largest.
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 1000;
+
+/// The text a page of ListEvents holds at most (its last event may pass
+/// it): a page of a thousand War views would be ~56 MB, over any reply
+/// limit, and built whole before it was refused.
+const PAGE_BYTES: usize = 1 << 20;
 
 fn snapshot_event(view: MatchView) -> pb::WatchEvent {
     pb::WatchEvent {
@@ -415,7 +421,13 @@ impl Watch for Api {
         };
         let with_views = r.include_views;
         let (events, last_seq) = self
-            .call(move |e| e.list_events(&r.match_id, &r.seat_token, resume, limit, with_views))
+            .call(move |e| {
+                let page = Page {
+                    events: limit,
+                    bytes: PAGE_BYTES,
+                };
+                e.list_events(&r.match_id, &r.seat_token, resume, page, with_views)
+            })
             .await?;
         charged.succeeded();
         Ok(Response::new(pb::ListEventsResponse {

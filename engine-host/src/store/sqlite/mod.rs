@@ -61,6 +61,7 @@
 //! - `requests(request_id, request_hash, match_id, response)` — creations
 //!   made idempotent by a request id
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -567,94 +568,109 @@ fn syncer(
 
 /// The writer thread: batches queued writes into one transaction each, and
 /// hands each committed batch to the flusher, marking the log as it goes
-/// (`marks.rs`); answers reads in between.
+/// (`marks.rs`); answers reads in between, one read between two batches.
+///
+/// Writes go first: every write queued when the writer looks is committed
+/// before the next read runs, so a write waits for at most one read,
+/// however many heavy reads (a page of a thousand matches, a long match's
+/// log) a caller has queued; a read waits for the reads queued before it
+/// and one batch each. A read still sees every write queued before it.
 fn writer(
     mut conn: Connection,
     jobs: mpsc::Receiver<Job>,
     flusher: Flusher,
     mut marking: marks::Marking,
 ) {
-    while let Ok(first) = jobs.recv() {
-        let first = match first {
-            Job::Write(queued) => queued,
-            Job::Read(read) => {
-                read(&conn);
-                continue;
-            }
-        };
-        let mut batch = vec![first];
-        // A read queued behind writes is answered once they are committed.
-        let mut read_after = None;
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
+    let mut reads: VecDeque<Read> = VecDeque::new();
+    loop {
+        let mut batch = Vec::new();
+        if reads.is_empty() {
+            match jobs.recv() {
                 Ok(Job::Write(queued)) => batch.push(queued),
-                Ok(Job::Read(read)) => {
-                    read_after = Some(read);
-                    break;
-                }
+                Ok(Job::Read(read)) => reads.push_back(read),
                 Err(_) => break,
             }
         }
-        // Writes almost never fail, so a batch first runs without a
-        // savepoint per write (two statements each); only a batch in which
-        // one fails runs again with them, so that it fails alone.
-        let started = Instant::now();
-        let result = run_batch(&mut conn, &batch, Isolation::None).and_then(|done| match done {
-            Some(outcomes) => Ok(outcomes),
-            None => run_batch(&mut conn, &batch, Isolation::Savepoints)
-                .map(|outcomes| outcomes.unwrap_or_default()),
-        });
-        crate::metrics::metrics().store_commit(started.elapsed());
-        match result {
-            Ok(outcomes) => {
-                let last_lifecycle_row = batch
-                    .iter()
-                    .any(|(write, _)| write.has_lifecycle())
-                    .then(|| last_row(&conn, "lifecycle"))
-                    .flatten();
-                let last_log_row = batch
-                    .iter()
-                    .any(|(write, _)| write.has_log())
-                    .then(|| last_row(&conn, "log"))
-                    .flatten();
-                for ((write, _), outcome) in batch.iter().zip(&outcomes) {
-                    if let (Some((match_id, rows)), Ok(())) = (write.log_rows(), outcome) {
-                        marking.wrote(match_id, rows);
-                    }
-                }
-                flusher.flush(Committed {
-                    callers: batch
-                        .into_iter()
-                        .zip(outcomes)
-                        .map(|((_, done), outcome)| (done, outcome))
-                        .collect(),
-                    last_lifecycle_row,
-                    last_log_row,
-                });
-                marking.reached(&conn, last_log_row, false);
-            }
-            Err(e) => {
-                // Every write fails alike (a full disk): the line once a second.
-                static COMMIT_FAILED: Throttle = Throttle::new(Duration::from_secs(1));
-                if let Some(held_back) = COMMIT_FAILED.admit() {
-                    tracing::error!(
-                        error = %e,
-                        writes = batch.len(),
-                        held_back,
-                        "match store commit failed"
-                    );
-                }
-                let message = format!("the match store could not commit: {e}");
-                for (_, done) in batch {
-                    let _ = done.send(Err(HostError::Internal(message.clone())));
-                }
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(Job::Write(queued)) => batch.push(queued),
+                Ok(Job::Read(read)) => reads.push_back(read),
+                Err(_) => break,
             }
         }
-        if let Some(read) = read_after {
+        if !batch.is_empty() {
+            commit_batch(&mut conn, batch, &flusher, &mut marking);
+        }
+        if let Some(read) = reads.pop_front() {
             read(&conn);
         }
     }
     marking.reached(&conn, None, true);
+}
+
+/// Commits one batch of writes and hands it to the flusher; a failed
+/// commit fails each of its writes.
+fn commit_batch(
+    conn: &mut Connection,
+    batch: Vec<Queued>,
+    flusher: &Flusher,
+    marking: &mut marks::Marking,
+) {
+    // Writes almost never fail, so a batch first runs without a
+    // savepoint per write (two statements each); only a batch in which
+    // one fails runs again with them, so that it fails alone.
+    let started = Instant::now();
+    let result = run_batch(conn, &batch, Isolation::None).and_then(|done| match done {
+        Some(outcomes) => Ok(outcomes),
+        None => run_batch(conn, &batch, Isolation::Savepoints)
+            .map(|outcomes| outcomes.unwrap_or_default()),
+    });
+    crate::metrics::metrics().store_commit(started.elapsed());
+    match result {
+        Ok(outcomes) => {
+            let last_lifecycle_row = batch
+                .iter()
+                .any(|(write, _)| write.has_lifecycle())
+                .then(|| last_row(conn, "lifecycle"))
+                .flatten();
+            let last_log_row = batch
+                .iter()
+                .any(|(write, _)| write.has_log())
+                .then(|| last_row(conn, "log"))
+                .flatten();
+            for ((write, _), outcome) in batch.iter().zip(&outcomes) {
+                if let (Some((match_id, rows)), Ok(())) = (write.log_rows(), outcome) {
+                    marking.wrote(match_id, rows);
+                }
+            }
+            flusher.flush(Committed {
+                callers: batch
+                    .into_iter()
+                    .zip(outcomes)
+                    .map(|((_, done), outcome)| (done, outcome))
+                    .collect(),
+                last_lifecycle_row,
+                last_log_row,
+            });
+            marking.reached(conn, last_log_row, false);
+        }
+        Err(e) => {
+            // Every write fails alike (a full disk): the line once a second.
+            static COMMIT_FAILED: Throttle = Throttle::new(Duration::from_secs(1));
+            if let Some(held_back) = COMMIT_FAILED.admit() {
+                tracing::error!(
+                    error = %e,
+                    writes = batch.len(),
+                    held_back,
+                    "match store commit failed"
+                );
+            }
+            let message = format!("the match store could not commit: {e}");
+            for (_, done) in batch {
+                let _ = done.send(Err(HostError::Internal(message.clone())));
+            }
+        }
+    }
 }
 
 /// The number of the last row of `table` (`lifecycle` or `log`) committed
