@@ -1,13 +1,18 @@
-//! `flood`: whether one credential flooding CreateMatch slows down another
+//! `flood`: whether one credential flooding the host slows down another
 //! credential's play. A calm organizer's players create matches and play
 //! them (SubmitAction latency recorded) alone, then while a flooding
-//! organizer's tasks send CreateMatch back to back, ignoring every
-//! refusal and its retry delay; the two take turns, round by round. The
-//! host runs with its default limits (or the `--server-arg`s given), so
-//! the flood meets its creations-per-minute quota and its rate.
+//! organizer's tasks send calls back to back, ignoring every refusal and
+//! its retry delay; the two take turns, round by round. The host runs with
+//! its default limits (or the `--server-arg`s given), so the flood meets
+//! them.
 //!
-//! The verdict is the calm players' SubmitAction p99 under the flood ÷
-//! alone (target ≤ 2).
+//! The flood sends CreateMatch (it meets its creations-per-minute quota
+//! and its rate; the verdict is the calm players' SubmitAction p99 under
+//! the flood ÷ alone, target ≤ 2), or with `--reads` the heaviest reads
+//! there are, in turn: a finished War match's 1,000 events with views, a
+//! page of 1,000 matches, and that match's board as SVG (it meets the rate
+//! weighed by cost; the verdict is the calm players' SubmitAction p99 under
+//! the flood, target ≤ 50 ms).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -20,6 +25,7 @@ use serde::Serialize;
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::admin_client::AdminClient;
 use tabletop_proto::v1::matches_client::MatchesClient;
+use tabletop_proto::v1::watch_client::WatchClient;
 use tonic::transport::Channel;
 
 use crate::load::{self, Drive};
@@ -60,17 +66,35 @@ pub struct FloodArgs {
     /// the rounds measure a flood that has used it up.
     #[arg(long, default_value_t = 15.0)]
     warmup: f64,
+    /// Flood heavy reads instead of CreateMatch: ListEvents of 1,000
+    /// events with views, ListMatches of 1,000 and a War board as SVG, in
+    /// turn (the host needs the War plugin).
+    #[arg(long)]
+    reads: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
 }
 
+/// What the flooding credential sends.
+#[derive(Debug, Clone)]
+enum Flood {
+    /// CreateMatch of the calm players' game.
+    Creates { game: String },
+    /// Heavy reads of this finished War match and of the match list.
+    Reads { war: String },
+}
+
+/// Matches the host holds before a `--reads` flood, so a page of
+/// ListMatches is full.
+const LISTED_MATCHES: usize = 1000;
+
 /// What the flood did.
 #[derive(Debug, Default, Serialize)]
 struct FloodReport {
-    /// CreateMatch calls the flood sent.
+    /// Calls the flood sent.
     calls: u64,
-    /// Of them, answered with a match.
+    /// Of them, answered (with a match, for CreateMatch).
     created: u64,
     /// Of them, refused, by status code.
     refused: BTreeMap<String, u64>,
@@ -79,6 +103,8 @@ struct FloodReport {
 #[derive(Debug, Serialize)]
 struct Report {
     game: String,
+    /// `creates` or `reads`.
+    flood_calls: &'static str,
     players: usize,
     flooders: usize,
     server_args: Vec<String>,
@@ -89,6 +115,131 @@ struct Report {
     flood: FloodReport,
     /// flooded SubmitAction p99 ÷ alone.
     p99_ratio: f64,
+}
+
+/// The admin's bearer metadata.
+fn admin<T>(message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Ok(value) = format!("Bearer {ADMIN_TOKEN}").parse() {
+        request.metadata_mut().insert("authorization", value);
+    }
+    request
+}
+
+/// What a `--reads` flood reads: a War match two random bots played to
+/// its end (its id), among [`LISTED_MATCHES`] Focus matches.
+async fn heavy_reads_setup(channel: Channel) -> Result<String, String> {
+    let mut matches = MatchesClient::new(channel);
+    let war = matches
+        .create_match(admin(pb::CreateMatchRequest {
+            game: "war".into(),
+            players: 2,
+            seed: Some(1),
+            bots: vec![
+                pb::SeatBot {
+                    seat: 0,
+                    spec: "random".into(),
+                },
+                pb::SeatBot {
+                    seat: 1,
+                    spec: "random".into(),
+                },
+            ],
+            view_detail: pb::ViewDetail::Summary as i32,
+            ..Default::default()
+        }))
+        .await
+        .map_err(|e| format!("cannot create a War match of bots: {e}"))?
+        .into_inner()
+        .match_id;
+    for _ in 0..LISTED_MATCHES {
+        matches
+            .create_match(admin(pb::CreateMatchRequest {
+                game: "focus".into(),
+                players: 2,
+                view_detail: pb::ViewDetail::Summary as i32,
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| format!("cannot create the matches to list: {e}"))?;
+    }
+    let patience = Instant::now() + Duration::from_secs(120);
+    loop {
+        let view = matches
+            .get_view(pb::GetViewRequest {
+                match_id: war.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("cannot read the War match: {e}"))?
+            .into_inner();
+        if view.state == pb::MatchState::Finished as i32 {
+            return Ok(war);
+        }
+        if Instant::now() > patience {
+            return Err("the War match of bots did not finish in 120 s".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// One heavy read of `war` (`turn` picks which), as `bearer`.
+async fn heavy_read(
+    channel: &Channel,
+    war: &str,
+    turn: usize,
+    bearer: &tonic::metadata::MetadataValue<tonic::metadata::Ascii>,
+) -> Result<(), tonic::Status> {
+    fn with<T>(
+        message: T,
+        bearer: &tonic::metadata::MetadataValue<tonic::metadata::Ascii>,
+    ) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request
+            .metadata_mut()
+            .insert("authorization", bearer.clone());
+        request
+    }
+    match turn % 3 {
+        0 => {
+            WatchClient::new(channel.clone())
+                .list_events(with(
+                    pb::ListEventsRequest {
+                        match_id: war.into(),
+                        from_version: Some(0),
+                        page_size: 1000,
+                        include_views: true,
+                        ..Default::default()
+                    },
+                    bearer,
+                ))
+                .await?;
+        }
+        1 => {
+            MatchesClient::new(channel.clone())
+                .list_matches(with(
+                    pb::ListMatchesRequest {
+                        page_size: 1000,
+                        ..Default::default()
+                    },
+                    bearer,
+                ))
+                .await?;
+        }
+        _ => {
+            MatchesClient::new(channel.clone())
+                .get_view(with(
+                    pb::GetViewRequest {
+                        match_id: war.into(),
+                        svg: true,
+                        ..Default::default()
+                    },
+                    bearer,
+                ))
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 /// The host's default limits, passed after the load tool's own (which
@@ -132,12 +283,12 @@ struct FloodCounts {
     refused: std::sync::Mutex<BTreeMap<String, u64>>,
 }
 
-/// `flooders` tasks on `channels` sending CreateMatch as `secret` until
+/// `flooders` tasks on `channels` sending the `calls` as `secret` until
 /// `deadline`, each as soon as the last answer came.
 async fn flood(
     channels: &[Channel],
     secret: &str,
-    game: &str,
+    calls: &Flood,
     flooders: usize,
     deadline: Instant,
     counts: &Arc<FloodCounts>,
@@ -149,22 +300,33 @@ async fn flood(
         };
     let mut tasks = tokio::task::JoinSet::new();
     for task in 0..flooders {
-        let mut client = MatchesClient::new(channels[task % channels.len()].clone());
-        let (bearer, counts, game) = (bearer.clone(), Arc::clone(counts), game.to_string());
+        let channel = channels[task % channels.len()].clone();
+        let (bearer, counts, calls) = (bearer.clone(), Arc::clone(counts), calls.clone());
         tasks.spawn(async move {
+            let mut turn = task;
             while Instant::now() < deadline {
-                let mut request = tonic::Request::new(pb::CreateMatchRequest {
-                    game: game.clone(),
-                    players: 2,
-                    view_detail: pb::ViewDetail::Summary as i32,
-                    ..Default::default()
-                });
-                request
-                    .metadata_mut()
-                    .insert("authorization", bearer.clone());
                 counts.calls.fetch_add(1, Ordering::Relaxed);
-                match client.create_match(request).await {
-                    Ok(_) => {
+                let answered = match &calls {
+                    Flood::Creates { game } => {
+                        let mut request = tonic::Request::new(pb::CreateMatchRequest {
+                            game: game.clone(),
+                            players: 2,
+                            view_detail: pb::ViewDetail::Summary as i32,
+                            ..Default::default()
+                        });
+                        request
+                            .metadata_mut()
+                            .insert("authorization", bearer.clone());
+                        MatchesClient::new(channel.clone())
+                            .create_match(request)
+                            .await
+                            .map(drop)
+                    }
+                    Flood::Reads { war } => heavy_read(&channel, war, turn, &bearer).await,
+                };
+                turn += 1;
+                match answered {
+                    Ok(()) => {
                         counts.created.fetch_add(1, Ordering::Relaxed);
                     }
                     Err(status) => {
@@ -204,6 +366,15 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
         .find(|g| g.name == args.game)
         .map(|g| g.min_players.max(1))
         .ok_or_else(|| format!("the server has no game named `{}`", args.game))?;
+    let calls = if args.reads {
+        Flood::Reads {
+            war: heavy_reads_setup(calm_channels[0].clone()).await?,
+        }
+    } else {
+        Flood::Creates {
+            game: args.game.clone(),
+        }
+    };
     let alone = Arc::new(Live::default());
     let flooded = Arc::new(Live::default());
     let counts = Arc::new(FloodCounts::default());
@@ -214,7 +385,7 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
         flood(
             &flood_channels,
             &flooder,
-            &args.game,
+            &calls,
             args.flooders,
             deadline,
             &warmup,
@@ -222,7 +393,7 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
         .await;
         if !args.json {
             eprintln!(
-                "warm-up: {} flood calls, {} created",
+                "warm-up: {} flood calls, {} answered",
                 warmup.calls.load(Ordering::Relaxed),
                 warmup.created.load(Ordering::Relaxed)
             );
@@ -260,7 +431,7 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
             flood(
                 &flood_channels,
                 &flooder,
-                &args.game,
+                &calls,
                 args.flooders,
                 deadline,
                 &counts
@@ -281,6 +452,7 @@ pub async fn flood_command(args: FloodArgs) -> Result<(), String> {
         flooded.submit_latency_us.p99 as f64 / alone.submit_latency_us.p99.max(1) as f64;
     let report = Report {
         game: args.game.clone(),
+        flood_calls: if args.reads { "reads" } else { "creates" },
         players: args.players,
         flooders: args.flooders,
         server_args,
@@ -324,15 +496,27 @@ fn print_report(report: &Report) {
         );
     }
     let seconds = report.flooded.seconds.max(1e-9);
+    let what = match report.flood_calls {
+        "reads" => "heavy reads",
+        _ => "CreateMatch calls",
+    };
     println!(
-        "flood: {} CreateMatch calls ({:.0}/s), {} created, refused {:?}",
+        "flood: {} {what} ({:.0}/s), {} answered, refused {:?}",
         report.flood.calls,
         report.flood.calls as f64 / seconds,
         report.flood.created,
         report.flood.refused
     );
-    println!(
-        "calm SubmitAction p99 under the flood ÷ alone: {:.2} (target ≤ 2)",
-        report.p99_ratio
-    );
+    if report.flood_calls == "reads" {
+        println!(
+            "calm SubmitAction p99 under the flood: {:.1} ms (target ≤ 50 ms); alone {:.1} ms",
+            report.flooded.submit_latency_us.p99 as f64 / 1000.0,
+            report.alone.submit_latency_us.p99 as f64 / 1000.0
+        );
+    } else {
+        println!(
+            "calm SubmitAction p99 under the flood ÷ alone: {:.2} (target ≤ 2)",
+            report.p99_ratio
+        );
+    }
 }
