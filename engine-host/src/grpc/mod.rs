@@ -35,7 +35,10 @@ use tabletop_proto::v1::{
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::server::NamedService;
 use tonic::service::Routes;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
 
 use crate::engine::Engine;
 use layer::{Guards, OpsLayer};
@@ -101,15 +104,16 @@ pub async fn serve(
             tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
         ],
     );
+    let store_reachable = engine.store_reachable();
     let api = Api::new(engine, options.deadline, draining_rx.clone())
         .with_streams(options.stream_caps, options.stream_budget);
     let max_reply = options.max_reply_bytes;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter.set_serving::<CatalogServer<Api>>().await;
-    health_reporter.set_serving::<MatchesServer<Api>>().await;
-    health_reporter.set_serving::<WatchServer<Api>>().await;
-    health_reporter.set_serving::<AdminServer<Api>>().await;
-    health_reporter.set_serving::<DirectorServer<Api>>().await;
+    report_health(&health_reporter, *store_reachable.borrow()).await;
+    tokio::spawn(follow_store_reachability(
+        health_reporter.clone(),
+        store_reachable,
+    ));
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(tabletop_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -188,6 +192,41 @@ pub async fn serve(
         }
     }
     Ok(())
+}
+
+/// The health of the server and of every service it serves: SERVING while
+/// the match store reaches its database, NOT_SERVING while it does not
+/// (every call that stores anything is refused meanwhile, so a load
+/// balancer should send calls elsewhere).
+async fn report_health(reporter: &HealthReporter, store_reachable: bool) {
+    let status = if store_reachable {
+        ServingStatus::Serving
+    } else {
+        ServingStatus::NotServing
+    };
+    for service in [
+        "",
+        <CatalogServer<Api> as NamedService>::NAME,
+        <MatchesServer<Api> as NamedService>::NAME,
+        <WatchServer<Api> as NamedService>::NAME,
+        <AdminServer<Api> as NamedService>::NAME,
+        <DirectorServer<Api> as NamedService>::NAME,
+    ] {
+        reporter.set_service_status(service, status).await;
+    }
+}
+
+/// Reports the health anew each time the store's reachability changes,
+/// until the store stops telling (a store that is always reachable tells
+/// nothing after its first value).
+async fn follow_store_reachability(
+    reporter: HealthReporter,
+    mut reachable: tokio::sync::watch::Receiver<bool>,
+) {
+    while reachable.changed().await.is_ok() {
+        let now = *reachable.borrow_and_update();
+        report_health(&reporter, now).await;
+    }
 }
 
 /// The connections accepted on `listener`, each with TCP_NODELAY set. Serving
