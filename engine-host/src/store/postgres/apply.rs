@@ -278,8 +278,8 @@ fn insert_log<C: GenericClient>(
         let version = entry.version as i64;
         let inserted = db.execute(
             "INSERT INTO log (match_id, version, entry_json) \
-             SELECT $1, $2, $3 WHERE $2 = 1 OR EXISTS \
-             (SELECT 1 FROM log WHERE match_id = $1 AND version = $2 - 1)",
+             SELECT $1::TEXT, $2::BIGINT, $3::TEXT WHERE $2::BIGINT = 1 OR EXISTS \
+             (SELECT 1 FROM log WHERE match_id = $1::TEXT AND version = $2::BIGINT - 1)",
             &[&match_id, &version, &to_json(entry)?],
         )?;
         if inserted != 1 {
