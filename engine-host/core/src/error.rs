@@ -287,8 +287,9 @@ pub enum HostError {
     /// The server is shutting down.
     ShuttingDown,
     /// The match store's database cannot be reached (a PostgreSQL server
-    /// that is down or restarting): nothing of the call was stored, and the
-    /// same call may be made again once it is back.
+    /// that is down or restarting): the call's change was not acknowledged
+    /// as stored (it is not, unless the server went away during its very
+    /// commit), and the call may be made again once the server is back.
     StoreUnavailable(String),
     /// A fault of the host (its store, its own code); never caused by the
     /// caller's input.

@@ -245,3 +245,56 @@ pub fn incoming_nodelay(
         accepted
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use tonic_health::pb::health_check_response::ServingStatus as Sent;
+    use tonic_health::pb::health_server::Health;
+    use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
+    use tonic_health::server::HealthService;
+
+    use super::*;
+
+    async fn status(health: &HealthService, service: &str) -> i32 {
+        let request = tonic::Request::new(HealthCheckRequest {
+            service: service.into(),
+        });
+        let response: HealthCheckResponse = health.check(request).await.unwrap().into_inner();
+        response.status
+    }
+
+    #[tokio::test]
+    async fn health_follows_whether_the_store_reaches_its_database() {
+        let (reachable_tx, reachable) = tokio::sync::watch::channel(true);
+        let reporter = HealthReporter::new();
+        report_health(&reporter, *reachable.borrow()).await;
+        let following = tokio::spawn(follow_store_reachability(reporter.clone(), reachable));
+        let health = HealthService::from_health_reporter(reporter);
+        let matches = <MatchesServer<Api> as NamedService>::NAME;
+        assert_eq!(status(&health, "").await, Sent::Serving as i32);
+        assert_eq!(status(&health, matches).await, Sent::Serving as i32);
+
+        let changes_to = |up: bool| {
+            reachable_tx.send_replace(up);
+            let health = &health;
+            async move {
+                let wanted = if up { Sent::Serving } else { Sent::NotServing } as i32;
+                for _ in 0..200 {
+                    if status(health, "").await == wanted && status(health, matches).await == wanted
+                    {
+                        return true;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                false
+            }
+        };
+        assert!(
+            changes_to(false).await,
+            "NOT_SERVING while the database is away"
+        );
+        assert!(changes_to(true).await, "SERVING again once it is back");
+        drop(reachable_tx);
+        following.await.unwrap();
+    }
+}

@@ -16,6 +16,10 @@ use tabletop_core::{HostError, HostResult};
 /// after this.
 pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long sent data may go unacknowledged by the server's machine before
+/// the connection counts as broken.
+const SILENT_SERVER_TIMEOUT: Duration = Duration::from_secs(15);
+
 /// How many idle connections the read pool keeps. Reads are short; a few
 /// cover the blocking threads that read at once, and one more is opened
 /// (and closed after) whenever all are busy.
@@ -38,6 +42,13 @@ impl Target {
             HostError::InvalidRequest(format!("the PostgreSQL URL does not parse: {e}"))
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);
+        // A server that vanished without closing its connections (a network
+        // cut, a machine gone) is noticed within seconds, not when the
+        // kernel gives up on the socket: unanswered data or keepalives
+        // break the connection, which answers StoreUnavailable.
+        config.keepalives(true);
+        config.keepalives_idle(Duration::from_secs(5));
+        config.tcp_user_timeout(SILENT_SERVER_TIMEOUT);
         config.application_name("engine-host");
         let hosts: Vec<String> = config
             .get_hosts()
