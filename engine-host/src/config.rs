@@ -69,6 +69,8 @@ pub struct Config {
         env = "TABLETOP_STORE",
         value_name = "sqlite|memory|postgres://…",
         default_value = "sqlite",
+        // The URL may hold a password: `--help` does not show it.
+        hide_env_values = true,
         value_parser = parse_store
     )]
     pub store: StoreKind,
@@ -553,7 +555,8 @@ fn parse_store(text: &str) -> Result<StoreKind, String> {
         "memory" => Ok(StoreKind::Memory),
         url if crate::store::postgres::is_postgres_url(url) => Ok(StoreKind::Postgres(url.into())),
         other => Err(format!(
-            "{other:?} is not a store: say sqlite, memory, or a PostgreSQL URL              (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
+            "{other:?} is not a store: say sqlite, memory, or a PostgreSQL URL \
+             (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
         )),
     }
 }
