@@ -252,3 +252,51 @@ fn a_malformed_url_or_an_absent_server_is_refused_with_the_reason() {
     assert!(is_postgres_url("PostgreSQL://h/d"));
     assert!(!is_postgres_url("sqlite"));
 }
+
+#[test]
+fn writes_queued_together_commit_in_order_and_a_failing_one_fails_alone() {
+    let store = open_on_new_database();
+    create(&store, "a");
+    // Queued without waiting: the writer takes them in batches.
+    let mut commits = Vec::new();
+    let mut refused = None;
+    for version in 2..=200u64 {
+        let lifecycle = [event("a", LifecycleKind::Paused)];
+        let entries = [chance(version)];
+        let change = Change {
+            entries: &entries,
+            lifecycle: if version % 10 == 0 { &lifecycle } else { &[] },
+            ..Change::default()
+        };
+        commits.push(store.append("a", &change).unwrap());
+        if version == 100 {
+            let nowhere = Change {
+                entries: &[chance(1)],
+                lifecycle: &lifecycle,
+                ..Change::default()
+            };
+            refused = Some(store.append("nowhere", &nowhere).unwrap());
+        }
+    }
+    for commit in commits {
+        commit.wait().unwrap();
+    }
+    assert!(
+        refused.unwrap().wait().is_err(),
+        "the unknown match's write"
+    );
+    let log = store.load("a").unwrap().unwrap().log;
+    assert_eq!(log, (1..=200).map(chance).collect::<Vec<_>>());
+    let seqs: Vec<u64> = store
+        .lifecycle_after(0, 100)
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(
+        seqs,
+        (1..=21).collect::<Vec<_>>(),
+        "no number lost to the refused write"
+    );
+    assert_eq!(*store.lifecycle_tail().borrow(), 21);
+}
