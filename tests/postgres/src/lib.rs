@@ -52,12 +52,22 @@ pub struct TestDatabase {
 
 impl Drop for TestDatabase {
     fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.server, postgres::NoTls) {
-            let _ = client.batch_execute(&format!(
-                "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
-                self.name
-            ));
-        }
+        let (server, name) = (self.server.clone(), self.name.clone());
+        off_runtime(move || {
+            if let Ok(mut client) = postgres::Client::connect(&server, postgres::NoTls) {
+                let _ = client
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+            }
+        });
+    }
+}
+
+/// Runs `work` on a thread of its own: the synchronous client starts a
+/// runtime of its own, which tokio refuses on a thread of an async test.
+fn off_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match std::thread::spawn(work).join() {
+        Ok(answer) => answer,
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
@@ -75,6 +85,11 @@ pub fn database() -> TestDatabase {
 /// A new database on the server at `server` (a URL whose database is the
 /// one to connect to while creating it).
 pub fn create_database(server: &str) -> Result<TestDatabase, String> {
+    let server = server.to_string();
+    off_runtime(move || create_database_here(&server))
+}
+
+fn create_database_here(server: &str) -> Result<TestDatabase, String> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -298,18 +313,21 @@ impl Cluster {
         })?;
         // `pg_ctl -w` waits for the server to accept connections; one more
         // check that this URL reaches it.
-        let started = Instant::now();
-        loop {
-            match postgres::Client::connect(&self.url(), postgres::NoTls) {
-                Ok(_) => return Ok(()),
-                Err(e) if started.elapsed() > Duration::from_secs(30) => {
-                    return Err(format!(
-                        "the test cluster does not answer at {}: {e}",
-                        self.url()
-                    ));
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        let url = self.url();
+        off_runtime(move || answers(&url))
+    }
+}
+
+/// Waits until the server at `url` takes connections.
+fn answers(url: &str) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        match postgres::Client::connect(url, postgres::NoTls) {
+            Ok(_) => return Ok(()),
+            Err(e) if started.elapsed() > Duration::from_secs(30) => {
+                return Err(format!("the test cluster does not answer at {url}: {e}"));
             }
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
         }
     }
 }

@@ -1,10 +1,14 @@
 //! Connections to the PostgreSQL server: how they are opened, which
 //! errors mean the server cannot be reached, the statement cache each
-//! connection keeps, the small pool the reads take connections from, and
-//! the reachability every connection attempt reports to.
+//! connection keeps, and the reachability every connection attempt
+//! reports to.
+//!
+//! The synchronous client runs each call on a runtime of its own, which
+//! tokio forbids on a thread that runs async tasks: connections are opened
+//! and used only on the store's own threads (the writer and the readers),
+//! never on a caller's.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use postgres::types::ToSql;
@@ -19,11 +23,6 @@ pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long sent data may go unacknowledged by the server's machine before
 /// the connection counts as broken.
 const SILENT_SERVER_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// How many idle connections the read pool keeps. Reads are short; a few
-/// cover the blocking threads that read at once, and one more is opened
-/// (and closed after) whenever all are busy.
-const IDLE_READ_CONNECTIONS: usize = 4;
 
 /// Where the store connects: the parsed URL, and how to name the server
 /// in messages (never with its password).
@@ -225,58 +224,5 @@ impl Reachability {
 
     pub(super) fn subscribe(&self) -> tokio::sync::watch::Receiver<bool> {
         self.sender.subscribe()
-    }
-}
-
-/// The connections reads use: idle ones kept for the next read, a new one
-/// opened when none is idle. A connection that broke is dropped, not kept.
-#[derive(Debug)]
-pub(super) struct ReadPool {
-    target: Target,
-    idle: Mutex<Vec<Connection>>,
-}
-
-impl ReadPool {
-    pub(super) fn new(target: Target) -> ReadPool {
-        ReadPool {
-            target,
-            idle: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Runs `read` on a pooled connection. A read that meets a broken
-    /// connection (one idle across a server restart) runs once more on a
-    /// new one before the server counts as unreachable.
-    pub(super) fn read<T>(
-        &self,
-        reachability: &Reachability,
-        read: impl Fn(&mut Connection) -> HostResult<T>,
-    ) -> HostResult<T> {
-        let mut outcome = self.try_read(&read);
-        if matches!(outcome, Err(HostError::StoreUnavailable(_))) {
-            // Every idle connection predates the failure: drop them all.
-            self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
-            outcome = self.try_read(&read);
-        }
-        reachability.saw(&self.target, &outcome);
-        outcome
-    }
-
-    fn try_read<T>(&self, read: &impl Fn(&mut Connection) -> HostResult<T>) -> HostResult<T> {
-        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut connection = match idle {
-            Some(connection) if !connection.is_closed() => connection,
-            _ => self.target.connect()?,
-        };
-        let outcome = read(&mut connection);
-        let broken =
-            matches!(outcome, Err(HostError::StoreUnavailable(_))) || connection.is_closed();
-        if !broken {
-            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            if idle.len() < IDLE_READ_CONNECTIONS {
-                idle.push(connection);
-            }
-        }
-        outcome
     }
 }

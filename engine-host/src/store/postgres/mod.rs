@@ -8,12 +8,15 @@
 //! client would need one driven from a thread of its own for the same
 //! effect.
 //!
-//! Connections (`connect.rs`): the writer thread owns one connection for
-//! every write; reads take one from a small pool of their own (kept idle up
-//! to a few, opened when none is free), so a read never waits behind a
-//! batch's commit. A pool crate would add a dependency for what is a
-//! `Mutex<Vec<_>>` here. Every statement is prepared once per connection
-//! and kept, so a statement costs one round trip.
+//! Connections (`connect.rs`, `readers.rs`): the writer thread owns one
+//! connection for every write; reads go to a few reader threads
+//! ([`READER_THREADS`]), each with a connection of its own, so a read never
+//! waits behind a batch's commit. That is the pool: a pool crate would
+//! hand connections to the callers' threads, where the synchronous client
+//! must not run (a caller may be an async worker, and the client runs each
+//! call on a runtime of its own, which tokio refuses inside another). Every
+//! statement is prepared once per connection and kept, so a statement
+//! costs one round trip.
 //!
 //! Group commit (`writer.rs`), as in the SQLite store: every write goes to
 //! the writer thread through a channel, and its caller waits on its own
@@ -89,6 +92,7 @@ use tabletop_core::{HostError, HostResult, SeatJoin};
 mod apply;
 mod connect;
 mod read;
+mod readers;
 mod schema;
 mod writer;
 
@@ -97,7 +101,9 @@ use super::{
     Backup, Change, Commit, DamagedMatch, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch,
     Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary,
 };
-use connect::{Connection, Reachability, ReadPool, Target};
+use connect::{Connection, Reachability, Target};
+pub use readers::READER_THREADS;
+use readers::Readers;
 pub use schema::latest as latest_schema_version;
 pub use writer::{MAX_BATCH, RECONNECT_EVERY};
 
@@ -114,7 +120,7 @@ pub fn is_postgres_url(text: &str) -> bool {
 pub struct PostgresStore {
     target: Target,
     jobs: Mutex<mpsc::Sender<writer::Queued>>,
-    reads: ReadPool,
+    readers: Readers,
     reachability: Arc<Reachability>,
     tail: tokio::sync::watch::Receiver<u64>,
     writer: Option<std::thread::JoinHandle<()>>,
@@ -128,34 +134,42 @@ impl PostgresStore {
     /// [`HostError::StoreUnavailable`].
     pub fn open(url: &str) -> HostResult<PostgresStore> {
         let target = Target::parse(url)?;
-        let mut connection = target.connect()?;
-        let applied = schema::migrate(&mut connection, &target.name)?;
-        for applied in applied {
-            tracing::info!(
-                server = %target.name,
-                version = applied.version,
-                "match store schema brought to version {}: {}",
-                applied.version,
-                applied.name
-            );
-        }
-        let last_row = read::last_lifecycle_row(&mut connection)?;
-        let (tail_tx, tail) = tokio::sync::watch::channel(last_row);
+        let (tail_tx, tail) = tokio::sync::watch::channel(0);
         let reachability = Arc::new(Reachability::new());
         let (tx, rx) = mpsc::channel();
-        let writer = writer::Writer {
+        let mut writer = writer::Writer {
             target: target.clone(),
-            connection: Some(connection),
+            connection: None,
             reachability: Arc::clone(&reachability),
             tail: tail_tx,
             failed_at: None,
         };
+        // The writer thread connects and migrates: the client must not run
+        // on the caller's thread (see `connect.rs`).
+        let (started_tx, started) = mpsc::channel::<HostResult<()>>();
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || writer.run(rx))
+            .spawn(move || match start(&mut writer) {
+                Ok(()) => {
+                    let _ = started_tx.send(Ok(()));
+                    writer.run(rx);
+                }
+                Err(e) => {
+                    let _ = started_tx.send(Err(e));
+                }
+            })
             .map_err(|e| HostError::Internal(format!("cannot start the store writer: {e}")))?;
+        let started = started.recv().unwrap_or_else(|_| {
+            Err(HostError::Internal(
+                "the match store writer stopped while starting".into(),
+            ))
+        });
+        if let Err(e) = started {
+            let _ = writer.join();
+            return Err(e);
+        }
         Ok(PostgresStore {
-            reads: ReadPool::new(target.clone()),
+            readers: Readers::start(&target, &reachability)?,
             target,
             jobs: Mutex::new(tx),
             reachability,
@@ -186,10 +200,34 @@ impl PostgresStore {
         self.queue(write)?.wait()
     }
 
-    /// Runs `read` on a pooled connection.
-    fn read<T>(&self, read: impl Fn(&mut Connection) -> HostResult<T>) -> HostResult<T> {
-        self.reads.read(&self.reachability, read)
+    /// Runs `read` on a reader thread's connection.
+    fn read<T: Send + 'static>(
+        &self,
+        read: impl Fn(&mut Connection) -> HostResult<T> + Send + 'static,
+    ) -> HostResult<T> {
+        self.readers.read(read)
     }
+}
+
+/// The writer's start, on its thread: its connection, the schema brought
+/// to this host's version, and the feed's tail at the last row committed.
+fn start(writer: &mut writer::Writer) -> HostResult<()> {
+    let mut connection = writer.target.connect()?;
+    let applied = schema::migrate(&mut connection, &writer.target.name)?;
+    for applied in applied {
+        tracing::info!(
+            server = %writer.target.name,
+            version = applied.version,
+            "match store schema brought to version {}: {}",
+            applied.version,
+            applied.name
+        );
+    }
+    writer
+        .tail
+        .send_replace(read::last_lifecycle_row(&mut connection)?);
+    writer.connection = Some(connection);
+    Ok(())
 }
 
 impl Drop for PostgresStore {
@@ -245,7 +283,8 @@ impl Store for PostgresStore {
     }
 
     fn load(&self, match_id: &str) -> HostResult<Option<StoredMatch>> {
-        self.read(|connection| read::load(connection, match_id))
+        let match_id = match_id.to_string();
+        self.read(move |connection| read::load(connection, &match_id))
     }
 
     fn load_unfinished(&self) -> HostResult<Vec<Result<StoredMatch, DamagedMatch>>> {
@@ -253,11 +292,12 @@ impl Store for PostgresStore {
     }
 
     fn list(&self, query: &MatchQuery) -> HostResult<Vec<StoredSummary>> {
-        self.read(|connection| read::list(connection, query))
+        let query = query.clone();
+        self.read(move |connection| read::list(connection, &query))
     }
 
     fn lifecycle_after(&self, after_seq: u64, limit: usize) -> HostResult<Vec<LifecycleRow>> {
-        self.read(|connection| read::lifecycle_after(connection, after_seq, limit))
+        self.read(move |connection| read::lifecycle_after(connection, after_seq, limit))
     }
 
     fn lifecycle_tail(&self) -> tokio::sync::watch::Receiver<u64> {
@@ -265,7 +305,8 @@ impl Store for PostgresStore {
     }
 
     fn request(&self, request_id: &str) -> HostResult<Option<StoredRequest>> {
-        self.read(|connection| read::request(connection, request_id))
+        let request_id = request_id.to_string();
+        self.read(move |connection| read::request(connection, &request_id))
     }
 
     fn backup(&self, _: &Path) -> HostResult<Backup> {

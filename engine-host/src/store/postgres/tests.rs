@@ -300,3 +300,39 @@ fn writes_queued_together_commit_in_order_and_a_failing_one_fails_alone() {
     );
     assert_eq!(*store.lifecycle_tail().borrow(), 21);
 }
+
+/// The host opens its store, and calls some of its methods, on async
+/// workers: the synchronous client must run on the store's own threads
+/// there (tokio refuses its runtime inside another).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_may_be_opened_and_called_on_an_async_worker() {
+    let database = database();
+    let store = PostgresStore::open(&database.url).unwrap();
+    store
+        .create_match(&NewMatch {
+            stored: &stored("a", "g", 1, false),
+            lifecycle: &[event("a", LifecycleKind::Started)],
+            request: None,
+        })
+        .unwrap()
+        .durable()
+        .await
+        .unwrap();
+    assert_eq!(store.load("a").unwrap().unwrap().log, [chance(1)]);
+    assert_eq!(store.list(&MatchQuery::default()).unwrap().len(), 1);
+    assert_eq!(store.lifecycle_after(0, 10).unwrap().len(), 1);
+    assert!(store.credentials().unwrap().is_empty());
+    store
+        .append(
+            "a",
+            &Change {
+                entries: &[chance(2)],
+                ..Change::default()
+            },
+        )
+        .unwrap()
+        .durable()
+        .await
+        .unwrap();
+    drop(store);
+}
