@@ -41,8 +41,10 @@
 //! runs once more on a new connection (the server may be back: a
 //! connection idle across a restart breaks at its first use); one whose
 //! connection broke during the `COMMIT` cannot tell whether it was stored,
-//! and is answered StoreUnavailable, never acknowledged. While the server
-//! cannot be reached the writer tries to connect again every
+//! and is answered StoreUnavailable, never acknowledged. A writer with
+//! nothing to write asks the server whether it answers every
+//! [`PROBE_WHEN_IDLE`], so an outage is seen without traffic too. While the
+//! server cannot be reached the writer tries to connect again every
 //! [`RECONNECT_EVERY`], with or without writes waiting, and refuses
 //! writes at once in between; [`Store::reachable`] follows it, and the
 //! health service reports NOT_SERVING while it is false. Nothing
@@ -105,7 +107,7 @@ use connect::{Connection, Reachability, Target};
 pub use readers::READER_THREADS;
 use readers::Readers;
 pub use schema::latest as latest_schema_version;
-pub use writer::{MAX_BATCH, RECONNECT_EVERY};
+pub use writer::{MAX_BATCH, PROBE_WHEN_IDLE, RECONNECT_EVERY};
 
 /// Whether `text` names a PostgreSQL server (`postgres://…` or
 /// `postgresql://…`), as `--store` takes it.

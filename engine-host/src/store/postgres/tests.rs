@@ -94,6 +94,10 @@ fn the_store_survives_its_database_restarting() {
     assert!(*store.reachable().borrow());
 
     cluster.stop_server().unwrap();
+    assert!(
+        wait_for_reachable(&store, false, PROBE_WHEN_IDLE * 3),
+        "the outage is seen with no call made"
+    );
     let refused = append(
         &store,
         "a",

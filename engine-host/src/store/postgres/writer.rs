@@ -21,6 +21,12 @@ pub const MAX_BATCH: usize = 256;
 /// SERVING again soon after the server is back, with no call needed.
 pub const RECONNECT_EVERY: Duration = Duration::from_millis(500);
 
+/// While the server answers, how long the writer may go without a write
+/// before it asks the server whether it still answers: so a server gone
+/// while nothing was written still turns the health to NOT_SERVING within
+/// about this long (writes find out at once).
+pub const PROBE_WHEN_IDLE: Duration = Duration::from_secs(2);
+
 /// A queued write and who waits for its outcome.
 pub(super) type Queued = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 
@@ -68,20 +74,18 @@ impl Writer {
     /// connection.
     pub(super) fn run(mut self, jobs: mpsc::Receiver<Queued>) {
         loop {
-            let first = if self.reachability.is_reachable() {
-                match jobs.recv() {
-                    Ok(first) => first,
-                    Err(_) => break,
-                }
+            let probe_after = if self.reachability.is_reachable() {
+                PROBE_WHEN_IDLE
             } else {
-                match jobs.recv_timeout(RECONNECT_EVERY) {
-                    Ok(first) => first,
-                    Err(RecvTimeoutError::Timeout) => {
-                        self.probe();
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Disconnected) => break,
+                RECONNECT_EVERY
+            };
+            let first = match jobs.recv_timeout(probe_after) {
+                Ok(first) => first,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.probe();
+                    continue;
                 }
+                Err(RecvTimeoutError::Disconnected) => break,
             };
             let mut batch = vec![first];
             while batch.len() < MAX_BATCH {
