@@ -206,11 +206,17 @@ impl Reachability {
             changed
         });
         match (changed, outcome) {
-            (true, Err(e)) => tracing::error!(
-                server = %target.name,
-                "the match store lost its database: {e}; calls that store anything are refused \
-                 (UNAVAILABLE, reason STORE_UNAVAILABLE) until it is back"
-            ),
+            (true, Err(e)) => {
+                let why = match e {
+                    HostError::StoreUnavailable(why) => why.clone(),
+                    other => other.to_string(),
+                };
+                tracing::error!(
+                    server = %target.name,
+                    "the match store lost its database ({why}); calls that store anything are \
+                     refused (UNAVAILABLE, reason STORE_UNAVAILABLE) until it is back"
+                )
+            }
             (true, Ok(_)) => {
                 tracing::info!(server = %target.name, "the match store reaches its database again")
             }
