@@ -58,9 +58,21 @@ pub struct Config {
     pub inline_limit_ms: u64,
 
     /// Where matches are kept: `sqlite` (default; the file
-    /// DATA_DIR/matches.sqlite3, restored on restart) or `memory` (nothing
-    /// survives a restart).
-    #[arg(long, env = "TABLETOP_STORE", value_enum, default_value_t = StoreKind::Sqlite)]
+    /// DATA_DIR/matches.sqlite3, restored on restart), `memory` (nothing
+    /// survives a restart), or a PostgreSQL database by its URL,
+    /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (or `postgresql://…`;
+    /// the schema is made or brought up to date at start; while the server
+    /// is down, calls that store anything answer UNAVAILABLE and the health
+    /// service NOT_SERVING, until it is back).
+    #[arg(
+        long,
+        env = "TABLETOP_STORE",
+        value_name = "sqlite|memory|postgres://…",
+        default_value = "sqlite",
+        // The URL may hold a password: `--help` does not show it.
+        hide_env_values = true,
+        value_parser = parse_store
+    )]
     pub store: StoreKind,
 
     /// How long a finished match stays in memory, in seconds, once nobody
@@ -500,12 +512,59 @@ fn parse_trusted_build(text: &str) -> Result<(String, String), String> {
 }
 
 /// The match store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum StoreKind {
     /// An SQLite file under the data directory (durable).
     Sqlite,
     /// Memory only (for experiments and tests that need no durability).
     Memory,
+    /// A PostgreSQL database, by its URL (durable, on the server).
+    Postgres(String),
+}
+
+impl std::fmt::Debug for StoreKind {
+    /// The URL's password is not written: configurations are logged.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreKind::Sqlite => f.write_str("Sqlite"),
+            StoreKind::Memory => f.write_str("Memory"),
+            StoreKind::Postgres(url) => write!(f, "Postgres({})", without_password(url)),
+        }
+    }
+}
+
+/// `url` with the password of its `user:password@` part replaced by `***`.
+fn without_password(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => match rest[..at].find(':') {
+            Some(colon) => format!(
+                "{}{}:***{}",
+                &url[..scheme_end],
+                &rest[..colon],
+                &rest[at..]
+            ),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+/// `--store`: `sqlite`, `memory`, or a `postgres://` / `postgresql://` URL.
+fn parse_store(text: &str) -> Result<StoreKind, String> {
+    match text {
+        "sqlite" => Ok(StoreKind::Sqlite),
+        "memory" => Ok(StoreKind::Memory),
+        url if crate::store::postgres::is_postgres_url(url) => Ok(StoreKind::Postgres(url.into())),
+        other => Err(format!(
+            "{other:?} is not a store: say sqlite, memory, or a PostgreSQL URL \
+             (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
+        )),
+    }
 }
 
 /// `--anonymous-create`.
@@ -619,6 +678,33 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_store_is_sqlite_unless_told_memory_or_a_postgres_url() {
+        assert_eq!(Config::parse_from(["engine-host"]).store, StoreKind::Sqlite);
+        let store = |value: &str| Config::try_parse_from(["engine-host", "--store", value]);
+        assert_eq!(store("memory").unwrap().store, StoreKind::Memory);
+        assert_eq!(store("sqlite").unwrap().store, StoreKind::Sqlite);
+        for url in [
+            "postgres://u:pw@db:5432/tabletop",
+            "postgresql://db/tabletop",
+        ] {
+            assert_eq!(
+                store(url).unwrap().store,
+                StoreKind::Postgres(url.to_string())
+            );
+        }
+        let refused = store("mysql://db").unwrap_err().to_string();
+        assert!(refused.contains("PostgreSQL URL"), "{refused}");
+        assert_eq!(
+            format!("{:?}", StoreKind::Postgres("postgres://u:pw@db:5/t".into())),
+            "Postgres(postgres://u:***@db:5/t)"
+        );
+        assert_eq!(
+            format!("{:?}", StoreKind::Postgres("postgres://db/t".into())),
+            "Postgres(postgres://db/t)"
+        );
+    }
 
     #[test]
     fn the_blocking_pool_has_a_few_threads_per_core_unless_told() {

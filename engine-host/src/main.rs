@@ -16,6 +16,7 @@ use engine_host::config::{
 };
 use engine_host::engine::{Engine, Offered};
 use engine_host::logging::LineFormat;
+use engine_host::store::postgres::PostgresStore;
 use engine_host::store::sqlite::SqliteStore;
 use engine_host::store::{MemoryStore, Store};
 use engine_host::{crash_note, malloc, shutdown};
@@ -431,7 +432,7 @@ async fn run(
     }
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
-    let store: Arc<dyn Store> = match config.store {
+    let store: Arc<dyn Store> = match &config.store {
         StoreKind::Sqlite => {
             let path = config.data_dir.join("matches.sqlite3");
             warn_if_store_lost(&config.data_dir, &path);
@@ -442,6 +443,11 @@ async fn run(
         StoreKind::Memory => {
             tracing::info!("match store: memory (nothing survives a restart)");
             Arc::new(MemoryStore::with_finished_cap(config.memory_finished_cap))
+        }
+        StoreKind::Postgres(url) => {
+            let store = PostgresStore::open(url).map_err(|e| e.to_string())?;
+            tracing::info!(server = %store.server(), "match store: postgres");
+            Arc::new(store)
         }
     };
     let token = admin_token(&config)?;

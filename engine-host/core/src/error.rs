@@ -286,6 +286,11 @@ pub enum HostError {
     // The host.
     /// The server is shutting down.
     ShuttingDown,
+    /// The match store's database cannot be reached (a PostgreSQL server
+    /// that is down or restarting): the call's change was not acknowledged
+    /// as stored (it is not, unless the server went away during its very
+    /// commit), and the call may be made again once the server is back.
+    StoreUnavailable(String),
     /// A fault of the host (its store, its own code); never caused by the
     /// caller's input.
     Internal(String),
@@ -482,6 +487,7 @@ impl fmt::Display for HostError {
             HostError::PluginFault(m) => write!(f, "plugin fault: {m}"),
             HostError::PluginRestarted(m) => write!(f, "{m}"),
             HostError::ShuttingDown => f.write_str("the server is shutting down"),
+            HostError::StoreUnavailable(m) => write!(f, "the match store is unavailable: {m}"),
         }
     }
 }

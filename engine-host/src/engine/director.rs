@@ -226,4 +226,10 @@ impl Engine {
     pub fn lifecycle_tail(&self) -> tokio::sync::watch::Receiver<u64> {
         self.store.lifecycle_tail()
     }
+
+    /// Whether the store reaches its database, changing as that does
+    /// ([`crate::store::Store::reachable`]); the health service follows it.
+    pub fn store_reachable(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.store.reachable()
+    }
 }

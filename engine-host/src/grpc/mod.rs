@@ -36,7 +36,10 @@ use tabletop_proto::v1::{
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::server::NamedService;
 use tonic::service::Routes;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
 
 use crate::engine::Engine;
 use layer::{Guards, OpsLayer};
@@ -104,16 +107,17 @@ pub async fn serve(
             tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
         ],
     );
+    let store_reachable = engine.store_reachable();
     let api = Api::new(engine, options.deadline, draining_rx.clone())
         .with_streams(options.stream_caps, options.stream_budget)
         .with_pool_shares(options.pool_calls_per_caller);
     let max_reply = options.max_reply_bytes;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter.set_serving::<CatalogServer<Api>>().await;
-    health_reporter.set_serving::<MatchesServer<Api>>().await;
-    health_reporter.set_serving::<WatchServer<Api>>().await;
-    health_reporter.set_serving::<AdminServer<Api>>().await;
-    health_reporter.set_serving::<DirectorServer<Api>>().await;
+    report_health(&health_reporter, *store_reachable.borrow()).await;
+    tokio::spawn(follow_store_reachability(
+        health_reporter.clone(),
+        store_reachable,
+    ));
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(tabletop_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -194,6 +198,41 @@ pub async fn serve(
     Ok(())
 }
 
+/// The health of the server and of every service it serves: SERVING while
+/// the match store reaches its database, NOT_SERVING while it does not
+/// (every call that stores anything is refused meanwhile, so a load
+/// balancer should send calls elsewhere).
+async fn report_health(reporter: &HealthReporter, store_reachable: bool) {
+    let status = if store_reachable {
+        ServingStatus::Serving
+    } else {
+        ServingStatus::NotServing
+    };
+    for service in [
+        "",
+        <CatalogServer<Api> as NamedService>::NAME,
+        <MatchesServer<Api> as NamedService>::NAME,
+        <WatchServer<Api> as NamedService>::NAME,
+        <AdminServer<Api> as NamedService>::NAME,
+        <DirectorServer<Api> as NamedService>::NAME,
+    ] {
+        reporter.set_service_status(service, status).await;
+    }
+}
+
+/// Reports the health anew each time the store's reachability changes,
+/// until the store stops telling (a store that is always reachable tells
+/// nothing after its first value).
+async fn follow_store_reachability(
+    reporter: HealthReporter,
+    mut reachable: tokio::sync::watch::Receiver<bool>,
+) {
+    while reachable.changed().await.is_ok() {
+        let now = *reachable.borrow_and_update();
+        report_health(&reporter, now).await;
+    }
+}
+
 /// The connections accepted on `listener`, each with TCP_NODELAY set. Serving
 /// our own listener means tonic's `tcp_nodelay` setting does not apply, and
 /// without it Nagle's algorithm holds a small response back until the
@@ -209,4 +248,57 @@ pub fn incoming_nodelay(
         }
         accepted
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use tonic_health::pb::health_check_response::ServingStatus as Sent;
+    use tonic_health::pb::health_server::Health;
+    use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
+    use tonic_health::server::HealthService;
+
+    use super::*;
+
+    async fn status(health: &HealthService, service: &str) -> i32 {
+        let request = tonic::Request::new(HealthCheckRequest {
+            service: service.into(),
+        });
+        let response: HealthCheckResponse = health.check(request).await.unwrap().into_inner();
+        response.status
+    }
+
+    #[tokio::test]
+    async fn health_follows_whether_the_store_reaches_its_database() {
+        let (reachable_tx, reachable) = tokio::sync::watch::channel(true);
+        let reporter = HealthReporter::new();
+        report_health(&reporter, *reachable.borrow()).await;
+        let following = tokio::spawn(follow_store_reachability(reporter.clone(), reachable));
+        let health = HealthService::from_health_reporter(reporter);
+        let matches = <MatchesServer<Api> as NamedService>::NAME;
+        assert_eq!(status(&health, "").await, Sent::Serving as i32);
+        assert_eq!(status(&health, matches).await, Sent::Serving as i32);
+
+        let changes_to = |up: bool| {
+            reachable_tx.send_replace(up);
+            let health = &health;
+            async move {
+                let wanted = if up { Sent::Serving } else { Sent::NotServing } as i32;
+                for _ in 0..200 {
+                    if status(health, "").await == wanted && status(health, matches).await == wanted
+                    {
+                        return true;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                false
+            }
+        };
+        assert!(
+            changes_to(false).await,
+            "NOT_SERVING while the database is away"
+        );
+        assert!(changes_to(true).await, "SERVING again once it is back");
+        drop(reachable_tx);
+        following.await.unwrap();
+    }
 }

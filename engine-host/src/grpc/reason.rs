@@ -271,6 +271,11 @@ reasons! {
     /// call, and again when the call was made again; nothing changed: call
     /// again
     PluginRestarted = Some("PLUGIN_RESTARTED"), Unavailable, &[], None;
+    /// the server cannot reach its match store's database (PostgreSQL down
+    /// or restarting), so the call's change was not acknowledged as stored;
+    /// call again once it is back (the health service says NOT_SERVING
+    /// meanwhile)
+    StoreUnavailable = Some("STORE_UNAVAILABLE"), Unavailable, &[], None;
     /// a fault of the server
     Internal = Some("INTERNAL"), Internal, &[], None;
 }

@@ -261,6 +261,7 @@ pub fn describe(error: &HostError) -> Described {
             .with("game", game)
             .with("version", version),
         HostError::ShuttingDown => new(R::ShuttingDown),
+        HostError::StoreUnavailable(_) => new(R::StoreUnavailable),
         HostError::Internal(_) => new(R::Internal),
     }
 }
@@ -626,6 +627,12 @@ mod tests {
                 HostError::PluginRestarted(text("a")),
                 Unavailable,
                 "PLUGIN_RESTARTED",
+                vec![],
+            ),
+            (
+                HostError::StoreUnavailable(text("a")),
+                Unavailable,
+                "STORE_UNAVAILABLE",
                 vec![],
             ),
             (

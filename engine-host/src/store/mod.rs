@@ -13,6 +13,8 @@ mod backup;
 pub mod conformance;
 pub mod memory;
 mod migrations;
+pub mod postgres;
+mod queued;
 pub mod sqlite;
 
 pub use backup::partial_backup_path;
@@ -103,8 +105,8 @@ fn writer_gone() -> HostError {
     HostError::Internal("the match store writer stopped before committing".into())
 }
 
-/// Persistence for matches: one design for every store (SQLite and memory
-/// here; a server database later), checked by one suite
+/// Persistence for matches: one design for every store (SQLite, memory
+/// and PostgreSQL), checked by one suite
 /// ([`conformance`]). Implementations must be safe to call from many
 /// threads.
 ///
@@ -169,6 +171,15 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Marks a credential revoked at `at_ms`; returns once durable.
     /// `Ok(false)` when the store has no such credential.
     fn revoke_credential(&self, credential_id: &str, at_ms: i64) -> HostResult<bool>;
+    /// Whether the store reaches where it keeps matches, updated as that
+    /// changes: false while a database server is down (its calls answer
+    /// [`HostError::StoreUnavailable`] meanwhile), and true again once it
+    /// is back. The health service reports NOT_SERVING while it is false.
+    /// A store in this process's memory or files is always reachable.
+    fn reachable(&self) -> tokio::sync::watch::Receiver<bool> {
+        // The sender goes at once: the value stays true and never changes.
+        tokio::sync::watch::channel(true).1
+    }
 }
 
 /// A credential the admin issued, as stored: never its secret, only the

@@ -2,79 +2,11 @@
 //! (and a savepoint of its own when a batch must fail one write alone).
 
 use rusqlite::{Connection, params};
-use tabletop_core::{HeldAction, HostError, HostResult, LogEntry, SeatJoin, SeatResult};
+use tabletop_core::{HostError, HostResult, LogEntry, SeatJoin};
 
 use super::{db_error, json_error};
-use crate::store::{
-    LifecycleEvent, LifecycleKind, ListedState, StoredCredential, StoredMatch, StoredRequest,
-};
-
-/// One write for the writer thread.
-#[derive(Debug)]
-pub(super) enum Write {
-    Create {
-        stored: Box<StoredMatch>,
-        lifecycle: Vec<LifecycleEvent>,
-        request: Option<StoredRequest>,
-    },
-    Append {
-        match_id: String,
-        entries: Vec<LogEntry>,
-        /// `None`: the held actions are as last stored.
-        pending: Option<Vec<HeldAction>>,
-        results: Vec<SeatResult>,
-        lifecycle: Vec<LifecycleEvent>,
-        finished_log: Option<Vec<LogEntry>>,
-    },
-    Join {
-        match_id: String,
-        join: SeatJoin,
-        token_hash: [u8; 32],
-        lifecycle: Vec<LifecycleEvent>,
-    },
-    Reissue {
-        match_id: String,
-        seat: u32,
-        token_hash: [u8; 32],
-    },
-    IssueCredential(StoredCredential),
-    RevokeCredential {
-        credential_id: String,
-        at_ms: i64,
-    },
-}
-
-impl Write {
-    /// Whether it writes log rows.
-    pub(super) fn has_log(&self) -> bool {
-        self.log_rows().is_some()
-    }
-
-    /// The match it writes log rows of, and how many.
-    pub(super) fn log_rows(&self) -> Option<(&str, usize)> {
-        match self {
-            Write::Create { stored, .. } if !stored.log.is_empty() => {
-                Some((stored.setup.match_id.as_str(), stored.log.len()))
-            }
-            Write::Append {
-                match_id, entries, ..
-            } if !entries.is_empty() => Some((match_id.as_str(), entries.len())),
-            _ => None,
-        }
-    }
-
-    /// Whether it writes lifecycle rows.
-    pub(super) fn has_lifecycle(&self) -> bool {
-        match self {
-            Write::Create { lifecycle, .. }
-            | Write::Append { lifecycle, .. }
-            | Write::Join { lifecycle, .. } => !lifecycle.is_empty(),
-            Write::Reissue { .. } | Write::IssueCredential(_) | Write::RevokeCredential { .. } => {
-                false
-            }
-        }
-    }
-}
+pub(super) use crate::store::queued::Write;
+use crate::store::{LifecycleEvent, LifecycleKind, ListedState, StoredMatch, StoredRequest};
 
 /// The `state` column's value for a listed state. The column is plain
 /// text with no constraint, so `quarantined` is a value like the others.

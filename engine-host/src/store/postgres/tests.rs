@@ -1,0 +1,342 @@
+//! The PostgreSQL store on a real server (`tabletop-test-postgres`: the
+//! server `TABLETOP_TEST_POSTGRES` names, or a private cluster), a database
+//! of its own per test.
+
+use std::time::{Duration, Instant};
+
+use tabletop_core::{HostError, LogEntry, LogKind};
+use tabletop_test_postgres::{Cluster, TestDatabase, create_database, database};
+
+use super::*;
+use crate::store::conformance::stored;
+use crate::store::{LifecycleKind, Store};
+
+/// A store on a new database. The database is left to the test server
+/// (a private cluster goes at the process's exit, `scripts/test`'s at the
+/// end of its run): the conformance suite keeps only the store.
+fn open_on_new_database() -> PostgresStore {
+    let database = database();
+    let store = PostgresStore::open(&database.url).unwrap();
+    std::mem::forget(database);
+    store
+}
+
+crate::store_conformance!(|_dir: &std::path::Path| open_on_new_database());
+
+fn chance(version: u64) -> LogEntry {
+    LogEntry {
+        version,
+        at_ms: 3,
+        kind: LogKind::Chance { outcome: version },
+    }
+}
+
+fn event(id: &str, kind: LifecycleKind) -> LifecycleEvent {
+    LifecycleEvent {
+        match_id: id.into(),
+        at_ms: 5,
+        game: "g".into(),
+        labels: Default::default(),
+        tenant: String::new(),
+        kind,
+    }
+}
+
+fn append(
+    store: &PostgresStore,
+    id: &str,
+    entries: &[LogEntry],
+    lifecycle: &[LifecycleEvent],
+) -> HostResult<()> {
+    store
+        .append(
+            id,
+            &Change {
+                entries,
+                lifecycle,
+                ..Change::default()
+            },
+        )
+        .and_then(Commit::wait)
+}
+
+fn create(store: &PostgresStore, id: &str) {
+    store
+        .create_match(&NewMatch {
+            stored: &stored(id, "g", 1, false),
+            lifecycle: &[event(id, LifecycleKind::Started)],
+            request: None,
+        })
+        .and_then(Commit::wait)
+        .unwrap();
+}
+
+/// Waits up to `within` for `reachable` to say `expected`.
+fn wait_for_reachable(store: &PostgresStore, expected: bool, within: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < within {
+        if *store.reachable().borrow() == expected {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn the_store_survives_its_database_restarting() {
+    // A cluster of its own: stopping it must disturb no other test.
+    let cluster = Cluster::start().unwrap();
+    let database = create_database(&cluster.url()).unwrap();
+    let store = PostgresStore::open(&database.url).unwrap();
+    create(&store, "a");
+    append(&store, "a", &[chance(2)], &[]).unwrap();
+    assert!(*store.reachable().borrow());
+
+    cluster.stop_server().unwrap();
+    assert!(
+        wait_for_reachable(&store, false, PROBE_WHEN_IDLE * 3),
+        "the outage is seen with no call made"
+    );
+    let refused = append(
+        &store,
+        "a",
+        &[chance(3)],
+        &[event("a", LifecycleKind::Paused)],
+    );
+    assert!(
+        matches!(refused, Err(HostError::StoreUnavailable(_))),
+        "{refused:?}"
+    );
+    assert!(matches!(
+        store.load("a"),
+        Err(HostError::StoreUnavailable(_))
+    ));
+    assert!(matches!(
+        store.issue_credential(&StoredCredential {
+            credential_id: "c".into(),
+            name: "c".into(),
+            role: "organizer".into(),
+            secret_hash: [1; 32],
+            issued_at_ms: 1,
+            revoked_at_ms: None,
+            tenant: "t".into(),
+        }),
+        Err(HostError::StoreUnavailable(_))
+    ));
+    assert!(!*store.reachable().borrow(), "reachable() says the outage");
+
+    cluster.start_server().unwrap();
+    assert!(
+        wait_for_reachable(&store, true, Duration::from_secs(10)),
+        "the store reconnects by itself, with no call made"
+    );
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(
+        loaded.log,
+        [chance(1), chance(2)],
+        "the acknowledged write is kept, the refused one is not there"
+    );
+    assert_eq!(*store.lifecycle_tail().borrow(), 1);
+    append(
+        &store,
+        "a",
+        &[chance(3)],
+        &[event("a", LifecycleKind::Paused)],
+    )
+    .unwrap();
+    assert_eq!(
+        *store.lifecycle_tail().borrow(),
+        2,
+        "numbered after the last committed"
+    );
+
+    // A restart between two writes: the writer's connection and the
+    // pooled ones broke unseen, and the next calls succeed on new ones.
+    cluster.stop_server().unwrap();
+    cluster.start_server().unwrap();
+    append(&store, "a", &[chance(4)], &[]).unwrap();
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(loaded.log, [chance(1), chance(2), chance(3), chance(4)]);
+    let rows = store.lifecycle_after(0, 10).unwrap();
+    assert_eq!(rows.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2]);
+    assert!(*store.reachable().borrow());
+    drop(store);
+    drop(database);
+}
+
+#[test]
+fn a_database_written_by_a_newer_host_is_refused() {
+    let database: TestDatabase = database();
+    drop(PostgresStore::open(&database.url).unwrap());
+    let newer = latest_schema_version() + 1;
+    let mut client = postgres::Client::connect(&database.url, postgres::NoTls).unwrap();
+    client
+        .execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) \
+             VALUES ($1, 'from_the_future', '2030-01-01T00:00:00Z', '1')",
+            &[&(newer as i32)],
+        )
+        .unwrap();
+    let refused = PostgresStore::open(&database.url).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains(&format!("schema version {newer}, written by a newer host")),
+        "{refused}"
+    );
+}
+
+#[test]
+fn a_reopened_store_keeps_its_matches_and_numbers_lifecycle_rows_after_its_last() {
+    let database = database();
+    let store = PostgresStore::open(&database.url).unwrap();
+    create(&store, "a");
+    append(
+        &store,
+        "a",
+        &[chance(2)],
+        &[event("a", LifecycleKind::Paused)],
+    )
+    .unwrap();
+    drop(store);
+    let store = PostgresStore::open(&database.url).unwrap();
+    assert_eq!(*store.lifecycle_tail().borrow(), 2);
+    assert_eq!(
+        store.load("a").unwrap().unwrap().log,
+        [chance(1), chance(2)]
+    );
+    append(&store, "a", &[], &[event("a", LifecycleKind::Resumed)]).unwrap();
+    let seqs: Vec<u64> = store
+        .lifecycle_after(0, 10)
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(seqs, [1, 2, 3]);
+}
+
+#[test]
+fn an_entry_that_would_leave_a_hole_in_a_log_is_refused() {
+    let store = open_on_new_database();
+    create(&store, "a");
+    let refused = append(&store, "a", &[chance(3)], &[]).unwrap_err();
+    assert!(refused.to_string().contains("lacks version 2"), "{refused}");
+    append(&store, "a", &[chance(2), chance(3)], &[]).unwrap();
+    assert!(
+        append(&store, "a", &[chance(3)], &[]).is_err(),
+        "a version is written once"
+    );
+    assert_eq!(store.load("a").unwrap().unwrap().log.len(), 3);
+}
+
+#[test]
+fn backup_is_refused_naming_pg_dump() {
+    let store = open_on_new_database();
+    let refused = store.backup(Path::new("/tmp/never")).unwrap_err();
+    assert!(matches!(refused, HostError::Unsupported(_)), "{refused:?}");
+    assert!(refused.to_string().contains("pg_dump"), "{refused}");
+}
+
+#[test]
+fn a_malformed_url_or_an_absent_server_is_refused_with_the_reason() {
+    assert!(matches!(
+        PostgresStore::open("postgres://host:notaport/db"),
+        Err(HostError::InvalidRequest(_))
+    ));
+    // Nothing listens on port 1.
+    let refused = PostgresStore::open("postgres://u:secret@127.0.0.1:1/db").unwrap_err();
+    assert!(
+        matches!(refused, HostError::StoreUnavailable(_)),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("127.0.0.1:1/db"), "{refused}");
+    assert!(!refused.to_string().contains("secret"), "{refused}");
+    assert!(is_postgres_url("postgres://h/d"));
+    assert!(is_postgres_url("PostgreSQL://h/d"));
+    assert!(!is_postgres_url("sqlite"));
+}
+
+#[test]
+fn writes_queued_together_commit_in_order_and_a_failing_one_fails_alone() {
+    let store = open_on_new_database();
+    create(&store, "a");
+    // Queued without waiting: the writer takes them in batches.
+    let mut commits = Vec::new();
+    let mut refused = None;
+    for version in 2..=200u64 {
+        let lifecycle = [event("a", LifecycleKind::Paused)];
+        let entries = [chance(version)];
+        let change = Change {
+            entries: &entries,
+            lifecycle: if version % 10 == 0 { &lifecycle } else { &[] },
+            ..Change::default()
+        };
+        commits.push(store.append("a", &change).unwrap());
+        if version == 100 {
+            let nowhere = Change {
+                entries: &[chance(1)],
+                lifecycle: &lifecycle,
+                ..Change::default()
+            };
+            refused = Some(store.append("nowhere", &nowhere).unwrap());
+        }
+    }
+    for commit in commits {
+        commit.wait().unwrap();
+    }
+    assert!(
+        refused.unwrap().wait().is_err(),
+        "the unknown match's write"
+    );
+    let log = store.load("a").unwrap().unwrap().log;
+    assert_eq!(log, (1..=200).map(chance).collect::<Vec<_>>());
+    let seqs: Vec<u64> = store
+        .lifecycle_after(0, 100)
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(
+        seqs,
+        (1..=21).collect::<Vec<_>>(),
+        "no number lost to the refused write"
+    );
+    assert_eq!(*store.lifecycle_tail().borrow(), 21);
+}
+
+/// The host opens its store, and calls some of its methods, on async
+/// workers: the synchronous client must run on the store's own threads
+/// there (tokio refuses its runtime inside another).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_may_be_opened_and_called_on_an_async_worker() {
+    let database = database();
+    let store = PostgresStore::open(&database.url).unwrap();
+    store
+        .create_match(&NewMatch {
+            stored: &stored("a", "g", 1, false),
+            lifecycle: &[event("a", LifecycleKind::Started)],
+            request: None,
+        })
+        .unwrap()
+        .durable()
+        .await
+        .unwrap();
+    assert_eq!(store.load("a").unwrap().unwrap().log, [chance(1)]);
+    assert_eq!(store.list(&MatchQuery::default()).unwrap().len(), 1);
+    assert_eq!(store.lifecycle_after(0, 10).unwrap().len(), 1);
+    assert!(store.credentials().unwrap().is_empty());
+    store
+        .append(
+            "a",
+            &Change {
+                entries: &[chance(2)],
+                ..Change::default()
+            },
+        )
+        .unwrap()
+        .durable()
+        .await
+        .unwrap();
+    drop(store);
+}

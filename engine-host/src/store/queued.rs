@@ -1,0 +1,74 @@
+//! A write as a store's writer thread queues it: what [`super::Store`]'s
+//! write methods were called with, owned, so it can wait in a queue until
+//! the writer commits it (the SQLite and PostgreSQL stores share it).
+
+use tabletop_core::{HeldAction, LogEntry, SeatJoin, SeatResult};
+
+use super::{LifecycleEvent, StoredCredential, StoredMatch, StoredRequest};
+
+/// One write for the writer thread.
+#[derive(Debug)]
+pub(crate) enum Write {
+    Create {
+        stored: Box<StoredMatch>,
+        lifecycle: Vec<LifecycleEvent>,
+        request: Option<StoredRequest>,
+    },
+    Append {
+        match_id: String,
+        entries: Vec<LogEntry>,
+        /// `None`: the held actions are as last stored.
+        pending: Option<Vec<HeldAction>>,
+        results: Vec<SeatResult>,
+        lifecycle: Vec<LifecycleEvent>,
+        finished_log: Option<Vec<LogEntry>>,
+    },
+    Join {
+        match_id: String,
+        join: SeatJoin,
+        token_hash: [u8; 32],
+        lifecycle: Vec<LifecycleEvent>,
+    },
+    Reissue {
+        match_id: String,
+        seat: u32,
+        token_hash: [u8; 32],
+    },
+    IssueCredential(StoredCredential),
+    RevokeCredential {
+        credential_id: String,
+        at_ms: i64,
+    },
+}
+
+impl Write {
+    /// Whether it writes log rows.
+    pub(crate) fn has_log(&self) -> bool {
+        self.log_rows().is_some()
+    }
+
+    /// The match it writes log rows of, and how many.
+    pub(crate) fn log_rows(&self) -> Option<(&str, usize)> {
+        match self {
+            Write::Create { stored, .. } if !stored.log.is_empty() => {
+                Some((stored.setup.match_id.as_str(), stored.log.len()))
+            }
+            Write::Append {
+                match_id, entries, ..
+            } if !entries.is_empty() => Some((match_id.as_str(), entries.len())),
+            _ => None,
+        }
+    }
+
+    /// Whether it writes lifecycle rows.
+    pub(crate) fn has_lifecycle(&self) -> bool {
+        match self {
+            Write::Create { lifecycle, .. }
+            | Write::Append { lifecycle, .. }
+            | Write::Join { lifecycle, .. } => !lifecycle.is_empty(),
+            Write::Reissue { .. } | Write::IssueCredential(_) | Write::RevokeCredential { .. } => {
+                false
+            }
+        }
+    }
+}
