@@ -116,9 +116,24 @@ async fn director(host: &Host) -> DirectorClient<Channel> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_follower_sees_every_event_once_across_a_sigkill_with_the_right_results() {
+    feed_across_a_sigkill(Vec::new()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_feed_follower_sees_every_event_once_across_a_sigkill() {
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    feed_across_a_sigkill(vec!["--store".into(), database.url.clone()]).await;
+}
+
+/// A follower of the lifecycle feed, from its start, across a SIGKILL of
+/// a host run with `args`: every event once, with the right results.
+async fn feed_across_a_sigkill(args: Vec<String>) {
     let data = tempfile::tempdir().expect("temp dir");
     let options = HostOptions {
         data_dir: Some(data.path().join("data")),
+        args,
         ..HostOptions::default()
     };
     let tournament = [("tournament", "autumn")];

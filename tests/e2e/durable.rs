@@ -204,13 +204,28 @@ async fn play_on(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_keeps_every_acknowledged_action_and_matches_play_on() {
+    sigkill_keeps_every_acknowledged_action_on("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigkill_on_postgres_keeps_every_acknowledged_action_and_matches_play_on() {
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    sigkill_keeps_every_acknowledged_action_on(&database.url).await;
+}
+
+/// Plays a match of every game on a host whose store is `store`, kills the
+/// host mid-play, and checks on a new host that every acknowledged action
+/// was kept and every match plays on to its end.
+async fn sigkill_keeps_every_acknowledged_action_on(store: &str) {
     let root = tempfile::tempdir().expect("temp dir");
     let plugin_dir = Host::fresh_plugin_dir(root.path());
     let data_dir = root.path().join("data");
     let options = HostOptions {
         plugin_dir: Some(plugin_dir.clone()),
         data_dir: Some(data_dir.clone()),
-        args: vec!["--store".into(), "sqlite".into()],
+        args: vec!["--store".into(), store.into()],
         ..Default::default()
     };
     let mut host = Host::start_with(options.clone()).await;
