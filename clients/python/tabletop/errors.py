@@ -167,6 +167,13 @@ class ShuttingDown(TabletopError):
     """``SHUTTING_DOWN``: the server is stopping; reconnect to its successor."""
 
 
+class StoreUnavailable(TabletopError):
+    """``STORE_UNAVAILABLE`` (UNAVAILABLE): the server cannot reach its
+    match store's database (PostgreSQL down or restarting); nothing was
+    acknowledged as stored. Call again once it is back, with
+    ``expected_version`` or a ``request_id`` so a retry cannot apply twice."""
+
+
 class StreamFellBehind(TabletopError):
     """``STREAM_FELL_BEHIND``: the server cut a stream whose client read
     nothing while its queue was full; ``watch`` and ``follow_lifecycle``
@@ -279,6 +286,7 @@ _BY_REASON: dict[str, type[TabletopError]] = {
     "CREATION_QUOTA": Throttled,
     "LIVE_MATCH_LIMIT": Throttled,
     "PLUGIN_FAULT": PluginFault,
+    "STORE_UNAVAILABLE": StoreUnavailable,
 }
 
 

@@ -217,6 +217,14 @@ export class UnknownGame extends TabletopError {}
 export class ShuttingDown extends TabletopError {}
 
 /**
+ * `STORE_UNAVAILABLE` (UNAVAILABLE): the server cannot reach its match
+ * store's database (PostgreSQL down or restarting); nothing was acknowledged
+ * as stored. Call again once it is back, with `expectedVersion` or a
+ * `requestId` so a retry cannot apply twice.
+ */
+export class StoreUnavailable extends TabletopError {}
+
+/**
  * `STREAM_FELL_BEHIND`: the server cut a stream whose client read nothing
  * while its queue was full; `watch` and `followLifecycle` open it again by
  * themselves after the last event received.
@@ -331,6 +339,7 @@ const BY_REASON: Record<string, typeof TabletopError> = {
   CREATION_QUOTA: Throttled,
   LIVE_MATCH_LIMIT: Throttled,
   PLUGIN_FAULT: PluginFault,
+  STORE_UNAVAILABLE: StoreUnavailable,
 };
 
 /** The typed error for anything a call threw (itself, if it already is one). */

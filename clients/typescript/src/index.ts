@@ -43,6 +43,7 @@ export {
   PluginFault,
   RequestIdReused,
   ShuttingDown,
+  StoreUnavailable,
   StreamFellBehind,
   StaleVersion,
   TabletopError,

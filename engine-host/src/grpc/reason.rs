@@ -275,7 +275,7 @@ reasons! {
     /// or restarting), so the call's change was not acknowledged as stored;
     /// call again once it is back (the health service says NOT_SERVING
     /// meanwhile)
-    StoreUnavailable = Some("STORE_UNAVAILABLE"), Unavailable, &[], None;
+    StoreUnavailable = Some("STORE_UNAVAILABLE"), Unavailable, &[], Some("StoreUnavailable");
     /// a fault of the server
     Internal = Some("INTERNAL"), Internal, &[], None;
 }
