@@ -31,6 +31,7 @@ mod hostile;
 mod isolation;
 mod limits;
 mod metrics;
+mod on_postgres;
 mod performance;
 mod platform;
 mod plugin_check;

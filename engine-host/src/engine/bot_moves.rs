@@ -79,7 +79,7 @@ impl Engine {
             let mut m = lock(&slot);
             self.submit_bot_action(&mut m, &turn, thought.action, &mut commit)
         };
-        commit.wait()?;
+        self.settle(match_id, commit)?;
         match submitted {
             Ok(()) => Ok(BotMove::Played(thought)),
             Err(

@@ -51,7 +51,7 @@ impl Engine {
         // for them, and a control's answer must show what it did.
         let view = m.undelayed_view(Viewer::Spectator, ViewDetail::Full);
         drop(m);
-        commit.wait()?;
+        self.settle(match_id, commit)?;
         tracing::info!(match_id, version = before + 1, "director's control applied");
         view
     }
@@ -66,7 +66,7 @@ impl Engine {
         let mut m = lock(&slot);
         let commit = self.quarantine_locked(&mut m, reason)?;
         drop(m);
-        commit.wait()
+        self.settle(match_id, commit)
     }
 
     /// [`Engine::quarantine`] of a match whose lock the caller holds (the
@@ -126,7 +126,7 @@ impl Engine {
         // them, and the answer shows the match as it now is.
         let view = m.undelayed_view(Viewer::Spectator, ViewDetail::Full);
         drop(m);
-        commit.wait()?;
+        self.settle(match_id, commit)?;
         tracing::info!(match_id, version = before + 1, "quarantine lifted");
         view
     }

@@ -454,6 +454,28 @@ impl Engine {
         self.load_stored(match_id)
     }
 
+    /// Waits for the write of a change of `match_id`. When it failed (the
+    /// store's database is down, the disk is full), the change was never
+    /// acknowledged, yet the live match holds it: the host lets go of the
+    /// match, and its next call reads it back from the store as stored, so
+    /// play goes on from there once the store is back instead of every
+    /// later write being refused for the one missing before it.
+    pub(crate) fn settle(&self, match_id: &str, commit: Commit) -> HostResult<()> {
+        commit
+            .wait()
+            .inspect_err(|_| self.forget_unstored(match_id))
+    }
+
+    /// Lets go of a live match whose last change could not be stored (see
+    /// [`Engine::settle`]).
+    pub fn forget_unstored(&self, match_id: &str) {
+        tracing::warn!(
+            match_id,
+            "a change of the match could not be stored: it is read back from the store at its next call"
+        );
+        self.table.discard(match_id);
+    }
+
     /// A match the host does not hold (finished, and unloaded or never
     /// loaded since the start), read back from the store and made live.
     fn load_stored(&self, match_id: &str) -> HostResult<Slot> {

@@ -201,7 +201,7 @@ impl Engine {
             self.submit_locked(m, token, action, expected_version, detail, &mut commit)
         });
         drop(m);
-        commit.wait()?;
+        self.settle(match_id, commit)?;
         answer
     }
 
@@ -304,7 +304,7 @@ impl Engine {
         let commit = self.persist(&mut m, before)?;
         let view = m.view(Viewer::Seat(seat));
         drop(m);
-        commit.wait()?;
+        self.settle(match_id, commit)?;
         view
     }
 }

@@ -516,10 +516,11 @@ impl Matches for Api {
                 detail,
             )
             .into();
+        let match_id = r.match_id.clone();
         let (view, pending) = self
             .inline_or_pool(
                 tried,
-                |_| {},
+                |_| self.engine.forget_unstored(&match_id),
                 move |e, ()| {
                     e.submit(
                         &r.match_id,

@@ -1,0 +1,95 @@
+//! A host on PostgreSQL while its database stops and starts again: every
+//! change meanwhile is refused with `STORE_UNAVAILABLE` and stores nothing,
+//! health says `NOT_SERVING`, and once the database is back the host
+//! serves again by itself, the match going on from what was stored.
+
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use tabletop_proto::v1 as pb;
+use tabletop_test_postgres::{Cluster, create_database};
+use tabletop_tests::{Host, HostOptions};
+use tonic::Code;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::support::{create, play_first_legal, play_to_end, reason, spectator};
+
+/// Waits until the host's health service says `status` for the server as a
+/// whole.
+async fn health_becomes(host: &Host, status: ServingStatus, patience: Duration) {
+    let until = Instant::now() + patience;
+    let mut health = HealthClient::new(host.channel().await);
+    loop {
+        let now = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: String::new(),
+            })
+            .await
+            .map(|answer| answer.into_inner().status);
+        if now.as_ref().is_ok_and(|now| *now == status as i32) {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "health did not become {status:?} within {patience:?} (it says {now:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself() {
+    let cluster = tokio::task::spawn_blocking(Cluster::start)
+        .await
+        .expect("the cluster's start")
+        .expect("a private PostgreSQL cluster");
+    let server = cluster.url();
+    let database = tokio::task::spawn_blocking(move || create_database(&server))
+        .await
+        .expect("the database's creation")
+        .expect("a database");
+    let host = Host::start_with(HostOptions {
+        args: vec!["--store".into(), database.url.clone()],
+        ..Default::default()
+    })
+    .await;
+    let mut matches = host.matches().await;
+    let (match_id, tokens) = create(&mut matches, "focus", 2, 5).await;
+    for n in 0..4 {
+        play_first_legal(&mut matches, &match_id, &tokens)
+            .await
+            .unwrap_or_else(|e| panic!("move {n} while the database is up: {e}"));
+    }
+    let stored = spectator(&mut matches, &match_id).await.version;
+
+    let stopping = &cluster;
+    std::thread::scope(|scope| scope.spawn(|| stopping.stop_server()).join())
+        .expect("the stop")
+        .expect("the database stops");
+    let refused = play_first_legal(&mut matches, &match_id, &tokens)
+        .await
+        .expect_err("a move while the database is down");
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+    assert_eq!(reason(&refused), "STORE_UNAVAILABLE", "{refused:?}");
+    health_becomes(&host, ServingStatus::NotServing, Duration::from_secs(10)).await;
+
+    std::thread::scope(|scope| scope.spawn(|| stopping.start_server()).join())
+        .expect("the start")
+        .expect("the database starts again");
+    health_becomes(&host, ServingStatus::Serving, Duration::from_secs(20)).await;
+    let view = spectator(&mut matches, &match_id).await;
+    assert_eq!(
+        view.version, stored,
+        "the refused move was not stored, and the match is as stored"
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let (_, end) = play_to_end(&mut matches, &match_id, &tokens, &mut rng, 5_000).await;
+    assert_eq!(
+        end.state,
+        pb::MatchState::Finished as i32,
+        "played on to its end"
+    );
+    drop(host);
+    drop(database);
+}
