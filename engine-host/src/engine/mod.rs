@@ -467,7 +467,7 @@ impl Engine {
     }
 
     /// Lets go of a live match whose last change could not be stored (see
-    /// [`Engine::settle`]).
+    /// `Engine::settle`).
     pub fn forget_unstored(&self, match_id: &str) {
         tracing::warn!(
             match_id,
