@@ -171,7 +171,10 @@ export type ListEventsRequest = Message<"tabletop.v1.ListEventsRequest"> & {
   fromVersion?: bigint | undefined;
 
   /**
-   * At most this many events (default 100, at most 1000).
+   * At most this many events (default 100, at most 1000). A page also
+   * ends with the event that brings its text (events and views) to 1 MiB,
+   * so a page of large views stays sendable: ask again after its last
+   * event.
    *
    * @generated from field: uint32 page_size = 5;
    */
