@@ -4,7 +4,7 @@
 
 use tabletop_core::{HeldAction, LogEntry, SeatJoin, SeatResult};
 
-use super::{LifecycleEvent, StoredCredential, StoredMatch, StoredRequest};
+use super::{Change, LifecycleEvent, NewMatch, StoredCredential, StoredMatch, StoredRequest};
 
 /// One write for the writer thread.
 #[derive(Debug)]
@@ -42,6 +42,42 @@ pub(crate) enum Write {
 }
 
 impl Write {
+    /// [`super::Store::create_match`]'s write.
+    pub(crate) fn create(new: &NewMatch<'_>) -> Write {
+        Write::Create {
+            stored: Box::new(new.stored.clone()),
+            lifecycle: new.lifecycle.to_vec(),
+            request: new.request.cloned(),
+        }
+    }
+
+    /// [`super::Store::append`]'s write.
+    pub(crate) fn append(match_id: &str, change: &Change<'_>) -> Write {
+        Write::Append {
+            match_id: match_id.to_string(),
+            entries: change.entries.to_vec(),
+            pending: change.pending.map(<[_]>::to_vec),
+            results: change.results.to_vec(),
+            lifecycle: change.lifecycle.to_vec(),
+            finished_log: change.finished_log.map(<[_]>::to_vec),
+        }
+    }
+
+    /// [`super::Store::join_seat`]'s write.
+    pub(crate) fn join(
+        match_id: &str,
+        join: SeatJoin,
+        token_hash: [u8; 32],
+        lifecycle: &[LifecycleEvent],
+    ) -> Write {
+        Write::Join {
+            match_id: match_id.to_string(),
+            join,
+            token_hash,
+            lifecycle: lifecycle.to_vec(),
+        }
+    }
+
     /// Whether it writes log rows.
     pub(crate) fn has_log(&self) -> bool {
         self.log_rows().is_some()

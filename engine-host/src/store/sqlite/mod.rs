@@ -732,22 +732,11 @@ fn run_batch(
 
 impl Store for SqliteStore {
     fn create_match(&self, new: &NewMatch<'_>) -> HostResult<Commit> {
-        self.queue(Write::Create {
-            stored: Box::new(new.stored.clone()),
-            lifecycle: new.lifecycle.to_vec(),
-            request: new.request.cloned(),
-        })
+        self.queue(Write::create(new))
     }
 
     fn append(&self, match_id: &str, change: &Change<'_>) -> HostResult<Commit> {
-        self.queue(Write::Append {
-            match_id: match_id.to_string(),
-            entries: change.entries.to_vec(),
-            pending: change.pending.map(<[_]>::to_vec),
-            results: change.results.to_vec(),
-            lifecycle: change.lifecycle.to_vec(),
-            finished_log: change.finished_log.map(<[_]>::to_vec),
-        })
+        self.queue(Write::append(match_id, change))
     }
 
     fn join_seat(
@@ -757,12 +746,7 @@ impl Store for SqliteStore {
         token_hash: [u8; 32],
         lifecycle: &[LifecycleEvent],
     ) -> HostResult<()> {
-        self.write(Write::Join {
-            match_id: match_id.to_string(),
-            join,
-            token_hash,
-            lifecycle: lifecycle.to_vec(),
-        })
+        self.write(Write::join(match_id, join, token_hash, lifecycle))
     }
 
     fn reissue_token(&self, match_id: &str, seat: u32, token_hash: [u8; 32]) -> HostResult<()> {
