@@ -990,10 +990,6 @@ async fn a_second_host_on_the_same_data_dir_is_refused() {
 #[tokio::test]
 async fn a_store_written_by_an_abi_2_host_opens_and_every_match_plays_on() {
     let fixture = workspace_dir().join("tests/fixtures/store-abi2");
-    let expected: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture.join("expected.json")).expect("expected.json"),
-    )
-    .expect("expected.json is JSON");
     let temp = tempfile::tempdir().expect("temp dir");
     let data_dir = temp.path().join("data");
     std::fs::create_dir_all(&data_dir).expect("data dir");
@@ -1005,6 +1001,18 @@ async fn a_store_written_by_an_abi_2_host_opens_and_every_match_plays_on() {
         ..Default::default()
     })
     .await;
+    abi_2_matches_play_on_as_recorded(&host).await;
+}
+
+/// Every match of the ABI-2 fixture, on `host`: each shows a spectator
+/// what it showed then (`expected.json`), every running match plays on,
+/// and each waiting match takes its player.
+pub(crate) async fn abi_2_matches_play_on_as_recorded(host: &Host) {
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace_dir().join("tests/fixtures/store-abi2/expected.json"))
+            .expect("expected.json"),
+    )
+    .expect("expected.json is JSON");
     let mut matches = host.matches().await;
     let (mut played, mut joined) = (0, 0);
     let stored = expected.as_object().expect("matches by id");

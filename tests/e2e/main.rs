@@ -39,6 +39,7 @@ mod replay;
 mod revocation;
 mod shorthand;
 mod store_damage;
+mod store_migrate;
 mod store_pages;
 mod streams;
 mod support;

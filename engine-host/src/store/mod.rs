@@ -12,6 +12,7 @@
 mod backup;
 pub mod conformance;
 pub mod memory;
+pub mod migrate;
 mod migrations;
 pub mod postgres;
 mod queued;

@@ -7,7 +7,9 @@ use tabletop_core::{HostError, HostResult, LogEntry, SeatJoin};
 
 use super::connect::Prepared;
 use crate::store::queued::Write;
-use crate::store::{LifecycleEvent, LifecycleKind, ListedState, StoredMatch, StoredRequest};
+use crate::store::{
+    LifecycleEvent, LifecycleKind, ListedState, StoredCredential, StoredMatch, StoredRequest,
+};
 
 /// The `state` column's value for a listed state.
 pub(super) fn state_name(state: ListedState) -> &'static str {
@@ -19,7 +21,7 @@ pub(super) fn state_name(state: ListedState) -> &'static str {
     }
 }
 
-fn to_json(value: &impl serde::Serialize) -> HostResult<String> {
+pub(super) fn to_json(value: &impl serde::Serialize) -> HostResult<String> {
     serde_json::to_string(value)
         .map_err(|e| HostError::Internal(format!("the match store cannot encode a row: {e}")))
 }
@@ -158,20 +160,7 @@ pub(super) fn apply<C: GenericClient>(
             Ok(None)
         }
         Write::IssueCredential(c) => {
-            db.execute(
-                "INSERT INTO credentials \
-                 (credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms, tenant) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                &[
-                    &c.credential_id,
-                    &c.name,
-                    &c.role,
-                    &c.secret_hash.as_slice(),
-                    &c.issued_at_ms,
-                    &c.revoked_at_ms,
-                    &c.tenant,
-                ],
-            )?;
+            insert_credential(db, c)?;
             Ok(None)
         }
         Write::RevokeCredential {
@@ -194,6 +183,19 @@ fn create<C: GenericClient>(
     lifecycle: &[LifecycleEvent],
     request: Option<&StoredRequest>,
 ) -> HostResult<Option<u64>> {
+    insert_match(db, stored)?;
+    insert_log(db, &stored.setup.match_id, &stored.log)?;
+    if let Some(request) = request {
+        insert_request(db, request)?;
+    }
+    insert_lifecycle(db, lifecycle)
+}
+
+/// Inserts a match's row, its seats and its labels (not its log).
+pub(super) fn insert_match<C: GenericClient>(
+    db: &mut Prepared<'_, C>,
+    stored: &StoredMatch,
+) -> HostResult<()> {
     let setup = &stored.setup;
     let state = stored.listed_state();
     let finished = state == ListedState::Finished;
@@ -248,20 +250,25 @@ fn create<C: GenericClient>(
             &[&setup.match_id, key, value],
         )?;
     }
-    insert_log(db, &setup.match_id, &stored.log)?;
-    if let Some(request) = request {
-        db.execute(
-            "INSERT INTO requests (request_id, request_hash, match_id, response) \
-             VALUES ($1, $2, $3, $4)",
-            &[
-                &request.request_id,
-                &request.request_hash.as_slice(),
-                &request.match_id,
-                &request.response,
-            ],
-        )?;
-    }
-    insert_lifecycle(db, lifecycle)
+    Ok(())
+}
+
+/// Inserts a request made idempotent by its id.
+pub(super) fn insert_request<C: GenericClient>(
+    db: &mut Prepared<'_, C>,
+    request: &StoredRequest,
+) -> HostResult<()> {
+    db.execute(
+        "INSERT INTO requests (request_id, request_hash, match_id, response) \
+         VALUES ($1, $2, $3, $4)",
+        &[
+            &request.request_id,
+            &request.request_hash.as_slice(),
+            &request.match_id,
+            &request.response,
+        ],
+    )?;
+    Ok(())
 }
 
 /// Inserts a match's new log entries. Each must follow a stored entry of
@@ -320,4 +327,26 @@ fn insert_lifecycle<C: GenericClient>(
         )?;
     }
     Ok(Some(last as u64))
+}
+
+/// Inserts an issued credential.
+pub(super) fn insert_credential<C: GenericClient>(
+    db: &mut Prepared<'_, C>,
+    c: &StoredCredential,
+) -> HostResult<()> {
+    db.execute(
+        "INSERT INTO credentials \
+         (credential_id, name, role, secret_hash, issued_at_ms, revoked_at_ms, tenant) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        &[
+            &c.credential_id,
+            &c.name,
+            &c.role,
+            &c.secret_hash.as_slice(),
+            &c.issued_at_ms,
+            &c.revoked_at_ms,
+            &c.tenant,
+        ],
+    )?;
+    Ok(())
 }

@@ -93,6 +93,7 @@ use tabletop_core::{HostError, HostResult, SeatJoin};
 
 mod apply;
 mod connect;
+pub mod import;
 mod read;
 mod readers;
 mod schema;

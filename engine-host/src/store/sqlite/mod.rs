@@ -73,6 +73,7 @@ use rusqlite::Connection;
 use tabletop_core::{HostError, HostResult, SeatJoin};
 
 mod check;
+pub mod export;
 mod marks;
 mod read;
 mod salvage;
