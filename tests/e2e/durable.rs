@@ -1,5 +1,5 @@
 //! The durable, live, hot-pluggable host: SIGKILL and restart on the
-//! same SQLite file, records across hosts, hot-adding a plugin version while a
+//! same store (and PostgreSQL crashed under load), records across hosts, hot-adding a plugin version while a
 //! match runs, a watcher that reads nothing while play goes on, and clocks
 //! that end a match on their own.
 //!
@@ -204,7 +204,7 @@ async fn play_on(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_keeps_every_acknowledged_action_and_matches_play_on() {
-    sigkill_keeps_every_acknowledged_action_on("sqlite").await;
+    acknowledged_actions_survive("sqlite", Interruption::KillTheHost).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -212,13 +212,23 @@ async fn sigkill_on_postgres_keeps_every_acknowledged_action_and_matches_play_on
     let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
         .await
         .expect("a test database");
-    sigkill_keeps_every_acknowledged_action_on(&database.url).await;
+    acknowledged_actions_survive(&database.url, Interruption::KillTheHost).await;
 }
 
-/// Plays a match of every game on a host whose store is `store`, kills the
-/// host mid-play, and checks on a new host that every acknowledged action
-/// was kept and every match plays on to its end.
-async fn sigkill_keeps_every_acknowledged_action_on(store: &str) {
+/// What stops play mid-match in [`acknowledged_actions_survive`].
+pub(crate) enum Interruption<'a> {
+    /// SIGKILL the host; a new host on the same store takes over.
+    KillTheHost,
+    /// Crash the host's PostgreSQL server (`pg_ctl stop -m immediate`)
+    /// and start it again; the same host goes on.
+    RestartTheDatabase(&'a tabletop_test_postgres::Cluster),
+}
+
+/// Plays a match of every game on a host whose store is `store`, stops play
+/// mid-match by `interruption`, and checks on the host that serves
+/// afterwards that every acknowledged action was kept and every match
+/// plays on to its end.
+pub(crate) async fn acknowledged_actions_survive(store: &str, interruption: Interruption<'_>) {
     let root = tempfile::tempdir().expect("temp dir");
     let plugin_dir = Host::fresh_plugin_dir(root.path());
     let data_dir = root.path().join("data");
@@ -256,7 +266,12 @@ async fn sigkill_keeps_every_acknowledged_action_on(store: &str) {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    host.kill();
+    match interruption {
+        Interruption::KillTheHost => host.kill(),
+        Interruption::RestartTheDatabase(cluster) => {
+            tokio::task::block_in_place(|| cluster.stop_server()).expect("the database stops")
+        }
+    }
     let mut logs = Vec::new();
     for (game, match_id, tokens, progress, task) in clients {
         assert!(
@@ -266,7 +281,20 @@ async fn sigkill_keeps_every_acknowledged_action_on(store: &str) {
         logs.push((game, match_id, tokens, task.await.expect("client task")));
     }
 
-    let host = Host::start_with(options).await;
+    let host = match interruption {
+        Interruption::KillTheHost => Host::start_with(options).await,
+        Interruption::RestartTheDatabase(cluster) => {
+            tokio::task::block_in_place(|| cluster.start_server())
+                .expect("the database starts again");
+            crate::on_postgres::health_becomes(
+                &host,
+                tonic_health::pb::health_check_response::ServingStatus::Serving,
+                Duration::from_secs(20),
+            )
+            .await;
+            host
+        }
+    };
     let listed = host
         .matches()
         .await

@@ -17,7 +17,7 @@ use crate::support::{create, play_first_legal, play_to_end, reason, spectator};
 
 /// Waits until the host's health service says `status` for the server as a
 /// whole.
-async fn health_becomes(host: &Host, status: ServingStatus, patience: Duration) {
+pub(crate) async fn health_becomes(host: &Host, status: ServingStatus, patience: Duration) {
     let until = Instant::now() + patience;
     let mut health = HealthClient::new(host.channel().await);
     loop {
@@ -92,4 +92,71 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
     );
     drop(host);
     drop(database);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_crash_under_load_keeps_every_acknowledged_action_and_play_goes_on() {
+    let cluster = tokio::task::spawn_blocking(Cluster::start)
+        .await
+        .expect("the cluster's start")
+        .expect("a private PostgreSQL cluster");
+    let server = cluster.url();
+    let database = tokio::task::spawn_blocking(move || create_database(&server))
+        .await
+        .expect("the database's creation")
+        .expect("a database");
+    crate::durable::acknowledged_actions_survive(
+        &database.url,
+        crate::durable::Interruption::RestartTheDatabase(&cluster),
+    )
+    .await;
+}
+
+/// The per-action cost on PostgreSQL that BENCHMARKS.md reports, held here
+/// as a bound: one player's actions, one after another, each commit
+/// answering one action, each in a few round trips (BEGIN, the log row,
+/// COMMIT, and a lifecycle row when the match's life changes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_action_on_postgres_costs_one_commit_and_a_few_round_trips() {
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let host = Host::start_with(HostOptions {
+        args: vec![
+            "--store".into(),
+            database.url.clone(),
+            "--metrics-listen".into(),
+            "127.0.0.1:0".into(),
+        ],
+        ..Default::default()
+    })
+    .await;
+    let address = host.metrics_address.clone().expect("a metrics address");
+    let mut matches = host.matches().await;
+    let (match_id, tokens) = create(&mut matches, "focus", 2, 9).await;
+    // Warm: every statement an action runs is prepared.
+    play_first_legal(&mut matches, &match_id, &tokens)
+        .await
+        .expect("a first move");
+    let before = crate::support::scrape(&address).await;
+    const ACTIONS: f64 = 20.0;
+    for n in 0..ACTIONS as u32 {
+        play_first_legal(&mut matches, &match_id, &tokens)
+            .await
+            .unwrap_or_else(|e| panic!("move {n}: {e}"));
+    }
+    let after = crate::support::scrape(&address).await;
+    let moved = |name: &str| {
+        after.get(name).copied().unwrap_or(0.0) - before.get(name).copied().unwrap_or(0.0)
+    };
+    let commits = moved("tabletop_store_commit_seconds_count");
+    assert_eq!(
+        commits, ACTIONS,
+        "one commit per action, none for the reads"
+    );
+    let round_trips = moved("tabletop_store_round_trips_total") / ACTIONS;
+    assert!(
+        (3.0..=4.0).contains(&round_trips),
+        "round trips per action: {round_trips}"
+    );
 }

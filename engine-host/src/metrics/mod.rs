@@ -390,6 +390,7 @@ pub struct Metrics {
     streams: streams::StreamMetrics,
     store_commit: Histogram,
     store_fsync: Histogram,
+    store_round_trips: Counter,
     demotions: Counter,
     pool_calls: Counter,
     bot_searches: Histogram,
@@ -434,6 +435,7 @@ impl Default for Metrics {
             streams: streams::StreamMetrics::default(),
             store_commit: Histogram::default(),
             store_fsync: Histogram::default(),
+            store_round_trips: Counter::default(),
             demotions: Counter::default(),
             pool_calls: Counter::default(),
             bot_searches: Histogram::default(),
@@ -505,13 +507,18 @@ impl Default for Metrics {
         m.streams.register(&mut r);
         r.register(
             "tabletop_store_commit_seconds",
-            "Time to commit one batch of store writes (SQLite store)",
+            "Time to commit one batch of store writes (SQLite and PostgreSQL stores)",
             m.store_commit.clone(),
         );
         r.register(
             "tabletop_store_fsync_seconds",
             "Time of one fsync of the store's WAL (SQLite store)",
             m.store_fsync.clone(),
+        );
+        r.register(
+            "tabletop_store_round_trips",
+            "Requests the PostgreSQL store sent its server and waited on: statements, preparations, BEGIN, COMMIT and savepoints",
+            m.store_round_trips.clone(),
         );
         r.register(
             "tabletop_plugin_demotions",
@@ -641,6 +648,11 @@ impl Metrics {
     /// One store commit (a batch of writes in one transaction).
     pub fn store_commit(&self, took: Duration) {
         self.store_commit.observe(took);
+    }
+
+    /// `count` requests the PostgreSQL store sent its server and waited on.
+    pub fn store_round_trips(&self, count: u64) {
+        self.store_round_trips.inc_by(count);
     }
 
     /// One fsync of the store's WAL.

@@ -138,6 +138,13 @@ impl Connection {
     }
 }
 
+/// Counts `count` requests sent to the server and waited on (the
+/// `tabletop_store_round_trips` metric): what a write or read costs in
+/// waits on the network, apart from the server's work.
+pub(super) fn round_trips(count: u64) {
+    crate::metrics::metrics().store_round_trips(count);
+}
+
 /// Runs statements through a connection's cache, on a transaction (or a
 /// savepoint of one) or on the connection itself.
 pub(super) struct Prepared<'a, C: postgres::GenericClient> {
@@ -150,6 +157,7 @@ impl<C: postgres::GenericClient> Prepared<'_, C> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
+        round_trips(1);
         let statement = self.client.prepare(sql).map_err(db_error)?;
         self.statements.insert(sql.to_string(), statement.clone());
         Ok(statement)
@@ -158,6 +166,7 @@ impl<C: postgres::GenericClient> Prepared<'_, C> {
     /// Runs `sql`; the number of rows it changed.
     pub(super) fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> HostResult<u64> {
         let statement = self.statement(sql)?;
+        round_trips(1);
         self.client.execute(&statement, params).map_err(db_error)
     }
 
@@ -168,6 +177,7 @@ impl<C: postgres::GenericClient> Prepared<'_, C> {
         params: &[&(dyn ToSql + Sync)],
     ) -> HostResult<Vec<Row>> {
         let statement = self.statement(sql)?;
+        round_trips(1);
         self.client.query(&statement, params).map_err(db_error)
     }
 
@@ -178,6 +188,7 @@ impl<C: postgres::GenericClient> Prepared<'_, C> {
         params: &[&(dyn ToSql + Sync)],
     ) -> HostResult<Option<Row>> {
         let statement = self.statement(sql)?;
+        round_trips(1);
         self.client.query_opt(&statement, params).map_err(db_error)
     }
 }

@@ -22,6 +22,8 @@ fn in_snapshot<T>(
     read: impl FnOnce(&mut Prepared<'_, postgres::Transaction<'_>>) -> HostResult<T>,
 ) -> HostResult<T> {
     let Connection { client, statements } = connection;
+    // BEGIN and COMMIT.
+    super::connect::round_trips(2);
     let mut tx = client
         .build_transaction()
         .isolation_level(IsolationLevel::RepeatableRead)

@@ -107,6 +107,7 @@ impl Writer {
     /// also when it was a read that found the server gone.
     fn probe(&mut self) {
         let outcome = self.connected().and_then(|connection| {
+            super::connect::round_trips(1);
             connection
                 .client
                 .simple_query("SELECT 1")
@@ -248,6 +249,8 @@ fn run_batch(
         other => Abandoned::Failed(other),
     };
     let Connection { client, statements } = connection;
+    // BEGIN and COMMIT.
+    super::connect::round_trips(2);
     let mut tx = client
         .transaction()
         .map_err(|e| before_commit(super::connect::db_error(e)))?;
@@ -270,6 +273,8 @@ fn run_batch(
                 }
             }
             Isolation::Savepoints => {
+                // SAVEPOINT, and RELEASE or ROLLBACK TO.
+                super::connect::round_trips(2);
                 let mut savepoint = tx
                     .savepoint("write")
                     .map_err(|e| before_commit(super::connect::db_error(e)))?;
