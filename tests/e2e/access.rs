@@ -15,7 +15,7 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::support::{issue_organizer, reason, spectator};
+use crate::support::{issue_in_tenant, issue_organizer, reason, spectator};
 
 /// Whether a call was refused for its caller rather than for anything else.
 fn refused_for_caller(status: &tonic::Status) -> bool {
@@ -755,24 +755,6 @@ async fn anonymous_creation_can_be_turned_off() {
         .create_match(with_credential(&organizer, new()))
         .await
         .expect("the organizer creates");
-}
-
-/// An organizer credential in tenant `tenant` (empty: its own): (id, the
-/// tenant it got, secret).
-async fn issue_in_tenant(host: &Host, name: &str, tenant: &str) -> (String, String, String) {
-    let issued = host
-        .admin()
-        .await
-        .issue_credential(as_admin(pb::IssueCredentialRequest {
-            name: name.into(),
-            tenant: tenant.into(),
-            ..Default::default()
-        }))
-        .await
-        .expect("the admin issues a credential")
-        .into_inner();
-    let info = issued.credential.expect("the credential");
-    (info.credential_id, info.tenant, issued.secret)
 }
 
 /// The matches whose rows the lifecycle feed shows the holder of `secret`

@@ -1017,19 +1017,26 @@ async fn a_second_host_on_the_same_data_dir_is_refused() {
 /// match plays on, and a waiting match takes its player.
 #[tokio::test]
 async fn a_store_written_by_an_abi_2_host_opens_and_every_match_plays_on() {
-    let fixture = workspace_dir().join("tests/fixtures/store-abi2");
     let temp = tempfile::tempdir().expect("temp dir");
-    let data_dir = temp.path().join("data");
-    std::fs::create_dir_all(&data_dir).expect("data dir");
-    for name in ["matches.sqlite3", "matches.sqlite3-wal"] {
-        std::fs::copy(fixture.join(name), data_dir.join(name)).expect("copy the fixture");
-    }
+    let data_dir = abi_2_data_dir(temp.path());
     let host = Host::start_with(HostOptions {
         data_dir: Some(data_dir),
         ..Default::default()
     })
     .await;
     abi_2_matches_play_on_as_recorded(&host).await;
+}
+
+/// A data directory `root/data` holding the ABI-2 fixture's store, as its
+/// host left it.
+pub(crate) fn abi_2_data_dir(root: &Path) -> PathBuf {
+    let fixture = workspace_dir().join("tests/fixtures/store-abi2");
+    let data_dir = root.join("data");
+    std::fs::create_dir_all(&data_dir).expect("data dir");
+    for name in ["matches.sqlite3", "matches.sqlite3-wal"] {
+        std::fs::copy(fixture.join(name), data_dir.join(name)).expect("copy the fixture");
+    }
+    data_dir
 }
 
 /// Every match of the ABI-2 fixture, on `host`: each shows a spectator

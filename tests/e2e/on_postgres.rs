@@ -38,8 +38,9 @@ pub(crate) async fn health_becomes(host: &Host, status: ServingStatus, patience:
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself() {
+/// A PostgreSQL cluster of the test's own (to stop and start without
+/// disturbing other tests) and a database on it.
+async fn private_cluster() -> (Cluster, tabletop_test_postgres::TestDatabase) {
     let cluster = tokio::task::spawn_blocking(Cluster::start)
         .await
         .expect("the cluster's start")
@@ -49,6 +50,12 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
         .await
         .expect("the database's creation")
         .expect("a database");
+    (cluster, database)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself() {
+    let (cluster, database) = private_cluster().await;
     let host = Host::start_with(HostOptions {
         args: vec!["--store".into(), database.url.clone()],
         ..Default::default()
@@ -96,15 +103,7 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_database_crash_under_load_keeps_every_acknowledged_action_and_play_goes_on() {
-    let cluster = tokio::task::spawn_blocking(Cluster::start)
-        .await
-        .expect("the cluster's start")
-        .expect("a private PostgreSQL cluster");
-    let server = cluster.url();
-    let database = tokio::task::spawn_blocking(move || create_database(&server))
-        .await
-        .expect("the database's creation")
-        .expect("a database");
+    let (cluster, database) = private_cluster().await;
     crate::durable::acknowledged_actions_survive(
         &database.url,
         crate::durable::Interruption::RestartTheDatabase(&cluster),

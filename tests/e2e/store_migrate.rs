@@ -17,7 +17,7 @@ use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
 use crate::cli::cli_binary;
-use crate::support::{play_first_legal, play_to_end, reason, spectator};
+use crate::support::{issue_in_tenant, play_first_legal, play_to_end, reason, spectator};
 
 /// Runs `tabletop store migrate --from FROM --to TO`.
 async fn migrate(from: &std::path::Path, to: &str) -> Output {
@@ -71,23 +71,6 @@ async fn listing(matches: &mut MatchesClient<Channel>) -> Vec<pb::MatchSummary> 
         .matches
 }
 
-/// A credential of `tenant`; returns (id, secret).
-async fn issue(host: &Host, name: &str, tenant: &str) -> (String, String) {
-    let issued = host
-        .admin()
-        .await
-        .issue_credential(as_admin(pb::IssueCredentialRequest {
-            name: name.into(),
-            tenant: tenant.into(),
-            ..Default::default()
-        }))
-        .await
-        .expect("the admin issues a credential")
-        .into_inner();
-    let info = issued.credential.expect("the credential");
-    (info.credential_id, issued.secret)
-}
-
 fn create_request(game: &str, request_id: &str, open_seats: Vec<u32>) -> pb::CreateMatchRequest {
     pb::CreateMatchRequest {
         game: game.into(),
@@ -132,8 +115,8 @@ async fn a_store_this_host_wrote_moves_into_postgres_and_is_served_as_before() {
         ..HostOptions::default()
     };
     let mut host = Host::start_with(on_file).await;
-    let (_, north) = issue(&host, "north desk", "north").await;
-    let (south_id, south) = issue(&host, "south desk", "south").await;
+    let (_, _, north) = issue_in_tenant(&host, "north desk", "north").await;
+    let (south_id, _, south) = issue_in_tenant(&host, "south desk", "south").await;
     host.admin()
         .await
         .revoke_credential(as_admin(pb::RevokeCredentialRequest {
@@ -289,13 +272,8 @@ async fn a_store_this_host_wrote_moves_into_postgres_and_is_served_as_before() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_abi_2_data_directory_moves_into_postgres_and_every_match_plays_on() {
-    let fixture = workspace_dir().join("tests/fixtures/store-abi2");
     let temp = tempfile::tempdir().expect("temp dir");
-    let data_dir = temp.path().join("data");
-    std::fs::create_dir_all(&data_dir).expect("data dir");
-    for name in ["matches.sqlite3", "matches.sqlite3-wal"] {
-        std::fs::copy(fixture.join(name), data_dir.join(name)).expect("copy the fixture");
-    }
+    let data_dir = crate::durable::abi_2_data_dir(temp.path());
     let database = new_database().await;
     let moved = migrate(&data_dir.join("matches.sqlite3"), &database.url).await;
     assert!(

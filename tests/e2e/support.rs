@@ -235,6 +235,28 @@ pub async fn issue_organizer(host: &tabletop_tests::Host, name: &str) -> (String
     (info.credential_id, issued.secret)
 }
 
+/// An organizer credential in tenant `tenant` (empty: its own): (id, the
+/// tenant it got, secret).
+pub async fn issue_in_tenant(
+    host: &tabletop_tests::Host,
+    name: &str,
+    tenant: &str,
+) -> (String, String, String) {
+    let issued = host
+        .admin()
+        .await
+        .issue_credential(tabletop_tests::as_admin(pb::IssueCredentialRequest {
+            name: name.into(),
+            tenant: tenant.into(),
+            ..Default::default()
+        }))
+        .await
+        .expect("the admin issues a credential")
+        .into_inner();
+    let info = issued.credential.expect("the credential");
+    (info.credential_id, info.tenant, issued.secret)
+}
+
 /// Re-issues `seat`'s token in `match_id` with the credential `secret`.
 pub async fn reissue(
     host: &tabletop_tests::Host,

@@ -25,20 +25,9 @@ fn new_focus() -> pb::CreateMatchRequest {
 
 /// An organizer credential named `name` in `tenant`: (id, secret).
 async fn issue_in(host: &Host, name: &str, tenant: &str) -> (String, String) {
-    let issued = host
-        .admin()
-        .await
-        .issue_credential(as_admin(pb::IssueCredentialRequest {
-            name: name.into(),
-            tenant: tenant.into(),
-            ..Default::default()
-        }))
-        .await
-        .expect("the admin issues a credential")
-        .into_inner();
-    let info = issued.credential.expect("the credential");
-    assert_eq!(info.tenant, tenant);
-    (info.credential_id, issued.secret)
+    let (id, got, secret) = crate::support::issue_in_tenant(host, name, tenant).await;
+    assert_eq!(got, tenant);
+    (id, secret)
 }
 
 fn metadata(status: &tonic::Status, key: &str) -> String {
