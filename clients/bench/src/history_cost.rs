@@ -1,5 +1,5 @@
 //! `history-cost`: what a match's past costs to read. It starts engine-host
-//! on the SQLite store with a short `--finished-retention`, plays matches of
+//! on the SQLite store (or `--store postgres://…`) with a short `--finished-retention`, plays matches of
 //! each game to the end with random legal actions, waits until the host has
 //! let go of them, and then, match by match, over gRPC on an otherwise idle
 //! host:
@@ -34,9 +34,13 @@ use crate::{Machine, machine, proc};
 #[derive(Debug, Clone, clap::Args)]
 pub struct HistoryCostArgs {
     /// The engine-host binary to start on a free port with a scratch data
-    /// directory and the SQLite store; stopped at the end.
+    /// directory; stopped at the end.
     #[arg(long, value_name = "PATH")]
     spawn_server: PathBuf,
+    /// The spawned host's store: `sqlite`, or a PostgreSQL database's URL
+    /// (`postgres://…`, an empty database per run).
+    #[arg(long, default_value = "sqlite")]
+    store: String,
     /// An extra argument for the spawned server (repeatable).
     #[arg(long = "server-arg", allow_hyphen_values = true, value_name = "ARG")]
     server_args: Vec<String>,
@@ -103,7 +107,7 @@ pub async fn history_cost(args: HistoryCostArgs) -> Result<(), String> {
     }
     let mut server_args = vec![
         "--store".to_string(),
-        "sqlite".to_string(),
+        args.store.clone(),
         "--finished-retention".to_string(),
         args.retention.to_string(),
     ];

@@ -290,14 +290,20 @@ fn insert_log<C: GenericClient>(
             &[&match_id, &version, &to_json(entry)?],
         )?;
         if inserted != 1 {
-            return Err(HostError::Internal(format!(
-                "the match store lacks version {} of match {match_id}, so version {version} \
-                 is refused: an earlier write of the match was not stored",
-                version - 1
-            )));
+            return Err(missing_version(match_id, entry.version));
         }
     }
     Ok(())
+}
+
+/// The refusal of a write whose first entry, `version`, does not follow a
+/// stored entry of `match_id`.
+pub(super) fn missing_version(match_id: &str, version: u64) -> HostError {
+    HostError::Internal(format!(
+        "the match store lacks version {} of match {match_id}, so version {version} is \
+         refused: an earlier write of the match was not stored",
+        version.saturating_sub(1)
+    ))
 }
 
 /// Inserts lifecycle rows numbered after the last one committed. The

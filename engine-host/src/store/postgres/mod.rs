@@ -25,7 +25,8 @@
 //! to [`MAX_BATCH`]), and commits them all in one transaction; a batch in
 //! which one write fails runs again with a savepoint per write, so it fails
 //! alone. A match's writes are queued under its lock, so they commit in
-//! their order.
+//! their order. A batch whose writes only add log entries (most actions)
+//! is one statement instead (`appends.rs`): one round trip per batch.
 //!
 //! Durability: a write is acknowledged only once the `COMMIT` of its batch
 //! has returned, which with PostgreSQL's defaults (`fsync` and
@@ -91,6 +92,7 @@ use std::sync::{Arc, Mutex};
 
 use tabletop_core::{HostError, HostResult, SeatJoin};
 
+mod appends;
 mod apply;
 mod connect;
 pub mod import;

@@ -305,6 +305,57 @@ fn writes_queued_together_commit_in_order_and_a_failing_one_fails_alone() {
     assert_eq!(*store.lifecycle_tail().borrow(), 21);
 }
 
+#[test]
+fn appends_queued_together_store_every_match_but_one_left_with_a_hole() {
+    let store = open_on_new_database();
+    for id in ["a", "b", "c"] {
+        create(&store, id);
+    }
+    let plain = |id: &str, entries: &[LogEntry]| {
+        store
+            .append(
+                id,
+                &Change {
+                    entries,
+                    ..Change::default()
+                },
+            )
+            .unwrap()
+    };
+    // Plain appends only, queued without waiting: the writer takes them in
+    // batches of one statement each.
+    let mut commits = Vec::new();
+    let mut holed = None;
+    let mut nowhere = None;
+    for version in 2..=150u64 {
+        for id in ["a", "b"] {
+            commits.push(plain(id, &[chance(version)]));
+        }
+        match version {
+            // A hole in c's log: that write alone is refused.
+            70 => holed = Some(plain("c", &[chance(5)])),
+            71 => commits.push(plain("c", &[chance(2), chance(3)])),
+            // A match the store lacks fails its batch's statement, which
+            // runs again write by write: that write alone is refused.
+            100 => nowhere = Some(plain("nowhere", &[chance(1)])),
+            _ => {}
+        }
+    }
+    for commit in commits {
+        commit.wait().unwrap();
+    }
+    let refused = holed.unwrap().wait().unwrap_err();
+    assert!(refused.to_string().contains("lacks version 4"), "{refused}");
+    assert!(nowhere.unwrap().wait().is_err(), "an unknown match's write");
+    for id in ["a", "b"] {
+        let log = store.load(id).unwrap().unwrap().log;
+        assert_eq!(log, (1..=150).map(chance).collect::<Vec<_>>(), "{id}");
+    }
+    let log = store.load("c").unwrap().unwrap().log;
+    assert_eq!(log, (1..=3).map(chance).collect::<Vec<_>>());
+    assert!(store.load("nowhere").unwrap().is_none());
+}
+
 /// The host opens its store, and calls some of its methods, on async
 /// workers: the synchronous client must run on the store's own threads
 /// there (tokio refuses its runtime inside another).

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use tabletop_core::{HostError, HostResult};
 
+use super::appends::{self, Appends, Ran};
 use super::apply::apply;
 use super::connect::{Connection, Prepared, Reachability, Target};
 use crate::store::queued::Write;
@@ -155,8 +156,14 @@ impl Writer {
     }
 
     /// Commits `batch`: on the connection it has, or, when that one turns
-    /// out broken before anything committed, once more on a new one.
+    /// out broken before anything committed, once more on a new one. A
+    /// batch of plain appends goes in one statement (`appends.rs`).
     fn commit(&mut self, batch: &[Queued]) -> HostResult<Outcomes> {
+        if let Some(appends) = Appends::of(batch)
+            && let Some(outcomes) = self.commit_appends(&appends)?
+        {
+            return Ok((outcomes, None));
+        }
         let mut retried = false;
         loop {
             let connection = self.connected()?;
@@ -194,6 +201,50 @@ impl Writer {
                     return Err(HostError::Internal(
                         "the match store could not isolate a failing write".into(),
                     ));
+                }
+            }
+        }
+    }
+
+    /// Commits a batch of plain appends in one statement; `Ok(None)` when
+    /// the statement was refused whole and stored nothing (the general path
+    /// runs the batch then). A connection that broke under it is replaced
+    /// and asked what was stored (see `appends.rs`).
+    fn commit_appends(&mut self, appends: &Appends) -> HostResult<Option<Vec<HostResult<()>>>> {
+        let mut retried = false;
+        loop {
+            let connection = self.connected()?;
+            let broke = match appends::run(connection, appends) {
+                Ran::Stored(outcomes) => {
+                    self.reachability.saw(&self.target, &Ok(()));
+                    return Ok(Some(outcomes));
+                }
+                Ran::Refused => return Ok(None),
+                Ran::Broken(e) => e,
+            };
+            self.connection = None;
+            self.failed_at = None;
+            let unconfirmed =
+                HostError::StoreUnavailable(format!("{broke}; the write was not confirmed stored"));
+            if retried {
+                self.reachability.saw(&self.target, &Err::<(), _>(broke));
+                return Err(unconfirmed);
+            }
+            retried = true;
+            match self
+                .connected()
+                .and_then(|connection| appends::settle(connection, appends))
+            {
+                Ok(Some(outcomes)) => {
+                    self.reachability.saw(&self.target, &Ok(()));
+                    return Ok(Some(outcomes));
+                }
+                // Nothing of it is stored: it runs once more.
+                Ok(None) => {}
+                Err(e) => {
+                    self.connection = None;
+                    self.reachability.saw(&self.target, &Err::<(), _>(e));
+                    return Err(unconfirmed);
                 }
             }
         }
