@@ -102,13 +102,17 @@ impl Appends {
 }
 
 /// Stores every entry whose match's first entry in the batch follows a
-/// stored one; answers the matches stored.
+/// stored one; answers the matches stored. The check is a join, not
+/// `OR EXISTS`: the planner may answer that one by hashing the whole log
+/// (a scan of every row, per batch), where a join of a few heads looks
+/// each one up in the log's key.
 const INSERT: &str = "WITH batch AS ( \
         SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[]) \
             AS b(match_id, version, entry_json)), \
     heads AS (SELECT match_id, MIN(version) AS version FROM batch GROUP BY match_id), \
-    follow AS (SELECT h.match_id FROM heads h WHERE h.version = 1 OR EXISTS \
-        (SELECT 1 FROM log l WHERE l.match_id = h.match_id AND l.version = h.version - 1)) \
+    follow AS (SELECT h.match_id FROM heads h \
+        LEFT JOIN log l ON l.match_id = h.match_id AND l.version = h.version - 1 \
+        WHERE h.version = 1 OR l.match_id IS NOT NULL) \
     INSERT INTO log (match_id, version, entry_json) \
     SELECT b.match_id, b.version, b.entry_json FROM batch b JOIN follow USING (match_id) \
     RETURNING match_id";
