@@ -1,7 +1,10 @@
 //! A host on PostgreSQL while its database stops and starts again: every
 //! change meanwhile is refused with `STORE_UNAVAILABLE` and stores nothing,
 //! health says `NOT_SERVING`, and once the database is back the host
-//! serves again by itself, the match going on from what was stored.
+//! serves again by itself, the match going on from what was stored and
+//! its watchers following it; crashed under load, it keeps every
+//! acknowledged action; and what an action costs in commits and round
+//! trips.
 
 use std::time::{Duration, Instant};
 
@@ -13,7 +16,9 @@ use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
-use crate::support::{create, play_first_legal, play_to_end, reason, spectator};
+use crate::support::{
+    create, play_first_legal, play_to_end, reason, spectator, watch_as_spectator,
+};
 
 /// Waits until the host's health service says `status` for the server as a
 /// whole.
@@ -69,6 +74,9 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
             .unwrap_or_else(|e| panic!("move {n} while the database is up: {e}"));
     }
     let stored = spectator(&mut matches, &match_id).await.version;
+    // A spectator watching throughout: the refused move leaves the match
+    // out of memory, and the stream follows it as it is read back.
+    let mut watch = watch_as_spectator(&mut host.watch().await, &match_id).await;
 
     let stopping = &cluster;
     std::thread::scope(|scope| scope.spawn(|| stopping.stop_server()).join())
@@ -80,6 +88,11 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
     assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
     assert_eq!(reason(&refused), "STORE_UNAVAILABLE", "{refused:?}");
     health_becomes(&host, ServingStatus::NotServing, Duration::from_secs(10)).await;
+    // Known down: refused before anything is made of it.
+    let refused = play_first_legal(&mut matches, &match_id, &tokens)
+        .await
+        .expect_err("a move while the database is known down");
+    assert_eq!(reason(&refused), "STORE_UNAVAILABLE", "{refused:?}");
 
     std::thread::scope(|scope| scope.spawn(|| stopping.start_server()).join())
         .expect("the start")
@@ -90,6 +103,8 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
         view.version, stored,
         "the refused move was not stored, and the match is as stored"
     );
+
+    let mut again = watch_as_spectator(&mut host.watch().await, &match_id).await;
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let (_, end) = play_to_end(&mut matches, &match_id, &tokens, &mut rng, 5_000).await;
     assert_eq!(
@@ -97,6 +112,29 @@ async fn a_database_restart_refuses_changes_meanwhile_and_play_resumes_by_itself
         pb::MatchState::Finished as i32,
         "played on to its end"
     );
+    // The watcher was told the refused move as it was made: its stream
+    // ends saying so, and a new watch follows the match as stored.
+    let mut told = Vec::new();
+    let ended = loop {
+        match watch.message().await {
+            Ok(Some(event)) => told.push(event.version),
+            Ok(None) => panic!("the stream ended without saying what it told was lost"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(
+        told,
+        [stored, stored + 1],
+        "the snapshot and the refused move"
+    );
+    assert_eq!(reason(&ended), "STORE_UNAVAILABLE", "{ended:?}");
+    assert!(ended.message().contains("were not stored"), "{ended:?}");
+    let mut followed = Vec::new();
+    while let Some(event) = again.message().await.expect("the new watch goes on") {
+        followed.push(event.version);
+    }
+    let expected: Vec<u64> = (stored..=end.version).collect();
+    assert_eq!(followed, expected, "a snapshot, then every version once");
     drop(host);
     drop(database);
 }

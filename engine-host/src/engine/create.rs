@@ -120,6 +120,7 @@ impl Engine {
         request: NewMatch,
         caller: &Caller,
     ) -> HostResult<(Created, Commit)> {
+        self.store_within_reach()?;
         let Prepared {
             mut setup,
             seats,
@@ -239,6 +240,7 @@ impl Engine {
         let by_organizer = caller.runs(&m.setup().tenant);
         let seat = m.seat_to_join(by_organizer, seat, join_code)?;
         let player = seated_player(player)?;
+        self.store_within_reach()?;
         let token = new_token();
         let hash = hash_token(&token);
         let seat = m.join(seat, hash, &player)?;

@@ -222,6 +222,8 @@ pub struct Engine {
     faults: faults::FaultQueue,
     /// Revocations and re-issued seat tokens, for the streams they end.
     withdrawals: Withdrawals,
+    /// Whether the store reaches its database ([`Store::reachable`]).
+    store_reachable: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Runs a call on the caller's thread; a panic in host code becomes an
@@ -242,6 +244,7 @@ impl Engine {
             table: MatchTable::default(),
             unavailable: UnavailableMatches::default(),
             credentials: Credentials::new(admin_token, Arc::clone(&store)),
+            store_reachable: store.reachable(),
             store,
             creation: Creation::default(),
             kept_legal: CachedMatches::new(KEPT_LEGAL_MATCHES),
@@ -464,6 +467,21 @@ impl Engine {
         commit
             .wait()
             .inspect_err(|_| self.forget_unstored(match_id))
+    }
+
+    /// Refuses a change at once while the store cannot reach its database:
+    /// made in memory first, it could not be stored, and the match's
+    /// watchers would be told of a move that never was. (A change made as
+    /// the database goes away is still told, then refused: see
+    /// `Engine::settle`.)
+    pub(crate) fn store_within_reach(&self) -> HostResult<()> {
+        if *self.store_reachable.borrow() {
+            Ok(())
+        } else {
+            Err(HostError::StoreUnavailable(
+                "the match store cannot reach its database; call again once it is back".into(),
+            ))
+        }
     }
 
     /// Lets go of a live match whose last change could not be stored (see

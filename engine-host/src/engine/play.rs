@@ -237,6 +237,7 @@ impl Engine {
     ) -> HostResult<Submission> {
         let _timed = metrics().plugin_call(&m.setup().game, PluginCall::Submit);
         let seat = m.seat_of(token)?;
+        self.store_within_reach()?;
         if self.expire_locked(m, commit)? {
             return Err(HostError::MatchOver {
                 clock_ran_out: true,
@@ -299,6 +300,7 @@ impl Engine {
         let slot = self.slot(match_id)?;
         let mut m = lock(&slot);
         let seat = m.seat_of(token)?;
+        self.store_within_reach()?;
         let before = m.version();
         m.resign(seat)?;
         let commit = self.persist(&mut m, before)?;

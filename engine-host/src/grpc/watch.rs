@@ -17,6 +17,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tabletop_core::error::HostError;
+use tabletop_core::fanout::Subscription;
 use tabletop_core::history::Page;
 use tabletop_core::{History, MatchView, ViewerEvent, ViewerUpdate, now_ms};
 use tabletop_proto::v1 as pb;
@@ -31,7 +32,7 @@ use super::outbound::{NotSent, Outbound, Queued, fell_behind};
 use super::services::Api;
 use super::status::to_status;
 use super::streams::{Opener, StreamSlot};
-use crate::engine::{OpenedWith, Resume, SeatGrant};
+use crate::engine::{OpenedWith, Resume, SeatGrant, WatchStart};
 
 /// A stream of watch events.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
@@ -150,6 +151,13 @@ fn resume_point(after_seq: Option<u64>, from_version: Option<u64>) -> Resume {
     }
 }
 
+/// How long a stream whose match left memory waits for its store to reach
+/// the database again and read the match back, before it ends.
+const REJOIN_PATIENCE: Duration = Duration::from_secs(60);
+
+/// How often such a stream tries meanwhile.
+const REJOIN_EVERY: Duration = Duration::from_millis(500);
+
 /// One watcher: sends what it is given in order, once, and says when the
 /// match is over.
 struct Watcher {
@@ -160,6 +168,13 @@ struct Watcher {
     tx: Outbound<pb::WatchEvent>,
     /// The last event sent.
     sent: u64,
+    /// The seat token it was opened with (empty: a spectator), to watch
+    /// the match again when it is read back from the store.
+    token: String,
+    /// The event sent last when the stream last watched the match again:
+    /// a match that leaves memory again before any new event is not
+    /// followed round and round.
+    rejoined_at: Option<u64>,
 }
 
 /// Whether the watcher goes on.
@@ -275,7 +290,13 @@ impl Watcher {
             tokio::select! {
                 received = receiver.recv() => {
                     if let Err(broadcast::error::RecvError::Closed) = received {
-                        return;
+                        // Read back from the store: the loop catches up
+                        // from its history.
+                        match self.rejoin().await {
+                            Some(start) => receiver = start.subscription.receiver,
+                            None => return,
+                        }
+                        continue;
                     }
                     // One look at the horizon serves every event queued.
                     while !matches!(
@@ -289,13 +310,75 @@ impl Watcher {
         }
     }
 
+    /// Watches the match again, after the last event sent, once its live
+    /// feed has closed while it was not over: the host let go of it (a
+    /// change of it could not be stored, or its plugin's worker was
+    /// replaced) and reads it back from the store. `None` when the stream
+    /// ended instead, with the status that says why.
+    async fn rejoin(&mut self) -> Option<WatchStart> {
+        if self.rejoined_at == Some(self.sent) {
+            self.fail(to_status(HostError::MatchUnavailable {
+                match_id: self.match_id.clone(),
+                reason: "the match left memory twice with no event between; watch it again \
+                         after the last event received"
+                    .into(),
+            }));
+            return None;
+        }
+        self.rejoined_at = Some(self.sent);
+        let (id, token, with_views) = (self.match_id.clone(), self.token.clone(), !self.omit_views);
+        // While the store cannot reach its database the match cannot be
+        // read back: the stream waits, quiet, for it to come back.
+        let patience = tokio::time::Instant::now() + REJOIN_PATIENCE;
+        let start = loop {
+            let (id, token) = (id.clone(), token.clone());
+            let read_back = self
+                .api
+                .call(move |e| Ok(e.watch(&id, &token, Resume::Live, with_views)))
+                .await;
+            match read_back {
+                Ok(Ok(start)) => break start,
+                Ok(Err(HostError::StoreUnavailable(_)))
+                    if tokio::time::Instant::now() < patience =>
+                {
+                    tokio::select! {
+                        () = tokio::time::sleep(REJOIN_EVERY) => {}
+                        () = self.tx.closed() => return None,
+                    }
+                }
+                Ok(Err(e)) => {
+                    self.fail(to_status(e));
+                    return None;
+                }
+                Err(status) => {
+                    self.fail(status);
+                    return None;
+                }
+            }
+        };
+        let stored = start.history.last_seq();
+        if stored < self.sent {
+            // Events are told as the change is made, before it is stored:
+            // these were, and the store refused them. No cursor of this
+            // stream leads on from here.
+            self.fail(to_status(HostError::StoreUnavailable(format!(
+                "events {} to {} this stream sent were not stored (the match store lost its \
+                 database before they were); watch the match again without after_seq",
+                stored + 1,
+                self.sent
+            ))));
+            return None;
+        }
+        Some(start)
+    }
+
     /// The live feed, from where the catch-up left off.
-    async fn follow(&mut self, mut receiver: broadcast::Receiver<Arc<tabletop_core::MatchEvent>>) {
+    async fn follow(&mut self, mut subscription: Subscription) {
         loop {
             // A stream ended by its withdrawal or its client drops the
             // queue's receiver: stop then, not at the match's next event.
             let received = tokio::select! {
-                received = receiver.recv() => received,
+                received = subscription.receiver.recv() => received,
                 () = self.tx.closed() => return,
             };
             match received {
@@ -318,7 +401,15 @@ impl Watcher {
                         return;
                     }
                 }
-                Err(broadcast::error::RecvError::Closed) => return,
+                Err(broadcast::error::RecvError::Closed) => {
+                    let Some(start) = self.rejoin().await else {
+                        return;
+                    };
+                    subscription = start.subscription;
+                    if let Next::Done = self.catch_up(start.history).await {
+                        return;
+                    }
+                }
             }
         }
     }
@@ -343,6 +434,7 @@ impl Watch for Api {
         super::in_match(&r.match_id);
         let resume = resume_point(r.after_seq, r.from_version);
         let (match_id, token) = (r.match_id.clone(), r.seat_token.clone());
+        let token_for_rejoin = r.seat_token.clone();
         let with_views = !r.omit_views;
         let start = self
             .call(move |e| e.watch(&match_id, &token, resume, with_views))
@@ -372,6 +464,8 @@ impl Watch for Api {
             omit_views: r.omit_views,
             tx,
             sent: start.after_seq,
+            token: token_for_rejoin,
+            rejoined_at: None,
         };
         tokio::spawn(async move {
             let _open = metrics().watch_stream();
@@ -392,9 +486,7 @@ impl Watch for Api {
             if let Next::Done = watcher.catch_up(start.history).await {
                 return;
             }
-            // Held while the task lives: its live events carry views.
-            let _views = start.subscription.views;
-            watcher.follow(start.subscription.receiver).await;
+            watcher.follow(start.subscription).await;
         });
         Ok(Response::new(Box::pin(UntilEnded::new(
             rx,

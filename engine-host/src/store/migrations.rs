@@ -76,7 +76,8 @@ const SQLITE_MIGRATIONS: [(&str, &str); 9] = [
     ),
 ];
 
-/// One migration applied to a file.
+/// One migration applied to a store (an SQLite file or a PostgreSQL
+/// database).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
     /// The version the file holds once it is applied (1, 2, …).
@@ -174,14 +175,21 @@ pub fn migrate(conn: &mut Connection) -> HostResult<Vec<Applied>> {
                 ))
             })?;
     }
-    Ok(report
-        .applied_migrations()
-        .iter()
-        .map(|m| Applied {
-            version: m.version() as u32,
-            name: m.name().to_string(),
-        })
-        .collect())
+    Ok(Applied::all_of(&report))
+}
+
+impl Applied {
+    /// The migrations refinery's `report` says it applied, in order.
+    pub(crate) fn all_of(report: &refinery::Report) -> Vec<Applied> {
+        report
+            .applied_migrations()
+            .iter()
+            .map(|m| Applied {
+                version: m.version() as u32,
+                name: m.name().to_string(),
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

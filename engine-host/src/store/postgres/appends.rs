@@ -2,7 +2,9 @@
 //! adds log entries (most actions of most games: no held actions, no end,
 //! no lifecycle row), the batch is one `INSERT` of every entry, run on its
 //! own, which PostgreSQL commits as one transaction when it returns —
-//! instead of `BEGIN`, a statement per write and `COMMIT`.
+//! instead of `BEGIN`, a statement per write and `COMMIT`. In a batch with
+//! other writes too, each run of such writes between them is one `INSERT`
+//! inside the batch's transaction.
 //!
 //! The statement keeps the rule of `apply.rs`'s log insert: a match's
 //! entries are stored only when its first entry in the batch follows a
@@ -20,14 +22,14 @@
 //! match's entries are there; if none are, it did not (or refused every
 //! match, which running it again refuses again), and it runs once more.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use postgres::GenericClient;
 use postgres::types::ToSql;
 use tabletop_core::{HostError, HostResult};
 
 use super::apply::{missing_version, to_json};
 use super::connect::{Connection, Prepared};
-use super::writer::Queued;
 use crate::store::queued::Write;
 
 /// The entries of a batch of plain appends, column by column, and each
@@ -41,33 +43,42 @@ pub(super) struct Appends {
 }
 
 impl Appends {
-    /// The batch's entries, when every write only adds entries and each
-    /// match's entries run on version by version; `None` otherwise (the
-    /// general path takes it).
-    pub(super) fn of(batch: &[Queued]) -> Option<Appends> {
-        let mut appends = Appends {
-            match_ids: Vec::new(),
-            versions: Vec::new(),
-            entries: Vec::new(),
-            writes: Vec::with_capacity(batch.len()),
-        };
-        let mut last_version: std::collections::HashMap<&str, u64> =
-            std::collections::HashMap::new();
-        for (write, _) in batch {
-            let Write::Append {
-                match_id,
+    /// Whether `write` only adds log entries.
+    pub(super) fn is_plain(write: &Write) -> bool {
+        matches!(
+            write,
+            Write::Append {
                 entries,
                 pending: None,
                 results,
                 lifecycle,
                 finished_log: None,
+                ..
+            } if !entries.is_empty() && results.is_empty() && lifecycle.is_empty()
+        )
+    }
+
+    /// The entries of `writes`, when every one only adds entries and each
+    /// match's entries run on version by version; `None` otherwise (they
+    /// are written one by one).
+    pub(super) fn of<'a>(writes: impl IntoIterator<Item = &'a Write>) -> Option<Appends> {
+        let mut appends = Appends {
+            match_ids: Vec::new(),
+            versions: Vec::new(),
+            entries: Vec::new(),
+            writes: Vec::new(),
+        };
+        let mut last_version: HashMap<&str, u64> = HashMap::new();
+        for write in writes {
+            if !Appends::is_plain(write) {
+                return None;
+            }
+            let Write::Append {
+                match_id, entries, ..
             } = write
             else {
                 return None;
             };
-            if entries.is_empty() || !results.is_empty() || !lifecycle.is_empty() {
-                return None;
-            }
             for entry in entries {
                 let last = last_version.insert(match_id, entry.version);
                 if last.is_some_and(|last| last + 1 != entry.version) {
@@ -80,6 +91,11 @@ impl Appends {
             appends.writes.push((match_id.clone(), entries[0].version));
         }
         Some(appends)
+    }
+
+    /// Whether every write's entries are among `stored`.
+    pub(super) fn all_stored(&self, stored: &HashSet<String>) -> bool {
+        self.writes.iter().all(|(id, _)| stored.contains(id))
     }
 
     fn columns(&self) -> [&(dyn ToSql + Sync); 3] {
@@ -133,17 +149,29 @@ pub(super) enum Ran {
     Broken(HostError),
 }
 
-/// Runs the batch's one statement on `connection`.
+/// Inserts the entries whose match's first entry follows a stored one
+/// (inside a transaction, or as one of its own); answers the matches
+/// stored.
+pub(super) fn insert<C: GenericClient>(
+    db: &mut Prepared<'_, C>,
+    appends: &Appends,
+) -> HostResult<HashSet<String>> {
+    Ok(db
+        .query(INSERT, &appends.columns())?
+        .iter()
+        .map(|row| row.get(0))
+        .collect())
+}
+
+/// Runs the batch's one statement on `connection`, committed as it
+/// returns.
 pub(super) fn run(connection: &mut Connection, appends: &Appends) -> Ran {
     let mut db = Prepared {
         client: &mut connection.client,
         statements: &mut connection.statements,
     };
-    match db.query(INSERT, &appends.columns()) {
-        Ok(rows) => {
-            let stored: HashSet<String> = rows.iter().map(|row| row.get(0)).collect();
-            Ran::Stored(appends.outcomes(&stored))
-        }
+    match insert(&mut db, appends) {
+        Ok(stored) => Ran::Stored(appends.outcomes(&stored)),
         Err(e @ HostError::StoreUnavailable(_)) => Ran::Broken(e),
         Err(_) => Ran::Refused,
     }

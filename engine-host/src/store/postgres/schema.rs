@@ -17,6 +17,7 @@ use refinery::{Migration, Runner};
 use tabletop_core::{HostError, HostResult};
 
 use super::connect::{Connection, db_error};
+use crate::store::migrations::Applied;
 
 /// Every migration's file name (without `.sql`) and statements, in order.
 const POSTGRES_MIGRATIONS: [(&str, &str); 1] = [(
@@ -68,15 +69,6 @@ pub(super) fn recorded_version(connection: &mut Connection) -> HostResult<u32> {
     Ok(u32::try_from(version).unwrap_or(0))
 }
 
-/// One migration applied to the database.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Applied {
-    /// The version the database holds once it is applied.
-    pub version: u32,
-    /// Its name, from its file name.
-    pub name: String,
-}
-
 /// Brings the database to [`latest`] and returns the migrations applied;
 /// one from a newer host is refused unchanged.
 pub(super) fn migrate(connection: &mut Connection, server: &str) -> HostResult<Vec<Applied>> {
@@ -110,14 +102,7 @@ fn migrate_locked(connection: &mut Connection, server: &str) -> HostResult<Vec<A
                 latest()
             ))
         })?;
-    Ok(report
-        .applied_migrations()
-        .iter()
-        .map(|m| Applied {
-            version: m.version() as u32,
-            name: m.name().to_string(),
-        })
-        .collect())
+    Ok(Applied::all_of(&report))
 }
 
 #[cfg(test)]

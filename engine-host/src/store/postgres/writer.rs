@@ -159,7 +159,7 @@ impl Writer {
     /// out broken before anything committed, once more on a new one. A
     /// batch of plain appends goes in one statement (`appends.rs`).
     fn commit(&mut self, batch: &[Queued]) -> HostResult<Outcomes> {
-        if let Some(appends) = Appends::of(batch)
+        if let Some(appends) = Appends::of(batch.iter().map(|(write, _)| write))
             && let Some(outcomes) = self.commit_appends(&appends)?
         {
             return Ok((outcomes, None));
@@ -324,7 +324,34 @@ fn run_batch(
         .map_err(|e| before_commit(super::connect::db_error(e)))?;
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut last_lifecycle_row = None;
-    for (write, _) in batch {
+    let mut next = 0;
+    while let Some((write, _)) = batch.get(next) {
+        next += 1;
+        // A run of writes that only add log entries: one statement.
+        let run = batch[next - 1..]
+            .iter()
+            .take_while(|(write, _)| Appends::is_plain(write))
+            .count();
+        if isolation == Isolation::None
+            && run > 1
+            && let Some(appends) = Appends::of(batch[next - 1..][..run].iter().map(|(w, _)| w))
+        {
+            let mut db = Prepared {
+                client: &mut tx,
+                statements,
+            };
+            match appends::insert(&mut db, &appends) {
+                Ok(stored) if appends.all_stored(&stored) => {
+                    outcomes.extend((0..run).map(|_| Ok(())));
+                    next += run - 1;
+                    continue;
+                }
+                Err(e @ HostError::StoreUnavailable(_)) => return Err(Abandoned::BeforeCommit(e)),
+                // A match with a hole, or a failed statement: the batch
+                // runs again write by write.
+                Ok(_) | Err(_) => return Err(Abandoned::OneWriteFailed),
+            }
+        }
         let outcome = match isolation {
             Isolation::None => {
                 let mut db = Prepared {
