@@ -1,26 +1,29 @@
 //! The common batch in one round trip: when every write of a batch only
-//! adds log entries (most actions of most games: no held actions, no end,
-//! no lifecycle row), the batch is one `INSERT` of every entry, run on its
-//! own, which PostgreSQL commits as one transaction when it returns —
-//! instead of `BEGIN`, a statement per write and `COMMIT`. In a batch with
-//! other writes too, each run of such writes between them is one `INSERT`
-//! inside the batch's transaction.
+//! adds log entries or changes the actions held in a simultaneous turn
+//! (most actions of most games: no end, no lifecycle row), the batch is
+//! one statement — an `INSERT` of every entry and an `UPDATE` of every
+//! changed match's held actions — run on its own, which PostgreSQL commits
+//! as one transaction when it returns: instead of `BEGIN`, a statement or
+//! two per write and `COMMIT`. In a batch with other writes too, each run
+//! of such writes between them is one statement inside the batch's
+//! transaction.
 //!
 //! The statement keeps the rule of `apply.rs`'s log insert: a match's
 //! entries are stored only when its first entry in the batch follows a
 //! stored one (or is its first), so a match left ahead of the store by a
-//! failed write is refused rather than given a hole; the other matches of
-//! the batch are stored. Any other failure (an unknown match, a version
-//! already stored) fails the whole statement, which stores nothing, and
-//! the batch runs again through the general path, which isolates the
-//! failing write.
+//! failed write is refused (its held actions too) rather than given a
+//! hole; the other matches of the batch are stored. Any other failure (an
+//! unknown match, a version already stored) fails the whole statement,
+//! which stores nothing, and the batch runs again through the general
+//! path, which isolates the failing write.
 //!
 //! A connection that breaks while the statement runs leaves its outcome
-//! unknown. Only this host writes these entries, so the writer asks on a
-//! new connection which of them are stored, entry text and all: if any
-//! are, the statement committed, and each write is answered by whether its
-//! match's entries are there; if none are, it did not (or refused every
-//! match, which running it again refuses again), and it runs once more.
+//! unknown. Only this host writes these matches, so the writer asks on a
+//! new connection which of the batch's rows are stored as it would store
+//! them (entries, text and all; held actions): if any are, the statement
+//! committed, and each write is answered by what is there; if none are, it
+//! did not (or refused every match, which running it again refuses again),
+//! and it runs once more.
 
 use std::collections::{HashMap, HashSet};
 
@@ -32,53 +35,101 @@ use super::apply::{missing_version, to_json};
 use super::connect::{Connection, Prepared};
 use crate::store::queued::Write;
 
-/// The entries of a batch of plain appends, column by column, and each
-/// write's match.
+/// A batch of simple appends, column by column: the log rows, the held
+/// actions each match is left with, and each write's part.
 pub(super) struct Appends {
     match_ids: Vec<String>,
     versions: Vec<i64>,
     entries: Vec<String>,
-    /// Per write of the batch, its match and its first entry's version.
-    writes: Vec<(String, u64)>,
+    /// Per match whose held actions change, the last of them in the batch.
+    held_ids: Vec<String>,
+    held: Vec<String>,
+    /// Per write of the batch, in order.
+    writes: Vec<Part>,
+}
+
+/// What one write of the batch needs stored.
+struct Part {
+    match_id: String,
+    /// Its first entry's version, when it adds entries.
+    first: Option<u64>,
+    /// Whether it changes the held actions.
+    holds: bool,
+}
+
+/// What the statement stored: the matches whose entries went in, and
+/// those whose held actions did.
+#[derive(Default)]
+pub(super) struct Stored {
+    logged: HashSet<String>,
+    held: HashSet<String>,
+}
+
+impl Stored {
+    fn of(rows: &[postgres::Row]) -> Stored {
+        let mut stored = Stored::default();
+        for row in rows {
+            let (match_id, logged): (String, bool) = (row.get(0), row.get(1));
+            if logged {
+                stored.logged.insert(match_id);
+            } else {
+                stored.held.insert(match_id);
+            }
+        }
+        stored
+    }
+
+    fn is_empty(&self) -> bool {
+        self.logged.is_empty() && self.held.is_empty()
+    }
 }
 
 impl Appends {
-    /// Whether `write` only adds log entries.
-    pub(super) fn is_plain(write: &Write) -> bool {
+    /// Whether `write` only adds log entries or changes the held actions
+    /// of a simultaneous turn (or both), with no end and no lifecycle row.
+    pub(super) fn is_simple(write: &Write) -> bool {
         matches!(
             write,
             Write::Append {
                 entries,
-                pending: None,
+                pending,
                 results,
                 lifecycle,
                 finished_log: None,
                 ..
-            } if !entries.is_empty() && results.is_empty() && lifecycle.is_empty()
+            } if (!entries.is_empty() || pending.is_some())
+                && results.is_empty()
+                && lifecycle.is_empty()
         )
     }
 
-    /// The entries of `writes`, when every one only adds entries and each
-    /// match's entries run on version by version; `None` otherwise (they
-    /// are written one by one).
+    /// The rows of `writes`, when every one is simple and each match's
+    /// entries run on version by version; `None` otherwise (they are
+    /// written one by one).
     pub(super) fn of<'a>(writes: impl IntoIterator<Item = &'a Write>) -> Option<Appends> {
         let mut appends = Appends {
             match_ids: Vec::new(),
             versions: Vec::new(),
             entries: Vec::new(),
+            held_ids: Vec::new(),
+            held: Vec::new(),
             writes: Vec::new(),
         };
         let mut last_version: HashMap<&str, u64> = HashMap::new();
+        let mut held_at: HashMap<&str, usize> = HashMap::new();
         for write in writes {
-            if !Appends::is_plain(write) {
-                return None;
-            }
             let Write::Append {
-                match_id, entries, ..
+                match_id,
+                entries,
+                pending,
+                ..
             } = write
             else {
                 return None;
             };
+            if !Appends::is_simple(write) {
+                return None;
+            }
             for entry in entries {
                 let last = last_version.insert(match_id, entry.version);
                 if last.is_some_and(|last| last + 1 != entry.version) {
@@ -88,56 +139,100 @@ impl Appends {
                 appends.versions.push(entry.version as i64);
                 appends.entries.push(to_json(entry).ok()?);
             }
-            appends.writes.push((match_id.clone(), entries[0].version));
+            if let Some(pending) = pending {
+                let json = to_json(pending).ok()?;
+                match held_at.get(match_id.as_str()) {
+                    Some(&at) => appends.held[at] = json,
+                    None => {
+                        held_at.insert(match_id, appends.held.len());
+                        appends.held_ids.push(match_id.clone());
+                        appends.held.push(json);
+                    }
+                }
+            }
+            appends.writes.push(Part {
+                match_id: match_id.clone(),
+                first: entries.first().map(|e| e.version),
+                holds: pending.is_some(),
+            });
         }
         Some(appends)
     }
 
-    /// Whether every write's entries are among `stored`.
-    pub(super) fn all_stored(&self, stored: &HashSet<String>) -> bool {
-        self.writes.iter().all(|(id, _)| stored.contains(id))
+    fn columns(&self) -> [&(dyn ToSql + Sync); 5] {
+        [
+            &self.match_ids,
+            &self.versions,
+            &self.entries,
+            &self.held_ids,
+            &self.held,
+        ]
     }
 
-    fn columns(&self) -> [&(dyn ToSql + Sync); 3] {
-        [&self.match_ids, &self.versions, &self.entries]
-    }
-
-    /// Each write's outcome, given the matches whose entries were stored.
-    fn outcomes(&self, stored: &HashSet<String>) -> Vec<HostResult<()>> {
+    /// Each write's outcome, given what was stored.
+    fn outcomes(&self, stored: &Stored) -> Vec<HostResult<()>> {
+        let first_of = |match_id: &str| {
+            self.writes
+                .iter()
+                .find(|part| part.match_id == match_id)
+                .and_then(|part| part.first)
+        };
         self.writes
             .iter()
-            .map(|(match_id, first)| {
-                if stored.contains(match_id) {
-                    Ok(())
-                } else {
-                    Err(missing_version(match_id, *first))
+            .map(|part| {
+                let logged = stored.logged.contains(&part.match_id);
+                let held = stored.held.contains(&part.match_id);
+                // A match's first entry of the batch may be another
+                // write's: its hole refuses every write of the match.
+                match first_of(&part.match_id) {
+                    Some(first) if !logged => Err(missing_version(&part.match_id, first)),
+                    _ if part.holds && !held => Err(HostError::Internal(format!(
+                        "the match store has no match {}",
+                        part.match_id
+                    ))),
+                    _ => Ok(()),
                 }
             })
             .collect()
     }
+
+    /// Whether every write of the batch was stored.
+    pub(super) fn all_stored(&self, stored: &Stored) -> bool {
+        self.outcomes(stored).iter().all(Result::is_ok)
+    }
 }
 
 /// Stores every entry whose match's first entry in the batch follows a
-/// stored one; answers the matches stored. The check is a join, not
-/// `OR EXISTS`: the planner may answer that one by hashing the whole log
-/// (a scan of every row, per batch), where a join of a few heads looks
-/// each one up in the log's key.
-const INSERT: &str = "WITH batch AS ( \
+/// stored one, and the held actions of those matches and of matches that
+/// add no entry; answers each match stored, with whether it was its log
+/// (`true`) or its held actions. The hole check is a join through the
+/// log's key (the writer's session never scans the log: see `writer.rs`).
+const WRITE: &str = "WITH batch AS ( \
         SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[]) \
             AS b(match_id, version, entry_json)), \
     heads AS (SELECT match_id, MIN(version) AS version FROM batch GROUP BY match_id), \
-    follow AS (SELECT h.match_id FROM heads h \
+    refused AS (SELECT h.match_id FROM heads h \
         LEFT JOIN log l ON l.match_id = h.match_id AND l.version = h.version - 1 \
-        WHERE h.version = 1 OR l.match_id IS NOT NULL) \
-    INSERT INTO log (match_id, version, entry_json) \
-    SELECT b.match_id, b.version, b.entry_json FROM batch b JOIN follow USING (match_id) \
-    RETURNING match_id";
+        WHERE h.version <> 1 AND l.match_id IS NULL), \
+    logged AS (INSERT INTO log (match_id, version, entry_json) \
+        SELECT b.match_id, b.version, b.entry_json FROM batch b \
+        WHERE b.match_id NOT IN (SELECT match_id FROM refused) \
+        RETURNING match_id), \
+    held AS (UPDATE matches m SET pending_json = p.pending_json \
+        FROM unnest($4::TEXT[], $5::TEXT[]) AS p(match_id, pending_json) \
+        WHERE m.match_id = p.match_id AND p.match_id NOT IN (SELECT match_id FROM refused) \
+        RETURNING m.match_id) \
+    SELECT match_id, TRUE FROM logged UNION ALL SELECT match_id, FALSE FROM held";
 
-/// The matches of the batch whose entries are stored, entry text and all.
-const STORED: &str = "SELECT DISTINCT b.match_id \
+/// Which of the batch's rows are stored as the batch would store them:
+/// entries, text and all, and held actions.
+const STORED: &str = "SELECT DISTINCT b.match_id, TRUE \
     FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[]) AS b(match_id, version, entry_json) \
     JOIN log l ON l.match_id = b.match_id AND l.version = b.version \
-        AND l.entry_json = b.entry_json";
+        AND l.entry_json = b.entry_json \
+    UNION ALL SELECT m.match_id, FALSE \
+    FROM unnest($4::TEXT[], $5::TEXT[]) AS p(match_id, pending_json) \
+    JOIN matches m ON m.match_id = p.match_id AND m.pending_json = p.pending_json";
 
 /// How running the statement went.
 pub(super) enum Ran {
@@ -149,18 +244,13 @@ pub(super) enum Ran {
     Broken(HostError),
 }
 
-/// Inserts the entries whose match's first entry follows a stored one
-/// (inside a transaction, or as one of its own); answers the matches
-/// stored.
-pub(super) fn insert<C: GenericClient>(
+/// Runs the batch's statement (inside a transaction, or as one of its
+/// own); answers what it stored.
+pub(super) fn write<C: GenericClient>(
     db: &mut Prepared<'_, C>,
     appends: &Appends,
-) -> HostResult<HashSet<String>> {
-    Ok(db
-        .query(INSERT, &appends.columns())?
-        .iter()
-        .map(|row| row.get(0))
-        .collect())
+) -> HostResult<Stored> {
+    Ok(Stored::of(&db.query(WRITE, &appends.columns())?))
 }
 
 /// Runs the batch's one statement on `connection`, committed as it
@@ -170,7 +260,7 @@ pub(super) fn run(connection: &mut Connection, appends: &Appends) -> Ran {
         client: &mut connection.client,
         statements: &mut connection.statements,
     };
-    match insert(&mut db, appends) {
+    match write(&mut db, appends) {
         Ok(stored) => Ran::Stored(appends.outcomes(&stored)),
         Err(e @ HostError::StoreUnavailable(_)) => Ran::Broken(e),
         Err(_) => Ran::Refused,
@@ -187,10 +277,6 @@ pub(super) fn settle(
         client: &mut connection.client,
         statements: &mut connection.statements,
     };
-    let stored: HashSet<String> = db
-        .query(STORED, &appends.columns())?
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
+    let stored = Stored::of(&db.query(STORED, &appends.columns())?);
     Ok((!stored.is_empty()).then(|| appends.outcomes(&stored)))
 }

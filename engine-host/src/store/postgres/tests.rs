@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use tabletop_core::{HostError, LogEntry, LogKind};
+use tabletop_core::{HeldAction, HostError, LogEntry, LogKind};
 use tabletop_test_postgres::{Cluster, TestDatabase, create_database, database};
 
 use super::*;
@@ -354,6 +354,71 @@ fn appends_queued_together_store_every_match_but_one_left_with_a_hole() {
     let log = store.load("c").unwrap().unwrap().log;
     assert_eq!(log, (1..=3).map(chance).collect::<Vec<_>>());
     assert!(store.load("nowhere").unwrap().is_none());
+}
+
+#[test]
+fn held_actions_queued_together_leave_each_match_with_its_last() {
+    let store = open_on_new_database();
+    for id in ["a", "b"] {
+        create(&store, id);
+    }
+    let held = |seat: u32, action: u64| HeldAction {
+        seat,
+        action,
+        at_ms: 6,
+        at_version: 1,
+    };
+    // Queued without waiting: held actions alone (a seat acting in a
+    // simultaneous turn), entries with held actions, and a match that
+    // does not exist, which sends its batch through the general path.
+    let mut commits = Vec::new();
+    for round in 0..60u64 {
+        for id in ["a", "b"] {
+            let pending = [held(0, round), held(1, round + 1)];
+            commits.push(
+                store
+                    .append(
+                        id,
+                        &Change {
+                            pending: Some(&pending),
+                            ..Change::default()
+                        },
+                    )
+                    .unwrap(),
+            );
+            let entries = [chance(round + 2)];
+            commits.push(
+                store
+                    .append(
+                        id,
+                        &Change {
+                            entries: &entries,
+                            pending: Some(&pending[..1]),
+                            ..Change::default()
+                        },
+                    )
+                    .unwrap(),
+            );
+        }
+    }
+    let nowhere = store
+        .append(
+            "nowhere",
+            &Change {
+                pending: Some(&[held(0, 1)]),
+                ..Change::default()
+            },
+        )
+        .unwrap();
+    for commit in commits {
+        commit.wait().unwrap();
+    }
+    assert!(nowhere.wait().is_err(), "an unknown match's held actions");
+    for id in ["a", "b"] {
+        let loaded = store.load(id).unwrap().unwrap();
+        assert_eq!(loaded.log, (1..=61).map(chance).collect::<Vec<_>>(), "{id}");
+        assert_eq!(loaded.pending, [held(0, 59)], "{id}");
+    }
 }
 
 /// The host opens its store, and calls some of its methods, on async

@@ -327,10 +327,10 @@ fn run_batch(
     let mut next = 0;
     while let Some((write, _)) = batch.get(next) {
         next += 1;
-        // A run of writes that only add log entries: one statement.
+        // A run of simple appends: one statement.
         let run = batch[next - 1..]
             .iter()
-            .take_while(|(write, _)| Appends::is_plain(write))
+            .take_while(|(write, _)| Appends::is_simple(write))
             .count();
         if isolation == Isolation::None
             && run > 1
@@ -340,7 +340,7 @@ fn run_batch(
                 client: &mut tx,
                 statements,
             };
-            match appends::insert(&mut db, &appends) {
+            match appends::write(&mut db, &appends) {
                 Ok(stored) if appends.all_stored(&stored) => {
                     outcomes.extend((0..run).map(|_| Ok(())));
                     next += run - 1;
