@@ -242,14 +242,17 @@ impl Api {
         crate::metrics::metrics().pool_call();
         let call = crate::logging::current_call();
         let job = tokio::task::spawn_blocking(move || {
+            // The caller's place in the pool is the job's: a call answered
+            // at its deadline gives the place back only when its job ends,
+            // so a caller whose jobs hang (a plugin stuck in a call) holds
+            // no more of the pool than its share.
+            let _place = place;
             let _entered = crate::logging::enter(call);
             let started = super::cost::thread_cpu();
             let result = f(&engine);
             (result, super::cost::thread_cpu().saturating_sub(started))
         });
-        let answered = tokio::time::timeout(deadline, job).await;
-        drop(place);
-        match answered {
+        match tokio::time::timeout(deadline, job).await {
             Ok(Ok((result, ran))) => {
                 // What the call costs its caller's rate: the CPU it took,
                 // not its waits (for a pool thread, a lock, an fsync).

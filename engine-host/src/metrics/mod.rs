@@ -764,6 +764,7 @@ mod tests {
             "tabletop_bot_search_iterations_total 0",
             "tabletop_bot_searches_queued 0",
             "tabletop_store_commit_seconds_count 0",
+            "tabletop_store_round_trips_total 0",
             "tabletop_plugin_faults_total{game=\"faulty\"} 1",
             "tabletop_matches_quarantined_total{game=\"faulty\"} 1",
             "# TYPE tabletop_plugin_workers gauge",
@@ -785,7 +786,7 @@ mod tests {
         );
         assert!(!text.contains(".."), "a help text ends in one full stop");
         let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE")).collect();
-        assert_eq!(types.len(), 27, "{text}");
+        assert_eq!(types.len(), 28, "{text}");
         let mut unique = types.clone();
         unique.sort_unstable();
         unique.dedup();

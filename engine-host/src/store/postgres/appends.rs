@@ -206,7 +206,7 @@ impl Appends {
 /// stored one, and the held actions of those matches and of matches that
 /// add no entry; answers each match stored, with whether it was its log
 /// (`true`) or its held actions. The hole check is a join through the
-/// log's key (the writer's session never scans the log: see `writer.rs`).
+/// log's key (the store's sessions never scan the log: see `connect.rs`).
 const WRITE: &str = "WITH batch AS ( \
         SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[]) \
             AS b(match_id, version, entry_json)), \

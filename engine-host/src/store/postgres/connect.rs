@@ -114,6 +114,23 @@ pub(super) fn db_error(e: postgres::Error) -> HostError {
     }
 }
 
+/// Readies a new connection for the store's statements, every one of which
+/// finds its rows through a key or an index. The planner, whose statistics
+/// of a young table are stale, may still choose to scan a whole table (the
+/// log, on every read or batch) in the plan it keeps for a prepared
+/// statement, and keep it as the table grows: scans are off for the
+/// session, so each row is found through its index. So is JIT compilation,
+/// which the cost of a plan that must still scan (the one-row lifecycle
+/// counter) would then start on every statement, for milliseconds each.
+pub(super) fn by_key(mut connection: Connection) -> HostResult<Connection> {
+    round_trips(1);
+    connection
+        .client
+        .batch_execute("SET enable_seqscan = off; SET jit = off")
+        .map_err(db_error)?;
+    Ok(connection)
+}
+
 /// One connection and the statements prepared on it: every action runs
 /// the same few statements, and a prepared one costs one round trip
 /// instead of two.

@@ -231,7 +231,7 @@ fn start(writer: &mut writer::Writer) -> HostResult<()> {
     writer
         .tail
         .send_replace(read::last_lifecycle_row(&mut connection)?);
-    writer.connection = Some(writer::for_writes(connection)?);
+    writer.connection = Some(connect::by_key(connection)?);
     Ok(())
 }
 

@@ -125,7 +125,7 @@ impl Reader {
 
     fn try_run<T>(&mut self, read: &impl Fn(&mut Connection) -> HostResult<T>) -> HostResult<T> {
         if self.connection.as_ref().is_none_or(Connection::is_closed) {
-            self.connection = Some(self.target.connect()?);
+            self.connection = Some(self.target.connect().and_then(super::connect::by_key)?);
         }
         let Some(connection) = self.connection.as_mut() else {
             return Err(HostError::Internal(

@@ -10,7 +10,7 @@ use tabletop_core::{HostError, HostResult};
 
 use super::appends::{self, Appends, Ran};
 use super::apply::apply;
-use super::connect::{Connection, Prepared, Reachability, Target};
+use super::connect::{Connection, Prepared, Reachability, Target, by_key};
 use crate::store::queued::Write;
 use crate::throttle::Throttle;
 
@@ -137,7 +137,7 @@ impl Writer {
                     self.target.name
                 )));
             }
-            let opened = self.target.connect().and_then(for_writes);
+            let opened = self.target.connect().and_then(by_key);
             self.reachability.saw(&self.target, &opened);
             match opened {
                 Ok(connection) => {
@@ -285,23 +285,6 @@ impl Writer {
             }
         }
     }
-}
-
-/// Readies a new connection for the writer. Every statement the writer
-/// runs finds its rows by key; the planner, whose statistics of a young
-/// table are stale, may still choose to scan and hash a whole table (the
-/// log, on every batch) in the plan it keeps for a prepared statement, and
-/// keep it as the table grows. Scans are off for this session, so each
-/// row is found through its key; and so is JIT compilation, which the
-/// cost of a plan that must still scan (the one-row lifecycle counter)
-/// would then start on every statement, for milliseconds each.
-pub(super) fn for_writes(mut connection: Connection) -> HostResult<Connection> {
-    super::connect::round_trips(1);
-    connection
-        .client
-        .batch_execute("SET enable_seqscan = off; SET jit = off")
-        .map_err(super::connect::db_error)?;
-    Ok(connection)
 }
 
 /// Applies every write of `batch` in one transaction and commits it. With
