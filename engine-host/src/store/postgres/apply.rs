@@ -184,7 +184,7 @@ fn create<C: GenericClient>(
     request: Option<&StoredRequest>,
 ) -> HostResult<Option<u64>> {
     insert_match(db, stored)?;
-    insert_log(db, &stored.setup.match_id, &stored.log)?;
+    insert_whole_log(db, &stored.setup.match_id, &stored.log)?;
     if let Some(request) = request {
         insert_request(db, request)?;
     }
@@ -215,35 +215,52 @@ pub(super) fn insert_match<C: GenericClient>(
             &setup.plugin_sha256,
         ],
     )?;
+    // Every seat in one statement, column by column.
+    let mut seats = SeatColumns::default();
     for (seat, hash) in stored.seat_hashes.iter().enumerate() {
         let joined = stored
             .joins
             .iter()
             .position(|j| j.seat as usize == seat)
             .map(|order| (&stored.joins[order], order as i64));
-        let code = stored.join_code_hashes.get(seat).copied().flatten();
         let named = |field: fn(&SeatJoin) -> &String| {
             joined
-                .map(|(join, _)| field(join))
+                .map(|(join, _)| field(join).clone())
                 .filter(|s| !s.is_empty())
         };
-        db.execute(
-            "INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order, \
-             join_code_hash, display_name, external_id, bot) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[
-                &setup.match_id,
-                &(seat as i64),
-                &hash.as_ref().map(|h| h.as_slice()),
-                &joined.map(|(join, _)| join.at_ms),
-                &joined.map(|(_, order)| order),
-                &code.as_ref().map(|h| h.as_slice()),
-                &named(|j| &j.display_name),
-                &named(|j| &j.external_id),
-                &named(|j| &j.bot),
-            ],
-        )?;
+        seats.seat.push(seat as i64);
+        seats.token_hash.push(hash.map(|h| h.to_vec()));
+        seats.joined_at_ms.push(joined.map(|(join, _)| join.at_ms));
+        seats.join_order.push(joined.map(|(_, order)| order));
+        seats.join_code_hash.push(
+            stored
+                .join_code_hashes
+                .get(seat)
+                .copied()
+                .flatten()
+                .map(|h| h.to_vec()),
+        );
+        seats.display_name.push(named(|j| &j.display_name));
+        seats.external_id.push(named(|j| &j.external_id));
+        seats.bot.push(named(|j| &j.bot));
     }
+    db.execute(
+        "INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order, \
+         join_code_hash, display_name, external_id, bot) \
+         SELECT $1::TEXT, * FROM unnest($2::BIGINT[], $3::BYTEA[], $4::BIGINT[], $5::BIGINT[], \
+         $6::BYTEA[], $7::TEXT[], $8::TEXT[], $9::TEXT[])",
+        &[
+            &setup.match_id,
+            &seats.seat,
+            &seats.token_hash,
+            &seats.joined_at_ms,
+            &seats.join_order,
+            &seats.join_code_hash,
+            &seats.display_name,
+            &seats.external_id,
+            &seats.bot,
+        ],
+    )?;
     for (key, value) in &setup.labels {
         db.execute(
             "INSERT INTO match_labels (match_id, key, value) VALUES ($1, $2, $3)",
@@ -251,6 +268,19 @@ pub(super) fn insert_match<C: GenericClient>(
         )?;
     }
     Ok(())
+}
+
+/// A match's seats, column by column, for one insert.
+#[derive(Default)]
+struct SeatColumns {
+    seat: Vec<i64>,
+    token_hash: Vec<Option<Vec<u8>>>,
+    joined_at_ms: Vec<Option<i64>>,
+    join_order: Vec<Option<i64>>,
+    join_code_hash: Vec<Option<Vec<u8>>>,
+    display_name: Vec<Option<String>>,
+    external_id: Vec<Option<String>>,
+    bot: Vec<Option<String>>,
 }
 
 /// Inserts a request made idempotent by its id.
@@ -267,6 +297,30 @@ pub(super) fn insert_request<C: GenericClient>(
             &request.match_id,
             &request.response,
         ],
+    )?;
+    Ok(())
+}
+
+/// Inserts a new match's whole log in one statement: an imported record
+/// is thousands of entries, and each statement is a round trip.
+pub(super) fn insert_whole_log<C: GenericClient>(
+    db: &mut Prepared<'_, C>,
+    match_id: &str,
+    log: &[LogEntry],
+) -> HostResult<()> {
+    if log.is_empty() {
+        return Ok(());
+    }
+    let versions: Vec<i64> = log.iter().map(|e| e.version as i64).collect();
+    let entries = log
+        .iter()
+        .map(to_json)
+        .collect::<HostResult<Vec<String>>>()?;
+    db.execute(
+        "INSERT INTO log (match_id, version, entry_json) \
+         SELECT $1::TEXT, version, entry_json \
+         FROM unnest($2::BIGINT[], $3::TEXT[]) AS entry(version, entry_json)",
+        &[&match_id, &versions, &entries],
     )?;
     Ok(())
 }
@@ -318,26 +372,27 @@ fn insert_lifecycle<C: GenericClient>(
         return Ok(None);
     }
     let count = events.len() as i64;
-    let row = db
-        .query_opt(
-            "UPDATE lifecycle_counter SET last_seq = last_seq + $1 RETURNING last_seq",
-            &[&count],
-        )?
-        .ok_or_else(|| HostError::Internal("the match store lacks its lifecycle counter".into()))?;
-    let last: i64 = row.get(0);
-    let first = last - count + 1;
     let match_ids: Vec<&str> = events.iter().map(|e| e.match_id.as_str()).collect();
     let events = events
         .iter()
         .map(to_json)
         .collect::<HostResult<Vec<String>>>()?;
-    // One statement for every row: a creation writes two or three.
-    db.execute(
-        "INSERT INTO lifecycle (seq, match_id, event_json) \
-         SELECT $1::BIGINT + ordinality - 1, match_id, event_json \
-         FROM unnest($2::TEXT[], $3::TEXT[]) WITH ORDINALITY AS e(match_id, event_json)",
-        &[&first, &match_ids, &events],
+    // The counter's update and every row in one statement.
+    let rows = db.query(
+        "WITH counter AS (UPDATE lifecycle_counter SET last_seq = last_seq + $1 \
+             RETURNING last_seq) \
+         INSERT INTO lifecycle (seq, match_id, event_json) \
+         SELECT counter.last_seq - $1::BIGINT + e.ordinality, e.match_id, e.event_json \
+         FROM counter, unnest($2::TEXT[], $3::TEXT[]) WITH ORDINALITY AS e(match_id, event_json) \
+         RETURNING seq",
+        &[&count, &match_ids, &events],
     )?;
+    let last = rows
+        .iter()
+        .map(|row| row.get::<_, i64>(0))
+        .max()
+        .filter(|_| rows.len() as i64 == count)
+        .ok_or_else(|| HostError::Internal("the match store lacks its lifecycle counter".into()))?;
     Ok(Some(last as u64))
 }
 

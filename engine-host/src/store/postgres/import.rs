@@ -11,7 +11,7 @@
 
 use tabletop_core::{HostError, HostResult};
 
-use super::apply::{insert_credential, insert_match, insert_request, to_json};
+use super::apply::{insert_credential, insert_match, insert_request, insert_whole_log, to_json};
 use super::connect::{Connection, Prepared, Target, db_error};
 use super::{read, schema};
 use crate::store::{LifecycleRow, StoredCredential, StoredMatch, StoredRequest};
@@ -84,21 +84,7 @@ impl PostgresImport {
     pub fn add_match(&mut self, stored: &StoredMatch) -> HostResult<()> {
         let mut db = self.db();
         insert_match(&mut db, stored)?;
-        let versions: Vec<i64> = stored.log.iter().map(|e| e.version as i64).collect();
-        let entries = stored
-            .log
-            .iter()
-            .map(to_json)
-            .collect::<HostResult<Vec<String>>>()?;
-        // One statement for the whole log: a long match is thousands of
-        // rows, and each statement is a round trip.
-        db.execute(
-            "INSERT INTO log (match_id, version, entry_json) \
-             SELECT $1::TEXT, version, entry_json \
-             FROM unnest($2::BIGINT[], $3::TEXT[]) AS entry(version, entry_json)",
-            &[&stored.setup.match_id, &versions, &entries],
-        )?;
-        Ok(())
+        insert_whole_log(&mut db, &stored.setup.match_id, &stored.log)
     }
 
     /// Adds a request id and its answer (its match must be added).
