@@ -9,7 +9,7 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension};
 use tabletop_core::{HostError, HostResult};
 
-use super::{StoreLock, check, db_error, migrations, open, read};
+use super::{StoreLock, check, db_error, read};
 use crate::store::{LifecycleRow, StoredCredential, StoredMatch, StoredRequest};
 
 /// A store file opened for export: locked against a host for as long as it
@@ -38,15 +38,7 @@ impl SqliteExport {
     /// Opens the store at `path` for export. Refused: no such file, a host
     /// has it open, or any page of it is damaged.
     pub fn open(path: &Path) -> HostResult<SqliteExport> {
-        if !path.is_file() {
-            return Err(HostError::InvalidRequest(format!(
-                "no match store at {}",
-                path.display()
-            )));
-        }
-        let lock = StoreLock::take(path)?;
-        let mut conn = open(path)?;
-        migrations::migrate(&mut conn)?;
+        let (lock, conn) = super::open_offline(path)?;
         let problems = check::damaged_pages(&conn, 3);
         if let Some(first) = problems.first() {
             return Err(damaged(path, first));

@@ -218,6 +218,22 @@ fn open(path: &Path) -> HostResult<Connection> {
     Ok(conn)
 }
 
+/// Opens the existing store file at `path` for an offline tool (`tabletop
+/// store check` or `migrate`): locked against a host while the lock is
+/// held, its schema brought to this host's version as a host's start would.
+fn open_offline(path: &Path) -> HostResult<(StoreLock, Connection)> {
+    if !path.is_file() {
+        return Err(HostError::Internal(format!(
+            "no match store at {}",
+            path.display()
+        )));
+    }
+    let lock = StoreLock::take(path)?;
+    let mut conn = open(path)?;
+    migrations::migrate(&mut conn)?;
+    Ok((lock, conn))
+}
+
 impl SqliteStore {
     /// Opens (or creates) the store at `path`, locked for this process
     /// alone (opening it again while it is open fails, naming the likely

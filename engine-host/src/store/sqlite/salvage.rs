@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use rusqlite::types::Value;
 use tabletop_core::{HostError, HostResult};
 
-use super::{StoreLock, beside, check, migrations, open, read, scan, sync_dir};
+use super::{beside, check, migrations, open, read, scan, sync_dir};
 
 /// What a copy took over, and the rows it could not read.
 #[derive(Debug, Default)]
@@ -271,15 +271,7 @@ impl FileReport {
 /// and feed rows that read) into a new file there, which a host can be
 /// started on.
 pub fn check_file(path: &Path, salvage_to: Option<&Path>) -> HostResult<FileReport> {
-    if !path.is_file() {
-        return Err(HostError::Internal(format!(
-            "no match store at {}",
-            path.display()
-        )));
-    }
-    let _lock = StoreLock::take(path)?;
-    let mut conn = open(path)?;
-    migrations::migrate(&mut conn)?;
+    let (_lock, conn) = super::open_offline(path)?;
     let mut report = FileReport {
         problems: check::damaged_pages(&conn, 100),
         ..FileReport::default()
