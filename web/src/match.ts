@@ -286,6 +286,13 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
         // Cut for reading too slowly (a busy tab): every event queued before
         // the cut arrived, so watch on after the last at once.
         if (error instanceof ConnectError && errorInfo(error)?.reason === "STREAM_FELL_BEHIND") continue;
+        // The match store lost its database: the last events shown may not
+        // have been stored, so no cursor leads on; watch again from a
+        // snapshot once it is back.
+        if (error instanceof ConnectError && errorInfo(error)?.reason === "STORE_UNAVAILABLE") {
+          lastSeq = 0n;
+          fromStart = false;
+        }
         if (!stream.signal.aborted) {
           message.textContent = `${describeError(error)} (watching again in a second)`;
           await new Promise((resolve) => setTimeout(resolve, 1000));
