@@ -171,20 +171,20 @@ impl Appends {
 
     /// Each write's outcome, given what was stored.
     fn outcomes(&self, stored: &Stored) -> Vec<HostResult<()>> {
-        let first_of = |match_id: &str| {
-            self.writes
-                .iter()
-                .find(|part| part.match_id == match_id)
-                .and_then(|part| part.first)
-        };
+        // Each match's first entry of the batch, which may be another
+        // write's: its hole refuses every write of the match.
+        let mut heads: HashMap<&str, u64> = HashMap::new();
+        for part in &self.writes {
+            if let Some(first) = part.first {
+                heads.entry(&part.match_id).or_insert(first);
+            }
+        }
         self.writes
             .iter()
             .map(|part| {
                 let logged = stored.logged.contains(&part.match_id);
                 let held = stored.held.contains(&part.match_id);
-                // A match's first entry of the batch may be another
-                // write's: its hole refuses every write of the match.
-                match first_of(&part.match_id) {
+                match heads.get(part.match_id.as_str()).copied() {
                     Some(first) if !logged => Err(missing_version(&part.match_id, first)),
                     _ if part.holds && !held => Err(HostError::Internal(format!(
                         "the match store has no match {}",

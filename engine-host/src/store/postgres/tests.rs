@@ -421,6 +421,44 @@ fn held_actions_queued_together_leave_each_match_with_its_last() {
     }
 }
 
+#[test]
+fn a_hole_after_held_actions_in_one_batch_refuses_the_entries() {
+    let store = open_on_new_database();
+    create(&store, "a");
+    let held = [HeldAction {
+        seat: 0,
+        action: 1,
+        at_ms: 6,
+        at_version: 1,
+    }];
+    // Queued together: the held actions first, then entries that leave a
+    // hole (version 2 was never stored).
+    let holding = store
+        .append(
+            "a",
+            &Change {
+                pending: Some(&held),
+                ..Change::default()
+            },
+        )
+        .unwrap();
+    let holed = store
+        .append(
+            "a",
+            &Change {
+                entries: &[chance(3)],
+                ..Change::default()
+            },
+        )
+        .unwrap();
+    let (holding, holed) = (holding.wait(), holed.wait());
+    let refused = holed.expect_err("entries after a hole are never acknowledged");
+    assert!(refused.to_string().contains("lacks version 2"), "{refused}");
+    let loaded = store.load("a").unwrap().unwrap();
+    assert_eq!(loaded.log, [chance(1)]);
+    assert_eq!(loaded.pending.is_empty(), holding.is_err());
+}
+
 /// The host opens its store, and calls some of its methods, on async
 /// workers: the synchronous client must run on the store's own threads
 /// there (tokio refuses its runtime inside another).
