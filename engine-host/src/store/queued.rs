@@ -108,3 +108,15 @@ impl Write {
         }
     }
 }
+
+/// Logs a batch of `writes` whose commit failed with `error`. Every write
+/// of every batch fails alike while the cause lasts (a full disk, a
+/// broken database): the line is written once a second, saying how many
+/// were held back.
+pub(crate) fn log_commit_failure(error: &dyn std::fmt::Display, writes: usize) {
+    static COMMIT_FAILED: crate::throttle::Throttle =
+        crate::throttle::Throttle::new(std::time::Duration::from_secs(1));
+    if let Some(held_back) = COMMIT_FAILED.admit() {
+        tracing::error!(error = %error, writes, held_back, "match store commit failed");
+    }
+}

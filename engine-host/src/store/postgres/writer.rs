@@ -12,7 +12,6 @@ use super::appends::{self, Appends, Ran};
 use super::apply::apply;
 use super::connect::{Connection, Prepared, Reachability, Target, by_key};
 use crate::store::queued::Write;
-use crate::throttle::Throttle;
 
 /// Most writes committed in one transaction.
 pub const MAX_BATCH: usize = 256;
@@ -267,17 +266,9 @@ impl Writer {
                 }
             }
             Err(e) => {
+                // An unreachable server is logged once, by the reachability.
                 if !matches!(e, HostError::StoreUnavailable(_)) {
-                    // Every write fails alike: the line once a second.
-                    static COMMIT_FAILED: Throttle = Throttle::new(Duration::from_secs(1));
-                    if let Some(held_back) = COMMIT_FAILED.admit() {
-                        tracing::error!(
-                            error = %e,
-                            writes = batch.len(),
-                            held_back,
-                            "match store commit failed"
-                        );
-                    }
+                    crate::store::queued::log_commit_failure(&e, batch.len());
                 }
                 for (_, done) in batch {
                     let _ = done.send(Err(e.clone()));

@@ -86,7 +86,6 @@ use super::{
     Backup, Change, Commit, DamagedMatch, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch,
     Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
 };
-use crate::throttle::Throttle;
 pub use salvage::{FileReport, check_file};
 use write::Write;
 
@@ -672,16 +671,7 @@ fn commit_batch(
             marking.reached(conn, last_log_row, false);
         }
         Err(e) => {
-            // Every write fails alike (a full disk): the line once a second.
-            static COMMIT_FAILED: Throttle = Throttle::new(Duration::from_secs(1));
-            if let Some(held_back) = COMMIT_FAILED.admit() {
-                tracing::error!(
-                    error = %e,
-                    writes = batch.len(),
-                    held_back,
-                    "match store commit failed"
-                );
-            }
+            super::queued::log_commit_failure(&e, batch.len());
             let message = format!("the match store could not commit: {e}");
             for (_, done) in batch {
                 let _ = done.send(Err(HostError::Internal(message.clone())));
