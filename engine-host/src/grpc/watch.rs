@@ -334,7 +334,9 @@ impl Watcher {
             let (id, token) = (id.clone(), token.clone());
             let read_back = self
                 .api
-                .call(move |e| Ok(e.watch(&id, &token, Resume::Live, with_views)))
+                // From the start: a resume point needs no snapshot view,
+                // and the catch-up goes on from the last event sent.
+                .call(move |e| Ok(e.watch(&id, &token, Resume::AfterSeq(0), with_views)))
                 .await;
             match read_back {
                 Ok(Ok(start)) => break start,
