@@ -261,10 +261,16 @@ pub(super) fn insert_match<C: GenericClient>(
             &seats.bot,
         ],
     )?;
-    for (key, value) in &setup.labels {
+    if !setup.labels.is_empty() {
+        let (keys, values): (Vec<&str>, Vec<&str>) = setup
+            .labels
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .unzip();
         db.execute(
-            "INSERT INTO match_labels (match_id, key, value) VALUES ($1, $2, $3)",
-            &[&setup.match_id, key, value],
+            "INSERT INTO match_labels (match_id, key, value) \
+             SELECT $1::TEXT, * FROM unnest($2::TEXT[], $3::TEXT[])",
+            &[&setup.match_id, &keys, &values],
         )?;
     }
     Ok(())

@@ -156,7 +156,7 @@ impl Writer {
 
     /// Commits `batch`: on the connection it has, or, when that one turns
     /// out broken before anything committed, once more on a new one. A
-    /// batch of plain appends goes in one statement (`appends.rs`).
+    /// batch of simple appends goes in one statement (`appends.rs`).
     fn commit(&mut self, batch: &[Queued]) -> HostResult<Outcomes> {
         if let Some(appends) = Appends::of(batch.iter().map(|(write, _)| write))
             && let Some(outcomes) = self.commit_appends(&appends)?
@@ -205,7 +205,7 @@ impl Writer {
         }
     }
 
-    /// Commits a batch of plain appends in one statement; `Ok(None)` when
+    /// Commits a batch of simple appends in one statement; `Ok(None)` when
     /// the statement was refused whole and stored nothing (the general path
     /// runs the batch then). A connection that broke under it is replaced
     /// and asked what was stored (see `appends.rs`).
@@ -298,17 +298,19 @@ fn run_batch(
         .map_err(|e| before_commit(super::connect::db_error(e)))?;
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut last_lifecycle_row = None;
-    let mut next = 0;
-    while let Some((write, _)) = batch.get(next) {
-        next += 1;
+    let mut at = 0;
+    while let Some((write, _)) = batch.get(at) {
         // A run of simple appends: one statement.
-        let run = batch[next - 1..]
-            .iter()
-            .take_while(|(write, _)| Appends::is_simple(write))
-            .count();
-        if isolation == Isolation::None
-            && run > 1
-            && let Some(appends) = Appends::of(batch[next - 1..][..run].iter().map(|(w, _)| w))
+        let rest = &batch[at..];
+        let run = match isolation {
+            Isolation::None => rest
+                .iter()
+                .take_while(|(write, _)| Appends::is_simple(write))
+                .count(),
+            Isolation::Savepoints => 0,
+        };
+        if run > 1
+            && let Some(appends) = Appends::of(rest[..run].iter().map(|(write, _)| write))
         {
             let mut db = Prepared {
                 client: &mut tx,
@@ -317,7 +319,7 @@ fn run_batch(
             match appends::write(&mut db, &appends) {
                 Ok(stored) if appends.all_stored(&stored) => {
                     outcomes.extend((0..run).map(|_| Ok(())));
-                    next += run - 1;
+                    at += run;
                     continue;
                 }
                 Err(e @ HostError::StoreUnavailable(_)) => return Err(Abandoned::BeforeCommit(e)),
@@ -326,6 +328,7 @@ fn run_batch(
                 Ok(_) | Err(_) => return Err(Abandoned::OneWriteFailed),
             }
         }
+        at += 1;
         let outcome = match isolation {
             Isolation::None => {
                 let mut db = Prepared {
