@@ -17,7 +17,7 @@ use engine_host::config::{
 use engine_host::engine::{Engine, Offered};
 use engine_host::logging::LineFormat;
 use engine_host::store::postgres::PostgresStore;
-use engine_host::store::sqlite::SqliteStore;
+use engine_host::store::sqlite::{STORE_FILE, SqliteStore};
 use engine_host::store::{MemoryStore, Store};
 use engine_host::{crash_note, malloc, shutdown};
 use tabletop_loader::Vetter;
@@ -434,7 +434,7 @@ async fn run(
     // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match &config.store {
         StoreKind::Sqlite => {
-            let path = config.data_dir.join("matches.sqlite3");
+            let path = config.data_dir.join(STORE_FILE);
             warn_if_store_lost(&config.data_dir, &path);
             let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;
             tracing::info!(file = %path.display(), "match store: sqlite");

@@ -41,10 +41,10 @@ pub struct Moved {
 }
 
 /// Where a store file is given as its data directory: the directory's
-/// `matches.sqlite3`.
+/// [`super::sqlite::STORE_FILE`].
 pub fn store_file(from: &Path) -> PathBuf {
     if from.is_dir() {
-        from.join("matches.sqlite3")
+        from.join(super::sqlite::STORE_FILE)
     } else {
         from.to_path_buf()
     }
@@ -100,6 +100,8 @@ pub fn sqlite_to_postgres(from: &Path, to: &str) -> HostResult<Moved> {
     }
     moved.last_lifecycle_number = source.last_lifecycle_number()?;
 
+    // Each match is read from the file again to be compared, rather than
+    // kept from the copy: memory holds one match at a time.
     let mut stored = target.commit(moved.last_lifecycle_number)?;
     for id in &ids {
         if stored.load(id)?.as_ref() != Some(&source.load(id)?) {

@@ -87,6 +87,9 @@ use super::{
     Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary, migrations,
 };
 pub use salvage::{FileReport, check_file};
+
+/// The store's file in a host's data directory.
+pub const STORE_FILE: &str = "matches.sqlite3";
 use write::Write;
 
 /// Most writes committed in one transaction.
