@@ -486,7 +486,7 @@ impl Engine {
 
     /// Lets go of a live match whose last change could not be stored (see
     /// `Engine::settle`).
-    pub fn forget_unstored(&self, match_id: &str) {
+    pub(crate) fn forget_unstored(&self, match_id: &str) {
         tracing::warn!(
             match_id,
             "a change of the match could not be stored: it is read back from the store at its next call"
