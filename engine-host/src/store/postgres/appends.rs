@@ -27,12 +27,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use postgres::GenericClient;
 use postgres::types::ToSql;
 use tabletop_core::{HostError, HostResult};
 
 use super::apply::{missing_version, to_json};
-use super::connect::{Connection, Prepared};
+use super::connect::db_error;
+use super::pipeline::{Pipeline, Request};
+use super::step::Answer;
 use crate::store::queued::Write;
 
 /// A batch of simple appends, column by column: the log rows, the held
@@ -66,7 +67,7 @@ pub(super) struct Stored {
 }
 
 impl Stored {
-    fn of(rows: &[postgres::Row]) -> Stored {
+    pub(super) fn of(rows: &[postgres::Row]) -> Stored {
         let mut stored = Stored::default();
         for row in rows {
             let (match_id, logged): (String, bool) = (row.get(0), row.get(1));
@@ -244,39 +245,55 @@ pub(super) enum Ran {
     Broken(HostError),
 }
 
-/// Runs the batch's statement (inside a transaction, or as one of its
-/// own); answers what it stored.
-pub(super) fn write<C: GenericClient>(
-    db: &mut Prepared<'_, C>,
-    appends: &Appends,
-) -> HostResult<Stored> {
-    Ok(Stored::of(&db.query(WRITE, &appends.columns())?))
+impl Appends {
+    /// The batch's statement (committed as it returns when sent alone, or
+    /// one statement of a transaction); [`Stored::of`] reads its rows.
+    pub(super) fn request(&self) -> Request<'_> {
+        Request::Statement {
+            sql: WRITE,
+            params: self.columns().to_vec(),
+            rows: true,
+        }
+    }
 }
 
 /// Runs the batch's one statement on `connection`, committed as it
 /// returns.
-pub(super) fn run(connection: &mut Connection, appends: &Appends) -> Ran {
-    let mut db = Prepared {
-        client: &mut connection.client,
-        statements: &mut connection.statements,
-    };
-    match write(&mut db, appends) {
-        Ok(stored) => Ran::Stored(appends.outcomes(&stored)),
+pub(super) fn run(connection: &mut Pipeline, appends: &Appends) -> Ran {
+    match connection
+        .send(&[appends.request()])
+        .map(|mut answers| answers.pop())
+    {
+        Ok(Some(Ok(Answer::Rows(rows)))) => Ran::Stored(appends.outcomes(&Stored::of(&rows))),
+        Ok(Some(Err(e))) => match db_error(e) {
+            e @ HostError::StoreUnavailable(_) => Ran::Broken(e),
+            _ => Ran::Refused,
+        },
         Err(e @ HostError::StoreUnavailable(_)) => Ran::Broken(e),
-        Err(_) => Ran::Refused,
+        Ok(_) | Err(_) => Ran::Refused,
     }
 }
 
 /// After [`Ran::Broken`], on a new connection: each write's outcome when
 /// the statement had committed, `None` when nothing of it is stored.
 pub(super) fn settle(
-    connection: &mut Connection,
+    connection: &mut Pipeline,
     appends: &Appends,
 ) -> HostResult<Option<Vec<HostResult<()>>>> {
-    let mut db = Prepared {
-        client: &mut connection.client,
-        statements: &mut connection.statements,
+    let asked = Request::Statement {
+        sql: STORED,
+        params: appends.columns().to_vec(),
+        rows: true,
     };
-    let stored = Stored::of(&db.query(STORED, &appends.columns())?);
+    let rows = match connection.send(&[asked])?.pop() {
+        Some(Ok(Answer::Rows(rows))) => rows,
+        Some(Err(e)) => return Err(db_error(e)),
+        _ => {
+            return Err(HostError::Internal(
+                "the match store's rows were not returned".into(),
+            ));
+        }
+    };
+    let stored = Stored::of(&rows);
     Ok((!stored.is_empty()).then(|| appends.outcomes(&stored)))
 }

@@ -12,8 +12,11 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use postgres::types::ToSql;
-use postgres::{Client, Config, NoTls, Row, Statement};
+use postgres::{Client, NoTls, Row, Statement};
 use tabletop_core::{HostError, HostResult};
+use tokio_postgres::Config;
+
+use super::step::{Answer, Step};
 
 /// How long opening a connection may take before the server counts as
 /// unreachable: a refused connection fails at once, a silent network only
@@ -53,9 +56,9 @@ impl Target {
             .get_hosts()
             .iter()
             .map(|host| match host {
-                postgres::config::Host::Tcp(name) => name.clone(),
+                tokio_postgres::config::Host::Tcp(name) => name.clone(),
                 #[cfg(unix)]
-                postgres::config::Host::Unix(path) => path.display().to_string(),
+                tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
             })
             .collect();
         let port = config.get_ports().first().copied().unwrap_or(5432);
@@ -70,16 +73,26 @@ impl Target {
     /// Opens a connection; any failure means the server cannot be reached
     /// (the URL was checked when the store opened).
     pub(super) fn connect(&self) -> HostResult<Connection> {
-        let client = self.config.connect(NoTls).map_err(|e| {
-            HostError::StoreUnavailable(format!(
-                "cannot connect to PostgreSQL at {}: {e}",
-                self.name
-            ))
-        })?;
+        let client = postgres::Config::from(self.config.clone())
+            .connect(NoTls)
+            .map_err(|e| self.unreachable(e))?;
         Ok(Connection {
             client,
             statements: HashMap::new(),
         })
+    }
+
+    /// The parsed URL, for the writer's asynchronous client.
+    pub(super) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A failed connection attempt, as the host says it.
+    pub(super) fn unreachable(&self, e: postgres::Error) -> HostError {
+        HostError::StoreUnavailable(format!(
+            "cannot connect to PostgreSQL at {}: {e}",
+            self.name
+        ))
     }
 }
 
@@ -114,6 +127,9 @@ pub(super) fn db_error(e: postgres::Error) -> HostError {
     }
 }
 
+/// What readies a session for the store's statements (see [`by_key`]).
+pub(super) const BY_KEY: &str = "SET enable_seqscan = off; SET jit = off";
+
 /// Readies a new connection for the store's statements, every one of which
 /// finds its rows through a key or an index. The planner, whose statistics
 /// of a young table are stale, may still choose to scan a whole table (the
@@ -124,10 +140,7 @@ pub(super) fn db_error(e: postgres::Error) -> HostError {
 /// counter) would then start on every statement, for milliseconds each.
 pub(super) fn by_key(mut connection: Connection) -> HostResult<Connection> {
     round_trips(1);
-    connection
-        .client
-        .batch_execute("SET enable_seqscan = off; SET jit = off")
-        .map_err(db_error)?;
+    connection.client.batch_execute(BY_KEY).map_err(db_error)?;
     Ok(connection)
 }
 
@@ -178,6 +191,18 @@ impl<C: postgres::GenericClient> Prepared<'_, C> {
         let statement = self.client.prepare(sql).map_err(db_error)?;
         self.statements.insert(sql.to_string(), statement.clone());
         Ok(statement)
+    }
+
+    /// Runs `step` and judges its answer: the last lifecycle row it wrote,
+    /// if it wrote any.
+    pub(super) fn run(&mut self, step: &Step) -> HostResult<Option<u64>> {
+        let params = step.params();
+        let answer = if step.wants_rows() {
+            Answer::Rows(self.query(step.sql, &params)?)
+        } else {
+            Answer::Changed(self.execute(step.sql, &params)?)
+        };
+        step.judge(answer)
     }
 
     /// Runs `sql`; the number of rows it changed.

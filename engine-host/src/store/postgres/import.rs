@@ -13,6 +13,7 @@ use tabletop_core::{HostError, HostResult};
 
 use super::apply::{insert_credential, insert_match, insert_request, insert_whole_log, to_json};
 use super::connect::{Connection, Prepared, Target, db_error};
+use super::step::Step;
 use super::{read, schema};
 use crate::store::{LifecycleRow, StoredCredential, StoredMatch, StoredRequest};
 
@@ -80,21 +81,35 @@ impl PostgresImport {
         }
     }
 
+    /// Runs `steps` one by one.
+    fn run(&mut self, steps: &[Step]) -> HostResult<()> {
+        let mut db = self.db();
+        for step in steps {
+            db.run(step)?;
+        }
+        Ok(())
+    }
+
     /// Adds a match: its row, seats, labels and whole log.
     pub fn add_match(&mut self, stored: &StoredMatch) -> HostResult<()> {
-        let mut db = self.db();
-        insert_match(&mut db, stored)?;
-        insert_whole_log(&mut db, &stored.setup.match_id, &stored.log)
+        let mut steps = Vec::new();
+        insert_match(&mut steps, stored)?;
+        insert_whole_log(&mut steps, &stored.setup.match_id, &stored.log)?;
+        self.run(&steps)
     }
 
     /// Adds a request id and its answer (its match must be added).
     pub fn add_request(&mut self, request: &StoredRequest) -> HostResult<()> {
-        insert_request(&mut self.db(), request)
+        let mut steps = Vec::new();
+        insert_request(&mut steps, request);
+        self.run(&steps)
     }
 
     /// Adds a credential.
     pub fn add_credential(&mut self, credential: &StoredCredential) -> HostResult<()> {
-        insert_credential(&mut self.db(), credential)
+        let mut steps = Vec::new();
+        insert_credential(&mut steps, credential);
+        self.run(&steps)
     }
 
     /// Adds lifecycle rows under their own numbers (their matches must be

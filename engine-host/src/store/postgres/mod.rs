@@ -96,9 +96,11 @@ mod appends;
 mod apply;
 mod connect;
 pub mod import;
+mod pipeline;
 mod read;
 mod readers;
 mod schema;
+mod step;
 mod writer;
 
 use super::queued::Write;
@@ -231,7 +233,7 @@ fn start(writer: &mut writer::Writer) -> HostResult<()> {
     writer
         .tail
         .send_replace(read::last_lifecycle_row(&mut connection)?);
-    writer.connection = Some(connect::by_key(connection)?);
+    writer.connection = Some(pipeline::Pipeline::open(&writer.target)?);
     Ok(())
 }
 

@@ -8,9 +8,11 @@ use std::time::{Duration, Instant};
 
 use tabletop_core::{HostError, HostResult};
 
-use super::appends::{self, Appends, Ran};
-use super::apply::apply;
-use super::connect::{Connection, Prepared, Reachability, Target, by_key};
+use super::appends::{self, Appends, Ran, Stored};
+use super::apply::steps;
+use super::connect::{Reachability, Target, db_error};
+use super::pipeline::{Pipeline, Request};
+use super::step::{Answer, Step};
 use crate::store::queued::Write;
 
 /// Most writes committed in one transaction.
@@ -33,7 +35,7 @@ pub(super) type Queued = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 /// What the writer thread needs besides its queue.
 pub(super) struct Writer {
     pub(super) target: Target,
-    pub(super) connection: Option<Connection>,
+    pub(super) connection: Option<Pipeline>,
     pub(super) reachability: Arc<Reachability>,
     /// The last durable lifecycle row's number.
     pub(super) tail: tokio::sync::watch::Sender<u64>,
@@ -107,12 +109,10 @@ impl Writer {
     /// also when it was a read that found the server gone.
     fn probe(&mut self) {
         let outcome = self.connected().and_then(|connection| {
-            super::connect::round_trips(1);
-            connection
-                .client
-                .simple_query("SELECT 1")
-                .map(drop)
-                .map_err(super::connect::db_error)
+            match connection.send(&[Request::Simple("SELECT 1")])?.pop() {
+                Some(Err(e)) => Err(db_error(e)),
+                _ => Ok(()),
+            }
         });
         if matches!(outcome, Err(HostError::StoreUnavailable(_))) {
             self.connection = None;
@@ -123,8 +123,8 @@ impl Writer {
     /// The writer's connection, opened again when it broke. A failed
     /// attempt is not repeated for [`RECONNECT_EVERY`]: meanwhile writes are
     /// refused at once.
-    fn connected(&mut self) -> HostResult<&mut Connection> {
-        if self.connection.as_ref().is_some_and(Connection::is_closed) {
+    fn connected(&mut self) -> HostResult<&mut Pipeline> {
+        if self.connection.as_ref().is_some_and(Pipeline::is_closed) {
             self.connection = None;
         }
         if self.connection.is_none() {
@@ -136,7 +136,7 @@ impl Writer {
                     self.target.name
                 )));
             }
-            let opened = self.target.connect().and_then(by_key);
+            let opened = Pipeline::open(&self.target);
             self.reachability.saw(&self.target, &opened);
             match opened {
                 Ok(connection) => {
@@ -278,105 +278,224 @@ impl Writer {
     }
 }
 
-/// Applies every write of `batch` in one transaction and commits it. With
-/// [`Isolation::None`] the first failing write rolls the whole transaction
-/// back; with [`Isolation::Savepoints`] it is undone alone and fails alone.
-fn run_batch(
-    connection: &mut Connection,
-    batch: &[Queued],
-    isolation: Isolation,
-) -> Result<Outcomes, Abandoned> {
-    let before_commit = |e: HostError| match e {
-        HostError::StoreUnavailable(_) => Abandoned::BeforeCommit(e),
-        other => Abandoned::Failed(other),
-    };
-    let Connection { client, statements } = connection;
-    // BEGIN and COMMIT.
-    super::connect::round_trips(2);
-    let mut tx = client
-        .transaction()
-        .map_err(|e| before_commit(super::connect::db_error(e)))?;
-    let mut outcomes = Vec::with_capacity(batch.len());
-    let mut last_lifecycle_row = None;
+/// What one stretch of a batch sends.
+enum Planned {
+    /// A run of simple appends, in one statement.
+    Run(Appends),
+    /// One write's steps.
+    Steps(Vec<Step>),
+}
+
+impl Planned {
+    fn requests(&self) -> Vec<Request<'_>> {
+        match self {
+            Planned::Run(appends) => vec![appends.request()],
+            Planned::Steps(steps) => steps.iter().map(request).collect(),
+        }
+    }
+}
+
+/// `step` as the pipeline sends it.
+fn request(step: &Step) -> Request<'_> {
+    Request::Statement {
+        sql: step.sql,
+        params: step.params(),
+        rows: step.wants_rows(),
+    }
+}
+
+/// The stretches of `batch` when nothing isolates its writes: each run of
+/// simple appends one statement, every other write its steps. `None` when
+/// a write cannot be made into statements (it must fail alone).
+fn plan(batch: &[Queued]) -> Option<Vec<Planned>> {
+    let mut planned = Vec::new();
     let mut at = 0;
     while let Some((write, _)) = batch.get(at) {
-        // A run of simple appends: one statement.
         let rest = &batch[at..];
-        let run = match isolation {
-            Isolation::None => rest
-                .iter()
-                .take_while(|(write, _)| Appends::is_simple(write))
-                .count(),
-            Isolation::Savepoints => 0,
-        };
+        let run = rest
+            .iter()
+            .take_while(|(write, _)| Appends::is_simple(write))
+            .count();
         if run > 1
             && let Some(appends) = Appends::of(rest[..run].iter().map(|(write, _)| write))
         {
-            let mut db = Prepared {
-                client: &mut tx,
-                statements,
-            };
-            match appends::write(&mut db, &appends) {
-                Ok(stored) if appends.all_stored(&stored) => {
-                    outcomes.extend((0..run).map(|_| Ok(())));
-                    at += run;
-                    continue;
-                }
-                Err(e @ HostError::StoreUnavailable(_)) => return Err(Abandoned::BeforeCommit(e)),
-                // A match with a hole, or a failed statement: the batch
-                // runs again write by write.
-                Ok(_) | Err(_) => return Err(Abandoned::OneWriteFailed),
-            }
+            planned.push(Planned::Run(appends));
+            at += run;
+            continue;
         }
+        planned.push(Planned::Steps(steps(write).ok()?));
         at += 1;
-        let outcome = match isolation {
-            Isolation::None => {
-                let mut db = Prepared {
-                    client: &mut tx,
-                    statements,
-                };
-                match apply(&mut db, write) {
-                    Ok(row) => Ok(row),
-                    Err(e @ HostError::StoreUnavailable(_)) => {
-                        return Err(Abandoned::BeforeCommit(e));
-                    }
-                    // Dropping the transaction rolls it back.
-                    Err(_) => return Err(Abandoned::OneWriteFailed),
-                }
-            }
-            Isolation::Savepoints => {
-                // SAVEPOINT, and RELEASE or ROLLBACK TO.
-                super::connect::round_trips(2);
-                let mut savepoint = tx
-                    .savepoint("write")
-                    .map_err(|e| before_commit(super::connect::db_error(e)))?;
-                let mut db = Prepared {
-                    client: &mut savepoint,
-                    statements,
-                };
-                let outcome = apply(&mut db, write);
-                match &outcome {
-                    Err(HostError::StoreUnavailable(e)) => {
-                        return Err(Abandoned::BeforeCommit(HostError::StoreUnavailable(
-                            e.clone(),
-                        )));
-                    }
-                    Ok(_) => savepoint.commit(),
-                    Err(_) => savepoint.rollback(),
-                }
-                .map_err(|e| before_commit(super::connect::db_error(e)))?;
-                outcome
-            }
-        };
-        outcomes.push(outcome.map(|row| {
-            last_lifecycle_row = row.or(last_lifecycle_row);
-        }));
     }
-    tx.commit().map_err(|e| match super::connect::db_error(e) {
+    Some(planned)
+}
+
+/// A failure before `COMMIT` was sent, as the batch is abandoned for it.
+fn before_commit(e: HostError) -> Abandoned {
+    match e {
+        HostError::StoreUnavailable(_) => Abandoned::BeforeCommit(e),
+        other => Abandoned::Failed(other),
+    }
+}
+
+/// A failure of `COMMIT` (or of what was sent with it), as the batch is
+/// abandoned for it: stored or not, nobody can tell when the connection
+/// broke.
+fn at_commit(e: postgres::Error) -> Abandoned {
+    match db_error(e) {
         e @ HostError::StoreUnavailable(_) => Abandoned::AtCommit(HostError::StoreUnavailable(
             format!("{e}; the write was not confirmed stored"),
         )),
         other => Abandoned::Failed(other),
-    })?;
+    }
+}
+
+/// Applies every write of `batch` in one transaction and commits it:
+/// `BEGIN` and every write's statements sent at once, every answer
+/// judged, then `COMMIT`. With [`Isolation::None`] the first failing write
+/// rolls the whole transaction back; with [`Isolation::Savepoints`] each
+/// write runs in a savepoint of its own, and a failing one is undone alone
+/// and fails alone.
+fn run_batch(
+    connection: &mut Pipeline,
+    batch: &[Queued],
+    isolation: Isolation,
+) -> Result<Outcomes, Abandoned> {
+    match isolation {
+        Isolation::None => run_together(connection, batch),
+        Isolation::Savepoints => run_apart(connection, batch),
+    }
+}
+
+fn run_together(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Abandoned> {
+    let planned = plan(batch).ok_or(Abandoned::OneWriteFailed)?;
+    let mut requests = vec![Request::Simple("BEGIN")];
+    for stretch in &planned {
+        requests.extend(stretch.requests());
+    }
+    let mut answers = connection
+        .send(&requests)
+        .map_err(before_commit)?
+        .into_iter();
+    let mut failed = false;
+    let mut broken = None;
+    let mut last_lifecycle_row = None;
+    let mut judge = |answer: Option<Result<Answer, postgres::Error>>,
+                     judged: &mut dyn FnMut(Answer) -> bool| {
+        match answer {
+            Some(Ok(answer)) => failed |= !judged(answer),
+            Some(Err(e)) => match db_error(e) {
+                e @ HostError::StoreUnavailable(_) => broken = Some(e),
+                _ => failed = true,
+            },
+            None => failed = true,
+        }
+    };
+    judge(answers.next(), &mut |_| true);
+    for stretch in &planned {
+        match stretch {
+            Planned::Run(appends) => judge(answers.next(), &mut |answer| match answer {
+                Answer::Rows(rows) => appends.all_stored(&Stored::of(&rows)),
+                Answer::Changed(_) => false,
+            }),
+            Planned::Steps(steps) => {
+                for step in steps {
+                    judge(answers.next(), &mut |answer| match step.judge(answer) {
+                        Ok(row) => {
+                            last_lifecycle_row = last_lifecycle_row.max(row);
+                            true
+                        }
+                        Err(_) => false,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(e) = broken {
+        return Err(Abandoned::BeforeCommit(e));
+    }
+    if failed {
+        // A write failed: the batch runs again with savepoints.
+        let rolled_back = connection
+            .send(&[Request::Simple("ROLLBACK")])
+            .map_err(before_commit)?;
+        if let Some(Err(e)) = rolled_back.into_iter().next() {
+            return Err(before_commit(db_error(e)));
+        }
+        return Err(Abandoned::OneWriteFailed);
+    }
+    let committed = connection
+        .send(&[Request::Simple("COMMIT")])
+        .map_err(|e| match e {
+            e @ HostError::StoreUnavailable(_) => Abandoned::AtCommit(e),
+            other => Abandoned::Failed(other),
+        })?;
+    if let Some(Err(e)) = committed.into_iter().next() {
+        return Err(at_commit(e));
+    }
+    Ok((batch.iter().map(|_| Ok(())).collect(), last_lifecycle_row))
+}
+
+/// The savepoint each write of an isolated batch runs in, and how it ends.
+const SAVEPOINT: &str = "SAVEPOINT write";
+const KEEP: &str = "RELEASE SAVEPOINT write";
+const UNDO: &str = "ROLLBACK TO SAVEPOINT write; RELEASE SAVEPOINT write";
+
+fn run_apart(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Abandoned> {
+    let mut outcomes = Vec::with_capacity(batch.len());
+    let mut last_lifecycle_row = None;
+    // What goes before the next write's statements: `BEGIN`, then how the
+    // last write's savepoint ends.
+    let mut before = Some("BEGIN");
+    let mut begun = false;
+    for (write, _) in batch {
+        let steps = match steps(write) {
+            Ok(steps) => steps,
+            Err(e) => {
+                outcomes.push(Err(e));
+                continue;
+            }
+        };
+        let mut requests: Vec<Request<'_>> =
+            before.take().map(Request::Simple).into_iter().collect();
+        requests.push(Request::Simple(SAVEPOINT));
+        let opening = requests.len();
+        requests.extend(steps.iter().map(request));
+        let mut answers = connection
+            .send(&requests)
+            .map_err(before_commit)?
+            .into_iter();
+        begun = true;
+        for answer in answers.by_ref().take(opening) {
+            answer.map_err(|e| before_commit(db_error(e)))?;
+        }
+        let mut outcome = Ok(None);
+        for (step, answer) in steps.iter().zip(answers) {
+            let judged = answer
+                .map_err(db_error)
+                .and_then(|answer| step.judge(answer));
+            if let Err(e @ HostError::StoreUnavailable(_)) = judged {
+                return Err(Abandoned::BeforeCommit(e));
+            }
+            outcome = match (outcome, judged) {
+                (Ok(last), Ok(row)) => Ok(last.max(row)),
+                (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            };
+        }
+        before = Some(if outcome.is_ok() { KEEP } else { UNDO });
+        outcomes.push(outcome.map(|row| {
+            last_lifecycle_row = last_lifecycle_row.max(row);
+        }));
+    }
+    if begun {
+        let mut requests: Vec<Request<'_>> = before.map(Request::Simple).into_iter().collect();
+        requests.push(Request::Simple("COMMIT"));
+        let answers = connection.send(&requests).map_err(|e| match e {
+            e @ HostError::StoreUnavailable(_) => Abandoned::AtCommit(e),
+            other => Abandoned::Failed(other),
+        })?;
+        for answer in answers {
+            answer.map_err(at_commit)?;
+        }
+    }
     Ok((outcomes, last_lifecycle_row))
 }
