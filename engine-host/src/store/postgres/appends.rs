@@ -10,12 +10,12 @@
 //!
 //! The statement keeps the rule of `apply.rs`'s log insert: a match's
 //! entries are stored only when its first entry in the batch follows a
-//! stored one (or is its first), so a match left ahead of the store by a
-//! failed write is refused (its held actions too) rather than given a
-//! hole; the other matches of the batch are stored. Any other failure (an
-//! unknown match, a version already stored) fails the whole statement,
-//! which stores nothing, and the batch runs again through the general
-//! path, which isolates the failing write.
+//! stored one (or is the first entry of a match the store holds), so a
+//! match left ahead of the store by a failed write, or unknown to it, is
+//! refused (its held actions too) rather than given a hole; the other
+//! matches of the batch are stored. Any other failure (a version already
+//! stored) fails the whole statement, which stores nothing, and the batch
+//! runs again through the general path, which isolates the failing write.
 //!
 //! A connection that breaks while the statement runs leaves its outcome
 //! unknown. Only this host writes these matches, so the writer asks on a
@@ -30,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 use postgres::types::ToSql;
 use tabletop_core::{HostError, HostResult};
 
-use super::apply::{missing_version, to_json};
+use super::apply::{missing_version, no_match, to_json};
 use super::connect::db_error;
 use super::pipeline::{Pipeline, Request};
 use super::step::Answer;
@@ -186,11 +186,9 @@ impl Appends {
                 let logged = stored.logged.contains(&part.match_id);
                 let held = stored.held.contains(&part.match_id);
                 match heads.get(part.match_id.as_str()).copied() {
+                    Some(1) if !logged => Err(no_match(&part.match_id)),
                     Some(first) if !logged => Err(missing_version(&part.match_id, first)),
-                    _ if part.holds && !held => Err(HostError::Internal(format!(
-                        "the match store has no match {}",
-                        part.match_id
-                    ))),
+                    _ if part.holds && !held => Err(no_match(&part.match_id)),
                     _ => Ok(()),
                 }
             })
@@ -213,8 +211,10 @@ const WRITE: &str = "WITH batch AS ( \
             AS b(match_id, version, entry_json)), \
     heads AS (SELECT match_id, MIN(version) AS version FROM batch GROUP BY match_id), \
     refused AS (SELECT h.match_id FROM heads h \
-        LEFT JOIN log l ON l.match_id = h.match_id AND l.version = h.version - 1 \
-        WHERE h.version <> 1 AND l.match_id IS NULL), \
+        LEFT JOIN log l ON h.version <> 1 \
+            AND l.match_id = h.match_id AND l.version = h.version - 1 \
+        LEFT JOIN matches m ON h.version = 1 AND m.match_id = h.match_id \
+        WHERE l.match_id IS NULL AND m.match_id IS NULL), \
     logged AS (INSERT INTO log (match_id, version, entry_json) \
         SELECT b.match_id, b.version, b.entry_json FROM batch b \
         WHERE b.match_id NOT IN (SELECT match_id FROM refused) \

@@ -26,7 +26,8 @@ pub(super) fn to_json(value: &impl serde::Serialize) -> HostResult<String> {
         .map_err(|e| HostError::Internal(format!("the match store cannot encode a row: {e}")))
 }
 
-fn no_match(match_id: &str) -> HostError {
+/// The refusal of a write to a match the store does not hold.
+pub(super) fn no_match(match_id: &str) -> HostError {
     HostError::Internal(format!("the match store has no match {match_id}"))
 }
 
@@ -59,7 +60,8 @@ pub(super) fn steps(write: &Write) -> HostResult<Vec<Step>> {
             let id = || -> Param { Box::new(match_id.clone()) };
             match (pending, finished_log) {
                 // Most actions of most games: new log rows and nothing
-                // else; the log's insert refuses an unknown match.
+                // else; the log's insert refuses an unknown match (its
+                // first entry finds no match, a later one no entry before).
                 (None, None) if !entries.is_empty() => {}
                 (None, None) => steps.push(Step::new(
                     "SELECT 1 FROM matches WHERE match_id = $1",
@@ -338,22 +340,28 @@ pub(super) fn insert_whole_log(
 }
 
 /// Adds the steps that insert a match's new log entries. Each must follow
-/// a stored entry of the match (or be its first): a write that failed
-/// while the server was away leaves the host's match ahead of the store,
-/// and the match's next write is then refused rather than leaving a hole
-/// in its log that no replay could cross.
+/// a stored entry of the match, or be the first entry of a match the store
+/// holds (the schema has no foreign key: see migration V2): a write that
+/// failed while the server was away leaves the host's match ahead of the
+/// store, and the match's next write is then refused rather than leaving a
+/// hole in its log that no replay could cross.
 fn insert_log(steps: &mut Vec<Step>, match_id: &str, entries: &[LogEntry]) -> HostResult<()> {
     for entry in entries {
         steps.push(Step::new(
             "INSERT INTO log (match_id, version, entry_json) \
-             SELECT $1::TEXT, $2::BIGINT, $3::TEXT WHERE $2::BIGINT = 1 OR EXISTS \
-             (SELECT 1 FROM log WHERE match_id = $1::TEXT AND version = $2::BIGINT - 1)",
+             SELECT $1::TEXT, $2::BIGINT, $3::TEXT WHERE CASE WHEN $2::BIGINT = 1 \
+             THEN EXISTS (SELECT 1 FROM matches WHERE match_id = $1::TEXT) \
+             ELSE EXISTS (SELECT 1 FROM log \
+                          WHERE match_id = $1::TEXT AND version = $2::BIGINT - 1) END",
             vec![
                 Box::new(match_id.to_string()),
                 Box::new(entry.version as i64),
                 Box::new(to_json(entry)?),
             ],
-            Wants::One(missing_version(match_id, entry.version)),
+            Wants::One(match entry.version {
+                1 => no_match(match_id),
+                version => missing_version(match_id, version),
+            }),
         ));
     }
     Ok(())

@@ -18,6 +18,13 @@ use tokio_postgres::Client;
 use super::connect::{BY_KEY, Target, db_error, round_trips};
 use super::step::Answer;
 
+/// How the writer's session is readied besides [`BY_KEY`]: the plan of
+/// each prepared statement made once. The writer's statements find every
+/// row through a key, so one plan serves every batch; left to choose, the
+/// server planned the lifecycle insert again on every call, which cost as
+/// much as running it.
+const ONE_PLAN: &str = "SET plan_cache_mode = force_generic_plan";
+
 /// One request of a pipeline.
 pub(super) enum Request<'a> {
     /// Statements with no parameters, run as they are (`BEGIN`, `COMMIT`,
@@ -70,7 +77,8 @@ impl Pipeline {
             client,
             statements: HashMap::new(),
         };
-        if let Some(Err(e)) = pipeline.send(&[Request::Simple(BY_KEY)])?.pop() {
+        let readied = pipeline.send(&[Request::Simple(BY_KEY), Request::Simple(ONE_PLAN)])?;
+        if let Some(e) = readied.into_iter().find_map(Result::err) {
             return Err(db_error(e));
         }
         Ok(pipeline)

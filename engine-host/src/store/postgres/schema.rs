@@ -20,10 +20,16 @@ use super::connect::{Connection, db_error};
 use crate::store::migrations::Applied;
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const POSTGRES_MIGRATIONS: [(&str, &str); 1] = [(
-    "V1__matches_log_lifecycle_and_credentials",
-    include_str!("../../../migrations/postgres/V1__matches_log_lifecycle_and_credentials.sql"),
-)];
+const POSTGRES_MIGRATIONS: [(&str, &str); 2] = [
+    (
+        "V1__matches_log_lifecycle_and_credentials",
+        include_str!("../../../migrations/postgres/V1__matches_log_lifecycle_and_credentials.sql"),
+    ),
+    (
+        "V2__a_match_s_rows_checked_by_the_writer",
+        include_str!("../../../migrations/postgres/V2__a_match_s_rows_checked_by_the_writer.sql"),
+    ),
+];
 
 /// The advisory lock key hosts hold while migrating: any fixed number no
 /// other program on the database uses (the bytes of "tabletop").
