@@ -18,12 +18,15 @@ use tokio_postgres::Client;
 use super::connect::{BY_KEY, Target, db_error, round_trips};
 use super::step::Answer;
 
-/// How the writer's session is readied besides [`BY_KEY`]: the plan of
-/// each prepared statement made once. The writer's statements find every
-/// row through a key, so one plan serves every batch; left to choose, the
-/// server planned the lifecycle insert again on every call, which cost as
-/// much as running it.
-const ONE_PLAN: &str = "SET plan_cache_mode = force_generic_plan";
+/// How the writer's session is readied besides [`BY_KEY`]: joins by
+/// nested loops over index probes only. Every statement of the writer
+/// finds its rows through a key, yet a plan made while the tables are
+/// young (the server keeps one per prepared statement, and may keep it as
+/// the tables grow) judged reading every match into a hash or a bitmap as
+/// cheap as probing for the batch's few: a plan that costs more with each
+/// match stored.
+const PROBES_ONLY: &str =
+    "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_bitmapscan = off";
 
 /// One request of a pipeline.
 pub(super) enum Request<'a> {
@@ -77,7 +80,7 @@ impl Pipeline {
             client,
             statements: HashMap::new(),
         };
-        let readied = pipeline.send(&[Request::Simple(BY_KEY), Request::Simple(ONE_PLAN)])?;
+        let readied = pipeline.send(&[Request::Simple(BY_KEY), Request::Simple(PROBES_ONLY)])?;
         if let Some(e) = readied.into_iter().find_map(Result::err) {
             return Err(db_error(e));
         }
