@@ -1,12 +1,13 @@
 //! The PostgreSQL store (`--store postgres://…`): the same promises as the
 //! SQLite store, on a database server the operator already runs.
 //!
-//! Client: the synchronous [`postgres`] crate (it wraps tokio-postgres on a
-//! small runtime of its own per connection). The [`Store`] trait is
-//! synchronous and called from blocking threads and the writer thread, so
-//! a blocking client fits it with no runtime to hand around; the async
-//! client would need one driven from a thread of its own for the same
-//! effect.
+//! Clients: the readers use the synchronous [`postgres`] crate (it wraps
+//! tokio-postgres on a small runtime of its own per connection): the
+//! [`Store`] trait is synchronous and called from blocking threads, so a
+//! blocking client fits it with no runtime to hand around. The writer uses
+//! tokio-postgres itself, on a runtime of its thread's own
+//! (`pipeline.rs`), because only the asynchronous client sends several
+//! statements without waiting for each answer.
 //!
 //! Connections (`connect.rs`, `readers.rs`): the writer thread owns one
 //! connection for every write; reads go to a few reader threads
@@ -22,11 +23,14 @@
 //! the writer thread through a channel, and its caller waits on its own
 //! completion ([`Commit`]); queueing never waits on the server. The writer
 //! takes the first waiting write, drains whatever queued up meanwhile (up
-//! to [`MAX_BATCH`]), and commits them all in one transaction; a batch in
-//! which one write fails runs again with a savepoint per write, so it fails
-//! alone. A match's writes are queued under its lock, so they commit in
-//! their order. A batch whose writes only add log entries (most actions)
-//! is one statement instead (`appends.rs`): one round trip per batch.
+//! to [`MAX_BATCH`]), and commits them all in one transaction: `BEGIN` and
+//! every write's statements (`apply.rs` makes each write into steps,
+//! `step.rs`) sent at once, every answer judged, then `COMMIT` — two round
+//! trips whatever the batch holds. A batch in which one write fails runs
+//! again with a savepoint per write, so it fails alone. A match's writes
+//! are queued under its lock, so they commit in their order. A batch whose
+//! writes only add log entries (most actions) is one statement instead
+//! (`appends.rs`): one round trip per batch.
 //!
 //! Durability: a write is acknowledged only once the `COMMIT` of its batch
 //! has returned, which with PostgreSQL's defaults (`fsync` and
@@ -64,6 +68,10 @@
 //!   join_code_hash, display_name, external_id, bot)` — SHA-256 hashes,
 //!   never tokens or codes
 //! - `match_labels(match_id, key, value)` — for listing by label
+//! - the rows below name their match without a foreign key (migration V2:
+//!   a key's check locked the match's row for every log entry): they go in
+//!   with their match, or through statements that store nothing for a
+//!   match they do not find, and no match is deleted
 //! - `log(match_id, version, entry_json)`, keyed by `(match_id, version)`:
 //!   a match's log is one range of the key, so reading any match back,
 //!   finished or not, is one index scan (the SQLite store keeps a finished

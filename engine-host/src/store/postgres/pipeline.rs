@@ -2,7 +2,7 @@
 //! of the writer thread's own, so that a batch's statements — `BEGIN`,
 //! every write's steps — go to the server together and are answered in one
 //! round trip, where the synchronous client waits for each in turn (a
-//! batch holding a creation and an end was ~8 round trips). The server
+//! batch holding a creation and an end would be ~8 round trips). The server
 //! still runs them one after another, in the order sent; the writer judges
 //! every answer before it sends `COMMIT`, so a write that must fail is
 //! never committed by a pipeline that ran on past it.
