@@ -381,6 +381,8 @@ pub(super) fn missing_version(match_id: &str, version: u64) -> HostError {
 /// committed. The counter's row stays locked until the transaction ends,
 /// so no other transaction takes numbers before this one commits or rolls
 /// back: the numbers follow the commit order with no gap, whoever writes.
+/// The statement notifies `tail.rs`'s channel, delivered at the commit to
+/// every store on the database.
 fn insert_lifecycle(steps: &mut Vec<Step>, events: &[LifecycleEvent]) -> HostResult<()> {
     if events.is_empty() {
         return Ok(());
@@ -395,10 +397,11 @@ fn insert_lifecycle(steps: &mut Vec<Step>, events: &[LifecycleEvent]) -> HostRes
     steps.push(Step::new(
         "WITH counter AS (UPDATE lifecycle_counter SET last_seq = last_seq + $1 \
              RETURNING last_seq) \
-         INSERT INTO lifecycle (seq, match_id, event_json) \
+         , inserted AS (INSERT INTO lifecycle (seq, match_id, event_json) \
          SELECT counter.last_seq - $1::BIGINT + e.ordinality, e.match_id, e.event_json \
          FROM counter, unnest($2::TEXT[], $3::TEXT[]) WITH ORDINALITY AS e(match_id, event_json) \
-         RETURNING seq",
+         RETURNING seq) \
+         SELECT seq FROM inserted, pg_notify('tabletop_lifecycle', '')",
         vec![
             Box::new(count as i64),
             Box::new(match_ids),

@@ -86,7 +86,8 @@
 //!   gives its numbers back), by however many hosts. A feed that reads
 //!   after its last number therefore never skips a row that commits late.
 //!   [`Store::lifecycle_tail`] is moved to a batch's last number once its
-//!   commit returned.
+//!   commit returned, and to the last number any other host on the
+//!   database committed, which PostgreSQL notifies (`tail.rs`).
 //! - `requests(request_id, request_hash, match_id, response)` and
 //!   `credentials(credential_id, name, role, secret_hash, issued_at_ms,
 //!   revoked_at_ms, tenant)`
@@ -109,6 +110,7 @@ mod read;
 mod readers;
 mod schema;
 mod step;
+mod tail;
 mod writer;
 
 use super::queued::Write;
@@ -139,6 +141,8 @@ pub struct PostgresStore {
     reachability: Arc<Reachability>,
     tail: tokio::sync::watch::Receiver<u64>,
     writer: Option<std::thread::JoinHandle<()>>,
+    /// Follows lifecycle rows other hosts commit.
+    _feed: tail::Listener,
 }
 
 impl PostgresStore {
@@ -156,7 +160,7 @@ impl PostgresStore {
             target: target.clone(),
             connection: None,
             reachability: Arc::clone(&reachability),
-            tail: tail_tx,
+            tail: tail_tx.clone(),
             failed_at: None,
         };
         // The writer thread connects and migrates: the client must not run
@@ -183,7 +187,10 @@ impl PostgresStore {
             let _ = writer.join();
             return Err(e);
         }
+        let feed = tail::Listener::start(&target, tail_tx)
+            .map_err(|e| HostError::Internal(format!("cannot start the store's feed: {e}")))?;
         Ok(PostgresStore {
+            _feed: feed,
             readers: Readers::start(&target, &reachability)?,
             target,
             jobs: Mutex::new(tx),

@@ -237,6 +237,52 @@ fn a_database_of_schema_version_1_is_brought_to_the_latest_with_its_matches() {
 }
 
 #[test]
+fn the_feed_tail_follows_lifecycle_rows_another_host_commits() {
+    let database = database();
+    let here = PostgresStore::open(&database.url).unwrap();
+    let elsewhere = PostgresStore::open(&database.url).unwrap();
+    create(&elsewhere, "a");
+    append(
+        &elsewhere,
+        "a",
+        &[chance(2)],
+        &[event("a", LifecycleKind::Paused)],
+    )
+    .unwrap();
+    let last = *elsewhere.lifecycle_tail().borrow();
+    assert_eq!(last, 2, "the creation's row and the pause");
+    let mut tail = here.lifecycle_tail();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while *tail.borrow_and_update() < last {
+        assert!(
+            Instant::now() < deadline,
+            "the tail stayed at {}",
+            *tail.borrow()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let seqs: Vec<u64> = here
+        .lifecycle_after(0, 10)
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(seqs, [1, 2]);
+    // And back: this host's rows reach the other.
+    append(&here, "a", &[], &[event("a", LifecycleKind::Resumed)]).unwrap();
+    let mut tail = elsewhere.lifecycle_tail();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while *tail.borrow_and_update() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the tail stayed at {}",
+            *tail.borrow()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
 fn a_reopened_store_keeps_its_matches_and_numbers_lifecycle_rows_after_its_last() {
     let database = database();
     let store = PostgresStore::open(&database.url).unwrap();
