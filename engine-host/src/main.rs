@@ -18,7 +18,7 @@ use engine_host::engine::{Engine, Offered};
 use engine_host::logging::LineFormat;
 use engine_host::store::postgres::PostgresStore;
 use engine_host::store::sqlite::{STORE_FILE, SqliteStore};
-use engine_host::store::{MemoryStore, Store};
+use engine_host::store::{MemoryStore, Store, migrate};
 use engine_host::{crash_note, malloc, shutdown};
 use tabletop_loader::Vetter;
 use tabletop_loader::isolation::{FaultWindow, Isolation, TrustList, WorkerSpec};
@@ -157,7 +157,7 @@ fn private_data_dir(dir: &Path) -> Result<(), String> {
 /// or empty: the host starts with no matches, and someone should know.
 fn warn_if_store_lost(data_dir: &Path, store: &Path) {
     let has_store = std::fs::metadata(store).is_ok_and(|m| m.len() > 0);
-    let used_before = ["admin-token", "request-key"]
+    let used_before = ["admin-token", migrate::REQUEST_KEY]
         .iter()
         .any(|file| data_dir.join(file).exists());
     if used_before && !has_store {
@@ -206,13 +206,10 @@ fn raise_open_file_limit() {}
 /// DATA_DIR/request-key (owner-only) so a retry after a restart gets the
 /// same tokens; a new one is written when there is none.
 fn request_key(config: &Config) -> std::io::Result<[u8; 32]> {
-    let file = config.data_dir.join("request-key");
-    if let Ok(text) = std::fs::read_to_string(&file)
-        && let Ok(bytes) = hex::decode(text.trim())
-        && let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice())
-    {
+    if let Some(key) = migrate::request_key(&config.data_dir) {
         return Ok(key);
     }
+    let file = config.data_dir.join(migrate::REQUEST_KEY);
     let key: [u8; 32] = rand::random();
     write_private(&file, &hex::encode(key))?;
     Ok(key)
@@ -451,6 +448,16 @@ async fn run(
         }
     };
     let token = admin_token(&config)?;
+    let own_key = request_key(&config)?;
+    let request_key = store
+        .shared_key(migrate::REQUEST_KEY, own_key)
+        .map_err(|e| format!("cannot read the store's request key: {e}"))?;
+    if request_key != own_key {
+        tracing::info!(
+            "the request key is the one the store holds, shared by every host on it \
+             (DATA_DIR/request-key is not used)"
+        );
+    }
     let inline_limit =
         (config.inline_limit_ms > 0).then(|| Duration::from_millis(config.inline_limit_ms));
     let vetter = vetter(&config)
@@ -460,7 +467,7 @@ async fn run(
             .with_inline_limit(inline_limit)
             .with_vetter(vetter)
             .with_isolation(isolation(&config)?)
-            .with_request_key(request_key(&config)?)
+            .with_request_key(request_key)
             .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
             .with_anonymous_wait(
                 (config.anonymous_open_seat_wait_s > 0)

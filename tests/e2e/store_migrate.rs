@@ -195,8 +195,29 @@ async fn a_store_this_host_wrote_moves_into_postgres_and_is_served_as_before() {
         String::from_utf8_lossy(&again.stderr)
     );
 
-    // The same data directory: its admin token and the key request ids'
-    // tokens are derived from stay with the host.
+    // The key a retried creation's tokens come from moved into the database
+    // too: a host with a data directory of its own, the first on the
+    // database, answers the retry alike.
+    let mut elsewhere = Host::start_with(HostOptions {
+        args: vec!["--store".into(), database.url.clone()],
+        ..HostOptions::default()
+    })
+    .await;
+    let retried = elsewhere
+        .matches()
+        .await
+        .create_match(with_credential(
+            &north,
+            create_request("focus", "north-2", vec![]),
+        ))
+        .await
+        .expect("the retry is answered by another host")
+        .into_inner();
+    assert_eq!(retried.match_id, created["north-2"].match_id);
+    assert_eq!(retried.seats, created["north-2"].seats);
+    assert!(elsewhere.terminate().await, "the host stops");
+
+    // The same data directory: its admin token stays with the host.
     let host = Host::start_with(HostOptions {
         data_dir: Some(data_dir.clone()),
         args: vec!["--store".into(), database.url.clone()],

@@ -32,7 +32,9 @@ pub enum StoreAction {
     /// open, it is damaged, the database is not empty or cannot be reached);
     /// a refusal writes nothing.
     Migrate {
-        /// The store file, or the data directory holding `matches.sqlite3`.
+        /// The store file, or the data directory holding `matches.sqlite3`
+        /// (its `request-key`, from which retried creations' tokens are
+        /// derived, moves too).
         #[arg(long)]
         from: PathBuf,
         /// The PostgreSQL database: `postgres://user:password@host:port/db`.

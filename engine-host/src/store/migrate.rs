@@ -50,6 +50,17 @@ pub fn store_file(from: &Path) -> PathBuf {
     }
 }
 
+/// The name of the key retried creations' tokens are derived from: its
+/// file in a data directory, and its row in a shared store.
+pub const REQUEST_KEY: &str = "request-key";
+
+/// The request key a data directory holds (hex, 32 bytes), if it holds one.
+pub fn request_key(data_dir: &Path) -> Option<[u8; 32]> {
+    let text = std::fs::read_to_string(data_dir.join(REQUEST_KEY)).ok()?;
+    let bytes = hex::decode(text.trim()).ok()?;
+    <[u8; 32]>::try_from(bytes.as_slice()).ok()
+}
+
 fn differs(what: &str) -> HostError {
     HostError::Internal(format!(
         "{what} reads back from PostgreSQL differently from the file; the database holds the \
@@ -90,6 +101,11 @@ pub fn sqlite_to_postgres(from: &Path, to: &str) -> HostResult<Moved> {
         target.add_credential(credential)?;
     }
     moved.credentials = credentials.len() as u64;
+    // The key retried creations' tokens come from, when the data directory
+    // is given: every host on the database derives them alike.
+    if let Some(key) = from.is_dir().then(|| request_key(from)).flatten() {
+        target.add_shared_key(REQUEST_KEY, &key)?;
+    }
     let mut after = 0;
     loop {
         let rows = source.lifecycle_after(after, FEED_PAGE)?;

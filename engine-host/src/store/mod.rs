@@ -181,6 +181,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         // The sender goes at once: the value stays true and never changes.
         tokio::sync::watch::channel(true).1
     }
+    /// The key named `name` that every host on this store holds alike:
+    /// the one stored, or `proposed` when none is (stored then, for the
+    /// hosts after). A store only this host opens answers `proposed`.
+    fn shared_key(&self, name: &str, proposed: [u8; 32]) -> HostResult<[u8; 32]> {
+        let _ = name;
+        Ok(proposed)
+    }
 }
 
 /// A credential the admin issued, as stored: never its secret, only the

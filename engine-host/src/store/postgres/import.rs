@@ -46,23 +46,30 @@ impl PostgresImport {
             .client
             .batch_execute(
                 "BEGIN; LOCK TABLE matches, seats, match_labels, log, lifecycle, \
-                 lifecycle_counter, requests, credentials IN EXCLUSIVE MODE",
+                 lifecycle_counter, requests, credentials, shared_keys IN EXCLUSIVE MODE",
             )
             .map_err(db_error)?;
         let held = connection
             .client
             .query_one(
                 "SELECT (SELECT COUNT(*) FROM matches), (SELECT COUNT(*) FROM credentials), \
-                 (SELECT last_seq FROM lifecycle_counter)",
+                 (SELECT last_seq FROM lifecycle_counter), (SELECT COUNT(*) FROM shared_keys)",
                 &[],
             )
             .map_err(db_error)?;
-        let (matches, credentials, last_seq): (i64, i64, i64) =
-            (held.get(0), held.get(1), held.get(2));
-        if matches + credentials + last_seq > 0 {
+        let (matches, credentials, last_seq, keys): (i64, i64, i64, i64) =
+            (held.get(0), held.get(1), held.get(2), held.get(3));
+        if matches + credentials + last_seq + keys > 0 {
+            // A host that started on it stored its keys: another store's
+            // request ids would answer other tokens there.
+            let started = if keys > 0 {
+                ", a host has served it"
+            } else {
+                ""
+            };
             return Err(HostError::InvalidRequest(format!(
                 "the database {} is not empty ({matches} matches, {credentials} credentials, \
-                 {last_seq} lifecycle rows): migrate into a new database",
+                 {last_seq} lifecycle rows{started}): migrate into a new database",
                 target.name
             )));
         }
@@ -110,6 +117,15 @@ impl PostgresImport {
         let mut steps = Vec::new();
         insert_credential(&mut steps, credential);
         self.run(&steps)
+    }
+
+    /// Adds a key every host on the store shares ([`crate::store::Store::shared_key`]).
+    pub fn add_shared_key(&mut self, name: &str, value: &[u8; 32]) -> HostResult<()> {
+        self.db().execute(
+            "INSERT INTO shared_keys (name, value) VALUES ($1, $2)",
+            &[&name, &value.as_slice()],
+        )?;
+        Ok(())
     }
 
     /// Adds lifecycle rows under their own numbers (their matches must be

@@ -88,6 +88,8 @@
 //!   [`Store::lifecycle_tail`] is moved to a batch's last number once its
 //!   commit returned, and to the last number any other host on the
 //!   database committed, which PostgreSQL notifies (`tail.rs`).
+//! - `shared_keys(name, value)`: secrets every host on the database holds
+//!   alike ([`Store::shared_key`]), the first host's
 //! - `requests(request_id, request_hash, match_id, response)` and
 //!   `credentials(credential_id, name, role, secret_hash, issued_at_ms,
 //!   revoked_at_ms, tenant)`
@@ -356,6 +358,11 @@ impl Store for PostgresStore {
 
     fn reachable(&self) -> tokio::sync::watch::Receiver<bool> {
         self.reachability.subscribe()
+    }
+
+    fn shared_key(&self, name: &str, proposed: [u8; 32]) -> HostResult<[u8; 32]> {
+        let name = name.to_string();
+        self.read(move |connection| read::shared_key(connection, &name, proposed))
     }
 }
 

@@ -416,6 +416,30 @@ pub(super) fn last_lifecycle_row(connection: &mut Connection) -> HostResult<u64>
     Ok(row.get::<_, i64>(0) as u64)
 }
 
+/// The key named `name`: the one stored, or `proposed`, stored now when
+/// none was (a host starting beside it stores its own or finds this one).
+pub(super) fn shared_key(
+    connection: &mut Connection,
+    name: &str,
+    proposed: [u8; 32],
+) -> HostResult<[u8; 32]> {
+    let mut db = direct(connection);
+    db.execute(
+        "INSERT INTO shared_keys (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        &[&name, &proposed.as_slice()],
+    )?;
+    let row = db
+        .query_opt("SELECT value FROM shared_keys WHERE name = $1", &[&name])?
+        .ok_or_else(|| HostError::Internal(format!("the match store lost its key {name}")))?;
+    let value: Vec<u8> = row.get(0);
+    <[u8; 32]>::try_from(value.as_slice()).map_err(|_| {
+        HostError::Internal(format!(
+            "the match store's key {name} is {} bytes, not 32",
+            value.len()
+        ))
+    })
+}
+
 /// The request stored under `request_id`.
 pub(super) fn request(
     connection: &mut Connection,

@@ -20,7 +20,7 @@ use super::connect::{Connection, db_error};
 use crate::store::migrations::Applied;
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const POSTGRES_MIGRATIONS: [(&str, &str); 2] = [
+const POSTGRES_MIGRATIONS: [(&str, &str); 3] = [
     (
         "V1__matches_log_lifecycle_and_credentials",
         include_str!("../../../migrations/postgres/V1__matches_log_lifecycle_and_credentials.sql"),
@@ -28,6 +28,10 @@ const POSTGRES_MIGRATIONS: [(&str, &str); 2] = [
     (
         "V2__a_match_s_rows_checked_by_the_writer",
         include_str!("../../../migrations/postgres/V2__a_match_s_rows_checked_by_the_writer.sql"),
+    ),
+    (
+        "V3__keys_every_host_shares",
+        include_str!("../../../migrations/postgres/V3__keys_every_host_shares.sql"),
     ),
 ];
 

@@ -195,7 +195,7 @@ fn a_database_of_schema_version_1_is_brought_to_the_latest_with_its_matches() {
     append(&store, "a", &[chance(2)], &[]).unwrap();
     drop(store);
     // The database as a host of schema version 1 left it: the rows of a
-    // match name it through foreign keys.
+    // match name it through foreign keys, and no key is shared.
     let mut client = postgres::Client::connect(&database.url, postgres::NoTls).unwrap();
     let foreign_keys = |client: &mut postgres::Client| -> i64 {
         client
@@ -210,7 +210,7 @@ fn a_database_of_schema_version_1_is_brought_to_the_latest_with_its_matches() {
     };
     client
         .batch_execute(
-            "DELETE FROM refinery_schema_history WHERE version = 2; \
+            "DELETE FROM refinery_schema_history WHERE version >= 2; DROP TABLE shared_keys; \
              ALTER TABLE log ADD FOREIGN KEY (match_id) REFERENCES matches (match_id); \
              ALTER TABLE lifecycle ADD FOREIGN KEY (match_id) REFERENCES matches (match_id); \
              ALTER TABLE seats ADD FOREIGN KEY (match_id) REFERENCES matches (match_id); \
@@ -280,6 +280,22 @@ fn the_feed_tail_follows_lifecycle_rows_another_host_commits() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn every_store_on_a_database_shares_the_first_ones_key() {
+    let database = database();
+    let first = PostgresStore::open(&database.url).unwrap();
+    let second = PostgresStore::open(&database.url).unwrap();
+    assert_eq!(first.shared_key("request-key", [1; 32]).unwrap(), [1; 32]);
+    assert_eq!(second.shared_key("request-key", [2; 32]).unwrap(), [1; 32]);
+    assert_eq!(second.shared_key("another", [2; 32]).unwrap(), [2; 32]);
+    drop(first);
+    let reopened = PostgresStore::open(&database.url).unwrap();
+    assert_eq!(
+        reopened.shared_key("request-key", [3; 32]).unwrap(),
+        [1; 32]
+    );
 }
 
 #[test]
