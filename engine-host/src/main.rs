@@ -42,11 +42,59 @@ fn init_logging(format: LogFormat) {
         .init();
 }
 
-/// The configured admin token (given, or in the --admin-token-file), or the
-/// one in DATA_DIR/admin-token, or a new one written there (readable only by
-/// the owner). A token file other users can read is refused: whoever reads
-/// it can load native code into the host. An empty token counts as none.
-fn admin_token(config: &Config) -> Result<String, String> {
+/// The name under which a shared store keeps the admin token's SHA-256.
+const ADMIN_TOKEN_HASH: &str = "admin-token-sha256";
+
+/// The hash of the admin token every host on the store accepts. A store
+/// only this host opens takes this host's token: the configured one (given,
+/// or in the --admin-token-file), or the one in DATA_DIR/admin-token, or a
+/// new one written there (readable only by the owner). A store several
+/// hosts share (PostgreSQL) keeps the first host's: a later host with no
+/// token of its own takes it (and writes no file: the first host's holds
+/// it), and one with another token is refused, so one token serves them
+/// all.
+fn admin_token_hash(config: &Config, store: &dyn Store) -> Result<[u8; 32], String> {
+    let own = configured_admin_token(config)?;
+    let candidate = own.clone().unwrap_or_else(tabletop_core::tokens::new_token);
+    let proposed = tabletop_core::tokens::hash_token(&candidate);
+    // A new token is written before the store may keep its hash: a token
+    // nobody holds must never become the store's.
+    let file = config.data_dir.join("admin-token");
+    if own.is_none() {
+        write_private(&file, &candidate)
+            .map_err(|e| format!("cannot write the admin token to {}: {e}", file.display()))?;
+    }
+    let shared = store
+        .shared_key(ADMIN_TOKEN_HASH, proposed)
+        .map_err(|e| format!("cannot read the store's admin token: {e}"))?;
+    if shared == proposed {
+        if own.is_none() {
+            tracing::info!(file = %file.display(), "generated an admin token");
+        }
+        return Ok(shared);
+    }
+    if own.is_none() {
+        let _ = std::fs::remove_file(&file);
+    } else {
+        return Err(
+            "this host's admin token is not the one the other hosts on its store accept (the \
+             first host's, in its DATA_DIR/admin-token unless it was given): give that token, \
+             or none (and no DATA_DIR/admin-token) and this host takes it"
+                .into(),
+        );
+    }
+    tracing::info!(
+        "the admin token is the one the first host on this store made (in its \
+         DATA_DIR/admin-token unless it was given): this host keeps no copy"
+    );
+    Ok(shared)
+}
+
+/// This host's own admin token, if it has one: given, in the
+/// --admin-token-file, or in DATA_DIR/admin-token. A token file other users
+/// can read is refused: whoever reads it can load native code into the
+/// host. An empty token counts as none.
+fn configured_admin_token(config: &Config) -> Result<Option<String>, String> {
     let given = config.admin_token.as_deref().filter(|t| !t.is_empty());
     match (given, &config.admin_token_file) {
         (Some(_), Some(_)) => {
@@ -64,7 +112,7 @@ fn admin_token(config: &Config) -> Result<String, String> {
                      --admin-token-file"
                 );
             }
-            return Ok(token.to_string());
+            return Ok(Some(token.to_string()));
         }
         (None, Some(file)) => {
             let token = std::fs::read_to_string(file)
@@ -74,7 +122,7 @@ fn admin_token(config: &Config) -> Result<String, String> {
             if token.is_empty() {
                 return Err(format!("the admin token file {} is empty", file.display()));
             }
-            return Ok(token.to_string());
+            return Ok(Some(token.to_string()));
         }
         (None, None) => {}
     }
@@ -83,13 +131,9 @@ fn admin_token(config: &Config) -> Result<String, String> {
         && !token.trim().is_empty()
     {
         refuse_if_shared(&file)?;
-        return Ok(token.trim().to_string());
+        return Ok(Some(token.trim().to_string()));
     }
-    let token = tabletop_core::tokens::new_token();
-    write_private(&file, &token)
-        .map_err(|e| format!("cannot write the admin token to {}: {e}", file.display()))?;
-    tracing::info!(file = %file.display(), "generated an admin token");
-    Ok(token)
+    Ok(None)
 }
 
 /// Refuses a secret file that users other than its owner may read or write.
@@ -447,7 +491,7 @@ async fn run(
             Arc::new(store)
         }
     };
-    let token = admin_token(&config)?;
+    let admin_token_hash = admin_token_hash(&config, store.as_ref())?;
     let own_key = request_key(&config)?;
     let request_key = store
         .shared_key(migrate::REQUEST_KEY, own_key)
@@ -463,19 +507,23 @@ async fn run(
     let vetter = vetter(&config)
         .map_err(|e| format!("cannot find this executable to check plugin files with: {e}"))?;
     let engine = Arc::new(
-        Engine::new(store, &token, config.data_dir.join("plugin-cache"))
-            .with_inline_limit(inline_limit)
-            .with_vetter(vetter)
-            .with_isolation(isolation(&config)?)
-            .with_request_key(request_key)
-            .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
-            .with_anonymous_wait(
-                (config.anonymous_open_seat_wait_s > 0)
-                    .then(|| Duration::from_secs(config.anonymous_open_seat_wait_s)),
-            )
-            .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms))
-            .with_anonymous_bot_max_think(Duration::from_millis(config.anonymous_bot_max_think_ms))
-            .with_bot_searches_per_creator(config.bot_searches_per_creator as usize),
+        Engine::with_admin_token_hash(
+            store,
+            admin_token_hash,
+            config.data_dir.join("plugin-cache"),
+        )
+        .with_inline_limit(inline_limit)
+        .with_vetter(vetter)
+        .with_isolation(isolation(&config)?)
+        .with_request_key(request_key)
+        .with_anonymous_create(config.anonymous_create == AnonymousCreate::Allow)
+        .with_anonymous_wait(
+            (config.anonymous_open_seat_wait_s > 0)
+                .then(|| Duration::from_secs(config.anonymous_open_seat_wait_s)),
+        )
+        .with_bot_max_think(Duration::from_millis(config.bot_max_think_ms))
+        .with_anonymous_bot_max_think(Duration::from_millis(config.anonymous_bot_max_think_ms))
+        .with_bot_searches_per_creator(config.bot_searches_per_creator as usize),
     );
     // A host that died inside a trusted plugin's call left a note: quarantine
     // that match before recovery replays it into the same crash.

@@ -17,7 +17,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::support::{
-    create, play_first_legal, play_to_end, reason, spectator, watch_as_spectator,
+    create, issue_in_tenant, play_first_legal, play_to_end, reason, spectator, watch_as_spectator,
 };
 
 /// Waits until the host's health service says `status` for the server as a
@@ -195,5 +195,59 @@ async fn each_action_on_postgres_costs_one_commit_in_one_round_trip() {
     assert!(
         (1.0..=1.2).contains(&round_trips),
         "round trips per action: {round_trips}"
+    );
+}
+
+/// One admin token serves every host on a database: the first host's. A
+/// host with no token of its own takes it (and keeps no copy), and a host
+/// given another one is refused at its start, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_host_on_a_database_accepts_the_first_hosts_admin_token_and_no_other() {
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let store = vec!["--store".to_string(), database.url.clone()];
+    // The harness gives every host the same admin token.
+    let first = Host::start_with(HostOptions {
+        args: store.clone(),
+        ..Default::default()
+    })
+    .await;
+    let root = tempfile::tempdir().expect("temp dir");
+    let data = root.path().join("data");
+    let second = Host::start_with(HostOptions {
+        data_dir: Some(data.clone()),
+        args: store.clone(),
+        env: vec![("TABLETOP_ADMIN_TOKEN".into(), String::new())],
+        ..Default::default()
+    })
+    .await;
+    // The first host's token is the admin's on the second.
+    let (_, _, issued_secret) = issue_in_tenant(&second, "through the second", "north").await;
+    assert!(!issued_secret.is_empty());
+    assert!(
+        !data.join("admin-token").exists(),
+        "a host that takes the store's token keeps no copy of its own"
+    );
+    drop((first, second));
+
+    let refused = std::process::Command::new(tabletop_tests::engine_host_binary())
+        .args(["--listen", "127.0.0.1:0", "--plugin-poll-ms", "0"])
+        .arg("--data-dir")
+        .arg(root.path().join("another"))
+        .arg("--plugin-dir")
+        .arg(root.path())
+        .args(&store)
+        .env("TABLETOP_ADMIN_TOKEN", "another-admin-token")
+        .output()
+        .expect("the host runs");
+    assert!(
+        !refused.status.success(),
+        "a host with another token starts"
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("not the one the other hosts on its store accept"),
+        "{stderr}"
     );
 }

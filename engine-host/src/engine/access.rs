@@ -193,10 +193,11 @@ pub struct Credentials {
 }
 
 impl Credentials {
-    /// The admin token `admin_token`, and the credentials `store` keeps.
-    pub fn new(admin_token: &str, store: Arc<dyn Store>) -> Credentials {
+    /// The admin token known by its hash (a host on a shared store may
+    /// never see the token itself), and the credentials `store` keeps.
+    pub fn with_admin_token_hash(admin_token_hash: [u8; 32], store: Arc<dyn Store>) -> Credentials {
         Credentials {
-            admin_token_hash: hash_token(admin_token),
+            admin_token_hash,
             index: RwLock::new(None),
             store,
         }

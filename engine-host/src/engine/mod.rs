@@ -239,11 +239,26 @@ fn caught<T>(call: impl FnOnce() -> HostResult<T>) -> HostResult<T> {
 impl Engine {
     /// An engine with no plugins and no matches.
     pub fn new(store: Arc<dyn Store>, admin_token: &str, cache_dir: PathBuf) -> Engine {
+        Engine::with_admin_token_hash(
+            store,
+            tabletop_core::tokens::hash_token(admin_token),
+            cache_dir,
+        )
+    }
+
+    /// An engine with no plugins and no matches, whose admin token is known
+    /// by its hash only (every host on a shared store takes the first one's:
+    /// see [`Store::shared_key`]).
+    pub fn with_admin_token_hash(
+        store: Arc<dyn Store>,
+        admin_token_hash: [u8; 32],
+        cache_dir: PathBuf,
+    ) -> Engine {
         Engine {
             catalog: Catalog::new(cache_dir),
             table: MatchTable::default(),
             unavailable: UnavailableMatches::default(),
-            credentials: Credentials::new(admin_token, Arc::clone(&store)),
+            credentials: Credentials::with_admin_token_hash(admin_token_hash, Arc::clone(&store)),
             store_reachable: store.reachable(),
             store,
             creation: Creation::default(),
