@@ -103,7 +103,8 @@ pub fn sqlite_to_postgres(from: &Path, to: &str) -> HostResult<Moved> {
     moved.credentials = credentials.len() as u64;
     // The key retried creations' tokens come from, when the data directory
     // is given: every host on the database derives them alike.
-    if let Some(key) = from.is_dir().then(|| request_key(from)).flatten() {
+    let key = from.is_dir().then(|| request_key(from)).flatten();
+    if let Some(key) = key {
         target.add_shared_key(REQUEST_KEY, &key)?;
     }
     let mut after = 0;
@@ -137,6 +138,9 @@ pub fn sqlite_to_postgres(from: &Path, to: &str) -> HostResult<Moved> {
     };
     if by_id(stored.credentials()?) != by_id(credentials) {
         return Err(differs("the credentials"));
+    }
+    if stored.shared_key(REQUEST_KEY)? != key.map(|key| key.to_vec()) {
+        return Err(differs("the request key"));
     }
     let mut after = 0;
     loop {

@@ -205,4 +205,14 @@ impl ImportedStore {
     pub fn request(&mut self, request_id: &str) -> HostResult<Option<StoredRequest>> {
         read::request(&mut self.connection, request_id)
     }
+
+    /// The shared key stored under `name`, if one is.
+    pub fn shared_key(&mut self, name: &str) -> HostResult<Option<Vec<u8>>> {
+        let row = self
+            .connection
+            .client
+            .query_opt("SELECT value FROM shared_keys WHERE name = $1", &[&name])
+            .map_err(db_error)?;
+        Ok(row.map(|row| row.get(0)))
+    }
 }
