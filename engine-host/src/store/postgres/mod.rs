@@ -15,9 +15,10 @@
 //! waits behind a batch's commit. That is the pool: a pool crate would
 //! hand connections to the callers' threads, where the synchronous client
 //! must not run (a caller may be an async worker, and the client runs each
-//! call on a runtime of its own, which tokio refuses inside another). Every
-//! statement is prepared once per connection and kept, so a statement
-//! costs one round trip.
+//! call on a runtime of its own, which tokio refuses inside another). One
+//! more connection listens for the lifecycle rows other hosts commit
+//! (`tail.rs`). Every statement is prepared once per connection and kept,
+//! so a statement costs one round trip.
 //!
 //! Group commit (`writer.rs`), as in the SQLite store: every write goes to
 //! the writer thread through a channel, and its caller waits on its own
