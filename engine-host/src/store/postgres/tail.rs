@@ -126,14 +126,20 @@ impl Listening {
     fn catch_up(&self, connection: &mut Connection) -> bool {
         match read::last_lifecycle_row(connection) {
             Ok(last) => {
-                self.tail.send_if_modified(|tail| {
-                    let newer = last > *tail;
-                    *tail = (*tail).max(last);
-                    newer
-                });
+                advance(&self.tail, last);
                 true
             }
             Err(_) => false,
         }
     }
+}
+
+/// Moves `tail` to `row` unless it is there or past it already: the
+/// writer's commits and other hosts' notifications arrive in any order.
+pub(super) fn advance(tail: &tokio::sync::watch::Sender<u64>, row: u64) {
+    tail.send_if_modified(|last| {
+        let newer = row > *last;
+        *last = (*last).max(row);
+        newer
+    });
 }

@@ -44,15 +44,6 @@ pub(super) struct Writer {
     pub(super) failed_at: Option<Instant>,
 }
 
-/// How the writes of one batch are kept apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Isolation {
-    /// Not at all: a failing write abandons the whole batch.
-    None,
-    /// Each in its own savepoint: a failing write is undone alone.
-    Savepoints,
-}
-
 /// A batch that did not commit as a whole.
 enum Abandoned {
     /// A write failed (and not for want of the server): run the batch
@@ -166,15 +157,10 @@ impl Writer {
         let mut retried = false;
         loop {
             let connection = self.connected()?;
-            let attempt =
-                run_batch(connection, batch, Isolation::None).or_else(
-                    |abandoned| match abandoned {
-                        Abandoned::OneWriteFailed => {
-                            run_batch(connection, batch, Isolation::Savepoints)
-                        }
-                        other => Err(other),
-                    },
-                );
+            let attempt = run_together(connection, batch).or_else(|abandoned| match abandoned {
+                Abandoned::OneWriteFailed => run_apart(connection, batch),
+                other => Err(other),
+            });
             match attempt {
                 Ok(outcomes) => {
                     self.reachability.saw(&self.target, &Ok(()));
@@ -255,11 +241,7 @@ impl Writer {
         match outcome {
             Ok((outcomes, last_lifecycle_row)) => {
                 if let Some(row) = last_lifecycle_row {
-                    self.tail.send_if_modified(|last| {
-                        let newer = row > *last;
-                        *last = (*last).max(row);
-                        newer
-                    });
+                    super::tail::advance(&self.tail, row);
                 }
                 for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
                     let _ = done.send(outcome);
@@ -337,35 +319,30 @@ fn before_commit(e: HostError) -> Abandoned {
     }
 }
 
-/// A failure of `COMMIT` (or of what was sent with it), as the batch is
-/// abandoned for it: stored or not, nobody can tell when the connection
-/// broke.
-fn at_commit(e: postgres::Error) -> Abandoned {
-    match db_error(e) {
-        e @ HostError::StoreUnavailable(_) => Abandoned::AtCommit(HostError::StoreUnavailable(
+/// Sends `COMMIT`, after `before` (how the last savepoint ends) when
+/// given. A failure is the batch's [`Abandoned::AtCommit`] when the
+/// connection broke (stored or not, nobody can tell) and
+/// [`Abandoned::Failed`] otherwise.
+fn commit(connection: &mut Pipeline, before: Option<&'static str>) -> Result<(), Abandoned> {
+    let at_commit = |e: HostError| match e {
+        HostError::StoreUnavailable(_) => Abandoned::AtCommit(HostError::StoreUnavailable(
             format!("{e}; the write was not confirmed stored"),
         )),
         other => Abandoned::Failed(other),
+    };
+    let mut requests: Vec<Request<'_>> = before.map(Request::Simple).into_iter().collect();
+    requests.push(Request::Simple("COMMIT"));
+    for answer in connection.send(&requests).map_err(at_commit)? {
+        answer.map_err(|e| at_commit(db_error(e)))?;
     }
+    Ok(())
 }
 
 /// Applies every write of `batch` in one transaction and commits it:
 /// `BEGIN` and every write's statements sent at once, every answer
-/// judged, then `COMMIT`. With [`Isolation::None`] the first failing write
-/// rolls the whole transaction back; with [`Isolation::Savepoints`] each
-/// write runs in a savepoint of its own, and a failing one is undone alone
-/// and fails alone.
-fn run_batch(
-    connection: &mut Pipeline,
-    batch: &[Queued],
-    isolation: Isolation,
-) -> Result<Outcomes, Abandoned> {
-    match isolation {
-        Isolation::None => run_together(connection, batch),
-        Isolation::Savepoints => run_apart(connection, batch),
-    }
-}
-
+/// judged, then `COMMIT`; the first failing write rolls the whole
+/// transaction back ([`Abandoned::OneWriteFailed`]: [`run_apart`] runs the
+/// batch then).
 fn run_together(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Abandoned> {
     let planned = plan(batch).ok_or(Abandoned::OneWriteFailed)?;
     let mut requests = vec![Request::Simple("BEGIN")];
@@ -423,15 +400,7 @@ fn run_together(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes,
         }
         return Err(Abandoned::OneWriteFailed);
     }
-    let committed = connection
-        .send(&[Request::Simple("COMMIT")])
-        .map_err(|e| match e {
-            e @ HostError::StoreUnavailable(_) => Abandoned::AtCommit(e),
-            other => Abandoned::Failed(other),
-        })?;
-    if let Some(Err(e)) = committed.into_iter().next() {
-        return Err(at_commit(e));
-    }
+    commit(connection, None)?;
     Ok((batch.iter().map(|_| Ok(())).collect(), last_lifecycle_row))
 }
 
@@ -440,6 +409,9 @@ const SAVEPOINT: &str = "SAVEPOINT write";
 const KEEP: &str = "RELEASE SAVEPOINT write";
 const UNDO: &str = "ROLLBACK TO SAVEPOINT write; RELEASE SAVEPOINT write";
 
+/// Applies every write of `batch` in one transaction, each in a savepoint
+/// of its own, and commits it: a failing write is undone alone and fails
+/// alone.
 fn run_apart(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Abandoned> {
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut last_lifecycle_row = None;
@@ -487,15 +459,7 @@ fn run_apart(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Ab
         }));
     }
     if begun {
-        let mut requests: Vec<Request<'_>> = before.map(Request::Simple).into_iter().collect();
-        requests.push(Request::Simple("COMMIT"));
-        let answers = connection.send(&requests).map_err(|e| match e {
-            e @ HostError::StoreUnavailable(_) => Abandoned::AtCommit(e),
-            other => Abandoned::Failed(other),
-        })?;
-        for answer in answers {
-            answer.map_err(at_commit)?;
-        }
+        commit(connection, before)?;
     }
     Ok((outcomes, last_lifecycle_row))
 }
