@@ -75,6 +75,19 @@ pub struct Config {
     )]
     pub store: StoreKind,
 
+    /// On a PostgreSQL store, where the other hosts of the database reach
+    /// this host's gRPC API (`HOST:PORT`), to forward it the calls of the
+    /// matches it holds. Default: the bound listen address, with
+    /// 127.0.0.1 for an unspecified IP (hosts on one machine).
+    #[arg(long, env = "TABLETOP_ADVERTISE")]
+    pub advertise: Option<String>,
+
+    /// On a PostgreSQL store, how long this host's leases of its matches
+    /// last past its last heartbeat (renewed every third of it): when the
+    /// host dies, another takes its matches over within about this long.
+    #[arg(long, env = "TABLETOP_LEASE_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(300..=600_000))]
+    pub lease_ms: u64,
+
     /// How long a finished match stays in memory, in seconds, once nobody
     /// watches it; then it is read back from the store when asked for (the
     /// same answers, after one replay of its log).

@@ -351,6 +351,30 @@ fn main() -> ExitCode {
     }
 }
 
+/// The name of the key hosts on one database prove forwarded calls with.
+const CLUSTER_KEY: &str = "cluster-key";
+
+/// The gRPC listener.
+async fn bind(address: std::net::SocketAddr) -> Result<tokio::net::TcpListener, String> {
+    tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}"))
+}
+
+/// Where the other hosts of a shared store reach this one: `--advertise`,
+/// or the bound address (loopback for an unspecified IP).
+fn advertised(config: &Config, bound: std::net::SocketAddr) -> String {
+    if let Some(address) = &config.advertise {
+        return address.clone();
+    }
+    let ip = if bound.ip().is_unspecified() {
+        std::net::IpAddr::from([127, 0, 0, 1])
+    } else {
+        bound.ip()
+    };
+    std::net::SocketAddr::new(ip, bound.port()).to_string()
+}
+
 /// How long the stopped server's runtime waits for its threads to finish:
 /// the calls still running then are stuck (the grace period is over).
 const RUNTIME_STOP: Duration = Duration::from_secs(1);
@@ -471,6 +495,7 @@ async fn run(
     if fresh_dir {
         tracing::info!(dir = %config.data_dir.display(), "a fresh data directory: created");
     }
+    let mut listener = None;
     // The store first: a host refused its store (another host has it)
     // stops before it writes anything, such as a new admin token.
     let store: Arc<dyn Store> = match &config.store {
@@ -488,6 +513,14 @@ async fn run(
         StoreKind::Postgres(url) => {
             let store = PostgresStore::open(url).map_err(|e| e.to_string())?;
             tracing::info!(server = %store.server(), "match store: postgres");
+            // Bound before recovery, which claims matches in this host's
+            // name: other hosts forward calls to the address it advertises.
+            let bound = bind(config.listen).await?;
+            let address = advertised(&config, bound.local_addr()?);
+            store
+                .join(&address, Duration::from_millis(config.lease_ms))
+                .map_err(|e| format!("cannot join the hosts of the match store: {e}"))?;
+            listener = Some(bound);
             Arc::new(store)
         }
     };
@@ -568,6 +601,9 @@ async fn run(
     if bot_threads == 0 {
         tracing::warn!("--bot-threads 0: no bot moves on this host; bot seats wait");
     }
+    if let StoreKind::Postgres(_) = &config.store {
+        engine.spawn_cluster_threads(Duration::from_millis(config.lease_ms));
+    }
     engine.spawn_quarantine_thread();
     engine.spawn_bot_threads(bot_threads);
     spawn_clock(
@@ -617,9 +653,10 @@ async fn run(
         ),
         None => None,
     };
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let listener = match listener {
+        Some(bound) => bound,
+        None => bind(config.listen).await?,
+    };
     // Tests and scripts read the bound address (the port may be 0) from here.
     println!("listening on {}", listener.local_addr()?);
     if let Some(metrics_listener) = metrics_listener {
@@ -651,7 +688,19 @@ async fn run(
         }
         None => None,
     };
+    // Hosts on one database forward calls to each other with the key they
+    // all hold.
+    let cluster = match &config.store {
+        StoreKind::Postgres(_) => Some((
+            engine
+                .shared_key(CLUSTER_KEY, rand::random())
+                .map_err(|e| format!("cannot read the store's cluster key: {e}"))?,
+            Duration::from_millis(config.lease_ms),
+        )),
+        _ => None,
+    };
     let bots = Arc::clone(engine.bot_queue());
+    let leaving = Arc::clone(&engine);
     let served = engine_host::grpc::serve(
         engine,
         listener,
@@ -666,11 +715,17 @@ async fn run(
             stream_budget: config.stream_budget(),
             pool_calls_per_caller: config
                 .pool_calls_per_caller(std::thread::available_parallelism().map_or(1, |n| n.get())),
+            cluster,
         },
         stop,
     )
     .await;
     // No bot starts another move once the server has stopped.
     bots.stop();
+    // Calls in flight have finished: the other hosts of a shared store
+    // take this one's matches at once.
+    tokio::task::spawn_blocking(move || leaving.leave_hosts())
+        .await
+        .map_err(|e| format!("cannot leave the hosts: {e}"))?;
     served
 }

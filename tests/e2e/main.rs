@@ -37,6 +37,7 @@ mod platform;
 mod plugin_check;
 mod replay;
 mod revocation;
+mod several_hosts;
 mod shorthand;
 mod store_damage;
 mod store_migrate;

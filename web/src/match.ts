@@ -286,6 +286,9 @@ export function matchPage(root: HTMLElement, matchId: string, viewer: Viewer, si
         // Cut for reading too slowly (a busy tab): every event queued before
         // the cut arrived, so watch on after the last at once.
         if (error instanceof ConnectError && errorInfo(error)?.reason === "STREAM_FELL_BEHIND") continue;
+        // Another host of the server's database serves the match now: every
+        // event sent was stored, so watch on after the last, at once.
+        if (error instanceof ConnectError && errorInfo(error)?.reason === "MATCH_MOVED") continue;
         // The match store lost its database: the last events shown may not
         // have been stored, so no cursor leads on; watch again from a
         // snapshot once it is back.

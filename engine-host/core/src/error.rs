@@ -291,6 +291,14 @@ pub enum HostError {
     /// as stored (it is not, unless the server went away during its very
     /// commit), and the call may be made again once the server is back.
     StoreUnavailable(String),
+    /// Another host of the same database serves the match now (its lease
+    /// moved there while this host held it, or this host's lease lapsed):
+    /// nothing changed here, and the call may be made again, through any
+    /// host.
+    MatchMoved {
+        /// The match.
+        match_id: String,
+    },
     /// A fault of the host (its store, its own code); never caused by the
     /// caller's input.
     Internal(String),
@@ -488,6 +496,10 @@ impl fmt::Display for HostError {
             HostError::PluginRestarted(m) => write!(f, "{m}"),
             HostError::ShuttingDown => f.write_str("the server is shutting down"),
             HostError::StoreUnavailable(m) => write!(f, "the match store is unavailable: {m}"),
+            HostError::MatchMoved { match_id } => write!(
+                f,
+                "match {match_id} is served by another host now; call again"
+            ),
         }
     }
 }

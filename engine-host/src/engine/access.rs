@@ -190,7 +190,16 @@ pub struct Credentials {
     /// The valid organizer credentials, read from the store on first use.
     index: RwLock<Option<CredentialIndex>>,
     store: Arc<dyn Store>,
+    /// On a store several hosts share, a credential issued through another
+    /// host is read from the store when first presented here (at most
+    /// once per [`REREAD_ON_MISS`]).
+    shared: std::sync::atomic::AtomicBool,
+    last_reread: std::sync::Mutex<Option<std::time::Instant>>,
 }
+
+/// How often an unknown bearer secret may make a host that shares its store
+/// read the credentials again.
+const REREAD_ON_MISS: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl Credentials {
     /// The admin token known by its hash (a host on a shared store may
@@ -200,7 +209,51 @@ impl Credentials {
             admin_token_hash,
             index: RwLock::new(None),
             store,
+            shared: std::sync::atomic::AtomicBool::new(false),
+            last_reread: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Reads the credentials from the store again (other hosts issue and
+    /// revoke them too); returns the ids that were valid and are not now.
+    pub fn reread(&self) -> HostResult<Vec<String>> {
+        self.shared
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let valid: CredentialIndex = self
+            .store
+            .credentials()?
+            .into_iter()
+            .filter(|c| c.revoked_at_ms.is_none())
+            .map(|c| (c.secret_hash, c))
+            .collect();
+        let mut guard = self.index.write().unwrap_or_else(|e| e.into_inner());
+        let gone = guard
+            .as_ref()
+            .map(|old| {
+                old.values()
+                    .filter(|c| !valid.contains_key(&c.secret_hash))
+                    .map(|c| c.credential_id.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        *guard = Some(valid);
+        Ok(gone)
+    }
+
+    /// On a shared store, reads the credentials again for an unknown
+    /// secret, at most once per [`REREAD_ON_MISS`]; whether it did.
+    fn reread_on_miss(&self) -> bool {
+        if !self.shared.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        {
+            let mut last = self.last_reread.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| at.elapsed() < REREAD_ON_MISS) {
+                return false;
+            }
+            *last = Some(std::time::Instant::now());
+        }
+        self.reread().is_ok()
     }
 
     /// The caller a bearer secret names: empty is anonymous; the admin
@@ -214,14 +267,18 @@ impl Credentials {
         if hashes_equal(&hash, &self.admin_token_hash) {
             return Ok(Caller::Admin);
         }
-        self.with_credentials(|index| {
+        let find = |index: &CredentialIndex| {
             index.get(&hash).map(|c| Caller::Organizer {
                 credential_id: c.credential_id.clone(),
                 name: c.name.clone(),
                 tenant: c.tenant.clone(),
             })
-        })?
-        .ok_or(HostError::BadToken {
+        };
+        let found = match self.with_credentials(find)? {
+            None if self.reread_on_miss() => self.with_credentials(find)?,
+            found => found,
+        };
+        found.ok_or(HostError::BadToken {
             credential: Credential::Bearer,
         })
     }

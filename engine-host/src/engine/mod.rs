@@ -39,6 +39,7 @@ mod bot_moves;
 mod bot_queue;
 pub mod bots;
 mod catalog;
+mod cluster;
 mod create;
 mod creation;
 mod director;
@@ -517,13 +518,17 @@ impl Engine {
                 match_id: match_id.to_string(),
             });
         };
-        let m = self
-            .catalog
-            .restore(&stored)
-            .map_err(|reason| HostError::MatchUnavailable {
+        // Another host of a shared store may hold it: the call belongs
+        // there (the API forwards it there first; this is the race).
+        self.claim(match_id)?;
+        let m = self.catalog.restore(&stored).map_err(|reason| {
+            // Another host with the plugin build may play it.
+            self.release(match_id);
+            HostError::MatchUnavailable {
                 match_id: match_id.to_string(),
                 reason,
-            })?;
+            }
+        })?;
         tracing::debug!(match_id, "match read back from the store");
         metrics().read_back();
         Ok(self.install_stored(m, stored))

@@ -73,6 +73,7 @@ impl Engine {
         let added = self.catalog.add_vetted(path, vetted, another_build)?;
         if let Added::New { game, version } | Added::AnotherBuild { game, version, .. } = &added {
             self.retry_unavailable(game, version);
+            self.publish_builds();
         }
         Ok(added)
     }

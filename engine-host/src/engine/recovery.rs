@@ -1,7 +1,7 @@
 //! The engine's calls at restart and on the clock thread: recovery from
 //! the store, and clocks that run out with no request.
 
-use tabletop_core::{HostResult, now_ms};
+use tabletop_core::{HostError, HostResult, now_ms};
 
 use super::live::lock;
 use super::{Engine, Recovered, dormant, lifecycle};
@@ -17,6 +17,15 @@ impl Engine {
     pub fn recover(&self) -> HostResult<Recovered> {
         let mut report = Recovered::default();
         for loaded in self.store.load_unfinished()? {
+            // On a store several hosts share, a live host may hold it.
+            if let Ok(stored) = &loaded
+                && let Err(e) = self.claim(&stored.setup.match_id)
+            {
+                if !matches!(e, HostError::MatchMoved { .. }) {
+                    return Err(e);
+                }
+                continue;
+            }
             let (setup, version, reason, stored) = match loaded {
                 // The host died in one of its plugin's calls: not replayed.
                 Ok(stored) if self.unavailable.is_held_back(&stored.setup.match_id) => (
@@ -54,6 +63,8 @@ impl Engine {
             if let Err(e) = self.store.append(&id, &change).and_then(Commit::wait) {
                 tracing::error!(match_id = %id, error = %e, "cannot record the match as unavailable");
             }
+            // Another host with the plugin build may play it.
+            self.release(&id);
             report.unavailable.push((id, reason.clone()));
             self.unavailable.insert(setup, version, reason, stored);
         }

@@ -11,6 +11,7 @@ pub mod auth;
 mod convert;
 pub mod cost;
 pub mod director;
+pub mod forward;
 pub mod layer;
 pub mod limits;
 mod outbound;
@@ -42,6 +43,7 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::engine::Engine;
+use forward::{ForwardLayer, Forwarding};
 use layer::{Guards, OpsLayer};
 use limits::Limiter;
 pub use outbound::StreamBudget;
@@ -70,6 +72,9 @@ pub struct ServeOptions {
     /// Most of one caller's calls on the blocking pool at once (0: no
     /// limit; see [`pool_share`]).
     pub pool_calls_per_caller: usize,
+    /// On a store several hosts share: the key they prove themselves to
+    /// each other with, and their lease time (see [`forward`]).
+    pub cluster: Option<([u8; 32], Duration)>,
 }
 
 /// Notes the match a call is about, for the log lines written in it.
@@ -106,6 +111,11 @@ pub async fn serve(
             tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
             tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
         ],
+    );
+    let forwarding = ForwardLayer::new(
+        options
+            .cluster
+            .map(|(key, lease)| Arc::new(Forwarding::new(Arc::clone(&engine), key, lease))),
     );
     let store_reachable = engine.store_reachable();
     let api = Api::new(engine, options.deadline, draining_rx.clone())
@@ -153,6 +163,7 @@ pub async fn serve(
     }
     let grpc = builder
         .layer(ops.clone())
+        .layer(forwarding.clone())
         .add_routes(routes.clone())
         .serve_with_incoming_shutdown(incoming_nodelay(listener), stopping(draining_rx.clone()));
     let web = match web {
@@ -167,6 +178,7 @@ pub async fn serve(
                 .layer(web::WebPageLayer)
                 .layer(tonic_web::GrpcWebLayer::new())
                 .layer(ops)
+                .layer(forwarding)
                 .add_routes(routes)
                 .serve_with_incoming_shutdown(incoming_nodelay(listener), stopping(draining_rx));
             Some(served)

@@ -276,6 +276,10 @@ reasons! {
     /// call again once it is back (the health service says NOT_SERVING
     /// meanwhile)
     StoreUnavailable = Some("STORE_UNAVAILABLE"), Unavailable, &[], Some("StoreUnavailable");
+    /// another host of the same database serves the match now (its lease
+    /// moved while this host held it); nothing changed: call again, through
+    /// any host
+    MatchMoved = Some("MATCH_MOVED"), Unavailable, &[key("match_id")], None;
     /// a fault of the server
     Internal = Some("INTERNAL"), Internal, &[], None;
 }

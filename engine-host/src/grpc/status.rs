@@ -262,6 +262,7 @@ pub fn describe(error: &HostError) -> Described {
             .with("version", version),
         HostError::ShuttingDown => new(R::ShuttingDown),
         HostError::StoreUnavailable(_) => new(R::StoreUnavailable),
+        HostError::MatchMoved { match_id } => new(R::MatchMoved).with("match_id", match_id),
         HostError::Internal(_) => new(R::Internal),
     }
 }
@@ -634,6 +635,14 @@ mod tests {
                 Unavailable,
                 "STORE_UNAVAILABLE",
                 vec![],
+            ),
+            (
+                HostError::MatchMoved {
+                    match_id: text("m1"),
+                },
+                Unavailable,
+                "MATCH_MOVED",
+                vec![("match_id", "m1")],
             ),
             (
                 HostError::PluginSuspended {

@@ -188,6 +188,85 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         let _ = name;
         Ok(proposed)
     }
+
+    // Several hosts on one store (the PostgreSQL store, once a host joins
+    // it: see `postgres/cluster.rs`). A store only this host opens holds
+    // every match here, and the defaults say so.
+
+    /// Takes the lease of `match_id` for this host unless a live host
+    /// holds it; says who holds it now. Called before a match is made
+    /// live here.
+    fn claim(&self, match_id: &str) -> HostResult<Claim> {
+        let _ = match_id;
+        Ok(Claim::Held)
+    }
+    /// The live host other than this one that holds `match_id`, if one
+    /// does: where a call about it belongs.
+    fn holder(&self, match_id: &str) -> HostResult<Option<Holder>> {
+        let _ = match_id;
+        Ok(None)
+    }
+    /// Gives up this host's lease of `match_id` (a match it cannot play).
+    fn release(&self, match_id: &str) -> HostResult<()> {
+        let _ = match_id;
+        Ok(())
+    }
+    /// Up to `limit` unfinished matches no live host holds (their host
+    /// died): a host takes them, so their bots and clocks go on.
+    fn orphans(&self, limit: usize) -> HostResult<Vec<String>> {
+        let _ = limit;
+        Ok(Vec::new())
+    }
+    /// Counts the times this host lost every lease at once (it was paused
+    /// or cut off for longer than its lease): it must let go of every
+    /// match it holds each time it moves.
+    fn leases_lost(&self) -> tokio::sync::watch::Receiver<u64> {
+        tokio::sync::watch::channel(0).1
+    }
+    /// Gives up every lease and leaves the hosts (at a graceful stop);
+    /// returns how many leases it gave up.
+    fn leave(&self) -> HostResult<u64> {
+        Ok(0)
+    }
+    /// Tells the other hosts which plugin builds (`game@version`) this
+    /// host has loaded.
+    fn set_builds(&self, builds: &[String]) {
+        let _ = builds;
+    }
+    /// The live hosts of the store: this one alone, unless several share
+    /// it.
+    fn hosts(&self) -> HostResult<Vec<HostRow>> {
+        Ok(Vec::new())
+    }
+}
+
+/// Who holds a match, after [`Store::claim`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// This host does: it may make the match live.
+    Held,
+    /// Another live host does.
+    Elsewhere(Holder),
+}
+
+/// A live host holding a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// Its id in the store.
+    pub host_id: String,
+    /// Where other hosts reach its gRPC API.
+    pub address: String,
+}
+
+/// A live host of a shared store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostRow {
+    /// Its id in the store.
+    pub host_id: String,
+    /// Where other hosts reach it.
+    pub address: String,
+    /// The plugin builds it has loaded, `game@version`.
+    pub builds: Vec<String>,
 }
 
 /// A credential the admin issued, as stored: never its secret, only the

@@ -47,6 +47,9 @@ pub(super) struct Appends {
     held: Vec<String>,
     /// Per write of the batch, in order.
     writes: Vec<Part>,
+    /// The writing host's id, when it joined the database's hosts: a
+    /// match whose lease is not its own stores nothing.
+    fence: Option<String>,
 }
 
 /// What one write of the batch needs stored.
@@ -64,18 +67,20 @@ struct Part {
 pub(super) struct Stored {
     logged: HashSet<String>,
     held: HashSet<String>,
+    /// Matches whose lease is not the writing host's.
+    fenced: HashSet<String>,
 }
 
 impl Stored {
     pub(super) fn of(rows: &[postgres::Row]) -> Stored {
         let mut stored = Stored::default();
         for row in rows {
-            let (match_id, logged): (String, bool) = (row.get(0), row.get(1));
-            if logged {
-                stored.logged.insert(match_id);
-            } else {
-                stored.held.insert(match_id);
-            }
+            let (match_id, logged): (String, Option<bool>) = (row.get(0), row.get(1));
+            match logged {
+                Some(true) => stored.logged.insert(match_id),
+                Some(false) => stored.held.insert(match_id),
+                None => stored.fenced.insert(match_id),
+            };
         }
         stored
     }
@@ -107,8 +112,12 @@ impl Appends {
     /// The rows of `writes`, when every one is simple and each match's
     /// entries run on version by version; `None` otherwise (they are
     /// written one by one).
-    pub(super) fn of<'a>(writes: impl IntoIterator<Item = &'a Write>) -> Option<Appends> {
+    pub(super) fn of<'a>(
+        writes: impl IntoIterator<Item = &'a Write>,
+        fence: Option<&str>,
+    ) -> Option<Appends> {
         let mut appends = Appends {
+            fence: fence.map(str::to_string),
             match_ids: Vec::new(),
             versions: Vec::new(),
             entries: Vec::new(),
@@ -170,6 +179,11 @@ impl Appends {
         ]
     }
 
+    fn columns_and_fence(&self) -> [&(dyn ToSql + Sync); 6] {
+        let [a, b, c, d, e] = self.columns();
+        [a, b, c, d, e, &self.fence]
+    }
+
     /// Each write's outcome, given what was stored.
     fn outcomes(&self, stored: &Stored) -> Vec<HostResult<()>> {
         // Each match's first entry of the batch, which may be another
@@ -185,6 +199,11 @@ impl Appends {
             .map(|part| {
                 let logged = stored.logged.contains(&part.match_id);
                 let held = stored.held.contains(&part.match_id);
+                if stored.fenced.contains(&part.match_id) {
+                    return Err(HostError::MatchMoved {
+                        match_id: part.match_id.clone(),
+                    });
+                }
                 match heads.get(part.match_id.as_str()).copied() {
                     Some(1) if !logged => Err(no_match(&part.match_id)),
                     Some(first) if !logged => Err(missing_version(&part.match_id, first)),
@@ -215,15 +234,24 @@ const WRITE: &str = "WITH batch AS ( \
             AND l.match_id = h.match_id AND l.version = h.version - 1 \
         LEFT JOIN matches m ON h.version = 1 AND m.match_id = h.match_id \
         WHERE l.match_id IS NULL AND m.match_id IS NULL), \
+    fenced AS (SELECT k.match_id \
+        FROM (SELECT match_id FROM heads UNION SELECT unnest($4::TEXT[])) AS k(match_id) \
+        WHERE $6::TEXT IS NOT NULL AND NOT EXISTS ( \
+        SELECT 1 FROM match_leases l JOIN hosts o ON o.host_id = l.host_id \
+        WHERE l.match_id = k.match_id AND l.host_id = $6::TEXT \
+            AND o.heartbeat_at > now() - o.lease_ms * interval '1 millisecond')), \
     logged AS (INSERT INTO log (match_id, version, entry_json) \
         SELECT b.match_id, b.version, b.entry_json FROM batch b \
         WHERE b.match_id NOT IN (SELECT match_id FROM refused) \
+            AND b.match_id NOT IN (SELECT match_id FROM fenced) \
         RETURNING match_id), \
     held AS (UPDATE matches m SET pending_json = p.pending_json \
         FROM unnest($4::TEXT[], $5::TEXT[]) AS p(match_id, pending_json) \
         WHERE m.match_id = p.match_id AND p.match_id NOT IN (SELECT match_id FROM refused) \
+            AND p.match_id NOT IN (SELECT match_id FROM fenced) \
         RETURNING m.match_id) \
-    SELECT match_id, TRUE FROM logged UNION ALL SELECT match_id, FALSE FROM held";
+    SELECT match_id, TRUE FROM logged UNION ALL SELECT match_id, FALSE FROM held \
+    UNION ALL SELECT match_id, NULL FROM fenced";
 
 /// Which of the batch's rows are stored as the batch would store them:
 /// entries, text and all, and held actions.
@@ -251,7 +279,7 @@ impl Appends {
     pub(super) fn request(&self) -> Request<'_> {
         Request::Statement {
             sql: WRITE,
-            params: self.columns().to_vec(),
+            params: self.columns_and_fence().to_vec(),
             rows: true,
         }
     }

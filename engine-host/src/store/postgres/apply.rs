@@ -5,6 +5,7 @@
 
 use tabletop_core::{HostError, HostResult, LogEntry, SeatJoin};
 
+use super::cluster::FENCE;
 use super::step::{Param, Step, Wants};
 use crate::store::queued::Write;
 use crate::store::{
@@ -32,8 +33,11 @@ pub(super) fn no_match(match_id: &str) -> HostError {
 }
 
 /// The statements that store `write`, in order, each with what it must
-/// answer for the write to stand.
-pub(super) fn steps(write: &Write) -> HostResult<Vec<Step>> {
+/// answer for the write to stand. `fence`: the id of this host among the
+/// database's hosts, once it joined them: a new match is leased to it,
+/// and a match's other writes stand only while its lease is this host's
+/// (see `cluster.rs`).
+pub(super) fn steps(write: &Write, fence: Option<&str>) -> HostResult<Vec<Step>> {
     let mut steps = Vec::new();
     match write {
         Write::Create {
@@ -42,6 +46,16 @@ pub(super) fn steps(write: &Write) -> HostResult<Vec<Step>> {
             request,
         } => {
             insert_match(&mut steps, stored)?;
+            if let Some(me) = fence {
+                steps.push(Step::new(
+                    "INSERT INTO match_leases (match_id, host_id, epoch) VALUES ($1, $2, 1)",
+                    vec![
+                        Box::new(stored.setup.match_id.clone()),
+                        Box::new(me.to_string()),
+                    ],
+                    Wants::Anything,
+                ));
+            }
             insert_whole_log(&mut steps, &stored.setup.match_id, &stored.log)?;
             if let Some(request) = request {
                 insert_request(&mut steps, request);
@@ -58,6 +72,7 @@ pub(super) fn steps(write: &Write) -> HostResult<Vec<Step>> {
         } => {
             let pending = pending.as_ref().map(to_json).transpose()?;
             let id = || -> Param { Box::new(match_id.clone()) };
+            fenced(&mut steps, match_id, fence);
             match (pending, finished_log) {
                 // Most actions of most games: new log rows and nothing
                 // else; the log's insert refuses an unknown match (its
@@ -123,6 +138,7 @@ pub(super) fn steps(write: &Write) -> HostResult<Vec<Step>> {
             token_hash,
             lifecycle,
         } => {
+            fenced(&mut steps, match_id, fence);
             let seat = i64::from(join.seat);
             let named = |text: &String| Some(text.clone()).filter(|s| !s.is_empty());
             steps.push(Step::new(
@@ -180,6 +196,20 @@ pub(super) fn steps(write: &Write) -> HostResult<Vec<Step>> {
         )),
     }
     Ok(steps)
+}
+
+/// Adds the step that stands only while `me` holds the lease of
+/// `match_id` (nothing when the host has not joined the database's hosts).
+fn fenced(steps: &mut Vec<Step>, match_id: &str, me: Option<&str>) {
+    if let Some(me) = me {
+        steps.push(Step::new(
+            FENCE,
+            vec![Box::new(match_id.to_string()), Box::new(me.to_string())],
+            Wants::One(HostError::MatchMoved {
+                match_id: match_id.to_string(),
+            }),
+        ));
+    }
 }
 
 /// Adds the steps that insert a match's row, its seats and its labels

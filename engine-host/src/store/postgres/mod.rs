@@ -101,11 +101,13 @@
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tabletop_core::{HostError, HostResult, SeatJoin};
 
 mod appends;
 mod apply;
+mod cluster;
 mod connect;
 pub mod import;
 mod pipeline;
@@ -118,8 +120,8 @@ mod writer;
 
 use super::queued::Write;
 use super::{
-    Backup, Change, Commit, DamagedMatch, LifecycleEvent, LifecycleRow, MatchQuery, NewMatch,
-    Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary,
+    Backup, Change, Claim, Commit, DamagedMatch, Holder, HostRow, LifecycleEvent, LifecycleRow,
+    MatchQuery, NewMatch, Store, StoredCredential, StoredMatch, StoredRequest, StoredSummary,
 };
 use connect::{Connection, Reachability, Target};
 pub use readers::READER_THREADS;
@@ -146,6 +148,9 @@ pub struct PostgresStore {
     writer: Option<std::thread::JoinHandle<()>>,
     /// Follows lifecycle rows other hosts commit.
     _feed: tail::Listener,
+    /// This host among the database's hosts, once it joined.
+    membership: Arc<cluster::Membership>,
+    heartbeat: Mutex<Option<cluster::Heartbeat>>,
 }
 
 impl PostgresStore {
@@ -159,7 +164,9 @@ impl PostgresStore {
         let (tail_tx, tail) = tokio::sync::watch::channel(0);
         let reachability = Arc::new(Reachability::new());
         let (tx, rx) = mpsc::channel();
+        let membership = cluster::Membership::new();
         let mut writer = writer::Writer {
+            membership: Arc::clone(&membership),
             target: target.clone(),
             connection: None,
             reachability: Arc::clone(&reachability),
@@ -200,7 +207,25 @@ impl PostgresStore {
             reachability,
             tail,
             writer: Some(writer),
+            membership,
+            heartbeat: Mutex::new(None),
         })
+    }
+
+    /// Joins the hosts of the database as a host other hosts reach at
+    /// `address` (`host:port`), whose leases last `lease` past its last
+    /// heartbeat (see `cluster.rs`). From then on every write of a match
+    /// is fenced by its lease, and a match is made live here only once
+    /// this host holds it.
+    pub fn join(&self, address: &str, lease: Duration) -> HostResult<()> {
+        let heartbeat = cluster::join(&self.target, &self.membership, address, lease)?;
+        *self.heartbeat.lock().unwrap_or_else(|e| e.into_inner()) = Some(heartbeat);
+        Ok(())
+    }
+
+    /// This host's id among the database's hosts, once it joined.
+    pub fn host_id(&self) -> Option<String> {
+        self.membership.me().map(|id| id.to_string())
     }
 
     /// The server and database, as messages name them (`host:port/db`,
@@ -364,6 +389,72 @@ impl Store for PostgresStore {
     fn shared_key(&self, name: &str, proposed: [u8; 32]) -> HostResult<[u8; 32]> {
         let name = name.to_string();
         self.read(move |connection| read::shared_key(connection, &name, proposed))
+    }
+
+    fn claim(&self, match_id: &str) -> HostResult<Claim> {
+        let Some(me) = self.membership.me() else {
+            return Ok(Claim::Held);
+        };
+        let match_id = match_id.to_string();
+        self.read(move |connection| cluster::claim(connection, &match_id, &me))
+    }
+
+    fn holder(&self, match_id: &str) -> HostResult<Option<Holder>> {
+        let Some(me) = self.membership.me() else {
+            return Ok(None);
+        };
+        let match_id = match_id.to_string();
+        let holder = self.read(move |connection| cluster::holder(connection, &match_id))?;
+        Ok(holder.filter(|holder| *holder.host_id != *me))
+    }
+
+    fn release(&self, match_id: &str) -> HostResult<()> {
+        let Some(me) = self.membership.me() else {
+            return Ok(());
+        };
+        let match_id = match_id.to_string();
+        self.read(move |connection| cluster::release(connection, &match_id, &me))
+    }
+
+    fn orphans(&self, limit: usize) -> HostResult<Vec<String>> {
+        if self.membership.me().is_none() {
+            return Ok(Vec::new());
+        }
+        self.read(move |connection| cluster::orphans(connection, limit))
+    }
+
+    fn leases_lost(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.membership.lost()
+    }
+
+    fn leave(&self) -> HostResult<u64> {
+        // The heartbeat stops first, so it does not put the row back.
+        drop(
+            self.heartbeat
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
+        let Some(me) = self.membership.me() else {
+            return Ok(0);
+        };
+        self.read(move |connection| cluster::leave(connection, &me))
+    }
+
+    fn set_builds(&self, builds: &[String]) {
+        self.membership.set_builds(builds);
+    }
+
+    fn hosts(&self) -> HostResult<Vec<HostRow>> {
+        let rows = self.read(cluster::hosts)?;
+        Ok(rows
+            .into_iter()
+            .map(|(host_id, address, builds)| HostRow {
+                host_id,
+                address,
+                builds,
+            })
+            .collect())
     }
 }
 

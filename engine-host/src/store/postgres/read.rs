@@ -39,7 +39,7 @@ fn in_snapshot<T>(
 }
 
 /// Statements on the connection itself, for reads of one statement.
-fn direct(connection: &mut Connection) -> Prepared<'_, postgres::Client> {
+pub(super) fn direct(connection: &mut Connection) -> Prepared<'_, postgres::Client> {
     Prepared {
         client: &mut connection.client,
         statements: &mut connection.statements,

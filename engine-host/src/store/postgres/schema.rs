@@ -20,7 +20,7 @@ use super::connect::{Connection, db_error};
 use crate::store::migrations::Applied;
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const POSTGRES_MIGRATIONS: [(&str, &str); 3] = [
+const POSTGRES_MIGRATIONS: [(&str, &str); 4] = [
     (
         "V1__matches_log_lifecycle_and_credentials",
         include_str!("../../../migrations/postgres/V1__matches_log_lifecycle_and_credentials.sql"),
@@ -32,6 +32,10 @@ const POSTGRES_MIGRATIONS: [(&str, &str); 3] = [
     (
         "V3__keys_every_host_shares",
         include_str!("../../../migrations/postgres/V3__keys_every_host_shares.sql"),
+    ),
+    (
+        "V4__hosts_and_match_leases",
+        include_str!("../../../migrations/postgres/V4__hosts_and_match_leases.sql"),
     ),
 ];
 

@@ -211,6 +211,7 @@ fn a_database_of_schema_version_1_is_brought_to_the_latest_with_its_matches() {
     client
         .batch_execute(
             "DELETE FROM refinery_schema_history WHERE version >= 2; DROP TABLE shared_keys; \
+             DROP TABLE hosts; DROP TABLE match_leases; \
              ALTER TABLE log ADD FOREIGN KEY (match_id) REFERENCES matches (match_id); \
              ALTER TABLE lifecycle ADD FOREIGN KEY (match_id) REFERENCES matches (match_id); \
              ALTER TABLE seats ADD FOREIGN KEY (match_id) REFERENCES matches (match_id); \

@@ -10,6 +10,7 @@ use tabletop_core::{HostError, HostResult};
 
 use super::appends::{self, Appends, Ran, Stored};
 use super::apply::steps;
+use super::cluster::Membership;
 use super::connect::{Reachability, Target, db_error};
 use super::pipeline::{Pipeline, Request};
 use super::step::{Answer, Step};
@@ -35,6 +36,9 @@ pub(super) type Queued = (Write, tokio::sync::oneshot::Sender<HostResult<()>>);
 /// What the writer thread needs besides its queue.
 pub(super) struct Writer {
     pub(super) target: Target,
+    /// This host's id once it joined the database's hosts: every write of
+    /// a match is fenced by it (see `cluster.rs`).
+    pub(super) membership: Arc<Membership>,
     pub(super) connection: Option<Pipeline>,
     pub(super) reachability: Arc<Reachability>,
     /// The last durable lifecycle row's number.
@@ -149,7 +153,9 @@ impl Writer {
     /// out broken before anything committed, once more on a new one. A
     /// batch of simple appends goes in one statement (`appends.rs`).
     fn commit(&mut self, batch: &[Queued]) -> HostResult<Outcomes> {
-        if let Some(appends) = Appends::of(batch.iter().map(|(write, _)| write))
+        let fence = self.membership.me();
+        let fence = fence.as_deref();
+        if let Some(appends) = Appends::of(batch.iter().map(|(write, _)| write), fence)
             && let Some(outcomes) = self.commit_appends(&appends)?
         {
             return Ok((outcomes, None));
@@ -157,10 +163,11 @@ impl Writer {
         let mut retried = false;
         loop {
             let connection = self.connected()?;
-            let attempt = run_together(connection, batch).or_else(|abandoned| match abandoned {
-                Abandoned::OneWriteFailed => run_apart(connection, batch),
-                other => Err(other),
-            });
+            let attempt =
+                run_together(connection, batch, fence).or_else(|abandoned| match abandoned {
+                    Abandoned::OneWriteFailed => run_apart(connection, batch, fence),
+                    other => Err(other),
+                });
             match attempt {
                 Ok(outcomes) => {
                     self.reachability.saw(&self.target, &Ok(()));
@@ -289,7 +296,7 @@ fn request(step: &Step) -> Request<'_> {
 /// The stretches of `batch` when nothing isolates its writes: each run of
 /// simple appends one statement, every other write its steps. `None` when
 /// a write cannot be made into statements (it must fail alone).
-fn plan(batch: &[Queued]) -> Option<Vec<Planned>> {
+fn plan(batch: &[Queued], fence: Option<&str>) -> Option<Vec<Planned>> {
     let mut planned = Vec::new();
     let mut at = 0;
     while let Some((write, _)) = batch.get(at) {
@@ -299,13 +306,13 @@ fn plan(batch: &[Queued]) -> Option<Vec<Planned>> {
             .take_while(|(write, _)| Appends::is_simple(write))
             .count();
         if run > 1
-            && let Some(appends) = Appends::of(rest[..run].iter().map(|(write, _)| write))
+            && let Some(appends) = Appends::of(rest[..run].iter().map(|(write, _)| write), fence)
         {
             planned.push(Planned::Run(appends));
             at += run;
             continue;
         }
-        planned.push(Planned::Steps(steps(write).ok()?));
+        planned.push(Planned::Steps(steps(write, fence).ok()?));
         at += 1;
     }
     Some(planned)
@@ -343,8 +350,12 @@ fn commit(connection: &mut Pipeline, before: Option<&'static str>) -> Result<(),
 /// judged, then `COMMIT`; the first failing write rolls the whole
 /// transaction back ([`Abandoned::OneWriteFailed`]: [`run_apart`] runs the
 /// batch then).
-fn run_together(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Abandoned> {
-    let planned = plan(batch).ok_or(Abandoned::OneWriteFailed)?;
+fn run_together(
+    connection: &mut Pipeline,
+    batch: &[Queued],
+    fence: Option<&str>,
+) -> Result<Outcomes, Abandoned> {
+    let planned = plan(batch, fence).ok_or(Abandoned::OneWriteFailed)?;
     let mut requests = vec![Request::Simple("BEGIN")];
     for stretch in &planned {
         requests.extend(stretch.requests());
@@ -412,7 +423,11 @@ const UNDO: &str = "ROLLBACK TO SAVEPOINT write; RELEASE SAVEPOINT write";
 /// Applies every write of `batch` in one transaction, each in a savepoint
 /// of its own, and commits it: a failing write is undone alone and fails
 /// alone.
-fn run_apart(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Abandoned> {
+fn run_apart(
+    connection: &mut Pipeline,
+    batch: &[Queued],
+    fence: Option<&str>,
+) -> Result<Outcomes, Abandoned> {
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut last_lifecycle_row = None;
     // What goes before the next write's statements: `BEGIN`, then how the
@@ -420,7 +435,7 @@ fn run_apart(connection: &mut Pipeline, batch: &[Queued]) -> Result<Outcomes, Ab
     let mut before = Some("BEGIN");
     let mut begun = false;
     for (write, _) in batch {
-        let steps = match steps(write) {
+        let steps = match steps(write, fence) {
             Ok(steps) => steps,
             Err(e) => {
                 outcomes.push(Err(e));

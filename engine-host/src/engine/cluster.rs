@@ -1,0 +1,190 @@
+//! The engine among several hosts on one store (see the PostgreSQL store's
+//! `cluster.rs`): a match is made live here only once this host holds its
+//! lease; when this host loses every lease at once (it was paused or cut
+//! off for longer than the lease), it lets go of every match it holds; and
+//! a sweeper takes the unfinished matches of hosts that died, so their
+//! bots move and their clocks run with no call needed. A store only this
+//! host opens holds every match here, and none of this changes anything.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tabletop_core::{HostError, HostResult};
+use tabletop_sdk::DynGame;
+
+use super::{Engine, Withdrawn};
+use crate::store::{Claim, Holder, HostRow};
+
+/// Most orphaned matches one sweep takes.
+const SWEEP_BATCH: usize = 64;
+
+impl Engine {
+    /// Takes the lease of `match_id` for this host, or says which host
+    /// serves it.
+    pub(super) fn claim(&self, match_id: &str) -> HostResult<()> {
+        match self.store.claim(match_id)? {
+            Claim::Held => Ok(()),
+            Claim::Elsewhere(holder) => {
+                tracing::debug!(match_id, holder = %holder.host_id, "the match is another host's");
+                Err(HostError::MatchMoved {
+                    match_id: match_id.to_string(),
+                })
+            }
+        }
+    }
+
+    /// Gives up the lease of a match this host cannot play.
+    pub(super) fn release(&self, match_id: &str) {
+        if let Err(e) = self.store.release(match_id) {
+            tracing::warn!(match_id, error = %e, "cannot give up the lease of a match");
+        }
+    }
+
+    /// Whether this host holds `match_id` in memory.
+    pub fn holds(&self, match_id: &str) -> bool {
+        self.table.get(match_id).is_some()
+    }
+
+    /// The other live host that holds `match_id`, if one does: where a call
+    /// about it belongs.
+    pub fn holder(&self, match_id: &str) -> HostResult<Option<Holder>> {
+        self.store.holder(match_id)
+    }
+
+    /// The live hosts of the store, with the plugin builds each has
+    /// (empty: this host is alone on its store).
+    pub fn hosts(&self) -> HostResult<Vec<HostRow>> {
+        self.store.hosts()
+    }
+
+    /// The key named `name` every host on the store holds alike (see
+    /// [`Store::shared_key`](crate::store::Store::shared_key)).
+    pub fn shared_key(&self, name: &str, proposed: [u8; 32]) -> HostResult<[u8; 32]> {
+        self.store.shared_key(name, proposed)
+    }
+
+    /// Tells the other hosts of the store which builds this host has.
+    pub(super) fn publish_builds(&self) {
+        let builds: Vec<String> = self
+            .catalog
+            .all()
+            .iter()
+            .map(|plugin| format!("{}@{}", plugin.manifest().name, plugin.manifest().version))
+            .collect();
+        self.store.set_builds(&builds);
+    }
+
+    /// Lets go of every match held: this host's leases lapsed, and other
+    /// hosts may serve them now. Their watchers read them back, through
+    /// whichever host holds them (see `grpc/watch.rs`).
+    fn let_go_of_every_match(&self) -> usize {
+        let slots = self.table.all();
+        let mut let_go = 0;
+        for slot in slots {
+            let match_id = super::live::lock(&slot).setup().match_id.clone();
+            self.table.discard(&match_id);
+            let_go += 1;
+        }
+        let_go
+    }
+
+    /// Takes up to [`SWEEP_BATCH`] matches no live host holds and makes
+    /// them live here; returns how many.
+    pub fn take_orphans(&self) -> usize {
+        let orphans = match self.store.orphans(SWEEP_BATCH) {
+            Ok(orphans) => orphans,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot look for matches no host holds");
+                return 0;
+            }
+        };
+        let mut taken = 0;
+        for match_id in orphans {
+            if self.holds(&match_id) {
+                continue;
+            }
+            match self.slot(&match_id) {
+                Ok(_) => {
+                    tracing::info!(match_id, "took over a match whose host is gone");
+                    taken += 1;
+                }
+                Err(HostError::MatchMoved { .. }) => {}
+                Err(e) => {
+                    tracing::warn!(match_id, error = %e, "cannot take over a match whose host is gone")
+                }
+            }
+        }
+        taken
+    }
+
+    /// Starts the threads of a host among several: one lets go of every
+    /// match when the leases lapse, one takes the matches of dead hosts
+    /// every half `lease`.
+    pub fn spawn_cluster_threads(self: &Arc<Self>, lease: Duration) {
+        self.reread_credentials();
+        let mut lost = self.store.leases_lost();
+        let engine = Arc::clone(self);
+        let following = std::thread::Builder::new()
+            .name("leases".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread().build() {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        tracing::error!(error = %e, "cannot follow this host's leases");
+                        return;
+                    }
+                };
+                while runtime.block_on(lost.changed()).is_ok() {
+                    let let_go = engine.let_go_of_every_match();
+                    tracing::warn!(let_go, "let go of every match held: the leases lapsed");
+                }
+            });
+        if let Err(e) = following {
+            tracing::error!(error = %e, "cannot start the leases thread");
+        }
+        let engine = Arc::clone(self);
+        let sweeping = std::thread::Builder::new()
+            .name("orphans".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(lease / 2);
+                    if Arc::strong_count(&engine) == 1 {
+                        return;
+                    }
+                    engine.take_orphans();
+                    engine.reread_credentials();
+                }
+            });
+        if let Err(e) = sweeping {
+            tracing::error!(error = %e, "cannot start the orphans thread");
+        }
+    }
+
+    /// Reads the credentials again: other hosts issue and revoke them too.
+    /// The streams opened with one revoked elsewhere are told, as for a
+    /// revocation here.
+    pub fn reread_credentials(&self) {
+        match self.credentials.reread() {
+            Ok(gone) => {
+                for credential_id in gone {
+                    self.withdrawals.tell(Withdrawn::Credential(credential_id));
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "cannot read the credentials again"),
+        }
+    }
+
+    /// Leaves the hosts of a shared store at a graceful stop: every lease
+    /// is given up, so the other hosts take the matches at once.
+    pub fn leave_hosts(&self) {
+        match self.store.leave() {
+            Ok(0) => {}
+            Ok(released) => {
+                tracing::info!(released, "gave up this host's matches to the other hosts")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot give up this host's matches; other hosts take them when the lease runs out")
+            }
+        }
+    }
+}

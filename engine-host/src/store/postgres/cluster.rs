@@ -1,0 +1,384 @@
+//! Several hosts on one database (migration V4): who lives, and who holds
+//! each match. The database is the arbiter, and its clock the only clock:
+//!
+//! - A host that [joins](super::PostgresStore::join) has a row in `hosts`
+//!   under an id of its own, new at each start; a thread of the store
+//!   ([`Heartbeat`]) renews the row every third of the lease time. A row
+//!   not renewed within the lease time is stale, and its host holds
+//!   nothing. A host that finds its own row stale (it was paused, or cut
+//!   off from the database, for longer than its lease) has lost every
+//!   lease: it takes a new id, and the engine lets go of every match it
+//!   held ([`Store::leases_lost`](crate::store::Store::leases_lost)).
+//! - A match a host holds in memory has a lease naming that host's id. A
+//!   host takes a lease ([`claim`]) when it reads a match back or creates
+//!   one, if nobody holds it or its holder's row is stale; otherwise the
+//!   holder's address is where the call belongs ([`holder`]).
+//! - The fence: every write of a match's log (and every join) is stored
+//!   only while the lease is the writing host's and its row is fresh, in
+//!   the write's own transaction ([`FENCE`]). A host that lost a lease,
+//!   however late its writes arrive, cannot store one; and the log's key
+//!   `(match_id, version)` refuses a second entry of one version whoever
+//!   writes it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use tabletop_core::{HostError, HostResult};
+
+use super::connect::{Connection, Target};
+use super::read::direct;
+use crate::store::{Claim, Holder};
+
+/// The condition that the host row `h` is fresh.
+macro_rules! live {
+    ($h:literal) => {
+        concat!(
+            $h,
+            ".heartbeat_at > now() - ",
+            $h,
+            ".lease_ms * interval '1 millisecond'"
+        )
+    };
+}
+
+/// The fence of a write of match `$1` by host `$2`: one row while the lease
+/// is the host's and its row is fresh.
+pub(super) const FENCE: &str = concat!(
+    "SELECT 1 FROM match_leases l JOIN hosts h ON h.host_id = l.host_id \
+     WHERE l.match_id = $1 AND l.host_id = $2 AND ",
+    live!("h")
+);
+
+/// This host's part in the database's membership: its id while it has
+/// one, and how many times it lost its leases.
+#[derive(Debug)]
+pub(super) struct Membership {
+    me: RwLock<Option<Arc<str>>>,
+    lost: tokio::sync::watch::Sender<u64>,
+    /// The plugin builds loaded here, as the `builds` column holds them.
+    builds: Mutex<String>,
+}
+
+impl Membership {
+    pub(super) fn new() -> Arc<Membership> {
+        Arc::new(Membership {
+            me: RwLock::new(None),
+            lost: tokio::sync::watch::channel(0).0,
+            builds: Mutex::new("[]".into()),
+        })
+    }
+
+    /// This host's id, once it joined: the writer fences every write with
+    /// it.
+    pub(super) fn me(&self) -> Option<Arc<str>> {
+        self.me.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_me(&self, id: Arc<str>) {
+        *self.me.write().unwrap_or_else(|e| e.into_inner()) = Some(id);
+    }
+
+    pub(super) fn lost(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lost.subscribe()
+    }
+
+    pub(super) fn set_builds(&self, builds: &[String]) {
+        let json = serde_json::to_string(builds).unwrap_or_else(|_| "[]".into());
+        *self.builds.lock().unwrap_or_else(|e| e.into_inner()) = json;
+    }
+
+    fn builds(&self) -> String {
+        self.builds
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// A new host id: random, so two hosts never share one.
+fn new_host_id() -> Arc<str> {
+    Arc::from(format!("h-{:016x}", rand::random::<u64>()))
+}
+
+/// Puts a row for a new id of this host; returns the id.
+fn register(
+    connection: &mut Connection,
+    membership: &Membership,
+    address: &str,
+    lease: Duration,
+) -> HostResult<Arc<str>> {
+    let id = new_host_id();
+    direct(connection).execute(
+        "INSERT INTO hosts (host_id, address, lease_ms, heartbeat_at, builds) \
+         VALUES ($1, $2, $3, now(), $4)",
+        &[
+            &id.as_ref(),
+            &address,
+            &(lease.as_millis() as i64),
+            &membership.builds(),
+        ],
+    )?;
+    Ok(id)
+}
+
+/// Takes the leases of earlier hosts that advertised `address`: this host
+/// listens there now, so they are gone (a host restarted in place), and
+/// their matches are this one's at once instead of after their lease.
+fn adopt(connection: &mut Connection, me: &str, address: &str) -> HostResult<()> {
+    let mut db = direct(connection);
+    let adopted = db.execute(
+        "UPDATE match_leases SET host_id = $1, epoch = epoch + 1 WHERE host_id IN \
+         (SELECT host_id FROM hosts WHERE address = $2 AND host_id <> $1)",
+        &[&me, &address],
+    )?;
+    db.execute(
+        "DELETE FROM hosts WHERE address = $2 AND host_id <> $1",
+        &[&me, &address],
+    )?;
+    if adopted > 0 {
+        tracing::info!(
+            adopted,
+            "took the leases of this host's earlier run at the same address"
+        );
+    }
+    Ok(())
+}
+
+/// Joins the database as a new host reachable at `address`: its row, and
+/// the thread that renews it.
+pub(super) fn join(
+    target: &Target,
+    membership: &Arc<Membership>,
+    address: &str,
+    lease: Duration,
+) -> HostResult<Heartbeat> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let beating = Beating {
+        target: target.clone(),
+        membership: Arc::clone(membership),
+        address: address.to_string(),
+        lease,
+        stop: Arc::clone(&stop),
+    };
+    // The thread connects and registers: the synchronous client must not
+    // run on the caller's thread, which may be an async worker (see
+    // `connect.rs`).
+    let (joined_tx, joined) = std::sync::mpsc::channel::<HostResult<()>>();
+    let thread = std::thread::Builder::new()
+        .name("store-heartbeat".into())
+        .spawn(move || {
+            let registered = beating.target.connect().and_then(|mut connection| {
+                let id = register(&mut connection, &beating.membership, &beating.address, lease)?;
+                adopt(&mut connection, &id, &beating.address)?;
+                tracing::info!(host_id = %id, address = %beating.address, lease_ms = lease.as_millis() as u64, "joined the hosts of the match store");
+                beating.membership.set_me(id);
+                Ok(connection)
+            });
+            match registered {
+                Ok(connection) => {
+                    let _ = joined_tx.send(Ok(()));
+                    beating.run(Some(connection));
+                }
+                Err(e) => {
+                    let _ = joined_tx.send(Err(e));
+                }
+            }
+        })
+        .map_err(|e| HostError::Internal(format!("cannot start the store's heartbeat: {e}")))?;
+    let heartbeat = Heartbeat {
+        stop,
+        thread: Some(thread),
+    };
+    joined.recv().unwrap_or_else(|_| {
+        Err(HostError::Internal(
+            "the store's heartbeat stopped while joining".into(),
+        ))
+    })?;
+    Ok(heartbeat)
+}
+
+/// The thread that renews this host's row; stopped and joined when
+/// dropped.
+#[derive(Debug)]
+pub(super) struct Heartbeat {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+struct Beating {
+    target: Target,
+    membership: Arc<Membership>,
+    address: String,
+    lease: Duration,
+    stop: Arc<AtomicBool>,
+}
+
+/// How often the heartbeat thread looks whether its store is gone.
+const TICK: Duration = Duration::from_millis(50);
+
+impl Beating {
+    fn run(self, mut connection: Option<Connection>) {
+        let every = self.lease / 3;
+        let mut next = Instant::now() + every;
+        while !self.stop.load(Ordering::Relaxed) {
+            if Instant::now() < next {
+                std::thread::sleep(TICK.min(every));
+                continue;
+            }
+            next = Instant::now() + every;
+            if connection.is_none() {
+                connection = self.target.connect().ok();
+            }
+            let Some(open) = connection.as_mut() else {
+                continue;
+            };
+            match self.renew(open) {
+                Ok(true) => {}
+                Ok(false) => self.lapsed(open),
+                Err(e) => {
+                    tracing::debug!(error = %e, "the heartbeat could not reach the match store");
+                    connection = None;
+                }
+            }
+        }
+    }
+
+    /// Renews this host's row; `false` when it was stale already.
+    fn renew(&self, connection: &mut Connection) -> HostResult<bool> {
+        let Some(me) = self.membership.me() else {
+            return Ok(true);
+        };
+        let renewed = direct(connection).execute(
+            concat!(
+                "UPDATE hosts h SET heartbeat_at = now(), builds = $2 WHERE host_id = $1 AND ",
+                live!("h")
+            ),
+            &[&me.as_ref(), &self.membership.builds()],
+        )?;
+        Ok(renewed == 1)
+    }
+
+    /// This host's row went stale: every lease it held may be another's
+    /// now. It joins again under a new id, and the engine lets go of its
+    /// matches.
+    fn lapsed(&self, connection: &mut Connection) {
+        let Ok(id) = register(connection, &self.membership, &self.address, self.lease) else {
+            return;
+        };
+        tracing::warn!(
+            host_id = %id,
+            "this host's lease lapsed (it was paused or cut off from the match store for longer \
+             than the lease time): it lets go of every match it held, and serves them again \
+             from the store"
+        );
+        self.membership.set_me(id);
+        self.membership.lost.send_modify(|n| *n += 1);
+    }
+}
+
+/// Takes the lease of `match_id` for `me` if nobody holds it or its
+/// holder's row is stale, and says who holds it now.
+pub(super) fn claim(connection: &mut Connection, match_id: &str, me: &str) -> HostResult<Claim> {
+    let mut db = direct(connection);
+    db.execute(
+        concat!(
+            "INSERT INTO match_leases AS l (match_id, host_id, epoch) VALUES ($1, $2, 1) \
+             ON CONFLICT (match_id) DO UPDATE SET host_id = EXCLUDED.host_id, epoch = l.epoch + 1 \
+             WHERE l.host_id <> EXCLUDED.host_id AND NOT EXISTS ( \
+                 SELECT 1 FROM hosts h WHERE h.host_id = l.host_id AND ",
+            live!("h"),
+            ")"
+        ),
+        &[&match_id, &me],
+    )?;
+    Ok(match holder(connection, match_id)? {
+        Some(holder) if holder.host_id != me => Claim::Elsewhere(holder),
+        _ => Claim::Held,
+    })
+}
+
+/// The live host that holds `match_id`'s lease, if one does.
+pub(super) fn holder(connection: &mut Connection, match_id: &str) -> HostResult<Option<Holder>> {
+    let row = direct(connection).query_opt(
+        concat!(
+            "SELECT h.host_id, h.address FROM match_leases l \
+             JOIN hosts h ON h.host_id = l.host_id WHERE l.match_id = $1 AND ",
+            live!("h")
+        ),
+        &[&match_id],
+    )?;
+    Ok(row.map(|row| Holder {
+        host_id: row.get(0),
+        address: row.get(1),
+    }))
+}
+
+/// Up to `limit` unfinished matches no live host holds: never leased (a
+/// store moved in by `store migrate`), or leased by a host whose row is
+/// stale (it died).
+pub(super) fn orphans(connection: &mut Connection, limit: usize) -> HostResult<Vec<String>> {
+    let rows = direct(connection).query(
+        concat!(
+            "SELECT m.match_id FROM matches m \
+             LEFT JOIN match_leases l ON l.match_id = m.match_id \
+             LEFT JOIN hosts h ON h.host_id = l.host_id \
+             WHERE m.state IN ('waiting', 'running') \
+               AND (h.host_id IS NULL OR NOT (",
+            live!("h"),
+            ")) ORDER BY m.created_at_ms LIMIT $1"
+        ),
+        &[&(limit as i64)],
+    )?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Gives up `me`'s lease of `match_id` (a match this host cannot play).
+pub(super) fn release(connection: &mut Connection, match_id: &str, me: &str) -> HostResult<()> {
+    direct(connection).execute(
+        "DELETE FROM match_leases WHERE match_id = $1 AND host_id = $2",
+        &[&match_id, &me],
+    )?;
+    Ok(())
+}
+
+/// Gives up every lease of `me` and its row: the host stops, and its
+/// matches are any other host's to take at once.
+pub(super) fn leave(connection: &mut Connection, me: &str) -> HostResult<u64> {
+    let mut db = direct(connection);
+    let released = db.execute("DELETE FROM match_leases WHERE host_id = $1", &[&me])?;
+    db.execute("DELETE FROM hosts WHERE host_id = $1", &[&me])?;
+    Ok(released)
+}
+
+/// The live hosts: id, address and the builds each has loaded.
+pub(super) fn hosts(connection: &mut Connection) -> HostResult<Vec<(String, String, Vec<String>)>> {
+    let rows = direct(connection).query(
+        concat!(
+            "SELECT h.host_id, h.address, h.builds FROM hosts h WHERE ",
+            live!("h"),
+            " ORDER BY h.started_at"
+        ),
+        &[],
+    )?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            let builds: String = row.get(2);
+            (
+                row.get(0),
+                row.get(1),
+                serde_json::from_str(&builds).unwrap_or_default(),
+            )
+        })
+        .collect())
+}
