@@ -5,8 +5,8 @@ use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::admin_client::AdminClient;
 use tabletop_proto::v1::director_client::DirectorClient;
 
-use crate::connection::Conn;
 use crate::error::{CliError, CliResult};
+use crate::failover::{Retry, Servers};
 use crate::render::print_json;
 use crate::{Command, CredentialAction};
 
@@ -53,21 +53,26 @@ fn credential_line(c: &pb::CredentialInfo) -> String {
 }
 
 /// Runs `reissue-token` or `credential …`.
-pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
+///
+/// Only the listing is made again on the next server after no answer came:
+/// a second issue would issue a second credential.
+pub async fn run(servers: &Servers, command: Command, json: bool) -> CliResult {
     match command {
         Command::ReissueToken {
             match_id,
             seat,
             admin_token,
         } => {
-            let token = DirectorClient::new(channel)
-                .reissue_seat_token(pb::ReissueSeatTokenRequest {
-                    admin_token,
-                    match_id,
-                    seat,
+            let request = pb::ReissueSeatTokenRequest {
+                admin_token,
+                match_id,
+                seat,
+            };
+            let token = servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    DirectorClient::new(c).reissue_seat_token(r).await
                 })
-                .await?
-                .into_inner();
+                .await?;
             if json {
                 print_json(&serde_json::json!({ "seat": token.seat, "token": token.token }));
             } else {
@@ -79,18 +84,19 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
             action,
             admin_token,
         } => {
-            let mut admin = AdminClient::new(channel);
             match action {
                 CredentialAction::Issue { name, tenant } => {
-                    let issued = admin
-                        .issue_credential(pb::IssueCredentialRequest {
-                            admin_token,
-                            name,
-                            role: pb::CredentialRole::Organizer as i32,
-                            tenant,
+                    let request = pb::IssueCredentialRequest {
+                        admin_token,
+                        name,
+                        role: pb::CredentialRole::Organizer as i32,
+                        tenant,
+                    };
+                    let issued = servers
+                        .call(Retry::NotSent, request, |c, r| async move {
+                            AdminClient::new(c).issue_credential(r).await
                         })
-                        .await?
-                        .into_inner();
+                        .await?;
                     let info = issued.credential.unwrap_or_default();
                     if json {
                         let mut value = credential_json(&info);
@@ -107,13 +113,15 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
                     }
                 }
                 CredentialAction::Revoke { credential_id } => {
-                    let info = admin
-                        .revoke_credential(pb::RevokeCredentialRequest {
-                            admin_token,
-                            credential_id,
+                    let request = pb::RevokeCredentialRequest {
+                        admin_token,
+                        credential_id,
+                    };
+                    let info = servers
+                        .call(Retry::NotSent, request, |c, r| async move {
+                            AdminClient::new(c).revoke_credential(r).await
                         })
-                        .await?
-                        .into_inner();
+                        .await?;
                     if json {
                         print_json(&credential_json(&info));
                     } else {
@@ -121,10 +129,12 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
                     }
                 }
                 CredentialAction::List => {
-                    let list = admin
-                        .list_credentials(pb::ListCredentialsRequest { admin_token })
+                    let request = pb::ListCredentialsRequest { admin_token };
+                    let list = servers
+                        .call(Retry::Safe, request, |c, r| async move {
+                            AdminClient::new(c).list_credentials(r).await
+                        })
                         .await?
-                        .into_inner()
                         .credentials;
                     if json {
                         print_json(&serde_json::json!(

@@ -23,7 +23,7 @@ use tabletop_mcts::stats::{Interval, elo, interval, seat_score};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 
-use crate::connection::{Conn, Tls, connect};
+use crate::connection::{Conn, Tls};
 use crate::error::{CliError, CliResult};
 
 /// How long one match may take before the arena gives up on it.
@@ -217,7 +217,10 @@ pub async fn run(args: ArenaArgs, server: Option<&str>, credential: &str, tls: &
             (Some(host), url, token)
         }
     };
-    let channel = connect(&server, &credential, tls).await?;
+    // Of several addresses, the first that answers plays every match.
+    let channel = crate::failover::Servers::new(&server, &credential, tls)?
+        .first_answering()
+        .await?;
     let matches = MatchesClient::new(channel);
     let mut out = match &args.out {
         Some(path) => Some(std::fs::File::create(path)?),

@@ -6,12 +6,10 @@ use std::io::{BufRead, Write};
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::{
     admin_client::AdminClient, catalog_client::CatalogClient, matches_client::MatchesClient,
-    watch_client::WatchClient,
 };
-use tokio_stream::StreamExt;
 
-use crate::connection::Conn;
 use crate::error::{CliError, CliResult};
+use crate::failover::{Retry, Servers};
 use crate::render;
 use crate::render::print_json;
 use crate::{Cli, Command};
@@ -54,17 +52,17 @@ pub async fn run(cli: Cli) -> CliResult {
         }
         command => {
             let server = cli.server.as_deref().unwrap_or(DEFAULT_SERVER);
-            let channel = crate::connection::connect(server, &credential, &tls).await?;
-            on_server(channel, command, cli.json).await
+            let servers = Servers::new(server, &credential, &tls)?;
+            on_server(&servers, command, cli.json).await
         }
     }
 }
 
-/// Runs a command that talks to the server over `channel`.
-async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
+/// Runs a command that talks to `servers`.
+async fn on_server(servers: &Servers, command: Command, json: bool) -> CliResult {
     match command {
-        Command::Games { game } => games(channel, game, json).await,
-        Command::New(args) => crate::create::run(channel, args, json).await,
+        Command::Games { game } => games(servers, game, json).await,
+        Command::New(args) => crate::create::run(servers, args, json).await,
         Command::Join {
             match_id,
             seat,
@@ -81,21 +79,24 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
                 external_id,
                 bot,
             };
-            join(channel, request, json).await
+            join(servers, request, json).await
         }
         Command::Show {
             match_id,
             token,
             at,
-        } => show(channel, match_id, token, at, json).await,
-        Command::Legal { match_id, token } => legal(channel, match_id, token, json).await,
+        } => show(servers, match_id, token, at, json).await,
+        Command::Legal { match_id, token } => legal(servers, match_id, token, json).await,
         Command::Move {
             match_id,
             action,
             token,
             expect_version,
-        } => submit(channel, match_id, token, &action, expect_version, json).await,
-        Command::Resign { match_id, token } => resign(channel, match_id, token, json).await,
+        } => {
+            let action = parse_action(&action.join(" "))?;
+            crate::submit::run(servers, match_id, token, action, expect_version, json).await
+        }
+        Command::Resign { match_id, token } => resign(servers, match_id, token, json).await,
         Command::Matches {
             game,
             state,
@@ -110,38 +111,38 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
                 labels: crate::listing::pairs("label", &labels)?,
                 page_size,
             };
-            crate::listing::matches(channel, filters, page_token, all, json).await
+            crate::listing::matches(servers, filters, page_token, all, json).await
         }
         Command::Watch {
             match_id,
             token,
             from_version,
-        } => watch(channel, match_id, token, from_version, json).await,
+        } => crate::watch::run(servers, match_id, token, from_version, json).await,
         Command::Events {
             match_id,
             token,
             from,
-        } => crate::events::list(channel, match_id, token, from, json).await,
-        Command::Play { match_id, token } => play(channel, match_id, token).await,
+        } => crate::events::list(servers, match_id, token, from, json).await,
+        Command::Play { match_id, token } => play(servers, match_id, token).await,
         Command::Export {
             match_id,
             admin_token,
             output,
-        } => export(channel, match_id, admin_token, output).await,
-        Command::Plugins { admin_token } => plugins(channel, admin_token, json).await,
+        } => export(servers, match_id, admin_token, output).await,
+        Command::Plugins { admin_token } => plugins(servers, admin_token, json).await,
         command @ (Command::Feed { .. }
         | Command::Abort { .. }
         | Command::Adjudicate { .. }
         | Command::Pause { .. }
         | Command::Resume { .. }
         | Command::AddTime { .. }
-        | Command::LiftQuarantine { .. }) => crate::director::run(channel, command, json).await,
+        | Command::LiftQuarantine { .. }) => crate::director::run(servers, command, json).await,
         command @ (Command::ReissueToken { .. } | Command::Credential { .. }) => {
-            crate::access::run(channel, command, json).await
+            crate::access::run(servers, command, json).await
         }
-        Command::Backup { file, admin_token } => backup(channel, file, admin_token).await,
-        Command::LoadPlugin { path, admin_token } => load_plugin(channel, path, admin_token).await,
-        Command::RetirePlugin { game, version } => retire_plugin(channel, game, version).await,
+        Command::Backup { file, admin_token } => backup(servers, file, admin_token).await,
+        Command::LoadPlugin { path, admin_token } => load_plugin(servers, path, admin_token).await,
+        Command::RetirePlugin { game, version } => retire_plugin(servers, game, version).await,
         Command::Plugin { .. } => Err(CliError::Usage(
             "`plugin check` is local and was handled before connecting".into(),
         )),
@@ -160,12 +161,14 @@ async fn on_server(channel: Conn, command: Command, json: bool) -> CliResult {
 }
 
 /// `join`: prints the seat's token, or its bot.
-async fn join(channel: Conn, request: pb::JoinMatchRequest, json: bool) -> CliResult {
+async fn join(servers: &Servers, request: pb::JoinMatchRequest, json: bool) -> CliResult {
     let bot = request.bot.clone();
-    let joined = MatchesClient::new(channel)
-        .join_match(request)
-        .await?
-        .into_inner();
+    // Taking a seat twice is not the same as once: not called again.
+    let joined = servers
+        .call(Retry::NotSent, request, |c, r| async move {
+            MatchesClient::new(c).join_match(r).await
+        })
+        .await?;
     if json {
         print_json(&serde_json::json!({ "seat": joined.seat, "token": joined.token }));
     } else if !bot.is_empty() {
@@ -179,35 +182,39 @@ async fn join(channel: Conn, request: pb::JoinMatchRequest, json: bool) -> CliRe
 /// `show`: the match as the token's seat (or a spectator) sees it, now or
 /// after version `at`.
 async fn show(
-    channel: Conn,
+    servers: &Servers,
     match_id: String,
     token: String,
     at: Option<u64>,
     json: bool,
 ) -> CliResult {
-    let view = MatchesClient::new(channel)
-        .get_view(pb::GetViewRequest {
-            match_id,
-            seat_token: token,
-            at_version: at,
-            svg: false,
+    let request = pb::GetViewRequest {
+        match_id,
+        seat_token: token,
+        at_version: at,
+        svg: false,
+    };
+    let view = servers
+        .call(Retry::Safe, request, |c, r| async move {
+            MatchesClient::new(c).get_view(r).await
         })
-        .await?
-        .into_inner();
+        .await?;
     print_view(&view, json);
     Ok(())
 }
 
 /// `legal`: the seat's legal actions with their ids.
-async fn legal(channel: Conn, match_id: String, token: String, json: bool) -> CliResult {
-    let legal = MatchesClient::new(channel)
-        .list_legal_actions(pb::ListLegalActionsRequest {
-            match_id,
-            seat_token: token,
-            ids_only: false,
+async fn legal(servers: &Servers, match_id: String, token: String, json: bool) -> CliResult {
+    let request = pb::ListLegalActionsRequest {
+        match_id,
+        seat_token: token,
+        ids_only: false,
+    };
+    let legal = servers
+        .call(Retry::Safe, request, |c, r| async move {
+            MatchesClient::new(c).list_legal_actions(r).await
         })
-        .await?
-        .into_inner();
+        .await?;
     if json {
         print_json(&serde_json::json!({
             "version": legal.version,
@@ -224,68 +231,37 @@ async fn legal(channel: Conn, match_id: String, token: String, json: bool) -> Cl
     Ok(())
 }
 
-/// `move`: submits the action (its words joined by spaces) and prints the
-/// view after it.
-async fn submit(
-    channel: Conn,
-    match_id: String,
-    token: String,
-    action: &[String],
-    expect_version: Option<u64>,
-    json: bool,
-) -> CliResult {
-    let response = MatchesClient::new(channel)
-        .submit_action(pb::SubmitActionRequest {
-            match_id,
-            seat_token: token,
-            action: Some(parse_action(&action.join(" "))?),
-            expected_version: expect_version,
-            ..Default::default()
-        })
-        .await?
-        .into_inner();
-    let view = response.view.unwrap_or_default();
-    if json {
-        print_json(&serde_json::json!({
-            "pending": response.pending,
-            "view": render::view_json(&view),
-        }));
-    } else {
-        out!("{}", render::view_text(&view));
-        if response.pending {
-            outln!("(action recorded; waiting for the other seats)");
-        }
-    }
-    Ok(())
-}
-
 /// `resign`: prints the view after it.
-async fn resign(channel: Conn, match_id: String, token: String, json: bool) -> CliResult {
-    let view = MatchesClient::new(channel)
-        .resign(pb::ResignRequest {
-            match_id,
-            seat_token: token,
+async fn resign(servers: &Servers, match_id: String, token: String, json: bool) -> CliResult {
+    let request = pb::ResignRequest {
+        match_id,
+        seat_token: token,
+    };
+    let view = servers
+        .call(Retry::NotSent, request, |c, r| async move {
+            MatchesClient::new(c).resign(r).await
         })
-        .await?
-        .into_inner();
+        .await?;
     print_view(&view, json);
     Ok(())
 }
 
 /// `export`: the record's JSON, to `output` or stdout.
 async fn export(
-    channel: Conn,
+    servers: &Servers,
     match_id: String,
     admin_token: String,
     output: Option<std::path::PathBuf>,
 ) -> CliResult {
-    let record = MatchesClient::new(channel)
-        .export_record(pb::ExportRecordRequest {
-            match_id,
-            admin_token,
+    let request = pb::ExportRecordRequest {
+        match_id,
+        admin_token,
+    };
+    let record = servers
+        .call(Retry::Safe, request, |c, r| async move {
+            MatchesClient::new(c).export_record(r).await
         })
         .await?
-        .into_inner()
         .record_json;
     match output {
         Some(path) => std::fs::write(path, record)?,
@@ -296,11 +272,13 @@ async fn export(
 
 /// `plugins`: every loaded plugin with its matches, where it runs and how
 /// it has fared.
-async fn plugins(channel: Conn, admin_token: String, json: bool) -> CliResult {
-    let plugins = AdminClient::new(channel)
-        .list_plugins(pb::ListPluginsRequest { admin_token })
+async fn plugins(servers: &Servers, admin_token: String, json: bool) -> CliResult {
+    let request = pb::ListPluginsRequest { admin_token };
+    let plugins = servers
+        .call(Retry::Safe, request, |c, r| async move {
+            AdminClient::new(c).list_plugins(r).await
+        })
         .await?
-        .into_inner()
         .plugins;
     if json {
         print_json(&serde_json::json!(
@@ -363,24 +341,28 @@ fn plugin_line(p: &pb::PluginInfo) -> String {
 }
 
 /// `retire-plugin`: no new matches of a plugin version.
-async fn retire_plugin(channel: Conn, game: String, version: String) -> CliResult {
-    let plugin = AdminClient::new(channel)
-        .retire_plugin(pb::RetirePluginRequest { game, version })
-        .await?
-        .into_inner();
+async fn retire_plugin(servers: &Servers, game: String, version: String) -> CliResult {
+    let request = pb::RetirePluginRequest { game, version };
+    let plugin = servers
+        .call(Retry::NotSent, request, |c, r| async move {
+            AdminClient::new(c).retire_plugin(r).await
+        })
+        .await?;
     outln!("{}", plugin_line(&plugin));
     Ok(())
 }
 
 /// `backup`: the server writes a copy of its store to `file`.
-async fn backup(channel: Conn, file: String, admin_token: String) -> CliResult {
-    let written = AdminClient::new(channel)
-        .backup(pb::BackupRequest {
-            admin_token,
-            path: file,
+async fn backup(servers: &Servers, file: String, admin_token: String) -> CliResult {
+    let request = pb::BackupRequest {
+        admin_token,
+        path: file,
+    };
+    let written = servers
+        .call(Retry::NotSent, request, |c, r| async move {
+            AdminClient::new(c).backup(r).await
         })
-        .await?
-        .into_inner();
+        .await?;
     outln!(
         "backed up {} matches ({} bytes) to {}",
         written.matches,
@@ -391,11 +373,13 @@ async fn backup(channel: Conn, file: String, admin_token: String) -> CliResult {
 }
 
 /// `load-plugin`: the server loads the file at `path` on its machine.
-async fn load_plugin(channel: Conn, path: String, admin_token: String) -> CliResult {
-    let loaded = AdminClient::new(channel)
-        .load_plugin(pb::LoadPluginRequest { admin_token, path })
-        .await?
-        .into_inner();
+async fn load_plugin(servers: &Servers, path: String, admin_token: String) -> CliResult {
+    let request = pb::LoadPluginRequest { admin_token, path };
+    let loaded = servers
+        .call(Retry::NotSent, request, |c, r| async move {
+            AdminClient::new(c).load_plugin(r).await
+        })
+        .await?;
     let plugin = loaded.plugin.unwrap_or_default();
     outln!(
         "{} {} {}",
@@ -411,7 +395,7 @@ async fn load_plugin(channel: Conn, path: String, admin_token: String) -> CliRes
 }
 
 /// `#17` is action id 17; anything else is notation.
-fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliError> {
+pub(crate) fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliError> {
     use pb::submit_action_request::Action;
     // `#17` is an id; any other text, `#d5-d6` (War's entrenchment) included,
     // is notation for the game to read.
@@ -424,17 +408,18 @@ fn parse_action(text: &str) -> Result<pb::submit_action_request::Action, CliErro
     }
 }
 
-async fn games(channel: Conn, game: Option<String>, json: bool) -> CliResult {
-    let mut catalog = CatalogClient::new(channel);
+async fn games(servers: &Servers, game: Option<String>, json: bool) -> CliResult {
     match game {
         Some(name) => {
-            let info = catalog
-                .get_game(pb::GetGameRequest {
-                    game: name,
-                    version: None,
+            let request = pb::GetGameRequest {
+                game: name,
+                version: None,
+            };
+            let info = servers
+                .call(Retry::Safe, request, |c, r| async move {
+                    CatalogClient::new(c).get_game(r).await
                 })
-                .await?
-                .into_inner();
+                .await?;
             if json {
                 print_json(&render::game_json(&info));
             } else {
@@ -442,10 +427,11 @@ async fn games(channel: Conn, game: Option<String>, json: bool) -> CliResult {
             }
         }
         None => {
-            let list = catalog
-                .list_games(pb::ListGamesRequest {})
-                .await?
-                .into_inner();
+            let list = servers
+                .call(Retry::Safe, pb::ListGamesRequest {}, |c, r| async move {
+                    CatalogClient::new(c).list_games(r).await
+                })
+                .await?;
             if json {
                 print_json(&serde_json::json!(
                     list.games.iter().map(render::game_json).collect::<Vec<_>>()
@@ -466,87 +452,12 @@ async fn games(channel: Conn, game: Option<String>, json: bool) -> CliResult {
     Ok(())
 }
 
-const CLEAR_SCREEN: &str = "\x1b[2J\x1b[H";
-
-async fn watch(
-    channel: Conn,
-    match_id: String,
-    token: String,
-    from_version: Option<u64>,
-    json: bool,
-) -> CliResult {
-    let mut watcher = WatchClient::new(channel);
-    let mut request = pb::WatchMatchRequest {
-        match_id,
-        seat_token: token,
-        from_version,
-        after_seq: None,
-        omit_views: false,
-    };
-    let mut stream = watcher.watch_match(request.clone()).await?.into_inner();
-    while let Some(message) = stream.next().await {
-        let message = match message {
-            Ok(message) => message,
-            Err(status) => match crate::resume::after_fell_behind(&status, "after_seq") {
-                // Cut for reading too slowly (a paused terminal): every
-                // event queued before the cut arrived, so watch on after
-                // the last of them.
-                Some(after_seq) => {
-                    request.after_seq = Some(after_seq);
-                    request.from_version = None;
-                    stream = watcher.watch_match(request.clone()).await?.into_inner();
-                    continue;
-                }
-                None => return Err(status.into()),
-            },
-        };
-        let (event, view) = match message.kind {
-            Some(pb::watch_event::Kind::Snapshot(view)) => (None, Some(view)),
-            Some(pb::watch_event::Kind::Transition(t)) => (Some(t.event_json), t.view),
-            Some(pb::watch_event::Kind::SeatActed(a)) => {
-                if json {
-                    print_json(&serde_json::json!({
-                        "version": message.version, "seat_acted": a.seat,
-                    }));
-                } else {
-                    outln!("seat {} has acted", a.seat);
-                }
-                continue;
-            }
-            None => continue,
-        };
-        if json {
-            print_json(&serde_json::json!({
-                "version": message.version,
-                "event": event.and_then(|e| serde_json::from_str::<serde_json::Value>(&e).ok()),
-                "view": view.as_ref().map(render::view_json),
-            }));
-        } else if let Some(view) = view {
-            out!("{CLEAR_SCREEN}{}", render::view_text(&view));
-            if let Some(event) = event {
-                outln!("last: {event}");
-            }
-            std::io::stdout().flush()?;
-        }
-    }
-    Ok(())
-}
-
-async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
-    let mut matches = MatchesClient::new(channel);
+async fn play(servers: &Servers, match_id: String, token: String) -> CliResult {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut shown = None;
     loop {
-        let view = matches
-            .get_view(pb::GetViewRequest {
-                match_id: match_id.clone(),
-                seat_token: token.clone(),
-                at_version: None,
-                svg: false,
-            })
-            .await?
-            .into_inner();
+        let view = crate::submit::seat_view(servers, &match_id, &token).await?;
         if shown != Some(view.version) {
             out!("{}", render::view_text(&view));
             shown = Some(view.version);
@@ -567,14 +478,16 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             shown = None;
             continue;
         }
-        let legal = matches
-            .list_legal_actions(pb::ListLegalActionsRequest {
-                match_id: match_id.clone(),
-                seat_token: token.clone(),
-                ids_only: false,
+        let request = pb::ListLegalActionsRequest {
+            match_id: match_id.clone(),
+            seat_token: token.clone(),
+            ids_only: false,
+        };
+        let legal = servers
+            .call(Retry::Safe, request, |c, r| async move {
+                MatchesClient::new(c).list_legal_actions(r).await
             })
-            .await?
-            .into_inner();
+            .await?;
         if legal.actions.is_empty() {
             // The server's bots answer by themselves: wait for them without
             // asking for Enter.
@@ -606,22 +519,27 @@ async fn play(channel: Conn, match_id: String, token: String) -> CliResult {
             shown = None;
             continue;
         }
-        let result = matches
-            .submit_action(pb::SubmitActionRequest {
-                match_id: match_id.clone(),
-                seat_token: token.clone(),
-                action: Some(parse_action(line)?),
-                expected_version: Some(legal.version),
-                ..Default::default()
-            })
-            .await;
-        match result {
-            Ok(r) if r.get_ref().pending => outln!("(recorded; waiting for the other seats)"),
+        // With the version the legal actions are of: safe to send again
+        // to the next server when this one does not answer.
+        let request = pb::SubmitActionRequest {
+            match_id: match_id.clone(),
+            seat_token: token.clone(),
+            action: Some(parse_action(line)?),
+            expected_version: Some(legal.version),
+            ..Default::default()
+        };
+        match crate::submit::submit(servers, request).await {
+            Ok(r) if r.pending => outln!("(recorded; waiting for the other seats)"),
             Ok(_) => {}
-            Err(status) => {
+            Err(CliError::Status(status)) => {
                 outln!("refused: {}", status.message());
                 shown = None;
             }
+            Err(error @ CliError::MaybeApplied { .. }) => {
+                outln!("{error}");
+                shown = None;
+            }
+            Err(error) => return Err(error),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! `authorization: Bearer SECRET` metadata on every call.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use tonic::metadata::MetadataValue;
 use tonic::service::Interceptor;
@@ -79,9 +80,21 @@ impl Tls {
     }
 }
 
+/// How long a connection may take to open when there is another address
+/// to try; and how often, and for how long, a quiet connection is checked
+/// with a ping, so that a watch on a host that vanished (no reset ever
+/// comes) moves on too.
+const ONE_OF_SEVERAL_WAIT: Duration = Duration::from_secs(5);
+
 /// Connects to `server`, over TLS if `tls` says, sending `credential` with
-/// every call.
-pub async fn connect(server: &str, credential: &str, tls: &Tls) -> Result<Conn, CliError> {
+/// every call. `one_of_several`: another address can be tried, so a
+/// server that does not answer is given up on sooner.
+pub async fn connect(
+    server: &str,
+    credential: &str,
+    tls: &Tls,
+    one_of_several: bool,
+) -> Result<Conn, CliError> {
     let bearer = Bearer::new(credential)?;
     let tls = tls.config()?;
     // Without a CA the client has nothing to check the server's
@@ -95,6 +108,11 @@ pub async fn connect(server: &str, credential: &str, tls: &Tls) -> Result<Conn, 
     }
     let address = match (&tls, server.strip_prefix("http://")) {
         (Some(_), Some(rest)) => format!("https://{rest}"),
+        // `host:port`, as the other clients and grpcurl take it.
+        (tls, None) if !server.contains("://") => {
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            format!("{scheme}://{server}")
+        }
         _ => server.to_string(),
     };
     let mut endpoint = Channel::from_shared(address)
@@ -103,6 +121,13 @@ pub async fn connect(server: &str, credential: &str, tls: &Tls) -> Result<Conn, 
         endpoint = endpoint
             .tls_config(tls)
             .map_err(|e| CliError::Usage(format!("cannot use the TLS files: {e}")))?;
+    }
+    if one_of_several {
+        endpoint = endpoint
+            .connect_timeout(ONE_OF_SEVERAL_WAIT)
+            .http2_keep_alive_interval(ONE_OF_SEVERAL_WAIT)
+            .keep_alive_timeout(ONE_OF_SEVERAL_WAIT)
+            .keep_alive_while_idle(true);
     }
     let channel = endpoint.connect().await.map_err(|e| {
         let mut why = e.to_string();

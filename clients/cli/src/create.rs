@@ -4,8 +4,8 @@
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 
-use crate::connection::Conn;
 use crate::error::{CliError, CliResult};
+use crate::failover::{Retry, Servers};
 use crate::render::print_json;
 
 /// `tabletop new`'s arguments.
@@ -62,7 +62,10 @@ pub struct NewArgs {
     #[arg(long = "label", short = 'l', value_name = "KEY=VALUE")]
     labels: Vec<String>,
     /// Make the call safe to retry: the same id with the same request
-    /// returns the same match and tokens.
+    /// returns the same match and tokens (a credential needed). Without
+    /// it, a caller with a credential gets one made up, so that a creation
+    /// sent again to the next server (the first did not answer) answers
+    /// the same match.
     #[arg(long, value_name = "ID")]
     request_id: Option<String>,
     /// A deadline for the open seats, in milliseconds after creation.
@@ -101,12 +104,24 @@ enum OnTimeoutArg {
 }
 
 /// Creates the match and prints its id, tokens, bots and join codes.
-pub async fn run(channel: Conn, args: NewArgs, json: bool) -> CliResult {
-    let request = request(args)?;
-    let created = MatchesClient::new(channel)
-        .create_match(request)
-        .await?
-        .into_inner();
+pub async fn run(servers: &Servers, args: NewArgs, json: bool) -> CliResult {
+    let mut request = request(args)?;
+    // The server takes request ids from callers with a credential only.
+    if request.request_id.is_empty() && servers.has_credential() {
+        request.request_id = fresh_request_id();
+    }
+    // With a request id, safe to send again: a second try answers the
+    // match the first one created. Without, it could create two.
+    let retry = if request.request_id.is_empty() {
+        Retry::NotSent
+    } else {
+        Retry::Safe
+    };
+    let created = servers
+        .call(retry, request, |c, r| async move {
+            MatchesClient::new(c).create_match(r).await
+        })
+        .await?;
     if json {
         print_json(&created_json(&created));
     } else {
@@ -135,6 +150,12 @@ fn request(args: NewArgs) -> Result<pb::CreateMatchRequest, CliError> {
         view_detail: pb::ViewDetail::Full as i32,
         request_id: args.request_id.unwrap_or_default(),
     })
+}
+
+/// A request id no one else can guess: whoever sent the same request under
+/// it would be answered this match's seat tokens.
+fn fresh_request_id() -> String {
+    format!("cli-{:032x}", rand::random::<u128>())
 }
 
 /// A clock if any clock flag asks for one.

@@ -9,14 +9,17 @@ use tabletop_proto::v1::lifecycle_event::Kind;
 use tokio_stream::StreamExt;
 
 use crate::Command;
-use crate::connection::Conn;
 use crate::error::{CliError, CliResult};
+use crate::failover::{Retry, Servers, server_gone};
 use crate::render;
 use crate::render::print_json;
 
 /// Runs one of the director's commands.
-pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
-    let mut director = DirectorClient::new(channel.clone());
+///
+/// The controls are not made again on the next server after no answer
+/// came: adding time twice adds it twice. The feed resumes after its last
+/// cursor on the next server.
+pub async fn run(servers: &Servers, command: Command, json: bool) -> CliResult {
     let view = match command {
         Command::Feed {
             labels,
@@ -30,18 +33,21 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
                 game: game.unwrap_or_default(),
                 labels: crate::listing::pairs("label", &labels)?,
             };
-            return feed(&mut director, request, json).await;
+            return feed(servers, request, json).await;
         }
         Command::Abort {
             match_id,
             reason,
             admin_token,
         } => {
-            director
-                .abort_match(pb::AbortMatchRequest {
-                    admin_token,
-                    match_id,
-                    reason,
+            let request = pb::AbortMatchRequest {
+                admin_token,
+                match_id,
+                reason,
+            };
+            servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    DirectorClient::new(c).abort_match(r).await
                 })
                 .await?
         }
@@ -50,19 +56,22 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
             ranks,
             admin_token,
         } => {
-            director
-                .adjudicate_match(pb::AdjudicateMatchRequest {
-                    admin_token,
-                    match_id,
-                    results: ranks
-                        .iter()
-                        .enumerate()
-                        .map(|(seat, &rank)| pb::PlayerResult {
-                            seat: seat as u32,
-                            rank,
-                            ..Default::default()
-                        })
-                        .collect(),
+            let request = pb::AdjudicateMatchRequest {
+                admin_token,
+                match_id,
+                results: ranks
+                    .iter()
+                    .enumerate()
+                    .map(|(seat, &rank)| pb::PlayerResult {
+                        seat: seat as u32,
+                        rank,
+                        ..Default::default()
+                    })
+                    .collect(),
+            };
+            servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    DirectorClient::new(c).adjudicate_match(r).await
                 })
                 .await?
         }
@@ -70,10 +79,13 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
             match_id,
             admin_token,
         } => {
-            director
-                .pause_match(pb::PauseMatchRequest {
-                    admin_token,
-                    match_id,
+            let request = pb::PauseMatchRequest {
+                admin_token,
+                match_id,
+            };
+            servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    DirectorClient::new(c).pause_match(r).await
                 })
                 .await?
         }
@@ -81,10 +93,13 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
             match_id,
             admin_token,
         } => {
-            director
-                .resume_match(pb::ResumeMatchRequest {
-                    admin_token,
-                    match_id,
+            let request = pb::ResumeMatchRequest {
+                admin_token,
+                match_id,
+            };
+            servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    DirectorClient::new(c).resume_match(r).await
                 })
                 .await?
         }
@@ -94,12 +109,15 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
             ms,
             admin_token,
         } => {
-            director
-                .add_time(pb::AddTimeRequest {
-                    admin_token,
-                    match_id,
-                    seat,
-                    added_ms: ms,
+            let request = pb::AddTimeRequest {
+                admin_token,
+                match_id,
+                seat,
+                added_ms: ms,
+            };
+            servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    DirectorClient::new(c).add_time(r).await
                 })
                 .await?
         }
@@ -108,17 +126,19 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
             plugin_version,
             admin_token,
         } => {
-            AdminClient::new(channel)
-                .lift_quarantine(pb::LiftQuarantineRequest {
-                    admin_token,
-                    match_id,
-                    plugin_version,
+            let request = pb::LiftQuarantineRequest {
+                admin_token,
+                match_id,
+                plugin_version,
+            };
+            servers
+                .call(Retry::NotSent, request, |c, r| async move {
+                    AdminClient::new(c).lift_quarantine(r).await
                 })
                 .await?
         }
         _ => return Err(CliError::Usage("not a director's command".into())),
-    }
-    .into_inner();
+    };
     if json {
         print_json(&render::view_json(&view));
     } else {
@@ -128,46 +148,65 @@ pub async fn run(channel: Conn, command: Command, json: bool) -> CliResult {
 }
 
 /// Prints the feed's events as they come, until the server ends the stream.
-async fn feed(
-    director: &mut DirectorClient<Conn>,
-    request: pb::FollowLifecycleRequest,
-    json: bool,
-) -> CliResult {
+async fn feed(servers: &Servers, request: pb::FollowLifecycleRequest, json: bool) -> CliResult {
     let mut request = request;
-    let mut events = director
-        .follow_lifecycle(request.clone())
-        .await?
-        .into_inner();
-    while let Some(event) = events.next().await {
-        let event = match event {
-            Ok(event) => event,
-            Err(status) => match crate::resume::after_fell_behind(&status, "after_cursor") {
-                // Cut for reading too slowly: every row queued before the
-                // cut arrived, so follow on after the last of them.
-                Some(after_cursor) => {
-                    request.after_cursor = after_cursor;
-                    events = director
-                        .follow_lifecycle(request.clone())
-                        .await?
-                        .into_inner();
-                    continue;
-                }
-                None => return Err(status.into()),
-            },
+    let mut outage = None;
+    'open: loop {
+        let (at, conn) = servers.conn(&mut outage).await?;
+        let mut events = match DirectorClient::new(conn)
+            .follow_lifecycle(request.clone())
+            .await
+        {
+            Ok(events) => events.into_inner(),
+            Err(status) if servers.several() && server_gone(&status) => {
+                servers.move_on(at, &mut outage, status.into()).await?;
+                continue;
+            }
+            Err(status) => return Err(status.into()),
         };
-        if json {
-            outln!("{}", event_json(&event));
-        } else {
-            outln!(
-                "{:>8}  {}  {}  {}",
-                event.cursor,
-                event.match_id,
-                event.game,
-                describe(event.kind.as_ref())
-            );
+        while let Some(event) = events.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(status) => {
+                    if let Some(after_cursor) =
+                        crate::resume::after_fell_behind(&status, "after_cursor")
+                    {
+                        // Cut for reading too slowly: every row queued
+                        // before the cut arrived, so follow on after the
+                        // last of them.
+                        request.after_cursor = after_cursor;
+                        continue 'open;
+                    }
+                    if servers.several() && server_gone(&status) {
+                        // The cursor is every host's: the next one goes on
+                        // after the last row printed.
+                        servers.move_on(at, &mut outage, status.into()).await?;
+                        continue 'open;
+                    }
+                    return Err(status.into());
+                }
+            };
+            outage = None;
+            request.after_cursor = event.cursor;
+            print_event(&event, json);
         }
+        return Ok(());
     }
-    Ok(())
+}
+
+/// One event of the feed: a line, or a JSON object on a line.
+fn print_event(event: &pb::LifecycleEvent, json: bool) {
+    if json {
+        outln!("{}", event_json(event));
+    } else {
+        outln!(
+            "{:>8}  {}  {}  {}",
+            event.cursor,
+            event.match_id,
+            event.game,
+            describe(event.kind.as_ref())
+        );
+    }
 }
 
 fn describe(kind: Option<&Kind>) -> String {

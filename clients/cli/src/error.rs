@@ -14,6 +14,25 @@ pub enum CliError {
     Usage(String),
     /// Local I/O failed.
     Io(std::io::Error),
+    /// A SubmitAction whose first try got no answer, and whose second, on
+    /// another server, was refused as an action already applied would be:
+    /// the first was most likely applied.
+    MaybeApplied {
+        /// Why the first try got no answer.
+        first: Box<tonic::Status>,
+        /// The refusal of the second.
+        refusal: Box<tonic::Status>,
+    },
+    /// No address of several answered within the patience; the last
+    /// failure.
+    GaveUp {
+        /// How many addresses were tried.
+        addresses: usize,
+        /// For how long.
+        seconds: u64,
+        /// What the last one said.
+        last: Box<CliError>,
+    },
 }
 
 impl fmt::Display for CliError {
@@ -26,6 +45,22 @@ impl fmt::Display for CliError {
             }
             CliError::Usage(m) => f.write_str(m),
             CliError::Io(e) => write!(f, "{e}"),
+            CliError::MaybeApplied { first, refusal } => write!(
+                f,
+                "the action may have been applied (it cannot apply twice): its first try got \
+                 no answer ({:?}), and the retry on the next server was refused: {:?}: {}",
+                first.code(),
+                refusal.code(),
+                refusal.message()
+            ),
+            CliError::GaveUp {
+                addresses,
+                seconds,
+                last,
+            } => write!(
+                f,
+                "none of the {addresses} servers answered for {seconds} s; the last: {last}"
+            ),
         }
     }
 }

@@ -3,8 +3,8 @@
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::watch_client::WatchClient;
 
-use crate::connection::Conn;
 use crate::error::CliResult;
+use crate::failover::{Retry, Servers};
 
 /// Events asked for per call.
 const PAGE: u32 = 200;
@@ -12,26 +12,27 @@ const PAGE: u32 = 200;
 /// Prints every event after `from` as the token's holder (or a spectator)
 /// was told it: one line each, or one JSON object per line with `--json`.
 pub async fn list(
-    channel: Conn,
+    servers: &Servers,
     match_id: String,
     token: String,
     from: u64,
     json: bool,
 ) -> CliResult {
-    let mut client = WatchClient::new(channel);
     let mut after = from;
     loop {
-        let page = client
-            .list_events(pb::ListEventsRequest {
-                match_id: match_id.clone(),
-                seat_token: token.clone(),
-                after_seq: after,
-                from_version: None,
-                page_size: PAGE,
-                include_views: false,
+        let request = pb::ListEventsRequest {
+            match_id: match_id.clone(),
+            seat_token: token.clone(),
+            after_seq: after,
+            from_version: None,
+            page_size: PAGE,
+            include_views: false,
+        };
+        let page = servers
+            .call(Retry::Safe, request, |c, r| async move {
+                WatchClient::new(c).list_events(r).await
             })
-            .await?
-            .into_inner();
+            .await?;
         for event in &page.events {
             print_event(event, json);
             after = event.seq;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::matches_client::MatchesClient;
 
-use crate::connection::Conn;
 use crate::error::{CliError, CliResult};
+use crate::failover::{Retry, Servers};
 use crate::render::print_json;
 use crate::{StateArg, render};
 
@@ -49,28 +49,29 @@ fn state(state: Option<StateArg>) -> pb::MatchState {
 /// Prints one page from `page_token` (and the token of the next, on
 /// stderr so `--json` stays one document), or with `all` every page.
 pub async fn matches(
-    channel: Conn,
+    servers: &Servers,
     filters: Filters,
     page_token: Option<String>,
     all: bool,
     json: bool,
 ) -> CliResult {
-    let mut client = MatchesClient::new(channel);
     let mut token = page_token.unwrap_or_default();
     let mut listed = Vec::new();
     loop {
-        let page = client
-            .list_matches(pb::ListMatchesRequest {
-                game: filters.game.clone(),
-                state: state(filters.state) as i32,
-                page_size: filters.page_size,
-                page_token: token,
-                labels: filters.labels.clone(),
-                created_from_ms: None,
-                created_before_ms: None,
+        let request = pb::ListMatchesRequest {
+            game: filters.game.clone(),
+            state: state(filters.state) as i32,
+            page_size: filters.page_size,
+            page_token: token,
+            labels: filters.labels.clone(),
+            created_from_ms: None,
+            created_before_ms: None,
+        };
+        let page = servers
+            .call(Retry::Safe, request, |c, r| async move {
+                MatchesClient::new(c).list_matches(r).await
             })
-            .await?
-            .into_inner();
+            .await?;
         if !json {
             // Printed page by page, so a long listing starts at once.
             for m in &page.matches {

@@ -45,11 +45,14 @@ mod create;
 mod director;
 mod error;
 mod events;
+mod failover;
 mod listing;
 mod render;
 mod replay;
 mod resume;
 mod store;
+mod submit;
+mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -57,7 +60,9 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "tabletop", version, about)]
 pub struct Cli {
-    /// The server's address.
+    /// The server's address, or several separated by commas
+    /// (`a:50051,b:50051`): the first that answers is used, and a call
+    /// safe to repeat moves to the next when its server is unavailable.
     /// Default: http://127.0.0.1:50051; `arena` without it starts a host
     /// of its own.
     #[arg(long, global = true, env = "TABLETOP_SERVER")]

@@ -15,14 +15,24 @@ without a seed.
 
 from __future__ import annotations
 
-import collections
 import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 import grpc
 
+from tabletop.channels import (
+    AUTHORIZATION,
+    FAILOVER_CHANNEL_OPTIONS,
+    BearerInterceptor,
+    FailoverChannel,
+    bearer as _bearer,
+    server_gone,
+    split_targets,
+    wait_for_first_ready,
+)
 from tabletop.errors import StreamFellBehind, from_rpc_error
+from tabletop.lifecycle import LifecycleFeed
 
 from tabletop.v1 import (
     admin_pb2,
@@ -42,9 +52,6 @@ from tabletop.v1 import (
 Action = Union[int, str, matches_pb2.LegalAction]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
-
-#: The metadata key the server reads the caller's credential from.
-AUTHORIZATION = "authorization"
 
 
 class Player(NamedTuple):
@@ -80,7 +87,7 @@ def _typed_errors(method: _F) -> _F:
 
 
 def connect(
-    target: str = DEFAULT_SERVER,
+    target: Union[str, Sequence[str]] = DEFAULT_SERVER,
     *,
     timeout: Optional[float] = 10.0,
     credential: str = "",
@@ -92,8 +99,13 @@ def connect(
     """Opens a channel to ``target`` (``host:port``): plaintext, or TLS
     trusting the server certificates that the CA in ``ca_file`` (PEM) signed.
 
-    With a ``timeout`` (seconds), waits until the channel is ready and raises
-    ``grpc.FutureTimeoutError`` if the server cannot be reached in time.
+    ``target`` may name several servers (a list, or one string with commas,
+    ``"a:50051,b:50051"``): the client uses the first that answers and moves
+    to the next when a server is unavailable (see :mod:`tabletop.channels`
+    for which calls it makes again there).
+
+    With a ``timeout`` (seconds), waits until a channel is ready and raises
+    ``grpc.FutureTimeoutError`` if no server can be reached in time.
     ``credential`` (an organizer credential, or the admin token) is sent
     with every call; ``admin_token`` is another name for it, so that code
     written before organizer credentials keeps working (see :class:`Client`).
@@ -101,10 +113,12 @@ def connect(
     certificate over TLS, which a server started with ``--tls-client-ca``
     requires for Admin calls.
     """
+    addresses = split_targets(target)
+    options = FAILOVER_CHANNEL_OPTIONS if len(addresses) > 1 else ()
     if ca_file is None:
         if client_cert_file or client_key_file:
             raise ValueError("a client certificate needs TLS: give ca_file too")
-        channel = grpc.insecure_channel(target)
+        channels = [grpc.insecure_channel(a, options=options) for a in addresses]
     else:
         if (client_cert_file is None) != (client_key_file is None):
             raise ValueError("give client_cert_file and client_key_file together")
@@ -117,70 +131,23 @@ def connect(
             with open(client_key_file, "rb") as f:
                 key = f.read()
         tls = grpc.ssl_channel_credentials(root_certificates=root, private_key=key, certificate_chain=cert)
-        channel = grpc.secure_channel(target, tls)
+        channels = [grpc.secure_channel(a, tls, options=options) for a in addresses]
+    try:
+        client = Client(channels, credential=credential, admin_token=admin_token, addresses=addresses)
+    except ValueError:
+        for channel in channels:
+            channel.close()
+        raise
     if timeout is not None:
         try:
-            grpc.channel_ready_future(channel).result(timeout=timeout)
+            if client.failover is None:
+                grpc.channel_ready_future(client.channel).result(timeout=timeout)
+            else:
+                wait_for_first_ready(client.failover, timeout)
         except grpc.FutureTimeoutError:
-            channel.close()
+            client.close()
             raise
-    try:
-        return Client(channel, credential=credential, admin_token=admin_token)
-    except ValueError:
-        channel.close()
-        raise
-
-
-def _bearer(secret: str) -> tuple[tuple[str, str], ...]:
-    return ((AUTHORIZATION, f"Bearer {secret}"),) if secret else ()
-
-
-class _CallDetails(
-    collections.namedtuple(
-        "_CallDetails", ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
-    ),
-    grpc.ClientCallDetails,
-):
-    pass
-
-
-class _BearerInterceptor(
-    grpc.UnaryUnaryClientInterceptor,
-    grpc.UnaryStreamClientInterceptor,
-    grpc.StreamUnaryClientInterceptor,
-    grpc.StreamStreamClientInterceptor,
-):
-    """Adds the client's credential to every call that does not carry one of
-    its own (a call given ``admin_token=`` carries that one instead)."""
-
-    def __init__(self, client: "Client") -> None:
-        self._client = client
-
-    def _details(self, details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
-        metadata = list(details.metadata or ())
-        secret = self._client.credential
-        if not secret or any(key == AUTHORIZATION for key, _ in metadata):
-            return details
-        return _CallDetails(
-            details.method,
-            details.timeout,
-            metadata + list(_bearer(secret)),
-            details.credentials,
-            getattr(details, "wait_for_ready", None),
-            getattr(details, "compression", None),
-        )
-
-    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
-        return continuation(self._details(details), request)
-
-    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
-        return continuation(self._details(details), request)
-
-    def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
-        return continuation(self._details(details), requests)
-
-    def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
-        return continuation(self._details(details), requests)
+    return client
 
 
 class Client:
@@ -201,12 +168,32 @@ class Client:
     credential instead of the client's, for that call only.
     """
 
-    def __init__(self, channel: grpc.Channel, *, credential: str = "", admin_token: str = "") -> None:
+    def __init__(
+        self,
+        channel: Union[grpc.Channel, Sequence[grpc.Channel]],
+        *,
+        credential: str = "",
+        admin_token: str = "",
+        addresses: Sequence[str] = (),
+    ) -> None:
         if credential and admin_token and credential != admin_token:
             raise ValueError("credential and admin_token are the same setting: give one of them")
         self.credential = credential or admin_token
-        self.channel = channel
-        calls = grpc.intercept_channel(channel, _BearerInterceptor(self))
+        given = [channel] if isinstance(channel, grpc.Channel) else list(channel)
+        if not given:
+            raise ValueError("a client needs a channel")
+        #: The several servers' channels when there are several (None with
+        #: one): calls move to the next on UNAVAILABLE.
+        self.failover: Optional[FailoverChannel] = None
+        if len(given) == 1:
+            self.channel: grpc.Channel = given[0]
+            calls = grpc.intercept_channel(given[0], BearerInterceptor(self))
+        else:
+            names = list(addresses) or [f"channel {n}" for n in range(len(given))]
+            self.failover = FailoverChannel(names, [grpc.intercept_channel(c, BearerInterceptor(self)) for c in given])
+            self._raw_channels = given
+            self.channel = self.failover
+            calls = self.failover
         self.catalog = catalog_pb2_grpc.CatalogStub(calls)
         self.matches = matches_pb2_grpc.MatchesStub(calls)
         self.watcher = watch_pb2_grpc.WatchStub(calls)
@@ -229,8 +216,9 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Closes the channel (cancels open watch streams)."""
-        self.channel.close()
+        """Closes the channels (cancels open watch streams)."""
+        for channel in getattr(self, "_raw_channels", [self.channel]):
+            channel.close()
 
     # -- catalog ---------------------------------------------------------
 
@@ -372,7 +360,11 @@ class Client:
 
         With ``expected_version`` the server refuses if the match has moved on
         since: :class:`tabletop.errors.StaleVersion`, whose
-        ``current_version`` is the match's version now.
+        ``current_version`` is the match's version now. It also makes the
+        call safe to make again: with several addresses, only a call with
+        it moves to the next server when one does not answer — and then a
+        ``StaleVersion`` (or ``AlreadyActed``) may mean that the first try
+        was applied: read the view.
         """
         request = matches_pb2.SubmitActionRequest(
             match_id=match_id, seat_token=token, expected_version=expected_version
@@ -484,12 +476,16 @@ class Client:
         iterator opens the stream again after the last event received, so
         the caller sees nothing of it. A server that shuts
         down ends it with :class:`tabletop.errors.ShuttingDown`: watch again
-        with ``after_seq`` to resume. Revoking the client's credential, or
+        with ``after_seq`` to resume — with several addresses the iterator
+        does that itself on the next one, as for any ``UNAVAILABLE``, for up
+        to :data:`tabletop.channels.PATIENCE` seconds. Revoking the client's credential, or
         re-issuing the token of the seat it watches as, ends it within a
         second with :class:`tabletop.errors.BadToken` (``credential``:
         ``bearer`` or ``seat``), as a new call with it would be refused.
         """
+        outage = None
         while True:
+            at = self.failover.current()[0] if self.failover else 0
             stream = self.watcher.WatchMatch(
                 watch_pb2.WatchMatchRequest(
                     match_id=match_id,
@@ -500,7 +496,15 @@ class Client:
                 )
             )
             try:
-                yield from stream
+                for event in stream:
+                    outage = None
+                    # Where a stream opened again goes on from: after this
+                    # event, or after the version a snapshot showed.
+                    if event.seq:
+                        after_seq, from_version = event.seq, None
+                    elif after_seq is None:
+                        from_version = event.version
+                    yield event
                 return
             except grpc.RpcError as err:
                 typed = from_rpc_error(err)
@@ -509,6 +513,11 @@ class Client:
                 # on after the last of them, with no gap and none twice.
                 if isinstance(typed, StreamFellBehind) and typed.after_seq is not None:
                     after_seq, from_version = typed.after_seq, None
+                    continue
+                # Its server is gone: the next address goes on after the
+                # last event received.
+                if self.failover is not None and server_gone(typed):
+                    outage = self.failover.move_on(at, outage, typed)
                     continue
                 raise typed from err
             finally:
@@ -584,7 +593,7 @@ class Client:
                 metadata=metadata,
             )
 
-        return LifecycleFeed(follow, after_cursor)
+        return LifecycleFeed(follow, after_cursor, self.failover)
 
     @_typed_errors
     def abort_match(self, match_id: str, reason: str = "", *, admin_token: Optional[str] = None) -> types_pb2.MatchView:
@@ -702,62 +711,6 @@ class Client:
             admin_pb2.LiftQuarantineRequest(match_id=match_id, plugin_version=plugin_version),
             metadata=self._auth(admin_token),
         )
-
-
-class LifecycleFeed:
-    """The lifecycle feed being followed: an iterator of ``LifecycleEvent``
-    that raises typed errors (:class:`tabletop.errors.ShuttingDown` when
-    the server stops: follow again from the last cursor;
-    ``STREAM_FELL_BEHIND``, a cut for reading too slowly, is not raised: the
-    feed is followed again after the last event received;
-    :class:`tabletop.errors.BadToken` when its credential is revoked).
-
-    :meth:`cancel` ends the iteration cleanly, also from another thread
-    while it waits for the next event; so does leaving a ``with`` block
-    around it.
-    """
-
-    def __init__(self, follow: Callable[[int], Any], after_cursor: int) -> None:
-        self._follow = follow
-        self._stream = follow(after_cursor)
-        self._cancelled = False
-
-    def __iter__(self) -> "LifecycleFeed":
-        return self
-
-    def __next__(self) -> director_pb2.LifecycleEvent:
-        while True:
-            try:
-                event: director_pb2.LifecycleEvent = next(self._stream)
-                return event
-            except grpc.RpcError as err:
-                # Our own cancel() ends the stream with CANCELLED: that is the
-                # end of the iteration, not an error.
-                if self._cancelled:
-                    raise StopIteration from None
-                typed = from_rpc_error(err)
-                # Cut for reading too slowly: every row queued before the cut
-                # arrived, so the feed goes on after the last of them.
-                if isinstance(typed, StreamFellBehind) and typed.after_cursor is not None:
-                    self._stream = self._follow(typed.after_cursor)
-                    continue
-                raise typed from err
-
-    def cancel(self) -> None:
-        """Stops following."""
-        self._cancelled = True
-        self._stream.cancel()
-
-    def __enter__(self) -> "LifecycleFeed":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.cancel()
-
-    def __del__(self) -> None:
-        # An abandoned feed (a loop left with `break`) would otherwise keep
-        # its stream open until the channel closes.
-        self._stream.cancel()
 
 
 def _seat_player(seat: int, player: PlayerLike) -> types_pb2.SeatPlayer:

@@ -43,12 +43,12 @@ def engine_host_binary() -> Path:
 class Host:
     """A running engine-host process."""
 
-    def __init__(self, tmp: Path, extra_args: Sequence[str] = ()) -> None:
+    def __init__(self, tmp: Path, extra_args: Sequence[str] = (), listen: str = "127.0.0.1:0") -> None:
         binary = engine_host_binary()
         self.process = subprocess.Popen(
             [
                 str(binary),
-                "--listen", "127.0.0.1:0",
+                "--listen", listen,
                 "--plugin-dir", str(binary.parent),
                 "--data-dir", str(tmp / "data"),
                 *extra_args,
@@ -98,6 +98,11 @@ class Host:
             text = answer.read().decode()
         samples = (line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))
         return {name: float(value) for name, value in samples}
+
+    def kill(self) -> None:
+        """Kills the host at once, as a crash would."""
+        self.process.kill()
+        self.process.wait(timeout=30)
 
     def stop(self) -> None:
         self.process.terminate()

@@ -19,7 +19,6 @@
 import { readFileSync } from "node:fs";
 import type { SecureClientSessionOptions } from "node:http2";
 
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createClient, type Client as ServiceClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 
@@ -41,11 +40,11 @@ import {
   type MatchSummary,
   type SubmitActionRequest,
   type SubmitActionResponse,
-  type TimeControlSchema,
 } from "./gen/tabletop/v1/matches_pb.js";
-import { MatchState, type MatchView, type SeatPlayerSchema } from "./gen/tabletop/v1/types_pb.js";
+import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
 import { type ListEventsResponse, Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
 import { StreamFellBehind, toTabletopError, typed, typedStream } from "./errors.js";
+import { FailoverTransport, type Outage, serverGone, splitTargets } from "./failover.js";
 
 /** The default server address. */
 export const DEFAULT_SERVER = "127.0.0.1:50051";
@@ -53,133 +52,29 @@ export const DEFAULT_SERVER = "127.0.0.1:50051";
 /** The metadata key the server reads the caller's credential from. */
 const AUTHORIZATION = "authorization";
 
+export type {
+  AdjudicateOptions,
+  AdminOptions,
+  CreateMatchOptions,
+  FollowLifecycleOptions,
+  IssueCredentialOptions,
+  JoinOptions,
+  ListMatchesOptions,
+  WatchOptions,
+} from "./options.js";
+import type {
+  AdjudicateOptions,
+  AdminOptions,
+  CreateMatchOptions,
+  FollowLifecycleOptions,
+  IssueCredentialOptions,
+  JoinOptions,
+  ListMatchesOptions,
+  WatchOptions,
+} from "./options.js";
+
 /** An action: an id (from `legalActions`), its notation, or a `LegalAction`. */
 export type Action = bigint | number | string | LegalAction;
-
-/** Options of a new match. */
-export interface CreateMatchOptions {
-  /** Number of seats (default 2). */
-  players?: number;
-  /** Game options as text, e.g. `{ max_turns: "300" }`. */
-  options?: Record<string, string>;
-  /** Seed of the match's random source. */
-  seed?: bigint | number;
-  /** Seats to leave open for `join`. */
-  openSeats?: number[];
-  /** A plugin version (the newest if absent). */
-  version?: string;
-  /** Start from this position (the game's notation). */
-  startPosition?: string;
-  /** A clock for every seat, e.g. `{ bankMs: 600_000n }`. */
-  timeControl?: MessageInitShape<typeof TimeControlSchema>;
-  /**
-   * What the match is tagged with (`{ tournament: "spring", round: "2" }`):
-   * views, listings and the lifecycle feed show the labels and filter by them.
-   */
-  labels?: Record<string, string>;
-  /**
-   * Makes the call safe to retry: the same request under the same id returns
-   * the same match and the same tokens (also after a server restart); a
-   * different request under it rejects with `RequestIdReused`.
-   */
-  requestId?: string;
-  /**
-   * When the open seats must be taken by, and what happens to a match whose
-   * seats are not all taken then (`OnDeadline.ABORT`, the default, or
-   * `OnDeadline.START_WITHOUT`).
-   */
-  openSeatDeadline?: { withinMs: bigint | number; onDeadline?: OnDeadline };
-  /**
-   * Spectators see the running match this far behind (`moves` versions,
-   * at most 1000, and/or `ms` milliseconds, at most an hour), for
-   * broadcasts; seats see it live, and views say `delayed`.
-   */
-  spectatorDelay?: { moves?: number; ms?: bigint | number };
-  /**
-   * Who plays the seats filled now (`[{ seat: 0, displayName: "Ada",
-   * externalId: "p-17" }]`): views, records, results and the lifecycle feed
-   * show them. An open seat's player says who they are when joining.
-   */
-  seatPlayers?: MessageInitShape<typeof SeatPlayerSchema>[];
-  /**
-   * Let anyone join the open seats. By default each open seat is
-   * invite-only: `Match.joinCodes` holds its code, for the player invited to
-   * it.
-   */
-  publicOpenSeats?: boolean;
-  /**
-   * Seats the server's bots play, by seat: `{ 1: "mcts:500ms" }` (specs:
-   * `random`, `mcts:2000` iterations, `mcts:500ms` time a move). No token is
-   * issued for a bot's seat.
-   */
-  bots?: Record<number, string>;
-}
-
-/** Options of `join`. */
-export interface JoinOptions {
-  /**
-   * The seat's join code (from `Match.joinCodes`): needed for an invite-only
-   * seat unless the client holds a credential; it takes the code's seat.
-   */
-  code?: string;
-  /** The name to show for the seat (at most 64 characters). */
-  displayName?: string;
-  /** The platform's own id for the player (opaque to the server). */
-  externalId?: string;
-}
-
-/** Filters and a page of `listMatches`. */
-export interface ListMatchesOptions {
-  /** Only this game. */
-  game?: string;
-  /** Only this state. */
-  state?: MatchState;
-  /** Only matches that have every one of these labels with these values. */
-  labels?: Record<string, string>;
-  /** Only matches created at or after this time (ms since the Unix epoch). */
-  createdFromMs?: bigint | number;
-  /** Only matches created before this time (ms since the Unix epoch). */
-  createdBeforeMs?: bigint | number;
-  /** At most this many matches per page (0: the server's default, 100). */
-  pageSize?: number;
-  /** The previous page's `nextPageToken` (with the same filters). */
-  pageToken?: string;
-}
-
-/** Where the lifecycle feed starts and which matches it tells of. */
-export interface FollowLifecycleOptions {
-  /** Send the events after this cursor (0: from the first the server holds). */
-  afterCursor?: bigint | number;
-  /** Only this game's matches. */
-  game?: string;
-  /** Only matches that have every one of these labels with these values. */
-  labels?: Record<string, string>;
-  /** A credential for this call instead of the client's. */
-  adminToken?: string;
-  /** Stops following: the iteration ends (without an error). */
-  signal?: AbortSignal;
-}
-
-/** Options of a call that needs a credential. */
-export interface AdminOptions {
-  /**
-   * A credential (organizer or admin) for this call instead of the
-   * client's; the name dates from when the admin token was the only one.
-   */
-  adminToken?: string;
-}
-
-/** Options of `adjudicateMatch`. */
-/** Options of `issueCredential`. */
-export interface IssueCredentialOptions extends AdminOptions {
-  /** The tenant whose matches the credential runs; absent: its own. */
-  tenant?: string;
-}
-
-export interface AdjudicateOptions extends AdminOptions {
-  /** Scores by seat (informative; 0 if absent). */
-  scores?: ReadonlyMap<number, number> | Readonly<Record<number, number>>;
-}
 
 /** Options of `connect`. */
 export interface ConnectOptions {
@@ -244,9 +139,12 @@ function optionalBigInt(value: bigint | number | undefined): bigint | undefined 
 
 /**
  * Connects to `target` (`host:port`, or a full `http://` URL). The connection
- * is opened lazily on the first call; `close()` ends it.
+ * is opened lazily on the first call; `close()` ends it. `target` may name
+ * several servers (a list, or one string with commas, `"a:50051,b:50051"`):
+ * the client moves to the next when a server is unavailable (see
+ * `./failover.js` for which calls it makes again there).
  */
-export function connect(target: string = DEFAULT_SERVER, opts: ConnectOptions = {}): Client {
+export function connect(target: string | readonly string[] = DEFAULT_SERVER, opts: ConnectOptions = {}): Client {
   return new Client(target, opts);
 }
 
@@ -260,21 +158,24 @@ export class Client {
   readonly admin: ServiceClient<typeof Admin>;
   /** Sent with every call (see `ConnectOptions.credential`); "" for none. */
   credential: string;
-  private readonly sessions: Http2SessionManager;
+  /** With several addresses, the transport that moves between them. */
+  readonly failover: FailoverTransport | undefined;
+  private readonly sessions: Http2SessionManager[];
 
-  constructor(target: string = DEFAULT_SERVER, opts: ConnectOptions = {}) {
+  constructor(target: string | readonly string[] = DEFAULT_SERVER, opts: ConnectOptions = {}) {
     if (opts.credential && opts.adminToken && opts.credential !== opts.adminToken) {
       throw new Error("credential and adminToken are the same setting: give one of them");
     }
     this.credential = opts.credential || opts.adminToken || "";
     const tls = tlsOptions(opts);
     const scheme = tls ? "https" : "http";
-    const baseUrl = /^https?:\/\//.test(target)
-      ? target.replace(/^http:\/\//, `${scheme}://`)
-      : `${scheme}://${target}`;
-    // Our own session manager, so that close() can end the HTTP/2 session
-    // (otherwise an idle session keeps the Node process alive).
-    this.sessions = new Http2SessionManager(baseUrl, undefined, tls);
+    const addresses = splitTargets(target);
+    // One of several: a server that does not answer is given up on sooner,
+    // and a quiet connection is pinged, so that a watch on a host that
+    // vanished without a reset moves on too.
+    const several = addresses.length > 1
+      ? { connectTimeoutMs: 5_000, pingIntervalMs: 5_000, pingTimeoutMs: 5_000 }
+      : undefined;
     // A call given its own credential (`adminToken` in its options) keeps it.
     const bearer: Interceptor = (next) => (req) => {
       if (this.credential && !req.header.has(AUTHORIZATION)) {
@@ -282,7 +183,19 @@ export class Client {
       }
       return next(req);
     };
-    const transport = createGrpcTransport({ baseUrl, sessionManager: this.sessions, interceptors: [bearer] });
+    // Our own session managers, so that close() can end the HTTP/2 sessions
+    // (otherwise an idle session keeps the Node process alive).
+    this.sessions = [];
+    const transports = addresses.map((address) => {
+      const baseUrl = /^https?:\/\//.test(address)
+        ? address.replace(/^http:\/\//, `${scheme}://`)
+        : `${scheme}://${address}`;
+      const sessionManager = new Http2SessionManager(baseUrl, several, tls);
+      this.sessions.push(sessionManager);
+      return createGrpcTransport({ baseUrl, sessionManager, interceptors: [bearer] });
+    });
+    this.failover = transports.length > 1 ? new FailoverTransport(addresses, transports) : undefined;
+    const transport = this.failover ?? transports[0]!;
     this.catalog = createClient(Catalog, transport);
     this.matches = createClient(Matches, transport);
     this.watcher = createClient(Watch, transport);
@@ -301,7 +214,7 @@ export class Client {
 
   /** Ends the connection (open watch streams fail). */
   close(): void {
-    this.sessions.abort();
+    for (const sessions of this.sessions) sessions.abort();
   }
 
   /** Every game the server plays (newest version of each). */
@@ -397,6 +310,10 @@ export class Client {
     action: Action,
     expectedVersion?: bigint,
   ): Promise<SubmitActionResponse> {
+    // `expectedVersion` also makes the call safe to make again: with several
+    // addresses only a submission with it moves to the next server when one
+    // does not answer — and then `StaleVersion` (or `AlreadyActed`) may mean
+    // that the first try was applied: read the view.
     let choice: SubmitActionRequest["action"];
     if (typeof action === "string") choice = { case: "notation", value: action };
     else if (typeof action === "object") choice = { case: "actionId", value: action.id };
@@ -459,7 +376,9 @@ export class Client {
    * reads too slowly is cut by the server (`STREAM_FELL_BEHIND`) and this
    * iterator opens the stream again after the last event received, so the
    * caller sees nothing of it. A server that shuts down ends it with
-   * `ShuttingDown`: watch again with `afterSeq`.
+   * `ShuttingDown`: watch again with `afterSeq` — with several addresses
+   * the iterator does that itself on the next one, as for any
+   * `UNAVAILABLE`, for up to `PATIENCE_MS`.
    * Revoking the client's credential, or re-issuing the token of the seat
    * it watches as, ends it within a second with `BadToken` (`credential`:
    * `bearer` or `seat`), as a new call with it would be refused.
@@ -467,7 +386,9 @@ export class Client {
   async *watch(matchId: string, token = "", opts: WatchOptions = {}): AsyncIterable<WatchEvent> {
     let afterSeq = opts.afterSeq;
     let fromVersion = opts.fromVersion;
+    let outage: Outage | undefined;
     for (;;) {
+      const at = this.failover?.current() ?? 0;
       const stream = typedStream(
         this.watcher.watchMatch(
           { matchId, seatToken: token, fromVersion, afterSeq, omitViews: opts.omitViews ?? false },
@@ -475,7 +396,18 @@ export class Client {
         ),
       );
       try {
-        yield* stream;
+        for await (const event of stream) {
+          outage = undefined;
+          // Where a stream opened again goes on from: after this event, or
+          // after the version a snapshot showed.
+          if (event.seq > 0n) {
+            afterSeq = event.seq;
+            fromVersion = undefined;
+          } else if (afterSeq === undefined) {
+            fromVersion = event.version;
+          }
+          yield event;
+        }
         return;
       } catch (e) {
         // The server cut a stream read too slowly: every event it queued
@@ -483,6 +415,12 @@ export class Client {
         if (e instanceof StreamFellBehind && e.afterSeq !== undefined) {
           afterSeq = e.afterSeq;
           fromVersion = undefined;
+          continue;
+        }
+        // Its server is gone: the next address goes on after the last
+        // event received.
+        if (this.failover && !opts.signal?.aborted && serverGone(e)) {
+          outage = await this.failover.moveOn(at, outage, e);
           continue;
         }
         throw e;
@@ -550,13 +488,19 @@ export class Client {
    */
   async *followLifecycle(opts: FollowLifecycleOptions = {}): AsyncIterable<LifecycleEvent> {
     let afterCursor = BigInt(opts.afterCursor ?? 0);
+    let outage: Outage | undefined;
     for (;;) {
+      const at = this.failover?.current() ?? 0;
       const stream = this.director.followLifecycle(
         { afterCursor, game: opts.game ?? "", labels: opts.labels ?? {} },
         { ...withCredential(opts.adminToken), signal: opts.signal },
       );
       try {
-        yield* stream;
+        for await (const event of stream) {
+          outage = undefined;
+          afterCursor = event.cursor;
+          yield event;
+        }
         return;
       } catch (e) {
         // The caller stopped following: the end, not an error.
@@ -566,6 +510,12 @@ export class Client {
         // arrived, so the feed goes on after the last of them.
         if (typedError instanceof StreamFellBehind && typedError.afterCursor !== undefined) {
           afterCursor = typedError.afterCursor;
+          continue;
+        }
+        // Its server is gone: the cursor is every host's, so the next
+        // address goes on after the last event received.
+        if (this.failover && serverGone(typedError)) {
+          outage = await this.failover.moveOn(at, outage, typedError);
           continue;
         }
         throw typedError;
@@ -680,18 +630,6 @@ export class Client {
       ),
     );
   }
-}
-
-/** Where a watch starts and what it carries. */
-export interface WatchOptions {
-  /** Resume after the event that produced this version (0n: from the first). */
-  fromVersion?: bigint;
-  /** Resume after the event with this sequence number. */
-  afterSeq?: bigint;
-  /** Leave each transition's view out. */
-  omitViews?: boolean;
-  /** Cancels the stream. */
-  signal?: AbortSignal;
 }
 
 /** The view a watch event carries (undefined for `seatActed`). */

@@ -39,21 +39,34 @@ export interface Host {
   address: string;
   /** The host's metrics by sample name (started with `--metrics-listen`). */
   metrics(): Promise<Map<string, number>>;
+  /** Its data directory (the store a host started after it may take over). */
+  dataDir: string;
   stop(): Promise<void>;
+  /** Kills it at once (SIGKILL), as a crash would; its data stays. */
+  kill(): Promise<void>;
+}
+
+/** Where a host listens and keeps its matches. */
+export interface HostPlace {
+  /** `127.0.0.1:0` (any free port) unless given. */
+  listen?: string;
+  /** A fresh directory (removed by `stop`) unless given. */
+  dataDir?: string;
 }
 
 /**
  * Starts engine-host (with `extraArgs`) and resolves once it prints
  * `listening on ADDR`.
  */
-export async function startHost(extraArgs: string[] = []): Promise<Host> {
+export async function startHost(extraArgs: string[] = [], place: HostPlace = {}): Promise<Host> {
   const binary = engineHostBinary();
-  const dataDir = mkdtempSync(join(tmpdir(), "tabletop-ts-"));
+  const ownDir = place.dataDir === undefined;
+  const dataDir = place.dataDir ?? mkdtempSync(join(tmpdir(), "tabletop-ts-"));
   const child: ChildProcess = spawn(
     binary,
     [
       "--listen",
-      "127.0.0.1:0",
+      place.listen ?? "127.0.0.1:0",
       "--plugin-dir",
       dirname(binary),
       "--data-dir",
@@ -99,6 +112,14 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
   }
   return {
     address: match[1]!,
+    dataDir,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGKILL");
+        await exited;
+      }
+    },
     async metrics() {
       for (let waited = 0; !metricsAddress; waited += 10) {
         if (waited > 10_000) throw new Error("no `metrics on` line: start the host with --metrics-listen");
@@ -114,12 +135,12 @@ export async function startHost(extraArgs: string[] = []): Promise<Host> {
       return samples;
     },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");
         await exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
