@@ -196,3 +196,229 @@ fn signal(host: &Host, signal: &str) {
         .expect("kill runs");
     assert!(status.success(), "kill -{signal}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_stopped_with_sigterm_hands_its_matches_over_with_no_error() {
+    let (_database, mut hosts) = hosts(2).await;
+    let (match_id, tokens) = create(&mut hosts[0].matches().await, "focus", 2, 14).await;
+    play_through(&hosts[0], &match_id, &tokens, Duration::from_secs(5)).await;
+    assert!(
+        hosts[0].terminate().await,
+        "the host stops by itself on SIGTERM"
+    );
+    let stopped_at = Instant::now();
+    // No retry: the first call through the other host is answered.
+    let played = play_first_legal(&mut hosts[1].matches().await, &match_id, &tokens).await;
+    assert!(
+        played.is_ok(),
+        "a move right after the graceful stop: {played:?}"
+    );
+    assert!(
+        stopped_at.elapsed() < Duration::from_millis(LEASE_MS),
+        "the stopped host gave its lease up: the match moved in {:?}, within no lease",
+        stopped_at.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_feed_through_each_host_has_every_creation_once_and_in_order() {
+    let (_database, hosts) = hosts(3).await;
+    // Creations through all three hosts at once: their lifecycle rows commit
+    // in whatever order the transactions end.
+    let mut creating = Vec::new();
+    for (n, host) in hosts.iter().enumerate() {
+        let channel = host.channel().await;
+        creating.push(tokio::spawn(async move {
+            let mut matches = pb::matches_client::MatchesClient::new(channel);
+            let mut ids = Vec::new();
+            for i in 0..8u64 {
+                ids.push(create(&mut matches, "war", 2, 100 * n as u64 + i).await.0);
+            }
+            ids
+        }));
+    }
+    let mut created = std::collections::BTreeSet::new();
+    for creating in creating {
+        created.extend(creating.await.expect("creations"));
+    }
+    assert_eq!(created.len(), 24);
+    let mut feeds = Vec::new();
+    for host in &hosts {
+        let mut director = pb::director_client::DirectorClient::new(host.channel().await);
+        let mut stream = director
+            .follow_lifecycle(pb::FollowLifecycleRequest {
+                admin_token: tabletop_tests::ADMIN_TOKEN.into(),
+                after_cursor: 0,
+                ..Default::default()
+            })
+            .await
+            .expect("the feed")
+            .into_inner();
+        let mut events = Vec::new();
+        let mut creations = std::collections::BTreeSet::new();
+        while creations.len() < created.len() {
+            let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
+                .await
+                .expect("the feed goes on within 10 s")
+                .expect("the feed does not end")
+                .expect("an event");
+            if matches!(event.kind, Some(pb::lifecycle_event::Kind::Created(_))) {
+                assert!(
+                    creations.insert(event.match_id.clone()),
+                    "a creation told twice through {}",
+                    host.url
+                );
+            }
+            events.push((event.cursor, event.match_id));
+        }
+        assert_eq!(creations, created, "every creation, through {}", host.url);
+        let cursors: Vec<u64> = events.iter().map(|(cursor, _)| *cursor).collect();
+        assert!(
+            cursors.windows(2).all(|pair| pair[1] == pair[0] + 1),
+            "no cursor skipped or repeated through {}: {cursors:?}",
+            host.url
+        );
+        feeds.push(events);
+    }
+    assert!(
+        feeds.windows(2).all(|pair| pair[0] == pair[1]),
+        "every host tells the same events in the same order"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_sigkills_under_load_keep_every_acknowledged_action() {
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let mut hosts = Vec::new();
+    for _ in 0..3 {
+        hosts.push(Some(host_on(&database.url).await));
+    }
+    let mut games = Vec::new();
+    for (n, game) in ["focus", "focus", "focus"].into_iter().enumerate() {
+        let host = hosts[n].as_ref().expect("a host");
+        let (match_id, tokens) = create(&mut host.matches().await, game, 2, 20 + n as u64).await;
+        games.push((match_id, tokens, Vec::<u64>::new()));
+    }
+    for kill in 0..5 {
+        // Load: every match moves through the hosts alive, round robin.
+        for step in 0..4 {
+            for (n, (match_id, tokens, acknowledged)) in games.iter_mut().enumerate() {
+                let alive: Vec<&Host> = hosts.iter().flatten().collect();
+                let host = alive[(n + step) % alive.len()];
+                let answer = play_through(host, match_id, tokens, Duration::from_secs(10)).await;
+                let view = answer.view.expect("a view");
+                if view.state == pb::MatchState::Finished as i32 {
+                    continue;
+                }
+                acknowledged.push(view.version);
+            }
+        }
+        let victim = kill % 3;
+        hosts[victim].as_mut().expect("a host").kill();
+        hosts[victim] = None;
+        // The matches go on through the others at once.
+        for (match_id, tokens, acknowledged) in &mut games {
+            let alive: Vec<&Host> = hosts.iter().flatten().collect();
+            let view = spectator(&mut alive[0].matches().await, match_id).await;
+            if view.state == pb::MatchState::Finished as i32 {
+                continue;
+            }
+            let answer = play_through(alive[1], match_id, tokens, Duration::from_secs(10)).await;
+            acknowledged.push(answer.view.expect("a view").version);
+        }
+        hosts[victim] = Some(host_on(&database.url).await);
+    }
+    let host = hosts[0].as_ref().expect("a host");
+    for (match_id, _, acknowledged) in &games {
+        let unique: std::collections::BTreeSet<u64> = acknowledged.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            acknowledged.len(),
+            "no version acknowledged twice in {match_id} (an acknowledged action lost): {acknowledged:?}"
+        );
+        let view = spectator(&mut host.matches().await, match_id).await;
+        assert!(
+            acknowledged.iter().all(|version| *version <= view.version),
+            "every acknowledged version is stored in {match_id}: at {} after {acknowledged:?}",
+            view.version
+        );
+        assert!(
+            acknowledged.len() >= 10,
+            "the load moved {match_id}: {acknowledged:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_and_tenants_hold_across_hosts() {
+    use tabletop_tests::with_credential;
+    let (_database, hosts) = hosts(3).await;
+    // Issued through the first host, used through the second at once.
+    let (credential_id, _, spring) =
+        crate::support::issue_in_tenant(&hosts[0], "spring desk", "spring").await;
+    let (_, _, autumn) = crate::support::issue_in_tenant(&hosts[0], "autumn desk", "autumn").await;
+    let created = hosts[1]
+        .matches()
+        .await
+        .create_match(with_credential(
+            &spring,
+            pb::CreateMatchRequest {
+                game: "focus".into(),
+                players: 2,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("a credential issued through another host creates")
+        .into_inner();
+    // Another tenant's organizer cannot direct the match through any host.
+    for host in &hosts {
+        let refused = pb::director_client::DirectorClient::new(host.channel().await)
+            .pause_match(with_credential(
+                &autumn,
+                pb::PauseMatchRequest {
+                    match_id: created.match_id.clone(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect_err("another tenant's organizer is refused");
+        assert_eq!(
+            refused.code(),
+            Code::PermissionDenied,
+            "through {}: {refused:?}",
+            host.url
+        );
+    }
+    // Revoked through the third host: refused through every host soon after.
+    hosts[2]
+        .admin()
+        .await
+        .revoke_credential(tabletop_tests::as_admin(pb::RevokeCredentialRequest {
+            credential_id,
+            ..Default::default()
+        }))
+        .await
+        .expect("revoked");
+    for host in &hosts {
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let listed = host
+                .matches()
+                .await
+                .list_matches(with_credential(&spring, pb::ListMatchesRequest::default()))
+                .await;
+            match listed {
+                Err(status) if status.code() == Code::PermissionDenied => break,
+                other => assert!(
+                    Instant::now() < until,
+                    "a revoked credential still serves through {}: {other:?}",
+                    host.url
+                ),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
