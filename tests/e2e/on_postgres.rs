@@ -45,7 +45,7 @@ pub(crate) async fn health_becomes(host: &Host, status: ServingStatus, patience:
 
 /// A PostgreSQL cluster of the test's own (to stop and start without
 /// disturbing other tests) and a database on it.
-async fn private_cluster() -> (Cluster, tabletop_test_postgres::TestDatabase) {
+pub(crate) async fn private_cluster() -> (Cluster, tabletop_test_postgres::TestDatabase) {
     let cluster = tokio::task::spawn_blocking(Cluster::start)
         .await
         .expect("the cluster's start")

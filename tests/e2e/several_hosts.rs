@@ -422,3 +422,82 @@ async fn credentials_and_tenants_hold_across_hosts() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hosts_play_on_after_their_database_restarts_under_load() {
+    let (cluster, database) = crate::on_postgres::private_cluster().await;
+    let mut hosts = Vec::new();
+    for _ in 0..3 {
+        hosts.push(host_on(&database.url).await);
+    }
+    let mut games = Vec::new();
+    for (n, host) in hosts.iter().enumerate() {
+        let (match_id, tokens) = create(&mut host.matches().await, "focus", 2, 30 + n as u64).await;
+        games.push((match_id, tokens, Vec::<u64>::new()));
+    }
+    // Load through the hosts in the background while the database restarts.
+    let load = {
+        let urls: Vec<String> = hosts.iter().map(|host| host.url.clone()).collect();
+        let mut games = games.clone();
+        tokio::spawn(async move {
+            for step in 0..12 {
+                for (n, (match_id, tokens, acknowledged)) in games.iter_mut().enumerate() {
+                    let url = &urls[(n + step) % urls.len()];
+                    let until = Instant::now() + Duration::from_secs(30);
+                    loop {
+                        let channel = tonic::transport::Channel::from_shared(url.clone())
+                            .expect("a URL")
+                            .connect()
+                            .await
+                            .expect("the host is up");
+                        let mut matches = pb::matches_client::MatchesClient::new(channel);
+                        match play_first_legal(&mut matches, match_id, tokens).await {
+                            Ok(answer) => {
+                                acknowledged.push(answer.view.expect("a view").version);
+                                break;
+                            }
+                            Err(status)
+                                if matches!(
+                                    status.code(),
+                                    Code::Unavailable | Code::FailedPrecondition
+                                ) && Instant::now() < until =>
+                            {
+                                tokio::time::sleep(Duration::from_millis(100)).await;
+                            }
+                            Err(status) => panic!("a move through {url}: {status:?}"),
+                        }
+                    }
+                }
+            }
+            games
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let restarting = &cluster;
+    std::thread::scope(|scope| scope.spawn(|| restarting.stop_server()).join())
+        .expect("the stop")
+        .expect("the database stops");
+    tokio::time::sleep(Duration::from_millis(LEASE_MS)).await;
+    std::thread::scope(|scope| scope.spawn(|| restarting.start_server()).join())
+        .expect("the start")
+        .expect("the database starts again");
+    let games = load.await.expect("the load ran through the restart");
+    for (match_id, _, acknowledged) in &games {
+        let unique: std::collections::BTreeSet<u64> = acknowledged.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            acknowledged.len(),
+            "{match_id}: {acknowledged:?}"
+        );
+        assert_eq!(acknowledged.len(), 12, "{match_id} moved at every step");
+        for host in &hosts {
+            let view = spectator(&mut host.matches().await, match_id).await;
+            assert_eq!(
+                view.version,
+                *acknowledged.last().expect("moves"),
+                "every acknowledged move stored and served through {}",
+                host.url
+            );
+        }
+    }
+}
