@@ -501,3 +501,65 @@ async fn three_hosts_play_on_after_their_database_restarts_under_load() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_hosts_bots_move_on_through_the_host_that_takes_its_match() {
+    let (_database, mut hosts) = hosts(2).await;
+    let created = hosts[0]
+        .matches()
+        .await
+        .create_match(tabletop_tests::as_admin(pb::CreateMatchRequest {
+            game: "focus".into(),
+            players: 2,
+            options: [("max_turns".to_string(), "40".to_string())].into(),
+            bots: crate::support::seat_bots(&[(0, "mcts:20ms"), (1, "mcts:20ms")]),
+            ..Default::default()
+        }))
+        .await
+        .expect("a match of two bots")
+        .into_inner();
+    let match_id = created.match_id;
+    let until = Instant::now() + Duration::from_secs(10);
+    let at_kill = loop {
+        let view = spectator(&mut hosts[1].matches().await, &match_id).await;
+        if view.version >= 4 {
+            break view;
+        }
+        assert!(Instant::now() < until, "the bots move: {view:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_ne!(
+        at_kill.state,
+        pb::MatchState::Finished as i32,
+        "killed mid-match"
+    );
+    hosts[0].kill();
+    // Nobody calls about the match (the feed reads the store): the other
+    // host takes it over by itself, and its bots end it.
+    let mut feed = pb::director_client::DirectorClient::new(hosts[1].channel().await)
+        .follow_lifecycle(pb::FollowLifecycleRequest {
+            admin_token: tabletop_tests::ADMIN_TOKEN.into(),
+            ..Default::default()
+        })
+        .await
+        .expect("the feed")
+        .into_inner();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(event) = feed.next().await {
+            let event = event.expect("an event");
+            if event.match_id == match_id
+                && matches!(event.kind, Some(pb::lifecycle_event::Kind::Finished(_)))
+            {
+                return;
+            }
+        }
+        panic!("the feed ended");
+    })
+    .await
+    .expect("the match finished through the other host");
+    let finished = spectator(&mut hosts[1].matches().await, &match_id).await;
+    assert!(
+        finished.version > at_kill.version,
+        "the bots moved after the kill"
+    );
+}
