@@ -7,7 +7,10 @@
 -- calls to `address`, and takes the lease over once its holder's row is
 -- stale. `epoch` counts the lease's holders. A host id is new at each
 -- start and each time its row went stale, so an id never holds again what
--- it lost.
+-- it lost. `deaths` counts the holders in a row whose row went stale while
+-- they held the match with no entry added to its log since the last
+-- takeover (`version_at_takeover`): a match whose holders keep dying in it
+-- is quarantined instead of killing every host in turn.
 CREATE TABLE hosts (
     host_id      TEXT PRIMARY KEY,
     address      TEXT NOT NULL,
@@ -21,7 +24,9 @@ CREATE TABLE hosts (
 CREATE TABLE match_leases (
     match_id TEXT PRIMARY KEY,
     host_id  TEXT NOT NULL,
-    epoch    BIGINT NOT NULL
+    epoch    BIGINT NOT NULL,
+    deaths   INTEGER NOT NULL DEFAULT 0,
+    version_at_takeover BIGINT NOT NULL DEFAULT 0
 );
 
 CREATE INDEX match_leases_by_host ON match_leases (host_id);

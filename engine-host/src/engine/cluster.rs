@@ -18,12 +18,43 @@ use crate::store::{Claim, Holder, HostRow};
 /// Most orphaned matches one sweep takes.
 const SWEEP_BATCH: usize = 64;
 
+/// How many holders in a row may die holding a match, with no move stored
+/// between, before the next one quarantines it instead of replaying it: a
+/// match whose plugin crashes the host in a trusted call (or at replay)
+/// costs two hosts, not every host in turn. One death is any host's
+/// (killed, out of memory), and its matches move on.
+pub const HOLDERS_DIED_TO_QUARANTINE: u32 = 2;
+
+/// Whether a match just claimed may be played here.
+pub(super) enum Suspect {
+    /// It may.
+    No,
+    /// Its holders kept dying in it: it was quarantined, with this reason.
+    Quarantined(String),
+}
+
 impl Engine {
     /// Takes the lease of `match_id` for this host, or says which host
-    /// serves it.
-    pub(super) fn claim(&self, match_id: &str) -> HostResult<()> {
+    /// serves it; whether the match must not be replayed here, because the
+    /// hosts that held it kept dying in it (it is quarantined then).
+    pub(super) fn claim(&self, match_id: &str) -> HostResult<Suspect> {
         match self.store.claim(match_id)? {
-            Claim::Held => Ok(()),
+            Claim::Held { holders_died } if holders_died >= HOLDERS_DIED_TO_QUARANTINE => {
+                let reason = format!(
+                    "{holders_died} hosts in a row died holding it with no move stored between \
+                     (a plugin call on it may crash hosts)"
+                );
+                match self.quarantine_dormant(match_id, &reason) {
+                    Ok(()) => tracing::warn!(match_id, reason, "match quarantined"),
+                    Err(e) => {
+                        tracing::error!(match_id, error = %e, "cannot quarantine the match hosts died holding")
+                    }
+                }
+                // Not replayed here: the replay may be what kills hosts.
+                self.unavailable.hold_back(match_id);
+                Ok(Suspect::Quarantined(format!("quarantined: {reason}")))
+            }
+            Claim::Held { .. } => Ok(Suspect::No),
             Claim::Elsewhere(holder) => {
                 tracing::debug!(match_id, holder = %holder.host_id, "the match is another host's");
                 Err(HostError::MatchMoved {

@@ -520,7 +520,15 @@ impl Engine {
         };
         // Another host of a shared store may hold it: the call belongs
         // there (the API forwards it there first; this is the race).
-        self.claim(match_id)?;
+        if let cluster::Suspect::Quarantined(reason) = self.claim(match_id)? {
+            let version = stored.log.len() as u64;
+            self.unavailable
+                .insert(stored.setup.clone(), version, reason.clone(), Some(stored));
+            return Err(HostError::MatchUnavailable {
+                match_id: match_id.to_string(),
+                reason,
+            });
+        }
         let m = self.catalog.restore(&stored).map_err(|reason| {
             // Another host with the plugin build may play it.
             self.release(match_id);

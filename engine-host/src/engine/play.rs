@@ -127,10 +127,9 @@ impl Engine {
         match_id: &str,
         call: impl FnOnce(&mut LiveMatch) -> HostResult<T>,
     ) -> Option<HostResult<T>> {
-        let slot = match self.slot(match_id) {
-            Ok(slot) => slot,
-            Err(e) => return Some(Err(e)),
-        };
+        // A match not held is read back from the store (and its lease
+        // taken): waiting, which an async worker must not do.
+        let slot = self.table.get(match_id)?;
         let mut m = try_lock(&slot)?;
         let trust = Arc::clone(m.trust());
         let _running = self.inline.begin(&trust)?;
@@ -147,10 +146,7 @@ impl Engine {
         token: &str,
         detail: LegalDetail,
     ) -> Option<HostResult<LegalActions>> {
-        let slot = match self.slot(match_id) {
-            Ok(slot) => slot,
-            Err(e) => return Some(Err(e)),
-        };
+        let slot = self.table.get(match_id)?;
         let m = try_lock(&slot)?;
         let seat = match m.seat_of(token) {
             Ok(seat) => seat,

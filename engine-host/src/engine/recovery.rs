@@ -18,6 +18,8 @@ impl Engine {
         let mut report = Recovered::default();
         for loaded in self.store.load_unfinished()? {
             // On a store several hosts share, a live host may hold it.
+            // (A match its holders kept dying in is held back: quarantined,
+            // not replayed.)
             if let Ok(stored) = &loaded
                 && let Err(e) = self.claim(&stored.setup.match_id)
             {

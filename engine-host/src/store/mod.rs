@@ -198,7 +198,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// live here.
     fn claim(&self, match_id: &str) -> HostResult<Claim> {
         let _ = match_id;
-        Ok(Claim::Held)
+        Ok(Claim::Held { holders_died: 0 })
     }
     /// The live host other than this one that holds `match_id`, if one
     /// does: where a call about it belongs.
@@ -243,8 +243,14 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 /// Who holds a match, after [`Store::claim`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claim {
-    /// This host does: it may make the match live.
-    Held,
+    /// This host does: it may make the match live, unless the hosts that
+    /// held it before died in it.
+    Held {
+        /// How many of its last holders died holding it (their lease
+        /// lapsed) with no entry added to its log between: 0 when it was
+        /// created here, given up or never held.
+        holders_died: u32,
+    },
     /// Another live host does.
     Elsewhere(Holder),
 }

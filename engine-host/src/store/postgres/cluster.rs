@@ -275,6 +275,11 @@ impl Beating {
         let Ok(id) = register(connection, &self.membership, &self.address, self.lease) else {
             return;
         };
+        // Its old row's leases that no other host took are no host's now:
+        // an outage of the database is no death of a host.
+        if let Some(old) = self.membership.me() {
+            let _ = leave(connection, &old);
+        }
         tracing::warn!(
             host_id = %id,
             "this host's lease lapsed (it was paused or cut off from the match store for longer \
@@ -288,23 +293,47 @@ impl Beating {
 
 /// Takes the lease of `match_id` for `me` if nobody holds it or its
 /// holder's row is stale, and says who holds it now.
+///
+/// A lease taken from a holder whose row went stale counts a death; the
+/// count starts again once the match's log has grown since the last
+/// takeover.
 pub(super) fn claim(connection: &mut Connection, match_id: &str, me: &str) -> HostResult<Claim> {
     let mut db = direct(connection);
-    db.execute(
+    let taken = db.query_opt(
         concat!(
-            "INSERT INTO match_leases AS l (match_id, host_id, epoch) VALUES ($1, $2, 1) \
-             ON CONFLICT (match_id) DO UPDATE SET host_id = EXCLUDED.host_id, epoch = l.epoch + 1 \
+            "WITH logged AS (SELECT COALESCE(MAX(version), 0) AS version FROM log \
+                             WHERE match_id = $1) \
+             INSERT INTO match_leases AS l (match_id, host_id, epoch, version_at_takeover) \
+             SELECT $1, $2, 1, version FROM logged WHERE EXISTS ( \
+                 SELECT 1 FROM hosts h WHERE h.host_id = $2 AND ",
+            live!("h"),
+            ") \
+             ON CONFLICT (match_id) DO UPDATE SET host_id = EXCLUDED.host_id, \
+                 epoch = l.epoch + 1, \
+                 deaths = CASE WHEN l.version_at_takeover = EXCLUDED.version_at_takeover \
+                          THEN l.deaths + 1 ELSE 1 END, \
+                 version_at_takeover = EXCLUDED.version_at_takeover \
              WHERE l.host_id <> EXCLUDED.host_id AND NOT EXISTS ( \
                  SELECT 1 FROM hosts h WHERE h.host_id = l.host_id AND ",
             live!("h"),
-            ")"
+            ") RETURNING deaths"
         ),
         &[&match_id, &me],
     )?;
-    Ok(match holder(connection, match_id)? {
-        Some(holder) if holder.host_id != me => Claim::Elsewhere(holder),
-        _ => Claim::Held,
-    })
+    let deaths = taken.map_or(0, |row| row.get::<_, i32>(0));
+    match holder(connection, match_id)? {
+        Some(holder) if holder.host_id != me => Ok(Claim::Elsewhere(holder)),
+        Some(_) => Ok(Claim::Held {
+            holders_died: u32::try_from(deaths).unwrap_or(0),
+        }),
+        // This host's own row is stale: it holds nothing until it has
+        // joined again (its heartbeat does so).
+        None => Err(HostError::StoreUnavailable(
+            "this host's lease lapsed (it was cut off from the match store); it is joining the \
+             hosts again"
+                .into(),
+        )),
+    }
 }
 
 /// The live host that holds `match_id`'s lease, if one does.

@@ -393,7 +393,7 @@ impl Store for PostgresStore {
 
     fn claim(&self, match_id: &str) -> HostResult<Claim> {
         let Some(me) = self.membership.me() else {
-            return Ok(Claim::Held);
+            return Ok(Claim::Held { holders_died: 0 });
         };
         let match_id = match_id.to_string();
         self.read(move |connection| cluster::claim(connection, &match_id, &me))

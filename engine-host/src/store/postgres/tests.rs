@@ -609,3 +609,114 @@ async fn the_store_may_be_opened_and_called_on_an_async_worker() {
         .unwrap();
     drop(store);
 }
+
+/// A store on `url` that joined the database's hosts as `address`, with
+/// the shortest lease.
+fn joined(url: &str, address: &str) -> PostgresStore {
+    let store = PostgresStore::open(url).unwrap();
+    store.join(address, LEASE).unwrap();
+    store
+}
+
+const LEASE: Duration = Duration::from_millis(300);
+
+#[test]
+fn only_the_host_holding_a_matchs_lease_stores_its_writes() {
+    let database = database();
+    let holder = joined(&database.url, "127.0.0.1:1");
+    let other = joined(&database.url, "127.0.0.1:2");
+    create(&holder, "a");
+    let holder_id = holder.host_id().unwrap();
+    assert!(
+        matches!(other.claim("a").unwrap(), Claim::Elsewhere(h) if h.host_id == holder_id && h.address == "127.0.0.1:1")
+    );
+    // Both the one-statement append and the general path are fenced.
+    let refused = append(&other, "a", &[chance(2)], &[]).unwrap_err();
+    assert!(
+        matches!(refused, HostError::MatchMoved { .. }),
+        "{refused:?}"
+    );
+    let refused = append(
+        &other,
+        "a",
+        &[chance(2)],
+        &[event("a", LifecycleKind::Paused)],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(refused, HostError::MatchMoved { .. }),
+        "{refused:?}"
+    );
+    append(&holder, "a", &[chance(2)], &[]).unwrap();
+    assert_eq!(holder.load("a").unwrap().unwrap().log.len(), 2);
+}
+
+#[test]
+fn a_stale_holders_lease_is_taken_over_and_deaths_with_no_move_between_are_counted() {
+    let database = database();
+    let first = joined(&database.url, "127.0.0.1:1");
+    create(&first, "a");
+    // The first host dies: its row is no longer renewed.
+    drop(first);
+    let second = joined(&database.url, "127.0.0.1:2");
+    assert!(
+        matches!(second.claim("a").unwrap(), Claim::Elsewhere(_)),
+        "held while the lease runs"
+    );
+    std::thread::sleep(LEASE * 2);
+    assert_eq!(second.claim("a").unwrap(), Claim::Held { holders_died: 1 });
+    assert_eq!(
+        second.claim("a").unwrap(),
+        Claim::Held { holders_died: 0 },
+        "held already"
+    );
+    drop(second);
+    let third = joined(&database.url, "127.0.0.1:3");
+    std::thread::sleep(LEASE * 2);
+    assert_eq!(
+        third.claim("a").unwrap(),
+        Claim::Held { holders_died: 2 },
+        "no move between"
+    );
+    append(&third, "a", &[chance(2)], &[]).unwrap();
+    drop(third);
+    let fourth = joined(&database.url, "127.0.0.1:4");
+    std::thread::sleep(LEASE * 2);
+    assert_eq!(
+        fourth.claim("a").unwrap(),
+        Claim::Held { holders_died: 1 },
+        "a move between"
+    );
+    // A host restarted at its address takes its earlier run's leases at once.
+    let restarted = joined(&database.url, "127.0.0.1:4");
+    assert_eq!(
+        restarted.claim("a").unwrap(),
+        Claim::Held { holders_died: 0 }
+    );
+    assert_eq!(
+        restarted.holder("a").unwrap(),
+        None,
+        "no other host holds it"
+    );
+}
+
+#[test]
+fn a_host_that_leaves_gives_every_lease_up_at_once() {
+    let database = database();
+    let leaving = joined(&database.url, "127.0.0.1:1");
+    create(&leaving, "a");
+    create(&leaving, "b");
+    let staying = joined(&database.url, "127.0.0.1:2");
+    assert_eq!(leaving.leave().unwrap(), 2);
+    assert_eq!(staying.claim("a").unwrap(), Claim::Held { holders_died: 0 });
+    assert_eq!(
+        staying.orphans(10).unwrap(),
+        vec!["b".to_string()],
+        "b is no host's"
+    );
+    let refused = append(&leaving, "a", &[chance(2)], &[]).unwrap_err();
+    assert!(
+        matches!(refused, HostError::MatchMoved { .. }),
+        "{refused:?}"
+    );
+}
