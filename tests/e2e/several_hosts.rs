@@ -575,3 +575,53 @@ async fn a_dead_hosts_bots_move_on_through_the_host_that_takes_its_match() {
         "the bots moved after the kill"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_through_another_host_ends_resumable_when_the_holder_dies_and_resumes_there() {
+    let (_database, mut hosts) = hosts(3).await;
+    let (match_id, tokens) = create(&mut hosts[0].matches().await, "focus", 2, 15).await;
+    let mut watch = watch_as_spectator(&mut hosts[2].watch().await, &match_id).await;
+    let _snapshot = watch
+        .next()
+        .await
+        .expect("a snapshot")
+        .expect("the snapshot");
+    play_through(&hosts[1], &match_id, &tokens, Duration::from_secs(5)).await;
+    let seen = watch.next().await.expect("an event").expect("the move");
+    assert!(seen.seq > 0, "an event: {seen:?}");
+    hosts[0].kill();
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match watch.next().await {
+                Some(Ok(_)) => continue,
+                Some(Err(status)) => return status,
+                None => panic!("the stream ended without a status"),
+            }
+        }
+    })
+    .await
+    .expect("the relayed stream ends when its holder dies");
+    assert_eq!(ended.code(), Code::Unavailable, "{ended:?}");
+    assert_eq!(reason(&ended), "MATCH_MOVED", "{ended:?}");
+    // Resumed through the same host after the last event: the next move,
+    // made once the match moved, arrives and nothing is told twice.
+    let played = play_through(&hosts[1], &match_id, &tokens, Duration::from_secs(10)).await;
+    let mut resumed = hosts[2]
+        .watch()
+        .await
+        .watch_match(pb::WatchMatchRequest {
+            match_id: match_id.clone(),
+            after_seq: Some(seen.seq),
+            ..Default::default()
+        })
+        .await
+        .expect("resumed")
+        .into_inner();
+    let next = tokio::time::timeout(Duration::from_secs(10), resumed.next())
+        .await
+        .expect("an event within 10 s")
+        .expect("the stream goes on")
+        .expect("an event");
+    assert_eq!(next.seq, seen.seq + 1, "the event after the last seen");
+    assert_eq!(next.version, played.view.expect("a view").version);
+}

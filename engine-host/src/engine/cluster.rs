@@ -54,7 +54,12 @@ impl Engine {
                 self.unavailable.hold_back(match_id);
                 Ok(Suspect::Quarantined(format!("quarantined: {reason}")))
             }
-            Claim::Held { .. } => Ok(Suspect::No),
+            Claim::Held { holders_died } => {
+                if holders_died > 0 {
+                    tracing::info!(match_id, "took over a match whose host is gone");
+                }
+                Ok(Suspect::No)
+            }
             Claim::Elsewhere(holder) => {
                 tracing::debug!(match_id, holder = %holder.host_id, "the match is another host's");
                 Err(HostError::MatchMoved {
@@ -135,10 +140,7 @@ impl Engine {
                 continue;
             }
             match self.slot(&match_id) {
-                Ok(_) => {
-                    tracing::info!(match_id, "took over a match whose host is gone");
-                    taken += 1;
-                }
+                Ok(_) => taken += 1,
                 Err(HostError::MatchMoved { .. }) => {}
                 Err(e) => {
                     tracing::warn!(match_id, error = %e, "cannot take over a match whose host is gone")

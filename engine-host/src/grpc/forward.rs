@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response};
+use http_body::Frame;
 use http_body_util::{BodyExt, Full, Limited};
 use tonic::Status;
 use tonic::body::Body;
@@ -233,7 +234,15 @@ where
                             Err(e) => Err(e),
                         };
                         match answer {
-                            Ok(response) => return Ok(response),
+                            Ok(response) => {
+                                return Ok(response.map(|body| {
+                                    Body::new(Relayed {
+                                        inner: body,
+                                        match_id: match_id.clone(),
+                                        ended: false,
+                                    })
+                                }));
+                            }
                             Err(e) => e.to_string(),
                         }
                     }
@@ -251,6 +260,65 @@ where
                 tokio::time::sleep(RETRY_EVERY).await;
             }
         })
+    }
+}
+
+/// The answer of the holder, relayed: a stream whose holder dies or stops
+/// mid-way ends with UNAVAILABLE, reason MATCH_MOVED (a client resumes it
+/// after its last event, through any host), not with the broken
+/// connection's INTERNAL or the holder's SHUTTING_DOWN, since the host the
+/// client called goes on.
+struct Relayed {
+    inner: Body,
+    match_id: String,
+    ended: bool,
+}
+
+impl Relayed {
+    fn moved(&mut self) -> Frame<Bytes> {
+        self.ended = true;
+        let status = crate::grpc::status::to_status(tabletop_core::HostError::MatchMoved {
+            match_id: self.match_id.clone(),
+        });
+        let mut trailers = http::HeaderMap::new();
+        let _ = status.add_header(&mut trailers);
+        Frame::trailers(trailers)
+    }
+}
+
+impl http_body::Body for Relayed {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        match Pin::new(&mut self.inner).poll_frame(cx) {
+            Poll::Ready(Some(Err(_))) => Poll::Ready(Some(Ok(self.moved()))),
+            Poll::Ready(Some(Ok(frame))) => match frame.into_trailers() {
+                Ok(trailers) => {
+                    let unavailable = trailers
+                        .get("grpc-status")
+                        .is_some_and(|code| code.as_bytes() == b"14");
+                    if unavailable {
+                        Poll::Ready(Some(Ok(self.moved())))
+                    } else {
+                        self.ended = true;
+                        Poll::Ready(Some(Ok(Frame::trailers(trailers))))
+                    }
+                }
+                Err(frame) => Poll::Ready(Some(Ok(frame))),
+            },
+            other => other,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended || self.inner.is_end_stream()
     }
 }
 
