@@ -1,5 +1,6 @@
-//! Streams the server cut for reading too slowly, opened again where they
-//! stopped.
+//! Streams the server cut for reading too slowly, or whose match moved to
+//! another host of the server's database (`MATCH_MOVED`), opened again
+//! where they stopped.
 //!
 //! A Watch stream or lifecycle feed whose client leaves the server's queue
 //! full is ended with UNAVAILABLE, reason `STREAM_FELL_BEHIND`, naming the
@@ -18,6 +19,15 @@ pub fn after_fell_behind(status: &tonic::Status, key: &str) -> Option<u64> {
         return None;
     }
     info.metadata.get(key)?.parse().ok()
+}
+
+/// Whether `status` says another host of the server's database serves the
+/// match now (`MATCH_MOVED`): a Watch stream goes on after its last event,
+/// through the same server.
+pub fn match_moved(status: &tonic::Status) -> bool {
+    status
+        .get_details_error_info()
+        .is_some_and(|info| info.reason == "MATCH_MOVED")
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub async fn run(
         omit_views: false,
     };
     let mut outage = None;
+    let mut moved = 0;
     loop {
         let (at, conn) = servers.conn(&mut outage).await?;
         let opened = WatchClient::new(conn).watch_match(request.clone()).await;
@@ -48,6 +49,7 @@ pub async fn run(
                 None => return Ok(()),
                 Some(Ok(message)) => {
                     outage = None;
+                    moved = 0;
                     resume_after(&mut request, &message);
                     show(message, json)?;
                     continue;
@@ -62,6 +64,14 @@ pub async fn run(
                 request.from_version = None;
                 break;
             }
+            if crate::resume::match_moved(&status) && moved < MOVED_RETRIES {
+                // Another host of the server's database serves the match
+                // now: every event sent was stored, so watch on after the
+                // last, through the same server, which relays it.
+                moved += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                break;
+            }
             if servers.several() && server_gone(&status) {
                 servers.move_on(at, &mut outage, status.into()).await?;
                 break;
@@ -70,6 +80,9 @@ pub async fn run(
         }
     }
 }
+
+/// How many times in a row a watch resumes after MATCH_MOVED (every 200 ms).
+const MOVED_RETRIES: u32 = 50;
 
 /// Moves the request's resume point past `message`: after its event, or
 /// after the version a snapshot showed.

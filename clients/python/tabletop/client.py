@@ -16,6 +16,7 @@ without a seed.
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, cast
 
@@ -484,6 +485,7 @@ class Client:
         ``bearer`` or ``seat``), as a new call with it would be refused.
         """
         outage = None
+        moved = 0
         while True:
             at = self.failover.current()[0] if self.failover else 0
             stream = self.watcher.WatchMatch(
@@ -498,6 +500,7 @@ class Client:
             try:
                 for event in stream:
                     outage = None
+                    moved = 0
                     # Where a stream opened again goes on from: after this
                     # event, or after the version a snapshot showed.
                     if event.seq:
@@ -513,6 +516,13 @@ class Client:
                 # on after the last of them, with no gap and none twice.
                 if isinstance(typed, StreamFellBehind) and typed.after_seq is not None:
                     after_seq, from_version = typed.after_seq, None
+                    continue
+                # Another host of the server's database serves the match
+                # now: every event sent was stored, so the stream goes on
+                # after the last, through the same server, which relays it.
+                if getattr(typed, "reason", "") == "MATCH_MOVED" and moved < 50:
+                    moved += 1
+                    time.sleep(0.2)
                     continue
                 # Its server is gone: the next address goes on after the
                 # last event received.

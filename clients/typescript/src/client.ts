@@ -43,8 +43,11 @@ import {
 } from "./gen/tabletop/v1/matches_pb.js";
 import { MatchState, type MatchView } from "./gen/tabletop/v1/types_pb.js";
 import { type ListEventsResponse, Watch, type WatchEvent } from "./gen/tabletop/v1/watch_pb.js";
-import { StreamFellBehind, toTabletopError, typed, typedStream } from "./errors.js";
+import { StreamFellBehind, TabletopError, toTabletopError, typed, typedStream } from "./errors.js";
 import { FailoverTransport, type Outage, serverGone, splitTargets } from "./failover.js";
+
+/** How many times in a row a watch resumes after MATCH_MOVED (every 200 ms). */
+const MOVED_RETRIES = 50;
 
 /** The default server address. */
 export const DEFAULT_SERVER = "127.0.0.1:50051";
@@ -387,6 +390,7 @@ export class Client {
     let afterSeq = opts.afterSeq;
     let fromVersion = opts.fromVersion;
     let outage: Outage | undefined;
+    let moved = 0;
     for (;;) {
       const at = this.failover?.current() ?? 0;
       const stream = typedStream(
@@ -398,6 +402,7 @@ export class Client {
       try {
         for await (const event of stream) {
           outage = undefined;
+          moved = 0;
           // Where a stream opened again goes on from: after this event, or
           // after the version a snapshot showed.
           if (event.seq > 0n) {
@@ -415,6 +420,19 @@ export class Client {
         if (e instanceof StreamFellBehind && e.afterSeq !== undefined) {
           afterSeq = e.afterSeq;
           fromVersion = undefined;
+          continue;
+        }
+        // Another host of the server's database serves the match now (the
+        // one that held it went away): every event sent was stored, so the
+        // stream goes on after the last, through the same server, which
+        // relays it from the match's new host.
+        if (
+          e instanceof TabletopError &&
+          e.reason === "MATCH_MOVED" &&
+          !opts.signal?.aborted &&
+          (moved += 1) <= MOVED_RETRIES
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
           continue;
         }
         // Its server is gone: the next address goes on after the last
