@@ -625,3 +625,56 @@ async fn a_watch_through_another_host_ends_resumable_when_the_holder_dies_and_re
     assert_eq!(next.seq, seen.seq + 1, "the event after the last seen");
     assert_eq!(next.version, played.view.expect("a view").version);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_one_host_lacks_is_created_and_played_through_it_on_a_host_that_has_it() {
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let mut with_war = host_on(&database.url).await;
+    let root = tempfile::tempdir().expect("temp dir");
+    let plugins = Host::fresh_plugin_dir(root.path());
+    for file in std::fs::read_dir(&plugins).expect("the plugin dir") {
+        let path = file.expect("a file").path();
+        if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().contains("war"))
+        {
+            std::fs::remove_file(path).expect("war removed");
+        }
+    }
+    let without_war = Host::start_with(HostOptions {
+        plugin_dir: Some(plugins),
+        args: vec![
+            "--store".into(),
+            database.url.clone(),
+            "--lease-ms".into(),
+            LEASE_MS.to_string(),
+        ],
+        ..Default::default()
+    })
+    .await;
+    let mut catalog = without_war.catalog().await;
+    let games = catalog
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect("the catalog")
+        .into_inner();
+    assert!(
+        games.games.iter().all(|g| g.name != "war"),
+        "this host has no War"
+    );
+    // Give the other host's heartbeat time to write its builds.
+    tokio::time::sleep(Duration::from_millis(LEASE_MS)).await;
+    let (match_id, tokens) = create(&mut without_war.matches().await, "war", 2, 16).await;
+    let played = play_through(&without_war, &match_id, &tokens, Duration::from_secs(5)).await;
+    assert!(played.view.is_some());
+    // Its holder stops: the match is no host's, and the host without War
+    // sends its calls to one that has it.
+    assert!(with_war.terminate().await);
+    let another = host_on(&database.url).await;
+    tokio::time::sleep(Duration::from_millis(LEASE_MS)).await;
+    let view = spectator(&mut without_war.matches().await, &match_id).await;
+    assert_eq!(view.version, played.view.expect("a view").version);
+    drop(another);
+}

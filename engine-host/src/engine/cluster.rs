@@ -99,6 +99,31 @@ impl Engine {
         self.store.shared_key(name, proposed)
     }
 
+    /// Another live host that has loaded `game` (in `version`, if given)
+    /// when this host has not: where its creation belongs.
+    pub fn host_with_game(&self, game: &str, version: Option<&str>) -> Option<String> {
+        if self.catalog.game(game, version).is_ok() {
+            return None;
+        }
+        let wanted = |build: &String| match version {
+            Some(version) => *build == format!("{game}@{version}"),
+            None => build.split_once('@').is_some_and(|(name, _)| name == game),
+        };
+        let hosts = self.store.hosts().ok()?;
+        hosts
+            .into_iter()
+            .find(|host| host.builds.iter().any(wanted))
+            .map(|host| host.address)
+    }
+
+    /// Another live host that has loaded the plugin version `match_id` was
+    /// created with, when this host has not: where the match can be played.
+    pub fn host_with_build_of(&self, match_id: &str) -> Option<String> {
+        let stored = self.store.load(match_id).ok()??;
+        let (game, version) = (&stored.setup.game, &stored.setup.plugin_version);
+        self.host_with_game(game, Some(version))
+    }
+
     /// Tells the other hosts of the store which builds this host has.
     pub(super) fn publish_builds(&self) {
         let builds: Vec<String> = self

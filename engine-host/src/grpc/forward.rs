@@ -7,7 +7,10 @@
 //! The layer reads the match id from the request's message (the field each
 //! method keeps it in, [`MATCH_FIELD`]), serves the call here when this
 //! host holds the match or nobody does (the engine then takes its lease),
-//! and otherwise forwards it to the holder's advertised address. A holder
+//! and otherwise forwards it to the holder's advertised address. A match
+//! nobody holds whose plugin build this host lacks, and a creation of a
+//! game this host has not loaded, go to a host that has it (each host
+//! writes its builds into the database). A holder
 //! that cannot be reached (it died, or is stopping) is asked for again
 //! every [`RETRY_EVERY`] until its lease runs out and this host takes the
 //! match over, for at most the lease time and a second: a caller sees the
@@ -168,9 +171,11 @@ where
         // next (tower's rule for a service polled ready).
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        let (Some(forwarding), Some(field)) =
-            (self.forwarding.clone(), match_field(request.uri().path()))
-        else {
+        let path = request.uri().path();
+        let routed = match_field(path)
+            .map(Routed::Match)
+            .or_else(|| (path == CREATE_MATCH).then_some(Routed::Game));
+        let (Some(forwarding), Some(routed)) = (self.forwarding.clone(), routed) else {
             return Box::pin(inner.call(request));
         };
         if let Some(presented) = request.headers().get(FORWARDED) {
@@ -190,16 +195,44 @@ where
                     return Ok(refused.into_http());
                 }
             };
-            let local = |parts, bytes: Bytes| {
-                Request::from_parts(parts, Body::new(Full::new(bytes).map_err(|e| match e {})))
+            let call = Call {
+                method: parts.method.clone(),
+                uri: parts.uri.clone(),
+                version: parts.version,
+                headers: parts.headers.clone(),
+                bytes: bytes.clone(),
             };
-            let Some(match_id) = match_id_of(&bytes, field) else {
-                return inner.call(local(parts, bytes)).await;
+            let local =
+                Request::from_parts(parts, Body::new(Full::new(bytes).map_err(|e| match e {})));
+            let match_id = match routed {
+                Routed::Match(field) => match string_field(&call.bytes, field) {
+                    Some(match_id) => match_id,
+                    None => return inner.call(local).await,
+                },
+                Routed::Game => {
+                    // A game not loaded here is created where it is.
+                    let game = string_field(&call.bytes, 1).unwrap_or_default();
+                    let version = string_field(&call.bytes, 2);
+                    let engine = Arc::clone(&forwarding.engine);
+                    let elsewhere = tokio::task::spawn_blocking(move || {
+                        engine.host_with_game(&game, version.as_deref())
+                    })
+                    .await
+                    .ok()
+                    .flatten();
+                    return match elsewhere {
+                        Some(address) => Ok(forwarding
+                            .relay(&address, &call, "")
+                            .await
+                            .unwrap_or_else(|e| Status::unavailable(e).into_http())),
+                        None => inner.call(local).await,
+                    };
+                }
             };
             let started = Instant::now();
             loop {
                 if forwarding.engine.holds(&match_id) {
-                    return inner.call(local(parts, bytes)).await;
+                    return inner.call(local).await;
                 }
                 let engine = Arc::clone(&forwarding.engine);
                 let id = match_id.clone();
@@ -210,43 +243,31 @@ where
                     .flatten();
                 let Some(holder) = holder else {
                     // Nobody else holds it (or the store cannot say): the
-                    // engine takes it, or answers why not.
-                    return inner.call(local(parts, bytes)).await;
-                };
-                let failure = match forwarding.channel(&holder.address) {
-                    Ok(mut channel) => {
-                        let mut forwarded = Request::builder()
-                            .method(parts.method.clone())
-                            .uri(parts.uri.clone())
-                            .version(parts.version)
-                            .body(Body::new(Full::new(bytes.clone()).map_err(|e| match e {})))
-                            .unwrap_or_default();
-                        for (name, value) in &parts.headers {
-                            if name != http::header::HOST {
-                                forwarded.headers_mut().append(name, value.clone());
-                            }
-                        }
-                        forwarded
-                            .headers_mut()
-                            .insert(FORWARDED, forwarding.key.clone());
-                        let answer = match channel.ready().await {
-                            Ok(ready) => ready.call(forwarded).await,
-                            Err(e) => Err(e),
-                        };
-                        match answer {
-                            Ok(response) => {
-                                return Ok(response.map(|body| {
-                                    Body::new(Relayed {
-                                        inner: body,
-                                        match_id: match_id.clone(),
-                                        ended: false,
-                                    })
-                                }));
-                            }
-                            Err(e) => e.to_string(),
-                        }
+                    // engine takes it, or answers why not; when that is for
+                    // want of the match's plugin build, a host that has it
+                    // serves the call.
+                    let response = inner.call(local).await?;
+                    if !is_unavailable(&response) || forwarding.engine.holds(&match_id) {
+                        return Ok(response);
                     }
-                    Err(status) => return Ok(status.into_http()),
+                    let engine = Arc::clone(&forwarding.engine);
+                    let id = match_id.clone();
+                    let placed =
+                        tokio::task::spawn_blocking(move || engine.host_with_build_of(&id))
+                            .await
+                            .ok()
+                            .flatten();
+                    return match placed {
+                        Some(address) => Ok(forwarding
+                            .relay(&address, &call, &match_id)
+                            .await
+                            .unwrap_or(response)),
+                        None => Ok(response),
+                    };
+                };
+                let failure = match forwarding.relay(&holder.address, &call, &match_id).await {
+                    Ok(response) => return Ok(response),
+                    Err(failure) => failure,
                 };
                 if started.elapsed() > forwarding.patience {
                     tracing::warn!(match_id, holder = %holder.address, error = %failure, "the host holding the match cannot be reached");
@@ -260,6 +281,74 @@ where
                 tokio::time::sleep(RETRY_EVERY).await;
             }
         })
+    }
+}
+
+/// The path of CreateMatch, routed by its game.
+const CREATE_MATCH: &str = "/tabletop.v1.Matches/CreateMatch";
+
+/// How a call is routed: by the match its request names (in this field),
+/// or by the game a creation names.
+#[derive(Debug, Clone, Copy)]
+enum Routed {
+    Match(u32),
+    Game,
+}
+
+/// A call as received, to send on to another host.
+struct Call {
+    method: http::Method,
+    uri: http::Uri,
+    version: http::Version,
+    headers: http::HeaderMap,
+    bytes: Bytes,
+}
+
+/// Whether a response is a trailers-only UNAVAILABLE.
+fn is_unavailable(response: &Response<Body>) -> bool {
+    response
+        .headers()
+        .get("grpc-status")
+        .is_some_and(|code| code.as_bytes() == b"14")
+}
+
+impl Forwarding {
+    /// Sends `call` to the host at `address` with the cluster key and
+    /// relays its answer (see [`Relayed`]); the failure when the host
+    /// cannot be reached.
+    async fn relay(
+        &self,
+        address: &str,
+        call: &Call,
+        match_id: &str,
+    ) -> Result<Response<Body>, String> {
+        let mut channel = self
+            .channel(address)
+            .map_err(|status| status.message().to_string())?;
+        let mut forwarded = Request::builder()
+            .method(call.method.clone())
+            .uri(call.uri.clone())
+            .version(call.version)
+            .body(Body::new(
+                Full::new(call.bytes.clone()).map_err(|e| match e {}),
+            ))
+            .map_err(|e| e.to_string())?;
+        for (name, value) in &call.headers {
+            if name != http::header::HOST {
+                forwarded.headers_mut().append(name, value.clone());
+            }
+        }
+        forwarded.headers_mut().insert(FORWARDED, self.key.clone());
+        let ready = channel.ready().await.map_err(|e| e.to_string())?;
+        let response = ready.call(forwarded).await.map_err(|e| e.to_string())?;
+        let match_id = match_id.to_string();
+        Ok(response.map(|body| {
+            Body::new(Relayed {
+                inner: body,
+                match_id,
+                ended: false,
+            })
+        }))
     }
 }
 
@@ -322,10 +411,10 @@ impl http_body::Body for Relayed {
     }
 }
 
-/// The match id in a gRPC request body (one uncompressed message): the
-/// string in field `field` of the message's top level; `None` when the body
-/// is not one such message or names no match.
-fn match_id_of(body: &[u8], field: u32) -> Option<String> {
+/// The string in field `field` of the top level of a gRPC request body
+/// (one uncompressed message); `None` when the body is not one such
+/// message or the field is empty or absent.
+fn string_field(body: &[u8], field: u32) -> Option<String> {
     let (&compressed, rest) = body.split_first()?;
     if compressed != 0 || rest.len() < 4 {
         return None;
@@ -397,7 +486,7 @@ mod tests {
         };
         let path = "/tabletop.v1.Matches/SubmitAction";
         assert_eq!(
-            match_id_of(&framed(&submit), match_field(path).unwrap()).as_deref(),
+            string_field(&framed(&submit), match_field(path).unwrap()).as_deref(),
             Some("m-42")
         );
         let abort = AbortMatchRequest {
@@ -407,7 +496,7 @@ mod tests {
         };
         let path = "/tabletop.v1.Director/AbortMatch";
         assert_eq!(
-            match_id_of(&framed(&abort), match_field(path).unwrap()).as_deref(),
+            string_field(&framed(&abort), match_field(path).unwrap()).as_deref(),
             Some("m-7")
         );
     }
@@ -419,11 +508,11 @@ mod tests {
             ..Default::default()
         };
         let mut body = framed(&submit);
-        assert_eq!(match_id_of(&body[..body.len() - 1], 1), None, "cut short");
+        assert_eq!(string_field(&body[..body.len() - 1], 1), None, "cut short");
         body[0] = 1;
-        assert_eq!(match_id_of(&body, 1), None, "compressed");
-        assert_eq!(match_id_of(&[0, 0, 0, 0, 3, 0xff, 0xff, 0xff], 1), None);
-        assert_eq!(match_id_of(&[], 1), None);
+        assert_eq!(string_field(&body, 1), None, "compressed");
+        assert_eq!(string_field(&[0, 0, 0, 0, 3, 0xff, 0xff, 0xff], 1), None);
+        assert_eq!(string_field(&[], 1), None);
         assert_eq!(match_field("/tabletop.v1.Matches/ListMatches"), None);
     }
 }
