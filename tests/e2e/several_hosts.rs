@@ -666,6 +666,30 @@ async fn a_game_one_host_lacks_is_created_and_played_through_it_on_a_host_that_h
     );
     // Give the other host's heartbeat time to write its builds.
     tokio::time::sleep(Duration::from_millis(LEASE_MS)).await;
+    // The catalog says where each build is.
+    let address = |host: &Host| host.url.trim_start_matches("http://").to_string();
+    let listed = with_war
+        .catalog()
+        .await
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect("the catalog")
+        .into_inner();
+    let hosts_of = |name: &str| {
+        let mut hosts = listed
+            .games
+            .iter()
+            .find(|g| g.name == name)
+            .unwrap_or_else(|| panic!("{name} is listed"))
+            .hosts
+            .clone();
+        hosts.sort();
+        hosts
+    };
+    assert_eq!(hosts_of("war"), vec![address(&with_war)]);
+    let mut both = vec![address(&with_war), address(&without_war)];
+    both.sort();
+    assert_eq!(hosts_of("focus"), both);
     let (match_id, tokens) = create(&mut without_war.matches().await, "war", 2, 16).await;
     let played = play_through(&without_war, &match_id, &tokens, Duration::from_secs(5)).await;
     assert!(played.view.is_some());
@@ -677,4 +701,54 @@ async fn a_game_one_host_lacks_is_created_and_played_through_it_on_a_host_that_h
     let view = spectator(&mut without_war.matches().await, &match_id).await;
     assert_eq!(view.version, played.view.expect("a view").version);
     drop(another);
+}
+
+/// Failover time, measured (BENCHMARKS.md "Several hosts"): from a SIGKILL
+/// of the host holding a match to the first move accepted through another
+/// host, with the default lease, over `TABLETOP_FAILOVERS` kills (20).
+/// Run by hand: `cargo nextest run -p tabletop-tests --run-ignored only -E
+/// 'test(/failover_time/)' --no-capture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a test: minutes long"]
+async fn failover_time() {
+    let kills: usize = std::env::var("TABLETOP_FAILOVERS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20);
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let start = |url: String| async move {
+        Host::start_with(HostOptions {
+            args: vec!["--store".into(), url],
+            ..Default::default()
+        })
+        .await
+    };
+    let mut survivor = start(database.url.clone()).await;
+    let mut times = Vec::new();
+    for n in 0..kills {
+        let mut holder = start(database.url.clone()).await;
+        let (match_id, tokens) = create(&mut holder.matches().await, "focus", 2, n as u64).await;
+        play_through(&survivor, &match_id, &tokens, Duration::from_secs(5)).await;
+        holder.kill();
+        let killed = Instant::now();
+        play_through(&survivor, &match_id, &tokens, Duration::from_secs(30)).await;
+        times.push(killed.elapsed());
+        eprintln!("kill {n}: first move accepted after {:?}", killed.elapsed());
+        if n % 2 == 1 {
+            // Now and then the other way round: the survivor is the holder.
+            std::mem::swap(&mut survivor, &mut holder);
+            holder.kill();
+            survivor = start(database.url.clone()).await;
+        }
+    }
+    times.sort();
+    eprintln!(
+        "failover over {} kills (lease 5000 ms): p50 {:?}, max {:?}, min {:?}",
+        times.len(),
+        times[times.len() / 2],
+        times[times.len() - 1],
+        times[0]
+    );
 }

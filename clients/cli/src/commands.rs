@@ -302,6 +302,7 @@ fn plugin_json(p: &pb::PluginInfo) -> serde_json::Value {
         "faults": p.faults, "recent_faults": p.recent_faults,
         "suspended": p.suspended, "retired": p.retired,
         "quarantined_match_ids": p.quarantined_match_ids,
+        "hosts": p.hosts,
     })
 }
 
@@ -336,6 +337,9 @@ fn plugin_line(p: &pb::PluginInfo) -> String {
             p.quarantined_match_ids.len(),
             p.quarantined_match_ids.join(", ")
         ));
+    }
+    if !p.hosts.is_empty() {
+        line.push_str(&format!("  on {}", p.hosts.join(", ")));
     }
     line
 }

@@ -294,6 +294,9 @@ pub fn game_text(game: &pb::GameInfo) -> String {
 "
         ));
     }
+    if !game.hosts.is_empty() {
+        out.push_str(&format!("on hosts: {}\n", game.hosts.join(", ")));
+    }
     if !game.options.is_empty() {
         out.push_str("options:\n");
         for o in &game.options {
@@ -321,6 +324,7 @@ pub fn game_json(game: &pb::GameInfo) -> serde_json::Value {
         "version": game.version,
         "versions": game.versions,
         "builds": game.builds,
+        "hosts": game.hosts,
         "min_players": game.min_players,
         "max_players": game.max_players,
         "simultaneous": game.simultaneous,

@@ -49,6 +49,9 @@ pub struct GameEntry {
     /// The SHA-256 of each loaded file of this version: more than one, and
     /// new matches of it are refused until all but one are removed.
     pub builds: Vec<String>,
+    /// On a store several hosts share, the live hosts that have loaded this
+    /// version (see [`super::Engine::list_games`]).
+    pub hosts: Vec<String>,
 }
 
 /// How a file came to be offered, for its log line.
@@ -314,6 +317,7 @@ impl Catalog {
                 .iter()
                 .map(|build| build.sha256().to_string())
                 .collect(),
+            hosts: Vec::new(),
         }
     }
 

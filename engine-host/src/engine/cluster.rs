@@ -124,6 +124,12 @@ impl Engine {
         self.host_with_game(game, Some(version))
     }
 
+    /// The live hosts of the store and the builds each has (none: this
+    /// host is alone on its store, or the store cannot say now).
+    pub(super) fn hosts_by_build(&self) -> HostsByBuild {
+        HostsByBuild(self.store.hosts().unwrap_or_default())
+    }
+
     /// Tells the other hosts of the store which builds this host has.
     pub(super) fn publish_builds(&self) {
         let builds: Vec<String> = self
@@ -244,5 +250,20 @@ impl Engine {
                 tracing::warn!(error = %e, "cannot give up this host's matches; other hosts take them when the lease runs out")
             }
         }
+    }
+}
+
+/// The live hosts of a shared store, to look up who has a build.
+pub(super) struct HostsByBuild(Vec<HostRow>);
+
+impl HostsByBuild {
+    /// The addresses of the hosts that have loaded `game` at `version`.
+    pub(super) fn of(&self, game: &str, version: &str) -> Vec<String> {
+        let build = format!("{game}@{version}");
+        self.0
+            .iter()
+            .filter(|host| host.builds.contains(&build))
+            .map(|host| host.address.clone())
+            .collect()
     }
 }

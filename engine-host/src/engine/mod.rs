@@ -119,6 +119,9 @@ pub struct PluginEntry {
     pub match_ids: Vec<String>,
     /// Those of them that are quarantined.
     pub quarantined: Vec<String>,
+    /// On a store several hosts share, the live hosts that have loaded this
+    /// game version.
+    pub hosts: Vec<String>,
 }
 
 /// Where a watcher or a page of events starts.

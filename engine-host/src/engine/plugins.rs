@@ -106,11 +106,17 @@ impl Engine {
     pub fn list_plugins(&self, caller: &Caller) -> HostResult<Vec<PluginEntry>> {
         caller.require(Need::Admin, "listing plugins")?;
         let uses = self.plugin_uses();
+        let hosts = self.hosts_by_build();
         Ok(self
             .catalog
             .all()
             .into_iter()
-            .map(|plugin| entry(plugin, &uses))
+            .map(|plugin| {
+                let mut entry = entry(plugin, &uses);
+                let m = entry.plugin.manifest();
+                entry.hosts = hosts.of(&m.name, &m.version);
+                entry
+            })
             .collect())
     }
 
@@ -234,13 +240,24 @@ impl Engine {
     }
 
     /// Every game, newest version of each.
+    /// On a store several hosts share, each entry names the live hosts
+    /// that have loaded its version.
     pub fn list_games(&self) -> Vec<GameEntry> {
-        self.catalog.games()
+        let hosts = self.hosts_by_build();
+        let mut games = self.catalog.games();
+        for game in &mut games {
+            game.hosts = hosts.of(&game.manifest.name, &game.manifest.version);
+        }
+        games
     }
 
     /// One game.
     pub fn get_game(&self, name: &str, version: Option<&str>) -> HostResult<GameEntry> {
-        self.catalog.game(name, version)
+        let mut game = self.catalog.game(name, version)?;
+        game.hosts = self
+            .hosts_by_build()
+            .of(&game.manifest.name, &game.manifest.version);
+        Ok(game)
     }
 }
 
@@ -255,6 +272,7 @@ fn entry(
     );
     let matches = uses.get(&key).map(Vec::as_slice).unwrap_or_default();
     PluginEntry {
+        hosts: Vec::new(),
         match_ids: matches.iter().map(|(id, _)| id.clone()).collect(),
         quarantined: matches
             .iter()

@@ -240,6 +240,7 @@ pub fn game(g: &GameEntry) -> pb::GameInfo {
         svg_board: g.svg_board,
         action_targets: g.action_targets,
         builds: g.builds.clone(),
+        hosts: g.hosts.clone(),
     }
 }
 
@@ -285,6 +286,7 @@ pub fn plugin(p: &PluginEntry) -> pb::PluginInfo {
         suspended: worker.as_ref().is_some_and(|w| w.suspended),
         quarantined_match_ids: p.quarantined.clone(),
         retired: p.plugin.is_retired(),
+        hosts: p.hosts.clone(),
     }
 }
 

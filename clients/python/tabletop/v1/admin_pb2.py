@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from tabletop.v1 import types_pb2 as tabletop_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tabletop/v1/admin.proto\x12\x0btabletop.v1\x1a\x17tabletop/v1/types.proto\"V\n\x15LiftQuarantineRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x16\n\x0eplugin_version\x18\x03 \x01(\t\"v\n\x16IssueCredentialRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04role\x18\x03 \x01(\x0e\x32\x1b.tabletop.v1.CredentialRole\x12\x0e\n\x06tenant\x18\x04 \x01(\t\"\xb4\x01\n\x0e\x43redentialInfo\x12\x15\n\rcredential_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04role\x18\x03 \x01(\x0e\x32\x1b.tabletop.v1.CredentialRole\x12\x14\n\x0cissued_at_ms\x18\x04 \x01(\x03\x12\x1a\n\rrevoked_at_ms\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x0e\n\x06tenant\x18\x06 \x01(\tB\x10\n\x0e_revoked_at_ms\"Z\n\x17IssueCredentialResponse\x12/\n\ncredential\x18\x01 \x01(\x0b\x32\x1b.tabletop.v1.CredentialInfo\x12\x0e\n\x06secret\x18\x02 \x01(\t\"E\n\x17RevokeCredentialRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x15\n\rcredential_id\x18\x02 \x01(\t\"-\n\x16ListCredentialsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"K\n\x17ListCredentialsResponse\x12\x30\n\x0b\x63redentials\x18\x01 \x03(\x0b\x32\x1b.tabletop.v1.CredentialInfo\")\n\x12ListPluginsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"\x98\x02\n\nPluginInfo\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04\x66ile\x18\x03 \x01(\t\x12\x0e\n\x06sha256\x18\x04 \x01(\t\x12\x14\n\x0cloaded_at_ms\x18\x05 \x01(\x03\x12\x11\n\tmatch_ids\x18\x06 \x03(\t\x12\x0f\n\x07trusted\x18\x07 \x01(\x08\x12\x12\n\nworker_pid\x18\x08 \x01(\r\x12\x15\n\rworker_starts\x18\t \x01(\x04\x12\x0e\n\x06\x66\x61ults\x18\n \x01(\x04\x12\x15\n\rrecent_faults\x18\x0b \x01(\x04\x12\x11\n\tsuspended\x18\x0c \x01(\x08\x12\x1d\n\x15quarantined_match_ids\x18\r \x03(\t\x12\x0f\n\x07retired\x18\x0e \x01(\x08\"4\n\x13RetirePluginRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\"?\n\x13ListPluginsResponse\x12(\n\x07plugins\x18\x01 \x03(\x0b\x32\x17.tabletop.v1.PluginInfo\"6\n\x11LoadPluginRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"U\n\x12LoadPluginResponse\x12\'\n\x06plugin\x18\x01 \x01(\x0b\x32\x17.tabletop.v1.PluginInfo\x12\x16\n\x0e\x61lready_loaded\x18\x02 \x01(\x08\"2\n\rBackupRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\">\n\x0e\x42\x61\x63kupResponse\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\r\n\x05\x62ytes\x18\x02 \x01(\x04\x12\x0f\n\x07matches\x18\x03 \x01(\x04*P\n\x0e\x43redentialRole\x12\x1f\n\x1b\x43REDENTIAL_ROLE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43REDENTIAL_ROLE_ORGANIZER\x10\x01\x32\x97\x05\n\x05\x41\x64min\x12P\n\x0bListPlugins\x12\x1f.tabletop.v1.ListPluginsRequest\x1a .tabletop.v1.ListPluginsResponse\x12M\n\nLoadPlugin\x12\x1e.tabletop.v1.LoadPluginRequest\x1a\x1f.tabletop.v1.LoadPluginResponse\x12\x41\n\x06\x42\x61\x63kup\x12\x1a.tabletop.v1.BackupRequest\x1a\x1b.tabletop.v1.BackupResponse\x12\\\n\x0fIssueCredential\x12#.tabletop.v1.IssueCredentialRequest\x1a$.tabletop.v1.IssueCredentialResponse\x12U\n\x10RevokeCredential\x12$.tabletop.v1.RevokeCredentialRequest\x1a\x1b.tabletop.v1.CredentialInfo\x12\\\n\x0fListCredentials\x12#.tabletop.v1.ListCredentialsRequest\x1a$.tabletop.v1.ListCredentialsResponse\x12I\n\x0cRetirePlugin\x12 .tabletop.v1.RetirePluginRequest\x1a\x17.tabletop.v1.PluginInfo\x12L\n\x0eLiftQuarantine\x12\".tabletop.v1.LiftQuarantineRequest\x1a\x16.tabletop.v1.MatchViewb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tabletop/v1/admin.proto\x12\x0btabletop.v1\x1a\x17tabletop/v1/types.proto\"V\n\x15LiftQuarantineRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x16\n\x0eplugin_version\x18\x03 \x01(\t\"v\n\x16IssueCredentialRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04role\x18\x03 \x01(\x0e\x32\x1b.tabletop.v1.CredentialRole\x12\x0e\n\x06tenant\x18\x04 \x01(\t\"\xb4\x01\n\x0e\x43redentialInfo\x12\x15\n\rcredential_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04role\x18\x03 \x01(\x0e\x32\x1b.tabletop.v1.CredentialRole\x12\x14\n\x0cissued_at_ms\x18\x04 \x01(\x03\x12\x1a\n\rrevoked_at_ms\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x0e\n\x06tenant\x18\x06 \x01(\tB\x10\n\x0e_revoked_at_ms\"Z\n\x17IssueCredentialResponse\x12/\n\ncredential\x18\x01 \x01(\x0b\x32\x1b.tabletop.v1.CredentialInfo\x12\x0e\n\x06secret\x18\x02 \x01(\t\"E\n\x17RevokeCredentialRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x15\n\rcredential_id\x18\x02 \x01(\t\"-\n\x16ListCredentialsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"K\n\x17ListCredentialsResponse\x12\x30\n\x0b\x63redentials\x18\x01 \x03(\x0b\x32\x1b.tabletop.v1.CredentialInfo\")\n\x12ListPluginsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"\xa7\x02\n\nPluginInfo\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04\x66ile\x18\x03 \x01(\t\x12\x0e\n\x06sha256\x18\x04 \x01(\t\x12\x14\n\x0cloaded_at_ms\x18\x05 \x01(\x03\x12\x11\n\tmatch_ids\x18\x06 \x03(\t\x12\x0f\n\x07trusted\x18\x07 \x01(\x08\x12\x12\n\nworker_pid\x18\x08 \x01(\r\x12\x15\n\rworker_starts\x18\t \x01(\x04\x12\x0e\n\x06\x66\x61ults\x18\n \x01(\x04\x12\x15\n\rrecent_faults\x18\x0b \x01(\x04\x12\x11\n\tsuspended\x18\x0c \x01(\x08\x12\x1d\n\x15quarantined_match_ids\x18\r \x03(\t\x12\x0f\n\x07retired\x18\x0e \x01(\x08\x12\r\n\x05hosts\x18\x0f \x03(\t\"4\n\x13RetirePluginRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\"?\n\x13ListPluginsResponse\x12(\n\x07plugins\x18\x01 \x03(\x0b\x32\x17.tabletop.v1.PluginInfo\"6\n\x11LoadPluginRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"U\n\x12LoadPluginResponse\x12\'\n\x06plugin\x18\x01 \x01(\x0b\x32\x17.tabletop.v1.PluginInfo\x12\x16\n\x0e\x61lready_loaded\x18\x02 \x01(\x08\"2\n\rBackupRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\">\n\x0e\x42\x61\x63kupResponse\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\r\n\x05\x62ytes\x18\x02 \x01(\x04\x12\x0f\n\x07matches\x18\x03 \x01(\x04*P\n\x0e\x43redentialRole\x12\x1f\n\x1b\x43REDENTIAL_ROLE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43REDENTIAL_ROLE_ORGANIZER\x10\x01\x32\x97\x05\n\x05\x41\x64min\x12P\n\x0bListPlugins\x12\x1f.tabletop.v1.ListPluginsRequest\x1a .tabletop.v1.ListPluginsResponse\x12M\n\nLoadPlugin\x12\x1e.tabletop.v1.LoadPluginRequest\x1a\x1f.tabletop.v1.LoadPluginResponse\x12\x41\n\x06\x42\x61\x63kup\x12\x1a.tabletop.v1.BackupRequest\x1a\x1b.tabletop.v1.BackupResponse\x12\\\n\x0fIssueCredential\x12#.tabletop.v1.IssueCredentialRequest\x1a$.tabletop.v1.IssueCredentialResponse\x12U\n\x10RevokeCredential\x12$.tabletop.v1.RevokeCredentialRequest\x1a\x1b.tabletop.v1.CredentialInfo\x12\\\n\x0fListCredentials\x12#.tabletop.v1.ListCredentialsRequest\x1a$.tabletop.v1.ListCredentialsResponse\x12I\n\x0cRetirePlugin\x12 .tabletop.v1.RetirePluginRequest\x1a\x17.tabletop.v1.PluginInfo\x12L\n\x0eLiftQuarantine\x12\".tabletop.v1.LiftQuarantineRequest\x1a\x16.tabletop.v1.MatchViewb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tabletop.v1.admin_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREDENTIALROLE']._serialized_start=1447
-  _globals['_CREDENTIALROLE']._serialized_end=1527
+  _globals['_CREDENTIALROLE']._serialized_start=1462
+  _globals['_CREDENTIALROLE']._serialized_end=1542
   _globals['_LIFTQUARANTINEREQUEST']._serialized_start=65
   _globals['_LIFTQUARANTINEREQUEST']._serialized_end=151
   _globals['_ISSUECREDENTIALREQUEST']._serialized_start=153
@@ -51,19 +51,19 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTPLUGINSREQUEST']._serialized_start=743
   _globals['_LISTPLUGINSREQUEST']._serialized_end=784
   _globals['_PLUGININFO']._serialized_start=787
-  _globals['_PLUGININFO']._serialized_end=1067
-  _globals['_RETIREPLUGINREQUEST']._serialized_start=1069
-  _globals['_RETIREPLUGINREQUEST']._serialized_end=1121
-  _globals['_LISTPLUGINSRESPONSE']._serialized_start=1123
-  _globals['_LISTPLUGINSRESPONSE']._serialized_end=1186
-  _globals['_LOADPLUGINREQUEST']._serialized_start=1188
-  _globals['_LOADPLUGINREQUEST']._serialized_end=1242
-  _globals['_LOADPLUGINRESPONSE']._serialized_start=1244
-  _globals['_LOADPLUGINRESPONSE']._serialized_end=1329
-  _globals['_BACKUPREQUEST']._serialized_start=1331
-  _globals['_BACKUPREQUEST']._serialized_end=1381
-  _globals['_BACKUPRESPONSE']._serialized_start=1383
-  _globals['_BACKUPRESPONSE']._serialized_end=1445
-  _globals['_ADMIN']._serialized_start=1530
-  _globals['_ADMIN']._serialized_end=2193
+  _globals['_PLUGININFO']._serialized_end=1082
+  _globals['_RETIREPLUGINREQUEST']._serialized_start=1084
+  _globals['_RETIREPLUGINREQUEST']._serialized_end=1136
+  _globals['_LISTPLUGINSRESPONSE']._serialized_start=1138
+  _globals['_LISTPLUGINSRESPONSE']._serialized_end=1201
+  _globals['_LOADPLUGINREQUEST']._serialized_start=1203
+  _globals['_LOADPLUGINREQUEST']._serialized_end=1257
+  _globals['_LOADPLUGINRESPONSE']._serialized_start=1259
+  _globals['_LOADPLUGINRESPONSE']._serialized_end=1344
+  _globals['_BACKUPREQUEST']._serialized_start=1346
+  _globals['_BACKUPREQUEST']._serialized_end=1396
+  _globals['_BACKUPRESPONSE']._serialized_start=1398
+  _globals['_BACKUPRESPONSE']._serialized_end=1460
+  _globals['_ADMIN']._serialized_start=1545
+  _globals['_ADMIN']._serialized_end=2208
 # @@protoc_insertion_point(module_scope)

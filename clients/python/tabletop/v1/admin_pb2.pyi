@@ -88,7 +88,7 @@ class ListPluginsRequest(_message.Message):
     def __init__(self, admin_token: _Optional[str] = ...) -> None: ...
 
 class PluginInfo(_message.Message):
-    __slots__ = ("game", "version", "file", "sha256", "loaded_at_ms", "match_ids", "trusted", "worker_pid", "worker_starts", "faults", "recent_faults", "suspended", "quarantined_match_ids", "retired")
+    __slots__ = ("game", "version", "file", "sha256", "loaded_at_ms", "match_ids", "trusted", "worker_pid", "worker_starts", "faults", "recent_faults", "suspended", "quarantined_match_ids", "retired", "hosts")
     GAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
@@ -103,6 +103,7 @@ class PluginInfo(_message.Message):
     SUSPENDED_FIELD_NUMBER: _ClassVar[int]
     QUARANTINED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
     RETIRED_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
     game: str
     version: str
     file: str
@@ -117,7 +118,8 @@ class PluginInfo(_message.Message):
     suspended: bool
     quarantined_match_ids: _containers.RepeatedScalarFieldContainer[str]
     retired: bool
-    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., file: _Optional[str] = ..., sha256: _Optional[str] = ..., loaded_at_ms: _Optional[int] = ..., match_ids: _Optional[_Iterable[str]] = ..., trusted: _Optional[bool] = ..., worker_pid: _Optional[int] = ..., worker_starts: _Optional[int] = ..., faults: _Optional[int] = ..., recent_faults: _Optional[int] = ..., suspended: _Optional[bool] = ..., quarantined_match_ids: _Optional[_Iterable[str]] = ..., retired: _Optional[bool] = ...) -> None: ...
+    hosts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ..., file: _Optional[str] = ..., sha256: _Optional[str] = ..., loaded_at_ms: _Optional[int] = ..., match_ids: _Optional[_Iterable[str]] = ..., trusted: _Optional[bool] = ..., worker_pid: _Optional[int] = ..., worker_starts: _Optional[int] = ..., faults: _Optional[int] = ..., recent_faults: _Optional[int] = ..., suspended: _Optional[bool] = ..., quarantined_match_ids: _Optional[_Iterable[str]] = ..., retired: _Optional[bool] = ..., hosts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RetirePluginRequest(_message.Message):
     __slots__ = ("game", "version")

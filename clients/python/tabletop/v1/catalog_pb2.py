@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19tabletop/v1/catalog.proto\x12\x0btabletop.v1\"\x12\n\x10ListGamesRequest\"9\n\x11ListGamesResponse\x12$\n\x05games\x18\x01 \x03(\x0b\x32\x15.tabletop.v1.GameInfo\"@\n\x0eGetGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x14\n\x07version\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_version\"\xea\x02\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x10\n\x08versions\x18\x03 \x03(\t\x12\x13\n\x0bmin_players\x18\x04 \x01(\r\x12\x13\n\x0bmax_players\x18\x05 \x01(\r\x12(\n\x07options\x18\x06 \x03(\x0b\x32\x17.tabletop.v1.OptionInfo\x12\x15\n\rrules_summary\x18\x07 \x01(\t\x12\x14\n\x0csimultaneous\x18\x08 \x01(\x08\x12\x1a\n\x12hidden_information\x18\t \x01(\x08\x12\x0e\n\x06\x63hance\x18\n \x01(\x08\x12\x19\n\x11removable_players\x18\x0b \x01(\x08\x12*\n\nseat_names\x18\x0c \x03(\x0b\x32\x16.tabletop.v1.SeatNames\x12\x11\n\tsvg_board\x18\r \x01(\x08\x12\x16\n\x0e\x61\x63tion_targets\x18\x0e \x01(\x08\x12\x0e\n\x06\x62uilds\x18\x0f \x03(\t\"+\n\tSeatNames\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\r\n\x05names\x18\x02 \x03(\t\"\x99\x01\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\x12\x10\n\x03min\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x10\n\x03max\x18\x07 \x01(\x03H\x01\x88\x01\x01\x42\x06\n\x04_minB\x06\n\x04_max2\x94\x01\n\x07\x43\x61talog\x12J\n\tListGames\x12\x1d.tabletop.v1.ListGamesRequest\x1a\x1e.tabletop.v1.ListGamesResponse\x12=\n\x07GetGame\x12\x1b.tabletop.v1.GetGameRequest\x1a\x15.tabletop.v1.GameInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19tabletop/v1/catalog.proto\x12\x0btabletop.v1\"\x12\n\x10ListGamesRequest\"9\n\x11ListGamesResponse\x12$\n\x05games\x18\x01 \x03(\x0b\x32\x15.tabletop.v1.GameInfo\"@\n\x0eGetGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x14\n\x07version\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_version\"\xf9\x02\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x10\n\x08versions\x18\x03 \x03(\t\x12\x13\n\x0bmin_players\x18\x04 \x01(\r\x12\x13\n\x0bmax_players\x18\x05 \x01(\r\x12(\n\x07options\x18\x06 \x03(\x0b\x32\x17.tabletop.v1.OptionInfo\x12\x15\n\rrules_summary\x18\x07 \x01(\t\x12\x14\n\x0csimultaneous\x18\x08 \x01(\x08\x12\x1a\n\x12hidden_information\x18\t \x01(\x08\x12\x0e\n\x06\x63hance\x18\n \x01(\x08\x12\x19\n\x11removable_players\x18\x0b \x01(\x08\x12*\n\nseat_names\x18\x0c \x03(\x0b\x32\x16.tabletop.v1.SeatNames\x12\x11\n\tsvg_board\x18\r \x01(\x08\x12\x16\n\x0e\x61\x63tion_targets\x18\x0e \x01(\x08\x12\x0e\n\x06\x62uilds\x18\x0f \x03(\t\x12\r\n\x05hosts\x18\x10 \x03(\t\"+\n\tSeatNames\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\r\n\x05names\x18\x02 \x03(\t\"\x99\x01\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\x12\x10\n\x03min\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x10\n\x03max\x18\x07 \x01(\x03H\x01\x88\x01\x01\x42\x06\n\x04_minB\x06\n\x04_max2\x94\x01\n\x07\x43\x61talog\x12J\n\tListGames\x12\x1d.tabletop.v1.ListGamesRequest\x1a\x1e.tabletop.v1.ListGamesResponse\x12=\n\x07GetGame\x12\x1b.tabletop.v1.GetGameRequest\x1a\x15.tabletop.v1.GameInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,11 +38,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETGAMEREQUEST']._serialized_start=121
   _globals['_GETGAMEREQUEST']._serialized_end=185
   _globals['_GAMEINFO']._serialized_start=188
-  _globals['_GAMEINFO']._serialized_end=550
-  _globals['_SEATNAMES']._serialized_start=552
-  _globals['_SEATNAMES']._serialized_end=595
-  _globals['_OPTIONINFO']._serialized_start=598
-  _globals['_OPTIONINFO']._serialized_end=751
-  _globals['_CATALOG']._serialized_start=754
-  _globals['_CATALOG']._serialized_end=902
+  _globals['_GAMEINFO']._serialized_end=565
+  _globals['_SEATNAMES']._serialized_start=567
+  _globals['_SEATNAMES']._serialized_end=610
+  _globals['_OPTIONINFO']._serialized_start=613
+  _globals['_OPTIONINFO']._serialized_end=766
+  _globals['_CATALOG']._serialized_start=769
+  _globals['_CATALOG']._serialized_end=917
 # @@protoc_insertion_point(module_scope)

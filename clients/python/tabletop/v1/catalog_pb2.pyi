@@ -25,7 +25,7 @@ class GetGameRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "version", "versions", "min_players", "max_players", "options", "rules_summary", "simultaneous", "hidden_information", "chance", "removable_players", "seat_names", "svg_board", "action_targets", "builds")
+    __slots__ = ("name", "version", "versions", "min_players", "max_players", "options", "rules_summary", "simultaneous", "hidden_information", "chance", "removable_players", "seat_names", "svg_board", "action_targets", "builds", "hosts")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +41,7 @@ class GameInfo(_message.Message):
     SVG_BOARD_FIELD_NUMBER: _ClassVar[int]
     ACTION_TARGETS_FIELD_NUMBER: _ClassVar[int]
     BUILDS_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     versions: _containers.RepeatedScalarFieldContainer[str]
@@ -56,7 +57,8 @@ class GameInfo(_message.Message):
     svg_board: bool
     action_targets: bool
     builds: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., versions: _Optional[_Iterable[str]] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., options: _Optional[_Iterable[_Union[OptionInfo, _Mapping]]] = ..., rules_summary: _Optional[str] = ..., simultaneous: _Optional[bool] = ..., hidden_information: _Optional[bool] = ..., chance: _Optional[bool] = ..., removable_players: _Optional[bool] = ..., seat_names: _Optional[_Iterable[_Union[SeatNames, _Mapping]]] = ..., svg_board: _Optional[bool] = ..., action_targets: _Optional[bool] = ..., builds: _Optional[_Iterable[str]] = ...) -> None: ...
+    hosts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., versions: _Optional[_Iterable[str]] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., options: _Optional[_Iterable[_Union[OptionInfo, _Mapping]]] = ..., rules_summary: _Optional[str] = ..., simultaneous: _Optional[bool] = ..., hidden_information: _Optional[bool] = ..., chance: _Optional[bool] = ..., removable_players: _Optional[bool] = ..., seat_names: _Optional[_Iterable[_Union[SeatNames, _Mapping]]] = ..., svg_board: _Optional[bool] = ..., action_targets: _Optional[bool] = ..., builds: _Optional[_Iterable[str]] = ..., hosts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SeatNames(_message.Message):
     __slots__ = ("players", "names")

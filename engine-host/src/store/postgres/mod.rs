@@ -151,7 +151,13 @@ pub struct PostgresStore {
     /// This host among the database's hosts, once it joined.
     membership: Arc<cluster::Membership>,
     heartbeat: Mutex<Option<cluster::Heartbeat>>,
+    /// The live hosts as last read, and when: listings of the catalog ask
+    /// for them, at most once per [`HOSTS_FRESH_FOR`] each.
+    hosts: Mutex<Option<(std::time::Instant, Vec<HostRow>)>>,
 }
+
+/// How long the live hosts read for a listing serve the next ones.
+const HOSTS_FRESH_FOR: Duration = Duration::from_secs(1);
 
 impl PostgresStore {
     /// Connects to the database `url` names, brings its schema to this
@@ -209,6 +215,7 @@ impl PostgresStore {
             writer: Some(writer),
             membership,
             heartbeat: Mutex::new(None),
+            hosts: Mutex::new(None),
         })
     }
 
@@ -446,15 +453,26 @@ impl Store for PostgresStore {
     }
 
     fn hosts(&self) -> HostResult<Vec<HostRow>> {
+        if self.membership.me().is_none() {
+            return Ok(Vec::new());
+        }
+        if let Some((at, hosts)) = &*self.hosts.lock().unwrap_or_else(|e| e.into_inner())
+            && at.elapsed() < HOSTS_FRESH_FOR
+        {
+            return Ok(hosts.clone());
+        }
         let rows = self.read(cluster::hosts)?;
-        Ok(rows
+        let hosts: Vec<HostRow> = rows
             .into_iter()
             .map(|(host_id, address, builds)| HostRow {
                 host_id,
                 address,
                 builds,
             })
-            .collect())
+            .collect();
+        *self.hosts.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((std::time::Instant::now(), hosts.clone()));
+        Ok(hosts)
     }
 }
 

@@ -64,6 +64,7 @@
 // | PLUGIN_FAULT | UNAVAILABLE | | the game's plugin failed in this call (a bug in the plugin); when its worker died, the match is quarantined |
 // | PLUGIN_RESTARTED | UNAVAILABLE | | the plugin's worker died during the call because of another match's call, and again when the call was made again; nothing changed: call again |
 // | STORE_UNAVAILABLE | UNAVAILABLE | | the server cannot reach its match store's database (PostgreSQL down or restarting), so the call's change was not acknowledged as stored; call again once it is back (the health service says NOT_SERVING meanwhile) |
+// | MATCH_MOVED | UNAVAILABLE | match_id | another host of the same database serves the match now (its lease moved while this host held it); nothing changed: call again, through any host |
 // | INTERNAL | INTERNAL | | a fault of the server |
 //
 // The table is written from the server's own (engine-host/src/grpc/reason.rs)
