@@ -214,18 +214,23 @@ impl Credentials {
         }
     }
 
-    /// Reads the credentials from the store again (other hosts issue and
-    /// revoke them too); returns the ids that were valid and are not now.
-    pub fn reread(&self) -> HostResult<Vec<String>> {
-        self.shared
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        let valid: CredentialIndex = self
+    /// The valid credentials the store holds, by their secret's hash.
+    fn valid_in_store(&self) -> HostResult<CredentialIndex> {
+        Ok(self
             .store
             .credentials()?
             .into_iter()
             .filter(|c| c.revoked_at_ms.is_none())
             .map(|c| (c.secret_hash, c))
-            .collect();
+            .collect())
+    }
+
+    /// Reads the credentials from the store again (other hosts issue and
+    /// revoke them too); returns the ids that were valid and are not now.
+    pub fn reread(&self) -> HostResult<Vec<String>> {
+        self.shared
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let valid = self.valid_in_store()?;
         let mut guard = self.index.write().unwrap_or_else(|e| e.into_inner());
         let gone = guard
             .as_ref()
@@ -406,14 +411,7 @@ impl Credentials {
     fn credential_index(&self) -> HostResult<RwLockWriteGuard<'_, Option<CredentialIndex>>> {
         let mut guard = self.index.write().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
-            let valid = self
-                .store
-                .credentials()?
-                .into_iter()
-                .filter(|c| c.revoked_at_ms.is_none())
-                .map(|c| (c.secret_hash, c))
-                .collect();
-            *guard = Some(valid);
+            *guard = Some(self.valid_in_store()?);
         }
         Ok(guard)
     }
