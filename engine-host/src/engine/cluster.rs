@@ -155,7 +155,7 @@ impl Engine {
         let_go
     }
 
-    /// Takes up to [`SWEEP_BATCH`] matches no live host holds and makes
+    /// Takes up to `SWEEP_BATCH` matches no live host holds and makes
     /// them live here; returns how many.
     pub fn take_orphans(&self) -> usize {
         let orphans = match self.store.orphans(SWEEP_BATCH) {

@@ -5,14 +5,14 @@
 //! identity is kept.
 //!
 //! The layer reads the match id from the request's message (the field each
-//! method keeps it in, [`MATCH_FIELD`]), serves the call here when this
+//! method keeps it in, `MATCH_FIELD`), serves the call here when this
 //! host holds the match or nobody does (the engine then takes its lease),
 //! and otherwise forwards it to the holder's advertised address. A match
 //! nobody holds whose plugin build this host lacks, and a creation of a
 //! game this host has not loaded, go to a host that has it (each host
 //! writes its builds into the database). A holder
 //! that cannot be reached (it died, or is stopping) is asked for again
-//! every [`RETRY_EVERY`] until its lease runs out and this host takes the
+//! every `RETRY_EVERY` until its lease runs out and this host takes the
 //! match over, for at most the lease time and a second: a caller sees the
 //! failover as a slow answer, not an error. A forwarded call carries the
 //! store's cluster key ([`FORWARDED`]); it is never forwarded again, and a
@@ -66,7 +66,7 @@ const MATCH_FIELD: [(&str, u32); 14] = [
     ("/tabletop.v1.Director/ReissueSeatToken", 2),
 ];
 
-/// The methods that name a match beside [`MATCH_FIELD`]'s.
+/// The methods that name a match beside `MATCH_FIELD`'s.
 const MORE_MATCH_FIELDS: [(&str, u32); 1] = [("/tabletop.v1.Admin/LiftQuarantine", 2)];
 
 fn match_field(path: &str) -> Option<u32> {
