@@ -288,57 +288,96 @@ async fn the_feed_through_each_host_has_every_creation_once_and_in_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_sigkills_under_load_keep_every_acknowledged_action() {
+    use std::sync::{Arc, Mutex};
     let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
         .await
         .expect("a test database");
     let mut hosts = Vec::new();
     for _ in 0..3 {
-        hosts.push(Some(host_on(&database.url).await));
+        hosts.push(host_on(&database.url).await);
     }
+    // The addresses alive now, for the load to pick from.
+    let alive: Arc<Mutex<Vec<Option<String>>>> = Arc::new(Mutex::new(
+        hosts.iter().map(|host| Some(host.url.clone())).collect(),
+    ));
     let mut games = Vec::new();
-    for (n, game) in ["focus", "focus", "focus"].into_iter().enumerate() {
-        let host = hosts[n].as_ref().expect("a host");
-        let (match_id, tokens) = create(&mut host.matches().await, game, 2, 20 + n as u64).await;
-        games.push((match_id, tokens, Vec::<u64>::new()));
+    for (n, host) in hosts.iter().enumerate() {
+        let (match_id, tokens) = create(&mut host.matches().await, "focus", 2, 20 + n as u64).await;
+        games.push((match_id, tokens));
+    }
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    // The load: every match moves all the time, through the hosts alive,
+    // each move retried (with its expected version) until it is answered.
+    let mut loads = Vec::new();
+    for (n, (match_id, tokens)) in games.clone().into_iter().enumerate() {
+        let (alive, stop) = (Arc::clone(&alive), stop.clone());
+        loads.push(tokio::spawn(async move {
+            let mut acknowledged = Vec::<u64>::new();
+            let mut turn = n;
+            'moves: while !*stop.borrow() {
+                let until = Instant::now() + Duration::from_secs(30);
+                loop {
+                    turn += 1;
+                    let url = {
+                        let alive = alive.lock().expect("the addresses");
+                        let up: Vec<&String> = alive.iter().flatten().collect();
+                        up[turn % up.len()].clone()
+                    };
+                    let played = async {
+                        let channel = tonic::transport::Channel::from_shared(url.clone())
+                            .expect("a URL")
+                            .connect()
+                            .await
+                            .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
+                        let mut matches = pb::matches_client::MatchesClient::new(channel);
+                        let view = spectator_or_status(&mut matches, &match_id).await?;
+                        if view.state == pb::MatchState::Finished as i32 {
+                            return Ok(None);
+                        }
+                        play_first_legal(&mut matches, &match_id, &tokens)
+                            .await
+                            .map(Some)
+                    };
+                    match played.await {
+                        Ok(Some(answer)) => {
+                            acknowledged.push(answer.view.expect("a view").version);
+                            break;
+                        }
+                        Ok(None) => break 'moves,
+                        // A host going away (UNAVAILABLE, a broken
+                        // connection), or a move applied whose answer was
+                        // lost (STALE_VERSION): the next try sees.
+                        Err(status) if Instant::now() < until => {
+                            let _ = status;
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                        Err(status) => panic!("a move in {match_id} through {url}: {status:?}"),
+                    }
+                }
+            }
+            (match_id, acknowledged)
+        }));
     }
     for kill in 0..5 {
-        // Load: every match moves through the hosts alive, round robin.
-        for step in 0..4 {
-            for (n, (match_id, tokens, acknowledged)) in games.iter_mut().enumerate() {
-                let alive: Vec<&Host> = hosts.iter().flatten().collect();
-                let host = alive[(n + step) % alive.len()];
-                let answer = play_through(host, match_id, tokens, Duration::from_secs(10)).await;
-                let view = answer.view.expect("a view");
-                if view.state == pb::MatchState::Finished as i32 {
-                    continue;
-                }
-                acknowledged.push(view.version);
-            }
-        }
+        tokio::time::sleep(Duration::from_millis(700)).await;
         let victim = kill % 3;
-        hosts[victim].as_mut().expect("a host").kill();
-        hosts[victim] = None;
-        // The matches go on through the others at once.
-        for (match_id, tokens, acknowledged) in &mut games {
-            let alive: Vec<&Host> = hosts.iter().flatten().collect();
-            let view = spectator(&mut alive[0].matches().await, match_id).await;
-            if view.state == pb::MatchState::Finished as i32 {
-                continue;
-            }
-            let answer = play_through(alive[1], match_id, tokens, Duration::from_secs(10)).await;
-            acknowledged.push(answer.view.expect("a view").version);
-        }
-        hosts[victim] = Some(host_on(&database.url).await);
+        alive.lock().expect("the addresses")[victim] = None;
+        hosts[victim].kill();
+        tokio::time::sleep(Duration::from_millis(LEASE_MS / 2)).await;
+        hosts[victim] = host_on(&database.url).await;
+        alive.lock().expect("the addresses")[victim] = Some(hosts[victim].url.clone());
     }
-    let host = hosts[0].as_ref().expect("a host");
-    for (match_id, _, acknowledged) in &games {
+    tokio::time::sleep(Duration::from_millis(LEASE_MS * 2)).await;
+    stop_tx.send_replace(true);
+    for load in loads {
+        let (match_id, acknowledged) = load.await.expect("the load ran through the kills");
         let unique: std::collections::BTreeSet<u64> = acknowledged.iter().copied().collect();
         assert_eq!(
             unique.len(),
             acknowledged.len(),
             "no version acknowledged twice in {match_id} (an acknowledged action lost): {acknowledged:?}"
         );
-        let view = spectator(&mut host.matches().await, match_id).await;
+        let view = spectator(&mut hosts[0].matches().await, &match_id).await;
         assert!(
             acknowledged.iter().all(|version| *version <= view.version),
             "every acknowledged version is stored in {match_id}: at {} after {acknowledged:?}",
@@ -349,6 +388,14 @@ async fn five_sigkills_under_load_keep_every_acknowledged_action() {
             "the load moved {match_id}: {acknowledged:?}"
         );
     }
+}
+
+/// The spectator's view, or the refusal.
+async fn spectator_or_status(
+    matches: &mut pb::matches_client::MatchesClient<tonic::transport::Channel>,
+    match_id: &str,
+) -> Result<pb::MatchView, tonic::Status> {
+    crate::support::view_of(matches, match_id, "", None).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
