@@ -347,8 +347,7 @@ async fn five_sigkills_under_load_keep_every_acknowledged_action() {
                         // A host going away (UNAVAILABLE, a broken
                         // connection), or a move applied whose answer was
                         // lost (STALE_VERSION): the next try sees.
-                        Err(status) if Instant::now() < until => {
-                            let _ = status;
+                        Err(_) if Instant::now() < until => {
                             tokio::time::sleep(Duration::from_millis(50)).await;
                         }
                         Err(status) => panic!("a move in {match_id} through {url}: {status:?}"),
