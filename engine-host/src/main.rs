@@ -535,6 +535,17 @@ async fn run(
              (DATA_DIR/request-key is not used)"
         );
     }
+    // Hosts on one database forward calls to each other with the key they
+    // all hold.
+    let cluster = match &config.store {
+        StoreKind::Postgres(_) => Some((
+            store
+                .shared_key(CLUSTER_KEY, rand::random())
+                .map_err(|e| format!("cannot read the store's cluster key: {e}"))?,
+            Duration::from_millis(config.lease_ms),
+        )),
+        _ => None,
+    };
     let inline_limit =
         (config.inline_limit_ms > 0).then(|| Duration::from_millis(config.inline_limit_ms));
     let vetter = vetter(&config)
@@ -687,17 +698,6 @@ async fn run(
             Some(listener)
         }
         None => None,
-    };
-    // Hosts on one database forward calls to each other with the key they
-    // all hold.
-    let cluster = match &config.store {
-        StoreKind::Postgres(_) => Some((
-            engine
-                .shared_key(CLUSTER_KEY, rand::random())
-                .map_err(|e| format!("cannot read the store's cluster key: {e}"))?,
-            Duration::from_millis(config.lease_ms),
-        )),
-        _ => None,
     };
     let bots = Arc::clone(engine.bot_queue());
     let leaving = Arc::clone(&engine);

@@ -87,18 +87,6 @@ impl Engine {
         self.store.holder(match_id)
     }
 
-    /// The live hosts of the store, with the plugin builds each has
-    /// (empty: this host is alone on its store).
-    pub fn hosts(&self) -> HostResult<Vec<HostRow>> {
-        self.store.hosts()
-    }
-
-    /// The key named `name` every host on the store holds alike (see
-    /// [`Store::shared_key`](crate::store::Store::shared_key)).
-    pub fn shared_key(&self, name: &str, proposed: [u8; 32]) -> HostResult<[u8; 32]> {
-        self.store.shared_key(name, proposed)
-    }
-
     /// Another live host that has loaded `game` (in `version`, if given)
     /// when this host has not: where its creation belongs.
     pub fn host_with_game(&self, game: &str, version: Option<&str>) -> Option<String> {

@@ -33,6 +33,7 @@ use tonic::body::Body;
 use tonic::transport::{Channel, Endpoint};
 use tower::{Layer, Service, ServiceExt};
 
+use super::layer::code_of;
 use crate::engine::Engine;
 
 /// The header a forwarded call carries: the store's cluster key, hex.
@@ -49,7 +50,7 @@ const MAX_REQUEST_BYTES: usize = 1 << 20;
 /// The field number of the match id in each method's request that names
 /// one match (the rest are served where they arrive: listings and the
 /// feed read the shared store).
-const MATCH_FIELD: [(&str, u32); 14] = [
+const MATCH_FIELD: [(&str, u32); 15] = [
     ("/tabletop.v1.Matches/JoinMatch", 1),
     ("/tabletop.v1.Matches/GetView", 1),
     ("/tabletop.v1.Matches/ListLegalActions", 1),
@@ -64,15 +65,12 @@ const MATCH_FIELD: [(&str, u32); 14] = [
     ("/tabletop.v1.Director/ResumeMatch", 2),
     ("/tabletop.v1.Director/AddTime", 2),
     ("/tabletop.v1.Director/ReissueSeatToken", 2),
+    ("/tabletop.v1.Admin/LiftQuarantine", 2),
 ];
-
-/// The methods that name a match beside `MATCH_FIELD`'s.
-const MORE_MATCH_FIELDS: [(&str, u32); 1] = [("/tabletop.v1.Admin/LiftQuarantine", 2)];
 
 fn match_field(path: &str) -> Option<u32> {
     MATCH_FIELD
         .iter()
-        .chain(MORE_MATCH_FIELDS.iter())
         .find(|(method, _)| *method == path)
         .map(|(_, field)| *field)
 }
@@ -247,7 +245,7 @@ where
                     // want of the match's plugin build, a host that has it
                     // serves the call.
                     let response = inner.call(local).await?;
-                    if !is_unavailable(&response) || forwarding.engine.holds(&match_id) {
+                    if !is_unavailable(response.headers()) || forwarding.engine.holds(&match_id) {
                         return Ok(response);
                     }
                     let engine = Arc::clone(&forwarding.engine);
@@ -304,12 +302,10 @@ struct Call {
     bytes: Bytes,
 }
 
-/// Whether a response is a trailers-only UNAVAILABLE.
-fn is_unavailable(response: &Response<Body>) -> bool {
-    response
-        .headers()
-        .get("grpc-status")
-        .is_some_and(|code| code.as_bytes() == b"14")
+/// Whether headers (a trailers-only answer's, or trailers) carry the status
+/// UNAVAILABLE.
+fn is_unavailable(headers: &http::HeaderMap) -> bool {
+    code_of(headers) == Some(tonic::Code::Unavailable as i32)
 }
 
 impl Forwarding {
@@ -390,10 +386,7 @@ impl http_body::Body for Relayed {
             Poll::Ready(Some(Err(_))) => Poll::Ready(Some(Ok(self.moved()))),
             Poll::Ready(Some(Ok(frame))) => match frame.into_trailers() {
                 Ok(trailers) => {
-                    let unavailable = trailers
-                        .get("grpc-status")
-                        .is_some_and(|code| code.as_bytes() == b"14");
-                    if unavailable {
+                    if is_unavailable(&trailers) {
                         Poll::Ready(Some(Ok(self.moved())))
                     } else {
                         self.ended = true;

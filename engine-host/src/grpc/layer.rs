@@ -537,7 +537,9 @@ impl ObservedBody {
     }
 }
 
-fn code_of(headers: &HeaderMap) -> Option<i32> {
+/// The gRPC status code headers (a trailers-only answer's, or trailers)
+/// carry, if any.
+pub(super) fn code_of(headers: &HeaderMap) -> Option<i32> {
     headers
         .get(Status::GRPC_STATUS)
         .and_then(|v| v.to_str().ok())

@@ -31,6 +31,7 @@ use postgres::types::ToSql;
 use tabletop_core::{HostError, HostResult};
 
 use super::apply::{missing_version, no_match, to_json};
+use super::cluster::live;
 use super::connect::db_error;
 use super::pipeline::{Pipeline, Request};
 use super::step::Answer;
@@ -225,7 +226,8 @@ impl Appends {
 /// add no entry; answers each match stored, with whether it was its log
 /// (`true`) or its held actions. The hole check is a join through the
 /// log's key (the store's sessions never scan the log: see `connect.rs`).
-const WRITE: &str = "WITH batch AS ( \
+const WRITE: &str = concat!(
+    "WITH batch AS ( \
         SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[]) \
             AS b(match_id, version, entry_json)), \
     heads AS (SELECT match_id, MIN(version) AS version FROM batch GROUP BY match_id), \
@@ -238,8 +240,9 @@ const WRITE: &str = "WITH batch AS ( \
         FROM (SELECT match_id FROM heads UNION SELECT unnest($4::TEXT[])) AS k(match_id) \
         WHERE $6::TEXT IS NOT NULL AND NOT EXISTS ( \
         SELECT 1 FROM match_leases l JOIN hosts o ON o.host_id = l.host_id \
-        WHERE l.match_id = k.match_id AND l.host_id = $6::TEXT \
-            AND o.heartbeat_at > now() - o.lease_ms * interval '1 millisecond')), \
+        WHERE l.match_id = k.match_id AND l.host_id = $6::TEXT AND ",
+    live!("o"),
+    ")), \
     logged AS (INSERT INTO log (match_id, version, entry_json) \
         SELECT b.match_id, b.version, b.entry_json FROM batch b \
         WHERE b.match_id NOT IN (SELECT match_id FROM refused) \
@@ -251,7 +254,8 @@ const WRITE: &str = "WITH batch AS ( \
             AND p.match_id NOT IN (SELECT match_id FROM fenced) \
         RETURNING m.match_id) \
     SELECT match_id, TRUE FROM logged UNION ALL SELECT match_id, FALSE FROM held \
-    UNION ALL SELECT match_id, NULL FROM fenced";
+    UNION ALL SELECT match_id, NULL FROM fenced"
+);
 
 /// Which of the batch's rows are stored as the batch would store them:
 /// entries, text and all, and held actions.

@@ -28,9 +28,11 @@ use tabletop_core::{HostError, HostResult};
 
 use super::connect::{Connection, Target};
 use super::read::direct;
-use crate::store::{Claim, Holder};
+use crate::store::{Claim, Holder, HostRow};
 
-/// The condition that the host row `h` is fresh.
+/// The condition that the host row `$h` is fresh (its heartbeat within its
+/// lease, by the database's clock): the one statement of the rule, for
+/// every query here and the one-statement append's fence (`appends.rs`).
 macro_rules! live {
     ($h:literal) => {
         concat!(
@@ -41,6 +43,7 @@ macro_rules! live {
         )
     };
 }
+pub(super) use live;
 
 /// The fence of a write of match `$1` by host `$2`: one row while the lease
 /// is the host's and its row is fresh.
@@ -389,8 +392,8 @@ pub(super) fn leave(connection: &mut Connection, me: &str) -> HostResult<u64> {
     Ok(released)
 }
 
-/// The live hosts: id, address and the builds each has loaded.
-pub(super) fn hosts(connection: &mut Connection) -> HostResult<Vec<(String, String, Vec<String>)>> {
+/// The live hosts, the oldest first.
+pub(super) fn hosts(connection: &mut Connection) -> HostResult<Vec<HostRow>> {
     let rows = direct(connection).query(
         concat!(
             "SELECT h.host_id, h.address, h.builds FROM hosts h WHERE ",
@@ -403,11 +406,11 @@ pub(super) fn hosts(connection: &mut Connection) -> HostResult<Vec<(String, Stri
         .iter()
         .map(|row| {
             let builds: String = row.get(2);
-            (
-                row.get(0),
-                row.get(1),
-                serde_json::from_str(&builds).unwrap_or_default(),
-            )
+            HostRow {
+                host_id: row.get(0),
+                address: row.get(1),
+                builds: serde_json::from_str(&builds).unwrap_or_default(),
+            }
         })
         .collect())
 }

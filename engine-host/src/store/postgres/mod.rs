@@ -461,15 +461,7 @@ impl Store for PostgresStore {
         {
             return Ok(hosts.clone());
         }
-        let rows = self.read(cluster::hosts)?;
-        let hosts: Vec<HostRow> = rows
-            .into_iter()
-            .map(|(host_id, address, builds)| HostRow {
-                host_id,
-                address,
-                builds,
-            })
-            .collect();
+        let hosts = self.read(cluster::hosts)?;
         *self.hosts.lock().unwrap_or_else(|e| e.into_inner()) =
             Some((std::time::Instant::now(), hosts.clone()));
         Ok(hosts)
