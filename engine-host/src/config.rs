@@ -78,9 +78,17 @@ pub struct Config {
     /// On a PostgreSQL store, where the other hosts of the database reach
     /// this host's gRPC API (`HOST:PORT`), to forward it the calls of the
     /// matches it holds. Default: the bound listen address, with
-    /// 127.0.0.1 for an unspecified IP (hosts on one machine).
+    /// 127.0.0.1 for an unspecified IP (hosts on one machine). With
+    /// `--tls-cert` the others reach it over TLS and check its certificate
+    /// against HOST.
     #[arg(long, env = "TABLETOP_ADVERTISE")]
     pub advertise: Option<String>,
+
+    /// On a PostgreSQL store, the CA (PEM) that signs the certificates of
+    /// the other hosts, checked when this host forwards a call to one that
+    /// serves TLS. Default: the system's trusted roots.
+    #[arg(long, env = "TABLETOP_PEER_CA")]
+    pub peer_ca: Option<PathBuf>,
 
     /// On a PostgreSQL store, how long this host's leases of its matches
     /// last past its last heartbeat (renewed every third of it): when the
@@ -636,6 +644,7 @@ impl Config {
             timeout: (self.request_timeout_ms > 0)
                 .then(|| std::time::Duration::from_millis(self.request_timeout_ms)),
             admin_client_cert: self.tls_client_ca.is_some(),
+            cluster_key: None,
         }
     }
 

@@ -362,17 +362,27 @@ async fn bind(address: std::net::SocketAddr) -> Result<tokio::net::TcpListener, 
 }
 
 /// Where the other hosts of a shared store reach this one: `--advertise`,
-/// or the bound address (loopback for an unspecified IP).
+/// or the bound address (loopback for an unspecified IP); `https://` before
+/// it when this host serves TLS.
 fn advertised(config: &Config, bound: std::net::SocketAddr) -> String {
-    if let Some(address) = &config.advertise {
-        return address.clone();
-    }
-    let ip = if bound.ip().is_unspecified() {
-        std::net::IpAddr::from([127, 0, 0, 1])
-    } else {
-        bound.ip()
+    let address = match &config.advertise {
+        Some(address) => address.clone(),
+        None => {
+            let ip = if bound.ip().is_unspecified() {
+                std::net::IpAddr::from([127, 0, 0, 1])
+            } else {
+                bound.ip()
+            };
+            std::net::SocketAddr::new(ip, bound.port()).to_string()
+        }
     };
-    std::net::SocketAddr::new(ip, bound.port()).to_string()
+    // The scheme says how the others reach it: TLS only when it serves
+    // TLS, so a cluster can turn TLS on one host at a time.
+    match (config.tls_cert.is_some(), address.strip_prefix("https://")) {
+        (true, None) => format!("https://{address}"),
+        (false, Some(bare)) => bare.to_string(),
+        _ => address,
+    }
 }
 
 /// How long the stopped server's runtime waits for its threads to finish:
@@ -538,14 +548,17 @@ async fn run(
     // Hosts on one database forward calls to each other with the key they
     // all hold.
     let cluster = match &config.store {
-        StoreKind::Postgres(_) => Some((
-            store
+        StoreKind::Postgres(_) => Some(engine_host::grpc::forward::Cluster {
+            key: store
                 .shared_key(CLUSTER_KEY, rand::random())
                 .map_err(|e| format!("cannot read the store's cluster key: {e}"))?,
-            Duration::from_millis(config.lease_ms),
-        )),
+            lease: Duration::from_millis(config.lease_ms),
+            peer_tls: engine_host::grpc::tls::peer_config(config.peer_ca.as_deref())?,
+        }),
         _ => None,
     };
+    let mut guards = config.guards();
+    guards.cluster_key = cluster.as_ref().map(|cluster| cluster.key);
     let inline_limit =
         (config.inline_limit_ms > 0).then(|| Duration::from_millis(config.inline_limit_ms));
     let vetter = vetter(&config)
@@ -708,7 +721,7 @@ async fn run(
         engine_host::grpc::ServeOptions {
             deadline: Duration::from_millis(config.call_deadline_ms),
             limiter: engine_host::grpc::limits::Limiter::new(config.limits()),
-            guards: config.guards(),
+            guards,
             max_reply_bytes: usize::try_from(config.max_reply_bytes).unwrap_or(usize::MAX),
             tls,
             stream_caps: config.stream_caps(),

@@ -12,11 +12,12 @@ use rcgen::{
 use tabletop_proto::v1 as pb;
 use tabletop_proto::v1::admin_client::AdminClient;
 use tabletop_proto::v1::catalog_client::CatalogClient;
+use tabletop_proto::v1::matches_client::MatchesClient;
 use tabletop_tests::{ADMIN_TOKEN, Host, HostOptions, as_admin, target_dir};
 use tonic::Code;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
-use crate::support::reason;
+use crate::support::{create, play_first_legal, reason, spectator};
 
 /// The PEM files of one test's TLS setup.
 struct Pki {
@@ -287,5 +288,116 @@ async fn the_cli_names_why_a_server_certificate_that_is_a_ca_is_refused() {
     assert!(
         stderr.contains("invalid peer certificate") && stderr.contains("CaUsedAsEndEntity"),
         "the cause is named: {stderr}"
+    );
+}
+
+/// A host on `database` serving TLS with the test PKI, trusting `peer_ca`
+/// for the other hosts.
+async fn tls_host_on(pki: &Pki, database: &str, peer_ca: &Path) -> Host {
+    let path = |p: &Path| p.display().to_string();
+    Host::start_with(HostOptions {
+        args: vec![
+            "--store".into(),
+            database.to_string(),
+            "--lease-ms".into(),
+            "1000".into(),
+            "--tls-cert".into(),
+            path(&pki.server_cert),
+            "--tls-key".into(),
+            path(&pki.server_key),
+            "--tls-client-ca".into(),
+            path(&pki.ca),
+            "--peer-ca".into(),
+            path(peer_ca),
+        ],
+        ..Default::default()
+    })
+    .await
+}
+
+/// Hosts that serve TLS reach each other over TLS, checking each other's
+/// certificates: a match made through one is played through the other, an
+/// Admin call forwarded with the caller's client certificate checked where
+/// it arrived is served by the holder, and a host that does not trust the
+/// holder's certificate gets nothing through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_that_serve_tls_forward_to_each_other_over_tls() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pki = make_pki(dir.path());
+    let stranger_dir = dir.path().join("stranger");
+    std::fs::create_dir(&stranger_dir).expect("a directory");
+    let stranger = make_pki(&stranger_dir);
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let holder = tls_host_on(&pki, &database.url, &pki.ca).await;
+    let other = tls_host_on(&pki, &database.url, &pki.ca).await;
+
+    let mut made = MatchesClient::new(tls_channel(&holder, &pki, false).await);
+    let (match_id, tokens) = create(&mut made, "focus", 2, 21).await;
+    let start = spectator(&mut made, &match_id).await.version;
+    let mut through_other = MatchesClient::new(tls_channel(&other, &pki, false).await);
+    let played = play_first_legal(&mut through_other, &match_id, &tokens)
+        .await
+        .expect("a move through the other host, forwarded over TLS");
+    assert_eq!(played.view.expect("a view").version, start + 1);
+
+    // Each host advertises its https address (hosts read the others' rows
+    // at most a second old).
+    let mut catalog = CatalogClient::new(tls_channel(&other, &pki, false).await);
+    let mut focus = pb::GameInfo::default();
+    for _ in 0..30 {
+        let games = catalog
+            .list_games(pb::ListGamesRequest {})
+            .await
+            .expect("the catalog")
+            .into_inner();
+        focus = games
+            .games
+            .into_iter()
+            .find(|g| g.name == "focus")
+            .expect("focus");
+        if focus.hosts.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(focus.hosts.len(), 2, "{:?}", focus.hosts);
+    assert!(
+        focus.hosts.iter().all(|h| h.starts_with("https://")),
+        "{:?}",
+        focus.hosts
+    );
+
+    // An Admin call: its client certificate is checked on the connection it
+    // arrived on, then the holder answers it.
+    let lift = pb::LiftQuarantineRequest {
+        admin_token: String::new(),
+        match_id: match_id.clone(),
+        plugin_version: String::new(),
+    };
+    let without = AdminClient::new(tls_channel(&other, &pki, false).await)
+        .lift_quarantine(as_admin(lift.clone()))
+        .await
+        .expect_err("no client certificate");
+    assert_eq!(reason(&without), "CLIENT_CERTIFICATE_REQUIRED");
+    let answered = AdminClient::new(tls_channel(&other, &pki, true).await)
+        .lift_quarantine(as_admin(lift))
+        .await
+        .expect_err("the match is not quarantined");
+    assert_eq!(reason(&answered), "CONTROL_REFUSED", "{answered:?}");
+
+    // A host that trusts another CA cannot forward to the holder: the move
+    // is not made.
+    let doubting = tls_host_on(&pki, &database.url, &stranger.ca).await;
+    let mut through_doubter = MatchesClient::new(tls_channel(&doubting, &pki, false).await);
+    let refused = play_first_legal(&mut through_doubter, &match_id, &tokens)
+        .await
+        .expect_err("the holder's certificate is not trusted");
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+    assert_eq!(
+        spectator(&mut made, &match_id).await.version,
+        start + 1,
+        "nothing was played through the host that cannot check the holder"
     );
 }

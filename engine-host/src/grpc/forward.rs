@@ -16,7 +16,11 @@
 //! match over, for at most the lease time and a second: a caller sees the
 //! failover as a slow answer, not an error. A forwarded call carries the
 //! store's cluster key ([`FORWARDED`]); it is never forwarded again, and a
-//! call that presents a wrong key is refused.
+//! call that presents a wrong key is refused. A host that serves TLS
+//! advertises an `https://` address, and calls reach it over TLS, its
+//! certificate checked against the peer CA ([`Cluster::peer_tls`]), so the
+//! caller's credential and the cluster key never cross the network
+//! readable.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -30,7 +34,7 @@ use http_body::Frame;
 use http_body_util::{BodyExt, Full, Limited};
 use tonic::Status;
 use tonic::body::Body;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
 use tower::{Layer, Service, ServiceExt};
 
 use super::layer::code_of;
@@ -75,6 +79,31 @@ fn match_field(path: &str) -> Option<u32> {
         .map(|(_, field)| *field)
 }
 
+/// The hosts of one shared store, as one of them sees the others.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    /// The key every host of the store holds, proving a forwarded call.
+    pub key: [u8; 32],
+    /// How long a host's leases last past its last heartbeat.
+    pub lease: Duration,
+    /// How the certificates of hosts that serve TLS are checked.
+    pub peer_tls: ClientTlsConfig,
+}
+
+/// The cluster key as the header value a forwarded call carries.
+fn key_header(key: &[u8; 32]) -> HeaderValue {
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    HeaderValue::from_str(&hex).unwrap_or_else(|_| HeaderValue::from_static("-"))
+}
+
+/// Whether a call was forwarded by another host of the store: it carries
+/// the cluster key.
+pub fn from_peer(headers: &http::HeaderMap, key: &[u8; 32]) -> bool {
+    headers
+        .get(FORWARDED)
+        .is_some_and(|presented| *presented == key_header(key))
+}
+
 /// What the forwarding needs: the engine (who holds a match), the key
 /// hosts prove themselves with, and a channel per peer.
 #[derive(Debug)]
@@ -83,31 +112,41 @@ pub struct Forwarding {
     key: HeaderValue,
     /// How long a call waits for an unreachable holder's lease to run out.
     patience: Duration,
+    peer_tls: ClientTlsConfig,
     channels: Mutex<HashMap<String, Channel>>,
 }
 
 impl Forwarding {
-    /// Forwarding among the hosts that hold `cluster_key`, whose leases
-    /// last `lease`.
-    pub fn new(engine: Arc<Engine>, cluster_key: [u8; 32], lease: Duration) -> Forwarding {
-        let hex: String = cluster_key.iter().map(|b| format!("{b:02x}")).collect();
+    /// Forwarding among the hosts of `cluster`.
+    pub fn new(engine: Arc<Engine>, cluster: Cluster) -> Forwarding {
         Forwarding {
             engine,
-            key: HeaderValue::from_str(&hex).unwrap_or_else(|_| HeaderValue::from_static("-")),
-            patience: lease + Duration::from_secs(1),
+            key: key_header(&cluster.key),
+            patience: cluster.lease + Duration::from_secs(1),
+            peer_tls: cluster.peer_tls,
             channels: Mutex::new(HashMap::new()),
         }
     }
 
+    /// The channel to the host advertised at `address`: `https://…` over
+    /// TLS, a bare `HOST:PORT` in plaintext.
     fn channel(&self, address: &str) -> Result<Channel, Status> {
         let mut channels = self.channels.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(channel) = channels.get(address) {
             return Ok(channel.clone());
         }
-        let channel = Endpoint::from_shared(format!("http://{address}"))
-            .map_err(|e| {
-                Status::internal(format!("a host advertises a bad address {address}: {e}"))
-            })?
+        let bad = |e: &dyn std::fmt::Display| {
+            Status::internal(format!("a host advertises a bad address {address}: {e}"))
+        };
+        let endpoint = if address.starts_with("https://") {
+            Endpoint::from_shared(address.to_string())
+                .map_err(|e| bad(&e))?
+                .tls_config(self.peer_tls.clone())
+                .map_err(|e| bad(&e))?
+        } else {
+            Endpoint::from_shared(format!("http://{address}")).map_err(|e| bad(&e))?
+        };
+        let channel = endpoint
             .connect_timeout(Duration::from_secs(1))
             .tcp_nodelay(true)
             .connect_lazy();

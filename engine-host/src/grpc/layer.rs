@@ -75,6 +75,10 @@ pub struct Guards {
     pub timeout: Option<Duration>,
     /// Whether Admin calls need a verified client certificate.
     pub admin_client_cert: bool,
+    /// On a store several hosts share, their cluster key: a call another
+    /// host forwards with it passed that host's certificate check, made on
+    /// the caller's own connection.
+    pub cluster_key: Option<[u8; 32]>,
 }
 
 #[derive(Debug)]
@@ -223,6 +227,11 @@ where
         if self.shared.guards.admin_client_cert
             && path.starts_with(ADMIN_PREFIX)
             && !has_client_cert(&request)
+            && !self
+                .shared
+                .guards
+                .cluster_key
+                .is_some_and(|key| super::forward::from_peer(request.headers(), &key))
         {
             let status = client_cert_required();
             tracing::warn!("admin call without a client certificate refused");

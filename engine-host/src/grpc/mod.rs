@@ -72,9 +72,9 @@ pub struct ServeOptions {
     /// Most of one caller's calls on the blocking pool at once (0: no
     /// limit; see [`pool_share`]).
     pub pool_calls_per_caller: usize,
-    /// On a store several hosts share: the key they prove themselves to
-    /// each other with, and their lease time (see [`forward`]).
-    pub cluster: Option<([u8; 32], Duration)>,
+    /// On a store several hosts share: how they forward calls to each
+    /// other (see [`forward`]).
+    pub cluster: Option<forward::Cluster>,
 }
 
 /// Notes the match a call is about, for the log lines written in it.
@@ -115,7 +115,7 @@ pub async fn serve(
     let forwarding = ForwardLayer::new(
         options
             .cluster
-            .map(|(key, lease)| Arc::new(Forwarding::new(Arc::clone(&engine), key, lease))),
+            .map(|cluster| Arc::new(Forwarding::new(Arc::clone(&engine), cluster))),
     );
     let store_reachable = engine.store_reachable();
     let api = Api::new(engine, options.deadline, draining_rx.clone())

@@ -1,6 +1,7 @@
 //! TLS for the gRPC listener (rustls, through tonic): the server's
 //! certificate chain and key from PEM files, and optionally a CA whose
-//! client certificates the Admin service requires.
+//! client certificates the Admin service requires; and the client side a
+//! host forwards calls to other TLS hosts with ([`peer_config`]).
 //!
 //! A client certificate is asked for on every connection but required by
 //! none at the handshake (`client_auth_optional`): rustls verifies any
@@ -11,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tonic::transport::{Certificate, Identity, ServerTlsConfig};
+use tonic::transport::{Certificate, ClientTlsConfig, Identity, ServerTlsConfig};
 
 /// Where the listener's TLS material is.
 #[derive(Debug, Clone)]
@@ -57,6 +58,18 @@ impl TlsFiles {
     }
 }
 
+/// How this host checks the certificates of the hosts it forwards calls
+/// to over TLS: against `peer_ca` (PEM) when given, else against the
+/// system's trusted roots. The name checked is the host part of the
+/// address each host advertises.
+pub fn peer_config(peer_ca: Option<&Path>) -> Result<ClientTlsConfig, String> {
+    let config = ClientTlsConfig::new().assume_http2(true);
+    Ok(match peer_ca {
+        Some(path) => config.ca_certificate(Certificate::from_pem(read(path, "peer CA")?)),
+        None => config.with_native_roots(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +93,7 @@ mod tests {
         };
         let e = not_pem.server_config().unwrap_err();
         assert!(e.contains("not PEM"), "{e}");
+        let e = peer_config(Some(&dir.path().join("peer.pem"))).unwrap_err();
+        assert!(e.contains("peer CA") && e.contains("peer.pem"), "{e}");
     }
 }
