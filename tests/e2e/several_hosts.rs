@@ -739,6 +739,32 @@ async fn a_game_one_host_lacks_is_created_and_played_through_it_on_a_host_that_h
     let (match_id, tokens) = create(&mut without_war.matches().await, "war", 2, 16).await;
     let played = play_through(&without_war, &match_id, &tokens, Duration::from_secs(5)).await;
     assert!(played.view.is_some());
+    // Its record, exported and imported through the host without War, is
+    // imported where War is.
+    let mut matches = without_war.matches().await;
+    let record = matches
+        .export_record(tabletop_tests::as_admin(pb::ExportRecordRequest {
+            match_id: match_id.clone(),
+            admin_token: String::new(),
+        }))
+        .await
+        .expect("the record, through the host without War")
+        .into_inner()
+        .record_json;
+    let imported = matches
+        .import_record(tabletop_tests::as_admin(pb::ImportRecordRequest {
+            record_json: record,
+            admin_token: String::new(),
+        }))
+        .await
+        .expect("the import, through the host without War")
+        .into_inner();
+    assert_ne!(imported.match_id, match_id);
+    assert_eq!(
+        imported.view.expect("the imported view").version,
+        played.view.as_ref().expect("a view").version,
+        "the import replayed every action"
+    );
     // Its holder stops: the match is no host's, and the host without War
     // sends its calls to one that has it.
     assert!(with_war.terminate().await);

@@ -9,7 +9,8 @@
 //! host holds the match or nobody does (the engine then takes its lease),
 //! and otherwise forwards it to the holder's advertised address. A match
 //! nobody holds whose plugin build this host lacks, and a creation of a
-//! game this host has not loaded, go to a host that has it (each host
+//! game this host has not loaded (or an import of its record), go to a
+//! host that has it (each host
 //! writes its builds into the database). A holder
 //! that cannot be reached (it died, or is stopping) is asked for again
 //! every `RETRY_EVERY` until its lease runs out and this host takes the
@@ -209,9 +210,11 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let path = request.uri().path();
-        let routed = match_field(path)
-            .map(Routed::Match)
-            .or_else(|| (path == CREATE_MATCH).then_some(Routed::Game));
+        let routed = match_field(path).map(Routed::Match).or(match path {
+            CREATE_MATCH => Some(Routed::Game),
+            IMPORT_RECORD => Some(Routed::Record),
+            _ => None,
+        });
         let (Some(forwarding), Some(routed)) = (self.forwarding.clone(), routed) else {
             return Box::pin(inner.call(request));
         };
@@ -225,7 +228,11 @@ where
         }
         Box::pin(async move {
             let (parts, body) = request.into_parts();
-            let bytes = match Limited::new(body, MAX_REQUEST_BYTES).collect().await {
+            let limit = match routed {
+                Routed::Record => MAX_RECORD_REQUEST_BYTES,
+                _ => MAX_REQUEST_BYTES,
+            };
+            let bytes = match Limited::new(body, limit).collect().await {
                 Ok(collected) => collected.to_bytes(),
                 Err(_) => {
                     let refused = Status::invalid_argument("the request could not be read");
@@ -246,10 +253,23 @@ where
                     Some(match_id) => match_id,
                     None => return inner.call(local).await,
                 },
-                Routed::Game => {
-                    // A game not loaded here is created where it is.
-                    let game = string_field(&call.bytes, 1).unwrap_or_default();
-                    let version = string_field(&call.bytes, 2);
+                Routed::Game | Routed::Record => {
+                    // A game not loaded here is created (or a record of it
+                    // imported) where it is.
+                    let (game, version) = match routed {
+                        Routed::Game => (
+                            string_field(&call.bytes, 1).unwrap_or_default(),
+                            string_field(&call.bytes, 2),
+                        ),
+                        _ => match string_field(&call.bytes, 1)
+                            .as_deref()
+                            .and_then(recorded_game)
+                        {
+                            Some((game, version)) => (game, Some(version)),
+                            // Not a record: the import says why.
+                            None => return inner.call(local).await,
+                        },
+                    };
                     let engine = Arc::clone(&forwarding.engine);
                     let elsewhere = tokio::task::spawn_blocking(move || {
                         engine.host_with_game(&game, version.as_deref())
@@ -324,12 +344,31 @@ where
 /// The path of CreateMatch, routed by its game.
 const CREATE_MATCH: &str = "/tabletop.v1.Matches/CreateMatch";
 
+/// The path of ImportRecord, routed by the game its record names.
+const IMPORT_RECORD: &str = "/tabletop.v1.Matches/ImportRecord";
+
+/// The largest ImportRecord request read: a record of at most 4 MiB (the
+/// import's own bound), with room for the rest of the message.
+const MAX_RECORD_REQUEST_BYTES: usize = (4 << 20) + 4096;
+
 /// How a call is routed: by the match its request names (in this field),
-/// or by the game a creation names.
+/// by the game a creation names, or by the game of an imported record.
 #[derive(Debug, Clone, Copy)]
 enum Routed {
     Match(u32),
     Game,
+    Record,
+}
+
+/// The game and version a match record (JSON) names.
+fn recorded_game(record_json: &str) -> Option<(String, String)> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        game: String,
+        plugin_version: String,
+    }
+    let named: Named = serde_json::from_str(record_json).ok()?;
+    Some((named.game, named.plugin_version))
 }
 
 /// A call as received, to send on to another host.
@@ -531,6 +570,18 @@ mod tests {
             string_field(&framed(&abort), match_field(path).unwrap()).as_deref(),
             Some("m-7")
         );
+    }
+
+    #[test]
+    fn an_imported_record_is_routed_by_the_game_and_version_it_names() {
+        let record =
+            r#"{"format":"tabletop-record/1","game":"war","plugin_version":"1.2.0","players":2}"#;
+        assert_eq!(
+            recorded_game(record),
+            Some(("war".to_string(), "1.2.0".to_string()))
+        );
+        assert_eq!(recorded_game("not json"), None);
+        assert_eq!(recorded_game(r#"{"game":"war"}"#), None);
     }
 
     #[test]
