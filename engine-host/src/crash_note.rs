@@ -7,8 +7,10 @@
 //! ([`tabletop_loader::crumb`]). Here, a handler of the fatal signals
 //! (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) and an `atexit` hook (a
 //! plugin that calls `exit`) copy the dying thread's breadcrumb into a file
-//! opened at start, with `write(2)`, which a signal handler may call; then
-//! the signal takes its course. This module and `malloc` hold the crate's
+//! opened at start — and, on a store several hosts share, into the pipe of
+//! the host's witness (`witness`), for the host that takes the match next —
+//! with `write(2)`, which a signal handler may call; then the signal takes
+//! its course. This module and `malloc` hold the crate's
 //! `unsafe`: installing a signal handler has no safe wrapper that allows
 //! writing from it.
 
@@ -23,6 +25,9 @@ use tabletop_loader::crumb::{Crumb, write_current};
 
 /// The note file's descriptor (-1: none).
 static NOTE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// The write end of the witness's pipe (-1: none; see `witness`).
+static WITNESS_FD: AtomicI32 = AtomicI32::new(-1);
 
 /// The signals a plugin's fault raises.
 const FATAL: [libc::c_int; 5] = [
@@ -83,12 +88,47 @@ pub fn install(data_dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes the current thread's breadcrumb and `how` to the note.
-fn write_note(how: &[u8]) {
-    let fd: RawFd = NOTE_FD.load(Ordering::SeqCst);
+/// Gives the handlers the write end of the witness's pipe: they write the
+/// breadcrumb there too, for the other hosts of a shared store.
+pub fn arm_witness(pipe: std::io::PipeWriter) {
+    let old = WITNESS_FD.swap(pipe.into_raw_fd(), Ordering::SeqCst);
+    if old >= 0 {
+        // SAFETY: `old` was a pipe's descriptor this module owned alone.
+        unsafe {
+            libc::close(old);
+        }
+    }
+}
+
+/// Writes `bytes` to the witness's pipe, if there is one. A failed write
+/// costs only the witness's knowledge.
+pub fn tell_witness(bytes: &[u8]) {
+    let fd: RawFd = WITNESS_FD.load(Ordering::SeqCst);
     if fd < 0 {
         return;
     }
+    // SAFETY: `bytes` is valid for its length; the descriptor is the
+    // pipe's, kept open for the process's life. Writes of at most PIPE_BUF
+    // bytes are atomic, so a line never mixes with a handler's.
+    unsafe {
+        libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+    }
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP leave this process (the witness) be.
+pub fn ignore_stop_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: SIG_IGN is a valid disposition for these signals, and
+        // this process installs no handler of its own for them.
+        unsafe {
+            libc::signal(signal, libc::SIG_IGN);
+        }
+    }
+}
+
+/// Writes the current thread's breadcrumb and `how` to the note and to the
+/// witness.
+fn write_note(how: &[u8]) {
     let mut line = [0u8; 256];
     let mut len = write_current(&mut line);
     if len == 0 {
@@ -99,10 +139,19 @@ fn write_note(how: &[u8]) {
         line[len..len + take].copy_from_slice(&part[..take]);
         len += take;
     }
-    // SAFETY: `line[..len]` is initialised memory of this frame; write(2)
-    // is async-signal-safe. A short or failed write loses the note only.
-    unsafe {
-        libc::write(fd, line.as_ptr().cast(), len);
+    for fd in [
+        NOTE_FD.load(Ordering::SeqCst),
+        WITNESS_FD.load(Ordering::SeqCst),
+    ] {
+        if fd < 0 {
+            continue;
+        }
+        // SAFETY: `line[..len]` is initialised memory of this frame;
+        // write(2) is async-signal-safe. A short or failed write loses the
+        // note only.
+        unsafe {
+            libc::write(fd, line.as_ptr().cast(), len);
+        }
     }
 }
 

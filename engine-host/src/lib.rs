@@ -51,3 +51,4 @@ pub mod metrics;
 pub mod shutdown;
 pub mod store;
 pub mod throttle;
+pub mod witness;

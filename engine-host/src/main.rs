@@ -19,7 +19,7 @@ use engine_host::logging::LineFormat;
 use engine_host::store::postgres::PostgresStore;
 use engine_host::store::sqlite::{STORE_FILE, SqliteStore};
 use engine_host::store::{MemoryStore, Store, migrate};
-use engine_host::{crash_note, malloc, shutdown};
+use engine_host::{crash_note, malloc, shutdown, witness};
 use tabletop_loader::Vetter;
 use tabletop_loader::isolation::{FaultWindow, Isolation, TrustList, WorkerSpec};
 use tracing_subscriber::EnvFilter;
@@ -311,6 +311,12 @@ fn main() -> ExitCode {
     {
         return plugin_worker(WorkerArgs::parse_from(std::env::args_os().skip(1)));
     }
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == witness::WITNESS_SUBCOMMAND)
+    {
+        return witness::run();
+    }
     let config = Config::parse();
     init_logging(config.log_format);
     tabletop_loader::file::set_max_plugin_bytes(config.max_plugin_bytes);
@@ -530,6 +536,16 @@ async fn run(
             store
                 .join(&address, Duration::from_millis(config.lease_ms))
                 .map_err(|e| format!("cannot join the hosts of the match store: {e}"))?;
+            // The others learn of this host's death at once from its
+            // witness, not after its lease.
+            match witness::start(url, Duration::from_millis(config.lease_ms)) {
+                Ok(_) => store.on_new_host_id(Box::new(witness::tell)),
+                Err(e) => tracing::warn!(
+                    error = %e,
+                    "cannot start this host's witness: if it dies, the others take its matches \
+                     only after its lease"
+                ),
+            }
             listener = Some(bound);
             Arc::new(store)
         }

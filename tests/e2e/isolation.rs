@@ -511,6 +511,82 @@ async fn a_trusted_plugin_that_kills_the_host_has_its_match_quarantined_at_the_n
         .expect("the fixed build applies the move");
 }
 
+/// Hosts on one database: the host that died inside a trusted plugin call
+/// names the call through its witness, and the host that takes the match
+/// quarantines it instead of replaying the call that kills hosts; it lives,
+/// and serves the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_that_killed_its_host_is_quarantined_by_the_next_host_not_replayed() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let plugins = plugins_with(root.path(), &[("segv", "apply")]);
+    let trust = format!(
+        "faulty-segv-apply={}",
+        sha256_of(&plugins.join("libfaulty_segv_apply.so"))
+    );
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let on_database = |name: &str| {
+        let args = [
+            "--trust-plugin",
+            &trust,
+            "--store",
+            &database.url,
+            "--lease-ms",
+            "1000",
+        ]
+        .map(str::to_string);
+        let (data, log) = (
+            root.path().join(name),
+            root.path().join(format!("{name}.log")),
+        );
+        (args, data, log)
+    };
+    let (args, data, first_log) = on_database("first");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut first = isolating_host(&plugins, &data, &first_log, &args).await;
+    let (args, data, log) = on_database("second");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut second = isolating_host(&plugins, &data, &log, &args).await;
+
+    let mut through_first = first.matches().await;
+    let (id, tokens) = new_match(&mut through_first, "faulty-segv-apply", None, &[]).await;
+    five_in_g(&mut through_first, &id, &tokens).await;
+    drop_disc(&mut through_first, &id, &tokens, 5, "g")
+        .await
+        .expect_err("the first host dies in the trusted plugin");
+    has_died(&mut first).await;
+
+    // The player sends the move again, through the other host.
+    let mut through_second = second.matches().await;
+    let refused = drop_disc(&mut through_second, &id, &tokens, 5, "g")
+        .await
+        .expect_err("the match is not replayed into the crash");
+    assert!(
+        refused.message().contains("quarantined") && refused.message().contains("apply"),
+        "{refused:?}"
+    );
+    assert!(second.is_running(), "the second host lives");
+    let logged = std::fs::read_to_string(&first_log).unwrap_or_default();
+    assert!(
+        logged.contains("host-witness") && logged.contains(&id) && logged.contains("apply"),
+        "the witness names the match and the call"
+    );
+    let (focus, focus_tokens) = create(&mut through_second, "focus", 2, 31).await;
+    play_first_legal(&mut through_second, &focus, &focus_tokens)
+        .await
+        .expect("the second host serves the other games");
+    let aborted = DirectorClient::new(second.channel().await)
+        .abort_match(as_admin(pb::AbortMatchRequest {
+            match_id: id.clone(),
+            reason: "plugin crashed".into(),
+            ..Default::default()
+        }))
+        .await
+        .expect("the quarantined match can be aborted");
+    assert_eq!(aborted.into_inner().state, pb::MatchState::Finished as i32);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_quarantined_match_plays_on_with_a_fixed_build_also_after_a_restart() {
     let root = tempfile::tempdir().expect("temp dir");

@@ -19,10 +19,13 @@ use crate::store::{Claim, Holder, HostRow};
 const SWEEP_BATCH: usize = 64;
 
 /// How many holders in a row may die holding a match, with no move stored
-/// between, before the next one quarantines it instead of replaying it: a
-/// match whose plugin crashes the host in a trusted call (or at replay)
-/// costs two hosts, not every host in turn. One death is any host's
-/// (killed, out of memory), and its matches move on.
+/// between, before the next one quarantines it instead of replaying it. A
+/// host that dies inside a trusted plugin call names the call's match
+/// through its witness (`crash_note`), and the next holder quarantines that
+/// match at once; this count catches the deaths no witness saw (a witness
+/// killed too, a machine lost): such a match costs two hosts, not every
+/// host in turn. One death is any host's (killed, out of memory), and its
+/// matches move on.
 pub const HOLDERS_DIED_TO_QUARANTINE: u32 = 2;
 
 /// Whether a match just claimed may be played here.
@@ -38,12 +41,23 @@ impl Engine {
     /// serves it; whether the match must not be replayed here, because the
     /// hosts that held it kept dying in it (it is quarantined then).
     pub(super) fn claim(&self, match_id: &str) -> HostResult<Suspect> {
-        match self.store.claim(match_id)? {
-            Claim::Held { holders_died } if holders_died >= HOLDERS_DIED_TO_QUARANTINE => {
-                let reason = format!(
+        let claim = self.store.claim(match_id)?;
+        let died = match &claim {
+            Claim::Held {
+                died_in: Some(call),
+                ..
+            } => Some(format!("the host holding it died in its plugin {call}")),
+            Claim::Held { holders_died, .. } if *holders_died >= HOLDERS_DIED_TO_QUARANTINE => {
+                Some(format!(
                     "{holders_died} hosts in a row died holding it with no move stored between \
                      (a plugin call on it may crash hosts)"
-                );
+                ))
+            }
+            _ => None,
+        };
+        match claim {
+            Claim::Held { .. } if died.is_some() => {
+                let reason = died.unwrap_or_default();
                 match self.quarantine_dormant(match_id, &reason) {
                     Ok(()) => tracing::warn!(match_id, reason, "match quarantined"),
                     Err(e) => {
@@ -54,7 +68,7 @@ impl Engine {
                 self.unavailable.hold_back(match_id);
                 Ok(Suspect::Quarantined(format!("quarantined: {reason}")))
             }
-            Claim::Held { holders_died } => {
+            Claim::Held { holders_died, .. } => {
                 if holders_died > 0 {
                     tracing::info!(match_id, "took over a match whose host is gone");
                 }

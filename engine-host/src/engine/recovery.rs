@@ -4,7 +4,7 @@
 use tabletop_core::{HostError, HostResult, now_ms};
 
 use super::live::lock;
-use super::{Engine, Recovered, dormant, lifecycle};
+use super::{Engine, Recovered, cluster, dormant, lifecycle};
 use crate::store::{Change, Commit};
 
 impl Engine {
@@ -20,14 +20,19 @@ impl Engine {
             // On a store several hosts share, a live host may hold it.
             // (A match its holders kept dying in is held back: quarantined,
             // not replayed.)
-            if let Ok(stored) = &loaded
-                && let Err(e) = self.claim(&stored.setup.match_id)
-            {
-                if !matches!(e, HostError::MatchMoved { .. }) {
-                    return Err(e);
-                }
-                continue;
-            }
+            let loaded = match loaded {
+                Ok(stored) => match self.claim(&stored.setup.match_id) {
+                    Ok(cluster::Suspect::No) => Ok(stored),
+                    // As the quarantine left it, so an abort adds the next
+                    // entry.
+                    Ok(cluster::Suspect::Quarantined(_)) => {
+                        Ok(self.store.load(&stored.setup.match_id)?.unwrap_or(stored))
+                    }
+                    Err(HostError::MatchMoved { .. }) => continue,
+                    Err(e) => return Err(e),
+                },
+                Err(damaged) => Err(damaged),
+            };
             let (setup, version, reason, stored) = match loaded {
                 // The host died in one of its plugin's calls: not replayed.
                 Ok(stored) if self.unavailable.is_held_back(&stored.setup.match_id) => (

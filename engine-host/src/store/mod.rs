@@ -198,7 +198,10 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// live here.
     fn claim(&self, match_id: &str) -> HostResult<Claim> {
         let _ = match_id;
-        Ok(Claim::Held { holders_died: 0 })
+        Ok(Claim::Held {
+            holders_died: 0,
+            died_in: None,
+        })
     }
     /// The live host other than this one that holds `match_id`, if one
     /// does: where a call about it belongs.
@@ -250,6 +253,9 @@ pub enum Claim {
         /// lapsed) with no entry added to its log between: 0 when it was
         /// created here, given up or never held.
         holders_died: u32,
+        /// The trusted plugin call its last holder died in, as that host's
+        /// witness recorded it (see `crash_note`).
+        died_in: Option<String>,
     },
     /// Another live host does.
     Elsewhere(Holder),

@@ -53,14 +53,26 @@ pub(super) const FENCE: &str = concat!(
     live!("h")
 );
 
+/// What is told each new id this host takes.
+pub type TellId = Box<dyn Fn(&str) + Send + Sync>;
+
 /// This host's part in the database's membership: its id while it has
 /// one, and how many times it lost its leases.
-#[derive(Debug)]
 pub(super) struct Membership {
     me: RwLock<Option<Arc<str>>>,
     lost: tokio::sync::watch::Sender<u64>,
     /// The plugin builds loaded here, as the `builds` column holds them.
     builds: Mutex<String>,
+    /// Told each new id this host takes (its witness keeps them).
+    told: Mutex<Option<TellId>>,
+}
+
+impl std::fmt::Debug for Membership {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Membership")
+            .field("me", &self.me())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Membership {
@@ -69,6 +81,7 @@ impl Membership {
             me: RwLock::new(None),
             lost: tokio::sync::watch::channel(0).0,
             builds: Mutex::new("[]".into()),
+            told: Mutex::new(None),
         })
     }
 
@@ -79,7 +92,19 @@ impl Membership {
     }
 
     fn set_me(&self, id: Arc<str>) {
+        if let Some(told) = &*self.told.lock().unwrap_or_else(|e| e.into_inner()) {
+            told(&id);
+        }
         *self.me.write().unwrap_or_else(|e| e.into_inner()) = Some(id);
+    }
+
+    /// Calls `told` with the id now and with every later one.
+    pub(super) fn on_new_id(&self, told: TellId) {
+        let mut slot = self.told.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(id) = self.me() {
+            told(&id);
+        }
+        *slot = Some(told);
     }
 
     pub(super) fn lost(&self) -> tokio::sync::watch::Receiver<u64> {
@@ -302,10 +327,13 @@ impl Beating {
 /// takeover.
 pub(super) fn claim(connection: &mut Connection, match_id: &str, me: &str) -> HostResult<Claim> {
     let mut db = direct(connection);
+    // `prior` reads the lease as it was before this statement: the call
+    // its last holder died in, which the takeover clears.
     let taken = db.query_opt(
         concat!(
             "WITH logged AS (SELECT COALESCE(MAX(version), 0) AS version FROM log \
-                             WHERE match_id = $1) \
+                             WHERE match_id = $1), \
+                  prior AS (SELECT died_in FROM match_leases WHERE match_id = $1) \
              INSERT INTO match_leases AS l (match_id, host_id, epoch, version_at_takeover) \
              SELECT $1, $2, 1, version FROM logged WHERE EXISTS ( \
                  SELECT 1 FROM hosts h WHERE h.host_id = $2 AND ",
@@ -315,19 +343,36 @@ pub(super) fn claim(connection: &mut Connection, match_id: &str, me: &str) -> Ho
                  epoch = l.epoch + 1, \
                  deaths = CASE WHEN l.version_at_takeover = EXCLUDED.version_at_takeover \
                           THEN l.deaths + 1 ELSE 1 END, \
-                 version_at_takeover = EXCLUDED.version_at_takeover \
+                 version_at_takeover = EXCLUDED.version_at_takeover, \
+                 died_in = NULL \
              WHERE l.host_id <> EXCLUDED.host_id AND NOT EXISTS ( \
                  SELECT 1 FROM hosts h WHERE h.host_id = l.host_id AND ",
             live!("h"),
-            ") RETURNING deaths"
+            ") RETURNING deaths, (SELECT died_in FROM prior)"
         ),
         &[&match_id, &me],
     )?;
-    let deaths = taken.map_or(0, |row| row.get::<_, i32>(0));
+    let (deaths, mut died_in) = taken.map_or((0, None), |row| {
+        (row.get::<_, i32>(0), row.get::<_, Option<String>>(1))
+    });
+    if died_in.is_none() {
+        // A lease this host adopted from its earlier run at its address
+        // (see `adopt`) may hold the call that run died in.
+        died_in = db
+            .query_opt(
+                "UPDATE match_leases l SET died_in = NULL \
+                 FROM (SELECT died_in FROM match_leases WHERE match_id = $1) prior \
+                 WHERE l.match_id = $1 AND l.host_id = $2 AND l.died_in IS NOT NULL \
+                 RETURNING prior.died_in",
+                &[&match_id, &me],
+            )?
+            .and_then(|row| row.get::<_, Option<String>>(0));
+    }
     match holder(connection, match_id)? {
         Some(holder) if holder.host_id != me => Ok(Claim::Elsewhere(holder)),
         Some(_) => Ok(Claim::Held {
             holders_died: u32::try_from(deaths).unwrap_or(0),
+            died_in,
         }),
         // This host's own row is stale: it holds nothing until it has
         // joined again (its heartbeat does so).
@@ -390,6 +435,27 @@ pub(super) fn leave(connection: &mut Connection, me: &str) -> HostResult<u64> {
     let released = db.execute("DELETE FROM match_leases WHERE host_id = $1", &[&me])?;
     db.execute("DELETE FROM hosts WHERE host_id = $1", &[&me])?;
     Ok(released)
+}
+
+/// A dead host's rows made stale at once, and the call it died in left in
+/// the lease of that call's match (see `PostgresStore::record_death`).
+pub(super) fn record_death(
+    connection: &mut Connection,
+    host_ids: &[String],
+    died_in: Option<(&str, &str)>,
+) -> HostResult<()> {
+    let mut db = direct(connection);
+    if let Some((match_id, call)) = died_in {
+        db.execute(
+            "UPDATE match_leases SET died_in = $2 WHERE match_id = $1 AND host_id = ANY($3)",
+            &[&match_id, &call, &host_ids],
+        )?;
+    }
+    db.execute(
+        "UPDATE hosts SET heartbeat_at = '-infinity' WHERE host_id = ANY($1)",
+        &[&host_ids],
+    )?;
+    Ok(())
 }
 
 /// The live hosts, the oldest first.

@@ -235,6 +235,27 @@ impl PostgresStore {
         self.membership.me().map(|id| id.to_string())
     }
 
+    /// Calls `told` with this host's id now (if it joined) and with each
+    /// new id it takes later (after its row went stale).
+    pub fn on_new_host_id(&self, told: cluster::TellId) {
+        self.membership.on_new_id(told);
+    }
+
+    /// What a host's witness writes when the host died (see
+    /// `crash_note`): the host's rows count as stale at once, so the
+    /// others take its matches without waiting out the lease, and
+    /// `died_in` — the match and the trusted plugin call the host died in
+    /// — is left in that match's lease for its next holder. Opens a
+    /// connection of its own to `url`.
+    pub fn record_death(
+        url: &str,
+        host_ids: &[String],
+        died_in: Option<(&str, &str)>,
+    ) -> HostResult<()> {
+        let mut connection = Target::parse(url)?.connect()?;
+        cluster::record_death(&mut connection, host_ids, died_in)
+    }
+
     /// The server and database, as messages name them (`host:port/db`,
     /// never a password).
     pub fn server(&self) -> &str {
@@ -400,7 +421,10 @@ impl Store for PostgresStore {
 
     fn claim(&self, match_id: &str) -> HostResult<Claim> {
         let Some(me) = self.membership.me() else {
-            return Ok(Claim::Held { holders_died: 0 });
+            return Ok(Claim::Held {
+                holders_died: 0,
+                died_in: None,
+            });
         };
         let match_id = match_id.to_string();
         self.read(move |connection| cluster::claim(connection, &match_id, &me))

@@ -20,7 +20,7 @@ use super::connect::{Connection, db_error};
 use crate::store::migrations::Applied;
 
 /// Every migration's file name (without `.sql`) and statements, in order.
-const POSTGRES_MIGRATIONS: [(&str, &str); 4] = [
+const POSTGRES_MIGRATIONS: [(&str, &str); 5] = [
     (
         "V1__matches_log_lifecycle_and_credentials",
         include_str!("../../../migrations/postgres/V1__matches_log_lifecycle_and_credentials.sql"),
@@ -36,6 +36,10 @@ const POSTGRES_MIGRATIONS: [(&str, &str); 4] = [
     (
         "V4__hosts_and_match_leases",
         include_str!("../../../migrations/postgres/V4__hosts_and_match_leases.sql"),
+    ),
+    (
+        "V5__the_call_a_lease_s_holder_died_in",
+        include_str!("../../../migrations/postgres/V5__the_call_a_lease_s_holder_died_in.sql"),
     ),
 ];
 

@@ -664,10 +664,19 @@ fn a_stale_holders_lease_is_taken_over_and_deaths_with_no_move_between_are_count
         "held while the lease runs"
     );
     std::thread::sleep(LEASE * 2);
-    assert_eq!(second.claim("a").unwrap(), Claim::Held { holders_died: 1 });
     assert_eq!(
         second.claim("a").unwrap(),
-        Claim::Held { holders_died: 0 },
+        Claim::Held {
+            holders_died: 1,
+            died_in: None
+        }
+    );
+    assert_eq!(
+        second.claim("a").unwrap(),
+        Claim::Held {
+            holders_died: 0,
+            died_in: None
+        },
         "held already"
     );
     drop(second);
@@ -675,7 +684,10 @@ fn a_stale_holders_lease_is_taken_over_and_deaths_with_no_move_between_are_count
     std::thread::sleep(LEASE * 2);
     assert_eq!(
         third.claim("a").unwrap(),
-        Claim::Held { holders_died: 2 },
+        Claim::Held {
+            holders_died: 2,
+            died_in: None
+        },
         "no move between"
     );
     append(&third, "a", &[chance(2)], &[]).unwrap();
@@ -684,14 +696,20 @@ fn a_stale_holders_lease_is_taken_over_and_deaths_with_no_move_between_are_count
     std::thread::sleep(LEASE * 2);
     assert_eq!(
         fourth.claim("a").unwrap(),
-        Claim::Held { holders_died: 1 },
+        Claim::Held {
+            holders_died: 1,
+            died_in: None
+        },
         "a move between"
     );
     // A host restarted at its address takes its earlier run's leases at once.
     let restarted = joined(&database.url, "127.0.0.1:4");
     assert_eq!(
         restarted.claim("a").unwrap(),
-        Claim::Held { holders_died: 0 }
+        Claim::Held {
+            holders_died: 0,
+            died_in: None
+        }
     );
     assert_eq!(
         restarted.holder("a").unwrap(),
@@ -708,7 +726,13 @@ fn a_host_that_leaves_gives_every_lease_up_at_once() {
     create(&leaving, "b");
     let staying = joined(&database.url, "127.0.0.1:2");
     assert_eq!(leaving.leave().unwrap(), 2);
-    assert_eq!(staying.claim("a").unwrap(), Claim::Held { holders_died: 0 });
+    assert_eq!(
+        staying.claim("a").unwrap(),
+        Claim::Held {
+            holders_died: 0,
+            died_in: None
+        }
+    );
     assert_eq!(
         staying.orphans(10).unwrap(),
         vec!["b".to_string()],

@@ -1,0 +1,163 @@
+//! The witness of a host on a shared store: a small process the host starts
+//! (`engine-host host-witness`) that outlives it only to tell the database
+//! that it died, so the other hosts need not wait out its lease.
+//!
+//! The host keeps the write end of a pipe whose read end is the witness's
+//! stdin, and writes to it each id it takes among the database's hosts.
+//! When the host dies (a crash, SIGKILL, an out-of-memory kill) the kernel
+//! closes the pipe; the witness then marks the host's rows stale, and when
+//! the host died inside a trusted plugin call, its fatal-signal handler
+//! (`crash_note`) will have written the call's breadcrumb to the pipe first:
+//! the witness leaves that call in the match's lease, and the next holder
+//! quarantines the match instead of replaying it into the same crash. A
+//! host that stops by itself has left the database already; the witness
+//! finds nothing of it. A host paused or cut off keeps its pipe open: its
+//! lease decides, as without a witness.
+
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tabletop_core::HostError;
+use tabletop_loader::crumb::Crumb;
+
+use crate::store::postgres::PostgresStore;
+
+/// The hidden subcommand of the witness process.
+pub const WITNESS_SUBCOMMAND: &str = "host-witness";
+
+/// The environment variable the witness reads the store's URL from (not
+/// its arguments: the URL may hold a password, and arguments are public).
+const STORE_VARIABLE: &str = "TABLETOP_WITNESS_STORE";
+
+/// The line prefix of a host id on the pipe.
+const HOST_LINE: &str = "host\t";
+
+/// The most the witness reads from the pipe: ids and one breadcrumb.
+const MAX_READ: u64 = 1 << 16;
+
+/// The environment variable the witness reads the host's lease time (ms)
+/// from: past it, the lease tells the others what the witness would.
+const LEASE_VARIABLE: &str = "TABLETOP_WITNESS_LEASE_MS";
+
+/// Starts the witness of this host on the store at `url`, whose leases
+/// last `lease`. The host tells it its ids with [`tell`]; the pipe's write
+/// end goes to `crash_note`.
+pub fn start(url: &str, lease: Duration) -> std::io::Result<Child> {
+    let (reader, writer) = std::io::pipe()?;
+    let child = Command::new(std::env::current_exe()?)
+        .arg(WITNESS_SUBCOMMAND)
+        .env(STORE_VARIABLE, url)
+        .env(LEASE_VARIABLE, lease.as_millis().to_string())
+        .stdin(reader)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    crate::crash_note::arm_witness(writer);
+    Ok(child)
+}
+
+/// Tells the witness an id this host took.
+pub fn tell(host_id: &str) {
+    crate::crash_note::tell_witness(format!("{HOST_LINE}{host_id}\n").as_bytes());
+}
+
+/// The witness process: waits for the host to die, then tells the database.
+pub fn run() -> std::process::ExitCode {
+    // Signals sent to the host's process group (a terminal's Ctrl-C) are
+    // the host's to act on: the witness ends when its pipe does.
+    crate::crash_note::ignore_stop_signals();
+    let Ok(url) = std::env::var(STORE_VARIABLE) else {
+        eprintln!("engine-host {WITNESS_SUBCOMMAND}: started without a store");
+        return std::process::ExitCode::FAILURE;
+    };
+    let mut said = String::new();
+    let _ = std::io::stdin().take(MAX_READ).read_to_string(&mut said);
+    let (host_ids, died_in) = what_the_host_said(&said);
+    if host_ids.is_empty() {
+        return std::process::ExitCode::SUCCESS;
+    }
+    let died_in_text = died_in
+        .as_ref()
+        .map(|(crumb, how)| format!("{}'s {} ({how})", crumb.plugin, crumb.call));
+    let died_in = died_in
+        .as_ref()
+        .zip(died_in_text.as_deref())
+        .map(|((crumb, _), text)| (crumb.match_id.as_str(), text));
+    // A database that is down is tried again until the lease would have
+    // told the others anyway.
+    let lease_ms = std::env::var(LEASE_VARIABLE)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or(5_000);
+    let until = Instant::now() + Duration::from_millis(lease_ms);
+    loop {
+        match PostgresStore::record_death(&url, &host_ids, died_in) {
+            Ok(()) => {
+                if let Some((match_id, call)) = died_in {
+                    eprintln!(
+                        "engine-host {WITNESS_SUBCOMMAND}: the host died in its plugin {call} on \
+                         match {match_id}; the match's next holder quarantines it"
+                    );
+                }
+                return std::process::ExitCode::SUCCESS;
+            }
+            Err(HostError::StoreUnavailable(_)) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            Err(e) => {
+                eprintln!(
+                    "engine-host {WITNESS_SUBCOMMAND}: cannot tell the database that the host \
+                     died ({e}); its lease will"
+                );
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
+}
+
+/// The ids the host took, and the breadcrumb of the trusted plugin call it
+/// died in (one with a match), from what it wrote to the pipe.
+fn what_the_host_said(said: &str) -> (Vec<String>, Option<(Crumb, String)>) {
+    let mut ids = Vec::new();
+    let mut died_in = None;
+    for line in said.lines() {
+        match line.strip_prefix(HOST_LINE) {
+            Some(id) => ids.push(id.to_string()),
+            None => {
+                died_in = Crumb::parse(line).filter(|(crumb, _)| !crumb.match_id.is_empty());
+            }
+        }
+    }
+    (ids, died_in)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pipe_gives_every_id_and_the_call_the_host_died_in() {
+        let said = "host\th-1\nhost\th-2\ntiles@1.0.0\tm-9\tapply\tsignal 11 (SIGSEGV)\n";
+        let (ids, died_in) = what_the_host_said(said);
+        assert_eq!(ids, ["h-1", "h-2"]);
+        let (crumb, how) = died_in.expect("a breadcrumb");
+        assert_eq!(
+            (
+                crumb.plugin.as_str(),
+                crumb.match_id.as_str(),
+                crumb.call.as_str()
+            ),
+            ("tiles@1.0.0", "m-9", "apply")
+        );
+        assert_eq!(how, "signal 11 (SIGSEGV)");
+    }
+
+    #[test]
+    fn a_host_that_died_outside_a_match_names_no_call() {
+        let (ids, died_in) = what_the_host_said("host\th-1\ntiles@1.0.0\t\tmanifest\texit\n");
+        assert_eq!(ids, ["h-1"]);
+        assert!(died_in.is_none());
+        assert_eq!(what_the_host_said("").0, Vec::<String>::new());
+    }
+}
