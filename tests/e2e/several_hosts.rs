@@ -777,7 +777,9 @@ async fn a_game_one_host_lacks_is_created_and_played_through_it_on_a_host_that_h
 
 /// Failover time, measured (BENCHMARKS.md "Several hosts"): from a SIGKILL
 /// of the host holding a match to the first move accepted through another
-/// host, with the default lease, over `TABLETOP_FAILOVERS` kills (20).
+/// host, with the default lease, over `TABLETOP_FAILOVERS` kills (20). With
+/// `TABLETOP_FAILOVER_WITNESS=killed` the holder's witness is killed with
+/// it, as when its machine is lost: the lease decides.
 /// Run by hand: `cargo nextest run -p tabletop-tests --run-ignored only -E
 /// 'test(/failover_time/)' --no-capture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -787,6 +789,7 @@ async fn failover_time() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(20);
+    let witness_killed = std::env::var("TABLETOP_FAILOVER_WITNESS").is_ok_and(|w| w == "killed");
     let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
         .await
         .expect("a test database");
@@ -803,6 +806,11 @@ async fn failover_time() {
         let mut holder = start(database.url.clone()).await;
         let (match_id, tokens) = create(&mut holder.matches().await, "focus", 2, n as u64).await;
         play_through(&survivor, &match_id, &tokens, Duration::from_secs(5)).await;
+        if witness_killed {
+            let _ = std::process::Command::new("pkill")
+                .args(["-KILL", "-P", &holder.pid().to_string()])
+                .status();
+        }
         holder.kill();
         let killed = Instant::now();
         play_through(&survivor, &match_id, &tokens, Duration::from_secs(30)).await;
