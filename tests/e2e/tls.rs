@@ -69,20 +69,28 @@ fn make_pki(dir: &Path) -> Pki {
     }
 }
 
-async fn tls_host(pki: &Pki) -> Host {
+/// A host serving TLS with `pki`'s certificate, requiring its client
+/// certificates for Admin calls, with `more` arguments.
+async fn tls_host_with(pki: &Pki, more: Vec<String>) -> Host {
     let path = |p: &PathBuf| p.display().to_string();
+    let mut args = vec![
+        "--tls-cert".into(),
+        path(&pki.server_cert),
+        "--tls-key".into(),
+        path(&pki.server_key),
+        "--tls-client-ca".into(),
+        path(&pki.ca),
+    ];
+    args.extend(more);
     Host::start_with(HostOptions {
-        args: vec![
-            "--tls-cert".into(),
-            path(&pki.server_cert),
-            "--tls-key".into(),
-            path(&pki.server_key),
-            "--tls-client-ca".into(),
-            path(&pki.ca),
-        ],
+        args,
         ..Default::default()
     })
     .await
+}
+
+async fn tls_host(pki: &Pki) -> Host {
+    tls_host_with(pki, Vec::new()).await
 }
 
 fn https(host: &Host) -> String {
@@ -294,25 +302,15 @@ async fn the_cli_names_why_a_server_certificate_that_is_a_ca_is_refused() {
 /// A host on `database` serving TLS with the test PKI, trusting `peer_ca`
 /// for the other hosts.
 async fn tls_host_on(pki: &Pki, database: &str, peer_ca: &Path) -> Host {
-    let path = |p: &Path| p.display().to_string();
-    Host::start_with(HostOptions {
-        args: vec![
-            "--store".into(),
-            database.to_string(),
-            "--lease-ms".into(),
-            "1000".into(),
-            "--tls-cert".into(),
-            path(&pki.server_cert),
-            "--tls-key".into(),
-            path(&pki.server_key),
-            "--tls-client-ca".into(),
-            path(&pki.ca),
-            "--peer-ca".into(),
-            path(peer_ca),
-        ],
-        ..Default::default()
-    })
-    .await
+    let more = vec![
+        "--store".into(),
+        database.to_string(),
+        "--lease-ms".into(),
+        "1000".into(),
+        "--peer-ca".into(),
+        peer_ca.display().to_string(),
+    ];
+    tls_host_with(pki, more).await
 }
 
 /// Hosts that serve TLS reach each other over TLS, checking each other's
