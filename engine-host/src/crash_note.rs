@@ -91,7 +91,17 @@ pub fn install(data_dir: &Path) -> std::io::Result<()> {
 /// Gives the handlers the write end of the witness's pipe: they write the
 /// breadcrumb there too, for the other hosts of a shared store.
 pub fn arm_witness(pipe: std::io::PipeWriter) {
-    let old = WITNESS_FD.swap(pipe.into_raw_fd(), Ordering::SeqCst);
+    let fd = pipe.into_raw_fd();
+    // SAFETY: `fd` is the pipe's open descriptor, owned here. Non-blocking:
+    // a witness that stopped reading costs a lost line, never a host (or a
+    // dying host's handler) stuck in write(2).
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+    let old = WITNESS_FD.swap(fd, Ordering::SeqCst);
     if old >= 0 {
         // SAFETY: `old` was a pipe's descriptor this module owned alone.
         unsafe {

@@ -14,7 +14,7 @@
 //! finds nothing of it. A host paused or cut off keeps its pipe open: its
 //! lease decides, as without a witness.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,8 +33,13 @@ const STORE_VARIABLE: &str = "TABLETOP_WITNESS_STORE";
 /// The line prefix of a host id on the pipe.
 const HOST_LINE: &str = "host\t";
 
-/// The most the witness reads from the pipe: ids and one breadcrumb.
-const MAX_READ: u64 = 1 << 16;
+/// The most ids the witness keeps: the latest (a host takes a new one
+/// each time its row went stale).
+const MAX_IDS: usize = 64;
+
+/// The longest line the witness reads whole (an id, or a breadcrumb of at
+/// most 256 bytes); a longer one is read past.
+const MAX_LINE: usize = 1024;
 
 /// The environment variable the witness reads the host's lease time (ms)
 /// from: past it, the lease tells the others what the witness would.
@@ -71,9 +76,7 @@ pub fn run() -> std::process::ExitCode {
         eprintln!("engine-host {WITNESS_SUBCOMMAND}: started without a store");
         return std::process::ExitCode::FAILURE;
     };
-    let mut said = String::new();
-    let _ = std::io::stdin().take(MAX_READ).read_to_string(&mut said);
-    let (host_ids, died_in) = what_the_host_said(&said);
+    let (host_ids, died_in) = what_the_host_said(std::io::stdin().lock());
     if host_ids.is_empty() {
         return std::process::ExitCode::SUCCESS;
     }
@@ -116,20 +119,41 @@ pub fn run() -> std::process::ExitCode {
     }
 }
 
-/// The ids the host took, and the breadcrumb of the trusted plugin call it
-/// died in (one with a match), from what it wrote to the pipe.
-fn what_the_host_said(said: &str) -> (Vec<String>, Option<(Crumb, String)>) {
-    let mut ids = Vec::new();
+/// The latest ids the host took, and the breadcrumb of the trusted plugin
+/// call it died in (one with a match), from what it wrote to the pipe, read
+/// to its end (the host's death) in bounded memory.
+fn what_the_host_said(mut pipe: impl BufRead) -> (Vec<String>, Option<(Crumb, String)>) {
+    let mut ids = std::collections::VecDeque::new();
     let mut died_in = None;
-    for line in said.lines() {
-        match line.strip_prefix(HOST_LINE) {
-            Some(id) => ids.push(id.to_string()),
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut pipe)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.len() == MAX_LINE && line.last() != Some(&b'\n') {
+            // Too long to be ours: read past the rest of it.
+            let _ = pipe.skip_until(b'\n');
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line);
+        match text.trim_end().strip_prefix(HOST_LINE) {
+            Some(id) => {
+                if ids.len() == MAX_IDS {
+                    ids.pop_front();
+                }
+                ids.push_back(id.to_string());
+            }
             None => {
-                died_in = Crumb::parse(line).filter(|(crumb, _)| !crumb.match_id.is_empty());
+                died_in = Crumb::parse(&text).filter(|(crumb, _)| !crumb.match_id.is_empty());
             }
         }
     }
-    (ids, died_in)
+    (ids.into(), died_in)
 }
 
 #[cfg(test)]
@@ -139,7 +163,7 @@ mod tests {
     #[test]
     fn the_pipe_gives_every_id_and_the_call_the_host_died_in() {
         let said = "host\th-1\nhost\th-2\ntiles@1.0.0\tm-9\tapply\tsignal 11 (SIGSEGV)\n";
-        let (ids, died_in) = what_the_host_said(said);
+        let (ids, died_in) = what_the_host_said(said.as_bytes());
         assert_eq!(ids, ["h-1", "h-2"]);
         let (crumb, how) = died_in.expect("a breadcrumb");
         assert_eq!(
@@ -155,9 +179,24 @@ mod tests {
 
     #[test]
     fn a_host_that_died_outside_a_match_names_no_call() {
-        let (ids, died_in) = what_the_host_said("host\th-1\ntiles@1.0.0\t\tmanifest\texit\n");
+        let (ids, died_in) =
+            what_the_host_said("host\th-1\ntiles@1.0.0\t\tmanifest\texit\n".as_bytes());
         assert_eq!(ids, ["h-1"]);
         assert!(died_in.is_none());
-        assert_eq!(what_the_host_said("").0, Vec::<String>::new());
+        assert_eq!(what_the_host_said("".as_bytes()).0, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_long_life_keeps_the_latest_ids_in_bounded_memory() {
+        let mut said = String::new();
+        for n in 0..10_000 {
+            said.push_str(&format!("host\th-{n}\n"));
+        }
+        said.push_str(&"x".repeat(100_000));
+        said.push_str("\nhost\th-last\n");
+        let (ids, _) = what_the_host_said(said.as_bytes());
+        assert_eq!(ids.len(), MAX_IDS);
+        assert_eq!(ids.last().map(String::as_str), Some("h-last"));
+        assert_eq!(ids[0], format!("h-{}", 10_000 - MAX_IDS + 1));
     }
 }
