@@ -539,7 +539,7 @@ async fn run(
             // The others learn of this host's death at once from its
             // witness, not after its lease.
             match witness::start(url, Duration::from_millis(config.lease_ms)) {
-                Ok(_) => store.on_new_host_id(Box::new(witness::tell)),
+                Ok(()) => store.on_new_host_id(Box::new(witness::tell)),
                 Err(e) => tracing::warn!(
                     error = %e,
                     "cannot start this host's witness: if it dies, the others take its matches \

@@ -12,10 +12,13 @@
 //! quarantines the match instead of replaying it into the same crash. A
 //! host that stops by itself has left the database already; the witness
 //! finds nothing of it. A host paused or cut off keeps its pipe open: its
-//! lease decides, as without a witness.
+//! lease decides, as without a witness. A witness killed while its host
+//! lives is reaped and started anew (see [`start`]).
 
+use std::collections::VecDeque;
 use std::io::{BufRead, Read};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tabletop_core::HostError;
@@ -45,10 +48,60 @@ const MAX_LINE: usize = 1024;
 /// from: past it, the lease tells the others what the witness would.
 const LEASE_VARIABLE: &str = "TABLETOP_WITNESS_LEASE_MS";
 
+/// The ids this host told its witness (the latest [`MAX_IDS`]), told
+/// again to a witness started anew.
+static TOLD: Mutex<VecDeque<String>> = Mutex::new(VecDeque::new());
+
+/// Most witnesses started anew within [`RESTART_WINDOW`] before the host
+/// stops starting them (one that keeps ending at once is broken, not
+/// unlucky).
+const MAX_RESTARTS: usize = 3;
+const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
 /// Starts the witness of this host on the store at `url`, whose leases
-/// last `lease`. The host tells it its ids with [`tell`]; the pipe's write
-/// end goes to `crash_note`.
-pub fn start(url: &str, lease: Duration) -> std::io::Result<Child> {
+/// last `lease`, and a thread that waits on it: a witness that ends while
+/// the host lives (killed by someone) is reaped and started anew, and told
+/// the host's ids again.
+pub fn start(url: &str, lease: Duration) -> std::io::Result<()> {
+    let mut child = spawn(url, lease)?;
+    let url = url.to_string();
+    std::thread::Builder::new()
+        .name("witness-keeper".into())
+        .spawn(move || {
+            let mut restarts: VecDeque<Instant> = VecDeque::new();
+            loop {
+                let ended = child.wait();
+                restarts.retain(|at| at.elapsed() < RESTART_WINDOW);
+                if restarts.len() >= MAX_RESTARTS {
+                    tracing::error!(
+                        "this host's witness keeps ending ({ended:?}); not started again: if the \
+                         host dies, the others take its matches only after its lease"
+                    );
+                    return;
+                }
+                tracing::warn!("this host's witness ended ({ended:?}); starting another");
+                std::thread::sleep(Duration::from_secs(1));
+                restarts.push_back(Instant::now());
+                match spawn(&url, lease) {
+                    Ok(next) => {
+                        child = next;
+                        let told = TOLD.lock().unwrap_or_else(|e| e.into_inner());
+                        for id in told.iter() {
+                            write_id(id);
+                        }
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "cannot start this host's witness again");
+                        return;
+                    }
+                }
+            }
+        })?;
+    Ok(())
+}
+
+/// Starts one witness; the pipe's write end goes to `crash_note`.
+fn spawn(url: &str, lease: Duration) -> std::io::Result<Child> {
     let (reader, writer) = std::io::pipe()?;
     let child = Command::new(std::env::current_exe()?)
         .arg(WITNESS_SUBCOMMAND)
@@ -64,6 +117,15 @@ pub fn start(url: &str, lease: Duration) -> std::io::Result<Child> {
 
 /// Tells the witness an id this host took.
 pub fn tell(host_id: &str) {
+    let mut told = TOLD.lock().unwrap_or_else(|e| e.into_inner());
+    if told.len() == MAX_IDS {
+        told.pop_front();
+    }
+    told.push_back(host_id.to_string());
+    write_id(host_id);
+}
+
+fn write_id(host_id: &str) {
     crate::crash_note::tell_witness(format!("{HOST_LINE}{host_id}\n").as_bytes());
 }
 
@@ -123,7 +185,7 @@ pub fn run() -> std::process::ExitCode {
 /// call it died in (one with a match), from what it wrote to the pipe, read
 /// to its end (the host's death) in bounded memory.
 fn what_the_host_said(mut pipe: impl BufRead) -> (Vec<String>, Option<(Crumb, String)>) {
-    let mut ids = std::collections::VecDeque::new();
+    let mut ids = VecDeque::new();
     let mut died_in = None;
     let mut line = Vec::new();
     loop {

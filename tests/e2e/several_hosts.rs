@@ -189,12 +189,16 @@ async fn a_host_paused_past_its_lease_cannot_write_and_gives_its_matches_up() {
 }
 
 fn signal(host: &Host, signal: &str) {
+    signal_pid(host.pid(), signal);
+}
+
+fn signal_pid(pid: u32, signal: &str) {
     let status = std::process::Command::new("kill")
         .arg(format!("-{signal}"))
-        .arg(host.pid().to_string())
+        .arg(pid.to_string())
         .status()
         .expect("kill runs");
-    assert!(status.success(), "kill -{signal}");
+    assert!(status.success(), "kill -{signal} {pid}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -773,6 +777,74 @@ async fn a_game_one_host_lacks_is_created_and_played_through_it_on_a_host_that_h
     let view = spectator(&mut without_war.matches().await, &match_id).await;
     assert_eq!(view.version, played.view.expect("a view").version);
     drop(another);
+}
+
+/// The pid of `host`'s witness process, once it has one.
+fn witness_of(host: &Host) -> Option<u32> {
+    let listed = std::process::Command::new("pgrep")
+        .args(["-P", &host.pid().to_string(), "-f", "host-witness"])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Whether process `pid` is gone: not even a zombie waiting to be reaped.
+fn is_gone(pid: u32) -> bool {
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_witness_is_started_anew_and_still_tells_of_its_hosts_death() {
+    // A lease far longer than the wait below: only a witness makes the
+    // match move on within it.
+    let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
+        .await
+        .expect("a test database");
+    let long_lease = |url: &str| {
+        Host::start_with(HostOptions {
+            args: vec![
+                "--store".into(),
+                url.to_string(),
+                "--lease-ms".into(),
+                "30000".into(),
+            ],
+            ..Default::default()
+        })
+    };
+    let mut holder = long_lease(&database.url).await;
+    let other = long_lease(&database.url).await;
+    let first = witness_of(&holder).expect("the host has a witness");
+    signal_pid(first, "KILL");
+    let until = Instant::now() + Duration::from_secs(10);
+    let second = loop {
+        match witness_of(&holder) {
+            Some(pid) if pid != first => break pid,
+            _ => {
+                assert!(Instant::now() < until, "no new witness");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    assert!(is_gone(first), "the killed witness was reaped");
+    assert_ne!(second, first);
+
+    let (match_id, tokens) = create(&mut holder.matches().await, "focus", 2, 17).await;
+    play_through(&other, &match_id, &tokens, Duration::from_secs(5)).await;
+    holder.kill();
+    let moved_on = tokio::time::timeout(
+        Duration::from_secs(10),
+        play_through(&other, &match_id, &tokens, Duration::from_secs(10)),
+    )
+    .await;
+    assert!(
+        moved_on.is_ok(),
+        "the new witness told of the host's death well within its 30 s lease"
+    );
 }
 
 /// Failover time, measured (BENCHMARKS.md "Several hosts"): from a SIGKILL
