@@ -101,12 +101,20 @@ pub fn arm_witness(pipe: std::io::PipeWriter) {
             libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
     }
-    let old = WITNESS_FD.swap(fd, Ordering::SeqCst);
-    if old >= 0 {
-        // SAFETY: `old` was a pipe's descriptor this module owned alone.
-        unsafe {
-            libc::close(old);
-        }
+    let current = WITNESS_FD.load(Ordering::SeqCst);
+    if current < 0 {
+        WITNESS_FD.store(fd, Ordering::SeqCst);
+        return;
+    }
+    // A witness started anew: its pipe takes the number the writers
+    // already hold, in one step (closing the old number instead would let
+    // a write in flight land in whatever file took the number next).
+    // SAFETY: both are descriptors this module owns; dup3 replaces
+    // `current` atomically and keeps it close-on-exec (plugin workers must
+    // not hold the pipe open), then the spare number is closed.
+    unsafe {
+        libc::dup3(fd, current, libc::O_CLOEXEC);
+        libc::close(fd);
     }
 }
 
@@ -118,7 +126,8 @@ pub fn tell_witness(bytes: &[u8]) {
         return;
     }
     // SAFETY: `bytes` is valid for its length; the descriptor is the
-    // pipe's, kept open for the process's life. Writes of at most PIPE_BUF
+    // pipe's, kept open for the process's life (a new witness's pipe takes
+    // the same number: see `arm_witness`). Writes of at most PIPE_BUF
     // bytes are atomic, so a line never mixes with a handler's.
     unsafe {
         libc::write(fd, bytes.as_ptr().cast(), bytes.len());
