@@ -13,7 +13,7 @@ use tabletop_core::{HostError, HostResult};
 use tabletop_sdk::DynGame;
 
 use super::{Engine, Withdrawn};
-use crate::store::{Claim, Holder, HostRow};
+use crate::store::{Claim, Holder, HostRow, StoredMatch};
 
 /// Most orphaned matches one sweep takes.
 const SWEEP_BATCH: usize = 64;
@@ -32,8 +32,14 @@ pub const HOLDERS_DIED_TO_QUARANTINE: u32 = 2;
 pub(super) enum Suspect {
     /// It may.
     No,
-    /// Its holders kept dying in it: it was quarantined, with this reason.
-    Quarantined(String),
+    /// Its holders kept dying in it: it was quarantined.
+    Quarantined {
+        /// Why, as the match's callers are told.
+        reason: String,
+        /// The match as the quarantine left it (`None`: the quarantine
+        /// could not be stored, and the store holds what it held).
+        stored: Option<Box<StoredMatch>>,
+    },
 }
 
 impl Engine {
@@ -41,46 +47,46 @@ impl Engine {
     /// serves it; whether the match must not be replayed here, because the
     /// hosts that held it kept dying in it (it is quarantined then).
     pub(super) fn claim(&self, match_id: &str) -> HostResult<Suspect> {
-        let claim = self.store.claim(match_id)?;
-        let died = match &claim {
+        let reason = match self.store.claim(match_id)? {
             Claim::Held {
                 died_in: Some(call),
                 ..
-            } => Some(format!("the host holding it died in its plugin {call}")),
-            Claim::Held { holders_died, .. } if *holders_died >= HOLDERS_DIED_TO_QUARANTINE => {
-                Some(format!(
+            } => format!("the host holding it died in its plugin {call}"),
+            Claim::Held { holders_died, .. } if holders_died >= HOLDERS_DIED_TO_QUARANTINE => {
+                format!(
                     "{holders_died} hosts in a row died holding it with no move stored between \
                      (a plugin call on it may crash hosts)"
-                ))
-            }
-            _ => None,
-        };
-        match claim {
-            Claim::Held { .. } if died.is_some() => {
-                let reason = died.unwrap_or_default();
-                match self.quarantine_dormant(match_id, &reason) {
-                    Ok(()) => tracing::warn!(match_id, reason, "match quarantined"),
-                    Err(e) => {
-                        tracing::error!(match_id, error = %e, "cannot quarantine the match hosts died holding")
-                    }
-                }
-                // Not replayed here: the replay may be what kills hosts.
-                self.unavailable.hold_back(match_id);
-                Ok(Suspect::Quarantined(format!("quarantined: {reason}")))
+                )
             }
             Claim::Held { holders_died, .. } => {
                 if holders_died > 0 {
                     tracing::info!(match_id, "took over a match whose host is gone");
                 }
-                Ok(Suspect::No)
+                return Ok(Suspect::No);
             }
             Claim::Elsewhere(holder) => {
                 tracing::debug!(match_id, holder = %holder.host_id, "the match is another host's");
-                Err(HostError::MatchMoved {
+                return Err(HostError::MatchMoved {
                     match_id: match_id.to_string(),
-                })
+                });
             }
-        }
+        };
+        let stored = match self.quarantine_dormant(match_id, &reason) {
+            Ok(stored) => {
+                tracing::warn!(match_id, reason, "match quarantined");
+                Some(Box::new(stored))
+            }
+            Err(e) => {
+                tracing::error!(match_id, error = %e, "cannot quarantine the match hosts died holding");
+                None
+            }
+        };
+        // Not replayed here: the replay may be what kills hosts.
+        self.unavailable.hold_back(match_id);
+        Ok(Suspect::Quarantined {
+            reason: format!("quarantined: {reason}"),
+            stored,
+        })
     }
 
     /// Gives up the lease of a match this host cannot play.

@@ -72,14 +72,20 @@ impl Engine {
     /// Quarantines the stored match `match_id` without replaying it: the
     /// host died in one of its calls (see [`crate::crash_note`]). Recovery
     /// then lists it as unavailable, quarantined, and never calls its plugin.
-    pub(super) fn quarantine_dormant(&self, match_id: &str, reason: &str) -> HostResult<()> {
+    /// Answers the match as the store holds it now (a control applied to it
+    /// later adds the next entry).
+    pub(super) fn quarantine_dormant(
+        &self,
+        match_id: &str,
+        reason: &str,
+    ) -> HostResult<StoredMatch> {
         let Some(stored) = self.store.load(match_id)? else {
             return Err(HostError::UnknownMatch {
                 match_id: match_id.to_string(),
             });
         };
         if !stored.results.is_empty() || quarantined_in(&stored.log).is_some() {
-            return Ok(());
+            return Ok(stored);
         }
         self.append_dormant(
             stored,
@@ -90,8 +96,7 @@ impl Engine {
                 reason: reason.to_string(),
             },
             None,
-        )?;
-        Ok(())
+        )
     }
 }
 

@@ -81,7 +81,7 @@ impl Engine {
             crumb.plugin, crumb.call
         );
         match self.quarantine_dormant(&crumb.match_id, &reason) {
-            Ok(()) => {
+            Ok(_) => {
                 // Recovery must not replay it into the same crash.
                 self.unavailable.hold_back(&crumb.match_id);
                 tracing::warn!(match_id = %crumb.match_id, reason, "match quarantined");
@@ -108,9 +108,15 @@ impl Engine {
                     "its plugin's worker died in {} ({}) while it was replayed",
                     fault.call, fault.how
                 );
-                self.quarantine_dormant(match_id, &reason)?;
-                self.unavailable
-                    .set_reason(match_id, format!("quarantined: {reason}"));
+                // Listed again as the quarantine left it, so a control
+                // applied to it adds the next entry.
+                let stored = self.quarantine_dormant(match_id, &reason)?;
+                self.unavailable.insert(
+                    stored.setup.clone(),
+                    stored.log.len() as u64,
+                    format!("quarantined: {reason}"),
+                    Some(stored),
+                );
             }
             return Ok(());
         };

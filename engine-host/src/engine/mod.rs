@@ -523,9 +523,12 @@ impl Engine {
         };
         // Another host of a shared store may hold it: the call belongs
         // there (the API forwards it there first; this is the race).
-        if let cluster::Suspect::Quarantined(reason) = self.claim(match_id)? {
-            // As the quarantine left it, so an abort adds the next entry.
-            let stored = self.store.load(match_id)?.unwrap_or(stored);
+        if let cluster::Suspect::Quarantined {
+            reason,
+            stored: quarantined,
+        } = self.claim(match_id)?
+        {
+            let stored = quarantined.map_or(stored, |quarantined| *quarantined);
             let version = stored.log.len() as u64;
             self.unavailable
                 .insert(stored.setup.clone(), version, reason.clone(), Some(stored));

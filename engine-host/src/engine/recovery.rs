@@ -23,11 +23,10 @@ impl Engine {
             let loaded = match loaded {
                 Ok(stored) => match self.claim(&stored.setup.match_id) {
                     Ok(cluster::Suspect::No) => Ok(stored),
-                    // As the quarantine left it, so an abort adds the next
-                    // entry.
-                    Ok(cluster::Suspect::Quarantined(_)) => {
-                        Ok(self.store.load(&stored.setup.match_id)?.unwrap_or(stored))
-                    }
+                    Ok(cluster::Suspect::Quarantined {
+                        stored: quarantined,
+                        ..
+                    }) => Ok(quarantined.map_or(stored, |quarantined| *quarantined)),
                     Err(HostError::MatchMoved { .. }) => continue,
                     Err(e) => return Err(e),
                 },

@@ -70,18 +70,6 @@ impl UnavailableMatches {
             .contains(match_id)
     }
 
-    /// Says why `match_id`, listed, cannot be played now.
-    pub fn set_reason(&self, match_id: &str, reason: String) {
-        if let Some(u) = self
-            .by_id
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_mut(match_id)
-        {
-            u.reason = reason;
-        }
-    }
-
     /// Takes `match_id` off the list with what the store holds of it (if it
     /// reads back): a control is being applied to it.
     pub fn take(&self, match_id: &str) -> Option<Option<StoredMatch>> {
