@@ -352,12 +352,13 @@ pub(super) fn claim(connection: &mut Connection, match_id: &str, me: &str) -> Ho
         ),
         &[&match_id, &me],
     )?;
-    let (deaths, mut died_in) = taken.map_or((0, None), |row| {
+    let (deaths, mut died_in) = taken.as_ref().map_or((0, None), |row| {
         (row.get::<_, i32>(0), row.get::<_, Option<String>>(1))
     });
-    if died_in.is_none() {
-        // A lease this host adopted from its earlier run at its address
-        // (see `adopt`) may hold the call that run died in.
+    if taken.is_none() {
+        // Not taken over: a lease this host already held may be one it
+        // adopted from its earlier run at its address (see `adopt`), and
+        // hold the call that run died in.
         died_in = db
             .query_opt(
                 "UPDATE match_leases l SET died_in = NULL \
