@@ -142,13 +142,13 @@ pub fn run() -> std::process::ExitCode {
     if host_ids.is_empty() {
         return std::process::ExitCode::SUCCESS;
     }
-    let died_in_text = died_in
-        .as_ref()
-        .map(|(crumb, how)| format!("{}'s {} ({how})", crumb.plugin, crumb.call));
+    let died_in = died_in.map(|(crumb, how)| {
+        let call = format!("{}'s {} ({how})", crumb.plugin, crumb.call);
+        (crumb.match_id, call)
+    });
     let died_in = died_in
         .as_ref()
-        .zip(died_in_text.as_deref())
-        .map(|((crumb, _), text)| (crumb.match_id.as_str(), text));
+        .map(|(match_id, call)| (match_id.as_str(), call.as_str()));
     // A database that is down is tried again until the lease would have
     // told the others anyway.
     let lease_ms = std::env::var(LEASE_VARIABLE)

@@ -256,19 +256,9 @@ where
                 Routed::Game | Routed::Record => {
                     // A game not loaded here is created (or a record of it
                     // imported) where it is.
-                    let (game, version) = match routed {
-                        Routed::Game => (
-                            string_field(&call.bytes, 1).unwrap_or_default(),
-                            string_field(&call.bytes, 2),
-                        ),
-                        _ => match string_field(&call.bytes, 1)
-                            .as_deref()
-                            .and_then(recorded_game)
-                        {
-                            Some((game, version)) => (game, Some(version)),
-                            // Not a record: the import says why.
-                            None => return inner.call(local).await,
-                        },
+                    let Some((game, version)) = routed.game(&call.bytes) else {
+                        // Not a record: the import says why.
+                        return inner.call(local).await;
                     };
                     let engine = Arc::clone(&forwarding.engine);
                     let elsewhere = tokio::task::spawn_blocking(move || {
@@ -358,6 +348,25 @@ enum Routed {
     Match(u32),
     Game,
     Record,
+}
+
+impl Routed {
+    /// The game (and version, if given) a creation or an imported record
+    /// names; `None` for a call about a match, or an import whose record
+    /// names none.
+    fn game(self, body: &[u8]) -> Option<(String, Option<String>)> {
+        match self {
+            Routed::Match(_) => None,
+            Routed::Game => Some((
+                string_field(body, 1).unwrap_or_default(),
+                string_field(body, 2),
+            )),
+            Routed::Record => string_field(body, 1)
+                .as_deref()
+                .and_then(recorded_game)
+                .map(|(game, version)| (game, Some(version))),
+        }
+    }
 }
 
 /// The game and version a match record (JSON) names.
