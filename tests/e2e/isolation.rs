@@ -526,28 +526,29 @@ async fn a_match_that_killed_its_host_is_quarantined_by_the_next_host_not_replay
     let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
         .await
         .expect("a test database");
-    let on_database = |name: &str| {
-        let args = [
-            "--trust-plugin",
-            &trust,
-            "--store",
-            &database.url,
-            "--lease-ms",
-            "1000",
-        ]
-        .map(str::to_string);
-        let (data, log) = (
-            root.path().join(name),
-            root.path().join(format!("{name}.log")),
-        );
-        (args, data, log)
-    };
-    let (args, data, first_log) = on_database("first");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut first = isolating_host(&plugins, &data, &first_log, &args).await;
-    let (args, data, log) = on_database("second");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut second = isolating_host(&plugins, &data, &log, &args).await;
+    let on_database = [
+        "--trust-plugin",
+        &trust,
+        "--store",
+        &database.url,
+        "--lease-ms",
+        "1000",
+    ];
+    let first_log = root.path().join("first.log");
+    let mut first = isolating_host(
+        &plugins,
+        &root.path().join("first"),
+        &first_log,
+        &on_database,
+    )
+    .await;
+    let mut second = isolating_host(
+        &plugins,
+        &root.path().join("second"),
+        &root.path().join("second.log"),
+        &on_database,
+    )
+    .await;
 
     let mut through_first = first.matches().await;
     let (id, tokens) = new_match(&mut through_first, "faulty-segv-apply", None, &[]).await;

@@ -29,13 +29,18 @@ async fn hosts(n: usize) -> (tabletop_test_postgres::TestDatabase, Vec<Host>) {
 }
 
 async fn host_on(url: &str) -> Host {
+    host_leasing_for(url, Some(LEASE_MS)).await
+}
+
+/// A host on the database at `url` whose leases last `lease_ms` (`None`:
+/// the default).
+async fn host_leasing_for(url: &str, lease_ms: Option<u64>) -> Host {
+    let mut args = vec!["--store".into(), url.to_string()];
+    if let Some(lease_ms) = lease_ms {
+        args.extend(["--lease-ms".into(), lease_ms.to_string()]);
+    }
     Host::start_with(HostOptions {
-        args: vec![
-            "--store".into(),
-            url.to_string(),
-            "--lease-ms".into(),
-            LEASE_MS.to_string(),
-        ],
+        args,
         ..Default::default()
     })
     .await
@@ -334,7 +339,8 @@ async fn five_sigkills_under_load_keep_every_acknowledged_action() {
                             .await
                             .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
                         let mut matches = pb::matches_client::MatchesClient::new(channel);
-                        let view = spectator_or_status(&mut matches, &match_id).await?;
+                        let view =
+                            crate::support::view_of(&mut matches, &match_id, "", None).await?;
                         if view.state == pb::MatchState::Finished as i32 {
                             return Ok(None);
                         }
@@ -391,14 +397,6 @@ async fn five_sigkills_under_load_keep_every_acknowledged_action() {
             "the load moved {match_id}: {acknowledged:?}"
         );
     }
-}
-
-/// The spectator's view, or the refusal.
-async fn spectator_or_status(
-    matches: &mut pb::matches_client::MatchesClient<tonic::transport::Channel>,
-    match_id: &str,
-) -> Result<pb::MatchView, tonic::Status> {
-    crate::support::view_of(matches, match_id, "", None).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -805,19 +803,8 @@ async fn a_killed_witness_is_started_anew_and_still_tells_of_its_hosts_death() {
     let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
         .await
         .expect("a test database");
-    let long_lease = |url: &str| {
-        Host::start_with(HostOptions {
-            args: vec![
-                "--store".into(),
-                url.to_string(),
-                "--lease-ms".into(),
-                "30000".into(),
-            ],
-            ..Default::default()
-        })
-    };
-    let mut holder = long_lease(&database.url).await;
-    let other = long_lease(&database.url).await;
+    let mut holder = host_leasing_for(&database.url, Some(30_000)).await;
+    let other = host_leasing_for(&database.url, Some(30_000)).await;
     let first = witness_of(&holder).expect("the host has a witness");
     signal_pid(first, "KILL");
     let until = Instant::now() + Duration::from_secs(10);
@@ -865,17 +852,10 @@ async fn failover_time() {
     let database = tokio::task::spawn_blocking(tabletop_test_postgres::database)
         .await
         .expect("a test database");
-    let start = |url: String| async move {
-        Host::start_with(HostOptions {
-            args: vec!["--store".into(), url],
-            ..Default::default()
-        })
-        .await
-    };
-    let mut survivor = start(database.url.clone()).await;
+    let mut survivor = host_leasing_for(&database.url, None).await;
     let mut times = Vec::new();
     for n in 0..kills {
-        let mut holder = start(database.url.clone()).await;
+        let mut holder = host_leasing_for(&database.url, None).await;
         let (match_id, tokens) = create(&mut holder.matches().await, "focus", 2, n as u64).await;
         play_through(&survivor, &match_id, &tokens, Duration::from_secs(5)).await;
         if witness_killed {
@@ -892,7 +872,7 @@ async fn failover_time() {
             // Now and then the other way round: the survivor is the holder.
             std::mem::swap(&mut survivor, &mut holder);
             holder.kill();
-            survivor = start(database.url.clone()).await;
+            survivor = host_leasing_for(&database.url, None).await;
         }
     }
     times.sort();
