@@ -224,9 +224,13 @@ async fn calls_past_the_rate_are_refused_with_the_wait_for_the_next_token() {
     assert_eq!(refused.code(), Code::ResourceExhausted);
     assert_eq!(reason(&refused), "RATE_LIMITED");
     assert_eq!(metadata(&refused, "credential"), "anonymous");
+    // The wait for one token is 500 ms at two a second; the calls before
+    // may have left the bucket in debt for the CPU they took past a cheap
+    // call's share (a loaded machine), by at most a second's worth of
+    // tokens (`cost.rs`). The exact wait is `a_key_over_its_rate_waits_for_the_next_token`'s.
     let delay = retry_delay(&refused);
     assert!(
-        delay > Duration::ZERO && delay <= Duration::from_millis(500),
+        delay > Duration::ZERO && delay <= Duration::from_millis(1500),
         "{delay:?}"
     );
     catalog
