@@ -238,11 +238,12 @@ const WRITE: &str = concat!(
         WHERE l.match_id IS NULL AND m.match_id IS NULL), \
     fenced AS (SELECT k.match_id \
         FROM (SELECT match_id FROM heads UNION SELECT unnest($4::TEXT[])) AS k(match_id) \
-        WHERE $6::TEXT IS NOT NULL AND NOT EXISTS ( \
-        SELECT 1 FROM match_leases l JOIN hosts o ON o.host_id = l.host_id \
-        WHERE l.match_id = k.match_id AND l.host_id = $6::TEXT AND ",
+        LEFT JOIN LATERAL (SELECT l.host_id FROM match_leases l \
+            WHERE l.match_id = k.match_id LIMIT 1) AS l ON TRUE \
+        WHERE $6::TEXT IS NOT NULL AND (l.host_id IS DISTINCT FROM $6::TEXT OR NOT EXISTS ( \
+        SELECT 1 FROM hosts o WHERE o.host_id = $6::TEXT AND ",
     live!("o"),
-    ")), \
+    "))), \
     logged AS (INSERT INTO log (match_id, version, entry_json) \
         SELECT b.match_id, b.version, b.entry_json FROM batch b \
         WHERE b.match_id NOT IN (SELECT match_id FROM refused) \
