@@ -134,7 +134,7 @@ fn moves(version: u64, seat: u32) -> LogEntry {
     }
 }
 
-fn results() -> Vec<SeatResult> {
+pub fn results() -> Vec<SeatResult> {
     vec![
         SeatResult {
             seat: 0,

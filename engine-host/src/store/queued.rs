@@ -96,15 +96,31 @@ impl Write {
         }
     }
 
-    /// Whether it writes lifecycle rows.
-    pub(crate) fn has_lifecycle(&self) -> bool {
+    /// The lifecycle rows it writes.
+    pub(crate) fn lifecycle(&self) -> &[LifecycleEvent] {
         match self {
             Write::Create { lifecycle, .. }
             | Write::Append { lifecycle, .. }
-            | Write::Join { lifecycle, .. } => !lifecycle.is_empty(),
+            | Write::Join { lifecycle, .. } => lifecycle,
             Write::Reissue { .. } | Write::IssueCredential(_) | Write::RevokeCredential { .. } => {
-                false
+                &[]
             }
+        }
+    }
+
+    /// Whether it writes lifecycle rows.
+    pub(crate) fn has_lifecycle(&self) -> bool {
+        !self.lifecycle().is_empty()
+    }
+
+    /// The match it writes, if any.
+    pub(crate) fn match_id(&self) -> Option<&str> {
+        match self {
+            Write::Create { stored, .. } => Some(&stored.setup.match_id),
+            Write::Append { match_id, .. }
+            | Write::Join { match_id, .. }
+            | Write::Reissue { match_id, .. } => Some(match_id),
+            Write::IssueCredential(_) | Write::RevokeCredential { .. } => None,
         }
     }
 }

@@ -38,12 +38,19 @@ pub(super) fn no_match(match_id: &str) -> HostError {
 /// and a match's other writes stand only while its lease is this host's
 /// (see `cluster.rs`).
 pub(super) fn steps(write: &Write, fence: Option<&str>) -> HostResult<Vec<Step>> {
+    let mut steps = steps_but_lifecycle(write, fence)?;
+    steps.extend(lifecycle_step(write.lifecycle())?);
+    Ok(steps)
+}
+
+/// [`steps`] without the one that inserts the write's lifecycle rows: a
+/// batch run whole inserts every write's rows in one statement at its end
+/// ([`lifecycle_step`]).
+pub(super) fn steps_but_lifecycle(write: &Write, fence: Option<&str>) -> HostResult<Vec<Step>> {
     let mut steps = Vec::new();
     match write {
         Write::Create {
-            stored,
-            lifecycle,
-            request,
+            stored, request, ..
         } => {
             insert_match(&mut steps, stored)?;
             if let Some(me) = fence {
@@ -60,7 +67,6 @@ pub(super) fn steps(write: &Write, fence: Option<&str>) -> HostResult<Vec<Step>>
             if let Some(request) = request {
                 insert_request(&mut steps, request);
             }
-            insert_lifecycle(&mut steps, lifecycle)?;
         }
         Write::Append {
             match_id,
@@ -130,13 +136,12 @@ pub(super) fn steps(write: &Write, fence: Option<&str>) -> HostResult<Vec<Step>>
                 };
                 steps.push(Step::new(sql, vec![id()], Wants::Anything));
             }
-            insert_lifecycle(&mut steps, lifecycle)?;
         }
         Write::Join {
             match_id,
             join,
             token_hash,
-            lifecycle,
+            ..
         } => {
             fenced(&mut steps, match_id, fence);
             let seat = i64::from(join.seat);
@@ -166,7 +171,6 @@ pub(super) fn steps(write: &Write, fence: Option<&str>) -> HostResult<Vec<Step>>
                 vec![Box::new(match_id.clone())],
                 Wants::Anything,
             ));
-            insert_lifecycle(&mut steps, lifecycle)?;
         }
         Write::Reissue {
             match_id,
@@ -407,15 +411,18 @@ pub(super) fn missing_version(match_id: &str, version: u64) -> HostError {
     ))
 }
 
-/// Adds the step that inserts lifecycle rows numbered after the last one
-/// committed. The counter's row stays locked until the transaction ends,
-/// so no other transaction takes numbers before this one commits or rolls
-/// back: the numbers follow the commit order with no gap, whoever writes.
-/// The statement notifies `tail.rs`'s channel, delivered at the commit to
-/// every store on the database.
-fn insert_lifecycle(steps: &mut Vec<Step>, events: &[LifecycleEvent]) -> HostResult<()> {
+/// The step that inserts lifecycle rows numbered after the last one
+/// committed (none for no rows). The counter's row stays locked until the
+/// transaction ends, so no other transaction takes numbers before this one
+/// commits or rolls back: the numbers follow the commit order with no gap,
+/// whoever writes. The statement notifies `tail.rs`'s channel with the
+/// last number, delivered at the commit to every store on the database.
+pub(super) fn lifecycle_step<'a>(
+    events: impl IntoIterator<Item = &'a LifecycleEvent>,
+) -> HostResult<Option<Step>> {
+    let events: Vec<&LifecycleEvent> = events.into_iter().collect();
     if events.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let count = events.len();
     let match_ids: Vec<String> = events.iter().map(|e| e.match_id.clone()).collect();
@@ -424,22 +431,22 @@ fn insert_lifecycle(steps: &mut Vec<Step>, events: &[LifecycleEvent]) -> HostRes
         .map(to_json)
         .collect::<HostResult<Vec<String>>>()?;
     // The counter's update and every row in one statement.
-    steps.push(Step::new(
+    Ok(Some(Step::new(
         "WITH counter AS (UPDATE lifecycle_counter SET last_seq = last_seq + $1 \
              RETURNING last_seq) \
          , inserted AS (INSERT INTO lifecycle (seq, match_id, event_json) \
          SELECT counter.last_seq - $1::BIGINT + e.ordinality, e.match_id, e.event_json \
          FROM counter, unnest($2::TEXT[], $3::TEXT[]) WITH ORDINALITY AS e(match_id, event_json) \
          RETURNING seq) \
-         SELECT seq FROM inserted, pg_notify('tabletop_lifecycle', '')",
+         SELECT seq FROM inserted, \
+             (SELECT pg_notify('tabletop_lifecycle', last_seq::TEXT) FROM counter) AS notified",
         vec![
             Box::new(count as i64),
             Box::new(match_ids),
             Box::new(events),
         ],
         Wants::LifecycleRows(count),
-    ));
-    Ok(())
+    )))
 }
 
 /// Adds the step that inserts an issued credential.

@@ -3,9 +3,10 @@
 //! statement that inserts lifecycle rows also notifies the channel
 //! [`CHANNEL`], which PostgreSQL delivers once its transaction commits; a
 //! thread of the store listens on a connection of its own and, on each
-//! notification (and on every new connection, in case one was missed while
-//! it had none), moves [`Store::lifecycle_tail`](crate::store::Store) to
-//! the counter's last number. Numbers are given in commit order (see
+//! notification, moves [`Store::lifecycle_tail`](crate::store::Store) to
+//! the last number it names (on every new connection, in case one was
+//! missed while it had none, and on a notification naming none, to the
+//! counter's last number). Numbers are given in commit order (see
 //! `apply.rs`), so a feed reading after its last number misses no row.
 
 use std::sync::Arc;
@@ -92,14 +93,27 @@ impl Listening {
             };
             let notified = listening.client.notifications().timeout_iter(TICK).next();
             let broken = match notified {
-                Ok(Some(_)) => {
-                    // Several commits may have notified meanwhile: one read
-                    // answers them all.
+                Ok(Some(first)) => {
+                    // Several commits may have notified meanwhile: each
+                    // names its last number, and the highest answers them
+                    // all; one that names none (a host of an earlier
+                    // version) is answered by reading the counter.
+                    let mut last = first.payload().parse::<u64>().ok();
                     {
                         let mut more = listening.client.notifications();
-                        while let Ok(Some(_)) = more.iter().next() {}
+                        while let Ok(Some(next)) = more.iter().next() {
+                            last = last
+                                .zip(next.payload().parse::<u64>().ok())
+                                .map(|(a, b)| a.max(b));
+                        }
                     }
-                    !self.catch_up(listening)
+                    match last {
+                        Some(last) => {
+                            advance(&self.tail, last);
+                            false
+                        }
+                        None => !self.catch_up(listening),
+                    }
                 }
                 Err(_) => true,
                 Ok(None) => listening.client.is_closed(),

@@ -9,7 +9,7 @@ use tabletop_test_postgres::{Cluster, TestDatabase, create_database, database};
 
 use super::*;
 use crate::store::conformance::stored;
-use crate::store::{LifecycleKind, Store};
+use crate::store::{Lifecycle, LifecycleKind, Store};
 
 /// A store on a new database. The database is left to the test server
 /// (a private cluster goes at the process's exit, `scripts/test`'s at the
@@ -415,6 +415,94 @@ fn writes_queued_together_commit_in_order_and_a_failing_one_fails_alone() {
         "no number lost to the refused write"
     );
     assert_eq!(*store.lifecycle_tail().borrow(), 21);
+}
+
+#[test]
+fn matches_made_played_and_ended_in_shared_batches_keep_each_ones_order() {
+    use crate::store::conformance::results;
+    let store = open_on_new_database();
+    // Queued without waiting, so the writer's batches mix creations, plain
+    // appends and ends of different matches: it runs every match's leading
+    // appends first and every lifecycle row of a batch last, each match's
+    // writes still in their order.
+    let mut commits = Vec::new();
+    let mut live: Vec<(String, u64)> = Vec::new();
+    let mut ended = Vec::new();
+    for round in 0..40 {
+        let id = format!("m{round}");
+        commits.push(
+            store
+                .create_match(&NewMatch {
+                    stored: &stored(&id, "g", 1, false),
+                    lifecycle: &[event(&id, LifecycleKind::Started)],
+                    request: None,
+                })
+                .unwrap(),
+        );
+        live.push((id, 1));
+        for (id, version) in &mut live {
+            *version += 1;
+            let entries = [chance(*version)];
+            let change = Change {
+                entries: &entries,
+                ..Change::default()
+            };
+            commits.push(store.append(id, &change).unwrap());
+        }
+        if round % 3 == 2 {
+            let (id, version) = live.remove(0);
+            let log: Vec<LogEntry> = (1..=version + 1).map(chance).collect();
+            let finished = event(
+                &id,
+                LifecycleKind::Finished {
+                    results: results(),
+                    players: Vec::new(),
+                    adjudicated: false,
+                },
+            );
+            let change = Change {
+                entries: &log[version as usize..],
+                results: &results(),
+                lifecycle: std::slice::from_ref(&finished),
+                finished_log: Some(&log),
+                ..Change::default()
+            };
+            commits.push(store.append(&id, &change).unwrap());
+            ended.push((id, version + 1));
+        }
+    }
+    for commit in commits {
+        commit.wait().unwrap();
+    }
+    for (id, last) in live.iter().chain(&ended) {
+        let stored = store.load(id).unwrap().unwrap();
+        assert_eq!(
+            stored.log,
+            (1..=*last).map(chance).collect::<Vec<_>>(),
+            "{id}"
+        );
+    }
+    for (id, _) in &ended {
+        assert_eq!(
+            store.load(id).unwrap().unwrap().state(),
+            Lifecycle::Finished
+        );
+    }
+    let rows = store.lifecycle_after(0, 1000).unwrap();
+    let seqs: Vec<u64> = rows.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=(40 + ended.len() as u64)).collect::<Vec<_>>());
+    for (id, _) in &ended {
+        let at = |finished: bool| {
+            rows.iter()
+                .position(|r| {
+                    r.event.match_id == *id
+                        && matches!(r.event.kind, LifecycleKind::Finished { .. }) == finished
+                })
+                .unwrap()
+        };
+        assert!(at(false) < at(true), "{id}: started before it finished");
+    }
+    assert_eq!(*store.lifecycle_tail().borrow(), seqs.len() as u64);
 }
 
 #[test]

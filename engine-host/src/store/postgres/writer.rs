@@ -2,6 +2,7 @@
 //! committed in batches (group commit) on the writer's one connection,
 //! which it opens again by itself when the server comes back.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use tabletop_core::{HostError, HostResult};
 
 use super::appends::{self, Appends, Ran, Stored};
-use super::apply::steps;
+use super::apply::{lifecycle_step, steps, steps_but_lifecycle};
 use super::cluster::Membership;
 use super::connect::{Reachability, Target, db_error};
 use super::pipeline::{Pipeline, Request};
@@ -293,28 +294,60 @@ fn request(step: &Step) -> Request<'_> {
     }
 }
 
-/// The stretches of `batch` when nothing isolates its writes: each run of
-/// simple appends one statement, every other write its steps. `None` when
-/// a write cannot be made into statements (it must fail alone).
+/// The stretches of `batch` when nothing isolates its writes (`None` when
+/// a write cannot be made into statements: it must fail alone). Each
+/// match's writes keep their order; between matches the order is free, so
+/// the batch runs as: every match's leading simple appends in one
+/// statement; then the other writes in the batch's order, each run of
+/// simple appends among them one statement, every other write its steps;
+/// and last every lifecycle row of the batch in one statement, so the
+/// counter's row is locked only for the commit (see `apply.rs`).
 fn plan(batch: &[Queued], fence: Option<&str>) -> Option<Vec<Planned>> {
+    let mut leading = Vec::new();
+    let mut rest = Vec::new();
+    // The matches a write of which goes in `rest`: their later writes too.
+    let mut deferred = HashSet::new();
+    for (write, _) in batch {
+        let id = write.match_id();
+        if Appends::is_simple(write) && id.is_some_and(|id| !deferred.contains(id)) {
+            leading.push(write);
+        } else {
+            deferred.extend(id);
+            rest.push(write);
+        }
+    }
     let mut planned = Vec::new();
+    if leading.len() > 1
+        && let Some(appends) = Appends::of(leading.iter().copied(), fence)
+    {
+        planned.push(Planned::Run(appends));
+    } else {
+        for write in leading {
+            planned.push(Planned::Steps(steps_but_lifecycle(write, fence).ok()?));
+        }
+    }
     let mut at = 0;
-    while let Some((write, _)) = batch.get(at) {
-        let rest = &batch[at..];
-        let run = rest
+    while let Some(write) = rest.get(at) {
+        let run = rest[at..]
             .iter()
-            .take_while(|(write, _)| Appends::is_simple(write))
+            .take_while(|write| Appends::is_simple(write))
             .count();
         if run > 1
-            && let Some(appends) = Appends::of(rest[..run].iter().map(|(write, _)| write), fence)
+            && let Some(appends) = Appends::of(rest[at..at + run].iter().copied(), fence)
         {
             planned.push(Planned::Run(appends));
             at += run;
             continue;
         }
-        planned.push(Planned::Steps(steps(write, fence).ok()?));
+        planned.push(Planned::Steps(steps_but_lifecycle(write, fence).ok()?));
         at += 1;
     }
+    let lifecycle = batch.iter().flat_map(|(write, _)| write.lifecycle());
+    planned.extend(
+        lifecycle_step(lifecycle)
+            .ok()?
+            .map(|step| Planned::Steps(vec![step])),
+    );
     Some(planned)
 }
 
