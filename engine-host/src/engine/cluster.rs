@@ -101,6 +101,12 @@ impl Engine {
         self.table.get(match_id).is_some()
     }
 
+    /// Whether this host has loaded `game` (in `version`, if given): a
+    /// creation of it is served here. Asks nothing of the store.
+    pub fn has_game(&self, game: &str, version: Option<&str>) -> bool {
+        self.catalog.plugin(game, version).is_ok()
+    }
+
     /// The other live host that holds `match_id`, if one does: where a call
     /// about it belongs.
     pub fn holder(&self, match_id: &str) -> HostResult<Option<Holder>> {
@@ -110,7 +116,7 @@ impl Engine {
     /// Another live host that has loaded `game` (in `version`, if given)
     /// when this host has not: where its creation belongs.
     pub fn host_with_game(&self, game: &str, version: Option<&str>) -> Option<String> {
-        if self.catalog.game(game, version).is_ok() {
+        if self.has_game(game, version) {
             return None;
         }
         let wanted = |build: &String| match version {

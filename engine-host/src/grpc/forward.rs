@@ -239,6 +239,26 @@ where
                     return Ok(refused.into_http());
                 }
             };
+            let local_body = |bytes: Bytes| Body::new(Full::new(bytes).map_err(|e| match e {}));
+            // What the call is about; a call served here needs nothing
+            // kept to send it on (most calls: a held match, a game loaded).
+            let about = match routed {
+                Routed::Match(field) => string_field(&bytes, field).map(About::Match),
+                Routed::Game | Routed::Record => routed.game(&bytes).map(About::Game),
+            };
+            let served_here = match &about {
+                // Names none: the handler says why.
+                None => true,
+                Some(About::Match(match_id)) => forwarding.engine.holds(match_id),
+                Some(About::Game((game, version))) => {
+                    forwarding.engine.has_game(game, version.as_deref())
+                }
+            };
+            let (false, Some(about)) = (served_here, about) else {
+                return inner
+                    .call(Request::from_parts(parts, local_body(bytes)))
+                    .await;
+            };
             let call = Call {
                 method: parts.method.clone(),
                 uri: parts.uri.clone(),
@@ -246,20 +266,12 @@ where
                 headers: parts.headers.clone(),
                 bytes: bytes.clone(),
             };
-            let local =
-                Request::from_parts(parts, Body::new(Full::new(bytes).map_err(|e| match e {})));
-            let match_id = match routed {
-                Routed::Match(field) => match string_field(&call.bytes, field) {
-                    Some(match_id) => match_id,
-                    None => return inner.call(local).await,
-                },
-                Routed::Game | Routed::Record => {
-                    // A game not loaded here is created (or a record of it
-                    // imported) where it is.
-                    let Some((game, version)) = routed.game(&call.bytes) else {
-                        // Not a record: the import says why.
-                        return inner.call(local).await;
-                    };
+            let local = Request::from_parts(parts, local_body(bytes));
+            let match_id = match about {
+                About::Match(match_id) => match_id,
+                // A game not loaded here is created (or a record of it
+                // imported) where it is.
+                About::Game((game, version)) => {
                     let engine = Arc::clone(&forwarding.engine);
                     let elsewhere = tokio::task::spawn_blocking(move || {
                         engine.host_with_game(&game, version.as_deref())
@@ -387,6 +399,14 @@ struct Call {
     version: http::Version,
     headers: http::HeaderMap,
     bytes: Bytes,
+}
+
+/// What a routed call is about, read from its request.
+enum About {
+    /// The match it names.
+    Match(String),
+    /// The game (and version) a creation or an imported record names.
+    Game((String, Option<String>)),
 }
 
 /// Whether headers (a trailers-only answer's, or trailers) carry the status
