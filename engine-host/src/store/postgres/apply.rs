@@ -52,18 +52,7 @@ pub(super) fn steps_but_lifecycle(write: &Write, fence: Option<&str>) -> HostRes
         Write::Create {
             stored, request, ..
         } => {
-            insert_match(&mut steps, stored)?;
-            if let Some(me) = fence {
-                steps.push(Step::new(
-                    "INSERT INTO match_leases (match_id, host_id, epoch) VALUES ($1, $2, 1)",
-                    vec![
-                        Box::new(stored.setup.match_id.clone()),
-                        Box::new(me.to_string()),
-                    ],
-                    Wants::Anything,
-                ));
-            }
-            insert_whole_log(&mut steps, &stored.setup.match_id, &stored.log)?;
+            insert_match(&mut steps, stored, fence)?;
             if let Some(request) = request {
                 insert_request(&mut steps, request);
             }
@@ -216,30 +205,20 @@ fn fenced(steps: &mut Vec<Step>, match_id: &str, me: Option<&str>) {
     }
 }
 
-/// Adds the steps that insert a match's row, its seats and its labels
-/// (not its log).
-pub(super) fn insert_match(steps: &mut Vec<Step>, stored: &StoredMatch) -> HostResult<()> {
+/// Adds the step that inserts a match: its row, seats, labels and whole
+/// log (an imported record is thousands of entries), and its lease to
+/// `holder` when given. One statement: a creation is one of the most
+/// frequent writes (a short game's matches start and end hundreds of times
+/// a second).
+pub(super) fn insert_match(
+    steps: &mut Vec<Step>,
+    stored: &StoredMatch,
+    holder: Option<&str>,
+) -> HostResult<()> {
     let setup = &stored.setup;
     let state = stored.listed_state();
     let finished = state == ListedState::Finished;
-    steps.push(Step::new(
-        "INSERT INTO matches (match_id, setup_json, pending_json, results_json, game, state, \
-         created_at_ms, final_version, plugin_sha256) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        vec![
-            Box::new(setup.match_id.clone()),
-            Box::new(to_json(setup)?),
-            Box::new(to_json(&stored.pending)?),
-            Box::new(to_json(&stored.results)?),
-            Box::new(setup.game.clone()),
-            Box::new(state_name(state)),
-            Box::new(setup.created_at_ms),
-            Box::new(finished.then_some(stored.log.len() as i64)),
-            Box::new(setup.plugin_sha256.clone()),
-        ],
-        Wants::Anything,
-    ));
-    // Every seat in one statement, column by column.
+    // Every seat, label and entry column by column.
     let mut seats = SeatColumns::default();
     for (seat, hash) in stored.seat_hashes.iter().enumerate() {
         let joined = stored
@@ -278,13 +257,43 @@ pub(super) fn insert_match(steps: &mut Vec<Step>, stored: &StoredMatch) -> HostR
         external_id,
         bot,
     } = seats;
+    let (keys, values): (Vec<String>, Vec<String>) = setup
+        .labels
+        .iter()
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .unzip();
+    let versions: Vec<i64> = stored.log.iter().map(|e| e.version as i64).collect();
+    let entries = stored
+        .log
+        .iter()
+        .map(to_json)
+        .collect::<HostResult<Vec<String>>>()?;
     steps.push(Step::new(
-        "INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order, \
-         join_code_hash, display_name, external_id, bot) \
-         SELECT $1::TEXT, * FROM unnest($2::BIGINT[], $3::BYTEA[], $4::BIGINT[], $5::BIGINT[], \
-         $6::BYTEA[], $7::TEXT[], $8::TEXT[], $9::TEXT[])",
+        "WITH created AS (INSERT INTO matches (match_id, setup_json, pending_json, \
+             results_json, game, state, created_at_ms, final_version, plugin_sha256) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)), \
+         seated AS (INSERT INTO seats (match_id, seat, token_hash, joined_at_ms, join_order, \
+             join_code_hash, display_name, external_id, bot) \
+             SELECT $1::TEXT, * FROM unnest($10::BIGINT[], $11::BYTEA[], $12::BIGINT[], \
+             $13::BIGINT[], $14::BYTEA[], $15::TEXT[], $16::TEXT[], $17::TEXT[])), \
+         labelled AS (INSERT INTO match_labels (match_id, key, value) \
+             SELECT $1::TEXT, * FROM unnest($18::TEXT[], $19::TEXT[])), \
+         leased AS (INSERT INTO match_leases (match_id, host_id, epoch) \
+             SELECT $1::TEXT, $20::TEXT, 1 WHERE $20::TEXT IS NOT NULL), \
+         logged AS (INSERT INTO log (match_id, version, entry_json) \
+             SELECT $1::TEXT, version, entry_json \
+             FROM unnest($21::BIGINT[], $22::TEXT[]) AS entry(version, entry_json)) \
+         SELECT 1",
         vec![
             Box::new(setup.match_id.clone()),
+            Box::new(to_json(setup)?),
+            Box::new(to_json(&stored.pending)?),
+            Box::new(to_json(&stored.results)?),
+            Box::new(setup.game.clone()),
+            Box::new(state_name(state)),
+            Box::new(setup.created_at_ms),
+            Box::new(finished.then_some(stored.log.len() as i64)),
+            Box::new(setup.plugin_sha256.clone()),
             Box::new(seat),
             Box::new(token_hash),
             Box::new(joined_at_ms),
@@ -293,26 +302,14 @@ pub(super) fn insert_match(steps: &mut Vec<Step>, stored: &StoredMatch) -> HostR
             Box::new(display_name),
             Box::new(external_id),
             Box::new(bot),
+            Box::new(keys),
+            Box::new(values),
+            Box::new(holder.map(str::to_string)),
+            Box::new(versions),
+            Box::new(entries),
         ],
         Wants::Anything,
     ));
-    if !setup.labels.is_empty() {
-        let (keys, values): (Vec<String>, Vec<String>) = setup
-            .labels
-            .iter()
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .unzip();
-        steps.push(Step::new(
-            "INSERT INTO match_labels (match_id, key, value) \
-             SELECT $1::TEXT, * FROM unnest($2::TEXT[], $3::TEXT[])",
-            vec![
-                Box::new(setup.match_id.clone()),
-                Box::new(keys),
-                Box::new(values),
-            ],
-            Wants::Anything,
-        ));
-    }
     Ok(())
 }
 
@@ -342,35 +339,6 @@ pub(super) fn insert_request(steps: &mut Vec<Step>, request: &StoredRequest) {
         ],
         Wants::Anything,
     ));
-}
-
-/// Adds the step that inserts a new match's whole log: one statement, as
-/// an imported record is thousands of entries.
-pub(super) fn insert_whole_log(
-    steps: &mut Vec<Step>,
-    match_id: &str,
-    log: &[LogEntry],
-) -> HostResult<()> {
-    if log.is_empty() {
-        return Ok(());
-    }
-    let versions: Vec<i64> = log.iter().map(|e| e.version as i64).collect();
-    let entries = log
-        .iter()
-        .map(to_json)
-        .collect::<HostResult<Vec<String>>>()?;
-    steps.push(Step::new(
-        "INSERT INTO log (match_id, version, entry_json) \
-         SELECT $1::TEXT, version, entry_json \
-         FROM unnest($2::BIGINT[], $3::TEXT[]) AS entry(version, entry_json)",
-        vec![
-            Box::new(match_id.to_string()),
-            Box::new(versions),
-            Box::new(entries),
-        ],
-        Wants::Anything,
-    ));
-    Ok(())
 }
 
 /// Adds the steps that insert a match's new log entries. Each must follow

@@ -11,7 +11,7 @@
 
 use tabletop_core::{HostError, HostResult};
 
-use super::apply::{insert_credential, insert_match, insert_request, insert_whole_log, to_json};
+use super::apply::{insert_credential, insert_match, insert_request, to_json};
 use super::connect::{Connection, Prepared, Target, db_error};
 use super::step::Step;
 use super::{read, schema};
@@ -100,8 +100,7 @@ impl PostgresImport {
     /// Adds a match: its row, seats, labels and whole log.
     pub fn add_match(&mut self, stored: &StoredMatch) -> HostResult<()> {
         let mut steps = Vec::new();
-        insert_match(&mut steps, stored)?;
-        insert_whole_log(&mut steps, &stored.setup.match_id, &stored.log)?;
+        insert_match(&mut steps, stored, None)?;
         self.run(&steps)
     }
 
