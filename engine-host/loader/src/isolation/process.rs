@@ -102,6 +102,9 @@ struct Connection {
     reader: BufReader<UnixStream>,
     writer: BufWriter<UnixStream>,
     buffer: Vec<u8>,
+    /// The socket's read and write timeouts as last set: most calls have
+    /// the default deadline, and setting it again costs two system calls.
+    timeouts: Option<Duration>,
 }
 
 /// Tells apart the sockets of the workers of one host.
@@ -308,6 +311,7 @@ impl Process {
             reader: BufReader::new(stream.try_clone()?),
             writer: BufWriter::new(stream),
             buffer: Vec::new(),
+            timeouts: None,
         })
     }
 
@@ -387,11 +391,14 @@ enum Exchange {
 
 impl Connection {
     fn exchange(&mut self, request: &Request, deadline: Duration) -> Result<Reply, Exchange> {
-        let stream = self.reader.get_ref();
-        stream
-            .set_read_timeout(Some(deadline))
-            .and_then(|()| stream.set_write_timeout(Some(deadline)))
-            .map_err(|_| Exchange::Unsent)?;
+        if self.timeouts != Some(deadline) {
+            let stream = self.reader.get_ref();
+            stream
+                .set_read_timeout(Some(deadline))
+                .and_then(|()| stream.set_write_timeout(Some(deadline)))
+                .map_err(|_| Exchange::Unsent)?;
+            self.timeouts = Some(deadline);
+        }
         write_frame(&mut self.writer, request)
             .and_then(|()| self.writer.flush())
             .map_err(|_| Exchange::Unsent)?;

@@ -320,10 +320,10 @@ pub(crate) fn write_frame<T: Serialize>(out: &mut impl Write, value: &T) -> io::
             bytes.len()
         )));
     }
-    let mut frame = Vec::with_capacity(4 + bytes.len());
-    frame.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    frame.extend_from_slice(&bytes);
-    out.write_all(&frame)
+    // Both sides write to a buffered writer: the length and the bytes
+    // leave in one write when it is flushed.
+    out.write_all(&(bytes.len() as u32).to_le_bytes())?;
+    out.write_all(&bytes)
 }
 
 /// Reads one frame; `Ok(None)` at a clean end of the stream.
