@@ -29,9 +29,11 @@
 //! `step.rs`) sent at once, every answer judged, then `COMMIT` — two round
 //! trips whatever the batch holds. A batch in which one write fails runs
 //! again with a savepoint per write, so it fails alone. A match's writes
-//! are queued under its lock, so they commit in their order. A batch whose
-//! writes only add log entries (most actions) is one statement instead
-//! (`appends.rs`): one round trip per batch.
+//! are queued under its lock, so they commit in their order; writes of
+//! different matches need none, so a batch runs every match's leading log
+//! entries as one statement, then the other writes, then all its lifecycle
+//! rows as one. A batch whose writes only add log entries (most actions) is
+//! one statement instead (`appends.rs`): one round trip per batch.
 //!
 //! Durability: a write is acknowledged only once the `COMMIT` of its batch
 //! has returned, which with PostgreSQL's defaults (`fsync` and

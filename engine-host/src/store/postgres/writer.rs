@@ -1,6 +1,7 @@
-//! The PostgreSQL store's writer thread: every write, in the order queued,
-//! committed in batches (group commit) on the writer's one connection,
-//! which it opens again by itself when the server comes back.
+//! The PostgreSQL store's writer thread: every write committed in batches
+//! (group commit), each match's writes in the order queued, on the
+//! writer's one connection, which it opens again by itself when the server
+//! comes back.
 
 use std::collections::HashSet;
 use std::sync::Arc;
