@@ -304,37 +304,31 @@ fn request(step: &Step) -> Request<'_> {
 /// and last every lifecycle row of the batch in one statement, so the
 /// counter's row is locked only for the commit (see `apply.rs`).
 fn plan(batch: &[Queued], fence: Option<&str>) -> Option<Vec<Planned>> {
-    let mut leading = Vec::new();
+    let mut ordered = Vec::with_capacity(batch.len());
     let mut rest = Vec::new();
     // The matches a write of which goes in `rest`: their later writes too.
     let mut deferred = HashSet::new();
     for (write, _) in batch {
         let id = write.match_id();
         if Appends::is_simple(write) && id.is_some_and(|id| !deferred.contains(id)) {
-            leading.push(write);
+            ordered.push(write);
         } else {
             deferred.extend(id);
             rest.push(write);
         }
     }
+    // `rest` starts with a write that is not simple: the leading appends
+    // are one run.
+    ordered.append(&mut rest);
     let mut planned = Vec::new();
-    if leading.len() > 1
-        && let Some(appends) = Appends::of(leading.iter().copied(), fence)
-    {
-        planned.push(Planned::Run(appends));
-    } else {
-        for write in leading {
-            planned.push(Planned::Steps(steps_but_lifecycle(write, fence).ok()?));
-        }
-    }
     let mut at = 0;
-    while let Some(write) = rest.get(at) {
-        let run = rest[at..]
+    while let Some(write) = ordered.get(at) {
+        let run = ordered[at..]
             .iter()
             .take_while(|write| Appends::is_simple(write))
             .count();
         if run > 1
-            && let Some(appends) = Appends::of(rest[at..at + run].iter().copied(), fence)
+            && let Some(appends) = Appends::of(ordered[at..at + run].iter().copied(), fence)
         {
             planned.push(Planned::Run(appends));
             at += run;
