@@ -228,6 +228,17 @@ pub struct Config {
     )]
     pub blocking_threads: Option<u32>,
 
+    /// The async runtime's worker threads, which serve every gRPC call and
+    /// run a plugin's quick calls inline. Default: one per core when every
+    /// plugin is trusted (`--trust-all-plugins`), otherwise
+    /// [`RUNTIME_THREADS_PER_CORE_ISOLATED`] per core.
+    #[arg(
+        long,
+        env = "TABLETOP_RUNTIME_THREADS",
+        value_parser = clap::value_parser!(u32).range(1..=1024)
+    )]
+    pub runtime_threads: Option<u32>,
+
     /// Most of one caller's calls on the blocking pool at once (a seat for
     /// a seat token's call; a credential; the anonymous key); the rest wait
     /// without a thread. Default: a quarter of the pool. 0: no limit.
@@ -450,6 +461,16 @@ pub struct Config {
 /// over 16 000 finished matches with no more matches held (BENCHMARKS.md,
 /// "History and memory").
 pub const BLOCKING_THREADS_PER_CORE: usize = 8;
+
+/// Runtime worker threads per core when some plugin may run in a worker
+/// process, unless `--runtime-threads` says. A call inline on a runtime
+/// worker to an isolated plugin sleeps in the kernel until the plugin's
+/// process answers; with one worker per core, the core it left idles
+/// while other calls wait to be read. A second worker per core takes them
+/// (BENCHMARKS.md, "Isolation"). With every plugin
+/// in the host nothing on a worker sleeps, and more workers than cores
+/// only time-slice the same work.
+pub const RUNTIME_THREADS_PER_CORE_ISOLATED: usize = 2;
 
 /// Bot threads (search slots) per core unless `--bot-threads` says. The
 /// searches run under `SCHED_IDLE` and end at their own wall-clock limits,
@@ -685,6 +706,16 @@ impl Config {
         }
     }
 
+    /// The async runtime's worker threads on `cores` cores: see
+    /// [`Config::runtime_threads`](Config#structfield.runtime_threads).
+    pub fn runtime_threads(&self, cores: usize) -> usize {
+        match self.runtime_threads {
+            Some(n) => n as usize,
+            None if self.trust_all_plugins => cores.max(1),
+            None => cores.max(1) * RUNTIME_THREADS_PER_CORE_ISOLATED,
+        }
+    }
+
     /// The blocking pool's size: `--blocking-threads`, or
     /// [`BLOCKING_THREADS_PER_CORE`] per core (at least
     /// [`MIN_BLOCKING_THREADS`], at most [`MAX_DEFAULT_BLOCKING_THREADS`]).
@@ -700,6 +731,18 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runtime_workers_double_only_when_a_plugin_may_run_isolated() {
+        let config = |args: &[&str]| {
+            Config::try_parse_from(std::iter::once("engine-host").chain(args.iter().copied()))
+                .unwrap()
+        };
+        assert_eq!(config(&[]).runtime_threads(2), 4);
+        assert_eq!(config(&["--trust-all-plugins"]).runtime_threads(2), 2);
+        assert_eq!(config(&["--runtime-threads", "3"]).runtime_threads(2), 3);
+        assert!(Config::try_parse_from(["engine-host", "--runtime-threads", "0"]).is_err());
+    }
 
     #[test]
     fn the_store_is_sqlite_unless_told_memory_or_a_postgres_url() {

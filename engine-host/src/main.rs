@@ -333,6 +333,7 @@ fn main() -> ExitCode {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     malloc::limit_arenas(cores);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.runtime_threads(cores))
         .max_blocking_threads(config.blocking_threads(cores))
         .enable_all()
         .build()

@@ -358,7 +358,7 @@ struct Known {
     /// The legal actions of one player.
     legal: Option<(Player, Vec<ActionId>)>,
     /// Notations of actions, from the last list of them.
-    notations: Vec<(Player, ActionId, String)>,
+    notations: Option<Notations>,
     /// The seats out of the game.
     seats_out: Option<Vec<SeatOut>>,
 }
@@ -384,21 +384,49 @@ impl Known {
                 ..Known::default()
             };
         };
-        let mut texts = Vec::new();
-        if let Some((joined, ends)) = notations {
-            let mut start = 0;
-            for (&id, &end) in legal.iter().zip(&ends).take(KNOWN_NOTATIONS) {
-                let notation = joined.get(start as usize..end as usize).unwrap_or_default();
-                texts.push((owner, id, notation.to_string()));
-                start = end;
-            }
-        }
+        let notations = notations.map(|(joined, ends)| Notations::new(owner, &legal, joined, ends));
         Known {
             status: Some(status),
             legal: Some((owner, legal)),
-            notations: texts,
+            notations,
             seats_out,
         }
+    }
+}
+
+/// Notations of one player's actions as the worker sent them: one text
+/// and each action's end offset in it. Kept whole rather than as a string
+/// per action: a move's answer lists every legal action's notation, and
+/// only the one played is usually asked for.
+#[derive(Debug)]
+struct Notations {
+    player: Player,
+    /// The actions, at most [`KNOWN_NOTATIONS`], each with its end in `ends`.
+    ids: Vec<ActionId>,
+    joined: String,
+    ends: Vec<u32>,
+}
+
+impl Notations {
+    fn new(player: Player, ids: &[ActionId], joined: String, mut ends: Vec<u32>) -> Notations {
+        let kept = ids.len().min(ends.len()).min(KNOWN_NOTATIONS);
+        ends.truncate(kept);
+        Notations {
+            player,
+            ids: ids[..kept].to_vec(),
+            joined,
+            ends,
+        }
+    }
+
+    /// `action`'s notation for `player`, when this list has it.
+    fn get(&self, player: Player, action: ActionId) -> Option<&str> {
+        if player != self.player {
+            return None;
+        }
+        let at = self.ids.iter().position(|&id| id == action)?;
+        let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+        self.joined.get(start as usize..self.ends[at] as usize)
     }
 }
 

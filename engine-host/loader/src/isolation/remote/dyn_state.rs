@@ -11,10 +11,8 @@ use tabletop_sdk::{
     SeatOut, Status, Transition, Viewer,
 };
 
-use super::{Known, RemoteState, interrupted, out_of_turn};
-use crate::isolation::protocol::{
-    Answer, AttemptText, KNOWN_NOTATIONS, Origin, Recipe, Request, Step,
-};
+use super::{Known, Notations, RemoteState, interrupted, out_of_turn};
+use crate::isolation::protocol::{Answer, AttemptText, Origin, Recipe, Request, Step};
 
 impl DynState for RemoteState {
     fn as_any(&self) -> &dyn Any {
@@ -87,7 +85,9 @@ impl DynState for RemoteState {
             Ok(Answer::Changed(changed)) => {
                 self.record(Step::Apply(moves.to_vec()));
                 let status = changed.status;
-                self.legal = changed.legal.clone();
+                // The lent list keeps its allocation from move to move.
+                self.legal.clear();
+                self.legal.extend_from_slice(&changed.legal);
                 *self.known.get_mut() = Known::after_change(changed, player);
                 Ok((status, &self.legal))
             }
@@ -157,9 +157,9 @@ impl DynState for RemoteState {
             .known
             .borrow()
             .notations
-            .iter()
-            .find(|(p, a, _)| *p == player && *a == action)
-            .map(|(_, _, text)| text.clone());
+            .as_ref()
+            .and_then(|notations| notations.get(player, action))
+            .map(str::to_string);
         if let Some(text) = known {
             return Ok(text);
         }
@@ -183,17 +183,11 @@ impl DynState for RemoteState {
             ids: ids.to_vec(),
         })? {
             Answer::Texts(joined, offsets) => {
-                let mut known = self.known.borrow_mut();
-                known.notations.clear();
-                let mut start = 0;
-                for (&id, &end) in ids.iter().zip(&offsets).take(KNOWN_NOTATIONS) {
-                    let notation = joined.get(start as usize..end as usize).unwrap_or_default();
-                    known.notations.push((player, id, notation.to_string()));
-                    start = end;
-                }
                 let base = text.len() as u32;
                 text.push_str(&joined);
-                ends.extend(offsets.into_iter().map(|end| base + end));
+                ends.extend(offsets.iter().map(|end| base + end));
+                self.known.borrow_mut().notations =
+                    Some(Notations::new(player, ids, joined, offsets));
                 Ok(())
             }
             _ => Err(out_of_turn()),
