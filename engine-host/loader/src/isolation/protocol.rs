@@ -257,13 +257,17 @@ pub(crate) struct Thought {
 /// What a change (an action, a chance outcome) left: everything the host
 /// asks of a state after a move, so a move costs one round trip — the
 /// status, the legal actions of the lowest mover (or of the player the
-/// request named), their notations (which the next move's log entry takes)
-/// and the seats out of the game. What the plugin could not say is left
-/// out (`None`): the change stands, and the host asks for it when needed.
+/// request named) and of every other mover (the host lists each seat to
+/// move after a change), the first list's notations (which the next
+/// move's log entry takes) and the seats out of the game. What the plugin
+/// could not say is left out (`None`, or a mover missing from `others`):
+/// the change stands, and the host asks for it when needed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Changed {
     pub status: Status,
     pub legal: Vec<ActionId>,
+    /// The legal actions of each other player to move.
+    pub others: Vec<(Player, Vec<ActionId>)>,
     /// The notations of `legal` joined, with each one's end offset; none
     /// for a list longer than the host keeps.
     pub notations: Option<(String, Vec<u32>)>,

@@ -355,8 +355,8 @@ pub struct RemoteState {
 #[derive(Debug, Default)]
 struct Known {
     status: Option<Status>,
-    /// The legal actions of one player.
-    legal: Option<(Player, Vec<ActionId>)>,
+    /// The legal actions of players to move, each listed once.
+    legal: Vec<(Player, Vec<ActionId>)>,
     /// Notations of actions, from the last list of them.
     notations: Option<Notations>,
     /// The seats out of the game.
@@ -370,6 +370,7 @@ impl Known {
         let Changed {
             status,
             legal,
+            others,
             notations,
             seats_out,
         } = changed;
@@ -385,9 +386,12 @@ impl Known {
             };
         };
         let notations = notations.map(|(joined, ends)| Notations::new(owner, &legal, joined, ends));
+        let mut lists = others;
+        lists.retain(|(player, _)| *player != owner);
+        lists.push((owner, legal));
         Known {
             status: Some(status),
-            legal: Some((owner, legal)),
+            legal: lists,
             notations,
             seats_out,
         }
@@ -551,14 +555,15 @@ impl RemoteState {
     /// The legal actions of `player`, from what is known or from the
     /// worker.
     fn known_legal(&self, player: Player) -> Result<Vec<ActionId>, GameError> {
-        if let Some((known, legal)) = &self.known.borrow().legal
-            && *known == player
-        {
+        if let Some((_, legal)) = self.known.borrow().legal.iter().find(|(p, _)| *p == player) {
             return Ok(legal.clone());
         }
         match self.call(|handle| Request::Legal { handle, player })? {
             Answer::Actions(actions) => {
-                self.known.borrow_mut().legal = Some((player, actions.clone()));
+                self.known
+                    .borrow_mut()
+                    .legal
+                    .push((player, actions.clone()));
                 Ok(actions)
             }
             _ => Err(out_of_turn()),

@@ -414,9 +414,22 @@ fn changed(
                 .ok()
                 .map(|()| (text, ends))
         });
+    let others = match status {
+        Status::ToMove(movers) => movers
+            .iter()
+            .filter(|&mover| Some(mover) != owner)
+            .filter_map(|mover| {
+                let mut list = Vec::new();
+                state.legal_actions(mover, &mut list).ok()?;
+                Some((mover, list))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     Changed {
         status,
         legal,
+        others,
         notations,
         seats_out: state.seats_out().ok(),
     }
