@@ -659,3 +659,54 @@ fn interrupted(plugin: &str) -> GameError {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabletop_sdk::PlayerSet;
+
+    #[test]
+    fn a_kept_notation_is_found_by_its_player_and_action_only() {
+        let notations = Notations::new(1, &[3, 7, 9], "a1b22c333".into(), vec![2, 5, 9]);
+        assert_eq!(notations.get(1, 3), Some("a1"));
+        assert_eq!(notations.get(1, 7), Some("b22"));
+        assert_eq!(notations.get(1, 9), Some("c333"));
+        assert_eq!(notations.get(0, 7), None, "another player's action");
+        assert_eq!(notations.get(1, 8), None, "an action not listed");
+    }
+
+    #[test]
+    fn notations_past_the_ends_sent_or_off_a_char_boundary_are_not_kept() {
+        // The worker sent two ends for three actions: the third is unknown.
+        let short = Notations::new(0, &[1, 2, 3], "xy".into(), vec![1, 2]);
+        assert_eq!(short.get(0, 2), Some("y"));
+        assert_eq!(short.get(0, 3), None);
+        // An end inside a character names no notation (the host asks instead).
+        let split = Notations::new(0, &[1, 2], "é!".into(), vec![1, 3]);
+        assert_eq!(split.get(0, 1), None);
+    }
+
+    #[test]
+    fn a_change_keeps_the_legal_actions_of_every_mover() {
+        let changed = Changed {
+            status: Status::ToMove(PlayerSet::single(0).with(1)),
+            legal: vec![4, 5],
+            others: vec![(1, vec![6])],
+            notations: Some(("d4e5".into(), vec![2, 4])),
+            seats_out: None,
+        };
+        let known = Known::after_change(changed, None);
+        let list = |player: Player| {
+            known
+                .legal
+                .iter()
+                .find(|(p, _)| *p == player)
+                .map(|(_, list)| list.clone())
+        };
+        assert_eq!(list(0), Some(vec![4, 5]), "the lowest mover's");
+        assert_eq!(list(1), Some(vec![6]), "the other mover's");
+        assert_eq!(list(2), None);
+        let notations = known.notations.as_ref().unwrap();
+        assert_eq!(notations.get(0, 5), Some("e5"));
+    }
+}
