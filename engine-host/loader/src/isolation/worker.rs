@@ -396,6 +396,11 @@ fn lock(state: &Shared) -> std::sync::MutexGuard<'_, Box<dyn DynState>> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The most legal actions of other movers one change's answer carries, all
+/// lists together: the host asks for the rest one by one, so a game of
+/// many movers with long lists never makes one frame of them all.
+const OTHERS_MAX_ACTIONS: usize = 1 << 16;
+
 /// The answer to a change: `status`, `owner`'s `legal` actions, and what
 /// the host asks next, each left out if the plugin fails to say it (the
 /// change itself stands).
@@ -414,18 +419,21 @@ fn changed(
                 .ok()
                 .map(|()| (text, ends))
         });
-    let others = match status {
-        Status::ToMove(movers) => movers
-            .iter()
-            .filter(|&mover| Some(mover) != owner)
-            .filter_map(|mover| {
-                let mut list = Vec::new();
-                state.legal_actions(mover, &mut list).ok()?;
-                Some((mover, list))
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let mut others = Vec::new();
+    if let Status::ToMove(movers) = status {
+        let mut listed = 0;
+        for mover in movers.iter().filter(|&mover| Some(mover) != owner) {
+            let mut list = Vec::new();
+            if state.legal_actions(mover, &mut list).is_err() {
+                continue;
+            }
+            listed += list.len();
+            if listed > OTHERS_MAX_ACTIONS {
+                break;
+            }
+            others.push((mover, list));
+        }
+    }
     Changed {
         status,
         legal,
