@@ -412,9 +412,14 @@ struct Notations {
 }
 
 impl Notations {
-    fn new(player: Player, ids: &[ActionId], joined: String, mut ends: Vec<u32>) -> Notations {
+    fn new(player: Player, ids: &[ActionId], mut joined: String, mut ends: Vec<u32>) -> Notations {
         let kept = ids.len().min(ends.len()).min(KNOWN_NOTATIONS);
         ends.truncate(kept);
+        // A long list's text past the kept notations is not held.
+        let end = ends.last().map_or(0, |&end| end as usize);
+        if joined.is_char_boundary(end) {
+            joined.truncate(end);
+        }
         Notations {
             player,
             ids: ids[..kept].to_vec(),
@@ -678,9 +683,13 @@ mod tests {
     #[test]
     fn notations_past_the_ends_sent_or_off_a_char_boundary_are_not_kept() {
         // The worker sent two ends for three actions: the third is unknown.
-        let short = Notations::new(0, &[1, 2, 3], "xy".into(), vec![1, 2]);
+        let short = Notations::new(0, &[1, 2, 3], "xyz".into(), vec![1, 2]);
         assert_eq!(short.get(0, 2), Some("y"));
         assert_eq!(short.get(0, 3), None);
+        assert_eq!(
+            short.joined, "xy",
+            "the text past the kept notations is dropped"
+        );
         // An end inside a character names no notation (the host asks instead).
         let split = Notations::new(0, &[1, 2], "é!".into(), vec![1, 3]);
         assert_eq!(split.get(0, 1), None);
